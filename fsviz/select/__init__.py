@@ -1,0 +1,31 @@
+"""Feature selectors with a scikit-learn API; higher ``scores_`` is always better."""
+from fsviz._lazy import lazy_exports
+
+_EXPORTS = {
+    "GDM": ".gdm",
+    "SAOLA": ".saola",
+    "GroupSAOLA": ".saola",
+    "GRM": ".grm",
+    "LGD": ".scores",
+    "FisherScore": ".scores",
+    "ReliefF": ".scores",
+    "LaplacianScore": ".scores",
+    "MutualInfo": ".scores",
+    "FScore": ".scores",
+    "ChiSquare": ".scores",
+    "VarianceScore": ".scores",
+    "MCFS": ".mcfs",
+    "MRMR": ".mrmr",
+    "FCBF": ".fcbf",
+    "lgd_score": ".scores",
+    "fisher_score": ".scores",
+    "relieff_score": ".scores",
+    "laplacian_score": ".scores",
+    "mutual_info_score": ".scores",
+    "f_score": ".scores",
+    "chi2_score": ".scores",
+    "variance_score": ".scores",
+    "mcfs_score": ".mcfs",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
