@@ -92,3 +92,15 @@ def test_errors():
 @parametrize_with_checks([MRMR(n_features=1)])
 def test_sklearn_conventions(estimator, check):
     check(estimator)
+
+
+def test_kernel_equals_python_body():
+    from fsviz.select._mi_kernels import mi_su_one_vs_many
+
+    X, y = data(6, False)
+    c = discretize(X)
+    h = c.entropies()
+    cands = np.arange(1, X.shape[1])
+    for su_flag in (False, True):
+        np.testing.assert_allclose(mi_su_one_vs_many(c.codes, c.k, h, 0, cands, su_flag),
+                                   mi_su_one_vs_many.py_func(c.codes, c.k, h, 0, cands, su_flag), atol=1e-12)
