@@ -91,7 +91,7 @@ def sparse_with_structure(rng, n=60, m=400, density=0.02):
 
 
 # ------------------------------------------------------------------------------ dense path
-@pytest.mark.parametrize("block_size", [1, 16, 64, 2048])
+@pytest.mark.parametrize("block_size", [3, 16, 64, 2048])
 @pytest.mark.parametrize("bins", [10, 20, np.array([0.0, 0.05, 0.3, 0.3 + 1e-6, 0.9, 1.0])])
 def test_dense_counts_equal_brute_force(dense_X, block_size, bins):
     h = correlation_histogram(dense_X, bins=bins, block_size=block_size)
