@@ -10,6 +10,8 @@ _EXPORTS = {
     "GroundTruth": ".generators",
     "BlockTruth": ".generators",
     "TextTruth": ".generators",
+    "ChunkedSource": ".chunked",
+    "open_chunked": ".chunked",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
