@@ -167,6 +167,32 @@ def summary_frame(summary: Summary) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
 
 
+def classes_frame(summary: Summary) -> pd.DataFrame:
+    """Class labels with their sample counts and shares."""
+    labels = [str(c) for c, _ in summary.classes]
+    counts = np.array([n for _, n in summary.classes], dtype=np.int64)
+    return pd.DataFrame({"class": labels, "samples": counts,
+                         "share": np.round(counts / max(counts.sum(), 1), 4)})
+
+
+def names_preview(feature_names: Sequence[str], indices, limit: int = 12) -> str:
+    """'a, b, c … (+n more)' for a list of feature indices."""
+    idx = np.asarray(indices, dtype=np.int64)
+    names = np.asarray(feature_names, dtype=object)[idx[:limit]]
+    more = f" … (+{len(idx) - limit} more)" if len(idx) > limit else ""
+    return ", ".join(map(str, names)) + more
+
+
+def preview_frame(_dataset, n_rows: int = 8, n_cols: int = 20) -> pd.DataFrame:
+    """The first rows and columns of X (plus the label) as a table."""
+    X = _dataset.X[:n_rows, :n_cols]
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    frame = pd.DataFrame(X, columns=[str(c) for c in np.asarray(_dataset.feature_names, dtype=object)[:n_cols]])
+    if getattr(_dataset, "y", None) is not None:
+        frame.insert(0, "label", np.asarray(_dataset.y)[:n_rows])
+    return frame
+
+
 def feature_moments(_dataset) -> tuple[np.ndarray, np.ndarray]:
     """Per-feature mean and centred norm (GDM's implicit standardisation); tau-independent."""
     from fsviz.stats import column_moments
@@ -514,6 +540,27 @@ def run_grm(_dataset, _base: ScoreResult, n_top: int, prior_groups: Sequence[Seq
                      np.asarray(getattr(est, "lambda_history_", []), dtype=float), seconds)
 
 
+NEIGHBOUR_METHODS = ("lgd", "laplacian", "relieff")
+
+
+def score_params(method: str, n_neighbors: int) -> dict:
+    """The parameters a base score takes from the page: the neighbourhood size where it has one."""
+    return {"n_neighbors": int(n_neighbors)} if method in NEIGHBOUR_METHODS else {}
+
+
+def grm_frame(result: GRMResult, feature_names: Sequence[str]) -> pd.DataFrame:
+    """The n_top candidates with base and GRM scores and ranks (1 = best), sortable."""
+    names = np.asarray(feature_names, dtype=object)
+    base_rank = np.empty(len(result.base), dtype=np.int64)
+    base_rank[np.argsort(-result.base, kind="stable")] = np.arange(1, len(result.base) + 1)
+    grm_rank = np.empty(len(result.refined), dtype=np.int64)
+    grm_rank[np.argsort(-result.refined, kind="stable")] = np.arange(1, len(result.refined) + 1)
+    frame = pd.DataFrame({"index": result.candidates, "name": names[result.candidates].astype(str),
+                          "base score": result.base, "base rank": base_rank, "GRM score": result.refined,
+                          "GRM rank": grm_rank, "rank change": base_rank - grm_rank})
+    return frame.sort_values("GRM rank", kind="stable").reset_index(drop=True)
+
+
 # ---------------------------------------------------------------------------- evaluation
 @dataclass(frozen=True)
 class Evaluation:
@@ -747,6 +794,39 @@ def decode_history(records: list[dict], arrival: np.ndarray, selected: np.ndarra
     return tuple(decision), tuple(reason), np.cumsum(size_delta)
 
 
+def gdm_partition(result: GroupResult, n_features: int) -> list[list[int]]:
+    """Feature groups for group-SAOLA from GDM: each SF with its AFs, every other feature alone."""
+    grouped = np.concatenate([result.support, result.af]).astype(np.int64)
+    pos = np.concatenate([np.arange(len(result.support)), result._group_pos()])
+    rest = np.setdiff1d(np.arange(n_features), grouped)
+    split = np.argsort(pos, kind="stable")
+    bounds = np.searchsorted(pos[split], np.arange(1, len(result.support)))
+    groups = [g.tolist() for g in np.split(grouped[split], bounds)] if len(result.support) else []
+    return groups + [[int(f)] for f in rest]
+
+
+def random_partition(n_features: int, n_groups: int, seed: int = 0) -> list[list[int]]:
+    """A random partition of the features into ``n_groups`` groups (the SAOLA paper's set-up)."""
+    perm = np.random.default_rng(seed).permutation(n_features)
+    return [sorted(map(int, g)) for g in np.array_split(perm, max(1, min(int(n_groups), n_features)))]
+
+
+def decision_counts(result: StreamResult) -> dict[str, int]:
+    """How many arriving features ended in each decision."""
+    values, counts = np.unique(np.asarray(result.decision, dtype=object).astype(str), return_counts=True)
+    return {str(v): int(c) for v, c in zip(values, counts)}
+
+
+def group_choices(result: GroupResult, image_shape: tuple | None = None) -> dict:
+    """Selectbox options for highlighting a group: None -> all groups, SF index -> label."""
+    out: dict = {None: f"all {len(result.support)} groups"}
+    sizes = result.group_sizes()
+    for s, n in zip(result.support.tolist(), sizes.tolist()):
+        where = f" (row {s // image_shape[1]}, col {s % image_shape[1]})" if image_shape else ""
+        out[int(s)] = f"group of feature {s}{where}: {n} affiliated"
+    return out
+
+
 # ---------------------------------------------------------------------------- projection and images
 @dataclass(frozen=True)
 class Projection:
@@ -816,7 +896,8 @@ def image_panels(_dataset, n_examples: int = 4, seed: int = 0) -> ImagePanels:
 
 
 __all__ = [
-    "cache_key", "params_label", "Summary", "summarize", "summary_frame", "feature_moments",
+    "cache_key", "params_label", "Summary", "summarize", "summary_frame", "classes_frame", "names_preview",
+    "preview_frame", "feature_moments",
     "pair_correlations", "Selection", "selection_frame", "selection_csv", "read_selection_csv",
     "reduced_csv", "GroupResult", "groups_frame", "run_gdm", "ScoreResult", "run_score", "GRMResult",
     "positive_scores", "validate_prior_groups", "gdm_prior_rows", "run_grm", "Evaluation",
