@@ -492,7 +492,7 @@ def validate_prior_groups(frame: pd.DataFrame, n_features: int) -> list[list[int
     if len(bad):
         r = bad[0]
         raise ValueError(f"prior groups: row {r}: 'feature' must be an integer index in [0, {n_features}); "
-                         f"got {rows.loc[r, 'feature']!r}.")
+                         f"got {_plain(rows.loc[r, 'feature'])!r}.")
     labels = rows["group"].astype(str).str.strip()
     empty = rows.index[rows["group"].isna() | (labels == "")]
     if len(empty):
@@ -624,37 +624,32 @@ class HistogramResult:
         return tail / total if total else np.zeros(len(self.counts))
 
 
-def run_histogram(_dataset, n_bins: int = 20, max_features: int = 20000, seed: int = 0) -> HistogramResult:
+def run_histogram(_dataset, n_bins: int = 20, max_features: int = 20000, seed: int = 0,
+                  progress: Progress = _noop) -> HistogramResult:
     """|rho| histogram over all pairs with ``fsviz.stats.correlation_histogram``.
 
-    Exact over all m(m-1)/2 pairs when the dataset has at most ``max_features`` features;
-    otherwise the counts come from a uniform random subset of ``max_features`` features
-    (an unbiased estimate of the pair distribution) and ``exact`` is False.
+    Exact over all m(m-1)/2 pairs of non-constant features when the dataset has at most
+    ``max_features`` features; otherwise estimated from a uniform sample of pairs
+    (``exact=False`` in the library) and marked as such.
     """
     from fsviz.stats import correlation_histogram
 
-    X = _dataset.X
-    m = X.shape[1]
-    _, norm = feature_moments(_dataset)
-    live = np.flatnonzero(norm > 0)
-    exact = len(live) <= max_features
-    cols = live if exact else np.sort(np.random.default_rng(seed).choice(live, max_features, replace=False))
-    edges = np.linspace(0.0, 1.0, int(n_bins) + 1)
+    m = _dataset.X.shape[1]
+    exact = m <= int(max_features)
     t0 = time.perf_counter()
-    Xs = X[:, cols] if len(cols) < m else X
-    res = correlation_histogram(Xs, bins=edges)
+    res = correlation_histogram(_dataset.X, bins=int(n_bins), exact=exact, random_state=int(seed),
+                                progress=lambda done, total: progress(done / max(total, 1),
+                                                                      f"{done} of {total} blocks"))
     seconds = time.perf_counter() - t0
-    counts = np.asarray(getattr(res, "counts", res), dtype=np.int64)
-    edges = np.asarray(getattr(res, "edges", edges), dtype=np.float64)
-    n_live = len(live)
-    return HistogramResult(cache_key(_dataset.fingerprint, "histogram", {"bins": int(n_bins),
-                                                                          "max_features": int(max_features)}, seed),
-                           edges, counts, bool(exact), int(counts.sum()), n_live * (n_live - 1) // 2,
-                           int(m - n_live), seconds)
+    counts = np.asarray(res.counts, dtype=np.float64)
+    key = cache_key(_dataset.fingerprint, "histogram", {"bins": int(n_bins), "max_features": int(max_features)},
+                    seed)
+    return HistogramResult(key, np.asarray(res.edges, dtype=np.float64), counts, bool(res.exact),
+                           int(round(counts.sum())), int(res.n_pairs), int(len(res.constant_features)), seconds)
 
 
 # ---------------------------------------------------------------------------- SAOLA stream
-DECISIONS = ("selected", "irrelevant", "redundant", "removed")
+DECISIONS = ("selected", "irrelevant", "redundant", "removed", "ungrouped")
 
 
 @dataclass(frozen=True)
@@ -691,21 +686,6 @@ def stream_frame(result: StreamResult, feature_names: Sequence[str]) -> pd.DataF
                          "reason": list(result.reason), "set size": result.set_size})
 
 
-def _history_records(history) -> list[dict]:
-    """Normalise ``SAOLA.history_`` entries (dicts, dataclasses or tuples) to dicts."""
-    out = []
-    for h in history:
-        if isinstance(h, Mapping):
-            out.append(dict(h))
-        elif hasattr(h, "__dataclass_fields__"):
-            out.append({k: getattr(h, k) for k in h.__dataclass_fields__})
-        elif hasattr(h, "_asdict"):
-            out.append(h._asdict())
-        else:
-            out.append({"raw": h})
-    return out
-
-
 def run_stream(_dataset, method: str, params: Mapping[str, Any], chunk: int = 200, seed: int = 0,
                groups: Sequence[Sequence[int]] | None = None, progress: Progress = _noop) -> StreamResult:
     """Run SAOLA as a stream of feature chunks (``partial_fit``), reporting progress.
@@ -734,64 +714,71 @@ def run_stream(_dataset, method: str, params: Mapping[str, Any], chunk: int = 20
         est.fit(X, y, [list(map(int, g)) for g in groups])
         progress(1.0, "done")
         arrival = np.concatenate([np.asarray(g, dtype=np.int64) for g in groups])
+        arrival = np.concatenate([arrival, np.setdiff1d(np.arange(m), arrival)])  # ungrouped last
         selected = np.asarray(est.selected_, dtype=np.int64)
         label = "group-SAOLA"
     else:
         raise ValueError(f"run_stream: 'method' must be 'saola' or 'group-saola'; got {method!r}.")
     seconds = time.perf_counter() - t0
-    decision, reason, set_size = decode_history(_history_records(getattr(est, "history_", [])), arrival,
-                                                 selected)
+    decision, reason, set_size = decode_history(est.history_, arrival)
     key_params = dict(params, chunk=int(chunk)) if method == "saola" else dict(params, groups=groups)
     return StreamResult(cache_key(_dataset.fingerprint, method, key_params, seed), label, arrival,
                         decision, reason, set_size, selected, seconds)
 
 
-def decode_history(records: list[dict], arrival: np.ndarray, selected: np.ndarray):
-    """Per arriving feature: (decisions, reasons, selected-set size after it) from history records.
+def decode_history(history, arrival: np.ndarray):
+    """Per arriving feature: (decisions, reasons, selected-set size after it).
 
-    Records are matched to features through their ``feature`` field when present, else by
-    position. Understood fields: ``decision``/``action``/``status`` (kept/admitted/selected,
-    irrelevant, redundant), ``redundant_with``/``by``/``because`` (the feature that made it
-    redundant), ``removed`` (features it displaced), ``value``/``su``/``score`` (the
-    statistic) and ``threshold``.
+    ``history`` is SAOLA's / group-SAOLA's ``history_`` (a columnar ``SelectionHistory``:
+    arrays ``feature``, ``decision``, ``relevance``, ``p_value``, ``redundant_with``,
+    ``pair_value``, ``removed_by``, ``selected``, and ``measure``), indexed by feature.
+    Admitted features later displaced get the decision ``"removed"`` and a reason naming
+    the feature that displaced them.
     """
-    n = len(arrival)
-    pos = {int(f): i for i, f in enumerate(arrival)}
-    decision = ["selected"] * n
-    reason = [""] * n
-    size_delta = np.zeros(n, dtype=np.int64)
-    for i, rec in enumerate(records):
-        f = rec.get("feature", rec.get("index"))
-        j = pos.get(int(f), i) if f is not None else i
-        if j >= n:
-            continue
-        kind = str(rec.get("decision", rec.get("action", rec.get("status", "")))).lower()
-        stat = rec.get("value", rec.get("su", rec.get("score", rec.get("statistic"))))
-        thr = rec.get("threshold")
-        detail = f" ({stat:.3g} vs {thr:.3g})" if isinstance(stat, (int, float)) and isinstance(
-            thr, (int, float)) else ""
-        if "irrel" in kind:
-            decision[j], reason[j] = "irrelevant", f"irrelevant to the label{detail}"
-        elif "redund" in kind or "drop" in kind:
-            by = rec.get("redundant_with", rec.get("by", rec.get("because")))
-            decision[j] = "redundant"
-            reason[j] = f"redundant with feature {by}{detail}" if by is not None else f"redundant{detail}"
-        else:
-            decision[j], reason[j] = "selected", "admitted"
-            size_delta[j] += 1
-            removed = rec.get("removed") or ()
-            for r in np.atleast_1d(np.asarray(removed, dtype=np.int64)):
-                k = pos.get(int(r))
-                if k is not None:
-                    decision[k] = "removed"
-                    reason[k] = f"removed later: feature {int(arrival[j])} made it redundant"
-                    size_delta[j] -= 1
-    if not records:  # no history: only the final selection is known
-        sel = set(map(int, selected))
-        decision = ["selected" if int(f) in sel else "dropped" for f in arrival]
-        reason = ["" if d == "selected" else "not selected (no per-feature history)" for d in decision]
-        size_delta = np.array([d == "selected" for d in decision], dtype=np.int64)
-    return tuple(decision), tuple(reason), np.cumsum(size_delta)
+    arrival = np.asarray(arrival, dtype=np.int64)
+    feat = np.asarray(history.feature, dtype=np.int64)
+    row = np.full(int(max(feat.max(initial=-1), arrival.max(initial=-1))) + 1, -1, dtype=np.int64)
+    row[feat] = np.arange(len(feat))
+    r = row[arrival]
+    dec = np.asarray(history.decision, dtype=object)[r].astype(str)
+    rel = np.asarray(history.relevance, dtype=np.float64)[r]
+    pval = np.asarray(history.p_value, dtype=np.float64)[r]
+    red = np.asarray(history.redundant_with, dtype=np.int64)[r]
+    pair = np.asarray(history.pair_value, dtype=np.float64)[r]
+    rem_by = np.asarray(history.removed_by, dtype=np.int64)[r]
+    meas = getattr(history, "measure", "dep")
+    admitted = dec == "admitted"
+    out = np.where(admitted, np.where(rem_by >= 0, "removed", "selected"),
+                   np.where(np.char.find(dec.astype(str), "redundant") >= 0, "redundant", dec)).astype(object)
+    fmt = np.vectorize(lambda v: f"{v:.3g}", otypes=[object])
+    rel_s = fmt(rel) if len(rel) else rel.astype(object)
+    pair_s = fmt(pair) if len(pair) else pair.astype(object)
+    p_s = np.where(np.isfinite(pval), ", p = " + (fmt(pval) if len(pval) else pval.astype(object)), "")
+    red_s = red.astype(str).astype(object)
+    rem_s = rem_by.astype(str).astype(object)
+    where = np.select([dec == "intra_redundant", dec == "inter_redundant"],
+                      [" within its group", " to a selected group"], "").astype(object)
+    reason = np.select(
+        [dec == "irrelevant",
+         out == "redundant",
+         out == "removed",
+         out == "selected",
+         dec == "ungrouped"],
+        ["irrelevant to the label: " + meas + "(F, C) = " + rel_s + p_s,
+         "redundant" + where + " with feature " + red_s + ": " + meas + "(F, Y) = " + pair_s
+         + " >= " + meas + "(F, C) = " + rel_s,
+         "admitted (" + meas + "(F, C) = " + rel_s + "), later removed as redundant by feature "
+         + rem_s,
+         "admitted and kept (" + meas + "(F, C) = " + rel_s + ")",
+         "in no group: never streamed"], dec.astype(object))
+    # set size after each arrival: +1 per admission, -1 per removal at the arrival of the remover
+    pos = np.full(len(row), -1, dtype=np.int64)
+    pos[arrival] = np.arange(len(arrival))
+    delta = admitted.astype(np.int64)
+    removers = rem_by[rem_by >= 0]
+    if removers.size:
+        delta -= np.bincount(pos[removers], minlength=len(arrival))
+    return tuple(out.tolist()), tuple(reason.tolist()), np.cumsum(delta)
 
 
 def gdm_partition(result: GroupResult, n_features: int) -> list[list[int]]:
