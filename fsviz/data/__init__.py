@@ -8,6 +8,8 @@ _EXPORTS = {
     "make_correlated_blocks": ".generators",
     "make_sparse_text": ".generators",
     "GroundTruth": ".generators",
+    "ChunkedSource": ".chunked",
+    "open_chunked": ".chunked",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
