@@ -81,16 +81,17 @@ def data_page() -> None:
 
 
 PAGES = [
-    st.Page(data_page, title="Data", icon="🗂️", default=True, url_path="data"),
-    st.Page("pages/groups.py", title="Groups (GDM)", icon="🌳"),
-    st.Page("pages/image_masks.py", title="Image masks", icon="🖼️"),
-    st.Page("pages/correlation_sparsity.py", title="Correlation sparsity", icon="📉"),
-    st.Page("pages/grm.py", title="GRM refinement", icon="🔀"),
-    st.Page("pages/online.py", title="Online (SAOLA)", icon="🌊"),
-    st.Page("pages/projection.py", title="Projection (PCA)", icon="🎯"),
-    st.Page("pages/compare.py", title="Compare and export", icon="📋"),
+    st.Page(data_page, title="Data", default=True, url_path="data"),
+    st.Page("pages/groups.py", title="Groups (GDM)"),
+    st.Page("pages/image_masks.py", title="Image masks"),
+    st.Page("pages/correlation_sparsity.py", title="Correlation sparsity"),
+    st.Page("pages/grm.py", title="GRM refinement"),
+    st.Page("pages/online.py", title="Online (SAOLA)"),
+    st.Page("pages/projection.py", title="Projection (PCA)"),
+    st.Page("pages/compare.py", title="Compare and export"),
 ]
 
 page = st.navigation(PAGES)
 choose_dataset()
+appkit.entry_ran()
 page.run()

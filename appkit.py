@@ -152,8 +152,28 @@ def current():
     return _datasets().get(fp) if fp else None
 
 
+def entry_ran() -> None:
+    """Called by app.py on every run before the page runs."""
+    st.session_state["_entry_ran"] = True
+
+
+def _ensure_entry_ran() -> None:
+    """A deep link (e.g. /groups) on a fresh server runs the page without app.py.
+
+    Streamlit's legacy "pages/ directory" mode does that until the first ``st.navigation``
+    call of the process. Switch that mode off (what ``st.navigation`` itself does) and
+    rerun, so app.py (page config, dataset chooser, navigation) runs first.
+    """
+    if not st.session_state.get("_entry_ran"):
+        from streamlit.runtime.pages_manager import PagesManager
+
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def require_dataset():
     """The session's dataset; stops the page with a hint when there is none."""
+    _ensure_entry_ran()
     ds = current()
     if ds is None:
         st.info("Choose a sample dataset or upload one in the sidebar (Data page).")

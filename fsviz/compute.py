@@ -462,13 +462,13 @@ class GRMResult:
 
 
 def positive_scores(scores: np.ndarray) -> np.ndarray:
-    """Map scores (higher = better) to strictly positive values, order kept: GRM's input rule.
+    """Map scores (higher = better) to non-negative values, order kept: GRM's input rule.
 
-    Scores already > 0 are returned unchanged; otherwise they are shifted so the worst is
-    a small positive fraction of the range.
+    Non-negative scores are returned unchanged (every fsviz scorer's ``scores_`` is);
+    otherwise they are shifted so the worst is a small positive fraction of the range.
     """
     s = np.nan_to_num(np.asarray(scores, dtype=np.float64))
-    if s.size and s.min() > 0:
+    if s.size and s.min() >= 0 and s.max() > 0:
         return s
     span = float(s.max() - s.min()) if s.size else 0.0
     return s - s.min() + (1e-3 * span if span > 0 else 1.0)
@@ -529,11 +529,9 @@ def run_grm(_dataset, _base: ScoreResult, n_top: int, prior_groups: Sequence[Seq
     est.fit(_dataset.X, pos)
     seconds = time.perf_counter() - t0
     refined_all = np.nan_to_num(np.asarray(est.scores_, dtype=np.float64))
-    cand = np.argsort(-pos, kind="stable")[: min(int(n_top), len(pos))]
-    if refined_all.shape[0] == len(pos):
-        refined = refined_all[cand]
-    else:  # scores_ given over the n_top candidates only
-        refined = refined_all[: len(cand)]
+    cand = np.asarray(getattr(est, "top_", np.argsort(-pos, kind="stable")[: min(int(n_top), len(pos))]),
+                      dtype=np.int64)
+    refined = refined_all[cand]  # z on the simplex; ties (z = 0) rank by the base score
     key_params = dict(params, base=_base.key[1], base_params=_base.key[2], prior_groups=prior or ())
     return GRMResult(cache_key(_dataset.fingerprint, "grm", key_params, seed), _base.method,
                      cand.astype(np.int64), pos[cand], refined,
