@@ -38,7 +38,7 @@ def choose_dataset() -> None:
                     st.info("Bundled samples are not in this build yet (fsviz.data.list_samples).")
                     names = []
                 if names:
-                    name = st.selectbox("Sample dataset", names, key="sample")
+                    name = st.selectbox("Sample dataset", names, appkit.default_sample(names), key="sample")
                     appkit.load_sample(name, shape)
             else:
                 up = st.file_uploader("Data file", type=appkit.UPLOAD_TYPES, key="upload",

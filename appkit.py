@@ -84,6 +84,12 @@ def sample_names() -> list[str]:
     return list(list_samples())
 
 
+def default_sample(names: list[str]) -> int:
+    """Position of the sample the app opens with: the digits (pixel data: every view applies)."""
+    hits = [i for i, n in enumerate(names) if "digit" in n.lower()]
+    return hits[0] if hits else 0
+
+
 @st.cache_resource(show_spinner="Loading sample …", max_entries=8)
 def _load_sample(name: str):
     from fsviz.data import load_sample
@@ -240,7 +246,8 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
     if hit is not None or not auto:
         return hit
     t0 = time.perf_counter()
-    with st.status(f"{label} …", expanded=progress) as status:
+    slot = st.empty()  # the progress box disappears once the result is there
+    with slot.status(f"{label} …", expanded=progress) as status:
         if progress:
             bar = st.progress(0.0, text="starting")
             kwargs["progress"] = lambda f, text: bar.progress(min(max(float(f), 0.0), 1.0), text=text)
@@ -250,8 +257,8 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
             status.update(label=f"{label}: failed", state="error")
             st.error(str(e))
             return None
-        status.update(label=f"{label}: done in {time.perf_counter() - t0:.2f} s", state="complete",
-                      expanded=False)
+    slot.empty()
+    st.toast(f"{label}: done in {time.perf_counter() - t0:.2f} s")
     store.put(key, result)
     return result
 
@@ -285,47 +292,75 @@ def selections(ds) -> dict[str, fc.Selection]:
     return out
 
 
-def gdm(ds, params: dict, run: bool):
-    """GDM groups for ``params``; tau-independent moments are cached apart and reused."""
-    key = fc.cache_key(ds.fingerprint, "gdm", params, seed())
-    mom = moments(ds.fingerprint, ds)
-    res = cached_run(key, "Running GDM", fc.run_gdm, ds, params, seed(), mom, auto=_auto(run, "gdm", ds))
+def _slot_run(slot: str, ds, run: bool, key: tuple, label: str, fn, *args, **kwargs):
+    """A page's main result: computed on Run; else the page's last result (it survives page
+    switches); else, on small data only, computed with the default parameters at once."""
+    prev = last(slot, ds)
+    if not run and (prev is not None or not small(ds)):
+        return prev
+    res = cached_run(key, label, fn, *args, **kwargs)
     if res is None:
-        return last("gdm", ds)
-    remember("gdm", ds, res)
-    add_selection(ds, res.to_selection())
+        return prev
+    remember(slot, ds, res)
     return res
 
 
-def _auto(run: bool, slot: str, ds) -> bool:
-    """Compute on an explicit Run, or by itself on the first visit of a page on small data."""
-    return bool(run) or (small(ds) and last(slot, ds) is None)
+GDM_DEFAULTS = dict(tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None)
+SAOLA_DEFAULTS = dict(alpha=0.01, delta=0.0, data="auto", chunk=200)
 
 
-def score(ds, method: str, params: dict, auto: bool):
+def grm_form_defaults(ds) -> dict:
+    """The GRM form's starting values: those of the result shown, else the defaults."""
+    p = shown_params("grm", ds)
+    base = dict(p.get("base_params", ()))
+    return {"method": p.get("base", "score:lgd").split(":", 1)[1], "n_neighbors": base.get("n_neighbors", 5),
+            "n_top": p.get("n_top", 500), "gamma": p.get("gamma", 1.0)}
+
+
+def shown_params(slot: str, ds) -> dict:
+    """Parameters of the result a page shows (its form starts from them), or {}."""
+    res = last(slot, ds)
+    return dict(res.key[2]) if res is not None else {}
+
+
+def gdm(ds, params: dict, run: bool):
+    """GDM groups for ``params``; tau-independent moments are cached apart and reused."""
+    key = fc.cache_key(ds.fingerprint, "gdm", params, seed())
+    res = _slot_run("gdm", ds, run, key, "Running GDM", fc.run_gdm, ds, params, seed(),
+                    moments(ds.fingerprint, ds))
+    if res is not None:
+        add_selection(ds, res.to_selection())
+    return res
+
+
+def score(ds, method: str, params: dict):
     key = fc.cache_key(ds.fingerprint, f"score:{method}", params, seed())
     return cached_run(key, f"Scoring features ({fc.SCORE_METHODS[method][1]})", fc.run_score, ds, method,
-                      params, seed(), auto=auto)
+                      params, seed())
 
 
 def grm(ds, method: str, score_params: dict, n_top: int, prior: list, gamma: float, k: int, run: bool):
-    """GRM on top of a separately cached base score (a new gamma or prior group reuses it).
-
-    Registers the base top-k and the GRM top-k selections.
-    """
-    auto = _auto(run, "grm", ds)
-    base = score(ds, method, score_params, auto)
-    if base is None:
-        return last("grm", ds)
-    kp = {"n_top": int(n_top), "gamma": float(gamma), "base": base.key[1], "base_params": base.key[2],
+    """GRM on top of a separately cached base score; registers the base and GRM top-k selections."""
+    kp = {"n_top": int(n_top), "gamma": float(gamma), "base": f"score:{method}",
+          "base_params": fc.cache_key("", "", score_params)[2],
           "prior_groups": [list(map(int, g)) for g in prior] or ()}
     key = fc.cache_key(ds.fingerprint, "grm", kp, seed())
-    res = cached_run(key, "Running GRM", fc.run_grm, ds, base, n_top, prior, gamma, seed(), auto=auto)
-    if res is None:
-        return last("grm", ds)
-    remember("grm", ds, res)
-    add_selection(ds, base.to_selection(k))
-    add_selection(ds, res.to_selection(k))
+    prev = last("grm", ds)
+    if not run and (prev is not None or not small(ds)):
+        res = prev
+    else:
+        base = score(ds, method, score_params)
+        res = None if base is None else cached_run(key, "Running GRM", fc.run_grm, ds, base, n_top, prior, gamma,
+                                                   seed())
+        if res is None:
+            return prev
+        remember("grm", ds, res)
+        remember("grm-base", ds, base)
+    if res is not None:
+        base = last("grm-base", ds)
+        if base is not None:
+            add_selection(ds, base.to_selection(k))
+        add_selection(ds, res.to_selection(k))
     return res
 
 
@@ -339,33 +374,30 @@ def evaluation(ds, indices, k: int, auto: bool = True) -> fc.Evaluation | None:
 def histogram(ds, n_bins: int, max_features: int, run: bool):
     key = fc.cache_key(ds.fingerprint, "histogram", {"bins": int(n_bins), "max_features": int(max_features)},
                        seed())
-    res = cached_run(key, "Counting |rho| over all pairs", fc.run_histogram, ds, n_bins, max_features, seed(),
-                     auto=_auto(run, "histogram", ds))
-    if res is None:
-        return last("histogram", ds)
-    remember("histogram", ds, res)
-    return res
+    return _slot_run("histogram", ds, run, key, "Counting |rho| over all pairs", fc.run_histogram, ds, n_bins,
+                     max_features, seed(), progress=True)
 
 
 def stream(ds, method: str, params: dict, chunk: int, groups, run: bool):
     kp = dict(params, chunk=int(chunk)) if method == "saola" else dict(params, groups=groups)
     key = fc.cache_key(ds.fingerprint, method, kp, seed())
-    res = cached_run(key, f"Streaming features through {method}", fc.run_stream, ds, method, params, chunk,
-                     seed(), groups, auto=_auto(run, "stream", ds), progress=True)
-    if res is None:
-        return last("stream", ds)
-    remember("stream", ds, res)
-    add_selection(ds, res.to_selection())
+    if method == "group-saola" and not groups:
+        return last("stream", ds) if not run else None
+    res = _slot_run("stream", ds, run, key, f"Streaming features through {method}", fc.run_stream, ds, method,
+                    params, chunk, seed(), groups, progress=True)
+    if res is not None:
+        add_selection(ds, res.to_selection())
     return res
 
 
-def default_pair(labels: list[str]) -> tuple[int, int]:
-    """Indices of a (base, GRM) pair of selections when there is one, else the first two."""
-    grm_i = [i for i, lab in enumerate(labels) if lab.startswith("GRM(")]
+def default_pair(sels: dict) -> tuple[int, int]:
+    """Positions of the latest (base score, its GRM refinement) pair of selections, else the first two."""
+    labels = list(sels)
+    grm_i = [i for i, lab in enumerate(labels) if sels[lab].method.startswith("GRM(")]
     if grm_i:
         j = grm_i[-1]
-        base = labels[j][4:labels[j].index(")")]
-        cand = [i for i, lab in enumerate(labels) if lab.startswith(base + " [")]
+        base = sels[labels[j]].method[4:-1]
+        cand = [i for i, lab in enumerate(labels) if sels[lab].method == base]
         return (cand[-1] if cand else 0), j
     return 0, min(1, len(labels) - 1)
 
@@ -430,3 +462,8 @@ def stream_groups(ds, method: str, grouping: str):
         res = last("gdm", ds)
         return fc.gdm_partition(res, m) if res is not None else None
     return fc.random_partition(m, max(2, m // 10), seed())
+
+
+def score_classes() -> list[str]:
+    """fsviz.select class names behind the GRM page's base scores."""
+    return [cls for cls, _, _ in fc.SCORE_METHODS.values()]

@@ -81,16 +81,26 @@ def cache_key(fingerprint: str, method: str, params: Mapping[str, Any] | None = 
 
 
 def params_label(params: Mapping[str, Any] | tuple) -> str:
-    """``"tau=0.3, C=1"``: a short human label of sorted parameters."""
+    """``"C=1, tau=0.3"``: a short human label of sorted parameters.
+
+    Nested parameter tuples (a base score's parameters) are inlined; long lists (prior
+    groups) are summarised by their length; ``base`` (the base method's key) is left out.
+    """
     items = params if isinstance(params, tuple) else _plain(dict(params))
     out = []
     for k, v in items:
+        if k == "base":
+            continue
+        if isinstance(v, tuple) and v and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str)
+                                              for p in v):
+            out.append(params_label(v))
+            continue
         if isinstance(v, float):
             v = f"{v:g}"
-        elif isinstance(v, tuple) and len(v) > 4:
-            v = f"<{len(v)} items>"
+        elif isinstance(v, tuple):
+            v = f"<{len(v)} items>" if len(v) > 4 else ",".join(map(str, v)) or "none"
         out.append(f"{k}={v}")
-    return ", ".join(out)
+    return ", ".join(o for o in out if o)
 
 
 def _estimator(cls_name: str, params: Mapping[str, Any], seed: int | None):
@@ -341,7 +351,7 @@ class GroupResult:
         scores = np.concatenate([self.sf_scores, self.scores[self.af[order]]])
         roles = ("SF",) * len(self.support) + ("AF",) * len(self.af)
         groups = np.concatenate([self.support, self.af_sf[order]]).astype(np.int64)
-        return Selection(self.key, "gdm", self.key[2], idx, scores, roles, groups, self.seconds)
+        return Selection(self.key, "GDM", self.key[2], idx, scores, roles, groups, self.seconds)
 
 
 def groups_frame(result: GroupResult, feature_names: Sequence[str]) -> pd.DataFrame:

@@ -13,8 +13,7 @@ if getattr(ds, "image_shape", None) is None:
     st.stop()
 res = appkit.last("gdm", ds)
 if res is None and appkit.library_ready("select", "GDM"):
-    res = appkit.gdm(ds, dict(tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson",
-                              one_class=False, cv_folds=None), run=False)
+    res = appkit.gdm(ds, appkit.GDM_DEFAULTS, run=False)
 if res is None:
     st.info("Run GDM on the **Groups** page first; its groups are drawn here.")
     st.stop()

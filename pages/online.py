@@ -9,43 +9,42 @@ st.title("Online selection (SAOLA)")
 ds = appkit.require_dataset()
 if not appkit.library_ready("select", "SAOLA", "GroupSAOLA"):
     st.stop()
-m = ds.X.shape[1]
+ctl, out = st.columns([1, 3], gap="medium")
 
-with st.form("saola"):
-    c1, c2, c3 = st.columns(3)
-    method = c1.radio("method", ["saola", "group-saola"], horizontal=True, key="saola_method",
+p = appkit.SAOLA_DEFAULTS | appkit.shown_params("stream", ds)
+with ctl.form("saola"):
+    method = st.radio("method", ["saola", "group-saola"], horizontal=True, key="saola_method",
                       format_func={"saola": "SAOLA", "group-saola": "group-SAOLA"}.get)
-    alpha = c2.number_input("alpha (Fisher's Z significance)", 1e-6, 0.5, 0.01, format="%.4g", key="saola_alpha")
-    delta = c3.number_input("delta (relevance threshold, SU)", 0.0, 1.0, 0.0, key="saola_delta")
-    c4, c5, c6 = st.columns(3)
-    data = c4.selectbox("data", ["auto", "continuous", "discrete"], key="saola_data")
-    chunk = c5.select_slider("features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], 200,
-                             key="saola_chunk")
-    grouping = c6.selectbox("groups (group-SAOLA)", ["GDM groups", "random partition"], key="saola_groups")
-    run = st.form_submit_button("Run stream", type="primary")
+    alpha = st.number_input("alpha (Fisher's Z significance)", 1e-6, 0.5, p["alpha"], format="%.4g")
+    delta = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, p["delta"])
+    data = st.selectbox("data", ["auto", "continuous", "discrete"], ["auto", "continuous", "discrete"].index(p["data"]))
+    chunk = st.select_slider("features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], p["chunk"])
+    grouping = st.selectbox("groups (group-SAOLA)", ["GDM groups", "random partition"], key="saola_groups")
+    run = st.form_submit_button("Run stream", type="primary", width="stretch")
 
 groups = appkit.stream_groups(ds, method, grouping)
-res = appkit.stream(ds, method, dict(alpha=alpha, delta=delta, data=data), chunk, groups, run)
+with out:
+    res = appkit.stream(ds, method, dict(alpha=alpha, delta=delta, data=data), chunk, groups, run)
 if res is None:
-    st.info("Press **Run stream**." if method == "saola" or groups else
-            "group-SAOLA with GDM groups needs a GDM run (Groups page) first.")
+    out.info("Press **Run stream**." if method == "saola" or groups else
+             "group-SAOLA with GDM groups needs a GDM run (Groups page) first.")
     st.stop()
 
 counts = fc.decision_counts(res)
-cols = st.columns(5)
+cols = out.columns(5)
 cols[0].metric("features arrived", f"{len(res.arrival):,}")
 cols[1].metric("final selection", len(res.selected))
 for c, d in zip(cols[2:], ["irrelevant", "redundant", "removed"]):
     c.metric(d, counts.get(d, 0))
-st.caption(f"{res.method}: {fc.params_label(res.key[2])}; {res.seconds:.2f} s")
+out.caption(f"{res.method}: {fc.params_label(res.key[2])}; {res.seconds:.2f} s")
+out.plotly_chart(stream_progress(res.set_size, res.decision), key="stream")
 
 
 @st.fragment
 def decisions(res):
-    st.plotly_chart(stream_progress(res.set_size, res.decision), key="stream")
-    frame = fc.stream_frame(res, ds.feature_names)
-    which = st.multiselect("show decisions", sorted(counts), default=sorted(counts), key="saola_show")
     st.subheader("Every arriving feature and why (sortable)")
+    which = st.multiselect("show decisions", sorted(counts), default=sorted(counts), key="saola_show")
+    frame = fc.stream_frame(res, ds.feature_names)
     st.dataframe(frame[frame["decision"].isin(which)], hide_index=True, width="stretch", height=320)
     st.subheader("Final selection")
     st.dataframe(fc.selection_frame(res.to_selection(), ds.feature_names), hide_index=True, width="stretch")

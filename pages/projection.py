@@ -12,7 +12,7 @@ if not sels:
     st.stop()
 
 labels = list(sels)
-left_i, right_i = appkit.default_pair(labels)
+left_i, right_i = appkit.default_pair(sels)
 
 
 @st.fragment

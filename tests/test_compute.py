@@ -53,6 +53,8 @@ def test_cache_key_is_order_free_and_versioned():
     k = fc.cache_key("fp", "grm", {"prior_groups": [[1, 2], [3, 4]]})
     assert k[2] == (("prior_groups", ((1, 2), (3, 4))),)
     assert fc.params_label(a[2]) == "C=1, tau=0.3"
+    assert fc.params_label(k[2]) == "prior_groups=(1, 2),(3, 4)"
+    assert fc.params_label({"base": "score:lgd", "base_params": (("n_neighbors", 5),), "gamma": 1.0}) == "n_neighbors=5, gamma=1"
 
 
 @pytest.mark.parametrize("sparse", [False, True])

@@ -54,15 +54,15 @@ def correlation_sparsity(edges, counts, *, tau: float | None = None, exact: bool
         x = 1.0 - float(tau)
         for col in (1, 2):
             fig.add_vline(x=x, line=dict(color="#d62728", dash="dash", width=2), row=1, col=col)
-        fig.add_annotation(x=x, y=1.0, yref="paper", xref="x", text=f"1 − τ = {x:.2f}",
-                           showarrow=False, font=dict(color="#d62728"), yanchor="bottom")
+        fig.add_annotation(x=x, y=0.97, yref="paper", xref="x", text=f"1 − τ = {x:.2f}", xanchor="left",
+                           showarrow=False, font=dict(color="#d62728"), yanchor="top", bgcolor="white")
         frac = float(tail[np.searchsorted(edges[:-1], x, side="right") - 1]) if total else 0.0
-        fig.add_annotation(x=x, y=1.0, yref="paper", xref="x2", showarrow=False, yanchor="bottom",
-                           text=f"≈{frac:.2g} of pairs at or above", font=dict(color="#d62728"))
+        fig.add_annotation(x=x, y=0.97, yref="paper", xref="x2", showarrow=False, yanchor="top", xanchor="right",
+                           text=f"{frac:.2g} of pairs ≥ 1 − τ ", font=dict(color="#d62728"), bgcolor="white")
     kind = "exact, all pairs" if exact else "estimated from a random feature subset"
     extra = f" of {n_pairs_total:,}" if n_pairs_total else ""
-    fig.update_yaxes(type="log", title_text="% of pairs", row=1, col=1)
-    fig.update_yaxes(type="log", title_text="fraction of pairs", row=1, col=2)
+    fig.update_yaxes(type="log", title_text="% of pairs", exponentformat="power", row=1, col=1)
+    fig.update_yaxes(type="log", title_text="fraction of pairs", exponentformat="power", row=1, col=2)
     fig.update_xaxes(range=[0, 1], title_text="|ρ|")
     fig.update_layout(height=430, showlegend=False, margin=dict(t=80, l=5, r=5, b=5),
                       title=f"|ρ| over {int(total):,}{extra} feature pairs ({kind})")
