@@ -143,7 +143,8 @@ def map_blocks(
         return out
     from distributed import as_completed
 
-    scattered = [client.scatter(obj, broadcast=True, hash=False) for obj in shared]
+    # scatter([obj]) ships obj as ONE piece (a bare tuple/list/dict would be split up)
+    scattered = [client.scatter([obj], broadcast=True, hash=False)[0] for obj in shared]
     futures = [client.submit(func, block, *scattered, pure=False, **kwargs) for block in blocks]
     if progress is not None:
         for k, _ in enumerate(as_completed(futures)):

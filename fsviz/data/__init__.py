@@ -8,6 +8,8 @@ _EXPORTS = {
     "make_correlated_blocks": ".generators",
     "make_sparse_text": ".generators",
     "GroundTruth": ".generators",
+    "BlockTruth": ".generators",
+    "TextTruth": ".generators",
     "ChunkedSource": ".chunked",
     "open_chunked": ".chunked",
 }
