@@ -548,7 +548,7 @@ def run_grm(_dataset, _base: ScoreResult, n_top: int, prior_groups: Sequence[Seq
                      np.asarray(getattr(est, "lambda_history_", []), dtype=float), seconds)
 
 
-NEIGHBOUR_METHODS = ("lgd", "laplacian", "relieff")
+NEIGHBOUR_METHODS = ("lgd", "laplacian", "relieff", "mcfs")
 
 
 def score_params(method: str, n_neighbors: int) -> dict:
@@ -579,15 +579,24 @@ class Evaluation:
     redundancy: float
 
 
-def evaluate_top(_dataset, indices: Sequence[int], k: int, seed: int = 0) -> Evaluation:
-    """CV accuracy (``fsviz.evaluate.cv_accuracy``) and redundancy rate of the top ``k``."""
+def evaluate_top(_dataset, indices: Sequence[int], k: int, seed: int = 0, model: str = "svm") -> Evaluation:
+    """CV accuracy and redundancy rate (mean |rho| over pairs) of the first ``k`` features.
+
+    Uses ``fsviz.evaluate.cv_accuracy`` (stratified folds, linear SVM by default) on the
+    fixed selection, i.e. features chosen on all samples: the numbers compare selections
+    with each other, they are optimistic as estimates of accuracy on new data.
+    """
     from fsviz.evaluate import cv_accuracy, redundancy_rate
 
     idx = np.asarray(indices, dtype=np.int64)[: int(k)]
     red = float(redundancy_rate(_dataset.X, idx)) if len(idx) > 1 else 0.0
     acc = float("nan")
-    if getattr(_dataset, "y", None) is not None and len(idx):
-        acc = float(np.mean(cv_accuracy(_dataset.X[:, idx], _dataset.y, random_state=seed)))
+    y = getattr(_dataset, "y", None)
+    if y is not None and len(idx):
+        smallest = int(np.unique(np.asarray(y), return_counts=True)[1].min())
+        if smallest >= 2:
+            acc = float(cv_accuracy(_dataset.X, y, idx, model=model, n_splits=min(5, smallest),
+                                    random_state=int(seed)).mean)
     return Evaluation(int(len(idx)), acc, red)
 
 

@@ -17,7 +17,7 @@ p = appkit.grm_form_defaults(ds)
 with ctl.form("grm"):
     method = st.selectbox("base score", list(fc.SCORE_METHODS), list(fc.SCORE_METHODS).index(p["method"]),
                           format_func=lambda k: fc.SCORE_METHODS[k][1])
-    n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF)", 1, 50, p["n_neighbors"])
+    n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, p["n_neighbors"])
     n_top = st.number_input("n_top (features GRM re-ranks)", 2, m, min(p["n_top"], m))
     gamma = st.slider("gamma (weight of the group constraints)", 0.0, 10.0, p["gamma"], 0.1)
     k = st.slider("top-k evaluated", 2, 100, 20, key="grm_k")
