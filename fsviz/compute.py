@@ -822,8 +822,8 @@ def decision_counts(result: StreamResult) -> dict[str, int]:
 
 
 def group_choices(result: GroupResult, image_shape: tuple | None = None) -> dict:
-    """Selectbox options for highlighting a group: None -> all groups, SF index -> label."""
-    out: dict = {None: f"all {len(result.support)} groups"}
+    """Selectbox options for highlighting a group: -1 -> all groups, SF index -> label."""
+    out: dict = {-1: f"all {len(result.support)} groups"}
     sizes = result.group_sizes()
     for s, n in zip(result.support.tolist(), sizes.tolist()):
         where = f" (row {s // image_shape[1]}, col {s % image_shape[1]})" if image_shape else ""

@@ -61,21 +61,27 @@ def test_group_tree_highlight_zooms_and_bad_kind():
 
 def test_pixel_masks_marks_sf_and_af_pixels():
     r = make_groups(n_sf=2, per=3, m=64)
-    panels = SimpleNamespace(examples=np.random.default_rng(0).random((3, 8, 8)), example_labels=("0", "1", "0"),
-                             means=np.zeros((2, 8, 8)), mean_labels=("mean of class 0", "mean of class 1"),
+    rng = np.random.default_rng(0)
+    panels = SimpleNamespace(examples=rng.random((3, 8, 8)), example_labels=("0", "1", "0"),
+                             means=rng.random((2, 8, 8)), mean_labels=("mean of class 0", "mean of class 1"),
                              shape=(8, 8))
     fig = pixel_masks(panels, r)
-    heat = [t for t in fig.data if isinstance(t, go.Heatmap)]
-    assert len(heat) == 3 + 2 + 2
-    sf_mask = np.asarray(heat[-2].z, dtype=float).ravel()
-    assert set(np.flatnonzero(~np.isnan(sf_mask))) == set(r.support)
-    af_mask = np.asarray(heat[-1].z, dtype=float).ravel()
-    assert set(np.flatnonzero(~np.isnan(af_mask))) == set(r.af)
-    sf_marks = [t for t in fig.data if isinstance(t, go.Scatter) and t.name == "support pixels"]
-    assert sorted(np.asarray(sf_marks[0].x) + 8 * np.asarray(sf_marks[0].y)) == sorted(r.support)
+    imgs = [t for t in fig.data if isinstance(t, go.Image)]
+    assert len(imgs) == 3 + 2 + 2
+    sf_mask = np.asarray(imgs[-2].z).reshape(64, 3)
+    assert set(np.flatnonzero((sf_mask != 255).any(1))) == set(r.support)
+    af_mask = np.asarray(imgs[-1].z).reshape(64, 3)
+    assert set(np.flatnonzero((af_mask != 255).any(1))) == set(r.af) | set(r.support)
+    # overlays: only the SF/AF pixels of an example differ from the plain grey image
+    plain = pixel_masks(panels, r, overlay=False)
+    a = np.asarray(imgs[0].z).reshape(64, 3).astype(int)
+    b = np.asarray([t for t in plain.data if isinstance(t, go.Image)][0].z).reshape(64, 3).astype(int)
+    assert (b[:, 0] == b[:, 1]).all()  # grey
+    assert set(np.flatnonzero((a != b).any(1))) <= set(r.af) | set(r.support)
+    assert a[r.support[0], 0] > a[r.support[0], 2]  # reddish
     one = pixel_masks(panels, r, highlight=10)
-    marks = [t for t in one.data if isinstance(t, go.Scatter) and t.name == "affiliated pixels"][0]
-    assert sorted(np.asarray(marks.x) + 8 * np.asarray(marks.y)) == sorted(r.af[r.af_sf == 10])
+    m1 = np.asarray([t for t in one.data if isinstance(t, go.Image)][-1].z).reshape(64, 3)
+    assert set(np.flatnonzero((m1 != 255).any(1))) == {10, 11, 12, 13}
 
 
 def test_correlation_sparsity_log_axes_and_tau_marker():
