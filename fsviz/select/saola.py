@@ -216,21 +216,15 @@ def _codes_block(X, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
     so a feature's codes do not depend on the block it arrived in."""
     if sp.issparse(X):
         X = X.toarray()
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asfortranarray(X, dtype=np.float64)
     n, b = X.shape
-    if b == 0:
-        return np.empty((n, 0), dtype=np.int32, order="F"), np.empty(0, dtype=np.int64)
-    lo = X.min(axis=0)
-    hi = X.max(axis=0)
-    integral = np.all(X == np.round(X), axis=0) & (hi - lo < 32)
-    width = np.where(hi > lo, hi - lo, 1.0)
-    binned = np.floor((X - lo) / width * n_bins)
-    np.clip(binned, 0, n_bins - 1, out=binned)
-    codes = np.where(integral, X - lo, binned).astype(np.int32)
-    codes[:, hi <= lo] = 0
-    k = np.where(integral, hi - lo + 1, n_bins).astype(np.int64)
-    k[hi <= lo] = 1
-    return np.asfortranarray(codes), k
+    codes = np.empty((n, b), dtype=np.int32, order="F")
+    k = np.empty(b, dtype=np.int64)
+    if b and n:
+        K.code_columns(X, int(n_bins), codes, k)
+    else:
+        k[:] = 1
+    return codes, k
 
 
 def _relevance_block(X, mode: str, target: tuple, n_bins: int) -> np.ndarray:
@@ -250,6 +244,8 @@ def _relevance_block(X, mode: str, target: tuple, n_bins: int) -> np.ndarray:
             r[ok] = cv[ok] / (nrm[ok] * ny)
             return np.clip(r, -1.0, 1.0)
         Xf = np.asarray(X, dtype=np.float64)
+        if Xf.ndim == 2 and Xf.shape[1] > 1 and abs(Xf.strides[0]) > abs(Xf.strides[1]):  # row-major layout
+            return np.clip(K.column_correlations_rowmajor(Xf, yc, ny), -1.0, 1.0)
         return np.clip(K.column_correlations(Xf, yc, ny), -1.0, 1.0)
     yk, ky = target
     codes, k = _codes_block(X, n_bins)
@@ -339,9 +335,27 @@ class _Engine:
         return K.su_matrix(A[0], A[1], A[2], B[0], B[1], B[2])
 
 
+def _looks_discrete(X, max_levels: int = 32) -> bool:
+    """:func:`fsviz.stats.information.is_discrete` with an early exit: scans blocks of
+    columns and stops at the first non-integral value (continuous data decide in the
+    first block instead of a full pass with full-size temporaries)."""
+    if sp.issparse(X):
+        return is_discrete(X, max_levels)
+    lo, hi = np.inf, -np.inf
+    for s in range(0, X.shape[1], 256):
+        B = X[:, s:s + 256]
+        if not np.all(B == np.round(B)):
+            return False
+        if B.size:
+            lo, hi = min(lo, B.min()), max(hi, B.max())
+            if hi - lo >= max_levels:
+                return False
+    return True
+
+
 def _resolve_mode(data: str, X) -> str:
     if data == "auto":
-        return "discrete" if is_discrete(X) else "continuous"
+        return "discrete" if _looks_discrete(X) else "continuous"
     return data
 
 
