@@ -93,10 +93,8 @@ def code_columns(X, n_bins, codes, k):
         integral = True
         for i in range(n):
             v = X[i, j]
-            if v < lo:
-                lo = v
-            if v > hi:
-                hi = v
+            lo = min(lo, v)
+            hi = max(hi, v)
             if integral and v != np.round(v):
                 integral = False
         if not hi > lo:
@@ -111,10 +109,8 @@ def code_columns(X, n_bins, codes, k):
             w = hi - lo
             for i in range(n):
                 c = np.floor((X[i, j] - lo) / w * n_bins)
-                if c > n_bins - 1:
-                    c = n_bins - 1
-                if c < 0:
-                    c = 0
+                c = min(c, n_bins - 1)
+                c = max(c, 0)
                 codes[i, j] = np.int32(c)
             k[j] = n_bins
 
@@ -125,8 +121,7 @@ def su_pair(ca, ka, ha, cb, kb, hb):
     if ha + hb <= 0.0:
         return 0.0
     mi = ha + hb - joint_entropy_codes(ca, ka, cb, kb)
-    if mi < 0.0:
-        mi = 0.0
+    mi = max(mi, 0.0)
     return 2.0 * mi / (ha + hb)
 
 

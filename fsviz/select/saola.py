@@ -13,9 +13,10 @@ Data", ACM TKDD 11(2), 2016 (``saola-online-feature-selection.txt``): Alg. 1, eq
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,7 +31,7 @@ from fsviz.stats import _info_kernels as IK
 from fsviz.stats.information import Codes, encode_target, is_discrete, su_with_target
 from fsviz.stats.tests import fisher_z_test
 
-__all__ = ["SAOLA", "GroupSAOLA", "SelectionHistory", "SaolaDecision", "random_feature_groups"]
+__all__ = ["SAOLA", "GroupSAOLA", "SaolaDecision", "SelectionHistory", "random_feature_groups"]
 
 _DECISION_NAMES = {
     K.DEC_PENDING: "pending",
@@ -247,7 +248,7 @@ def _relevance_block(X, mode: str, target: tuple, n_bins: int) -> np.ndarray:
         if Xf.ndim == 2 and Xf.shape[1] > 1 and abs(Xf.strides[0]) > abs(Xf.strides[1]):  # row-major layout
             return np.clip(K.column_correlations_rowmajor(Xf, yc, ny), -1.0, 1.0)
         return np.clip(K.column_correlations(Xf, yc, ny), -1.0, 1.0)
-    yk, ky = target
+    yk = target[0]
     codes, k = _codes_block(X, n_bins)
     return su_with_target(Codes(codes, k), yk) if codes.shape[1] else np.empty(0)
 
@@ -469,7 +470,7 @@ class SAOLA(SelectorMixin, BaseEstimator):
         self.n_bins = n_bins
 
     # -- public API ----------------------------------------------------------
-    def fit(self, X, y, client: Any = None) -> "SAOLA":
+    def fit(self, X, y, client: Any = None) -> SAOLA:
         """Stream all columns of ``X`` in order.
 
         Parameters
@@ -495,7 +496,7 @@ class SAOLA(SelectorMixin, BaseEstimator):
         self._consume(X, r)
         return self
 
-    def partial_fit(self, X, y) -> "SAOLA":
+    def partial_fit(self, X, y) -> SAOLA:
         """Consume newly arriving feature columns (same samples, same ``y`` every call).
 
         Feature indices continue from the features seen before.
@@ -735,7 +736,7 @@ class GroupSAOLA(SelectorMixin, BaseEstimator):
         self.data = data
         self.n_bins = n_bins
 
-    def fit(self, X, y, groups=None) -> "GroupSAOLA":
+    def fit(self, X, y, groups=None) -> GroupSAOLA:
         """Stream the groups of ``X`` in order.
 
         Parameters
@@ -802,9 +803,7 @@ class GroupSAOLA(SelectorMixin, BaseEstimator):
             S = eng.concat(eng.take(S, aliveS), eng.take(G, aliveG))
             S_idx = np.concatenate([S_idx[aliveS], gr[aliveG]])
             S_grp = np.concatenate([S_grp[aliveS], np.full(int(aliveG.sum()), gpos, dtype=np.int64)])
-        order = []
-        for gpos in dict.fromkeys(S_grp.tolist()):
-            order.append(gpos)
+        order = list(dict.fromkeys(S_grp.tolist()))  # selected groups in arrival order
         self.selected_groups_ = [S_idx[S_grp == gpos] for gpos in order]
         self.selected_group_ids_ = [gids[gpos] for gpos in order]
         self.selected_ = S_idx.copy()
