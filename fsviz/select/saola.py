@@ -129,12 +129,19 @@ class SelectionHistory:
     group: np.ndarray
     measure: str = "dep"
 
+    def __post_init__(self):
+        # remover -> removed features, built once (removals are few: at most one per admission)
+        rm: dict = {}
+        for j in np.flatnonzero(self.removed_by >= 0):
+            rm.setdefault(int(self.removed_by[j]), []).append(int(self.feature[j]))
+        object.__setattr__(self, "_removed", {k: tuple(v) for k, v in rm.items()})
+
     def __len__(self) -> int:
         return int(self.feature.shape[0])
 
     def removed(self, i: int) -> tuple:
         """Features removed from the selected set by feature ``i``."""
-        return tuple(int(v) for v in np.flatnonzero(self.removed_by == self.feature[i]))
+        return self._removed.get(int(self.feature[i]), ())
 
     def __getitem__(self, i: int) -> SaolaDecision:
         i = int(i)
@@ -161,10 +168,10 @@ class SelectionHistory:
         """The history as a pandas DataFrame (``removed`` as a list per row)."""
         import pandas as pd
 
+        row = {int(f): i for i, f in enumerate(self.feature)} if self._removed else {}
         rem = [[] for _ in range(len(self))]
-        src = np.flatnonzero(self.removed_by >= 0)
-        for j in src:  # removals are few (bounded by admissions)
-            rem[int(self.removed_by[j])].append(int(self.feature[j]))
+        for remover, gone in self._removed.items():
+            rem[row[remover]] = list(gone)
         return pd.DataFrame({
             "feature": self.feature, "group": self.group, "decision": self.decision,
             "relevance": self.relevance, "p_value": self.p_value,
