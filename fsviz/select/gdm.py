@@ -44,8 +44,10 @@ from fsviz.stats.moments import column_moments
 
 __all__ = ["GDM"]
 
+_ECV_AGG = "mean"
 _CHUNK = 64          # candidates per CRM kernel call
-_SUB = 1024          # features per BLAS product in group completion
+_SUB = 1024          # features per BLAS product in group completion (scan strategy)
+_SUB_W = 128         # features per product in the windowed strategy (narrow |t| ranges)
 _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
 
 
@@ -104,16 +106,16 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
             vals.append(best[hit])
 
     srt = ids[np.argsort(abs_tb[ids], kind="stable")]
-    starts = np.arange(0, srt.size, _SUB)
+    starts = np.arange(0, srt.size, _SUB_W)
     lo = np.searchsorted(abs_ts, abs_tb[srt[starts]] - window, side="left")
-    hi = np.searchsorted(abs_ts, abs_tb[srt[np.minimum(starts + _SUB, srt.size) - 1]] + window, side="right")
-    sizes = np.minimum(starts + _SUB, srt.size) - starts
+    hi = np.searchsorted(abs_ts, abs_tb[srt[np.minimum(starts + _SUB_W, srt.size) - 1]] + window, side="right")
+    sizes = np.minimum(starts + _SUB_W, srt.size) - starts
     windowed = int(np.sum(sizes * np.maximum(hi - lo, 0)))
     if windowed <= 0.5 * elig_b.size * p:
         for k, a in enumerate(starts):
             if hi[k] <= lo[k]:
                 continue
-            sl = srt[a:a + _SUB]
+            sl = srt[a:a + _SUB_W]
             Xs = Xb[:, sl]
             P = np.asarray(Xs.T @ Zs[:, lo[k]:hi[k]])
             # (x - mean) . z  ==  x . z - mean * sum(z): exact centring of the raw side
@@ -161,6 +163,19 @@ def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strat
     if not feats:
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), n_corr
     return np.concatenate(feats), np.concatenate(owners), np.concatenate(vals), n_corr
+
+
+def _window_cost(abs_t, eligible, sf, window) -> float:
+    """Correlations the windowed completion would compute with these statistics (estimate)."""
+    if sf.size == 0:
+        return 0.0
+    ts = np.sort(abs_t[sf])
+    e = np.sort(abs_t[eligible])
+    starts = np.arange(0, e.size, _SUB_W)
+    ends = np.minimum(starts + _SUB_W, e.size) - 1
+    lo = np.searchsorted(ts, e[starts] - window, side="left")
+    hi = np.searchsorted(ts, e[ends] + window, side="right")
+    return float(np.sum((ends - starts + 1) * np.maximum(hi - lo, 0)))
 
 
 class _Scanner:
@@ -619,6 +634,8 @@ class GDM(SelectorMixin, BaseEstimator):
             v = alpha * y
             u = ctx["scanner"].dot(v)
             s, t = self._scores(ctx, u, v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
+            if it == 1:
+                ctx["first"] = (t, self._window(v))
             eligible = ~ctx["const"] & (af_owner < 0)
             delta, new, af_f, af_o, _, nc = _crm_walk(ctx["X"], None, ctx["mean"], ctx["safe"], np.abs(s), t,
                                                       eligible, state, self._window(v), ctx["thr"], K_b,
@@ -647,7 +664,7 @@ class GDM(SelectorMixin, BaseEstimator):
         fold = np.empty(n, dtype=np.intp)
         fold[rng.permutation(n)] = np.arange(n) % V
         train = [np.flatnonzero(fold != f) for f in range(V)]
-        Tm = np.stack([fold != f for f in range(V)], axis=1).astype(np.float64)  # (n, V)
+        Tm = np.stack([fold != f for f in range(V)], axis=1).astype(np.float64)  # (n, V) training splits
         # per-fold moments of the training splits, without copying X per fold
         mu_f, nrm_f = _fold_moments(X, ctx["mean"], Tm, ctx["scanner"])
         const_f = (nrm_f <= 0) | ctx["const"][None, :]
@@ -682,9 +699,15 @@ class GDM(SelectorMixin, BaseEstimator):
                 if af_f.size:
                     af_owner_f[f, af_f] = np.asarray(state.idx, dtype=np.intp)[af_o]
                 votes[delta_f] += 1
-                score_sum += np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
+                sc = np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
+                if _ECV_AGG == "mean":
+                    score_sum += sc
+                else:
+                    score_sum = sc if f == 0 else np.minimum(score_sum, sc)
             # universal delta^t: most-voted candidates, filtered by CRM on all data
             s, t = self._scores(ctx, U[:, V], v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
+            if it == 1:
+                ctx["first"] = (t, self._window(v))
             cand = np.flatnonzero(votes > 0)
             key = np.full(m, -1.0)
             # order by votes, then by summed normalised fold score (votes dominate)
@@ -716,7 +739,11 @@ class GDM(SelectorMixin, BaseEstimator):
         v = alpha * y
         u = ctx["scanner"].dot(v)
         s, t = self._scores(ctx, u, v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
-        groups, gcorr, nc = self._complete(ctx, sf, t, self._window(v))
+        # any vector gives a valid Theorem 1 window; take the cheaper of the first scan's
+        # (marginal scores: informative SFs stand out) and the final one
+        cands = [(t, self._window(v))] + ([ctx["first"]] if ctx.get("first") is not None else [])
+        t_win, w_win = min(cands, key=lambda tw: _window_cost(np.abs(tw[0]), ~ctx["const"], sf, tw[1]))
+        groups, gcorr, nc = self._complete(ctx, sf, t_win, w_win)
         res = ctx["res"]
         coef = np.zeros(m)
         self.intercept_ = 0.0
