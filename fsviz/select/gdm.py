@@ -611,7 +611,19 @@ class GDM(SelectorMixin, BaseEstimator):
         return np.sqrt(2.0 * self.tau) * np.linalg.norm(v - v.mean()) * (1.0 + 1e-9) + 1e-15
 
     def _master(self, ctx, cols, kernel_of, warm):
-        M = self._model_columns(ctx, cols)
+        # design matrix of all delta^t columns, extended by the new ones only
+        have = ctx.get("M_cols", [])
+        M_old = ctx.get("M")
+        new_cols = cols[len(have):]
+        col_of = {c: i for i, c in enumerate(have)}
+        fresh = sorted({c for c in new_cols if c not in col_of})
+        M_fresh = self._model_columns(ctx, fresh) if fresh else None
+        pos_fresh = {c: i for i, c in enumerate(fresh)}
+        parts = [M_old] if M_old is not None else []
+        for c in new_cols:
+            parts.append(M_old[:, [col_of[c]]] if c in col_of else M_fresh[:, [pos_fresh[c]]])
+        M = np.hstack(parts) if len(parts) > 1 else parts[0]
+        ctx["M"], ctx["M_cols"] = M, list(cols)
         T = int(max(kernel_of)) + 1
         mu0 = None
         if warm is not None:
