@@ -461,9 +461,12 @@ class GDM(SelectorMixin, BaseEstimator):
     --------
     >>> from fsviz.data import make_grouped_classification
     >>> from fsviz.select import GDM
-    >>> X, y, truth = make_grouped_classification(n_samples=300, n_features=500, random_state=0)
+    >>> X, y, truth = make_grouped_classification(n_samples=1000, n_features=1000, random_state=0)
     >>> gdm = GDM(tau=0.3, n_per_iter=5, max_iter=4).fit(X, y)
     >>> set(truth.support.tolist()) <= set(gdm.support_.tolist())
+    True
+    >>> sf = int(truth.support[0])
+    >>> set(gdm.groups_[sf].tolist()) == set(truth.groups[sf].tolist())
     True
     """
 
