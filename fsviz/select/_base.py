@@ -112,7 +112,8 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
         self._validate_params_extra()
         if self._supervised:
             if y is None:
-                raise ValueError(f"{name}: requires class labels 'y'; got y=None. Call fit(X, y).")
+                raise ValueError(f"{name}: requires y to be passed, but the target y is None; "
+                                 "call fit(X, y) with the class labels.")
             X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
                                  ensure_min_samples=2)
             check_classification_targets(y)

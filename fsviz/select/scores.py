@@ -78,6 +78,13 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
+def _zero_constant(scores: np.ndarray, X) -> np.ndarray:
+    """Constant features score exactly 0 (rounding in centred sums must not make them look perfect)."""
+    _, norm = column_moments(X)
+    scores[norm == 0] = 0.0
+    return scores
+
+
 def _blocks(n: int, m: int):
     step = max(1, _BLOCK_ELEMENTS // max(n, 1))
     for s in range(0, m, step):
@@ -143,7 +150,7 @@ def fisher_score(X, y) -> np.ndarray:
 def _fisher(X, y) -> np.ndarray:
     codes, counts = encode_labels("fisher_score", y)
     between, within = _class_ss(X, codes, counts)
-    return _ratio(between, within)
+    return _zero_constant(_ratio(between, within), X)
 
 
 def f_score(X, y) -> np.ndarray:
@@ -177,7 +184,7 @@ def _f(X, y) -> np.ndarray:
         raise ValueError(f"f_score: needs more samples than classes (n - c within-class degrees of freedom); "
                          f"got {n} samples and {c} classes.")
     between, within = _class_ss(X, codes, counts)
-    return _ratio(between / (c - 1), within / (n - c))
+    return _zero_constant(_ratio(between / (c - 1), within / (n - c)), X)
 
 
 def chi2_score(X, y) -> np.ndarray:
@@ -208,8 +215,8 @@ def chi2_score(X, y) -> np.ndarray:
 def _chi2(X, y) -> np.ndarray:
     xmin = (X.data.min(initial=0.0) if sp.issparse(X) else X.min(initial=0.0))
     if xmin < 0:
-        raise ValueError(f"chi2_score: 'X' must be non-negative (counts or frequencies); got minimum {xmin:.4g}. "
-                         "Use f_score or mutual_info_score for signed data.")
+        raise ValueError(f"chi2_score: Negative values in data; 'X' must be non-negative (counts or "
+                         f"frequencies); got minimum {xmin:.4g}. Use f_score or mutual_info_score for signed data.")
     codes, counts = encode_labels("chi2_score", y)
     obs = _indicator(codes, counts.size) @ X
     obs = np.asarray(obs.toarray() if sp.issparse(obs) else obs, dtype=np.float64)
@@ -315,6 +322,8 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
         scale = np.where(rng_ > 0, 1.0 / np.where(rng_ > 0, rng_, 1.0), 0.0)
         Xs = (Xr @ sp.diags(scale)).tocsr()
         Xs.sort_indices()
+        # scikit-learn's sparse Manhattan kernel takes 32-bit indices only
+        Xs = sp.csr_matrix((Xs.data, Xs.indices.astype(np.int32), Xs.indptr.astype(np.int32)), shape=Xs.shape)
         pairs = []
         for b in range(0, rows.size, max(1, (1 << 24) // n)):
             rb = rows[b:b + max(1, (1 << 24) // n)]
@@ -403,7 +412,7 @@ def _lgd(X, n_neighbors) -> np.ndarray:
         g, loc = K.lgd_csc(Xc.data, Xc.indices.astype(np.int64), Xc.indptr.astype(np.int64), n, k)
     else:
         g, loc = K.lgd_dense(np.asfortranarray(X), k)
-    return _ratio(g, loc)
+    return _zero_constant(_ratio(g, loc), X)
 
 
 def _knn_affinity(owner: str, X, n_neighbors: int, kernel: str, t) -> sp.csr_matrix:
@@ -481,7 +490,7 @@ def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
             fDf[b] = deg @ (F * F)
             EF = E @ F
             fLf[b] = Wu.data @ (EF * EF)
-    return _ratio(fDf, fLf)
+    return _zero_constant(_ratio(fDf, fLf), X)
 
 
 # ------------------------------------------------------------------ selector classes
@@ -587,6 +596,11 @@ class ChiSquare(ScoreSelector):
 
     def _compute_scores(self, X, y):
         return _chi2(X, y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        return tags
 
 
 class MutualInfo(ScoreSelector):
