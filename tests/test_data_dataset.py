@@ -305,3 +305,16 @@ def test_to_frame(rng):
     assert list(fr.columns) == ["p", "q", "r", "label"]
     np.testing.assert_array_equal(fr[["p", "q", "r"]].to_numpy(), X)
     assert fr["label"].tolist() == ["u", "v", "u", "v"]
+
+
+def test_pickle_keeps_fingerprint_and_read_only(rng):
+    import copy
+    import pickle
+
+    for X in (_dense(rng), sp.csr_matrix(_dense(rng))):
+        ds = Dataset(X, y=np.arange(20) % 2, name="p", truth={"a": 1})
+        back = pickle.loads(pickle.dumps(ds))
+        assert back.fingerprint == ds.fingerprint and back.truth == {"a": 1}
+        data = back.X.data if sp.issparse(back.X) else back.X
+        assert not data.flags.writeable and not back.y.flags.writeable
+        assert copy.deepcopy(ds).fingerprint == ds.fingerprint

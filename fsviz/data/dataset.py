@@ -297,6 +297,16 @@ class Dataset:
         object.__setattr__(self, "constant_features", const)
         object.__setattr__(self, "fingerprint", self._hash())
 
+    def __setstate__(self, state: dict) -> None:
+        # unpickling (Streamlit caches, Dask workers) gives writable arrays: freeze them again
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        arrays = [self.y, self.feature_names, self.class_names, self.constant_features]
+        arrays += [self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X) else [self.X]
+        for a in arrays:
+            if isinstance(a, np.ndarray) and a.flags.writeable:
+                a.setflags(write=False)
+
     # ------------------------------------------------------------------ construction helpers
     def _names(self, m: int, who: str) -> np.ndarray:
         if self.feature_names is None:
