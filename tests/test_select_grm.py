@@ -10,6 +10,7 @@ from hypothesis.extra.numpy import arrays
 from scipy.io import loadmat
 from scipy.optimize import minimize
 
+from fsviz.evaluate import redundancy_rate
 from fsviz.select import GRM, LGD, FisherScore, LaplacianScore, VarianceScore
 from fsviz.select._grm_kernels import simplex_project
 from fsviz.select.grm import group_laplacian, simplex_projection, squared_cosine_matrix
@@ -228,10 +229,13 @@ def test_errors(kwargs, scores, match):
 
 # ---------------------------------------------------------------- against the paper (Tables 4 and 7)
 def red(X, idx):
-    """Eq. (31): mean squared cosine similarity over the ordered pairs of the selection."""
+    """Eq. (31) through fsviz.evaluate (cross-checked against A here)."""
     A = squared_cosine_matrix(X[:, idx])
     k = len(idx)
-    return (A.sum() - k) / (k * (k - 1))
+    local = (A.sum() - k) / (k * (k - 1))
+    value = redundancy_rate(X, idx, kind="cosine2")
+    assert value == pytest.approx(local, rel=1e-9)
+    return value
 
 
 @pytest.mark.parametrize("name", ["GLIOMA", "COIL20", "ALLAML"])
