@@ -285,3 +285,41 @@ def manhattan_full_par(Xc):
         for j in range(i):
             D[i, j] = D[j, i]
     return D
+
+
+# ---------------------------------------------------------------- class statistics
+@njit(cache=True, fastmath=False)
+def class_ss_rows(X, codes, counts):
+    """Class means, within-class sums of squares and a constant-column flag of C-ordered ``X``.
+
+    Two streaming passes over the rows (sums, then squared deviations from the class
+    mean), no temporary of the size of ``X``.
+    """
+    n, m = X.shape
+    c = counts.shape[0]
+    means = np.zeros((c, m))
+    lo = X[0].copy()
+    hi = X[0].copy()
+    for i in range(n):
+        row = X[i]
+        acc = means[codes[i]]
+        for j in range(m):
+            v = row[j]
+            acc[j] += v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    for a in range(c):
+        inv = 1.0 / counts[a]
+        for j in range(m):
+            means[a, j] *= inv
+    within = np.zeros(m)
+    for i in range(n):
+        row = X[i]
+        mu = means[codes[i]]
+        for j in range(m):
+            t = row[j] - mu[j]
+            within[j] += t * t
+    const = hi <= lo
+    return means, within, const

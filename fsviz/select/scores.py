@@ -95,29 +95,26 @@ def _indicator(codes: np.ndarray, n_classes: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(n_classes, n))
 
 
-def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Between-class and within-class sums of squares of every feature.
+def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Between-class and within-class sums of squares of every feature, and which are constant.
 
     ``between = sum_c n_c (mu_c - mu)^2``, ``within = sum_c sum_{i in c} (x_i - mu_c)^2``;
-    dense input is centred per class exactly (column blocks), sparse input uses the
-    moment form without densifying.
+    dense input is centred per class exactly (two streaming passes in a numba kernel),
+    sparse input uses the moment form without densifying.
     """
     n, m = X.shape
-    Y = _indicator(codes, counts.size)
     if sp.issparse(X):
+        Y = _indicator(codes, counts.size)
         S1 = np.asarray((Y @ X).toarray())
         S2 = np.asarray((Y @ X.multiply(X)).toarray())
         means = S1 / counts[:, None]
         within = np.maximum((S2 - S1 * means).sum(axis=0), 0.0)
+        const = column_moments(X)[1] == 0
     else:
-        means = np.asarray(Y @ X) / counts[:, None]
-        within = np.empty(m)
-        for b in _blocks(n, m):
-            R = X[:, b] - means[:, b][codes]
-            within[b] = np.einsum("ij,ij->j", R, R)
+        means, within, const = K.class_ss_rows(np.ascontiguousarray(X), codes, counts.astype(np.float64))
     mu = (counts @ means) / n
     between = counts @ (means - mu) ** 2
-    return between, within
+    return between, within, const
 
 
 # ------------------------------------------------------------------ supervised scores
@@ -148,8 +145,10 @@ def fisher_score(X, y) -> np.ndarray:
 
 def _fisher(X, y) -> np.ndarray:
     codes, counts = encode_labels("fisher_score", y)
-    between, within = _class_ss(X, codes, counts)
-    return _zero_constant(_ratio(between, within), X)
+    between, within, const = _class_ss(X, codes, counts)
+    out = _ratio(between, within)
+    out[const] = 0.0
+    return out
 
 
 def f_score(X, y) -> np.ndarray:
@@ -182,8 +181,10 @@ def _f(X, y) -> np.ndarray:
     if n <= c:
         raise ValueError(f"f_score: needs more samples than classes (n - c within-class degrees of freedom); "
                          f"got {n} samples and {c} classes.")
-    between, within = _class_ss(X, codes, counts)
-    return _zero_constant(_ratio(between / (c - 1), within / (n - c)), X)
+    between, within, const = _class_ss(X, codes, counts)
+    out = _ratio(between / (c - 1), within / (n - c))
+    out[const] = 0.0
+    return out
 
 
 def chi2_score(X, y) -> np.ndarray:
