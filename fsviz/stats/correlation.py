@@ -45,7 +45,7 @@ References
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
 import numba
@@ -111,7 +111,6 @@ class CorrelationHistogram:
     seconds: float = 0.0
     edge_tol: float = DEFAULT_EDGE_TOL
     n_rechecked: int = 0
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def fractions(self) -> np.ndarray:
@@ -242,48 +241,55 @@ def _dense_tasks(m: int, block_size: int, client: Any) -> list[list[tuple[int, i
     return [pairs[bounds[t] : bounds[t + 1]] for t in range(ntask) if bounds[t + 1] > bounds[t]]
 
 
-def _load_z(src: ChunkedSource, I: int, block_size: int, st: _Stats) -> tuple[np.ndarray, np.ndarray]:
-    """Global indices and standardised rows ``ZT`` (w, n) of the valid features of block I."""
+def _load_z(src: ChunkedSource, I: int, block_size: int, st: _Stats, precision: str) -> tuple:
+    """Block I standardised: global indices of its valid features and ``Z`` (n, w) float64.
+
+    For ``precision="float32"`` also the float32 copy and the transposed float64 rows
+    the re-check kernel reads contiguously.
+    """
     s = I * block_size
     e = min(s + block_size, src.n_features)
     v = st.valid[s:e]
-    B = src.read_columns(s, e)[:, v]
-    Z = (B - st.mean[s:e][v]) * st.inv_s[s:e][v]
-    return np.arange(s, e)[v], np.ascontiguousarray(Z.T)
+    B = src.read_columns(s, e)
+    if not v.all():
+        B = B[:, v]
+    Z = np.subtract(B, st.mean[s:e][v])  # a fresh C-ordered array
+    Z *= st.inv_s[s:e][v]
+    if precision == "float32":
+        return np.arange(s, e)[v], Z, Z.astype(np.float32), np.ascontiguousarray(Z.T)
+    return np.arange(s, e)[v], Z, None, None
 
 
 def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, inv_w, precision, thr):
     """One task: histogram slots (mode="hist") or thresholded pairs over block pairs."""
-    cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    cache: dict[int, tuple] = {}
     slots = np.zeros(lo.size + 2, dtype=np.int64)
     rechecked = 0
     out_i, out_j, out_r = [], [], []
     delta = 1.1 * (st.n + 2) * _U32 / (1 - (st.n + 2) * _U32) + 1e-12 if precision == "float32" else 0.0
+    nthreads = numba.get_num_threads()
     for I, J in pairs:
         for key in (I, J):
             if key not in cache:
-                if len(cache) >= 2:  # keep at most two blocks; rows come in I order
-                    for old in list(cache):
-                        if old != I:
-                            del cache[old]
-                idx, ZT = _load_z(src, key, block_size, st)
-                cache[key] = (idx, ZT, ZT.astype(np.float32) if precision == "float32" else None)
-        idx_i, Zi, Zi32 = cache[I]
-        idx_j, Zj, Zj32 = cache[J]
+                for old in [k for k in cache if k != I]:  # keep block I and at most one other
+                    del cache[old]
+                cache[key] = _load_z(src, key, block_size, st, precision)
+        idx_i, Zi, Zi32, ZiT = cache[I]
+        idx_j, Zj, Zj32, ZjT = cache[J]
         if idx_i.size == 0 or idx_j.size == 0:
             continue
         diag = I == J
         if mode == "hist":
             if precision == "float32":
-                G = Zi32 @ Zj32.T
-                s, r = K.hist_dense_block_f32(G, Zi, Zj, diag, delta, lo, hi, inv_w, numba.get_num_threads())
+                G = Zi32.T @ Zj32
+                s, r = K.hist_dense_block_f32(G, ZiT, ZjT, diag, delta, lo, hi, inv_w, nthreads)
                 rechecked += int(r)
             else:
-                G = Zi @ Zj.T
-                s = K.hist_dense_block(G, diag, lo, hi, inv_w, numba.get_num_threads())
+                G = Zi.T @ Zj  # BLAS reads the transpose in place, no copy
+                s = K.hist_dense_block(G, diag, lo, hi, inv_w, nthreads)
             slots += s
         else:
-            G = Zi @ Zj.T
+            G = Zi.T @ Zj
             mask = np.abs(G) >= thr
             if diag:
                 mask = np.triu(mask, k=1)
