@@ -285,7 +285,10 @@ def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, inv_w, precision, t
                 s, r = K.hist_dense_block_f32(G, ZiT, ZjT, diag, delta, lo, hi, inv_w, nthreads)
                 rechecked += int(r)
             else:
-                G = Zi.T @ Zj  # BLAS reads the transpose in place, no copy
+                # BLAS reads the transpose in place, no copy. A diagonal block is a SYRK;
+                # OpenBLAS 0.3.31's threaded dsyrk segfaults for outputs >= ~16k x 16k, so
+                # very wide blocks go through GEMM instead.
+                G = Zi.T @ (Zj if not diag or Zj.shape[1] <= 8192 else Zj.copy())
                 s = K.hist_dense_block(G, diag, lo, hi, inv_w, nthreads)
             slots += s
         else:
