@@ -1,6 +1,7 @@
 """FCBF against a literal transcription of Yu & Liu (2003), Fig. 1."""
 import numpy as np
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 import scipy.sparse as sp
 from scipy.stats import entropy
 from sklearn.metrics import mutual_info_score
@@ -96,3 +97,8 @@ def test_errors():
         FCBF(delta=1.0).fit(X, y)
     with pytest.raises(ValueError, match="'n_bins' must be"):
         FCBF(n_bins=0).fit(X, y)
+
+
+@parametrize_with_checks([FCBF()])
+def test_sklearn_conventions(estimator, check):
+    check(estimator)

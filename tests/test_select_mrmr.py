@@ -1,6 +1,7 @@
 """mRMR (MID) against a brute-force transcription that recomputes every MI from scratch."""
 import numpy as np
 import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
 import scipy.sparse as sp
 from sklearn.metrics import mutual_info_score
 
@@ -86,3 +87,8 @@ def test_errors():
         MRMR(n_bins=1).fit(X, y)
     with pytest.raises(ValueError, match="Unknown label type"):
         MRMR().fit(X, np.linspace(0, 1, X.shape[0]))
+
+
+@parametrize_with_checks([MRMR(n_features=1)])
+def test_sklearn_conventions(estimator, check):
+    check(estimator)

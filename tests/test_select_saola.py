@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scipy.stats import entropy as sp_entropy
 from scipy.stats import norm
 from sklearn.metrics import mutual_info_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import SAOLA, GroupSAOLA
 from fsviz.select.saola import random_feature_groups
@@ -398,3 +399,13 @@ def test_random_feature_groups_is_a_partition():
     assert all(np.array_equal(a, b) for a, b in zip(g, g2))
     with pytest.raises(ValueError, match="'n_groups' must be"):
         random_feature_groups(5, 6)
+
+
+@parametrize_with_checks(
+    [SAOLA()],
+    expected_failed_checks=lambda est: {
+        "check_n_features_in_after_fitting": "partial_fit consumes NEW feature columns, so a call with a "
+                                             "different number of columns is the intended use, not an error",
+    })
+def test_sklearn_conventions(estimator, check):
+    check(estimator)

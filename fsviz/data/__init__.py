@@ -3,7 +3,17 @@ from fsviz._lazy import lazy_exports
 
 _EXPORTS = {
     "Dataset": ".dataset",
+    "DatasetSummary": ".dataset",
     "load_dataset": ".loaders",
+    "save_dataset": ".loaders",
+    "KNOWN_IMAGE_SHAPES": ".loaders",
+    "infer_image_shape": ".loaders",
+    "list_samples": ".samples",
+    "load_sample": ".samples",
+    "SampleInfo": ".samples",
+    "DataWarning": ".validation",
+    "check_classification": ".validation",
+    "require_labels": ".validation",
     "make_grouped_classification": ".generators",
     "make_correlated_blocks": ".generators",
     "make_sparse_text": ".generators",

@@ -367,7 +367,7 @@ def _check_y(y, n: int, name: str) -> np.ndarray:
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"{name}: y contains NaN or inf; remove or impute those samples.")
     if np.unique(y).shape[0] < 2:
-        raise ValueError(f"{name}: y has a single value; SAOLA needs at least two classes.")
+        raise ValueError(f"{name}: y has a single value (1 class); SAOLA needs at least two classes.")
     return y
 
 
