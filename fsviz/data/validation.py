@@ -29,7 +29,8 @@ class DataWarning(UserWarning):
 def names_preview(names, limit: int = 10) -> str:
     """``['a', 'b'] (+12 more)``: a bounded list of names for messages."""
     n = len(names)
-    head = [str(v) for v in list(names[:limit])]
+    head = [int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else str(v)
+            for v in list(names[:limit])]
     more = f" (+{n - limit} more)" if n > limit else ""
     return f"{head!r}{more}"
 
