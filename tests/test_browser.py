@@ -166,7 +166,7 @@ def test_upload_csv(page, tmp_path):
     settle(page)
     sidebar.locator('input[type="file"]').set_input_files(str(path))
     settle(page)
-    label = sidebar.get_by_label("Label column (CSV/TSV/Parquet; empty = default)")
+    label = sidebar.get_by_label("Label column (name or position; empty = automatic)")
     label.fill("label")
     label.press("Enter")
     settle(page)
