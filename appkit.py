@@ -300,7 +300,7 @@ def _slot_run(slot: str, ds, run: bool, key: tuple, label: str, fn, *args, **kwa
         return prev
     res = cached_run(key, label, fn, *args, **kwargs)
     if res is None:
-        return prev
+        return prev if run else None
     remember(slot, ds, res)
     return res
 
@@ -315,6 +315,22 @@ def grm_form_defaults(ds) -> dict:
     base = dict(p.get("base_params", ()))
     return {"method": p.get("base", "score:lgd").split(":", 1)[1], "n_neighbors": base.get("n_neighbors", 5),
             "n_top": p.get("n_top", 500), "gamma": p.get("gamma", 1.0)}
+
+
+def class_labels(ds) -> list[str]:
+    """The class labels of the dataset as strings (empty without labels)."""
+    return [str(c) for c, _ in summary(ds.fingerprint, ds).classes]
+
+
+def default_gdm_params(ds) -> dict:
+    """GDM's default parameters for this dataset (one vs rest of the first class if multiclass)."""
+    classes = class_labels(ds)
+    return GDM_DEFAULTS | positive_param(classes[0] if len(classes) > 2 else None)
+
+
+def positive_param(positive: str | None) -> dict:
+    """GDM's one-vs-rest class as a parameter (only for more than two classes)."""
+    return {} if positive is None else {"positive": positive}
 
 
 def shown_params(slot: str, ds) -> dict:
