@@ -707,12 +707,19 @@ class StreamResult:
                          ("selected",) * len(idx), np.full(len(idx), -1, dtype=np.int64), self.seconds)
 
 
-def stream_frame(result: StreamResult, feature_names: Sequence[str]) -> pd.DataFrame:
-    """One row per arriving feature: arrival, index, name, decision, reason, selected-set size."""
+def stream_frame(result: StreamResult, feature_names: Sequence[str],
+                 decisions: Iterable[str] | None = None) -> pd.DataFrame:
+    """One row per arriving feature: arrival, index, name, decision, reason, selected-set size.
+
+    ``decisions`` keeps only the rows with those decisions (all when None).
+    """
     names = np.asarray(feature_names, dtype=object)
-    return pd.DataFrame({"arrival": np.arange(len(result.arrival)), "index": result.arrival,
-                         "name": names[result.arrival].astype(str), "decision": list(result.decision),
-                         "reason": list(result.reason), "set size": result.set_size})
+    frame = pd.DataFrame({"arrival": np.arange(len(result.arrival)), "index": result.arrival,
+                          "name": names[result.arrival].astype(str), "decision": list(result.decision),
+                          "reason": list(result.reason), "set size": result.set_size})
+    if decisions is not None:
+        frame = frame[frame["decision"].isin(list(decisions))].reset_index(drop=True)
+    return frame
 
 
 def run_stream(_dataset, method: str, params: Mapping[str, Any], chunk: int = 200, seed: int = 0,
