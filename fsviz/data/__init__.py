@@ -3,13 +3,25 @@ from fsviz._lazy import lazy_exports
 
 _EXPORTS = {
     "Dataset": ".dataset",
+    "DatasetSummary": ".dataset",
     "load_dataset": ".loaders",
+    "save_dataset": ".loaders",
+    "KNOWN_IMAGE_SHAPES": ".loaders",
+    "infer_image_shape": ".loaders",
+    "list_samples": ".samples",
+    "load_sample": ".samples",
+    "SampleInfo": ".samples",
+    "DataWarning": ".validation",
+    "check_classification": ".validation",
+    "require_labels": ".validation",
     "make_grouped_classification": ".generators",
     "make_correlated_blocks": ".generators",
     "make_sparse_text": ".generators",
     "GroundTruth": ".generators",
     "BlockTruth": ".generators",
     "TextTruth": ".generators",
+    "ChunkedSource": ".chunked",
+    "open_chunked": ".chunked",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -2,11 +2,18 @@
 from fsviz._lazy import lazy_exports
 
 _EXPORTS = {
-    "redundancy_rate": ".metrics",
-    "cv_accuracy": ".metrics",
-    "success_hits": ".metrics",
-    "selection_stability": ".metrics",
-    "clustering_scores": ".metrics",
+    "redundancy_rate": ".redundancy",
+    "cv_accuracy": ".classification",
+    "CVResult": ".classification",
+    "success_hits": ".ground_truth",
+    "SuccessHits": ".ground_truth",
+    "selection_stability": ".stability",
+    "subsample_stability": ".stability",
+    "StabilityResult": ".stability",
+    "clustering_scores": ".clustering",
+    "clustering_accuracy": ".clustering",
+    "normalized_mutual_info": ".clustering",
+    "ClusteringScores": ".clustering",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

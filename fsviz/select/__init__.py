@@ -5,6 +5,7 @@ _EXPORTS = {
     "GDM": ".gdm",
     "SAOLA": ".saola",
     "GroupSAOLA": ".saola",
+    "random_feature_groups": ".saola",
     "GRM": ".grm",
     "LGD": ".scores",
     "FisherScore": ".scores",

@@ -1,1 +1,20 @@
-"""Plotly figure builders: pure functions from results to ``go.Figure``."""
+"""Plotly figure builders: pure functions from results to ``go.Figure``.
+
+They take plain arrays or the frozen result dataclasses of :mod:`fsviz.compute` (any object
+with the same attributes will do), never run a selector, and keep every chart readable on
+10^5 features by showing the top N and aggregating the rest.
+"""
+from fsviz._lazy import lazy_exports
+
+_EXPORTS = {
+    "group_tree": ".groups",
+    "pixel_masks": ".images",
+    "correlation_sparsity": ".sparsity",
+    "ranking_bump": ".ranking",
+    "score_bars": ".ranking",
+    "pca_pair": ".projection",
+    "stream_progress": ".stream",
+    "compare_scatter": ".compare",
+}
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,609 @@
+"""The :class:`Dataset` model: validated data plus the content hash every cache keys on."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from numbers import Integral
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from fsviz.data.validation import check_finite, names_preview
+
+__all__ = ["Dataset", "DatasetSummary", "encode_labels", "default_feature_names"]
+
+_HASH_VERSION = b"fsviz-dataset-v1"
+
+
+def default_feature_names(n_features: int) -> np.ndarray:
+    """``f0, f1, ...`` (0-based column indices) as an object array of str."""
+    return np.array([f"f{j}" for j in range(n_features)], dtype=object)
+
+
+def encode_labels(y, *, who: str = "Dataset") -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Normalise labels: ``(y, class_names)``.
+
+    String (or other non-numeric) labels are encoded to ``0..k-1`` in sorted order of
+    the names, and the names come back as ``class_names`` (``class_names[y[i]]`` is the
+    original label). Integer-valued numbers become int64 (bools too), other reals
+    stay float64 (a continuous target); ``class_names`` is then None.
+    """
+    if y is None:
+        return None, None
+    arr = np.asarray(y)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{who}: y must be 1-D (one label per sample); got shape {arr.shape}. "
+                         "Fix: pass a single label column.")
+    kind = arr.dtype.kind
+    if kind == "b":
+        return arr.astype(np.int64), None
+    if kind in "iu":
+        return arr.astype(np.int64), None
+    if kind == "f":
+        arr = arr.astype(np.float64)
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            where = np.flatnonzero(bad)
+            raise ValueError(f"{who}: y holds {len(where)} missing/non-finite label(s), at rows "
+                             f"{names_preview(where.tolist())}. Fix: drop those samples or fill in their labels.")
+        if np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2**53):
+            return arr.astype(np.int64), None
+        return arr, None
+    if kind == "c":
+        raise ValueError(f"{who}: y must be real or string labels; got complex values.")
+    # strings / objects: encode, keeping the mapping
+    obj = arr.astype(object)
+    missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v)) for v in obj], dtype=bool)
+    if missing.any():
+        where = np.flatnonzero(missing)
+        raise ValueError(f"{who}: y holds {len(where)} missing label(s), at rows {names_preview(where.tolist())}. "
+                         "Fix: drop those samples or fill in their labels.")
+    as_str = np.array([str(v) for v in obj], dtype=object)
+    class_names, codes = np.unique(as_str, return_inverse=True)
+    return codes.astype(np.int64).ravel(), class_names.astype(object)
+
+
+def _as_matrix(X, who: str):
+    """Dense -> C-contiguous float64 ndarray; sparse -> canonical float64 CSR/CSC."""
+    if sp.issparse(X):
+        fmt = X.format
+        if fmt not in ("csr", "csc"):
+            X = X.tocsr()
+        if X.dtype != np.float64:
+            if X.dtype.kind not in "biuf":
+                raise ValueError(f"{who}: X must be numeric; got sparse dtype {X.dtype}.")
+            X = X.astype(np.float64)
+        if X.data.flags.writeable or not X.has_canonical_format or (X.data == 0).any():
+            X = X.copy()
+            X.sum_duplicates()
+            X.eliminate_zeros()
+        X.data.setflags(write=False)
+        X.indices.setflags(write=False)
+        X.indptr.setflags(write=False)
+        return X
+    if hasattr(X, "to_numpy") and hasattr(X, "columns"):  # DataFrame
+        X = X.to_numpy()
+    arr = np.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{who}: X must be numeric; got dtype {arr.dtype}. Fix: convert or drop the "
+                         "non-numeric columns (load_dataset names them).")
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    # never freeze (or hash) memory the caller can still write to: copy unless it is
+    # already read-only or a fresh conversion
+    if out.flags.writeable and np.may_share_memory(out, arr):
+        out = out.copy()
+    out.setflags(write=False)
+    return out
+
+
+def _constant_columns(X) -> np.ndarray:
+    """Indices of columns whose values are all equal (exact)."""
+    n, m = X.shape
+    if n == 0:
+        return np.arange(m)
+    if sp.issparse(X):
+        if X.format == "csc":
+            counts = np.diff(X.indptr)
+        else:
+            counts = np.bincount(X.indices, minlength=m)
+        const = counts == 0  # all zero (explicit zeros were eliminated)
+        full = np.flatnonzero(counts == n)
+        if len(full):
+            sub = X[:, full]
+            lo = sub.min(axis=0).toarray().ravel()
+            hi = sub.max(axis=0).toarray().ravel()
+            const[full[lo == hi]] = True
+        return np.flatnonzero(const)
+    return np.flatnonzero(np.all(X == X[0:1, :], axis=0))
+
+
+@dataclass(frozen=True)
+class DatasetSummary:
+    """What a person wants to know about a dataset first (a plain, frozen record).
+
+    Attributes
+    ----------
+    name : str
+    n_samples, n_features : int
+    is_sparse : bool
+        Stored as a scipy.sparse matrix.
+    nnz : int
+        Stored non-zeros (dense: count of non-zero values).
+    sparsity : float
+        Fraction of entries that are zero.
+    n_missing : int
+        Missing/non-finite values (always 0 for a constructed Dataset, which rejects them).
+    has_labels : bool
+    label_kind : {"classes", "continuous", None}
+    classes : tuple of str
+        Class names in code order (empty without class labels).
+    class_counts : tuple of int
+        Samples per class, aligned with ``classes``.
+    n_constant : int
+    constant_features : tuple of str
+        Names of the constant features.
+    is_image : bool
+    image_shape : tuple of int or None
+    fingerprint : str
+    """
+
+    name: str
+    n_samples: int
+    n_features: int
+    is_sparse: bool
+    nnz: int
+    sparsity: float
+    n_missing: int
+    has_labels: bool
+    label_kind: str | None
+    classes: tuple
+    class_counts: tuple
+    n_constant: int
+    constant_features: tuple
+    is_image: bool
+    image_shape: tuple | None
+    fingerprint: str
+
+    def to_dict(self) -> dict:
+        """The summary as a plain dict (JSON-serialisable)."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Dataset:
+    """A validated dataset: features, optional labels, names, and a content fingerprint.
+
+    Constructing a Dataset normalises and checks its parts once: ``X`` becomes a
+    read-only C-contiguous float64 array (or a canonical float64 CSR/CSC matrix,
+    kept sparse), string labels are encoded to ints with ``class_names`` kept,
+    non-finite values and mismatched lengths raise ``ValueError``, constant
+    features are found (kept, listed in ``constant_features``), and the SHA-256
+    ``fingerprint`` is computed. The instance is frozen and its arrays are
+    read-only, so the fingerprint stays valid: it is the cache key of everything
+    computed downstream.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Numeric features. Sparse input stays sparse (COO/LIL/... become CSR).
+    y : array-like of shape (n_samples,), default=None
+        Labels: ints, reals (a continuous target) or strings (encoded, see
+        ``class_names``). None for unlabelled data.
+    feature_names : sequence of str, default=None
+        Unique names, one per column; default ``f0, f1, ...``.
+    image_shape : tuple (height, width), default=None
+        For pixel data: ``X[i].reshape(image_shape)`` (C order) is sample ``i`` as an
+        upright image. ``height * width`` must equal ``n_features``.
+    name : str, default="dataset"
+    class_names : sequence of str, default=None
+        Display name of each integer class code (``class_names[code]``). Filled
+        automatically when ``y`` holds strings; may be given with integer codes
+        ``0..k-1``.
+    description : str, default=""
+    truth : object, default=None
+        Ground truth of synthetic data (e.g. :class:`fsviz.data.GroundTruth`).
+        Not part of the fingerprint.
+    meta : mapping, default=None
+        Provenance (source file, format, label column, original column order
+        ``source_columns`` when columns were permuted, ...). Not part of the fingerprint.
+
+    Attributes
+    ----------
+    fingerprint : str
+        ``sha256(version, storage, shape, dtype, feature_names, y, class_names, X)``
+        as 64 hex digits; for sparse X the bytes of data/indices/indptr are hashed.
+        Name, description, image shape, truth and meta are left out: they do not
+        change any result.
+    constant_features : ndarray of int
+        Indices of the columns whose values are all equal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.data import Dataset
+    >>> ds = Dataset(np.eye(3), y=["a", "b", "a"], name="tiny")
+    >>> ds.y.tolist(), ds.class_names.tolist()
+    ([0, 1, 0], ['a', 'b'])
+    >>> len(ds.fingerprint)
+    64
+    """
+
+    X: Any
+    y: np.ndarray | None = None
+    feature_names: np.ndarray | None = None
+    image_shape: tuple | None = None
+    name: str = "dataset"
+    class_names: np.ndarray | None = None
+    description: str = ""
+    truth: Any = None
+    meta: Mapping = field(default_factory=dict)
+    fingerprint: str = field(init=False)
+    constant_features: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        who = f"Dataset {self.name!r}"
+        X = _as_matrix(self.X, who)
+        if X.ndim != 2:
+            raise ValueError(f"{who}: X must be 2-D (n_samples, n_features); got shape {X.shape}. "
+                             "Fix: reshape a single sample with X.reshape(1, -1) or a single feature with "
+                             "X.reshape(-1, 1).")
+        n, m = X.shape
+        if n == 0 or m == 0:
+            raise ValueError(f"{who}: X must have at least one sample and one feature; got shape {X.shape}.")
+        names = self._names(m, who)
+        check_finite(X, names, who=who)
+        y, class_names = encode_labels(self.y, who=who)
+        if y is not None and len(y) != n:
+            raise ValueError(f"{who}: y has {len(y)} labels but X has {n} samples; they must match. "
+                             "Fix: pass one label per row of X (same order).")
+        if self.class_names is not None:
+            given = np.array([str(c) for c in np.asarray(self.class_names, dtype=object).ravel()], dtype=object)
+            if class_names is not None:  # y were strings: re-encode in the given order
+                lookup = {c: i for i, c in enumerate(given.tolist())}
+                missing = sorted(set(class_names.tolist()) - set(lookup))
+                if missing:
+                    raise ValueError(f"{who}: class_names {names_preview(list(given))} lack the labels "
+                                     f"{names_preview(missing)} found in y.")
+                remap = np.array([lookup[c] for c in class_names.tolist()], dtype=np.int64)
+                y = remap[y]
+                class_names = given
+            else:
+                if y is None:
+                    raise ValueError(f"{who}: class_names given without labels y.")
+                if y.dtype.kind != "i" or (len(y) and (y.min() < 0 or y.max() >= len(given))):
+                    raise ValueError(f"{who}: with class_names of length {len(given)}, y must hold integer "
+                                     f"codes in [0, {len(given) - 1}]; got values in "
+                                     f"[{y.min()!r}, {y.max()!r}] ({y.dtype}).")
+                class_names = given
+        if y is not None:
+            y.setflags(write=False)
+        if class_names is not None:
+            class_names.setflags(write=False)
+        shape = self._check_image_shape(m, who)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "feature_names", names)
+        object.__setattr__(self, "class_names", class_names)
+        object.__setattr__(self, "image_shape", shape)
+        object.__setattr__(self, "name", str(self.name))
+        object.__setattr__(self, "meta", dict(self.meta or {}))
+        const = _constant_columns(X)
+        const.setflags(write=False)
+        object.__setattr__(self, "constant_features", const)
+        object.__setattr__(self, "fingerprint", self._hash())
+
+    def __setstate__(self, state: dict) -> None:
+        # unpickling (Streamlit caches, Dask workers) gives writable arrays: freeze them again
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        arrays = [self.y, self.feature_names, self.class_names, self.constant_features]
+        arrays += [self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X) else [self.X]
+        for a in arrays:
+            if isinstance(a, np.ndarray) and a.flags.writeable:
+                a.setflags(write=False)
+
+    # ------------------------------------------------------------------ construction helpers
+    def _names(self, m: int, who: str) -> np.ndarray:
+        if self.feature_names is None:
+            names = default_feature_names(m)
+        else:
+            names = np.array([str(v) for v in np.asarray(self.feature_names, dtype=object).ravel()], dtype=object)
+            if len(names) != m:
+                raise ValueError(f"{who}: {len(names)} feature_names for {m} features (columns of X); "
+                                 "they must match. Fix: give one name per column.")
+            if len(set(names.tolist())) != m:
+                uniq, counts = np.unique(names, return_counts=True)
+                raise ValueError(f"{who}: feature names must be unique; duplicated: "
+                                 f"{names_preview(list(uniq[counts > 1]))}. Fix: rename those columns.")
+        names.setflags(write=False)
+        return names
+
+    def _check_image_shape(self, m: int, who: str):
+        s = self.image_shape
+        if s is None:
+            return None
+        s = tuple(s)
+        if len(s) != 2 or not all(isinstance(v, Integral) and not isinstance(v, bool) and v > 0 for v in s):
+            raise ValueError(f"{who}: image_shape must be (height, width) with positive ints; got {self.image_shape!r}.")
+        s = (int(s[0]), int(s[1]))
+        if s[0] * s[1] != m:
+            raise ValueError(f"{who}: image_shape {s[0]} x {s[1]} = {s[0] * s[1]} pixels, but there are {m} "
+                             "features; give a shape whose product is the number of features.")
+        return s
+
+    def _hash(self) -> str:
+        h = hashlib.sha256()
+        X = self.X
+        storage = X.format if sp.issparse(X) else "dense"
+        header = {"storage": storage, "shape": list(X.shape), "dtype": str(X.dtype),
+                  "y": None if self.y is None else [str(self.y.dtype), len(self.y)],
+                  "class_names": None if self.class_names is None else self.class_names.tolist()}
+        h.update(_HASH_VERSION)
+        h.update(json.dumps(header, sort_keys=True).encode())
+        # names as one JSON list: unambiguous (quoted and escaped) and fast for millions of names
+        h.update(json.dumps(self.feature_names.tolist(), ensure_ascii=True).encode("ascii"))
+        if self.y is not None:
+            h.update(np.ascontiguousarray(self.y).data)
+        if sp.issparse(X):
+            for part in (X.indptr, X.indices, X.data):
+                part = np.ascontiguousarray(part, dtype=np.int64 if part.dtype.kind == "i" else part.dtype)
+                h.update(part.data)
+        else:
+            h.update(X.data)
+        return h.hexdigest()
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(self.X.shape)
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.X)
+
+    @property
+    def is_image(self) -> bool:
+        return self.image_shape is not None
+
+    @property
+    def has_labels(self) -> bool:
+        return self.y is not None
+
+    @property
+    def is_classification(self) -> bool:
+        """True when ``y`` holds class labels (ints), False for no or continuous labels."""
+        return self.y is not None and self.y.dtype.kind == "i"
+
+    @property
+    def label_mapping(self) -> dict | None:
+        """``{class name: code}`` when labels were strings (or class_names were given), else None."""
+        if self.class_names is None:
+            return None
+        return {str(c): i for i, c in enumerate(self.class_names)}
+
+    @property
+    def labels(self) -> np.ndarray | None:
+        """The labels as given: class names (object array) when they were strings, else ``y``."""
+        if self.y is None:
+            return None
+        if self.class_names is not None:
+            return self.class_names[self.y]
+        return self.y
+
+    def class_labels(self) -> tuple[list[str], np.ndarray]:
+        """``(names, counts)`` of the classes in code order; ``([], [])`` without class labels."""
+        if not self.is_classification:
+            return [], np.zeros(0, dtype=np.int64)
+        codes, counts = np.unique(self.y, return_counts=True)
+        if self.class_names is not None:
+            full = np.bincount(self.y, minlength=len(self.class_names))
+            return [str(c) for c in self.class_names], full
+        return [str(c) for c in codes], counts
+
+    def __repr__(self) -> str:
+        kind = f"sparse {self.X.format}" if self.is_sparse else "dense"
+        lab = "no labels" if self.y is None else (f"{len(self.class_labels()[0])} classes" if self.is_classification
+                                                 else "continuous target")
+        img = f", image {self.image_shape[0]}x{self.image_shape[1]}" if self.image_shape else ""
+        return (f"Dataset({self.name!r}: {self.n_samples} x {self.n_features} {kind}, {lab}{img}, "
+                f"fingerprint {self.fingerprint[:12]})")
+
+    # ------------------------------------------------------------------ summary
+    def summary(self) -> DatasetSummary:
+        """Samples, features, classes and counts, sparsity, missing values, constant features, image shape."""
+        X = self.X
+        n, m = X.shape
+        nnz = int(X.nnz) if sp.issparse(X) else int(np.count_nonzero(X))
+        names, counts = self.class_labels()
+        kind = None if self.y is None else ("classes" if self.is_classification else "continuous")
+        return DatasetSummary(
+            name=self.name, n_samples=int(n), n_features=int(m), is_sparse=self.is_sparse, nnz=nnz,
+            sparsity=float(1.0 - nnz / (n * m)), n_missing=0, has_labels=self.y is not None, label_kind=kind,
+            classes=tuple(names), class_counts=tuple(int(c) for c in counts),
+            n_constant=int(len(self.constant_features)),
+            constant_features=tuple(str(self.feature_names[j]) for j in self.constant_features),
+            is_image=self.is_image, image_shape=self.image_shape, fingerprint=self.fingerprint)
+
+    # ------------------------------------------------------------------ derived datasets
+    def _feature_index(self, features) -> np.ndarray:
+        m = self.n_features
+        who = f"Dataset.subset ({self.name!r})"
+        if isinstance(features, slice):
+            return np.arange(m)[features]
+        arr = np.asarray(features)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        if arr.dtype.kind == "b":
+            if arr.shape != (m,):
+                raise ValueError(f"{who}: a boolean feature mask must have length {m}; got {arr.shape}.")
+            return np.flatnonzero(arr)
+        if arr.dtype.kind in "iu":
+            idx = arr.astype(np.intp)
+            bad = (idx < -m) | (idx >= m)
+            if bad.any():
+                raise ValueError(f"{who}: feature indices must be in [-{m}, {m - 1}]; got "
+                                 f"{names_preview(idx[bad].tolist())}.")
+            idx = np.where(idx < 0, idx + m, idx)
+        else:
+            lookup = {nm: j for j, nm in enumerate(self.feature_names)}
+            missing = [str(v) for v in arr.tolist() if str(v) not in lookup]
+            if missing:
+                raise ValueError(f"{who}: unknown feature name(s) {names_preview(missing)}; names are "
+                                 f"{names_preview(list(self.feature_names))}.")
+            idx = np.array([lookup[str(v)] for v in arr.tolist()], dtype=np.intp)
+        if len(np.unique(idx)) != len(idx):
+            raise ValueError(f"{who}: features must not repeat; got duplicated indices.")
+        return idx
+
+    def subset(self, features=None, samples=None, name: str | None = None) -> "Dataset":
+        """A new Dataset with the chosen features and/or samples, in the order given.
+
+        Parameters
+        ----------
+        features : array-like of int, bool mask, sequence of names, or slice, optional
+            Columns to keep (all when None). The image shape is kept only when all
+            features are kept; the ground truth only when the features are unchanged.
+        samples : array-like of int or bool mask, optional
+            Rows to keep (all when None).
+        name : str, optional
+            Default ``"<name>[k features]"``.
+        """
+        X, y = self.X, self.y
+        f_idx = None if features is None else self._feature_index(features)
+        s_idx = None
+        if samples is not None:
+            s = np.asarray(samples)
+            if s.dtype.kind == "b":
+                if s.shape != (self.n_samples,):
+                    raise ValueError(f"Dataset.subset: a boolean sample mask must have length {self.n_samples}; "
+                                     f"got {s.shape}.")
+                s_idx = np.flatnonzero(s)
+            else:
+                s_idx = s.astype(np.intp).ravel()
+            X = X[s_idx]
+            y = None if y is None else y[s_idx]
+        if f_idx is not None:
+            X = X[:, f_idx]
+        keep_all = f_idx is None or np.array_equal(f_idx, np.arange(self.n_features))
+        names = self.feature_names if f_idx is None else self.feature_names[f_idx]
+        meta = dict(self.meta)
+        meta["parent"] = self.fingerprint
+        if f_idx is not None:
+            meta["features"] = f_idx
+            if "source_columns" in meta:
+                meta["source_columns"] = np.asarray(meta["source_columns"])[f_idx]
+        if s_idx is not None:
+            meta["samples"] = s_idx
+        if name is None:
+            name = self.name if f_idx is None else f"{self.name}[{len(f_idx)} features]"
+        return Dataset(X, y=y, feature_names=names, image_shape=self.image_shape if keep_all else None,
+                       name=name, class_names=self.class_names, description=self.description,
+                       truth=self.truth if keep_all else None, meta=meta)
+
+    def with_image_shape(self, image_shape) -> "Dataset":
+        """The same data with another ``image_shape`` (validated; the fingerprint is unchanged)."""
+        new = object.__new__(Dataset)
+        for k, v in self.__dict__.items():
+            object.__setattr__(new, k, v)
+        object.__setattr__(new, "image_shape", image_shape)
+        object.__setattr__(new, "image_shape", new._check_image_shape(self.n_features, f"Dataset {self.name!r}"))
+        return new
+
+    def with_name(self, name: str) -> "Dataset":
+        """The same data under another name (the fingerprint is unchanged)."""
+        new = object.__new__(Dataset)
+        for k, v in self.__dict__.items():
+            object.__setattr__(new, k, v)
+        object.__setattr__(new, "name", str(name))
+        return new
+
+    # ------------------------------------------------------------------ export
+    def label_column(self) -> str:
+        """The label column name used on export (the loaded one, else ``"label"``), never a feature name."""
+        base = str(self.meta.get("label_column") or "label")
+        taken = set(self.feature_names.tolist())
+        out = base
+        while out in taken:
+            out = "_" + out
+        return out
+
+    def to_frame(self):
+        """A pandas DataFrame: the features (sparse columns when X is sparse) and the label column last."""
+        import pandas as pd
+
+        cols = [str(c) for c in self.feature_names]
+        if self.is_sparse:
+            frame = pd.DataFrame.sparse.from_spmatrix(self.X.tocsc(), columns=cols)
+        else:
+            frame = pd.DataFrame(np.array(self.X), columns=cols, copy=False)
+        if self.y is not None:
+            frame[self.label_column()] = self.labels
+        return frame
+
+    def to_csv(self, path_or_buffer=None, *, sep: str = ",") -> str | None:
+        """Write CSV (or TSV with ``sep="\\t"``): header of feature names, label column last.
+
+        Floats are written with Python's shortest round-trip repr, so
+        ``load_dataset`` reads back exactly the same values (bit for bit), names,
+        order and labels (string labels by name). Returns the text when
+        ``path_or_buffer`` is None.
+        """
+        X = self.X.toarray() if self.is_sparse else self.X
+        header = [str(c) for c in self.feature_names]
+        text = X.astype(str)  # numpy's float -> str is the shortest round-trip repr
+        if self.y is not None:
+            header.append(self.label_column())
+            lab = self.labels
+            text = np.concatenate([text, np.asarray([str(v) for v in lab], dtype=object)[:, None].astype(str)], axis=1)
+        check = header + ([str(c) for c in self.class_names] if self.class_names is not None else [])
+        for nm in check:
+            if any(ch in nm for ch in (sep, '"', "\n", "\r")):
+                raise ValueError(f"Dataset.to_csv: name {nm!r} contains the separator, a quote or a newline; "
+                                 "rename it or export to Parquet/.npz instead.")
+        buf = io.StringIO()
+        buf.write(sep.join(header) + "\n")
+        for row in text:
+            buf.write(sep.join(row.tolist()) + "\n")
+        out = buf.getvalue()
+        if path_or_buffer is None:
+            return out
+        _write(path_or_buffer, out.encode("utf-8"))
+        return None
+
+    def save(self, path_or_buffer, fmt: str | None = None) -> None:
+        """Write the dataset so that :func:`fsviz.data.load_dataset` reads it back exactly.
+
+        Parameters
+        ----------
+        path_or_buffer : str, Path or binary file-like
+        fmt : {"csv", "tsv", "parquet", "npz", "svmlight"}, optional
+            Inferred from the file name when None. Sparse data keep their sparsity in
+            npz and svmlight (CSV/Parquet write dense values).
+        """
+        from fsviz.data import loaders
+
+        loaders.save_dataset(self, path_or_buffer, fmt=fmt)
+
+
+def _write(path_or_buffer, data: bytes) -> None:
+    if hasattr(path_or_buffer, "write"):
+        try:
+            path_or_buffer.write(data)
+        except TypeError:
+            path_or_buffer.write(data.decode("utf-8"))
+    else:
+        with open(path_or_buffer, "wb") as fh:
+            fh.write(data)

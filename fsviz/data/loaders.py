@@ -1,0 +1,982 @@
+"""Read datasets from CSV/TSV, Parquet, MATLAB .mat, LIBSVM/svmlight and .npz, and write them back.
+
+:func:`load_dataset` takes a path or a buffer (``io.BytesIO``, an open binary file, a
+Streamlit ``UploadedFile``: anything with ``read``/``getvalue`` and ideally a
+``.name``), works out the format from the file name (or, failing that, from the
+first bytes), validates everything and returns a :class:`~fsviz.data.Dataset`.
+Every problem is a ``ValueError`` that names the file, the rule, what was found
+and the fix; garbage bytes in any format give a ``ValueError`` too, never some
+parser's internal exception.
+
+:func:`save_dataset` (also ``Dataset.save``) writes CSV/TSV, Parquet, .npz and
+svmlight files that :func:`load_dataset` reads back exactly: every value bit for
+bit, every name, the order of rows and columns, labels and (except CSV/TSV and
+svmlight) the image shape.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from fsviz.data.dataset import Dataset, default_feature_names, encode_labels
+from fsviz.data.validation import check_finite, names_preview, warn_constant
+
+__all__ = [
+    "load_dataset",
+    "save_dataset",
+    "infer_image_shape",
+    "image_feature_names",
+    "column_major_permutation",
+    "KNOWN_IMAGE_SHAPES",
+    "LABEL_CANDIDATES",
+    "FORMATS",
+]
+
+#: formats :func:`load_dataset` reads
+FORMATS = ("csv", "tsv", "parquet", "mat", "svmlight", "npz")
+
+_SUFFIXES = {
+    ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "txt", ".dat": "txt",
+    ".parquet": "parquet", ".pq": "parquet",
+    ".mat": "mat",
+    ".svm": "svmlight", ".libsvm": "svmlight", ".svmlight": "svmlight", ".svml": "svmlight",
+    ".npz": "npz",
+}
+
+#: label column names tried (in this order, exact then case-insensitive) when ``label="auto"``
+LABEL_CANDIDATES = ("label", "class", "y", "target")
+_NA_TOKENS = ["", "NA", "NaN", "nan", "N/A", "n/a", "null", "NULL", "None", "-nan", "#N/A"]
+_MAT_X_KEYS = ("X", "fea", "data")
+_MAT_Y_KEYS = ("Y", "y", "gnd", "label", "labels", "target")
+_NPZ_Y_KEYS = ("y", "Y", "label", "labels", "target")
+
+#: image shapes (height, width) of the scikit-feature image sets whose pixel count is not
+#: a square, and of the square ones for good measure; keyed by lower-cased dataset name.
+#: All are stored column-major (MATLAB order) in their .mat files.
+KNOWN_IMAGE_SHAPES: dict[str, tuple[int, int]] = {
+    "coil20": (32, 32),
+    "orl": (32, 32),
+    "yale": (32, 32),
+    "orlraws10p": (112, 92),
+    "pixraw10p": (100, 100),
+    "warpar10p": (60, 40),
+    "warppie10p": (55, 44),
+}
+#: square feature counts that are not images (e.g. arcene's 10,000 mass-spectrometry peaks)
+KNOWN_NOT_IMAGES = frozenset({"arcene"})
+
+_FSVIZ_TAG = "fsviz-dataset"
+_MAT73_FIX = ("re-save it in MATLAB as version 7 (save(filename, 'X', 'Y', '-v7')) or convert it to "
+              ".npz/.parquet (e.g. read it with h5py and np.savez)")
+
+
+# ============================================================================ helpers
+def infer_image_shape(n_features: int, X=None) -> tuple[int, int] | None:
+    """``(s, s)`` when ``n_features == s*s`` (s >= 8) and the values look like pixels, else None.
+
+    Pixel-like means: dense, non-negative, and either all <= 1 or integer-valued <= 255.
+    (So 1024 -> 32x32 and 64 -> 8x8 for images, while a 10,000-peak spectrum with
+    values up to 999 stays a plain feature vector.)
+    """
+    s = math.isqrt(int(n_features))
+    if s < 8 or s * s != n_features:
+        return None
+    if X is not None:
+        if sp.issparse(X):
+            return None
+        X = np.asarray(X)
+        if X.size == 0:
+            return None
+        lo, hi = float(np.nanmin(X)), float(np.nanmax(X))
+        if lo < 0:
+            return None
+        if hi > 1 and (hi > 255 or not np.all(X == np.round(X))):
+            return None
+    return (s, s)
+
+
+def column_major_permutation(image_shape: tuple[int, int]) -> np.ndarray:
+    """Column order that turns column-major (MATLAB) pixels into row-major ones.
+
+    ``X[:, perm]`` makes ``X[i].reshape(image_shape)`` (C order) equal to the
+    original ``X[i].reshape(image_shape, order="F")``; ``perm[j]`` is the original
+    column of new column ``j``.
+    """
+    h, w = image_shape
+    return np.arange(h * w).reshape((h, w), order="F").ravel()
+
+
+def image_feature_names(image_shape: tuple[int, int]) -> np.ndarray:
+    """``pixel_<row>_<col>`` for every pixel in C order (as scikit-learn's digits)."""
+    h, w = image_shape
+    return np.array([f"pixel_{r}_{c}" for r in range(h) for c in range(w)], dtype=object)
+
+
+class _Source:
+    """A path or buffer with its display name; gives bytes or a path to parsers."""
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+        self.path: str | None = None
+        self._data: bytes | None = None
+        if isinstance(obj, (str, os.PathLike)):
+            self.path = os.fspath(obj)
+            if not os.path.exists(self.path):
+                raise ValueError(f"load_dataset: file {self.path!r} does not exist. Fix: check the path.")
+            if os.path.isdir(self.path):
+                raise ValueError(f"load_dataset: {self.path!r} is a directory, not a data file.")
+            self.filename = os.path.basename(self.path)
+        elif isinstance(obj, (bytes, bytearray, memoryview)):
+            self._data = bytes(obj)
+            self.filename = ""
+        elif hasattr(obj, "getvalue") or hasattr(obj, "read"):
+            self.filename = os.path.basename(str(getattr(obj, "name", "") or ""))
+        else:
+            raise ValueError(f"load_dataset: expected a path or a file-like object (BytesIO, open file, "
+                             f"uploaded file); got {type(obj).__name__}.")
+        self.label = repr(self.filename) if self.filename else "<buffer>"
+
+    def bytes(self) -> bytes:
+        if self._data is None:
+            if self.path is not None:
+                with open(self.path, "rb") as fh:
+                    self._data = fh.read()
+            else:
+                obj = self.obj
+                if hasattr(obj, "getvalue"):
+                    data = obj.getvalue()
+                else:
+                    if hasattr(obj, "seek"):
+                        try:
+                            obj.seek(0)
+                        except (OSError, ValueError):
+                            pass
+                    data = obj.read()
+                if isinstance(data, str):
+                    data = data.encode("utf-8")
+                self._data = bytes(data)
+        return self._data
+
+    def head(self, n: int = 1024) -> bytes:
+        if self._data is None and self.path is not None:
+            with open(self.path, "rb") as fh:
+                return fh.read(n)
+        return self.bytes()[:n]
+
+    def size(self) -> int:
+        if self._data is None and self.path is not None:
+            return os.path.getsize(self.path)
+        return len(self.bytes())
+
+    def handle(self):
+        """Something parsers accept: the path, or a fresh BytesIO of the content."""
+        return self.path if self.path is not None else io.BytesIO(self.bytes())
+
+    @property
+    def stem(self) -> str:
+        return Path(self.filename).stem if self.filename else ""
+
+
+def _sniff(head: bytes) -> str | None:
+    if head.startswith(b"MATLAB") or head.startswith(b"\x89HDF"):
+        return "mat"
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        return "npz"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    if not lines:
+        return None
+    first = lines[0]
+    if re.match(r"^\s*[-+0-9.eE]+(\s+(qid:\d+|\d+:[^\s]+))+\s*$", first):
+        return "svmlight"
+    if "\t" in first:
+        return "tsv"
+    if "," in first:
+        return "csv"
+    return "txt"
+
+
+def _resolve_format(src: _Source, fmt: str | None) -> str:
+    if fmt is not None:
+        f = str(fmt).lower().lstrip(".")
+        aliases = {"libsvm": "svmlight", "svm": "svmlight", "pq": "parquet", "tab": "tsv", "txt": "txt",
+                   "matlab": "mat"}
+        f = aliases.get(f, f)
+        if f not in FORMATS and f != "txt":
+            raise ValueError(f"load_dataset: unknown fmt {fmt!r}; choose one of {list(FORMATS)}.")
+        return f
+    suffix = Path(src.filename).suffix.lower() if src.filename else ""
+    if suffix in _SUFFIXES and _SUFFIXES[suffix] != "txt":
+        return _SUFFIXES[suffix]
+    sniffed = _sniff(src.head(4096))
+    if sniffed is None:
+        known = ", ".join(sorted(_SUFFIXES))
+        raise ValueError(f"load_dataset: cannot tell the format of {src.label} (suffix {suffix or 'none'!r}, "
+                         f"content not recognised). Fix: pass fmt= one of {list(FORMATS)} or use a file name "
+                         f"ending in one of {known}.")
+    return sniffed
+
+
+def _parse_error(src: _Source, fmt: str, exc: BaseException, fix: str) -> ValueError:
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return ValueError(f"load_dataset: could not read {src.label} as {fmt}: {msg[:300]}. Fix: {fix}")
+
+
+# ============================================================================ entry point
+def load_dataset(
+    path_or_buffer,
+    label: str | int | None = "auto",
+    fmt: str | None = None,
+    image_shape: tuple[int, int] | None = None,
+    name: str | None = None,
+    *,
+    image_order: str = "auto",
+) -> Dataset:
+    """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
+
+    Parameters
+    ----------
+    path_or_buffer : str, Path, bytes or binary file-like
+        A path, or a buffer (``io.BytesIO``, an open file, a Streamlit
+        ``UploadedFile``). A buffer's ``.name`` gives the format and the default name.
+    label : str, int, None or "auto", default="auto"
+        Where the labels are.
+
+        - CSV/TSV/Parquet: a column name, or a column position (int, negative counts
+          from the end). ``"auto"``: a column named ``label``, ``class``, ``y`` or
+          ``target`` (first match in that order, exact case first, then any case);
+          else the last column if it is non-numeric (a column of class names);
+          else no labels. Files written by fsviz (Parquet) name their label column
+          themselves.
+        - .mat: the variable name; ``"auto"`` tries ``Y``, ``y``, ``gnd``, ``label``,
+          ``labels``, ``target``.
+        - .npz: the array name; ``"auto"`` tries ``y``, ``Y``, ``label``, ``labels``, ``target``.
+        - svmlight: the first field of every line; ``None`` ignores it.
+
+        ``None`` loads no labels (unsupervised).
+    fmt : {"csv", "tsv", "parquet", "mat", "svmlight", "npz"}, optional
+        Inferred from the file name, else from the content, when None.
+    image_shape : tuple (height, width), optional
+        For pixel data. When None it is taken from the file (fsviz Parquet/.npz),
+        from :data:`KNOWN_IMAGE_SHAPES` by dataset name, or inferred for square
+        pixel counts with pixel-like values (see :func:`infer_image_shape`).
+    name : str, optional
+        Dataset name; default the file name without suffix.
+    image_order : {"auto", "C", "F"}, default="auto"
+        Pixel order of images in the file. ``"F"`` (column-major, what MATLAB
+        writes; the default for .mat) permutes the columns at load so that
+        ``X[i].reshape(image_shape)`` in C order is an upright image; the original
+        column of each feature is kept in ``meta["source_columns"]`` and pixel
+        features are named ``pixel_<row>_<col>``. ``"C"`` (default elsewhere)
+        keeps the columns as they are.
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    ValueError
+        Unknown/undetectable format, empty or corrupt file, MATLAB v7.3 (HDF5) file,
+        missing label column (the message lists the columns), non-numeric feature
+        columns (named), NaN/inf values (how many and where), mismatched lengths,
+        duplicate feature names, a bad image shape.
+
+    Warns
+    -----
+    DataWarning
+        When constant features are present (they are kept and listed in
+        ``Dataset.constant_features``).
+
+    Examples
+    --------
+    >>> import io
+    >>> from fsviz.data import load_dataset
+    >>> buf = io.BytesIO(b"a,b,class\\n1,2,x\\n3,4,y\\n")
+    >>> buf.name = "tiny.csv"
+    >>> ds = load_dataset(buf)
+    >>> ds.X.tolist(), ds.y.tolist(), list(ds.class_names)
+    ([[1.0, 2.0], [3.0, 4.0]], [0, 1], ['x', 'y'])
+    """
+    src = _Source(path_or_buffer)
+    if src.size() == 0:
+        raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
+    f = _resolve_format(src, fmt)
+    if image_order not in ("auto", "C", "F"):
+        raise ValueError(f"load_dataset: image_order must be 'auto', 'C' or 'F'; got {image_order!r}.")
+    if f in ("csv", "tsv", "txt"):
+        parts = _load_delimited(src, f, label)
+    elif f == "parquet":
+        parts = _load_parquet(src, label)
+    elif f == "mat":
+        parts = _load_mat(src, label)
+    elif f == "svmlight":
+        parts = _load_svmlight(src, label)
+    else:
+        parts = _load_npz(src, label)
+    return _assemble(src, parts, image_shape=image_shape, name=name, image_order=image_order)
+
+
+def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> Dataset:
+    X, y = parts["X"], parts.get("y")
+    names = parts.get("feature_names")
+    who = f"load_dataset: {src.label}"
+    n, m = X.shape
+    if n == 0:
+        raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
+    if m == 0:
+        raise ValueError(f"{who} has no feature columns"
+                         + (f" (only the label column {parts.get('label_column')!r})" if parts.get("label_column")
+                            else "") + ". Fix: check the separator and the label column.")
+    if y is not None and len(y) != n:
+        raise ValueError(f"{who}: {len(y)} labels but {n} samples; they must match. Fix: store one label "
+                         "per sample (row of X), e.g. Y as an n x 1 vector.")
+    ds_name = name if name is not None else (parts.get("name") or src.stem or "dataset")
+    check_finite(X, names if names is not None else None, who=who)
+    meta = {"source": src.filename or None, "format": parts["format"]}
+    if parts.get("label_column") is not None:
+        meta["label_column"] = parts["label_column"]
+
+    # image shape: caller > file > known table > inference
+    order = image_order
+    fmt_order = parts.get("image_order", "C")
+    shape = image_shape
+    if shape is None:
+        shape = parts.get("image_shape")
+        if shape is not None:
+            fmt_order = "C"  # fsviz files store upright (already permuted) pixels
+    key = str(ds_name).lower()
+    if shape is None and key in KNOWN_IMAGE_SHAPES and np.prod(KNOWN_IMAGE_SHAPES[key]) == m:
+        shape = KNOWN_IMAGE_SHAPES[key]
+    if shape is None and key not in KNOWN_NOT_IMAGES:
+        shape = infer_image_shape(m, X)
+    if shape is not None:
+        shape = tuple(shape)
+        if len(shape) != 2 or any(int(v) != v or v <= 0 for v in shape):
+            raise ValueError(f"{who}: image_shape must be (height, width) with positive ints; got {image_shape!r}.")
+        shape = (int(shape[0]), int(shape[1]))
+        if shape[0] * shape[1] != m:
+            raise ValueError(f"{who}: image_shape {shape[0]} x {shape[1]} = {shape[0] * shape[1]} pixels, but "
+                             f"the data have {m} features; give a shape whose product is the feature count.")
+        if order == "auto":
+            order = fmt_order
+        if order == "F":
+            perm = column_major_permutation(shape)
+            X = X[:, perm]
+            meta["source_columns"] = perm
+            meta["image_order"] = "F"
+            if names is None or parts.get("names_are_default"):
+                names = image_feature_names(shape)
+            else:
+                names = np.asarray(names, dtype=object)[perm]
+    ds = Dataset(X, y=y, feature_names=names, image_shape=shape, name=str(ds_name),
+                 class_names=parts.get("class_names"), meta=meta)
+    warn_constant(ds.constant_features, ds.feature_names, who=who, stacklevel=4)
+    return ds
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+# ============================================================================ CSV / TSV
+def _header_fields(src: _Source, sep: str) -> list[str]:
+    raw = src.head(1 << 20)
+    nl = raw.find(b"\n")
+    if nl < 0 and len(raw) == src.size():
+        nl = len(raw)
+    if nl < 0:  # header longer than 1 MiB: read it all
+        raw = src.bytes()
+        nl = raw.find(b"\n")
+        nl = len(raw) if nl < 0 else nl
+    line = raw[:nl].rstrip(b"\r")
+    if line.startswith(b"\xef\xbb\xbf"):
+        line = line[3:]
+    text = line.decode("utf-8")
+    if sep == r"\s+":
+        return text.split()
+    return next(csv.reader([text], delimiter=sep), [])
+
+
+def _label_position(columns: list[str], label, src: _Source, frame_kind: str, non_numeric=None) -> int | None:
+    who = f"load_dataset: {src.label}"
+    if label is None:
+        return None
+    if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+        k = int(label)
+        if not -len(columns) <= k < len(columns):
+            raise ValueError(f"{who}: label column position {k} is out of range for {len(columns)} columns "
+                             f"{names_preview(columns)}.")
+        return k % len(columns)
+    if label == "auto":
+        for cand in LABEL_CANDIDATES:
+            if cand in columns:
+                return columns.index(cand)
+        lower = [c.lower() for c in columns]
+        for cand in LABEL_CANDIDATES:
+            if cand in lower:
+                return lower.index(cand)
+        if non_numeric is not None and len(columns) > 1 and non_numeric(len(columns) - 1):
+            return len(columns) - 1
+        return None
+    if not isinstance(label, str):
+        raise ValueError(f"{who}: label must be a column name, a position, None or 'auto'; got {label!r}.")
+    if label not in columns:
+        close = [c for c in columns if c.lower() == label.lower()]
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"load_dataset: label column {label!r} not found{hint}; columns are "
+                         f"{names_preview(columns, 20)}. Fix: pass label= one of them, or label=None for "
+                         "unlabelled data.")
+    return columns.index(label)
+
+
+def _labels_from_strings(values: np.ndarray, who: str):
+    """Label column read as strings -> numbers if all numeric, else strings (encoded later)."""
+    import pandas as pd
+
+    vals = np.asarray(values, dtype=object)
+    empty = np.array([v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "" for v in vals])
+    if empty.any():
+        where = np.flatnonzero(empty)
+        raise ValueError(f"{who}: {len(where)} missing label(s) at rows {names_preview(where.tolist())}. "
+                         "Fix: drop those samples or fill in their labels.")
+    num = pd.to_numeric(pd.Series(vals), errors="coerce")
+    if not num.isna().any():
+        return num.to_numpy()
+    return vals
+
+
+def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) -> dict:
+    import pandas as pd
+
+    who = f"load_dataset: {src.label}"
+    columns = [str(c) for c in df.columns]
+    df.columns = columns
+
+    def non_numeric(k: int) -> bool:
+        col = df.iloc[:, k]
+        if col.dtype.kind in "biuf":
+            return False
+        return bool(pd.to_numeric(col, errors="coerce").isna().any())
+
+    pos = _label_position(columns, label, src, fmt, non_numeric)
+    y = None
+    label_column = None
+    if pos is not None:
+        label_column = columns[pos]
+        col = df.iloc[:, pos]
+        if col.dtype.kind in "biuf":
+            y = col.to_numpy()
+        elif labels_as_text:
+            y = _labels_from_strings(col.to_numpy(dtype=object), who)
+        else:
+            y = col.to_numpy(dtype=object)
+        df = df.drop(columns=[label_column])
+    bad = []
+    missing_cells = 0
+    for c in df.columns:
+        s = df[c]
+        if s.dtype.kind in "biuf":
+            continue
+        coerced = pd.to_numeric(s, errors="coerce")
+        holes = coerced.isna() & ~s.isna()
+        if holes.any():
+            tokens = s[holes].astype(str).str.strip()
+            na_like = tokens.str.lower().isin(["", "na", "nan", "n/a", "null", "none", "-nan", "#n/a"])
+            if (~na_like).any():
+                first = int(np.flatnonzero((~na_like).to_numpy())[0])
+                bad.append((c, tokens[~na_like].iloc[0], int(np.flatnonzero(holes.to_numpy())[first])))
+                continue
+            missing_cells += int(holes.sum())
+        df[c] = coerced.astype(np.float64)
+    if bad:
+        desc = "; ".join(f"{c!r} (e.g. {v!r} at row {r})" for c, v, r in bad[:10])
+        more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+        raise ValueError(f"{who}: {len(bad)} non-numeric feature column(s): {desc}{more}. Features must be "
+                         "numbers. Fix: drop or encode those columns (e.g. one-hot), or name one of them as the "
+                         "label column with label=...")
+    X = df.to_numpy(dtype=np.float64) if len(df.columns) else np.empty((len(df), 0))
+    return {"X": _readonly(np.ascontiguousarray(X)), "y": y, "feature_names": np.array(list(df.columns), dtype=object),
+            "label_column": label_column, "format": fmt}
+
+
+def _exact_floats() -> dict:
+    """pandas < 3 parses floats exactly only with float_precision='round_trip' (3.x: by default)."""
+    import pandas as pd
+
+    return {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
+def _load_delimited(src: _Source, fmt: str, label) -> dict:
+    import pandas as pd
+
+    who = f"load_dataset: {src.label}"
+    if fmt == "txt":
+        sniffed = _sniff(src.head(1 << 16))
+        if sniffed == "svmlight":
+            return _load_svmlight(src, label)
+        fmt = sniffed if sniffed in ("csv", "tsv") else "txt"
+    sep = {"csv": ",", "tsv": "\t", "txt": r"\s+"}[fmt]
+    try:
+        header = _header_fields(src, sep)
+    except UnicodeDecodeError as e:
+        raise _parse_error(src, fmt.upper(), e, "save the file as UTF-8 text (this looks like binary data; "
+                                                "is the suffix right?).") from e
+    if not header or all(h.strip() == "" for h in header):
+        raise ValueError(f"{who}: the first line (header) is empty. Fix: put the column names on the first line.")
+    seen, dups = set(), []
+    for h in header:
+        if h in seen and h not in dups:
+            dups.append(h)
+        seen.add(h)
+    if dups:
+        raise ValueError(f"{who}: duplicated column name(s) {names_preview(dups)}. Column names must be unique. "
+                         "Fix: rename the duplicates.")
+    pos = None
+    if label is not None and label != "auto":
+        pos = _label_position(header, label, src, fmt)
+    elif label == "auto":
+        pos = _label_position(header, "auto", src, fmt, None)
+    dtype = {header[pos]: str} if pos is not None else None
+    # missing-value tokens count in feature columns only: a class may be called "NA"
+    na = {c: _NA_TOKENS for j, c in enumerate(header) if j != pos}
+    try:
+        df = pd.read_csv(src.handle(), sep=sep, low_memory=False, dtype=dtype, keep_default_na=False,
+                         na_values=na, engine="c", encoding="utf-8", **_exact_floats())
+    except pd.errors.EmptyDataError as e:
+        raise ValueError(f"{who} holds no data (empty). Fix: choose a file with a header and rows.") from e
+    except Exception as e:  # parser errors, decoding errors, ...
+        raise _parse_error(src, fmt.upper(), e, "check the separator (comma for .csv, tab for .tsv), that "
+                                               "every row has as many fields as the header, and the encoding "
+                                               "(UTF-8).") from e
+    if len(df.columns) != len(header):
+        raise ValueError(f"{who}: the header has {len(header)} fields but the rows parsed into "
+                         f"{len(df.columns)} columns. Fix: make every row have one field per column name.")
+    df.columns = header
+    if pos is not None and label == "auto":
+        label = pos  # resolved from the header
+    elif label == "auto":
+        pass  # may still pick a non-numeric last column
+    return _frame_to_parts(df, label, src, fmt, labels_as_text=True)
+
+
+# ============================================================================ Parquet
+def _load_parquet(src: _Source, label) -> dict:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    who = f"load_dataset: {src.label}"
+    try:
+        table = pq.read_table(src.handle())
+    except Exception as e:
+        raise _parse_error(src, "Parquet", e, "check that the file is a valid Parquet file (re-export it, "
+                                             "e.g. DataFrame.to_parquet).") from e
+    meta = {}
+    raw = (table.schema.metadata or {}).get(_FSVIZ_TAG.encode())
+    if raw:
+        try:
+            meta = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            meta = {}
+    if label == "auto" and "label_column" in meta:
+        label = meta["label_column"]  # may be None: written without labels
+    try:
+        df = table.to_pandas()
+    except Exception as e:
+        raise _parse_error(src, "Parquet", e, "store plain numeric feature columns.") from e
+    if len(df.columns) == 0:
+        raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
+    parts = _frame_to_parts(df, label, src, "parquet", labels_as_text=False)
+    if meta.get("class_names") is not None and parts["y"] is not None:
+        parts["class_names"] = meta["class_names"]
+    if meta.get("image_shape"):
+        parts["image_shape"] = tuple(meta["image_shape"])
+    if meta.get("name"):
+        parts["name"] = meta["name"]
+    return parts
+
+
+# ============================================================================ MATLAB
+def _mat_labels(v, who: str):
+    if sp.issparse(v):
+        v = v.toarray()
+    arr = np.asarray(v)
+    if arr.dtype == object:  # cell array of strings
+        flat = [np.asarray(e).ravel() for e in arr.ravel()]
+        return np.array(["".join(map(str, e.tolist())) if e.dtype.kind == "U" else str(e.item() if e.size == 1
+                                                                                        else e.tolist())
+                         for e in flat], dtype=object)
+    if arr.dtype.kind == "U":  # char matrix: one row per label
+        if arr.ndim == 2 and arr.shape[1] != 1 and arr.shape[0] != 1:
+            return np.array([str(r).strip() for r in arr], dtype=object)
+        return np.array([str(s).strip() for s in arr.ravel()], dtype=object)
+    if arr.ndim == 2 and 1 in arr.shape:
+        return arr.ravel()
+    if arr.ndim == 1:
+        return arr
+    raise ValueError(f"{who}: the label variable must be a vector (n x 1); got shape {arr.shape}. "
+                     "Fix: store one label per sample.")
+
+
+def _load_mat(src: _Source, label) -> dict:
+    import scipy.io as sio
+
+    who = f"load_dataset: {src.label}"
+    head = src.head(1024)
+    if head[:19] == b"MATLAB 7.3 MAT-file" or head[:8] == b"\x89HDF\r\n\x1a\n" or head[512:520] == b"\x89HDF\r\n\x1a\n":
+        raise ValueError(f"{who} is a MATLAB v7.3 (HDF5) file, which scipy cannot read. Fix: {_MAT73_FIX}.")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = sio.loadmat(src.handle())
+    except NotImplementedError as e:  # scipy's own v7.3 detection
+        raise ValueError(f"{who} is a MATLAB v7.3 (HDF5) file, which scipy cannot read. Fix: {_MAT73_FIX}.") from e
+    except Exception as e:
+        raise _parse_error(src, "a MATLAB .mat file", e, "check that it is a MATLAB v4-v7 .mat file with "
+                                                        "variables X (samples x features) and Y (labels).") from e
+    variables = sorted(k for k in d if not k.startswith("__"))
+    xkey = next((k for k in _MAT_X_KEYS if k in d), None)
+    if xkey is None:
+        raise ValueError(f"{who}: no feature matrix; variables are {variables}, expected 'X' (samples x features) "
+                         "as in scikit-feature. Fix: save the features as X (and the labels as Y).")
+    X = d[xkey]
+    if sp.issparse(X):
+        if X.dtype.kind not in "biuf":
+            raise ValueError(f"{who}: {xkey} must be numeric; got {X.dtype}.")
+        X = X.astype(np.float64).tocsc()
+    else:
+        X = np.asarray(X)
+        if X.dtype.kind not in "biuf":
+            raise ValueError(f"{who}: {xkey} must be a numeric matrix; got MATLAB class with dtype {X.dtype}. "
+                             "Fix: store the features as a double/integer matrix.")
+        if X.ndim != 2:
+            raise ValueError(f"{who}: {xkey} must be 2-D (samples x features); got shape {X.shape}.")
+        X = _readonly(np.ascontiguousarray(X, dtype=np.float64))
+    y = None
+    ykey = None
+    if label == "auto":
+        ykey = next((k for k in _MAT_Y_KEYS if k in d), None)
+    elif label is not None:
+        if not isinstance(label, str) or label not in d:
+            raise ValueError(f"load_dataset: label variable {label!r} not found in {src.label}; variables are "
+                             f"{variables}. Fix: pass label= one of them, or label=None.")
+        ykey = label
+    if ykey is not None:
+        y = _mat_labels(d[ykey], who)
+        if len(y) != X.shape[0]:
+            hint = (" X looks transposed (features x samples): save X' instead." if len(y) == X.shape[1]
+                    else "")
+            raise ValueError(f"{who}: {ykey} has {len(y)} labels but {xkey} has {X.shape[0]} rows (samples); "
+                             f"they must match.{hint} Fix: store X as samples x features and one label per sample.")
+    return {"X": X, "y": y, "feature_names": None, "names_are_default": True, "label_column": ykey,
+            "format": "mat", "image_order": "F"}
+
+
+# ============================================================================ LIBSVM / svmlight
+_SVM_HEADER = "fsviz-svmlight"
+
+
+def _svm_meta(src: _Source) -> dict:
+    head = src.head(1 << 16)
+    if not head.startswith(b"#"):
+        return {}
+    meta = {}
+    data = head if len(head) < (1 << 16) else src.bytes()
+    for raw in data.split(b"\n"):
+        if not raw.startswith(b"#"):
+            break
+        line = raw[1:].strip()
+        if line.startswith(_SVM_HEADER.encode()):
+            try:
+                meta = json.loads(line[len(_SVM_HEADER):].decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                meta = {}
+    return meta
+
+
+def _load_svmlight(src: _Source, label) -> dict:
+    from sklearn.datasets import load_svmlight_file
+
+    meta = _svm_meta(src)
+    zero_based = meta.get("zero_based", "auto")
+    n_features = meta.get("n_features")
+    try:
+        X, y = load_svmlight_file(src.handle(), n_features=n_features, dtype=np.float64, zero_based=zero_based)
+    except Exception as e:
+        raise _parse_error(src, "LIBSVM/svmlight", e, "every line must read '<label> <index>:<value> ...' with "
+                                                     "increasing indices.") from e
+    X = X.tocsr()
+    if meta.get("n_samples") is not None and int(meta["n_samples"]) != X.shape[0]:
+        raise ValueError(f"load_dataset: {src.label} is truncated or damaged: its fsviz header says "
+                         f"{meta['n_samples']} samples but {X.shape[0]} lines were read. Fix: re-export the file.")
+    has_labels = meta.get("has_labels", True)
+    if label is None or not has_labels:
+        y = None
+    names = None
+    if meta.get("feature_names_json"):
+        names = meta["feature_names_json"]
+    parts = {"X": X, "y": y, "feature_names": np.array(names, dtype=object) if names is not None else None,
+             "names_are_default": names is None, "label_column": None, "format": "svmlight"}
+    if meta.get("class_names") is not None and y is not None:
+        parts["class_names"] = meta["class_names"]
+    if meta.get("name"):
+        parts["name"] = meta["name"]
+    return parts
+
+
+# ============================================================================ .npz
+def _npz_str_array(z, key: str) -> np.ndarray:
+    a = z[key]
+    if a.dtype.kind in "US":
+        return np.array([str(v) for v in a.ravel()], dtype=object)
+    raise ValueError(f"'{key}' must be an array of strings; got dtype {a.dtype}")
+
+
+def _load_npz(src: _Source, label) -> dict:
+    import zipfile
+
+    who = f"load_dataset: {src.label}"
+    head = src.head(8)
+    if head.startswith(b"\x93NUMPY"):
+        raise ValueError(f"{who} is a single .npy array, not an .npz archive. Fix: save it with "
+                         "np.savez(path, X=X, y=y).")
+    if not head.startswith(b"PK"):
+        raise _parse_error(src, ".npz", ValueError("not a zip archive (no 'PK' signature)"),
+                           "save it with np.savez / np.savez_compressed (keys X, y, feature_names) or "
+                           "scipy.sparse.save_npz.")
+    try:
+        z = np.load(src.handle(), allow_pickle=False)
+    except ValueError as e:
+        if "pickle" in str(e).lower():
+            raise ValueError(f"{who} holds object arrays, which are not loaded (allow_pickle=False, for safety). "
+                             "Fix: save names as string arrays, e.g. np.array(names, dtype=str).") from e
+        raise _parse_error(src, ".npz", e, "save it with np.savez / np.savez_compressed (keys X, y, "
+                                          "feature_names) or scipy.sparse.save_npz.") from e
+    except Exception as e:
+        raise _parse_error(src, ".npz", e, "save it with np.savez / np.savez_compressed (keys X, y, "
+                                          "feature_names) or scipy.sparse.save_npz.") from e
+    if not hasattr(z, "files"):
+        raise ValueError(f"{who} is a single .npy array, not an .npz archive. Fix: save it with "
+                         "np.savez(path, X=X, y=y).")
+    try:
+        keys = list(z.files)
+        meta = {}
+        if "fsviz_meta" in keys:
+            meta = json.loads(bytes(z["fsviz_meta"].astype(np.uint8)).decode("utf-8"))
+        if "X" in keys:
+            X = np.asarray(z["X"])
+            if X.ndim != 2:
+                raise ValueError(f"{who}: X must be 2-D (samples x features); got shape {X.shape}.")
+            if X.dtype.kind not in "biuf":
+                raise ValueError(f"{who}: X must be numeric; got dtype {X.dtype}.")
+            X = _readonly(np.ascontiguousarray(X, dtype=np.float64))
+        elif {"X_data", "X_indices", "X_indptr", "X_shape", "X_format"} <= set(keys):
+            X = _sparse_from(z, "X_", who)
+        elif {"data", "shape", "format"} <= set(keys):
+            X = _sparse_from(z, "", who)
+        else:
+            raise ValueError(f"{who}: no feature matrix; arrays are {keys}. Fix: save the features as 'X' "
+                             "(np.savez(path, X=X, y=y)) or save a sparse matrix with scipy.sparse.save_npz.")
+        y = None
+        ykey = None
+        if label == "auto":
+            ykey = meta.get("label_key", next((k for k in _NPZ_Y_KEYS if k in keys), None))
+        elif label is not None:
+            if label not in keys:
+                raise ValueError(f"load_dataset: label array {label!r} not found in {src.label}; arrays are "
+                                 f"{keys}. Fix: pass label= one of them, or label=None.")
+            ykey = label
+        if ykey is not None:
+            y = np.asarray(z[ykey])
+            if y.ndim == 2 and 1 in y.shape:
+                y = y.ravel()
+            if y.ndim != 1:
+                raise ValueError(f"{who}: labels {ykey!r} must be 1-D; got shape {y.shape}.")
+            if y.dtype.kind in "US":
+                y = y.astype(object)
+        names = None
+        if "feature_names" in meta:
+            names = np.array(meta["feature_names"], dtype=object)
+        elif "feature_names" in keys:
+            names = _npz_str_array(z, "feature_names")
+        parts = {"X": X, "y": y, "feature_names": names, "names_are_default": names is None,
+                 "label_column": ykey, "format": "npz"}
+        if "class_names" in meta and y is not None:
+            parts["class_names"] = meta["class_names"]
+        elif "class_names" in keys and y is not None:
+            parts["class_names"] = _npz_str_array(z, "class_names")
+        if meta.get("image_shape"):
+            parts["image_shape"] = tuple(meta["image_shape"])
+        elif "image_shape" in keys:
+            parts["image_shape"] = tuple(int(v) for v in np.asarray(z["image_shape"]).ravel())
+        if meta.get("name"):
+            parts["name"] = meta["name"]
+        return parts
+    except ValueError as e:
+        if "pickle" in str(e).lower() and not str(e).startswith("load_dataset"):
+            raise ValueError(f"{who} holds object arrays, which are not loaded (allow_pickle=False, for safety). "
+                             "Fix: save names and labels as string arrays, e.g. np.array(names, dtype=str).") from e
+        raise
+    except (zipfile.BadZipFile, OSError, KeyError, EOFError, TypeError) as e:
+        raise _parse_error(src, ".npz", e, "the archive is damaged; re-save it.") from e
+    finally:
+        z.close()
+
+
+def _sparse_from(z, prefix: str, who: str):
+    fmt = z[prefix + "format"]
+    fmt = fmt.item() if fmt.ndim == 0 else fmt.ravel()[0]
+    fmt = fmt.decode() if isinstance(fmt, bytes) else str(fmt)
+    shape = tuple(int(v) for v in np.asarray(z[prefix + "shape"]).ravel())
+    data = np.asarray(z[prefix + "data"], dtype=np.float64)
+    if fmt in ("csr", "csc"):
+        cls = sp.csr_matrix if fmt == "csr" else sp.csc_matrix
+        X = cls((data, z[prefix + "indices"], z[prefix + "indptr"]), shape=shape)
+        X.check_format(full_check=True)
+        return X
+    if fmt == "coo":
+        return sp.coo_matrix((data, (z[prefix + "row"], z[prefix + "col"])), shape=shape).tocsr()
+    raise ValueError(f"{who}: sparse format {fmt!r} is not supported; save CSR, CSC or COO.")
+
+
+# ============================================================================ writing
+def _format_for_save(path_or_buffer, fmt: str | None) -> str:
+    if fmt is None:
+        nm = os.fspath(path_or_buffer) if isinstance(path_or_buffer, (str, os.PathLike)) else \
+            str(getattr(path_or_buffer, "name", "") or "")
+        suffix = Path(nm).suffix.lower()
+        fmt = _SUFFIXES.get(suffix)
+        if fmt is None or fmt == "txt":
+            raise ValueError(f"save_dataset: cannot tell the format from {nm or 'the buffer'!r}; pass fmt= one of "
+                             "['csv', 'tsv', 'parquet', 'npz', 'svmlight'].")
+    fmt = {"libsvm": "svmlight", "svm": "svmlight", "pq": "parquet"}.get(fmt.lower(), fmt.lower())
+    if fmt not in ("csv", "tsv", "parquet", "npz", "svmlight"):
+        raise ValueError(f"save_dataset: cannot write fmt {fmt!r}; choose one of "
+                         "['csv', 'tsv', 'parquet', 'npz', 'svmlight'].")
+    return fmt
+
+
+def _write_bytes(path_or_buffer, data: bytes) -> None:
+    if hasattr(path_or_buffer, "write"):
+        path_or_buffer.write(data)
+    else:
+        with open(path_or_buffer, "wb") as fh:
+            fh.write(data)
+
+
+def save_dataset(dataset: Dataset, path_or_buffer, fmt: str | None = None) -> None:
+    """Write ``dataset`` so that :func:`load_dataset` reads it back exactly.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    path_or_buffer : str, Path or binary file-like
+    fmt : {"csv", "tsv", "parquet", "npz", "svmlight"}, optional
+        From the file name when None.
+
+    Notes
+    -----
+    Floats are written losslessly in every format (text formats use the shortest
+    round-trip repr). CSV/TSV cannot carry the image shape or which class names
+    look numeric; Parquet, .npz and svmlight store the names, class names and
+    image shape in their metadata. Sparse data stay sparse in .npz and svmlight.
+    """
+    fmt = _format_for_save(path_or_buffer, fmt)
+    if fmt in ("csv", "tsv"):
+        _write_bytes(path_or_buffer, dataset.to_csv(sep="," if fmt == "csv" else "\t").encode("utf-8"))
+    elif fmt == "parquet":
+        _write_parquet(dataset, path_or_buffer)
+    elif fmt == "npz":
+        _write_npz(dataset, path_or_buffer)
+    else:
+        _write_svmlight(dataset, path_or_buffer)
+
+
+def _meta_for(dataset: Dataset) -> dict:
+    return {"name": dataset.name, "image_shape": list(dataset.image_shape) if dataset.image_shape else None,
+            "class_names": None if dataset.class_names is None else [str(c) for c in dataset.class_names]}
+
+
+def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    X = dataset.X.toarray() if dataset.is_sparse else dataset.X
+    names = [str(c) for c in dataset.feature_names]
+    arrays = [pa.array(X[:, j], type=pa.float64()) for j in range(X.shape[1])]
+    label_col = None
+    if dataset.y is not None:
+        label_col = dataset.label_column()
+        if dataset.class_names is not None:
+            arrays.append(pa.array([str(v) for v in dataset.labels], type=pa.string()))
+        else:
+            arrays.append(pa.array(dataset.y))
+        names.append(label_col)
+    meta = _meta_for(dataset)
+    meta["label_column"] = label_col
+    table = pa.Table.from_arrays(arrays, names=names)
+    table = table.replace_schema_metadata({_FSVIZ_TAG: json.dumps(meta)})
+    sink = path_or_buffer if not isinstance(path_or_buffer, (str, os.PathLike)) else os.fspath(path_or_buffer)
+    pq.write_table(table, sink)
+
+
+def _write_npz(dataset: Dataset, path_or_buffer) -> None:
+    meta = _meta_for(dataset)
+    meta["feature_names"] = [str(c) for c in dataset.feature_names]
+    arrays: dict[str, np.ndarray] = {}
+    X = dataset.X
+    if sp.issparse(X):
+        arrays.update(X_format=np.array(X.format), X_shape=np.array(X.shape, dtype=np.int64),
+                      X_data=X.data, X_indices=X.indices, X_indptr=X.indptr)
+    else:
+        arrays["X"] = X
+    if dataset.y is not None:
+        arrays["y"] = dataset.y
+        meta["label_key"] = "y"
+    else:
+        meta["label_key"] = None
+    arrays["fsviz_meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        with open(path_or_buffer, "wb") as fh:  # keep the exact name (np.savez would append .npz)
+            np.savez_compressed(fh, **arrays)
+    else:
+        np.savez_compressed(path_or_buffer, **arrays)
+
+
+def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
+    X = dataset.X.tocsr() if dataset.is_sparse else sp.csr_matrix(dataset.X)
+    X.sort_indices()
+    meta = _meta_for(dataset)
+    meta.update(zero_based=True, n_features=int(X.shape[1]), n_samples=int(X.shape[0]),
+                has_labels=dataset.y is not None)
+    names = dataset.feature_names
+    if not np.array_equal(names, default_feature_names(len(names))):
+        meta["feature_names_json"] = [str(c) for c in names]
+    y = dataset.y if dataset.y is not None else np.zeros(X.shape[0], dtype=np.int64)
+    ytxt = y.astype(str)
+    vals = X.data.astype(str)  # shortest round-trip repr
+    idx = X.indices.astype(str)
+    tokens = np.char.add(np.char.add(idx, ":"), vals) if X.nnz else np.array([], dtype=str)
+    out = io.StringIO()
+    out.write(f"# {_SVM_HEADER} {json.dumps(meta)}\n")
+    ip = X.indptr
+    for i in range(X.shape[0]):
+        row = tokens[ip[i]:ip[i + 1]]
+        out.write(ytxt[i] + (" " + " ".join(row.tolist()) if len(row) else "") + "\n")
+    _write_bytes(path_or_buffer, out.getvalue().encode("utf-8"))

@@ -1,0 +1,136 @@
+"""Shared base for per-feature scorers: ``scores_`` -> ``ranking_`` -> ``get_support``.
+
+Every scorer in :mod:`fsviz.select` derives from :class:`ScoreSelector`. A subclass
+implements ``_compute_scores(X, y)`` on validated input and returns one finite,
+non-negative score per feature, higher = better. The base class
+
+* validates ``X`` (dense or scipy.sparse CSR/CSC, float64, finite) and, for
+  supervised scorers, ``y`` (classification targets, at least two classes);
+* stores ``scores_`` and ``ranking_`` (scikit-learn's meaning: 1 = best) with a
+  stable tie-break (equal scores keep the feature order);
+* selects either the ``n_features`` best features or, when ``threshold`` is given,
+  every feature whose score is ``>= threshold``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+
+def rank_scores(scores: np.ndarray, tie_break: np.ndarray | None = None) -> np.ndarray:
+    """Ranks of ``scores`` in scikit-learn's meaning: 1 = best (highest score).
+
+    Ties keep the feature order (stable); with ``tie_break`` given, ties are first
+    broken by ``tie_break`` (higher first), then by feature order.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if tie_break is None:
+        order = np.argsort(-scores, kind="stable")
+    else:
+        order = np.lexsort((np.arange(scores.size), -np.asarray(tie_break, dtype=np.float64), -scores))
+    ranking = np.empty(scores.size, dtype=np.int64)
+    ranking[order] = np.arange(1, scores.size + 1)
+    return ranking
+
+
+def check_selection_params(owner: str, n_features, threshold) -> None:
+    """Validate the shared ``n_features`` / ``threshold`` parameters."""
+    if n_features is not None and (
+        not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool) or n_features < 1
+    ):
+        raise ValueError(f"{owner}: 'n_features' must be an int >= 1 or None (all features); got {n_features!r}.")
+    if threshold is not None and (not isinstance(threshold, numbers.Real) or not np.isfinite(threshold)):
+        raise ValueError(f"{owner}: 'threshold' must be a finite float or None; got {threshold!r}.")
+
+
+def support_mask(scores: np.ndarray, ranking: np.ndarray, n_features, threshold) -> np.ndarray:
+    """Boolean mask: ``scores >= threshold`` if a threshold is set, else the ``n_features`` best."""
+    if threshold is not None:
+        return scores >= threshold
+    k = scores.size if n_features is None else min(int(n_features), scores.size)
+    return ranking <= k
+
+
+def encode_labels(owner: str, y) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes ``0..c-1`` of the class labels and the class sizes; needs >= 2 classes."""
+    classes, codes = np.unique(np.asarray(y), return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"{owner}: 'y' must contain at least 2 classes to score features against; got {classes.size} "
+            f"({classes.tolist()!r}). Use an unsupervised scorer (LGD, LaplacianScore, VarianceScore) instead."
+        )
+    codes = np.ascontiguousarray(codes.ravel(), dtype=np.int64)
+    return codes, np.bincount(codes, minlength=classes.size).astype(np.int64)
+
+
+class ScoreSelector(SelectorMixin, BaseEstimator):
+    """Base class: a per-feature score, higher is better, and a k-best or threshold selection.
+
+    Subclasses define ``__init__`` (storing their parameters plus ``n_features`` and
+    ``threshold``), set ``_supervised``, and implement ``_compute_scores(X, y)``.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        Finite, non-negative scores, higher = better.
+    ranking_ : ndarray of shape (n_features_in_,)
+        Rank of every feature, 1 = best; ties keep the feature order.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` has string column names.
+    """
+
+    _supervised = False
+    _name = "ScoreSelector"
+
+    def _validate_params_extra(self) -> None:
+        """Hook: subclasses check their own parameters here (called in fit)."""
+
+    def _compute_scores(self, X, y) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, X, y=None):
+        """Score every feature.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+            Class labels; required by supervised scorers, ignored by unsupervised ones.
+
+        Returns
+        -------
+        self
+        """
+        name = type(self).__name__
+        check_selection_params(name, getattr(self, "n_features", None), getattr(self, "threshold", None))
+        self._validate_params_extra()
+        if self._supervised:
+            if y is None:
+                raise ValueError(f"{name}: requires y to be passed, but the target y is None; "
+                                 "call fit(X, y) with the class labels.")
+            X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
+                                 ensure_min_samples=2)
+            check_classification_targets(y)
+        else:
+            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
+        scores = np.asarray(self._compute_scores(X, y), dtype=np.float64)
+        self.scores_ = scores
+        self.ranking_ = rank_scores(scores)
+        return self
+
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "scores_")
+        return support_mask(self.scores_, self.ranking_, getattr(self, "n_features", None),
+                            getattr(self, "threshold", None))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.required = self._supervised
+        return tags

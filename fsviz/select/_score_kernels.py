@@ -1,0 +1,325 @@
+"""Numba kernels for the per-feature scores (LGD, ReliefF).
+
+Plain functions on contiguous float64/int64 arrays; no validation inside. The hot
+kernels come in a serial and a threaded (``*_par``) version: a parallel region costs
+tens of milliseconds when the cores are busy, so callers use the threaded one only
+when the work is large (:data:`PARALLEL_WORK`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+PARALLEL_WORK = 2e8  # element operations above which the threaded kernels pay off
+
+# ----------------------------------------------------------------------------- LGD
+@njit(cache=True)
+def lgd_sorted(v, k):
+    """Global and local sums of squares of one feature whose values ``v`` are sorted.
+
+    Global: ``sum_i (v_i - mean)^2`` (two-pass). Local (eq. 29-30): for every sample
+    its neighbourhood is the ``k`` values nearest to its own, itself included -- a
+    contiguous window of the sorted values grown one step at a time towards the
+    closer side (ties towards the smaller value) -- and the window's sum of squared
+    deviations from its own mean is added.
+    """
+    n = v.shape[0]
+    mean = 0.0
+    for i in range(n):
+        mean += v[i]
+    mean /= n
+    g = 0.0
+    for i in range(n):
+        t = v[i] - mean
+        g += t * t
+    loc = 0.0
+    for p in range(n):
+        lo = p
+        hi = p
+        while hi - lo + 1 < k:
+            if lo == 0:
+                hi += 1
+            elif hi == n - 1:
+                lo -= 1
+            elif v[p] - v[lo - 1] <= v[hi + 1] - v[p]:
+                lo -= 1
+            else:
+                hi += 1
+        wm = 0.0
+        for i in range(lo, hi + 1):
+            wm += v[i]
+        wm /= k
+        for i in range(lo, hi + 1):
+            t = v[i] - wm
+            loc += t * t
+    return g, loc
+
+
+@njit(cache=True)
+def lgd_dense(X, k):
+    """``(global, local)`` sums of squares of every column of a Fortran-ordered ``X``."""
+    n, m = X.shape
+    g = np.empty(m)
+    loc = np.empty(m)
+    for j in range(m):
+        v = np.sort(X[:, j])
+        a, b = lgd_sorted(v, k)
+        g[j] = a
+        loc[j] = b
+    return g, loc
+
+
+@njit(cache=True, parallel=True)
+def lgd_dense_par(X, k):
+    """:func:`lgd_dense` with the columns spread over threads (for large inputs)."""
+    n, m = X.shape
+    g = np.empty(m)
+    loc = np.empty(m)
+    for j in prange(m):
+        v = np.sort(X[:, j])
+        a, b = lgd_sorted(v, k)
+        g[j] = a
+        loc[j] = b
+    return g, loc
+
+
+@njit(cache=True)
+def lgd_csc(data, indices, indptr, n, k):
+    """LGD sums of squares of every column of a CSC matrix (implicit zeros included).
+
+    Each column is rebuilt sorted as ``[negatives, zeros, positives]`` in O(n).
+    """
+    m = indptr.shape[0] - 1
+    g = np.empty(m)
+    loc = np.empty(m)
+    for j in range(m):
+        vals = np.sort(data[indptr[j]:indptr[j + 1]])
+        v = np.zeros(n)
+        nneg = 0
+        for t in range(vals.shape[0]):
+            if vals[t] < 0:
+                nneg += 1
+        for t in range(nneg):
+            v[t] = vals[t]
+        npos = vals.shape[0] - nneg
+        for t in range(npos):
+            v[n - npos + t] = vals[nneg + t]
+        a, b = lgd_sorted(v, k)
+        g[j] = a
+        loc[j] = b
+    return g, loc
+
+
+# ------------------------------------------------------------------------- ReliefF
+@njit(cache=True, parallel=True, fastmath=True)
+def manhattan_rows(Xc, rows):
+    """Manhattan distances of the rows ``rows`` of C-ordered ``Xc`` to every row -> (len(rows), n).
+
+    Used for large ``n`` only (row blocks of the distance matrix), hence threaded.
+    """
+    b = rows.shape[0]
+    n, m = Xc.shape
+    D = np.empty((b, n))
+    for a in prange(b):
+        i = rows[a]
+        xi = Xc[i]
+        for j in range(n):
+            xj = Xc[j]
+            acc = 0.0
+            for f in range(m):
+                acc += abs(xi[f] - xj[f])
+            D[a, j] = acc
+    return D
+
+
+@njit(cache=True)
+def relieff_neighbours(D, rows, y, n_classes, k, prior):
+    """Pairs and weights of ReliefF for the sampled instances ``rows``.
+
+    ``D[a]`` holds the distances of instance ``rows[a]`` to all instances. Neighbours
+    are taken in order of distance, ties by index (stable sort), the instance itself
+    excluded: the ``k`` nearest hits get weight ``-1/k_hit`` and the ``k`` nearest
+    misses of every other class ``C`` weight ``p(C)/(1 - p(y_i)) / k_C``, where
+    ``k_hit``/``k_C`` are the numbers actually found (fewer when a class is small).
+    Returns ``(i, j, w)`` arrays; the caller divides by the number of instances.
+    """
+    b = rows.shape[0]
+    cap = b * k * n_classes
+    pi = np.empty(cap, dtype=np.int64)
+    pj = np.empty(cap, dtype=np.int64)
+    pw = np.empty(cap)
+    cnt = np.zeros(n_classes, dtype=np.int64)
+    start = np.empty(n_classes, dtype=np.int64)
+    npairs = 0
+    for a in range(b):
+        i = rows[a]
+        order = np.argsort(D[a], kind="mergesort")
+        cnt[:] = 0
+        base = npairs
+        for c in range(n_classes):
+            start[c] = base + c * k
+        filled = 0
+        for t in range(order.shape[0]):
+            j = order[t]
+            if j == i:
+                continue
+            c = y[j]
+            if cnt[c] < k:
+                pi[start[c] + cnt[c]] = i
+                pj[start[c] + cnt[c]] = j
+                cnt[c] += 1
+                if cnt[c] == k:
+                    filled += 1
+                    if filled == n_classes:
+                        break
+        yi = y[i]
+        for c in range(n_classes):
+            for t in range(cnt[c]):
+                if c == yi:
+                    pw[start[c] + t] = -1.0 / cnt[c]
+                else:
+                    pw[start[c] + t] = prior[c] / (1.0 - prior[yi]) / cnt[c]
+        # compact: move the used slots of this instance together
+        w = base
+        for c in range(n_classes):
+            for t in range(cnt[c]):
+                src = start[c] + t
+                pi[w] = pi[src]
+                pj[w] = pj[src]
+                pw[w] = pw[src]
+                w += 1
+        npairs = w
+    return pi[:npairs].copy(), pj[:npairs].copy(), pw[:npairs].copy()
+
+
+@njit(cache=True)
+def relieff_accumulate_dense(Xf, pi, pj, pw):
+    """``score_f = sum_p pw_p |Xf[pi_p, f] - Xf[pj_p, f]|`` for Fortran-ordered ``Xf``."""
+    m = Xf.shape[1]
+    out = np.zeros(m)
+    P = pi.shape[0]
+    for f in range(m):
+        col = Xf[:, f]
+        acc = 0.0
+        for p in range(P):
+            acc += pw[p] * abs(col[pi[p]] - col[pj[p]])
+        out[f] = acc
+    return out
+
+
+@njit(cache=True, parallel=True)
+def relieff_accumulate_dense_par(Xf, pi, pj, pw):
+    """:func:`relieff_accumulate_dense` with the features spread over threads (large inputs)."""
+    m = Xf.shape[1]
+    out = np.zeros(m)
+    P = pi.shape[0]
+    for f in prange(m):
+        col = Xf[:, f]
+        acc = 0.0
+        for p in range(P):
+            acc += pw[p] * abs(col[pi[p]] - col[pj[p]])
+        out[f] = acc
+    return out
+
+
+@njit(cache=True)
+def relieff_accumulate_csr(data, indices, indptr, m, pi, pj, pw):
+    """Same as :func:`relieff_accumulate_dense` for a CSR matrix with sorted indices."""
+    out = np.zeros(m)
+    for p in range(pi.shape[0]):
+        w = pw[p]
+        a, ae = indptr[pi[p]], indptr[pi[p] + 1]
+        b, be = indptr[pj[p]], indptr[pj[p] + 1]
+        while a < ae or b < be:
+            if b >= be or (a < ae and indices[a] < indices[b]):
+                out[indices[a]] += w * abs(data[a])
+                a += 1
+            elif a >= ae or indices[b] < indices[a]:
+                out[indices[b]] += w * abs(data[b])
+                b += 1
+            else:
+                out[indices[a]] += w * abs(data[a] - data[b])
+                a += 1
+                b += 1
+    return out
+
+
+@njit(cache=True, fastmath=True)
+def manhattan_full(Xc):
+    """All-pairs Manhattan distances of the rows of C-ordered ``Xc``, computing each pair once."""
+    n, m = Xc.shape
+    D = np.zeros((n, n))
+    for i in range(n):
+        xi = Xc[i]
+        for j in range(i + 1, n):
+            xj = Xc[j]
+            acc = 0.0
+            for f in range(m):
+                acc += abs(xi[f] - xj[f])
+            D[i, j] = acc
+            D[j, i] = acc
+    return D
+
+
+@njit(cache=True, parallel=True, fastmath=True)
+def manhattan_full_par(Xc):
+    """:func:`manhattan_full` with balanced row pairs spread over threads (large inputs)."""
+    n, m = Xc.shape
+    D = np.zeros((n, n))
+    half = (n + 1) // 2
+    for t in prange(half):  # rows t and n-1-t together: balanced triangular work
+        tt = np.int64(t)
+        for r in range(2):
+            i = tt if r == 0 else np.int64(n - 1) - tt
+            if r == 1 and i == tt:
+                break
+            xi = Xc[i]
+            for j in range(i + 1, n):
+                xj = Xc[j]
+                acc = 0.0
+                for f in range(m):
+                    acc += abs(xi[f] - xj[f])
+                D[i, j] = acc
+    for i in prange(n):
+        for j in range(i):
+            D[i, j] = D[j, i]
+    return D
+
+
+# ---------------------------------------------------------------- class statistics
+@njit(cache=True, fastmath=False)
+def class_ss_rows(X, codes, counts):
+    """Class means, within-class sums of squares and a constant-column flag of C-ordered ``X``.
+
+    Two streaming passes over the rows (sums, then squared deviations from the class
+    mean), no temporary of the size of ``X``.
+    """
+    n, m = X.shape
+    c = counts.shape[0]
+    means = np.zeros((c, m))
+    lo = X[0].copy()
+    hi = X[0].copy()
+    for i in range(n):
+        row = X[i]
+        acc = means[codes[i]]
+        for j in range(m):
+            v = row[j]
+            acc[j] += v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    for a in range(c):
+        inv = 1.0 / counts[a]
+        for j in range(m):
+            means[a, j] *= inv
+    within = np.zeros(m)
+    for i in range(n):
+        row = X[i]
+        mu = means[codes[i]]
+        for j in range(m):
+            t = row[j] - mu[j]
+            within[j] += t * t
+    const = hi <= lo
+    return means, within, const

@@ -1,0 +1,457 @@
+"""GRM: refine any feature score by global redundancy minimization (Wang, Nie & Huang, 2015).
+
+Problem (1) of the paper::
+
+    min_{z >= 0, 1'z = 1}  z'(A + gamma G'G) z / z's
+
+with ``A_ij = cos^2(f_i, f_j)`` of the centred features (eq. 2), ``s`` the input
+score and ``G'G`` the Laplacian of the "same prior group" graph (eq. 25-26). It is
+solved by Algorithm 2/4: an outer Dinkelbach loop on ``lambda = z'Mz / z's`` and an
+inner augmented-Lagrangian (ALM) loop whose ``v`` step (eq. 8) is a linear solve
+with ``M + mu/2 I`` and whose ``z`` step is the exact simplex projection
+(eq. 22-24). ``M`` is eigendecomposed once, so each ``v`` step costs one dense and
+one sparse matrix-vector product with the eigenvector matrix instead of a new
+factorisation. Every 10 ALM iterations the current support is handed to a small
+active-set KKT solve; when it satisfies all KKT conditions the inner problem is
+solved exactly and the ALM loop stops early (``kkt_violation_`` reports the
+residual).
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.feature_selection import SelectorMixin
+from threadpoolctl import threadpool_limits
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from fsviz.select._base import check_selection_params, rank_scores, support_mask
+from fsviz.select._grm_kernels import simplex_project as _simplex_project_kernel
+
+
+def simplex_projection(w) -> np.ndarray:
+    """Euclidean projection of ``w`` onto the probability simplex, eq. (22)-(24).
+
+    Parameters
+    ----------
+    w : array-like of shape (d,)
+
+    Returns
+    -------
+    z : ndarray of shape (d,)
+        ``argmin_{z >= 0, sum z = 1} ||z - w||``.
+
+    References
+    ----------
+    Wang, Nie & Huang (2015), "Feature Selection via Global Redundancy Minimization",
+    IEEE TKDE 27(10), eq. (10)-(24).
+    """
+    w = np.ascontiguousarray(w, dtype=np.float64).ravel()
+    if w.size == 0 or not np.all(np.isfinite(w)):
+        raise ValueError(f"simplex_projection: 'w' must be a non-empty finite vector; got shape {w.shape}.")
+    return _simplex_project_kernel(w)[0]
+
+
+def squared_cosine_matrix(X) -> np.ndarray:
+    """``A_ij = (f_i'f_j / (||f_i|| ||f_j||))^2`` of the centred columns of ``X`` (eq. 2).
+
+    Dense or sparse ``X`` (sparse is centred implicitly, never densified: only the
+    ``d x d`` result is dense). A constant column gets ``A_ii = 1`` and 0 elsewhere.
+    """
+    n = X.shape[0]
+    if sp.issparse(X):
+        X = X.tocsc()
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        C = np.asarray((X.T @ X).toarray(), dtype=np.float64) - n * np.outer(mean, mean)
+    else:
+        Xc = np.asarray(X, dtype=np.float64) - np.asarray(X, dtype=np.float64).mean(axis=0)
+        C = Xc.T @ Xc
+    diag = np.clip(np.diag(C).copy(), 0.0, None)
+    scale = np.sqrt(diag)
+    const = scale <= 1e-12 * max(float(scale.max(initial=0.0)), 1e-300)
+    inv = np.where(const, 0.0, 1.0 / np.where(const, 1.0, scale))
+    B = C * inv[:, None] * inv[None, :]
+    np.clip(B, -1.0, 1.0, out=B)
+    A = B * B
+    np.fill_diagonal(A, 1.0)
+    return A
+
+
+def group_laplacian(groups, positions: dict[int, int] | np.ndarray, d: int) -> tuple[np.ndarray, int]:
+    """``G'G`` as the Laplacian of the "same group" graph on the ``d`` working features.
+
+    ``positions[j]`` is the working-set position of original feature ``j`` (-1 if
+    outside). Two working features are joined by one edge when they share at least
+    one group, which is exactly ``G'G`` for ``G`` with one row ``e_i - e_j`` per such
+    pair (eq. 25-26) -- the ``g x d`` pair matrix itself is never built.
+    Returns ``(L, n_pairs)``.
+    """
+    adj = np.zeros((d, d), dtype=bool)
+    for g in groups:
+        idx = positions[np.asarray(g, dtype=np.int64)]
+        idx = np.unique(idx[idx >= 0])
+        if idx.size >= 2:
+            adj[np.ix_(idx, idx)] = True
+    np.fill_diagonal(adj, False)
+    deg = adj.sum(axis=1)
+    L = -adj.astype(np.float64)
+    L[np.diag_indices(d)] = deg
+    return L, int(deg.sum() // 2)
+
+
+class GRM(SelectorMixin, BaseEstimator):
+    """Global Redundancy Minimization: refine a feature score so top features are not redundant.
+
+    Parameters
+    ----------
+    n_top : int, default=1000
+        Size of the working set: the ``n_top`` best features of the input score
+        (Algorithm 3's remark: GRM only needs the head of the ranking). Capped at
+        ``n_features_in_``.
+    prior_groups : list of list of int, default=None
+        Prior knowledge (section 2.4): each inner list holds original feature indices
+        that belong together (any size, groups may overlap). Members outside the
+        working set are ignored.
+    gamma : float, default=1.0
+        Weight of the group term ``gamma * ||Gz||^2`` (eq. 25).
+    n_features : int or None, default=20
+        Number of features selected by :meth:`get_support` (``None``: all).
+    threshold : float or None, default=None
+        If set, select features with refined score ``>= threshold`` instead.
+    rho : float, default=1.5
+        Growth of the ALM penalty ``mu`` per inner iteration (``1 < rho < 2``).
+    mu0 : float or None, default=None
+        Penalty scale: each inner loop starts at ``mu0 / 10`` and grows by ``rho`` up
+        to ``10 * mu0``, where the iteration becomes ADMM with a fixed penalty and
+        converges to the exact minimiser (an unbounded ``mu`` would freeze ``z``
+        early). ``None`` uses the mean eigenvalue of ``M`` (= trace / d).
+    tol : float, default=1e-7
+        Outer stop: relative change of ``lambda``. Inner (ALM) stop: the max-norm of
+        the constraint residual ``z - v`` and of the change of ``z``, both relative
+        to ``max(z)``.
+    max_iter : int, default=50
+        Maximum outer (lambda) iterations.
+    max_inner : int, default=2000
+        Maximum ALM iterations per outer iteration.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        Refined scores ``z`` on the simplex for the working set (they sum to 1);
+        features outside the working set get 0.
+    ranking_ : ndarray of shape (n_features_in_,)
+        1 = best. Ordered by ``z`` (descending). The exact minimiser is sparse, so
+        many working-set features have ``z = 0``: they are ordered by their reduced
+        cost ``g_i - nu`` (``g = 2Mz - lambda s``, ``nu`` its value on the support,
+        the KKT multiplier), i.e. by how much each would raise the objective -- a
+        feature redundant with the selected ones or far from its prior-group partners
+        comes late -- then by the input score. Features outside the working set rank
+        after all working-set features, in input-score order.
+    top_ : ndarray of shape (n_top,)
+        The working set (original indices), best input score first.
+    selected_ : ndarray
+        Indices of the selected features, best first.
+    lambda_history_ : list of float
+        ``lambda = z'Mz / z's`` at the start of every outer iteration (Alg. 2).
+    objective_history_ : list of float
+        Objective (1) (or 26 with prior groups) after every outer iteration.
+    inner_iterations_ : list of int
+        ALM iterations used by every outer iteration.
+    n_iter_ : int
+        Number of outer iterations.
+    kkt_violation_ : float
+        KKT residual of the last inner problem (spread of ``g`` on the support plus
+        any ``g_i < nu`` off it), relative to ``max |g|``; ~0 at the exact minimiser.
+    n_prior_pairs_ : int
+        Distinct same-group pairs inside the working set.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    Notes
+    -----
+    The input score must be finite and non-negative with higher = better, and
+    positive for at least one working-set feature. Every scorer in
+    :mod:`fsviz.select` produces such scores (see each scorer's Notes: Laplacian
+    score is inverted, ReliefF is mapped to ``(1 + W) / 2``); for any other score
+    where lower is better, pass e.g. ``1 / score`` or ``score.max() - score``.
+    GRM is invariant to a positive rescaling of the scores, not to a shift.
+
+    Cost: ``A`` takes one ``n x d x d`` product and ``M = A + gamma G'G`` one
+    ``d x d`` eigendecomposition; every ALM iteration then costs one dense and one
+    sparse matrix-vector product (``z`` is sparse after the projection).
+
+    References
+    ----------
+    Wang, Nie & Huang (2015), "Feature Selection via Global Redundancy Minimization",
+    IEEE TKDE 27(10): problem (1), ALM Alg. 2, simplex projection eq. (22)-(24),
+    prior groups eq. (25)-(26) and Alg. 4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.select import GRM, FisherScore
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((60, 30)); y = (X[:, 0] > 0).astype(int)
+    >>> s = FisherScore().fit(X, y).scores_
+    >>> grm = GRM(n_top=20, n_features=5).fit(X, s)
+    >>> grm.selected_.shape
+    (5,)
+    """
+
+    def __init__(self, n_top=1000, prior_groups=None, gamma=1.0, n_features=20, threshold=None,
+                 rho=1.5, mu0=None, tol=1e-7, max_iter=50, max_inner=2000):
+        self.n_top = n_top
+        self.prior_groups = prior_groups
+        self.gamma = gamma
+        self.n_features = n_features
+        self.threshold = threshold
+        self.rho = rho
+        self.mu0 = mu0
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_inner = max_inner
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self, m: int) -> None:
+        check_selection_params("GRM", self.n_features, self.threshold)
+        if not isinstance(self.n_top, numbers.Integral) or isinstance(self.n_top, bool) or self.n_top < 1:
+            raise ValueError(f"GRM: 'n_top' must be an int >= 1 (size of the working set); got {self.n_top!r}.")
+        if not isinstance(self.gamma, numbers.Real) or not np.isfinite(self.gamma) or self.gamma < 0:
+            raise ValueError(f"GRM: 'gamma' must be a finite float >= 0; got {self.gamma!r}.")
+        if not isinstance(self.rho, numbers.Real) or not 1.0 < self.rho < 2.0:
+            raise ValueError(f"GRM: 'rho' must lie in (1, 2) as Algorithm 2 requires; got {self.rho!r}.")
+        if self.mu0 is not None and (not isinstance(self.mu0, numbers.Real) or not self.mu0 > 0):
+            raise ValueError(f"GRM: 'mu0' must be a float > 0 or None; got {self.mu0!r}.")
+        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
+            raise ValueError(f"GRM: 'tol' must be a float > 0; got {self.tol!r}.")
+        for name in ("max_iter", "max_inner"):
+            v = getattr(self, name)
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"GRM: {name!r} must be an int >= 1; got {v!r}.")
+        if self.prior_groups is not None:
+            try:
+                groups = [np.asarray(g).ravel() for g in self.prior_groups]
+            except TypeError:
+                raise ValueError(
+                    "GRM: 'prior_groups' must be a list of lists of feature indices; "
+                    f"got {type(self.prior_groups).__name__}."
+                ) from None
+            for i, g in enumerate(groups):
+                if g.size and (not np.issubdtype(g.dtype, np.integer) or g.min() < 0 or g.max() >= m):
+                    raise ValueError(
+                        f"GRM: 'prior_groups[{i}]' must hold integer feature indices in [0, {m - 1}]; "
+                        f"got {g.tolist()[:10]!r}. Map feature names to column positions first."
+                    )
+
+    # --------------------------------------------------------------------- fit
+    def fit(self, X, scores):
+        """Refine ``scores`` by solving problem (1) (or (26) with prior groups).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data the redundancy matrix ``A`` is computed from.
+        scores : array-like of shape (n_features,)
+            Input score, finite, non-negative, higher = better (e.g. any fsviz
+            scorer's ``scores_``).
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
+        m = X.shape[1]
+        self._check_params(m)
+        if scores is None:
+            raise ValueError("GRM: fit(X, scores) needs the input feature scores; got scores=None.")
+        s_all = check_array(scores, ensure_2d=False, dtype=np.float64, input_name="scores").ravel()
+        if s_all.shape[0] != m:
+            raise ValueError(
+                f"GRM: 'scores' must hold one score per feature (length {m}); got length {s_all.shape[0]}. "
+                "Pass a scorer's scores_, not the class labels."
+            )
+        if s_all.min() < 0:
+            raise ValueError(
+                f"GRM: 'scores' must be non-negative with higher = better; got minimum {s_all.min():.4g}. "
+                "Use an fsviz scorer's scores_ or transform your score, e.g. scores - scores.min()."
+            )
+        d = min(int(self.n_top), m)
+        top = np.argsort(-s_all, kind="stable")[:d]
+        s = s_all[top]
+        if not s.max() > 0:
+            raise ValueError("GRM: 'scores' must be positive for at least one feature; got all zeros.")
+        s_scaled = s / s.max()  # GRM is invariant to rescaling s; this keeps the numbers O(1)
+
+        Xt = X.tocsc()[:, top] if sp.issparse(X) else X[:, top]
+        M = squared_cosine_matrix(Xt)
+        positions = np.full(m, -1, dtype=np.int64)
+        positions[top] = np.arange(d)
+        self.n_prior_pairs_ = 0
+        if self.prior_groups is not None and self.gamma > 0:
+            L, self.n_prior_pairs_ = group_laplacian(self.prior_groups, positions, d)
+            M += self.gamma * L
+        z, reduced = self._solve(M, s_scaled)
+
+        scores_out = np.zeros(m)
+        scores_out[top] = z
+        # order: z descending; the working-set features with z = 0 by their reduced cost
+        # (how much objective each would cost per unit of weight: redundant ones last);
+        # then the input score; features outside the working set after all of them.
+        key = np.full(m, -1.0)
+        key[top] = z
+        cost = np.full(m, np.inf)
+        cost[top] = reduced
+        order = np.lexsort((np.arange(m), -s_all, cost, -key))
+        self.scores_ = scores_out
+        self.ranking_ = np.empty(m, dtype=np.int64)
+        self.ranking_[order] = np.arange(1, m + 1)
+        self.top_ = top
+        self.selected_ = np.argsort(self.ranking_)[: int(self._get_support_mask().sum())]
+        return self
+
+    def _solve(self, M: np.ndarray, s: np.ndarray) -> np.ndarray:
+        d = s.size
+        evals, Q = np.linalg.eigh(M)
+        evals = np.clip(evals, 0.0, None)  # M is PSD (Lemma 2.1); drop rounding negatives
+        Q = np.ascontiguousarray(Q)
+        Qts = s @ Q
+        mu0 = float(self.mu0) if self.mu0 is not None else max(float(evals.mean()), 1e-3)
+        mu_max = 10.0 * mu0
+        tol = float(self.tol)
+
+        def quad(z):  # z'Mz through the eigenbasis, z sparse
+            c = self._qt(Q, z)
+            return float(c @ (evals * c))
+
+        # the ALM loop is thousands of small products: one BLAS thread avoids sync overhead
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._alm(M, Q, evals, Qts, s, mu0, mu_max, tol, quad)
+
+    @staticmethod
+    def _polish(M: np.ndarray, s: np.ndarray, lam: float, support: np.ndarray, tol: float, max_steps: int = 10):
+        """Exact minimiser of ``z'Mz - lam s'z`` on the simplex from a guessed support, or None.
+
+        A primal-dual active-set refinement: solve the KKT system
+        ``2 M_SS z_S - lam s_S = nu 1, 1'z_S = 1`` on the support ``S``, drop the
+        coordinates with ``z_S < 0``, add those off ``S`` with ``g_i < nu``
+        (``g = 2Mz - lam s``) and repeat; accept once both sets are empty, i.e. the
+        KKT conditions hold.
+        """
+        d = s.size
+        S = np.asarray(support)
+        for _ in range(max_steps):
+            k = S.size
+            if k == 0:
+                return None
+            K = np.zeros((k + 1, k + 1))
+            K[:k, :k] = 2.0 * M[np.ix_(S, S)]
+            K[:k, k] = -1.0
+            K[k, :k] = 1.0
+            try:
+                sol = np.linalg.solve(K, np.r_[lam * s[S], 1.0])
+            except np.linalg.LinAlgError:
+                return None
+            if not np.all(np.isfinite(sol)):
+                return None
+            zs, nu = sol[:k], sol[k]
+            g = 2.0 * (M[:, S] @ zs) - lam * s
+            thr = tol * max(float(np.abs(g).max()), 1e-300)
+            off = np.ones(d, dtype=bool)
+            off[S] = False
+            add = np.flatnonzero(off & (g - nu < -thr))
+            drop = zs < 0
+            if add.size == 0 and not drop.any():
+                z = np.zeros(d)
+                z[S] = zs
+                return z
+            S = np.union1d(S[~drop], add)
+        return None
+
+    def _alm(self, M, Q, evals, Qts, s, mu0, mu_max, tol, quad):
+        d = s.size
+        z = np.full(d, 1.0 / d)
+        lam = quad(z) / float(z @ s)
+        self.lambda_history_, self.objective_history_, self.inner_iterations_ = [], [], []
+        converged = False
+        alpha = np.zeros(d)
+        Qta = np.zeros(d)  # Q' alpha, kept up to date without extra products
+        for _ in range(int(self.max_iter)):
+            self.lambda_history_.append(lam)
+            # Alg. 2: (re)initialise mu; alpha is warm-started from the previous lambda
+            mu = mu0 / 10.0
+            Qtz = self._qt(Q, z)
+            it = 0
+            for it in range(1, int(self.max_inner) + 1):
+                # eq. (8): v = (M + mu/2 I)^{-1} (lam/2 s + mu/2 z + alpha/2)
+                c = (0.5 * lam * Qts + 0.5 * mu * Qtz + 0.5 * Qta) / (evals + 0.5 * mu)
+                v = Q @ c
+                # eq. (9)-(10), (22): z = P_simplex(v - alpha/mu)
+                z_new = _simplex_project_kernel(v - alpha / mu)[0]
+                Qtz = self._qt(Q, z_new)
+                r = z_new - v
+                alpha += mu * r
+                Qta += mu * (Qtz - c)
+                scale = z_new.max()
+                rp = np.abs(r).max()
+                dz = np.abs(z_new - z).max()
+                done = rp <= tol * scale and dz <= tol * scale
+                z = z_new
+                if done:
+                    break
+                # active-set polish every 10 iterations: from the current support, solve the
+                # KKT system exactly; accepted only if it satisfies every KKT condition
+                if it % 10 == 0:
+                    zp = self._polish(M, s, lam, np.flatnonzero(z), tol)
+                    if zp is not None:
+                        z = zp
+                        break
+                # mu grows by rho (Alg. 2, step 4) up to mu_max, where the iteration is ADMM with a
+                # fixed penalty and keeps converging instead of freezing z
+                mu = min(mu * self.rho, mu_max)
+            self.inner_iterations_.append(it)
+            lam_new = quad(z) / float(z @ s)
+            self.objective_history_.append(lam_new)
+            if abs(lam_new - lam) <= tol * abs(lam):
+                lam = lam_new
+                converged = True
+                break
+            lam = lam_new
+        self.n_iter_ = len(self.lambda_history_)
+        self.converged_ = converged
+        if not converged:
+            warnings.warn(
+                f"GRM: lambda did not converge within max_iter={self.max_iter} outer iterations "
+                f"(last change {abs(self.lambda_history_[-1] - lam):.3g}); increase max_iter or tol.",
+                ConvergenceWarning, stacklevel=3,
+            )
+        # KKT of min z'Mz - lam s'z on the simplex: g = 2Mz - lam s equals nu on the support and
+        # is >= nu off it; g - nu is the reduced cost of bringing a zero feature in
+        g = 2.0 * (Q @ (evals * self._qt(Q, z))) - lam * s
+        support = z > 0
+        reduced = np.maximum(g - g[support].mean(), 0.0)
+        reduced[support] = 0.0
+        self.kkt_violation_ = float(max(np.ptp(g[support]), max(0.0, -float((g - g[support].mean()).min())))
+                                    / max(float(np.abs(g).max()), 1e-300))
+        return z, reduced
+
+    @staticmethod
+    def _qt(Q: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """``Q'z``, using only the rows of ``Q`` where the (projected, sparse) ``z`` is non-zero."""
+        nz = np.flatnonzero(z)
+        if nz.size * 3 > z.size:
+            return z @ Q
+        return z[nz] @ Q[nz, :]
+
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "scores_")
+        return support_mask(self.scores_, self.ranking_, self.n_features, self.threshold)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.required = True
+        return tags

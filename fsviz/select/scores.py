@@ -1,0 +1,817 @@
+"""Classic per-feature scores with one convention: higher is better, finite, non-negative.
+
+Plain functions (``fisher_score(X, y) -> ndarray``) and selector classes
+(``FisherScore().fit(X, y).scores_``) compute the same numbers. Every function takes
+dense or scipy.sparse input without densifying the whole matrix (dense column
+blocks at most), and none uses memory quadratic in the number of features; the
+sample-graph scores (Laplacian, ReliefF) use memory quadratic in the number of
+samples.
+
+Degenerate features never give NaN: a constant feature scores 0, and a ratio
+score whose denominator vanishes while its numerator does not (a perfectly
+separating or perfectly locally-smooth feature) is capped at ``1e12`` times its
+numerator's scale, i.e. ranks first. All outputs are non-negative, so any of them
+can be passed to :class:`fsviz.select.GRM` directly.
+
+References
+----------
+Li et al. (2017), "Feature Selection: A Data Perspective", ACM CSUR -- sections
+2.1.1 (Laplacian), 2.1.3 (Fisher), 2.1.5 (ReliefF), 2.2.1 (information gain),
+2.4.1 (variance), 2.4.3 (F-score), 2.4.4 (chi-square).
+Wang, Nie & Huang (2015), "Feature Selection via Global Redundancy Minimization",
+IEEE TKDE -- eq. (29)-(30) (LGD).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import manhattan_distances
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array
+
+from fsviz.select import _score_kernels as K
+from fsviz.select._base import ScoreSelector, encode_labels
+from fsviz.stats.information import discretize, is_discrete, mi_with_target
+from fsviz.stats.moments import column_moments
+
+_CAP = 1e-12  # a vanishing denominator is floored at _CAP * numerator -> score <= 1e12
+_BLOCK_ELEMENTS = 1 << 22  # dense column blocks of ~32 MB float64
+
+
+# ------------------------------------------------------------------ helpers
+def _check_X(owner: str, X):
+    X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2,
+                    input_name="X")
+    return X
+
+
+def _check_Xy(owner: str, X, y):
+    X = _check_X(owner, X)
+    y = np.asarray(y)
+    if y.ndim != 1 and not (y.ndim == 2 and y.shape[1] == 1):
+        raise ValueError(f"{owner}: 'y' must be 1-D class labels; got shape {y.shape}.")
+    y = y.ravel()
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"{owner}: 'y' has {y.shape[0]} labels but X has {X.shape[0]} samples; they must match.")
+    return X, y
+
+
+def _check_int(owner: str, name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= lo
+    if ok and hi is not None:
+        ok = value <= hi
+    if not ok:
+        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
+        raise ValueError(f"{owner}: {name!r} must be an int in {rng}{why}; got {value!r}.")
+    return int(value)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` for non-negative parts: 0 where ``num == 0``, capped where ``den -> 0``."""
+    num = np.maximum(num, 0.0)
+    den = np.maximum(den, _CAP * num)
+    out = np.zeros_like(num)
+    np.divide(num, den, out=out, where=num > 0)
+    return out
+
+
+def _zero_constant(scores: np.ndarray, X) -> np.ndarray:
+    """Constant features score exactly 0 (rounding in centred sums must not make them look perfect)."""
+    _, norm = column_moments(X)
+    scores[norm == 0] = 0.0
+    return scores
+
+
+def _blocks(n: int, m: int):
+    step = max(1, _BLOCK_ELEMENTS // max(n, 1))
+    for s in range(0, m, step):
+        yield slice(s, min(s + step, m))
+
+
+def _indicator(codes: np.ndarray, n_classes: int) -> sp.csr_matrix:
+    n = codes.size
+    return sp.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(n_classes, n))
+
+
+def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Between-class and within-class sums of squares of every feature, and which are constant.
+
+    ``between = sum_c n_c (mu_c - mu)^2``, ``within = sum_c sum_{i in c} (x_i - mu_c)^2``;
+    dense input is centred per class exactly (two streaming passes in a numba kernel),
+    sparse input uses the moment form without densifying.
+    """
+    n, m = X.shape
+    if sp.issparse(X):
+        Y = _indicator(codes, counts.size)
+        S1 = np.asarray((Y @ X).toarray())
+        S2 = np.asarray((Y @ X.multiply(X)).toarray())
+        means = S1 / counts[:, None]
+        within = np.maximum((S2 - S1 * means).sum(axis=0), 0.0)
+        const = column_moments(X)[1] == 0
+    else:
+        means, within, const = K.class_ss_rows(np.ascontiguousarray(X), codes, counts.astype(np.float64))
+    mu = (counts @ means) / n
+    between = counts @ (means - mu) ** 2
+    return between, within, const
+
+
+# ------------------------------------------------------------------ supervised scores
+def fisher_score(X, y) -> np.ndarray:
+    """Fisher score: between-class over within-class scatter of every feature.
+
+    ``F(f) = sum_c n_c (mu_c - mu)^2 / sum_c n_c sigma_c^2`` (survey eq. 8, population
+    variances). Same ranking as :func:`f_score`.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Class labels (at least two classes).
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        Non-negative, higher = better; 0 for constant features.
+
+    References
+    ----------
+    Duda, Hart & Stork (2001), Pattern Classification; Li et al. (2017), eq. (8).
+    """
+    X, y = _check_Xy("fisher_score", X, y)
+    return _fisher(X, y)
+
+
+def _fisher(X, y) -> np.ndarray:
+    codes, counts = encode_labels("fisher_score", y)
+    between, within, const = _class_ss(X, codes, counts)
+    out = _ratio(between, within)
+    out[const] = 0.0
+    return out
+
+
+def f_score(X, y) -> np.ndarray:
+    """ANOVA F statistic of every feature (survey eq. 81); equals ``sklearn.feature_selection.f_classif``.
+
+    ``F = [sum_c n_c (mu_c - mu)^2 / (c - 1)] / [sum_c (n_c - 1) s_c^2 / (n - c)]``.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        Non-negative; 0 for constant features, capped (not inf) where the within-class
+        variance vanishes.
+
+    References
+    ----------
+    Wright (1965); Li et al. (2017), eq. (81).
+    """
+    X, y = _check_Xy("f_score", X, y)
+    return _f(X, y)
+
+
+def _f(X, y) -> np.ndarray:
+    codes, counts = encode_labels("f_score", y)
+    n, c = X.shape[0], counts.size
+    if n <= c:
+        raise ValueError(f"f_score: needs more samples than classes (n - c within-class degrees of freedom); "
+                         f"got {n} samples and {c} classes.")
+    between, within, const = _class_ss(X, codes, counts)
+    out = _ratio(between / (c - 1), within / (n - c))
+    out[const] = 0.0
+    return out
+
+
+def chi2_score(X, y) -> np.ndarray:
+    """Chi-square statistic of every non-negative (count/frequency) feature against the classes.
+
+    ``chi2 = sum_c (O_c - E_c)^2 / E_c`` with ``O_c`` the feature's total in class ``c``
+    and ``E_c = p(c) * total``; equals ``sklearn.feature_selection.chi2``.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Non-negative values (counts, frequencies, binary indicators).
+    y : array-like of shape (n_samples,)
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        Non-negative; 0 for all-zero features (scikit-learn gives NaN there).
+
+    References
+    ----------
+    Liu & Setiono (1995); Li et al. (2017), eq. (82).
+    """
+    X, y = _check_Xy("chi2_score", X, y)
+    return _chi2(X, y)
+
+
+def _chi2(X, y) -> np.ndarray:
+    xmin = (X.data.min(initial=0.0) if sp.issparse(X) else X.min(initial=0.0))
+    if xmin < 0:
+        raise ValueError(f"chi2_score: Negative values in data; 'X' must be non-negative (counts or "
+                         f"frequencies); got minimum {xmin:.4g}. Use f_score or mutual_info_score for signed data.")
+    codes, counts = encode_labels("chi2_score", y)
+    obs = _indicator(codes, counts.size) @ X
+    obs = np.asarray(obs.toarray() if sp.issparse(obs) else obs, dtype=np.float64)
+    total = obs.sum(axis=0)
+    expected = np.outer(counts / X.shape[0], total)
+    out = np.zeros_like(obs)
+    np.divide((obs - expected) ** 2, expected, out=out, where=expected > 0)
+    return out.sum(axis=0)
+
+
+def mutual_info_score(X, y, n_bins: int = 10, strategy: str = "auto") -> np.ndarray:
+    """Information gain ``I(X_j; Y)`` (nats) of every feature after discretisation.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    n_bins : int, default=10
+        Equal-width bins per feature (10 % of its range) for continuous data.
+    strategy : {"auto", "uniform", "discrete"}, default="auto"
+        "discrete" keeps every distinct value as a level (equals
+        ``sklearn.feature_selection.mutual_info_classif(..., discrete_features=True)``);
+        "uniform" bins; "auto" chooses "discrete" when all of ``X`` is small integers.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        Non-negative; 0 for constant features.
+
+    References
+    ----------
+    Lewis (1992); Li et al. (2017), eq. (36) (MIM / information gain).
+    """
+    X, y = _check_Xy("mutual_info_score", X, y)
+    return _mi(X, y, n_bins, strategy)
+
+
+def _mi(X, y, n_bins, strategy) -> np.ndarray:
+    encode_labels("mutual_info_score", y)
+    if strategy not in ("auto", "uniform", "discrete"):
+        raise ValueError(f"mutual_info_score: 'strategy' must be 'auto', 'uniform' or 'discrete'; got {strategy!r}.")
+    _check_int("mutual_info_score", "n_bins", n_bins, 2)
+    if strategy == "auto":
+        strategy = "discrete" if is_discrete(X) else "uniform"
+    n, m = X.shape
+    if sp.issparse(X):
+        X = X.tocsc()
+    out = np.empty(m)
+    for b in _blocks(n, m):  # codes are dense int32: keep them to one block at a time
+        out[b] = mi_with_target(discretize(X[:, b], n_bins, strategy), y)
+    return np.maximum(out, 0.0)
+
+
+def relieff_score(X, y, n_neighbors: int = 10, n_iterations: int | None = None, random_state=None) -> np.ndarray:
+    """ReliefF weights mapped to ``(1 + W) / 2`` in [0, 1] (higher = better).
+
+    ``W_f = 1/m sum_i [ -sum_{h in H_i} diff_f(i, h) / k_h
+    + sum_{C != y_i} p(C) / (1 - p(y_i)) sum_{j in M_i(C)} diff_f(i, j) / k_C ]``
+    with ``diff_f(i, j) = |x_if - x_jf| / (max_f - min_f)``, ``H_i`` the ``n_neighbors``
+    nearest hits and ``M_i(C)`` the nearest misses of class ``C`` under the Manhattan
+    distance of the range-scaled features (Robnik-Sikonja & Kononenko 2003, Fig. 3).
+    ``W`` lies in [-1, 1]; the affine map keeps the ranking and makes it non-negative
+    for :class:`GRM`. Neighbour ties are broken by sample index; ``k_h``/``k_C`` are
+    the numbers of neighbours actually available (fewer in small classes).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    n_neighbors : int, default=10
+    n_iterations : int or None, default=None
+        Number of sampled instances ``m``; None uses every instance (deterministic).
+    random_state : int, RandomState or None
+        Used only when ``n_iterations < n_samples``.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+
+    References
+    ----------
+    Robnik-Sikonja & Kononenko (2003), Machine Learning 53; Li et al. (2017), eq. (24)-(25).
+    """
+    X, y = _check_Xy("relieff_score", X, y)
+    return _relieff(X, y, n_neighbors, n_iterations, random_state)
+
+
+def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
+    codes, counts = encode_labels("relieff_score", y)
+    n, m = X.shape
+    k = _check_int("relieff_score", "n_neighbors", n_neighbors, 1)
+    if n_iterations is None or n_iterations >= n:
+        rows = np.arange(n, dtype=np.int64)
+    else:
+        t = _check_int("relieff_score", "n_iterations", n_iterations, 1)
+        rows = np.sort(check_random_state(random_state).choice(n, t, replace=False)).astype(np.int64)
+    prior = counts / n
+    if sp.issparse(X):
+        Xr = X.tocsr()
+        lo = np.minimum(np.asarray(Xr.min(axis=0).toarray()).ravel(), 0.0)
+        hi = np.maximum(np.asarray(Xr.max(axis=0).toarray()).ravel(), 0.0)
+        rng_ = hi - lo
+        scale = np.where(rng_ > 0, 1.0 / np.where(rng_ > 0, rng_, 1.0), 0.0)
+        Xs = (Xr @ sp.diags(scale)).tocsr()
+        Xs.sort_indices()
+        # scikit-learn's sparse Manhattan kernel takes 32-bit indices only
+        Xs = sp.csr_matrix((Xs.data, Xs.indices.astype(np.int32), Xs.indptr.astype(np.int32)), shape=Xs.shape)
+        pairs = []
+        for b in range(0, rows.size, max(1, (1 << 24) // n)):
+            rb = rows[b:b + max(1, (1 << 24) // n)]
+            D = manhattan_distances(Xs[rb], Xs)
+            pairs.append(K.relieff_neighbours(np.ascontiguousarray(D), rb, codes, counts.size, k, prior))
+        W = sum(K.relieff_accumulate_csr(Xs.data, Xs.indices.astype(np.int64), Xs.indptr.astype(np.int64),
+                                         m, *p) for p in pairs)
+    else:
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        rng_ = hi - lo
+        scale = np.where(rng_ > 0, 1.0 / np.where(rng_ > 0, rng_, 1.0), 0.0)
+        Xs = np.ascontiguousarray(X * scale)
+        if n <= 4000:
+            D = (K.manhattan_full_par if n * n * m / 2 > K.PARALLEL_WORK else K.manhattan_full)(Xs)
+            pairs = [K.relieff_neighbours(np.ascontiguousarray(D[rows]), rows, codes, counts.size, k, prior)]
+        else:
+            pairs = []
+            step = max(1, (1 << 24) // n)
+            for b in range(0, rows.size, step):
+                rb = rows[b:b + step]
+                pairs.append(K.relieff_neighbours(K.manhattan_rows(Xs, rb), rb, codes, counts.size, k, prior))
+        del Xs
+        Xf = np.asfortranarray(X * scale)
+        acc = (K.relieff_accumulate_dense_par if sum(p[0].size for p in pairs) * m > K.PARALLEL_WORK
+               else K.relieff_accumulate_dense)
+        W = sum(acc(Xf, *p) for p in pairs)
+    W = np.asarray(W) / rows.size
+    return np.clip((1.0 + W) / 2.0, 0.0, 1.0)
+
+
+# ------------------------------------------------------------------ unsupervised scores
+def variance_score(X) -> np.ndarray:
+    """Population variance of every feature (survey eq. 79); equals ``VarianceThreshold().variances_``.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+
+    References
+    ----------
+    Li et al. (2017), section 2.4.1 (low variance).
+    """
+    return _variance(_check_X("variance_score", X))
+
+
+def _variance(X) -> np.ndarray:
+    _, norm = column_moments(X)
+    return norm ** 2 / X.shape[0]
+
+
+def lgd_score(X, n_neighbors: int = 5) -> np.ndarray:
+    """Local and Global Discriminative score: global variance over local variance (eq. 29-30).
+
+    For feature ``k``: ``sum_i (f_k(i) - mean_k)^2 / sum_j sum_{i in o(j)} (f_k(i) - mean_kj)^2``
+    where ``o(j)`` is the set of the ``n_neighbors`` values of feature ``k`` nearest to
+    ``f_k(j)``, sample ``j`` itself included (so ``|o(j)| = n_neighbors``; the paper
+    calls ``n_neighbors`` "the number of data points in the set"), found on the sorted
+    values -- no sample graph, O(n log n) per feature.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    n_neighbors : int, default=5
+        Neighbourhood size, in [2, n_samples]; the paper recommends 5 to 8.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        Positive for non-constant features, 0 for constant ones.
+
+    References
+    ----------
+    Wang, Nie & Huang (2015), IEEE TKDE 27(10), eq. (29)-(30).
+    """
+    return _lgd(_check_X("lgd_score", X), n_neighbors)
+
+
+def _lgd(X, n_neighbors) -> np.ndarray:
+    n = X.shape[0]
+    k = _check_int("lgd_score", "n_neighbors", n_neighbors, 2, n, f" (X has {n} samples)")
+    if sp.issparse(X):
+        Xc = X.tocsc()
+        Xc.sort_indices()
+        g, loc = K.lgd_csc(Xc.data, Xc.indices.astype(np.int64), Xc.indptr.astype(np.int64), n, k)
+    else:
+        lgd = K.lgd_dense_par if X.size * (np.log2(max(n, 2)) + k) > K.PARALLEL_WORK else K.lgd_dense
+        g, loc = lgd(np.asfortranarray(X), k)
+    return _zero_constant(_ratio(g, loc), X)
+
+
+def _knn_sq(X, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``k`` nearest other samples of every sample (Euclidean): ``(row, col, squared distance)``.
+
+    Squared distances ``|x_i|^2 + |x_j|^2 - 2 x_i'x_j`` by one matrix product per block
+    of rows (dense or sparse ``X``, never densified); ties broken by sample index.
+    """
+    n = X.shape[0]
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+    step = max(1, (1 << 23) // max(n, 1))
+    rows, cols, vals = [], [], []
+    for s in range(0, n, step):
+        e = min(s + step, n)
+        G = X[s:e] @ X.T
+        G = G.toarray() if sp.issparse(G) else np.asarray(G)
+        D2 = np.maximum(sq[s:e, None] + sq[None, :] - 2.0 * G, 0.0)
+        D2[np.arange(e - s), np.arange(s, e)] = np.inf  # exclude the sample itself
+        # k smallest per row, in (distance, index) order
+        part = np.argpartition(D2, k - 1, axis=1)[:, :k] if k < n - 1 else np.tile(np.arange(n), (e - s, 1))
+        kth = np.take_along_axis(D2, part, axis=1).max(axis=1)
+        tied = np.flatnonzero((D2 <= kth[:, None]).sum(axis=1) > k)
+        for r in tied:  # rare rows with ties at the k-th distance: resolve by index
+            cand = np.flatnonzero(D2[r] <= kth[r])
+            part[r] = cand[np.lexsort((cand, D2[r, cand]))][:k]
+        rows.append(np.repeat(np.arange(s, e), k))
+        cols.append(part.ravel())
+        vals.append(np.take_along_axis(D2, part, axis=1).ravel())
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+
+
+def _knn_affinity(owner: str, X, n_neighbors: int, kernel: str, t) -> sp.csr_matrix:
+    """Symmetric kNN affinity (i~j if either is among the other's neighbours), heat or 0/1 weights."""
+    n = X.shape[0]
+    k = _check_int(owner, "n_neighbors", n_neighbors, 1, n - 1, f" (X has {n} samples)")
+    if kernel not in ("heat", "binary"):
+        raise ValueError(f"{owner}: 'kernel' must be 'heat' or 'binary'; got {kernel!r}.")
+    if t is not None and (not isinstance(t, numbers.Real) or not t > 0):
+        raise ValueError(f"{owner}: 't' must be a float > 0 or None (mean squared neighbour distance); got {t!r}.")
+    rows, cols, d2 = _knn_sq(X, k)
+    G = sp.csr_matrix((d2, (rows, cols)), shape=(n, n))
+    d2 = G.data
+    if kernel == "heat":
+        width = float(t) if t is not None else float(d2.mean())
+        G.data = np.exp(-d2 / width) if width > 0 else np.ones_like(d2)
+    else:
+        G.data = np.ones_like(d2)
+    return G.maximum(G.T).tocsr()
+
+
+def laplacian_score(X, n_neighbors: int = 5, kernel: str = "heat", t: float | None = None) -> np.ndarray:
+    """Inverse Laplacian score ``f'Df / f'Lf`` of the D-centred features (higher = better).
+
+    He et al.'s Laplacian score ``LS = f~'L f~ / f~'D f~`` (survey eq. 2) is lower-is-better;
+    fsviz returns ``1 / LS`` -- the ratio of the graph-weighted global variance to the
+    local (graph) variation, the same shape as LGD's eq. (29) -- so that higher is
+    better and the score is positive (>= 0.5) as :class:`GRM` needs. Ranking by it is
+    ranking by LS ascending.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    n_neighbors : int, default=5
+        ``p`` of the kNN graph on the samples: i and j are joined when either is
+        among the other's ``p`` nearest neighbours (Euclidean, self excluded).
+    kernel : {"heat", "binary"}, default="heat"
+        Edge weights ``exp(-||x_i - x_j||^2 / t)`` or 1.
+    t : float or None, default=None
+        Heat-kernel width; None uses the mean squared distance over the kNN edges.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        0 for constant features.
+
+    References
+    ----------
+    He, Cai & Niyogi (2005), "Laplacian Score for Feature Selection", NIPS;
+    Li et al. (2017), eq. (2)-(3); Wang et al. (2015), eq. (27)-(28).
+    """
+    return _laplacian(_check_X("laplacian_score", X), n_neighbors, kernel, t)
+
+
+def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
+    W = _knn_affinity("laplacian_score", X, n_neighbors, kernel, t)
+    n, m = X.shape
+    deg = np.asarray(W.sum(axis=1)).ravel()
+    vol = deg.sum()
+    Wu = sp.triu(W, k=1).tocoo()
+    # incidence matrix of the edges: (E f)_e = f_i - f_j, so f'Lf = sum_e w_e (f_i - f_j)^2 (>= 0 exactly)
+    ne = Wu.nnz
+    E = sp.csr_matrix((np.r_[np.ones(ne), -np.ones(ne)], (np.r_[np.arange(ne), np.arange(ne)],
+                       np.r_[Wu.row, Wu.col])), shape=(ne, n))
+    if sp.issparse(X):
+        EX = E @ X
+        fLf = np.asarray(EX.multiply(EX).T @ Wu.data).ravel()
+        fd = np.asarray(X.T @ deg).ravel()
+        fDf = np.asarray(X.multiply(X).T @ deg).ravel() - fd ** 2 / vol
+    else:
+        fLf = np.empty(m)
+        fDf = np.empty(m)
+        for b in _blocks(n, m):
+            F = X[:, b]
+            F = F - (deg @ F) / vol
+            fDf[b] = deg @ (F * F)
+            EF = E @ F
+            fLf[b] = Wu.data @ (EF * EF)
+    return _zero_constant(_ratio(fDf, fLf), X)
+
+
+# ------------------------------------------------------------------ selector classes
+class FisherScore(ScoreSelector):
+    """Fisher score selector (supervised): between- over within-class scatter.
+
+    Parameters
+    ----------
+    n_features : int or None, default=20
+        Number of best features :meth:`get_support` selects (None: all).
+    threshold : float or None, default=None
+        If set, select every feature with ``scores_ >= threshold`` instead.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        :func:`fisher_score` of every feature (higher = better, >= 0).
+    ranking_ : ndarray of shape (n_features_in_,)
+        1 = best; ties keep the feature order.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Duda, Hart & Stork (2001); Li et al. (2017), eq. (8).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from fsviz.select import FisherScore
+    >>> X, y = load_iris(return_X_y=True)
+    >>> FisherScore(n_features=2).fit(X, y).get_support(indices=True)
+    array([2, 3])
+    """
+
+    _supervised = True
+
+    def __init__(self, n_features=20, threshold=None):
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _fisher(X, y)
+
+
+class FScore(ScoreSelector):
+    """ANOVA F-score selector (supervised); ``scores_`` equal ``sklearn.feature_selection.f_classif``.
+
+    Parameters
+    ----------
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        :func:`f_score` of every feature.
+    ranking_ : ndarray of shape (n_features_in_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Li et al. (2017), eq. (81).
+    """
+
+    _supervised = True
+
+    def __init__(self, n_features=20, threshold=None):
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _f(X, y)
+
+
+class ChiSquare(ScoreSelector):
+    """Chi-square selector for non-negative features (supervised); equals ``sklearn.feature_selection.chi2``.
+
+    Parameters
+    ----------
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        :func:`chi2_score` of every feature.
+    ranking_ : ndarray of shape (n_features_in_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Liu & Setiono (1995); Li et al. (2017), eq. (82).
+    """
+
+    _supervised = True
+
+    def __init__(self, n_features=20, threshold=None):
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _chi2(X, y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        return tags
+
+
+class MutualInfo(ScoreSelector):
+    """Information gain selector (supervised): ``I(X_j; Y)`` after discretisation.
+
+    Parameters
+    ----------
+    n_bins : int, default=10
+    strategy : {"auto", "uniform", "discrete"}, default="auto"
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        :func:`mutual_info_score` of every feature (nats).
+    ranking_ : ndarray of shape (n_features_in_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Lewis (1992); Li et al. (2017), eq. (36).
+    """
+
+    _supervised = True
+
+    def __init__(self, n_bins=10, strategy="auto", n_features=20, threshold=None):
+        self.n_bins = n_bins
+        self.strategy = strategy
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _mi(X, y, self.n_bins, self.strategy)
+
+
+class ReliefF(ScoreSelector):
+    """ReliefF selector (supervised); ``scores_ = (1 + W) / 2`` of the ReliefF weights ``W``.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=10
+        Nearest hits and nearest misses per class for every instance.
+    n_iterations : int or None, default=None
+        Number of sampled instances (None: all, deterministic).
+    random_state : int, RandomState or None, default=None
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        :func:`relieff_score` of every feature, in [0, 1].
+    ranking_ : ndarray of shape (n_features_in_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Robnik-Sikonja & Kononenko (2003); Li et al. (2017), eq. (24)-(25).
+    """
+
+    _supervised = True
+
+    def __init__(self, n_neighbors=10, n_iterations=None, random_state=None, n_features=20, threshold=None):
+        self.n_neighbors = n_neighbors
+        self.n_iterations = n_iterations
+        self.random_state = random_state
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _relieff(X, y, self.n_neighbors, self.n_iterations, self.random_state)
+
+
+class VarianceScore(ScoreSelector):
+    """Variance selector (unsupervised); ``scores_`` equal ``VarianceThreshold().variances_``.
+
+    Parameters
+    ----------
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+        E.g. ``threshold=1e-8`` keeps every non-constant feature.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+    ranking_ : ndarray of shape (n_features_in_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Li et al. (2017), section 2.4.1.
+    """
+
+    def __init__(self, n_features=20, threshold=None):
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _variance(X)
+
+
+class LGD(ScoreSelector):
+    """Local and Global Discriminative score (unsupervised), eq. (29)-(30) of the GRM paper.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+        Size of each 1-D neighbourhood (the sample itself included), in [2, n_samples].
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        :func:`lgd_score` of every feature (> 0 unless constant).
+    ranking_ : ndarray of shape (n_features_in_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Wang, Nie & Huang (2015), IEEE TKDE 27(10), eq. (29)-(30).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.select import LGD
+    >>> X = np.random.default_rng(0).standard_normal((50, 4))
+    >>> X[:, 2] = np.repeat([0.0, 5.0], 25)  # two tight clusters: high LGD
+    >>> int(LGD(n_features=1).fit(X).get_support(indices=True)[0])
+    2
+    """
+
+    def __init__(self, n_neighbors=5, n_features=20, threshold=None):
+        self.n_neighbors = n_neighbors
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _lgd(X, self.n_neighbors)
+
+
+class LaplacianScore(ScoreSelector):
+    """Laplacian score selector (unsupervised); ``scores_ = 1 / LS`` so that higher is better.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+    kernel : {"heat", "binary"}, default="heat"
+    t : float or None, default=None
+        Heat-kernel width; None: mean squared kNN distance.
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        :func:`laplacian_score` of every feature.
+    ranking_ : ndarray of shape (n_features_in_,)
+        1 = best = smallest textbook Laplacian score.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    He, Cai & Niyogi (2005); Li et al. (2017), eq. (2)-(3).
+    """
+
+    def __init__(self, n_neighbors=5, kernel="heat", t=None, n_features=20, threshold=None):
+        self.n_neighbors = n_neighbors
+        self.kernel = kernel
+        self.t = t
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _laplacian(X, self.n_neighbors, self.kernel, self.t)

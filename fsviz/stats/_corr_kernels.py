@@ -1,0 +1,361 @@
+"""Numba kernels for all-pairs correlation histograms; contiguous inputs, no validation.
+
+Binning convention shared by every kernel (see ``correlation._Binning``): ``lo`` holds
+the ``K + 1`` lower thresholds ``edges[k] - tol`` and ``hi`` the upper threshold
+``edges[K] + tol``. A value ``v`` goes to *slot* ``#{k : v >= lo[k]}`` (0..K+1), or
+to slot ``K + 2`` when ``v > hi``. Slot 0 is "below the first edge", slots 1..K+1
+are folded into the K bins by the caller, slot K+2 is "above the last edge".
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, inline="always")
+def slot_of(v, lo, hi, inv_w):
+    """Slot of one value.
+
+    Branch-light: with equal-width bins (``inv_w = K / (e_K - e_0) > 0``) the slot is
+    guessed arithmetically and corrected against the thresholds (the corrections almost
+    never loop); otherwise a branch-free count for up to 64 thresholds, else a binary
+    search. Mispredicted branches of a plain binary search cost more than the rest of
+    the per-pair work.
+    """
+    nt = lo.shape[0]
+    if v > hi:
+        return nt + 1
+    if inv_w > 0.0:
+        g = int((v - lo[0]) * inv_w) + 1 if v >= lo[0] else 0
+        if g < 0:
+            g = 0
+        if g > nt:
+            g = nt
+        while g > 0 and lo[g - 1] > v:
+            g -= 1
+        while g < nt and lo[g] <= v:
+            g += 1
+        return g
+    if nt <= 64:
+        s = 0
+        for k in range(nt):
+            s += lo[k] <= v
+        return s
+    a = 0
+    b = nt
+    while a < b:  # number of thresholds <= v
+        mid = (a + b) >> 1
+        if lo[mid] <= v:
+            a = mid + 1
+        else:
+            b = mid
+    return a
+
+
+@njit(cache=True, parallel=True)
+def hist_dense_block(G, diag, lo, hi, inv_w, nthreads):
+    """Slot counts of |G[i, j]| over a block (only j > i when ``diag``)."""
+    nr, nc = G.shape
+    ns = lo.shape[0] + 2
+    nchunks = min(nr, 4 * nthreads)
+    local = np.zeros((max(nchunks, 1), ns), dtype=np.int64)
+    for c in prange(nchunks):
+        cnt = np.zeros(ns, dtype=np.int64)
+        for i in range(c, nr, nchunks):
+            j0 = i + 1 if diag else 0
+            for j in range(j0, nc):
+                cnt[slot_of(abs(G[i, j]), lo, hi, inv_w)] += 1
+        local[c, :] = cnt
+    return local.sum(axis=0)
+
+
+@njit(cache=True, parallel=True)
+def hist_dense_block_f32(G, Z1T, Z2T, diag, delta, lo, hi, inv_w, nthreads):
+    """Slot counts from a float32 product, re-checked in float64 near thresholds.
+
+    ``G`` (float32) approximates ``Z1T @ Z2T.T`` within ``delta`` in absolute value;
+    whenever ``|G[i, j]| +- delta`` straddles a threshold the entry is recomputed in
+    float64 from the rows of ``Z1T`` and ``Z2T`` (shape (b, n), C-contiguous).
+    Returns ``(slot_counts, n_rechecked)``.
+    """
+    nr, nc = G.shape
+    n = Z1T.shape[1]
+    ns = lo.shape[0] + 2
+    nchunks = min(nr, 4 * nthreads)
+    local = np.zeros((max(nchunks, 1), ns), dtype=np.int64)
+    rech = np.zeros(max(nchunks, 1), dtype=np.int64)
+    for c in prange(nchunks):
+        cnt = np.zeros(ns, dtype=np.int64)
+        nre = 0
+        for i in range(c, nr, nchunks):
+            j0 = i + 1 if diag else 0
+            for j in range(j0, nc):
+                v = abs(np.float64(G[i, j]))
+                s = slot_of(v - delta, lo, hi, inv_w)
+                if s != slot_of(v + delta, lo, hi, inv_w):
+                    acc = 0.0
+                    for k in range(n):
+                        acc += Z1T[i, k] * Z2T[j, k]
+                    s = slot_of(abs(acc), lo, hi, inv_w)
+                    nre += 1
+                cnt[s] += 1
+        local[c, :] = cnt
+        rech[c] = nre
+    return local.sum(axis=0), rech.sum()
+
+
+@njit(cache=True)
+def count_products_ge(b, thresholds, strict_last):
+    """For sorted ``b >= 0``: number of pairs i < j with ``b[i] * b[j] >= t`` per threshold.
+
+    The product is the float64 product, exactly as :func:`cooc_hist` computes it, so the
+    analytic counts and the per-pair corrections agree bit for bit. Two pointers,
+    O(m) per threshold. When ``strict_last`` the last threshold uses ``>`` instead.
+    """
+    m = b.shape[0]
+    nt = thresholds.shape[0]
+    out = np.zeros(nt, dtype=np.int64)
+    for t in range(nt):
+        thr = thresholds[t]
+        strict = strict_last and t == nt - 1
+        p = m  # first j whose product with b[i] passes; non-increasing in i
+        total = 0
+        for i in range(m):
+            bi = b[i]
+            if strict:
+                while p > 0 and bi * b[p - 1] > thr:
+                    p -= 1
+            else:
+                while p > 0 and bi * b[p - 1] >= thr:
+                    p -= 1
+            start = p if p > i + 1 else i + 1
+            if start < m:
+                total += m - start
+        out[t] = total
+    return out
+
+
+@njit(cache=True, parallel=True)
+def cooc_hist(feats, c_ptr, c_idx, c_val, r_ptr, r_idx, r_val, F, n, lo, hi, inv_w, nthreads):
+    """Slot corrections for all co-occurring pairs (i, j > i), i in ``feats``.
+
+    For every feature i in ``feats`` and every j > i that shares a stored row with it:
+    add the slot of the true |rho_ij| and subtract the slot of the analytic value
+    ``b[i] * b[j]`` that the sorted sweep counted for it. Gustavson sparse accumulation
+    over the rows of column i (CSC ``c_*``, CSR ``r_*``, both with sorted indices).
+    The matrix holds only non-constant features, ideally ordered by decreasing number
+    of non-zeros (frequent pairs then touch a small, cache-resident part of ``acc``).
+    ``F[j] = (mean_j, 1 / s_j, b_j)`` packed so one cache line serves a pair.
+    Returns ``(slot_deltas, n_cooccurring_pairs)``.
+    """
+    m = F.shape[0]
+    ns = lo.shape[0] + 2
+    nf = feats.shape[0]
+    nchunks = min(max(nf, 1), 4 * nthreads)
+    local = np.zeros((nchunks, ns), dtype=np.int64)
+    npairs = np.zeros(nchunks, dtype=np.int64)
+    for c in prange(nchunks):
+        acc = np.zeros(m, dtype=np.float64)
+        stamp = np.full(m, -1, dtype=np.int64)
+        touched = np.empty(m, dtype=np.int64)
+        va = np.empty(m, dtype=np.float64)
+        vb = np.empty(m, dtype=np.float64)
+        cnt = np.zeros(ns, dtype=np.int64)
+        pairs = 0
+        for q in range(c, nf, nchunks):
+            i = feats[q]
+            nt = 0
+            for p in range(c_ptr[i], c_ptr[i + 1]):
+                r = c_idx[p]
+                xi = c_val[p]
+                # first position in row r with column > i
+                a = r_ptr[r]
+                z = r_ptr[r + 1]
+                while a < z:
+                    mid = (a + z) >> 1
+                    if r_idx[mid] <= i:
+                        a = mid + 1
+                    else:
+                        z = mid
+                for t in range(a, r_ptr[r + 1]):
+                    j = r_idx[t]
+                    if stamp[j] != i:
+                        stamp[j] = i
+                        acc[j] = xi * r_val[t]
+                        touched[nt] = j
+                        nt += 1
+                    else:
+                        acc[j] += xi * r_val[t]
+            mi = n * F[i, 0]
+            si = F[i, 1]
+            bi = F[i, 2]
+            # gather first, bin afterwards: keeps the random loads of F and acc free of
+            # data-dependent branches so they overlap (2x faster than binning inline)
+            for t in range(nt):
+                j = touched[t]
+                va[t] = abs((acc[j] - mi * F[j, 0]) * si * F[j, 1])
+                vb[t] = bi * F[j, 2]
+            for t in range(nt):
+                cnt[slot_of(va[t], lo, hi, inv_w)] += 1
+            for t in range(nt):
+                cnt[slot_of(vb[t], lo, hi, inv_w)] -= 1
+            pairs += nt
+        local[c, :] = cnt
+        npairs[c] = pairs
+    return local.sum(axis=0), npairs.sum()
+
+
+@njit(cache=True)
+def cooc_pairs(feats, c_ptr, c_idx, c_val, r_ptr, r_idx, r_val, F, n, thr):
+    """All co-occurring pairs (i in ``feats``, j > i) with |rho_ij| >= ``thr``.
+
+    Same accumulation and layout as :func:`cooc_hist`; returns ``(i, j, rho)`` arrays
+    in the (permuted) index space of the matrix it was given.
+    """
+    m = F.shape[0]
+    acc = np.zeros(m, dtype=np.float64)
+    stamp = np.full(m, -1, dtype=np.int64)
+    touched = np.empty(m, dtype=np.int64)
+    cap = 1024
+    oi = np.empty(cap, dtype=np.int64)
+    oj = np.empty(cap, dtype=np.int64)
+    orho = np.empty(cap, dtype=np.float64)
+    k = 0
+    for q in range(feats.shape[0]):
+        i = feats[q]
+        nt = 0
+        for p in range(c_ptr[i], c_ptr[i + 1]):
+            r = c_idx[p]
+            xi = c_val[p]
+            a = r_ptr[r]
+            z = r_ptr[r + 1]
+            while a < z:
+                mid = (a + z) >> 1
+                if r_idx[mid] <= i:
+                    a = mid + 1
+                else:
+                    z = mid
+            for t in range(a, r_ptr[r + 1]):
+                j = r_idx[t]
+                if stamp[j] != i:
+                    stamp[j] = i
+                    acc[j] = xi * r_val[t]
+                    touched[nt] = j
+                    nt += 1
+                else:
+                    acc[j] += xi * r_val[t]
+        mi = n * F[i, 0]
+        si = F[i, 1]
+        for t in range(nt):
+            j = touched[t]
+            rho = (acc[j] - mi * F[j, 0]) * si * F[j, 1]
+            if abs(rho) >= thr:
+                if k == cap:
+                    cap *= 2
+                    oi2 = np.empty(cap, dtype=np.int64)
+                    oj2 = np.empty(cap, dtype=np.int64)
+                    or2 = np.empty(cap, dtype=np.float64)
+                    oi2[:k] = oi[:k]
+                    oj2[:k] = oj[:k]
+                    or2[:k] = orho[:k]
+                    oi, oj, orho = oi2, oj2, or2
+                oi[k] = i
+                oj[k] = j
+                orho[k] = rho
+                k += 1
+    return oi[:k], oj[:k], orho[:k]
+
+
+@njit(cache=True)
+def _share_row(c_ptr, c_idx, i, j):
+    """True when sparse columns i and j (sorted row indices) have a stored row in common."""
+    p = c_ptr[i]
+    pe = c_ptr[i + 1]
+    q = c_ptr[j]
+    qe = c_ptr[j + 1]
+    while p < pe and q < qe:
+        if c_idx[p] == c_idx[q]:
+            return True
+        if c_idx[p] < c_idx[q]:
+            p += 1
+        else:
+            q += 1
+    return False
+
+
+@njit(cache=True)
+def analytic_pairs(order, b_sorted, a, thr, c_ptr, c_idx, max_pairs):
+    """Pairs that never co-occur and whose analytic |rho| = b_i * b_j >= ``thr``.
+
+    ``order`` maps sorted positions to feature indices (b_sorted = |a|[order]).
+    Returns ``(i, j, rho)`` with i < j and rho = -a_i * a_j, or ``n = -1`` arrays when
+    more than ``max_pairs`` candidates would have to be checked.
+    """
+    m = b_sorted.shape[0]
+    # count candidates first (two pointers)
+    p = m
+    total = 0
+    for s in range(m):
+        while p > 0 and b_sorted[s] * b_sorted[p - 1] >= thr:
+            p -= 1
+        start = p if p > s + 1 else s + 1
+        if start < m:
+            total += m - start
+    if total > max_pairs:
+        e = np.empty(0, dtype=np.int64)
+        return e, e, np.empty(0, dtype=np.float64), total
+    oi = np.empty(total, dtype=np.int64)
+    oj = np.empty(total, dtype=np.int64)
+    orho = np.empty(total, dtype=np.float64)
+    k = 0
+    p = m
+    for s in range(m):
+        while p > 0 and b_sorted[s] * b_sorted[p - 1] >= thr:
+            p -= 1
+        start = p if p > s + 1 else s + 1
+        for t in range(start, m):
+            i = order[s]
+            j = order[t]
+            if i > j:
+                i, j = j, i
+            if not _share_row(c_ptr, c_idx, i, j):
+                oi[k] = i
+                oj[k] = j
+                orho[k] = -(a[i] * a[j])
+                k += 1
+    return oi[:k], oj[:k], orho[:k], total
+
+
+@njit(cache=True, parallel=True)
+def sparse_pair_rho(pi, pj, c_ptr, c_idx, c_val, mean, inv_s, n):
+    """Correlations of the given feature pairs of a sparse CSC matrix (sorted indices)."""
+    npairs = pi.shape[0]
+    out = np.empty(npairs, dtype=np.float64)
+    for k in prange(npairs):
+        i = pi[k]
+        j = pj[k]
+        p = c_ptr[i]
+        pe = c_ptr[i + 1]
+        q = c_ptr[j]
+        qe = c_ptr[j + 1]
+        acc = 0.0
+        while p < pe and q < qe:
+            if c_idx[p] == c_idx[q]:
+                acc += c_val[p] * c_val[q]
+                p += 1
+                q += 1
+            elif c_idx[p] < c_idx[q]:
+                p += 1
+            else:
+                q += 1
+        out[k] = (acc - n * mean[i] * mean[j]) * inv_s[i] * inv_s[j]
+    return out
+
+
+@njit(cache=True)
+def slots_of_values(v, lo, hi, inv_w):
+    """Slot counts of an array of non-negative values."""
+    out = np.zeros(lo.shape[0] + 2, dtype=np.int64)
+    for k in range(v.shape[0]):
+        out[slot_of(v[k], lo, hi, inv_w)] += 1
+    return out

@@ -1,0 +1,134 @@
+"""Pixel masks of GDM's groups on images (the GDM papers' ICML Fig. 1 / Fig. 6 style)."""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from fsviz.viz._common import QUALITATIVE
+
+SF_RGB = np.array([230, 25, 25], dtype=np.float64)
+
+
+def _rgb(hex_color: str) -> np.ndarray:
+    h = hex_color.lstrip("#")
+    return np.array([int(h[i:i + 2], 16) for i in (0, 2, 4)], dtype=np.float64)
+
+
+def _grey(img: np.ndarray) -> np.ndarray:
+    """An image scaled to [0, 255] grey, as (h, w, 3)."""
+    img = np.asarray(img, dtype=np.float64)
+    lo, hi = np.nanmin(img), np.nanmax(img)
+    g = (img - lo) / (hi - lo) if hi > lo else np.zeros_like(img)
+    return np.repeat((255.0 * g)[:, :, None], 3, axis=2)
+
+
+def overlay_rgb(img: np.ndarray, support: np.ndarray, af: np.ndarray, af_group: np.ndarray,
+                alpha: float = 0.6) -> np.ndarray:
+    """Tint support pixels red and affiliated pixels in their group's colour on a grey image.
+
+    The tint is multiplicative (a tinted pixel keeps its brightness, so the picture stays
+    readable however many pixels are selected) plus a small additive part that makes
+    selected dark pixels visible. Returns a uint8 array of shape (h, w, 3); pixel indices
+    are flat C-order indices.
+    """
+    h, w = img.shape
+    rgb = _grey(img).reshape(-1, 3)
+
+    def tint(idx, colours):
+        lum = rgb[idx] / 255.0
+        target = (0.35 + 0.65 * lum) * colours
+        rgb[idx] = (1 - alpha) * rgb[idx] + alpha * target
+
+    if af.size:
+        cols = np.stack([_rgb(c) for c in QUALITATIVE])
+        tint(af, cols[af_group % len(QUALITATIVE)])
+    if support.size:
+        tint(support, np.broadcast_to(SF_RGB, (support.size, 3)))
+    return np.clip(rgb, 0, 255).astype(np.uint8).reshape(h, w, 3)
+
+
+def pixel_masks(panels, result, *, highlight: int | None = None, show_af: bool = True, overlay: bool = True,
+                alpha: float = 0.6, panel_px: int = 240) -> go.Figure:
+    """Example images and class means with support-feature and affiliated-feature pixels.
+
+    Top row: example images; bottom row: the class mean images, then the support-feature
+    mask (red, intensity = score) and the affiliated-feature mask (one colour per group,
+    support pixels in dark red). With ``overlay`` every image has its support pixels
+    blended in red and its affiliated pixels in their group's colour, like the GDM papers'
+    figures of selected pixels.
+
+    Parameters
+    ----------
+    panels : ImagePanels-like
+        ``examples`` (k, h, w), ``example_labels``, ``means`` (c, h, w), ``mean_labels``, ``shape``.
+    result : GroupResult-like
+        ``support``, ``sf_scores``, ``af``, ``af_sf`` (flat pixel indices, C order).
+    highlight : int, default=None
+        Show only this support feature's group (None or a negative value: all groups).
+    show_af : bool, default=True
+        Draw the affiliated pixels.
+    overlay : bool, default=True
+        Blend the pixels into the example and mean images (False: plain images).
+    alpha : float, default=0.6
+        Opacity of the blended colours.
+    panel_px : int, default=240
+        Height of one image row in pixels.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    h, w = map(int, panels.shape)
+    support = np.asarray(result.support, dtype=np.int64)
+    sf_scores = np.asarray(result.sf_scores, dtype=np.float64)
+    af = np.asarray(result.af, dtype=np.int64)
+    af_sf = np.asarray(result.af_sf, dtype=np.int64)
+    # colour of a group = position of its SF in the full support list (stable under highlight)
+    order = np.argsort(support, kind="stable")
+    af_group = order[np.searchsorted(support, af_sf, sorter=order)] if af.size else np.zeros(0, np.int64)
+    if highlight is not None and int(highlight) >= 0:
+        keep = support == int(highlight)
+        support, sf_scores = support[keep], sf_scores[keep]
+        keep_af = af_sf == int(highlight)
+        af, af_sf, af_group = af[keep_af], af_sf[keep_af], af_group[keep_af]
+    if not show_af:
+        af, af_sf, af_group = af[:0], af_sf[:0], af_group[:0]
+
+    examples, means = np.asarray(panels.examples), np.asarray(panels.means)
+    ncols = max(len(examples), len(means) + 2)
+    titles = [f"example (class {lab})" if lab else "example" for lab in panels.example_labels]
+    titles += [""] * (ncols - len(examples))
+    titles += list(panels.mean_labels) + [f"support pixels ({len(support)})", f"affiliated pixels ({len(af)})"]
+    titles += [""] * (ncols - len(means) - 2)
+    fig = make_subplots(rows=2, cols=ncols, subplot_titles=titles, horizontal_spacing=0.015,
+                        vertical_spacing=0.09)
+    none = np.zeros(0, np.int64)
+
+    def image(rgb, row, col, name):
+        fig.add_trace(go.Image(z=rgb, name=name, hovertemplate="row %{y}, col %{x}<extra>" + name + "</extra>"),
+                      row, col)
+
+    for i, img in enumerate(examples):
+        rgb = overlay_rgb(img, support, af, af_group, alpha) if overlay else overlay_rgb(img, none, none, none)
+        image(rgb, 1, i + 1, titles[i])
+    for i, img in enumerate(means):
+        rgb = overlay_rgb(img, support, af, af_group, alpha) if overlay else overlay_rgb(img, none, none, none)
+        image(rgb, 2, i + 1, panels.mean_labels[i])
+    sf_mask = np.full((h * w, 3), 255.0)
+    if support.size:
+        top = sf_scores.max() if sf_scores.size and sf_scores.max() > 0 else 1.0
+        strength = 0.25 + 0.75 * np.clip(sf_scores / top, 0, 1)
+        sf_mask[support] = (1 - strength[:, None]) * 255.0 + strength[:, None] * SF_RGB
+    image(sf_mask.reshape(h, w, 3).astype(np.uint8), 2, len(means) + 1, "support pixels")
+    af_mask = np.full((h * w, 3), 255.0)
+    if af.size:
+        cols = np.stack([_rgb(c) for c in QUALITATIVE])
+        af_mask[af] = cols[af_group % len(QUALITATIVE)]
+    af_mask[support] = np.array([120.0, 0.0, 0.0])
+    image(af_mask.reshape(h, w, 3).astype(np.uint8), 2, len(means) + 2, "affiliated pixels")
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_layout(height=int(2 * panel_px + 120), margin=dict(t=70, l=5, r=5, b=5), plot_bgcolor="white",
+                      title="Support-feature pixels (red) and affiliated-feature pixels (one colour per group)")
+    return fig

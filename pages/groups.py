@@ -1,0 +1,61 @@
+"""Groups (GDM): support features, their affiliated features, and how few correlations it took."""
+import streamlit as st
+
+import appkit
+import fsviz.compute as fc
+from fsviz.viz import group_tree
+
+st.title("Groups (GDM)")
+ds = appkit.require_dataset()
+if not appkit.library_ready("select", "GDM"):
+    st.stop()
+ctl, out = st.columns([1, 3], gap="medium")
+
+p = appkit.default_gdm_params(ds) | appkit.shown_params("gdm", ds)  # the form starts from the result shown
+with ctl.form("gdm"):
+    tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, p["tau"], 0.01)
+    c1, c2 = st.columns(2)
+    n_per_iter = c1.number_input("features / iteration", 1, 200, p["n_per_iter"])
+    max_iter = c2.number_input("iterations", 1, 100, p["max_iter"])
+    C = c1.number_input("C", 1e-4, 1e4, p["C"], format="%.4g")
+    folds = c2.number_input("ECV folds (0 = off)", 0, 20, p["cv_folds"] or 0)
+    corr = st.radio("correlation", ["pearson", "su"], ["pearson", "su"].index(p["corr"]), horizontal=True,
+                    format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get)
+    one_class = st.toggle("one-class (GDM-OC)", p["one_class"])
+    classes = appkit.class_labels(ds)
+    positive = st.selectbox("one vs rest: positive class", classes, classes.index(p.get("positive", classes[0])),
+                            help="GDM separates two classes") if len(classes) > 2 else None
+    run = st.form_submit_button("Run GDM", type="primary", width="stretch")
+
+params = dict(tau=tau, n_per_iter=int(n_per_iter), max_iter=int(max_iter), C=float(C), corr=corr,
+              one_class=bool(one_class), cv_folds=int(folds) or None) | appkit.positive_param(positive)
+with out:
+    res = appkit.gdm(ds, params, run)
+if res is None:
+    out.info("Set the parameters and press **Run GDM**.")
+    st.stop()
+
+m1, m2, m3, m4 = out.columns(4)
+m1.metric("support features", len(res.support))
+m2.metric("affiliated features", len(res.af))
+m3.metric("correlations computed", f"{res.n_correlations:,}",
+          f"{100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of m(m−1)/2", delta_color="off", delta_arrow="off")
+m4.metric("all pairs m(m−1)/2", f"{res.n_pairs:,}", f"GDM fit {res.seconds:.2f} s", delta_color="off",
+          delta_arrow="off")
+out.caption(f"Shown: {fc.params_label(res.key[2])}")
+
+
+@st.fragment
+def tree_view(res):
+    c1, c2, c3 = st.columns(3)
+    kind = c1.radio("layout", ["treemap", "sunburst"], horizontal=True, key="tree_kind")
+    max_groups = c2.slider("groups shown", 1, 200, 40, key="tree_groups")
+    max_af = c3.slider("affiliated shown per group", 1, 100, 25, key="tree_af")
+    st.plotly_chart(group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af,
+                               kind=kind), key="group_tree")
+
+
+with out:
+    tree_view(res)
+st.subheader("Groups table (sortable)")
+st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)

@@ -1,0 +1,36 @@
+"""Image masks: support- and affiliated-feature pixels on examples and class means (GDM papers' figures)."""
+import streamlit as st
+
+import appkit
+import fsviz.compute as fc
+from fsviz.viz import pixel_masks
+
+st.title("Image masks")
+ds = appkit.require_dataset()
+if getattr(ds, "image_shape", None) is None:
+    st.info(f"{ds.name} has no image shape. Pick the digits sample, or give the image shape "
+            "(height x width) in the sidebar for pixel data.")
+    st.stop()
+res = appkit.last("gdm", ds)
+if res is None and appkit.library_ready("select", "GDM"):
+    res = appkit.gdm(ds, appkit.default_gdm_params(ds), run=False)
+if res is None:
+    st.info("Run GDM on the **Groups** page first; its groups are drawn here.")
+    st.stop()
+st.caption(f"GDM groups: {fc.params_label(res.key[2])} — {len(res.support)} support, "
+           f"{len(res.af)} affiliated pixels. Change them on the Groups page.")
+
+
+@st.fragment
+def masks(res):
+    labels = fc.group_choices(res, ds.image_shape)
+    c1, c2, c3, c4 = st.columns([3, 2, 2, 1])
+    hl = c1.selectbox("highlight group", list(labels), format_func=labels.get, key="mask_group")
+    n_ex = c2.slider("example images", 1, 8, 4, key="mask_examples")
+    alpha = c3.slider("overlay opacity", 0.0, 1.0, 0.6, 0.05, key="mask_alpha")
+    show_af = c4.toggle("affiliated", True, key="mask_af")
+    panels = appkit.image_panels(ds.fingerprint, n_ex, appkit.seed(), ds)
+    st.plotly_chart(pixel_masks(panels, res, highlight=hl, show_af=show_af, alpha=alpha), key="pixel_masks")
+
+
+masks(res)

@@ -1,0 +1,29 @@
+"""Projection: PCA of the samples on the top-k features of two selections, side by side (GRM Fig. 4)."""
+import streamlit as st
+
+import appkit
+from fsviz.viz import pca_pair
+
+st.title("Projection (PCA)")
+ds = appkit.require_dataset()
+sels = appkit.selections(ds)
+if not sels:
+    st.info("No selection computed for this dataset yet: run GDM, GRM or SAOLA first.")
+    st.stop()
+
+labels = list(sels)
+left_i, right_i = appkit.default_pair(sels)
+
+
+@st.fragment
+def view():
+    c1, c2, c3 = st.columns([2, 2, 1])
+    left = c1.selectbox("left", labels, index=left_i, key="proj_left")
+    right = c2.selectbox("right", labels, index=right_i, key="proj_right")
+    k = c3.slider("top-k features", 1, 200, 20, key="proj_k")
+    pl = appkit.projection(ds.fingerprint, tuple(sels[left].top(k).tolist()), ds)
+    pr = appkit.projection(ds.fingerprint, tuple(sels[right].top(k).tolist()), ds)
+    st.plotly_chart(pca_pair([pl, pr], ds.y, titles=(sels[left].method, sels[right].method)), key="pca")
+
+
+view()

@@ -1,0 +1,232 @@
+"""AppTest for every page of the app on the bundled sample data.
+
+Each page renders without an exception and shows its chart; the main widgets change the
+result; a bad upload shows the loader's message and the app stays usable; results survive
+page switches.
+"""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+TIMEOUT = 180
+
+
+def _samples() -> list[str]:
+    from fsviz.data import list_samples
+
+    return list(list_samples())
+
+
+def start(sample: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    if sample is not None:
+        at.selectbox(key="sample").set_value(sample).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def figure(at: AppTest, i: int = 0) -> dict:
+    charts = at.get("plotly_chart")
+    assert len(charts) > i, "no plotly chart on the page"
+    return json.loads(charts[i].proto.spec)
+
+
+def arr(v) -> np.ndarray:
+    """A plotly JSON array (plain list or base64 typed array) as numpy."""
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+    return np.array([np.nan if x is None else x for x in v], dtype=float)
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def slider(at: AppTest, prefix: str):
+    return next(s for s in at.slider if s.label.startswith(prefix))
+
+
+def button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def sample_named(part: str) -> str:
+    names = [n for n in _samples() if part in n.lower()]
+    assert names, f"no sample whose name contains {part!r}: {_samples()}"
+    return names[0]
+
+
+@pytest.fixture(scope="module")
+def digits() -> str:
+    return sample_named("digit")
+
+
+def test_data_page_summarises_the_default_sample():
+    at = start()
+    assert at.title[0].value == "Data"
+    assert int(metric(at, "samples").replace(",", "")) > 0
+    assert int(metric(at, "features").replace(",", "")) > 0
+    assert any("constant feature" in w.value for w in at.warning) or at.dataframe
+    assert len(at.dataframe) >= 2  # summary + first rows
+
+
+def test_every_sample_loads():
+    at = start()
+    for name in _samples():
+        at.selectbox(key="sample").set_value(name).run()
+        assert not at.exception and not at.error, name
+        assert at.sidebar.caption[-1].value.startswith(f"Active: **")
+
+
+def test_groups_page_tree_and_tau_changes_result(digits):
+    at = goto(start(digits), "groups")
+    tree = figure(at)["data"][0]
+    assert tree["type"] == "treemap"
+    n_sf = int(metric(at, "support features"))
+    assert sum(p == "root" for p in tree["parents"]) == min(n_sf, 40)
+    assert "correlations computed" in [m.label for m in at.metric]
+    af_before = int(metric(at, "affiliated features"))
+    slider(at, "tau").set_value(0.9)
+    button(at, "Run GDM").click().run()
+    assert not at.exception
+    af_after = int(metric(at, "affiliated features"))
+    assert af_after != af_before or figure(at)["data"][0]["ids"] != tree["ids"]
+    assert "tau=0.9" in at.caption[0].value or any("tau=0.9" in c.value for c in at.caption)
+    # a display-only control redraws without recomputing: same result, other layout
+    at.radio(key="tree_kind").set_value("sunburst").run()
+    assert figure(at)["data"][0]["type"] == "sunburst"
+    assert int(metric(at, "affiliated features")) == af_after
+
+
+def test_groups_result_survives_page_switch(digits):
+    at = goto(start(digits), "groups")
+    slider(at, "tau").set_value(0.5)
+    button(at, "Run GDM").click().run()
+    shown = [c.value for c in at.caption if c.value.startswith("Shown:")]
+    goto(at, "compare")
+    goto(at, "groups")
+    assert [c.value for c in at.caption if c.value.startswith("Shown:")] == shown
+    assert slider(at, "tau").value == pytest.approx(0.5)  # the form starts from the result shown
+
+
+def test_image_masks_on_digits(digits):
+    at = goto(start(digits), "image_masks")
+    fig = figure(at)
+    images = [t for t in fig["data"] if t["type"] == "image"]
+    assert len(images) >= 5
+    options = at.selectbox(key="mask_group").options
+    assert len(options) >= 2
+    sf = int(options[1].split("group of feature ")[1].split()[0])
+    at.selectbox(key="mask_group").set_value(sf).run()
+    assert not at.exception
+    title = [t for t in figure(at)["layout"]["annotations"] if "support pixels" in t["text"]][0]["text"]
+    assert title == "support pixels (1)"
+
+
+def test_image_masks_explains_non_image_data():
+    names = [n for n in _samples() if "digit" not in n.lower()]
+    if not names:
+        pytest.skip("only image samples")
+    at = goto(start(names[0]), "image_masks")
+    assert any("image shape" in i.value for i in at.info)
+
+
+def test_correlation_sparsity_histogram(digits):
+    at = goto(start(digits), "correlation_sparsity")
+    fig = figure(at)
+    assert fig["layout"]["yaxis"]["type"] == "log"
+    assert any("exact" in c.value for c in at.caption)
+    bars = arr(fig["data"][0]["y"])
+    assert np.nansum(bars) == pytest.approx(100.0)
+    slider(at, "tau to mark").set_value(0.1).run()
+    assert any(abs(s["x0"] - 0.9) < 1e-9 for s in figure(at)["layout"]["shapes"])
+
+
+def test_grm_page_base_scores_and_prior_groups(digits):
+    at = goto(start(digits), "grm")
+    fig = figure(at)
+    assert len(fig["data"]) >= 2  # one line per feature in the bump chart
+    assert any(m.label.startswith("redundancy of top") for m in at.metric)
+    caption = [c.value for c in at.caption if c.value.startswith("Shown:")]
+    base = next(s for s in at.selectbox if s.label == "base score")
+    base.set_value("fisher")
+    button(at, "Run GRM").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert [c.value for c in at.caption if c.value.startswith("Shown:")] != caption
+    # one click adds the current GDM groups to the constraint editor
+    goto(at, "groups")
+    goto(at, "grm")
+    button(at, "Add current GDM groups").click().run()
+    assert any("constraint group" in c.value for c in at.caption)
+
+
+def test_online_page_streams_and_explains(digits):
+    at = goto(start(digits), "online")
+    assert int(metric(at, "features arrived").replace(",", "")) > 0
+    frames = [d.value for d in at.dataframe]
+    why = next(f for f in frames if "reason" in f.columns)
+    assert (why["reason"].str.len() > 0).all()
+    assert set(why["decision"]) <= {"selected", "irrelevant", "redundant", "removed", "ungrouped"}
+    dropped = why[why["decision"] == "redundant"]
+    assert dropped["reason"].str.contains("redundant").all()
+    size_before = metric(at, "final selection")
+    next(n for n in at.number_input if n.label.startswith("alpha")).set_value(1e-6)
+    button(at, "Run stream").click().run()
+    assert not at.exception
+    assert metric(at, "final selection") != size_before or "alpha=1e-06" in " ".join(c.value for c in at.caption)
+
+
+def test_projection_and_compare_after_runs(digits):
+    at = goto(start(digits), "groups")
+    goto(at, "grm")
+    goto(at, "projection")
+    fig = figure(at)
+    assert len([t for t in fig["data"] if t["type"] == "scattergl"]) >= 2
+    goto(at, "compare")
+    table = at.dataframe[0].value
+    assert {"method", "parameters", "n features", "CV accuracy", "redundancy", "run time (s)"} <= set(table.columns)
+    assert len(table) >= 3 and table["CV accuracy"].notna().all()
+    assert len(at.get("download_button")) == 2
+
+
+def test_bad_upload_shows_error_and_app_stays_usable():
+    at = start()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("broken.csv", b"a,b,label\n1,x,0\n2,3,\n", "text/csv")).run()
+    assert not at.exception
+    assert at.error, "a bad file must show st.error"
+    goto(at, "groups")  # still usable
+    assert not at.exception
+
+
+def test_good_csv_upload_becomes_the_dataset():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 6))
+    frame = pd.DataFrame(X, columns=[f"c{i}" for i in range(6)])
+    frame["label"] = (X[:, 0] > 0).astype(int)
+    data = frame.to_csv(index=False).encode()
+    at = start()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("mine.csv", data, "text/csv")).run()
+    at.text_input(key="label").set_value("label").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert metric(at, "features") == "6" and metric(at, "samples") == "60"

@@ -1,0 +1,348 @@
+"""All-pairs correlation histograms and thresholded pairs against brute force (np.corrcoef)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+
+from fsviz.stats import CorrelationHistogram, correlated_pairs, correlation_histogram
+from fsviz.stats import _corr_kernels as K
+
+TOL = 1e-9
+
+
+# ----------------------------------------------------------------------------- references
+def brute_rho(X):
+    """Upper-triangle (i, j, rho) over the non-constant features, via np.corrcoef."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    valid = np.flatnonzero(X.std(axis=0) > 0)
+    C = np.corrcoef(X[:, valid].T) if valid.size > 1 else np.ones((valid.size, valid.size))
+    iu, ju = np.triu_indices(valid.size, 1)
+    return valid[iu], valid[ju], C[iu, ju]
+
+
+def brute_hist(X, edges, tol=TOL):
+    """np.histogram semantics with values within tol of an edge snapped onto it."""
+    _, _, r = brute_rho(X)
+    r = np.abs(r)
+    edges = np.asarray(edges, float)
+    d = np.abs(r[:, None] - edges[None, :])
+    k = d.argmin(axis=1)
+    snap = d[np.arange(r.size), k] <= tol
+    r = np.where(snap, edges[k], r)
+    below = int((r < edges[0]).sum())
+    above = int((r > edges[-1]).sum())
+    counts, _ = np.histogram(r[(r >= edges[0]) & (r <= edges[-1])], bins=edges)
+    return counts, below, above
+
+
+def assert_same(h: CorrelationHistogram, X, edges=None):
+    c, below, above = brute_hist(X, h.edges if edges is None else edges)
+    np.testing.assert_array_equal(h.counts, c)
+    assert (h.n_below, h.n_above) == (below, above)
+    assert h.counts.sum() + h.n_below + h.n_above == h.n_pairs
+    assert h.exact and h.counts.dtype == np.int64
+
+
+def brute_pairs(X, thr):
+    i, j, r = brute_rho(X)
+    keep = np.abs(r) >= thr - TOL
+    return i[keep], j[keep], r[keep]
+
+
+# ------------------------------------------------------------------------------- fixtures
+@pytest.fixture
+def dense_X(rng):
+    n, m = 40, 157
+    latent = rng.normal(size=(n, 6))
+    X = latent @ rng.normal(size=(6, m)) + rng.normal(size=(n, m)) * rng.uniform(0.2, 3, m)
+    X[:, 7] = 4.0  # constant
+    X[:, 20] = X[:, 3] * -2 + 1  # exact |rho| = 1 (last edge, closed)
+    X[:, 150] = X[:, 3]
+    return X
+
+
+def edge_hitting_dense():
+    """Columns whose pairwise correlations are exactly 0, 1 or 0.5 in exact arithmetic."""
+    a = np.array([1, -1, 1, -1, 1, -1, 1, -1], float)
+    b = np.array([1, 1, -1, -1, 1, 1, -1, -1], float)
+    c = np.array([1, 1, 1, 1, -1, -1, -1, -1], float)
+    # (a + b) has rho = 1/sqrt(2) with a; (a + b + c) / sqrt(3) ... and x = a, y = a*0.5 + b*sqrt(.75)
+    cols = [a, b, c, a + b, 3 * a + 7, -a, a + b + c, 0.5 * a + np.sqrt(0.75) * b]
+    return np.column_stack(cols)
+
+
+def sparse_with_structure(rng, n=60, m=400, density=0.02):
+    S = sp.random(n, m, density=density, random_state=rng, format="csc")
+    S.data = np.round(S.data * 4) + 1  # counts 1..5, like term frequencies
+    S = S.tolil()
+    S[:, 11] = 0  # all-zero column: constant
+    x = (rng.random(n) < 0.5).astype(float)
+    S[:, 30] = x[:, None]  # dense binary feature
+    S[:, 31] = 1 - x[:, None]  # its complement: never co-occurs, rho = -1 exactly
+    S[:, 32] = 2 * x[:, None]  # exact copy (scaled) of 30
+    S[:, 40] = 0
+    S[5, 40] = 3.0  # singleton features in distinct rows
+    S[:, 41] = 0
+    S[9, 41] = 1.0
+    return S.tocsr()
+
+
+# ------------------------------------------------------------------------------ dense path
+@pytest.mark.parametrize("block_size", [3, 16, 64, 2048])
+@pytest.mark.parametrize("bins", [10, 20, np.array([0.0, 0.05, 0.3, 0.3 + 1e-6, 0.9, 1.0])])
+def test_dense_counts_equal_brute_force(dense_X, block_size, bins):
+    h = correlation_histogram(dense_X, bins=bins, block_size=block_size)
+    assert_same(h, dense_X)
+    np.testing.assert_array_equal(h.constant_features, [7])
+    assert h.n_pairs == 156 * 155 // 2 and h.n_features == 157
+    assert h.method == "dense-blas" and h.n_evaluated == h.n_pairs
+
+
+def test_dense_float32_counts_equal_float64(dense_X):
+    h64 = correlation_histogram(dense_X, bins=50, block_size=32)
+    h32 = correlation_histogram(dense_X, bins=50, block_size=32, precision="float32")
+    np.testing.assert_array_equal(h32.counts, h64.counts)
+    assert h32.method == "dense-blas-float32"
+    assert h32.n_rechecked >= 3  # the exact copies sit on the closed last edge
+
+
+def test_dense_edges_exactly_hit():
+    X = edge_hitting_dense()
+    for bins in (10, 2, np.array([0.0, 0.5, 1 / np.sqrt(2), 1.0])):
+        for precision in ("float64", "float32"):
+            h = correlation_histogram(X, bins=bins, precision=precision)
+            assert_same(h, X)
+    h = correlation_histogram(X, bins=2)
+    # pairs: exactly 0 -> [0, .5); exactly .5 and 1/sqrt2 -> [.5, 1]; exactly 1 -> [.5, 1] (closed)
+    i, j, r = brute_rho(X)
+    assert h.counts[0] == int((np.abs(r) < 0.5 - 1e-9).sum())
+    assert np.isclose(np.abs(r), 0.5).any() and np.isclose(np.abs(r), 1.0).any()
+
+
+def test_custom_edges_count_outside(dense_X):
+    h = correlation_histogram(dense_X, bins=[0.2, 0.5, 0.8])
+    assert_same(h, dense_X)
+    assert h.n_below > 0 and h.n_above > 0
+
+
+def test_fractions_and_tail(dense_X):
+    h = correlation_histogram(dense_X, bins=10)
+    np.testing.assert_allclose(h.fractions.sum(), 1.0)
+    _, _, r = brute_rho(dense_X)
+    for k, e in enumerate(h.edges[:-1]):
+        assert h.tail_fractions[k] == pytest.approx(np.mean(np.abs(r) >= e - TOL))
+
+
+# ----------------------------------------------------------------------------- sparse path
+@pytest.mark.parametrize("bins", [10, 20, 100, np.array([0.0, 1 / 59, 0.1, 0.5, 1.0])])
+def test_sparse_counts_equal_brute_force(rng, bins):
+    S = sparse_with_structure(rng)
+    h = correlation_histogram(S, bins=bins)
+    assert_same(h, S)
+    assert h.method == "sparse-cooccurrence"
+    assert 11 in h.constant_features
+    np.testing.assert_array_equal(h.constant_features, np.flatnonzero(S.toarray().std(axis=0) == 0))
+    # far fewer pairs evaluated than exist: the rest were counted analytically
+    assert 0 < h.n_evaluated < h.n_pairs / 3
+
+
+def test_sparse_never_cooccurring_features_only(rng):
+    """Block-diagonal support: every pair in different blocks is counted analytically."""
+    n, m = 30, 60
+    S = sp.lil_matrix((n, m))
+    for j in range(m):
+        rows = rng.choice(np.arange((j % 3) * 10, (j % 3) * 10 + 10), size=rng.integers(1, 6), replace=False)
+        S[rows, j] = rng.integers(1, 4, size=rows.size)
+    S = S.tocsr()
+    h = correlation_histogram(S, bins=20)
+    assert_same(h, S)
+
+
+def test_sparse_singletons_hit_edge_exactly():
+    """n = 11 singleton features in distinct rows: every rho = -1/(n-1) = -0.1 exactly."""
+    S = sp.identity(11, format="csr")
+    h = correlation_histogram(S, bins=10)
+    assert_same(h, S)
+    assert h.counts[1] == 55 and h.n_evaluated == 0
+
+
+def test_sparse_equals_dense_path(rng):
+    S = sparse_with_structure(rng, n=50, m=120, density=0.1)
+    hs = correlation_histogram(S, bins=40)
+    hd = correlation_histogram(S.toarray(), bins=40, block_size=50)
+    np.testing.assert_array_equal(hs.counts, hd.counts)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=hst.integers(2, 12),
+    m=hst.integers(1, 14),
+    density=hst.floats(0.0, 0.6),
+    seed=hst.integers(0, 2**31 - 1),
+)
+def test_sparse_property_matches_brute_force(n, m, density, seed):
+    r = np.random.default_rng(seed)
+    S = sp.random(n, m, density=density, random_state=r, format="csr")
+    S.data = np.round(S.data * 3) - 1.0  # small integers incl. explicit zeros and negatives
+    h = correlation_histogram(S, bins=10)
+    assert_same(h, S)
+    hd = correlation_histogram(S.toarray(), bins=10, block_size=3)
+    np.testing.assert_array_equal(hd.counts, h.counts)
+
+
+# ------------------------------------------------------------------------ correlated_pairs
+@pytest.mark.parametrize("threshold", [0.3, 0.6, 1.0])
+def test_correlated_pairs_dense(dense_X, threshold):
+    bi, bj, br = brute_pairs(dense_X, threshold)
+    M = correlated_pairs(dense_X, threshold, block_size=23)
+    assert sp.issparse(M) and M.shape == (157, 157)
+    coo = sp.triu(M, k=1).tocoo()
+    assert coo.nnz == M.nnz == bi.size
+    E = correlated_pairs(dense_X, threshold, output="edges", block_size=23)
+    np.testing.assert_array_equal(E["i"], bi)
+    np.testing.assert_array_equal(E["j"], bj)
+    np.testing.assert_allclose(E["rho"], br, atol=1e-12)
+
+
+@pytest.mark.parametrize("threshold", [0.05, 0.3, 0.9999])
+def test_correlated_pairs_sparse(rng, threshold):
+    S = sparse_with_structure(rng)
+    bi, bj, br = brute_pairs(S, threshold)
+    E = correlated_pairs(S, threshold, output="edges")
+    np.testing.assert_array_equal(E["i"], bi)
+    np.testing.assert_array_equal(E["j"], bj)
+    np.testing.assert_allclose(E["rho"], br, atol=1e-12)
+    if threshold > 0.9:  # (30, 31) never co-occur and have rho = -1: found analytically
+        assert ((E["i"] == 30) & (E["j"] == 31) & np.isclose(E["rho"], -1)).any()
+    M = correlated_pairs(S, threshold)
+    np.testing.assert_allclose(M[bi, bj].A1 if hasattr(M[bi, bj], "A1") else np.asarray(M[bi, bj]).ravel(), br)
+
+
+def test_correlated_pairs_sparse_refuses_too_many_disjoint_pairs():
+    S = sp.identity(30, format="csr")  # every |rho| = 1/29
+    with pytest.raises(ValueError, match="max_pairs"):
+        correlated_pairs(S, 0.01, max_pairs=10)
+    assert correlated_pairs(S, 0.01, output="edges").shape[0] == 435
+
+
+# ---------------------------------------------------------------------------- estimate mode
+@pytest.mark.parametrize("sparse", [False, True])
+def test_estimate_is_flagged_and_close(rng, dense_X, sparse):
+    X = sparse_with_structure(rng) if sparse else dense_X
+    exact = correlation_histogram(X, bins=5)
+    est = correlation_histogram(X, bins=5, exact=False, n_sample_pairs=200_000, random_state=1)
+    assert est.exact is False and est.method == "sampled" and est.n_evaluated == 200_000
+    assert est.counts.sum() + est.n_below + est.n_above == pytest.approx(exact.n_pairs)
+    np.testing.assert_allclose(est.fractions, exact.fractions, atol=0.01)
+    again = correlation_histogram(X, bins=5, exact=False, n_sample_pairs=200_000, random_state=1)
+    np.testing.assert_array_equal(again.counts, est.counts)
+
+
+# ---------------------------------------------------------------------------------- kernels
+def test_count_products_ge_matches_python(rng):
+    b = np.sort(rng.random(60) ** 2)
+    b[10:14] = b[10]  # ties
+    thr = np.array([0.0, 0.01, b[10] * b[40], 0.25, 0.5, 2.0])
+    got = K.count_products_ge(b, thr, False)
+    want = [sum(b[i] * b[j] >= t for i in range(60) for j in range(i + 1, 60)) for t in thr]
+    np.testing.assert_array_equal(got, want)
+    got_strict = K.count_products_ge(b, thr, True)
+    assert got_strict[-2] == want[-2]
+    assert got_strict[-1] == sum(b[i] * b[j] > thr[-1] for i in range(60) for j in range(i + 1, 60))
+
+
+@pytest.mark.parametrize("edges", [np.linspace(0, 1, 11), np.linspace(0.2, 0.7, 6),
+                                   np.array([0.0, 0.1, 0.15, 0.9]), np.linspace(0, 1, 201)])
+def test_slot_of_matches_searchsorted(rng, edges):
+    lo = edges - 1e-9
+    hi = edges[-1] + 1e-9
+    k = edges.size - 1
+    inv_w = k / (edges[-1] - edges[0]) if np.allclose(np.diff(edges), np.diff(edges)[0]) else 0.0
+    v = np.concatenate([rng.random(500), lo, lo + 2e-9, np.nextafter(lo, -1), [hi, 1.5, 0.0]])
+    want = np.searchsorted(lo, v, side="right")
+    want[v > hi] = lo.size + 1
+    for w in {inv_w, 0.0}:  # the arithmetic guess and the generic search agree
+        np.testing.assert_array_equal([K.slot_of(x, lo, hi, w) for x in v], want)
+
+
+# ------------------------------------------------------------------------------------ errors
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"bins": 0}, "'bins' as an int must be in"),
+        ({"bins": [0.5, 0.2]}, "strictly increasing"),
+        ({"bins": [0.0, 1.5]}, r"lie in \[0, 1\]"),
+        ({"bins": [0.3]}, "at least 2"),
+        ({"block_size": 0}, "'block_size' must be a positive int"),
+        ({"precision": "half"}, "'precision' must be"),
+        ({"edge_tol": -1.0}, "'edge_tol'"),
+        ({"exact": False, "n_sample_pairs": 0}, "'n_sample_pairs'"),
+    ],
+)
+def test_histogram_parameter_errors(dense_X, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        correlation_histogram(dense_X, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "X, match",
+    [
+        (np.ones((1, 5)), "at least 2 samples"),
+        (np.ones(5), "2-D"),
+        (np.array([[1.0, np.nan], [2.0, 3.0]]), "NaN or infinite"),
+        (np.array([["a", "b"], ["c", "d"]]), "real numbers"),
+        (sp.csr_matrix(np.array([[1.0, np.inf], [0.0, 1.0]])), "NaN or infinite"),
+    ],
+)
+def test_bad_input_errors(X, match):
+    with pytest.raises(ValueError, match=match):
+        correlation_histogram(X)
+
+
+def test_correlated_pairs_errors(dense_X):
+    with pytest.raises(ValueError, match=r"'threshold' must be a number in \(0, 1\]"):
+        correlated_pairs(dense_X, 0.0)
+    with pytest.raises(ValueError, match="'output' must be"):
+        correlated_pairs(dense_X, 0.5, output="list")
+
+
+def test_all_constant_gives_zero_pairs():
+    h = correlation_histogram(np.ones((5, 4)), bins=4)
+    assert h.n_pairs == 0 and h.counts.sum() == 0 and h.constant_features.tolist() == [0, 1, 2, 3]
+    h = correlation_histogram(sp.csr_matrix((5, 4)), bins=4)
+    assert h.n_pairs == 0 and h.counts.sum() == 0
+
+
+def test_accepts_dataset_like(dense_X):
+    class DS:
+        X = dense_X
+        fingerprint = "x"
+
+    np.testing.assert_array_equal(correlation_histogram(DS()).counts, correlation_histogram(dense_X).counts)
+
+
+# ------------------------------------------------------------------------------------- dask
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.mark.dask
+def test_dask_matches_local(dask_client, dense_X, rng):
+    S = sparse_with_structure(rng)
+    for X, kw in ((dense_X, {"block_size": 32}), (S, {})):
+        local = correlation_histogram(X, bins=20, **kw)
+        seen = []
+        remote = correlation_histogram(X, bins=20, client=dask_client, progress=lambda d, t: seen.append((d, t)), **kw)
+        np.testing.assert_array_equal(remote.counts, local.counts)
+        assert remote.n_evaluated == local.n_evaluated
+        assert seen and seen[-1][0] == seen[-1][1] > 1  # several tasks really ran
+        el = correlated_pairs(X, 0.4, output="edges", **kw)
+        er = correlated_pairs(X, 0.4, output="edges", client=dask_client, **kw)
+        assert el.equals(er)

@@ -1,0 +1,139 @@
+"""Figure builders on small hand-made results: structure, aggregation and hover content."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from fsviz.viz import (compare_scatter, correlation_sparsity, group_tree, pca_pair, pixel_masks,
+                       ranking_bump, score_bars, stream_progress)
+
+
+def make_groups(n_sf=3, per=2, m=64):
+    support = np.arange(n_sf) * 10
+    af = np.concatenate([s + 1 + np.arange(per) for s in support])
+    af_sf = np.repeat(support, per)
+    scores = np.linspace(1.0, 0.1, m)
+    return SimpleNamespace(support=support, sf_scores=scores[support], af=af, af_sf=af_sf,
+                           af_rho=np.linspace(0.99, 0.8, af.size), scores=scores)
+
+
+def test_group_tree_is_root_sf_af_tree():
+    r = make_groups()
+    fig = group_tree(r, [f"px{i}" for i in range(64)])
+    t = fig.data[0]
+    assert isinstance(t, go.Treemap)
+    ids, parents = list(t.ids), list(t.parents)
+    assert ids[0] == "root" and parents[0] == ""
+    assert sum(p == "root" for p in parents) == 3
+    for a, s in zip(r.af, r.af_sf):
+        assert parents[ids.index(f"af:{a}")] == f"sf:{s}"
+    hover = t.hovertext[ids.index(f"af:{r.af[0]}")]
+    assert "px1" in hover and "|rho| to SF 0.990" in hover and "score" in hover
+    assert all(v > 0 for v in t.values[1:])
+
+
+def test_group_tree_aggregates_large_results():
+    rng = np.random.default_rng(0)
+    m = 100_000
+    support = rng.choice(m, 300, replace=False)
+    rest = np.setdiff1d(np.arange(m), support)
+    af = rng.choice(rest, 20_000, replace=False)
+    af_sf = rng.choice(support, af.size)
+    r = SimpleNamespace(support=support, sf_scores=rng.random(300), af=af, af_sf=af_sf,
+                        af_rho=rng.uniform(0.7, 1, af.size), scores=rng.random(m))
+    fig = group_tree(r, max_groups=20, max_affiliated=10, kind="sunburst")
+    t = fig.data[0]
+    assert isinstance(t, go.Sunburst)
+    assert len(t.ids) <= 1 + 20 * 12 + 1
+    assert "more-groups" in t.ids and "+280 more groups" in t.labels
+
+
+def test_group_tree_highlight_zooms_and_bad_kind():
+    r = make_groups()
+    assert group_tree(r, highlight=10).data[0].level == "sf:10"
+    with pytest.raises(ValueError, match="'kind' must be"):
+        group_tree(r, kind="pie")
+
+
+def test_pixel_masks_marks_sf_and_af_pixels():
+    r = make_groups(n_sf=2, per=3, m=64)
+    rng = np.random.default_rng(0)
+    panels = SimpleNamespace(examples=rng.random((3, 8, 8)), example_labels=("0", "1", "0"),
+                             means=rng.random((2, 8, 8)), mean_labels=("mean of class 0", "mean of class 1"),
+                             shape=(8, 8))
+    fig = pixel_masks(panels, r)
+    imgs = [t for t in fig.data if isinstance(t, go.Image)]
+    assert len(imgs) == 3 + 2 + 2
+    sf_mask = np.asarray(imgs[-2].z).reshape(64, 3)
+    assert set(np.flatnonzero((sf_mask != 255).any(1))) == set(r.support)
+    af_mask = np.asarray(imgs[-1].z).reshape(64, 3)
+    assert set(np.flatnonzero((af_mask != 255).any(1))) == set(r.af) | set(r.support)
+    # overlays: only the SF/AF pixels of an example differ from the plain grey image
+    plain = pixel_masks(panels, r, overlay=False)
+    a = np.asarray(imgs[0].z).reshape(64, 3).astype(int)
+    b = np.asarray([t for t in plain.data if isinstance(t, go.Image)][0].z).reshape(64, 3).astype(int)
+    assert (b[:, 0] == b[:, 1]).all()  # grey
+    assert set(np.flatnonzero((a != b).any(1))) <= set(r.af) | set(r.support)
+    assert a[r.support[0], 0] > a[r.support[0], 2]  # reddish
+    one = pixel_masks(panels, r, highlight=10)
+    m1 = np.asarray([t for t in one.data if isinstance(t, go.Image)][-1].z).reshape(64, 3)
+    assert set(np.flatnonzero((m1 != 255).any(1))) == {10, 11, 12, 13}
+
+
+def test_correlation_sparsity_log_axes_and_tau_marker():
+    edges = np.linspace(0, 1, 11)
+    counts = np.array([500, 300, 100, 50, 20, 10, 5, 0, 2, 1])
+    fig = correlation_sparsity(edges, counts, tau=0.3, exact=False)
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
+    bars = fig.data[0]
+    np.testing.assert_allclose(np.nansum(np.asarray(bars.y, dtype=float)), 100.0)
+    tail = np.asarray(fig.data[1].y, dtype=float)
+    assert tail[0] == pytest.approx(1.0) and tail[-1] == pytest.approx(1 / counts.sum())
+    assert any(s.x0 == pytest.approx(0.7) for s in fig.layout.shapes)
+    assert "estimated" in fig.layout.title.text
+    assert "exact" in correlation_sparsity(edges, counts).layout.title.text
+    with pytest.raises(ValueError, match="'edges' must have"):
+        correlation_sparsity(edges[:-1], counts)
+
+
+def test_ranking_bump_positions():
+    before = np.array([5, 4, 3, 2, 1, 0])
+    after = np.array([4, 5, 0, 3, 2, 1])
+    fig = ranking_bump(before, after, k=3)
+    ys = {t.hovertemplate.split("(#")[1].split(")")[0]: list(t.y) for t in fig.data}
+    assert ys["5"] == [1, 2] and ys["4"] == [2, 1]
+    assert ys["0"] == [4.5, 3] and ys["3"] == [3, 4.5]
+
+
+def test_score_bars_top_n():
+    fig = score_bars(np.arange(1000.0), top_n=5)
+    assert list(fig.data[0].x) == [995, 996, 997, 998, 999]
+
+
+def test_pca_pair_colours_by_class():
+    p = SimpleNamespace(coords=np.random.default_rng(0).normal(size=(10, 2)), explained=np.array([0.5, 0.2]),
+                        features=np.arange(3))
+    y = np.array([0, 1] * 5)
+    fig = pca_pair([p, p], y, titles=("Fisher", "GRM(Fisher)"))
+    assert len(fig.data) == 4 and sum(t.showlegend for t in fig.data) == 2
+    assert len(fig.data[0].x) == 5
+
+
+def test_stream_progress_windows_sum_to_arrivals():
+    dec = ["selected", "irrelevant", "redundant", "irrelevant"] * 250
+    size = np.cumsum([d == "selected" for d in dec])
+    fig = stream_progress(size, dec, n_windows=10)
+    bars = [t for t in fig.data if isinstance(t, go.Bar)]
+    assert sum(np.sum(t.y) for t in bars) == 1000
+    assert {t.name for t in bars} == {"selected", "irrelevant", "redundant"}
+
+
+def test_compare_scatter():
+    frame = pd.DataFrame({"method": ["gdm", "fisher"], "parameters": ["tau=0.3", ""], "n features": [12, 20],
+                          "CV accuracy": [0.9, 0.8], "redundancy": [0.1, 0.5]})
+    fig = compare_scatter(frame)
+    assert list(fig.data[0].y) == [0.9, 0.8]
