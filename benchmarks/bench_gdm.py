@@ -24,8 +24,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fsviz.data import make_grouped_classification, make_sparse_text  # noqa: E402
-from fsviz.select import GDM  # noqa: E402
+from fsviz.data import make_grouped_classification, make_sparse_text
+from fsviz.select import GDM
 
 
 def peak_rss_gib() -> float:

@@ -9,7 +9,6 @@ reached (``delta^t`` was complete before it).
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from fsviz.stats._info_kernels import joint_entropy_codes

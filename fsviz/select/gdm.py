@@ -77,7 +77,7 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
     SFs come sorted by ``|t|`` (``Zs`` standardised columns, ``abs_ts``, their support
     positions ``pos`` and column sums ``colsum``). Two exact strategies, chosen by cost:
 
-    - *window*: the block's eligible features sorted by ``|t|``, ``_SUB`` at a time,
+    - *window*: the block's eligible features sorted by ``|t|``, ``_SUB_W`` at a time,
       each against the contiguous range of SFs inside the union of their Theorem 1
       windows (pays off when the windows are narrow, i.e. small ``tau``);
     - *scan*: contiguous column slices of the block against all SFs in one BLAS product
@@ -657,7 +657,7 @@ class GDM(SelectorMixin, BaseEstimator):
             if it == 1:
                 ctx["first"] = (t, self._window(v))
             eligible = ~ctx["const"] & (af_owner < 0)
-            delta, new, af_f, af_o, _, nc = _crm_walk(ctx["X"], None, ctx["mean"], ctx["safe"], np.abs(s), t,
+            delta, _, af_f, af_o, _, nc = _crm_walk(ctx["X"], None, ctx["mean"], ctx["safe"], np.abs(s), t,
                                                       eligible, state, self._window(v), ctx["thr"], K_b,
                                                       self.n_bins, ctx["strategy"])
             n_corr += nc
@@ -712,7 +712,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 state = _fold_state(X, train[f], uni.idx, mu_f[f], safe_f[f], self.corr, K_b * T,
                                     self.n_bins, ctx["strategy"])
                 elig = ~const_f[f] & (af_owner_f[f] < 0)
-                delta_f, new, af_f, af_o, _, nc = _crm_walk(X, train[f], mu_f[f], safe_f[f], np.abs(s_f), t_f, elig,
+                delta_f, _, af_f, af_o, _, nc = _crm_walk(X, train[f], mu_f[f], safe_f[f], np.abs(s_f), t_f, elig,
                                                             state, self._window(vf), ctx["thr"], K_b, self.n_bins,
                                                             ctx["strategy"])
                 n_corr += nc
@@ -723,7 +723,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 sc = np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
                 score_min = sc if f == 0 else np.minimum(score_min, sc)
             # universal delta^t: most-voted candidates, filtered by CRM on all data
-            s, t = self._scores(ctx, U[:, V], v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
+            _, t = self._scores(ctx, U[:, V], v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
             if it == 1:
                 ctx["first"] = (t, self._window(v))
             cand = np.flatnonzero(votes > 0)
@@ -731,7 +731,7 @@ class GDM(SelectorMixin, BaseEstimator):
             # order by votes, then by the weakest normalised fold score (votes dominate)
             key[cand] = votes[cand] * (2.0 + score_min[cand].max()) + score_min[cand]
             elig = (key >= 0) & (af_owner < 0)
-            delta, new, af_f, af_o, _, nc = _crm_walk(X, None, ctx["mean"], ctx["safe"], key, t, elig, uni,
+            delta, _, af_f, af_o, _, nc = _crm_walk(X, None, ctx["mean"], ctx["safe"], key, t, elig, uni,
                                                       self._window(v), ctx["thr"], K_b, self.n_bins,
                                                       ctx["strategy"])
             n_corr += nc
@@ -788,7 +788,6 @@ class GDM(SelectorMixin, BaseEstimator):
 
     def _complete(self, ctx, sf, t, window):
         """Exact group completion: every non-SF feature with |corr| >= 1 - tau to a final SF."""
-        m = ctx["m"]
         groups = {int(j): np.empty(0, dtype=np.intp) for j in sf}
         gcorr = {int(j): np.empty(0) for j in sf}
         if sf.size == 0 or not np.isfinite(ctx["thr"]):
@@ -931,5 +930,5 @@ def _fold_state(X, rows, sf, mean, safe, corr, p_max, n_bins, strategy) -> _SFSt
             state.codes[:, : idx.size] = cb.codes
             state.k[: idx.size] = cb.k
             state.h[: idx.size] = cb.entropies()
-        state.idx = list(int(j) for j in idx)
+        state.idx = [int(j) for j in idx]
     return state
