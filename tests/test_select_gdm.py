@@ -429,3 +429,15 @@ def test_dask_identical_to_local(dask_client, sparse, params):
     assert local.n_correlations_ == remote.n_correlations_
     assert np.allclose(local.scores_, remote.scores_, rtol=1e-12, atol=1e-15)
     assert np.allclose(local.objective_history_, remote.objective_history_, rtol=1e-10)
+
+
+def test_rows_dot_kernel_matches_numpy_and_python_body():
+    from fsviz.select import _gdm_kernels as GK
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 5000))
+    rows = np.sort(rng.choice(50, 12, replace=False))
+    w = rng.standard_normal(12)
+    ref = X[rows].T @ w
+    assert np.allclose(GK.rows_dot(X, rows, w), ref, rtol=1e-12, atol=1e-12)
+    assert np.allclose(GK.rows_dot.py_func(X, rows, w), ref, rtol=1e-12, atol=1e-12)

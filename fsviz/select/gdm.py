@@ -200,7 +200,12 @@ class _Scanner:
     def dot(self, V: np.ndarray) -> np.ndarray:
         """``X' V`` (m,) or (m, k)."""
         if self.client is None:
-            return np.asarray(self.X.T @ V, dtype=np.float64)
+            X = self.X
+            if V.ndim == 1 and not sp.issparse(X) and X.flags.c_contiguous and X.dtype == np.float64:
+                rows = np.flatnonzero(V)
+                if rows.size < 0.5 * V.size:  # stream only the active rows (alpha_i > 0)
+                    return GK.rows_dot(X, rows, np.ascontiguousarray(V[rows]))
+            return np.asarray(X.T @ V, dtype=np.float64)
         vf = self.client.scatter(V, broadcast=True)
         futs = [self.client.submit(_block_dot, f, vf, pure=False) for f in self._futures]
         return np.concatenate(self.client.gather(futs), axis=0)
