@@ -378,6 +378,8 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
         if order == "F":
             perm = column_major_permutation(shape)
             X = X[:, perm]
+            if not sp.issparse(X):
+                X = _readonly(X)  # a fresh array the Dataset need not copy again
             meta["source_columns"] = perm
             meta["image_order"] = "F"
             if names is None or parts.get("names_are_default"):
@@ -969,14 +971,13 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
     if not np.array_equal(names, default_feature_names(len(names))):
         meta["feature_names_json"] = [str(c) for c in names]
     y = dataset.y if dataset.y is not None else np.zeros(X.shape[0], dtype=np.int64)
-    ytxt = y.astype(str)
-    vals = X.data.astype(str)  # shortest round-trip repr
-    idx = X.indices.astype(str)
-    tokens = np.char.add(np.char.add(idx, ":"), vals) if X.nnz else np.array([], dtype=str)
-    out = io.StringIO()
-    out.write(f"# {_SVM_HEADER} {json.dumps(meta)}\n")
-    ip = X.indptr
+    ylist = y.tolist()  # Python repr of floats is the shortest exact round trip
+    idx, vals, ip = X.indices.tolist(), X.data.tolist(), X.indptr.tolist()
+    lines = [f"# {_SVM_HEADER} {json.dumps(meta)}"]
     for i in range(X.shape[0]):
-        row = tokens[ip[i]:ip[i + 1]]
-        out.write(ytxt[i] + (" " + " ".join(row.tolist()) if len(row) else "") + "\n")
+        a, b = ip[i], ip[i + 1]
+        feats = " ".join([f"{j}:{v!r}" for j, v in zip(idx[a:b], vals[a:b])])
+        lines.append(f"{ylist[i]!r} {feats}" if feats else f"{ylist[i]!r}")
+    out = io.StringIO()
+    out.write("\n".join(lines) + "\n")
     _write_bytes(path_or_buffer, out.getvalue().encode("utf-8"))
