@@ -482,3 +482,22 @@ def test_mat_upload_buffer_keeps_known_shape(skfeature_path):
         data = fh.read()
     ds = load_dataset(Upload(data, os.path.basename(path)))
     assert ds.image_shape == (60, 40) and ds.name == "warpAR10P"
+
+
+def test_blank_column_names_and_dates_rejected():
+    df = pd.DataFrame({"a": [1.0, 2.0], "label": [0, 1]}, index=["r1", "r2"])
+    with pytest.raises(ValueError, match=r"position\(s\) \[0\] have no name \(a saved DataFrame index\? "
+                                         r"write it with index=False\)"):
+        load_dataset(named(df.to_csv().encode(), "i.csv"))
+    dates = pd.DataFrame({"a": [1.0, 2.0], "when": pd.to_datetime(["2020-01-01", "2021-01-01"]), "label": [0, 1]})
+    buf = io.BytesIO()
+    dates.to_parquet(buf)
+    with pytest.raises(ValueError, match=r"1 non-numeric feature column\(s\): 'when'"):
+        load_dataset(named(buf.getvalue(), "d.parquet"))
+
+
+def test_image_shape_false_disables_images(skfeature_path):
+    ds = load_dataset(skfeature_path("ORL"), image_shape=False)
+    raw = sio.loadmat(skfeature_path("ORL"))["X"]
+    assert ds.image_shape is None and "source_columns" not in ds.meta
+    np.testing.assert_array_equal(ds.X, raw)

@@ -242,7 +242,7 @@ def load_dataset(
     path_or_buffer,
     label: str | int | None = "auto",
     fmt: str | None = None,
-    image_shape: tuple[int, int] | None = None,
+    image_shape: tuple[int, int] | None | bool = None,
     name: str | None = None,
     *,
     image_order: str = "auto",
@@ -275,6 +275,7 @@ def load_dataset(
         For pixel data. When None it is taken from the file (fsviz Parquet/.npz),
         from :data:`KNOWN_IMAGE_SHAPES` by dataset name, or inferred for square
         pixel counts with pixel-like values (see :func:`infer_image_shape`).
+        ``False``: no image shape (and no column permutation) whatever the file.
     name : str, optional
         Dataset name; default the file name without suffix.
     image_order : {"auto", "C", "F"}, default="auto"
@@ -352,18 +353,19 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
     if parts.get("label_column") is not None:
         meta["label_column"] = parts["label_column"]
 
-    # image shape: caller > file > known table > inference
+    # image shape: caller > file > known table > inference; image_shape=False: none at all
     order = image_order
     fmt_order = parts.get("image_order", "C")
-    shape = image_shape
-    if shape is None:
+    no_image = image_shape is False
+    shape = None if no_image else image_shape
+    if shape is None and not no_image:
         shape = parts.get("image_shape")
         if shape is not None:
             fmt_order = "C"  # fsviz files store upright (already permuted) pixels
     key = str(ds_name).lower()
-    if shape is None and key in KNOWN_IMAGE_SHAPES and np.prod(KNOWN_IMAGE_SHAPES[key]) == m:
+    if shape is None and not no_image and key in KNOWN_IMAGE_SHAPES and np.prod(KNOWN_IMAGE_SHAPES[key]) == m:
         shape = KNOWN_IMAGE_SHAPES[key]
-    if shape is None and key not in KNOWN_NOT_IMAGES:
+    if shape is None and not no_image and key not in KNOWN_NOT_IMAGES:
         shape = infer_image_shape(m, X)
     if shape is not None:
         shape = tuple(shape)
@@ -496,6 +498,9 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         s = df[c]
         if s.dtype.kind in "biuf":
             continue
+        if s.dtype.kind in "mMc":  # dates, durations, complex: numbers, but not features
+            bad.append((c, str(s.iloc[0]), 0))
+            continue
         coerced = pd.to_numeric(s, errors="coerce")
         holes = coerced.isna() & ~s.isna()
         if holes.any():
@@ -542,6 +547,11 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
                                                 "is the suffix right?).") from e
     if not header or all(h.strip() == "" for h in header):
         raise ValueError(f"{who}: the first line (header) is empty. Fix: put the column names on the first line.")
+    blank = [j for j, h in enumerate(header) if h.strip() == ""]
+    if blank:
+        hint = " (a saved DataFrame index? write it with index=False)" if blank == [0] else ""
+        raise ValueError(f"{who}: column(s) at position(s) {blank} have no name{hint}. Every column needs a "
+                         "name in the header. Fix: name them, or drop them before loading.")
     seen, dups = set(), []
     for h in header:
         if h in seen and h not in dups:
