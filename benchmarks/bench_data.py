@@ -9,7 +9,6 @@ machine: best of ``REPEAT`` runs.
 """
 from __future__ import annotations
 
-import io
 import os
 import sys
 import tempfile
@@ -22,8 +21,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fsviz.data import Dataset, DataWarning, load_dataset  # noqa: E402
-from fsviz.data.generators import make_grouped_classification, make_sparse_text  # noqa: E402
+from fsviz.data import Dataset, DataWarning, load_dataset
+from fsviz.data.generators import make_grouped_classification, make_sparse_text
 
 REPEAT = 3
 DATASETS = Path(os.environ.get("FSVIZ_DATASETS", ROOT.parent / "shared" / "datasets" / "skfeature"))

@@ -11,9 +11,13 @@ import pytest
 import scipy.io as sio
 import scipy.sparse as sp
 
-from fsviz.data import DataWarning, Dataset, load_dataset, save_dataset
-from fsviz.data.loaders import (KNOWN_IMAGE_SHAPES, column_major_permutation, image_feature_names,
-                                infer_image_shape)
+from fsviz.data import Dataset, DataWarning, load_dataset, save_dataset
+from fsviz.data.loaders import (
+    KNOWN_IMAGE_SHAPES,
+    column_major_permutation,
+    image_feature_names,
+    infer_image_shape,
+)
 
 
 def named(data: bytes, name: str) -> io.BytesIO:
@@ -232,7 +236,7 @@ def test_garbage_bytes_give_value_error(suffix, pattern, payload, tmp_path):
     with pytest.raises(ValueError) as exc:
         load_dataset(named(data, "g" + suffix))
     msg = str(exc.value)
-    assert msg.startswith("load_dataset") or msg.startswith("Dataset")
+    assert msg.startswith(("load_dataset", "Dataset"))
     if payload == "random":
         import re
 

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsviz.data import DataWarning, Dataset, load_dataset, save_dataset
+from fsviz.data import Dataset, DataWarning, load_dataset, save_dataset
 from fsviz.data.loaders import LABEL_CANDIDATES
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

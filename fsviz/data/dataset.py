@@ -4,16 +4,17 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from fsviz.data.validation import check_finite, names_preview
 
-__all__ = ["Dataset", "DatasetSummary", "encode_labels", "default_feature_names"]
+__all__ = ["Dataset", "DatasetSummary", "default_feature_names", "encode_labels"]
 
 _HASH_VERSION = b"fsviz-dataset-v1"
 
@@ -433,7 +434,7 @@ class Dataset:
             name=self.name, n_samples=int(n), n_features=int(m), is_sparse=self.is_sparse, nnz=nnz,
             sparsity=float(1.0 - nnz / (n * m)), n_missing=0, has_labels=self.y is not None, label_kind=kind,
             classes=tuple(names), class_counts=tuple(int(c) for c in counts),
-            n_constant=int(len(self.constant_features)),
+            n_constant=len(self.constant_features),
             constant_features=tuple(str(self.feature_names[j]) for j in self.constant_features),
             is_image=self.is_image, image_shape=self.image_shape, fingerprint=self.fingerprint)
 
@@ -468,7 +469,7 @@ class Dataset:
             raise ValueError(f"{who}: features must not repeat; got duplicated indices.")
         return idx
 
-    def subset(self, features=None, samples=None, name: str | None = None) -> "Dataset":
+    def subset(self, features=None, samples=None, name: str | None = None) -> Dataset:
         """A new Dataset with the chosen features and/or samples, in the order given.
 
         Parameters
@@ -513,7 +514,7 @@ class Dataset:
                        name=name, class_names=self.class_names, description=self.description,
                        truth=self.truth if keep_all else None, meta=meta)
 
-    def with_image_shape(self, image_shape) -> "Dataset":
+    def with_image_shape(self, image_shape) -> Dataset:
         """The same data with another ``image_shape`` (validated; the fingerprint is unchanged)."""
         new = object.__new__(Dataset)
         for k, v in self.__dict__.items():
@@ -522,7 +523,7 @@ class Dataset:
         object.__setattr__(new, "image_shape", new._check_image_shape(self.n_features, f"Dataset {self.name!r}"))
         return new
 
-    def with_name(self, name: str) -> "Dataset":
+    def with_name(self, name: str) -> Dataset:
         """The same data under another name (the fingerprint is unchanged)."""
         new = object.__new__(Dataset)
         for k, v in self.__dict__.items():

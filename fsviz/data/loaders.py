@@ -28,18 +28,18 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from fsviz.data.dataset import Dataset, default_feature_names, encode_labels
+from fsviz.data.dataset import Dataset, default_feature_names
 from fsviz.data.validation import check_finite, names_preview, warn_constant
 
 __all__ = [
-    "load_dataset",
-    "save_dataset",
-    "infer_image_shape",
-    "image_feature_names",
-    "column_major_permutation",
+    "FORMATS",
     "KNOWN_IMAGE_SHAPES",
     "LABEL_CANDIDATES",
-    "FORMATS",
+    "column_major_permutation",
+    "image_feature_names",
+    "infer_image_shape",
+    "load_dataset",
+    "save_dataset",
 ]
 
 #: formats :func:`load_dataset` reads
@@ -188,11 +188,11 @@ class _Source:
 
 
 def _sniff(head: bytes) -> str | None:
-    if head.startswith(b"MATLAB") or head.startswith(b"\x89HDF"):
+    if head.startswith((b"MATLAB", b"\x89HDF")):
         return "mat"
     if head.startswith(b"PAR1"):
         return "parquet"
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return "npz"
     try:
         text = head.decode("utf-8")
@@ -590,7 +590,6 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
 
 # ============================================================================ Parquet
 def _load_parquet(src: _Source, label) -> dict:
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     who = f"load_dataset: {src.label}"

@@ -32,9 +32,9 @@ import os
 import sys
 import threading
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -42,7 +42,7 @@ from fsviz.data.dataset import Dataset
 from fsviz.data.loaders import image_feature_names, load_dataset, save_dataset
 from fsviz.data.validation import DataWarning
 
-__all__ = ["SampleInfo", "list_samples", "load_sample", "make_sample", "write_samples", "sample_dir", "main"]
+__all__ = ["SampleInfo", "list_samples", "load_sample", "main", "make_sample", "sample_dir", "write_samples"]
 
 #: bump when the content of a sample changes; files of another version are rewritten
 SAMPLES_VERSION = 1
