@@ -161,6 +161,9 @@ def test_csv_image_shape_inferred_and_given():
     assert given.image_shape == (4, 16)
     with pytest.raises(ValueError, match=r"image_shape 5 x 5 = 25 pixels, but the data have 64 features"):
         load_dataset(named(text.encode(), "img.csv"), image_shape=(5, 5))
+    for bad in ("8x8", (8, 8, 1), (8.5, 8), (0, 64), (None, 8)):
+        with pytest.raises(ValueError, match=r"image_shape must be \(height, width\) with positive ints"):
+            load_dataset(named(text.encode(), "img.csv"), image_shape=bad)
 
 
 def test_constant_feature_warning_names_them():

@@ -368,9 +368,13 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
     if shape is None and not no_image and key not in KNOWN_NOT_IMAGES:
         shape = infer_image_shape(m, X)
     if shape is not None:
-        shape = tuple(shape)
-        if len(shape) != 2 or any(int(v) != v or v <= 0 for v in shape):
-            raise ValueError(f"{who}: image_shape must be (height, width) with positive ints; got {image_shape!r}.")
+        try:
+            ok = not isinstance(shape, str) and len(tuple(shape)) == 2 and all(
+                not isinstance(v, (str, bool)) and int(v) == v and v > 0 for v in shape)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"{who}: image_shape must be (height, width) with positive ints; got {shape!r}.")
         shape = (int(shape[0]), int(shape[1]))
         if shape[0] * shape[1] != m:
             raise ValueError(f"{who}: image_shape {shape[0]} x {shape[1]} = {shape[0] * shape[1]} pixels, but "
