@@ -562,27 +562,49 @@ class Dataset:
         order and labels (string labels by name). Returns the text when
         ``path_or_buffer`` is None.
         """
-        X = self.X.toarray() if self.is_sparse else self.X
+        self._check_dense_export("to_csv")
         header = [str(c) for c in self.feature_names]
-        text = X.astype(str)  # numpy's float -> str is the shortest round-trip repr
+        labels = None
         if self.y is not None:
             header.append(self.label_column())
-            lab = self.labels
-            text = np.concatenate([text, np.asarray([str(v) for v in lab], dtype=object)[:, None].astype(str)], axis=1)
+            labels = [str(v) for v in self.labels]
         check = header + ([str(c) for c in self.class_names] if self.class_names is not None else [])
         for nm in check:
-            if any(ch in nm for ch in (sep, '"', "\n", "\r")):
-                raise ValueError(f"Dataset.to_csv: name {nm!r} contains the separator, a quote or a newline; "
-                                 "rename it or export to Parquet/.npz instead.")
-        buf = io.StringIO()
-        buf.write(sep.join(header) + "\n")
-        for row in text:
-            buf.write(sep.join(row.tolist()) + "\n")
-        out = buf.getvalue()
+            if nm == "" or any(ch in nm for ch in (sep, '"', "\n", "\r")):
+                raise ValueError(f"Dataset.to_csv: name {nm!r} is empty or contains the separator, a quote or a "
+                                 "newline; rename it or export to Parquet/.npz instead.")
         if path_or_buffer is None:
-            return out
-        _write(path_or_buffer, out.encode("utf-8"))
+            out = io.StringIO()
+            self._csv_lines(out.write, header, labels, sep)
+            return out.getvalue()
+        if hasattr(path_or_buffer, "write"):
+            self._csv_lines(lambda t: _write(path_or_buffer, t.encode("utf-8")), header, labels, sep)
+        else:
+            with open(path_or_buffer, "w", encoding="utf-8", newline="") as fh:
+                self._csv_lines(fh.write, header, labels, sep)
         return None
+
+    def _csv_lines(self, write, header: list[str], labels: list[str] | None, sep: str) -> None:
+        """Write the CSV text in row blocks (bounded memory: about a million cells at a time)."""
+        write(sep.join(header) + "\n")
+        n, m = self.X.shape
+        step = max(1, 1_000_000 // max(m, 1))
+        for a in range(0, n, step):
+            block = self.X[a:a + step]
+            block = block.toarray() if sp.issparse(block) else block
+            text = block.astype(str)  # numpy's float -> str is the shortest round-trip repr
+            lines = []
+            for i, row in enumerate(text.tolist()):
+                if labels is not None:
+                    row.append(labels[a + i])
+                lines.append(sep.join(row))
+            write("\n".join(lines) + "\n")
+
+    def _check_dense_export(self, what: str, limit: int = 200_000_000) -> None:
+        n, m = self.X.shape
+        if self.is_sparse and n * m > limit:
+            raise ValueError(f"Dataset.{what}: this sparse dataset would become {n:,} x {m:,} = {n * m:,} dense "
+                             f"cells (limit {limit:,}). Fix: save it as .npz or svmlight, which keep it sparse.")
 
     def save(self, path_or_buffer, fmt: str | None = None) -> None:
         """Write the dataset so that :func:`fsviz.data.load_dataset` reads it back exactly.

@@ -932,6 +932,7 @@ def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    dataset._check_dense_export("save (Parquet)")
     X = dataset.X.toarray() if dataset.is_sparse else dataset.X
     names = [str(c) for c in dataset.feature_names]
     arrays = [pa.array(X[:, j], type=pa.float64()) for j in range(X.shape[1])]
