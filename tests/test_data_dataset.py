@@ -320,20 +320,28 @@ def test_pickle_keeps_fingerprint_and_read_only(rng):
         assert copy.deepcopy(ds).fingerprint == ds.fingerprint
 
 
-def test_dense_export_of_huge_sparse_refused():
-    big = Dataset(sp.csr_matrix((100, 3_000_000)))
-    with pytest.raises(ValueError, match=r"would become 100 x 3,000,000 = 300,000,000 dense cells.*Fix: save it as "
+def test_dense_export_of_huge_sparse_refused(monkeypatch):
+    import fsviz.data.dataset as dsmod
+
+    monkeypatch.setattr(dsmod, "_DENSE_EXPORT_LIMIT", 10_000)
+    big = Dataset(sp.csr_matrix((100, 3_000)))
+    Dataset(np.zeros((100, 3_000))).to_csv()  # dense data are written whatever their size
+    with pytest.raises(ValueError, match=r"would become 100 x 3,000 = 300,000 dense cells.*Fix: save it as "
                                          r"\.npz or svmlight"):
         big.to_csv()
     with pytest.raises(ValueError, match=r"Dataset\.save \(Parquet\): this sparse dataset"):
         big.save(io.BytesIO(), fmt="parquet")
 
 
-def test_to_csv_in_blocks_equals_whole(rng, tmp_path):
-    X = rng.normal(size=(700, 3000))  # several row blocks
-    ds = Dataset(X, y=rng.integers(0, 3, 700))
+def test_to_csv_in_blocks_equals_whole(rng, tmp_path, monkeypatch):
+    import fsviz.data.dataset as dsmod
+
+    X = rng.normal(size=(70, 30))
+    ds = Dataset(X, y=rng.integers(0, 3, 70))
+    whole = ds.to_csv()
+    monkeypatch.setattr(dsmod, "_CSV_BLOCK_CELLS", 100)  # blocks of 3 rows
     text = ds.to_csv()
-    assert text.count("\n") == 701
+    assert text == whole and text.count("\n") == 71
     ds.to_csv(tmp_path / "a.csv")
     assert (tmp_path / "a.csv").read_text() == text
     buf = io.BytesIO()

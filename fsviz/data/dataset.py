@@ -17,6 +17,8 @@ from fsviz.data.validation import check_finite, names_preview
 __all__ = ["Dataset", "DatasetSummary", "default_feature_names", "encode_labels"]
 
 _HASH_VERSION = b"fsviz-dataset-v1"
+_CSV_BLOCK_CELLS = 1_000_000  # cells formatted at a time by Dataset.to_csv
+_DENSE_EXPORT_LIMIT = 200_000_000  # sparse data larger than this (n x m) are not written densely
 
 
 def default_feature_names(n_features: int) -> np.ndarray:
@@ -588,20 +590,20 @@ class Dataset:
         """Write the CSV text in row blocks (bounded memory: about a million cells at a time)."""
         write(sep.join(header) + "\n")
         n, m = self.X.shape
-        step = max(1, 1_000_000 // max(m, 1))
+        step = max(1, _CSV_BLOCK_CELLS // max(m, 1))
         for a in range(0, n, step):
             block = self.X[a:a + step]
             block = block.toarray() if sp.issparse(block) else block
-            text = block.astype(str)  # numpy's float -> str is the shortest round-trip repr
-            lines = []
-            for i, row in enumerate(text.tolist()):
-                if labels is not None:
-                    row.append(labels[a + i])
-                lines.append(sep.join(row))
+            # Python's float repr is the shortest string that reads back to the same double
+            if labels is None:
+                lines = [sep.join(map(repr, row)) for row in block.tolist()]
+            else:
+                lines = [sep.join(map(repr, row)) + sep + lab for row, lab in zip(block.tolist(), labels[a:a + step])]
             write("\n".join(lines) + "\n")
 
-    def _check_dense_export(self, what: str, limit: int = 200_000_000) -> None:
+    def _check_dense_export(self, what: str) -> None:
         n, m = self.X.shape
+        limit = _DENSE_EXPORT_LIMIT
         if self.is_sparse and n * m > limit:
             raise ValueError(f"Dataset.{what}: this sparse dataset would become {n:,} x {m:,} = {n * m:,} dense "
                              f"cells (limit {limit:,}). Fix: save it as .npz or svmlight, which keep it sparse.")
