@@ -320,16 +320,15 @@ def load_dataset(
     f = _resolve_format(src, fmt)
     if image_order not in ("auto", "C", "F"):
         raise ValueError(f"load_dataset: image_order must be 'auto', 'C' or 'F'; got {image_order!r}.")
-    if f in ("csv", "tsv", "txt"):
-        parts = _load_delimited(src, f, label)
-    elif f == "parquet":
-        parts = _load_parquet(src, label)
-    elif f == "mat":
-        parts = _load_mat(src, label)
-    elif f == "svmlight":
-        parts = _load_svmlight(src, label)
-    else:
-        parts = _load_npz(src, label)
+    readers = {"csv": _load_delimited, "tsv": _load_delimited, "txt": _load_delimited, "parquet": _load_parquet,
+               "mat": _load_mat, "svmlight": _load_svmlight, "npz": _load_npz}
+    try:
+        parts = readers[f](src, f, label) if f in ("csv", "tsv", "txt") else readers[f](src, label)
+    except (ValueError, MemoryError):
+        raise
+    except Exception as e:  # a damaged file can make any parser fail in its own way
+        raise _parse_error(src, {"txt": "text"}.get(f, f), e, "the file looks damaged or is not in this "
+                                                              "format; re-export it.") from e
     return _assemble(src, parts, image_shape=image_shape, name=name, image_order=image_order)
 
 
