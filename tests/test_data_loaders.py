@@ -315,6 +315,9 @@ def test_svmlight_foreign_one_based_file_kept_sparse():
     np.testing.assert_array_equal(ds.X.toarray(), [[0.5, 0, 2], [0, 1.25, 0], [1, 1, 1]])
     assert ds.y.tolist() == [1, -1, 1]
     assert load_dataset(named(text, "d.libsvm"), label=None).y is None
+    with pytest.raises(ValueError, match=r"LIBSVM/svmlight file, whose labels are the first field of every line; "
+                                         r"label must be 'auto' or None, got 'class'"):
+        load_dataset(named(text, "d.libsvm"), label="class")
 
 
 def test_svmlight_large_sparse_stays_sparse(tmp_path):

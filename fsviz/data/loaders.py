@@ -727,6 +727,9 @@ def _svm_meta(src: _Source) -> dict:
 def _load_svmlight(src: _Source, label) -> dict:
     from sklearn.datasets import load_svmlight_file
 
+    if label not in ("auto", None):
+        raise ValueError(f"load_dataset: {src.label} is a LIBSVM/svmlight file, whose labels are the first field of "
+                         f"every line; label must be 'auto' or None, got {label!r}.")
     meta = _svm_meta(src)
     zero_based = meta.get("zero_based", "auto")
     n_features = meta.get("n_features")
