@@ -515,14 +515,8 @@ def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
         fd = np.asarray(X.T @ deg).ravel()
         fDf = np.asarray(X.multiply(X).T @ deg).ravel() - fd ** 2 / vol
     else:
-        fLf = np.empty(m)
-        fDf = np.empty(m)
-        for b in _blocks(n, m):
-            F = X[:, b]
-            F = F - (deg @ F) / vol
-            fDf[b] = deg @ (F * F)
-            EF = E @ F
-            fLf[b] = Wu.data @ (EF * EF)
+        fDf, fLf = K.laplacian_dense(np.ascontiguousarray(X), deg, Wu.row.astype(np.int64),
+                                     Wu.col.astype(np.int64), Wu.data)
     return _zero_constant(_ratio(fDf, fLf), X)
 
 
