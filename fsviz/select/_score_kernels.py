@@ -194,32 +194,16 @@ def relieff_neighbours(D, rows, y, n_classes, k, prior):
 
 
 @njit(cache=True)
-def relieff_accumulate_dense(Xf, pi, pj, pw):
-    """``score_f = sum_p pw_p |Xf[pi_p, f] - Xf[pj_p, f]|`` for Fortran-ordered ``Xf``."""
-    m = Xf.shape[1]
+def relieff_accumulate_dense(Xc, pi, pj, pw):
+    """``score_f = sum_p pw_p |Xc[pi_p, f] - Xc[pj_p, f]|`` for C-ordered ``Xc`` (rows streamed)."""
+    m = Xc.shape[1]
     out = np.zeros(m)
-    P = pi.shape[0]
-    for f in range(m):
-        col = Xf[:, f]
-        acc = 0.0
-        for p in range(P):
-            acc += pw[p] * abs(col[pi[p]] - col[pj[p]])
-        out[f] = acc
-    return out
-
-
-@njit(cache=True, parallel=True)
-def relieff_accumulate_dense_par(Xf, pi, pj, pw):
-    """:func:`relieff_accumulate_dense` with the features spread over threads (large inputs)."""
-    m = Xf.shape[1]
-    out = np.zeros(m)
-    P = pi.shape[0]
-    for f in prange(m):
-        col = Xf[:, f]
-        acc = 0.0
-        for p in range(P):
-            acc += pw[p] * abs(col[pi[p]] - col[pj[p]])
-        out[f] = acc
+    for p in range(pi.shape[0]):
+        a = Xc[pi[p]]
+        b = Xc[pj[p]]
+        w = pw[p]
+        for f in range(m):
+            out[f] += w * abs(a[f] - b[f])
     return out
 
 
@@ -328,20 +312,28 @@ def class_ss_rows(X, codes, counts):
 # ---------------------------------------------------------------- Laplacian score
 @njit(cache=True)
 def laplacian_dense(X, deg, er, ec, ew):
-    """``f'Df`` of the D-centred columns and ``f'Lf = sum_e w_e (f_i - f_j)^2`` of C-ordered ``X``.
+    """``f'Df`` of the D-centred columns, ``f'Lf = sum_e w_e (f_i - f_j)^2`` and a constant flag.
 
-    Streams rows: one pass for the D-weighted mean, one for ``f'Df``, one over the edges.
+    C-ordered ``X``, rows streamed: one pass for the D-weighted mean (and min/max), one
+    for ``f'Df``, one over the edges.
     """
     n, m = X.shape
     vol = 0.0
     for i in range(n):
         vol += deg[i]
     mu = np.zeros(m)
+    lo = X[0].copy()
+    hi = X[0].copy()
     for i in range(n):
         row = X[i]
         w = deg[i] / vol
         for j in range(m):
-            mu[j] += w * row[j]
+            v = row[j]
+            mu[j] += w * v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
     fdf = np.zeros(m)
     for i in range(n):
         row = X[i]
@@ -357,4 +349,4 @@ def laplacian_dense(X, deg, er, ec, ew):
         for j in range(m):
             t = a[j] - b[j]
             flf[j] += w * t * t
-    return fdf, flf
+    return fdf, flf, hi <= lo

@@ -32,7 +32,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
 from fsviz.select import _score_kernels as K
-from fsviz.select._base import ScoreSelector, encode_labels
+from fsviz.select._base import ScoreSelector, blas_limits, encode_labels
 from fsviz.stats.information import discretize, is_discrete, mi_with_target
 from fsviz.stats.moments import column_moments
 
@@ -335,7 +335,7 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
         lo, hi = X.min(axis=0), X.max(axis=0)
         rng_ = hi - lo
         scale = np.where(rng_ > 0, 1.0 / np.where(rng_ > 0, rng_, 1.0), 0.0)
-        Xs = np.ascontiguousarray(X * scale)
+        Xs = np.multiply(X, scale, order="C")
         if n <= 4000:
             D = (K.manhattan_full_par if n * n * m / 2 > K.PARALLEL_WORK else K.manhattan_full)(Xs)
             pairs = [K.relieff_neighbours(np.ascontiguousarray(D[rows]), rows, codes, counts.size, k, prior)]
@@ -345,11 +345,7 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
             for b in range(0, rows.size, step):
                 rb = rows[b:b + step]
                 pairs.append(K.relieff_neighbours(K.manhattan_rows(Xs, rb), rb, codes, counts.size, k, prior))
-        del Xs
-        Xf = np.asfortranarray(X * scale)
-        acc = (K.relieff_accumulate_dense_par if sum(p[0].size for p in pairs) * m > K.PARALLEL_WORK
-               else K.relieff_accumulate_dense)
-        W = sum(acc(Xf, *p) for p in pairs)
+        W = sum(K.relieff_accumulate_dense(Xs, *p) for p in pairs)
     W = np.asarray(W) / rows.size
     return np.clip((1.0 + W) / 2.0, 0.0, 1.0)
 
@@ -430,7 +426,8 @@ def _knn_sq(X, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows, cols, vals = [], [], []
     for s in range(0, n, step):
         e = min(s + step, n)
-        G = X[s:e] @ X.T
+        with blas_limits():
+            G = X[s:e] @ X.T
         G = G.toarray() if sp.issparse(G) else np.asarray(G)
         D2 = np.maximum(sq[s:e, None] + sq[None, :] - 2.0 * G, 0.0)
         D2[np.arange(e - s), np.arange(s, e)] = np.inf  # exclude the sample itself
@@ -515,8 +512,11 @@ def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
         fd = np.asarray(X.T @ deg).ravel()
         fDf = np.asarray(X.multiply(X).T @ deg).ravel() - fd ** 2 / vol
     else:
-        fDf, fLf = K.laplacian_dense(np.ascontiguousarray(X), deg, Wu.row.astype(np.int64),
-                                     Wu.col.astype(np.int64), Wu.data)
+        fDf, fLf, const = K.laplacian_dense(np.ascontiguousarray(X), deg, Wu.row.astype(np.int64),
+                                            Wu.col.astype(np.int64), Wu.data)
+        out = _ratio(fDf, fLf)
+        out[const] = 0.0
+        return out
     return _zero_constant(_ratio(fDf, fLf), X)
 
 
