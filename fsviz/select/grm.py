@@ -26,7 +26,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
-from threadpoolctl import threadpool_limits
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from fsviz.select._base import blas_limits, check_selection_params, support_mask
@@ -330,7 +329,7 @@ class GRM(SelectorMixin, BaseEstimator):
             return float(c @ (evals * c))
 
         # the ALM loop is thousands of small products: one BLAS thread avoids sync overhead
-        with threadpool_limits(limits=1, user_api="blas"):
+        with blas_limits(always=True):
             return self._alm(M, Q, evals, Qts, s, mu0, mu_max, tol, quad)
 
     @staticmethod
