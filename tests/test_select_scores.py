@@ -8,9 +8,24 @@ from sklearn.feature_selection import VarianceThreshold, chi2, f_classif, mutual
 from sklearn.metrics import mutual_info_score as sk_mi
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fsviz.select import (LGD, ChiSquare, FisherScore, FScore, LaplacianScore, MutualInfo, ReliefF, VarianceScore,
-                          chi2_score, f_score, fisher_score, laplacian_score, lgd_score, mutual_info_score,
-                          relieff_score, variance_score)
+from fsviz.select import (
+    LGD,
+    ChiSquare,
+    FisherScore,
+    FScore,
+    LaplacianScore,
+    MutualInfo,
+    ReliefF,
+    VarianceScore,
+    chi2_score,
+    f_score,
+    fisher_score,
+    laplacian_score,
+    lgd_score,
+    mutual_info_score,
+    relieff_score,
+    variance_score,
+)
 from fsviz.select import _score_kernels as K
 from fsviz.select._base import rank_scores
 

@@ -18,12 +18,11 @@ import numbers
 import os
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-
+from threadpoolctl import ThreadpoolController
 
 _CONTROLLER: ThreadpoolController | None = None
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-
 PARALLEL_WORK = 2e8  # element operations above which the threaded kernels pay off
 
 # ----------------------------------------------------------------------------- LGD
@@ -40,9 +39,7 @@ def lgd_sorted(v, k):
         while hi - lo + 1 < k:
             if lo == 0:
                 hi += 1
-            elif hi == n - 1:
-                lo -= 1
-            elif v[p] - v[lo - 1] <= v[hi + 1] - v[p]:
+            elif hi == n - 1 or v[p] - v[lo - 1] <= v[hi + 1] - v[p]:
                 lo -= 1
             else:
                 hi += 1
@@ -59,7 +56,7 @@ def lgd_sorted(v, k):
 @njit(cache=True)
 def lgd_dense(X, k):
     """``(global, local)`` sums of squares of every column of a Fortran-ordered ``X``."""
-    n, m = X.shape
+    m = X.shape[1]
     g = np.empty(m)
     loc = np.empty(m)
     for j in range(m):
@@ -73,7 +70,7 @@ def lgd_dense(X, k):
 @njit(cache=True, parallel=True)
 def lgd_dense_par(X, k):
     """:func:`lgd_dense` with the columns spread over threads (for large inputs)."""
-    n, m = X.shape
+    m = X.shape[1]
     g = np.empty(m)
     loc = np.empty(m)
     for j in prange(m):

@@ -314,7 +314,6 @@ class GRM(SelectorMixin, BaseEstimator):
         return self
 
     def _solve(self, M: np.ndarray, s: np.ndarray) -> np.ndarray:
-        d = s.size
         with blas_limits():
             evals, Q = np.linalg.eigh(M)
         evals = np.clip(evals, 0.0, None)  # M is PSD (Lemma 2.1); drop rounding negatives

@@ -103,7 +103,7 @@ def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.
     dense input is centred per class exactly (two streaming passes in a numba kernel),
     sparse input uses the moment form without densifying.
     """
-    n, m = X.shape
+    n = X.shape[0]
     if sp.issparse(X):
         Y = _indicator(codes, counts.size)
         S1 = np.asarray((Y @ X).toarray())
@@ -504,7 +504,7 @@ def laplacian_score(X, n_neighbors: int = 5, kernel: str = "heat", t: float | No
 
 def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
     W = _knn_affinity("laplacian_score", X, n_neighbors, kernel, t)
-    n, m = X.shape
+    n = X.shape[0]
     deg = np.asarray(W.sum(axis=1)).ravel()
     vol = deg.sum()
     Wu = sp.triu(W, k=1).tocoo()
