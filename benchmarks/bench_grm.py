@@ -151,8 +151,8 @@ def move_table(gamma: float = 10.0, seeds: int = 5) -> None:
                 after = np.abs(np.diff(g1.ranking_[pairs], axis=1)).ravel()
                 active = (g0.scores_[pairs] > 0).any(axis=1) | (g1.scores_[pairs] > 0).any(axis=1)
                 allr.append((after < before).mean())
-                actr.append((after < before)[active].mean())
-            cells.append(f"{np.mean(allr):.2f} / {np.mean(actr):.2f}")
+                actr.append((after < before)[active].mean() if active.any() else np.nan)
+            cells.append(f"{np.mean(allr):.2f} / {np.nanmean(actr):.2f}")
         print(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(f"{v:.3f}" for v in ref) + " |", flush=True)
 
 
