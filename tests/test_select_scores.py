@@ -357,3 +357,16 @@ def test_class_ss_kernel_equals_python_body(cls_data):
     for u, v in zip(a, b):
         np.testing.assert_allclose(u, v, rtol=1e-13)
     assert counts.sum() == len(y)
+
+
+def test_variance_kernels_both_orders_equal_numpy():
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((23, 7)) * 5 + 3
+    X[:, 2] = 0.1  # constant (not exactly representable): must give 0
+    ref = X.var(axis=0)
+    ref[2] = 0.0
+    np.testing.assert_allclose(variance_score(np.ascontiguousarray(X)), ref, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(variance_score(np.asfortranarray(X)), ref, rtol=1e-12, atol=1e-15)
+    ss, const = K.centred_ss_cols.py_func(np.asfortranarray(X))
+    np.testing.assert_allclose(ss / 23, ref, rtol=1e-12, atol=1e-15)
+    assert const[2] and not const[0]

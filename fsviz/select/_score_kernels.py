@@ -347,3 +347,56 @@ def laplacian_dense(X, deg, er, ec, ew):
             t = a[j] - b[j]
             flf[j] += w * t * t
     return fdf, flf, hi <= lo
+
+
+# ---------------------------------------------------------------- variance
+@njit(cache=True)
+def centred_ss_rows(X):
+    """Centred sum of squares and a constant flag of every column of C-ordered ``X`` (two passes)."""
+    n, m = X.shape
+    mu = np.zeros(m)
+    lo = X[0].copy()
+    hi = X[0].copy()
+    for i in range(n):
+        row = X[i]
+        for j in range(m):
+            v = row[j]
+            mu[j] += v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    for j in range(m):
+        mu[j] /= n
+    ss = np.zeros(m)
+    for i in range(n):
+        row = X[i]
+        for j in range(m):
+            t = row[j] - mu[j]
+            ss[j] += t * t
+    return ss, hi <= lo
+
+
+@njit(cache=True)
+def centred_ss_cols(X):
+    """Same as :func:`centred_ss_rows` for Fortran-ordered ``X`` (column by column)."""
+    n, m = X.shape
+    ss = np.zeros(m)
+    const = np.zeros(m, dtype=np.bool_)
+    for j in range(m):
+        mu = 0.0
+        lo = X[0, j]
+        hi = X[0, j]
+        for i in range(n):
+            v = X[i, j]
+            mu += v
+            lo = min(lo, v)
+            hi = max(hi, v)
+        mu /= n
+        acc = 0.0
+        for i in range(n):
+            t = X[i, j] - mu
+            acc += t * t
+        ss[j] = acc
+        const[j] = hi <= lo
+    return ss, const

@@ -371,8 +371,15 @@ def variance_score(X) -> np.ndarray:
 
 
 def _variance(X) -> np.ndarray:
-    _, norm = column_moments(X)
-    return norm ** 2 / X.shape[0]
+    if sp.issparse(X):
+        _, norm = column_moments(X)
+        return norm ** 2 / X.shape[0]
+    if X.flags.f_contiguous and not X.flags.c_contiguous:
+        ss, const = K.centred_ss_cols(X)
+    else:
+        ss, const = K.centred_ss_rows(np.ascontiguousarray(X))
+    ss[const] = 0.0
+    return ss / X.shape[0]
 
 
 def lgd_score(X, n_neighbors: int = 5) -> np.ndarray:
