@@ -31,6 +31,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -406,6 +407,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"fsviz: warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see the module docstring)."""
     parser = _parser()
@@ -414,7 +419,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help/--version (0) or usage errors (2)
         return int(e.code or 0)
     try:
-        return int(args.func(args))
+        with warnings.catch_warnings():  # library warnings become one-line messages on stderr
+            warnings.simplefilter("ignore" if getattr(args, "quiet", False) else "default")
+            warnings.showwarning = _show_warning
+            return int(args.func(args))
     except KeyboardInterrupt:
         print("fsviz: interrupted", file=sys.stderr)
         return 130
