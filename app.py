@@ -43,9 +43,11 @@ def choose_dataset() -> None:
             else:
                 up = st.file_uploader("Data file", type=appkit.UPLOAD_TYPES, key="upload",
                                       help="CSV/TSV, Parquet, MATLAB .mat, LIBSVM/svmlight or .npz")
-                label = st.text_input("Label column (CSV/TSV/Parquet; empty = default)", key="label")
+                label = st.text_input("Label column (name or position; empty = automatic)", key="label",
+                                      help="CSV/TSV/Parquet: a column name or position (-1 = last); "
+                                           ".mat/.npz: the variable name. Empty: label/class/y/target.")
                 if up is not None:
-                    appkit.load_upload(up.name, up.getvalue(), label.strip() or None, shape)
+                    appkit.load_upload(up.name, up.getvalue(), label, shape)
         except ValueError as e:
             st.error(str(e))
         st.number_input("Random seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="seed",

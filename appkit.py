@@ -21,8 +21,6 @@ Caching
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -98,22 +96,22 @@ def _load_sample(name: str):
 
 
 @st.cache_resource(show_spinner="Loading file …", max_entries=4)
-def _load_upload(digest: str, filename: str, label: str | None, _data: bytes):
+def _load_upload(digest: str, filename: str, label, shape: tuple | None, _data: bytes):
+    import io
+
     from fsviz.data import load_dataset
 
-    suffix = Path(filename).suffix
-    fd, path = tempfile.mkstemp(suffix=suffix, prefix="fsviz-upload-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_data)
-        ds = load_dataset(path, label=label) if label else load_dataset(path)
-    finally:
-        os.unlink(path)
-    try:  # the loader names a dataset after its temporary path: use the uploaded name
-        object.__setattr__(ds, "name", Path(filename).stem)
-    except (AttributeError, TypeError):
-        pass
-    return ds
+    buf = io.BytesIO(_data)
+    buf.name = filename  # the loader takes the format from the name
+    return load_dataset(buf, label=label, image_shape=shape, name=Path(filename).stem)
+
+
+def parse_label(text: str | None):
+    """The label field: empty -> "auto" (the loader's default), "-1"/"3" -> a column position."""
+    text = (text or "").strip()
+    if not text:
+        return "auto"
+    return int(text) if text.lstrip("-").isdigit() else text
 
 
 def with_image_shape(ds, shape: tuple[int, int] | None):
@@ -133,8 +131,10 @@ def with_image_shape(ds, shape: tuple[int, int] | None):
 
 
 def activate(ds) -> None:
-    """Make ``ds`` the session's dataset (only its fingerprint goes into session state)."""
-    _datasets().put(ds.fingerprint, ds)
+    """Make ``ds`` the session's dataset (only its fingerprint and shape go into session state)."""
+    key = f"{ds.fingerprint}|{getattr(ds, 'image_shape', None)}"
+    _datasets().put(key, ds)
+    st.session_state["dataset_key"] = key
     st.session_state["fingerprint"] = ds.fingerprint
 
 
@@ -147,15 +147,15 @@ def load_sample(name: str, shape: tuple[int, int] | None = None):
 def load_upload(filename: str, data: bytes, label: str | None, shape: tuple[int, int] | None = None):
     """Load an uploaded file (cached by its content hash); raises the loader's ValueError."""
     digest = hashlib.sha256(data).hexdigest()
-    ds = with_image_shape(_load_upload(digest, filename, label or None, data), shape)
+    ds = _load_upload(digest, filename, parse_label(label), tuple(shape) if shape else None, data)
     activate(ds)
     return ds
 
 
 def current():
     """The session's dataset, or None."""
-    fp = st.session_state.get("fingerprint")
-    return _datasets().get(fp) if fp else None
+    key = st.session_state.get("dataset_key")
+    return _datasets().get(key) if key else None
 
 
 def entry_ran() -> None:
@@ -300,7 +300,7 @@ def _slot_run(slot: str, ds, run: bool, key: tuple, label: str, fn, *args, **kwa
         return prev
     res = cached_run(key, label, fn, *args, **kwargs)
     if res is None:
-        return prev
+        return prev if run else None
     remember(slot, ds, res)
     return res
 
@@ -315,6 +315,22 @@ def grm_form_defaults(ds) -> dict:
     base = dict(p.get("base_params", ()))
     return {"method": p.get("base", "score:lgd").split(":", 1)[1], "n_neighbors": base.get("n_neighbors", 5),
             "n_top": p.get("n_top", 500), "gamma": p.get("gamma", 1.0)}
+
+
+def class_labels(ds) -> list[str]:
+    """The class labels of the dataset as strings (empty without labels)."""
+    return [str(c) for c, _ in summary(ds.fingerprint, ds).classes]
+
+
+def default_gdm_params(ds) -> dict:
+    """GDM's default parameters for this dataset (one vs rest of the first class if multiclass)."""
+    classes = class_labels(ds)
+    return GDM_DEFAULTS | positive_param(classes[0] if len(classes) > 2 else None)
+
+
+def positive_param(positive: str | None) -> dict:
+    """GDM's one-vs-rest class as a parameter (only for more than two classes)."""
+    return {} if positive is None else {"positive": positive}
 
 
 def shown_params(slot: str, ds) -> dict:

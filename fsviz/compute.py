@@ -375,14 +375,26 @@ def run_gdm(_dataset, params: Mapping[str, Any], seed: int = 0,
             moments: tuple[np.ndarray, np.ndarray] | None = None) -> GroupResult:
     """Fit ``fsviz.select.GDM(**params, random_state=seed)`` and flatten its groups.
 
+    GDM is a binary method: for more than two classes pass ``params["positive"]``, a
+    class label, to separate that class from the rest (one vs rest).
+
     ``moments`` (from :func:`feature_moments`, cached apart because it does not depend on
     tau) gives the |rho| of every affiliated feature to its support feature.
     """
+    key_params = dict(params)
     params = dict(params)
+    positive = params.pop("positive", None)
     one_class = bool(params.get("one_class", False))
     y = None if one_class else _require_labels(_dataset, "GDM")
     if one_class:
         y = np.ones(_dataset.X.shape[0])
+    elif positive is not None:
+        labels = np.asarray(y)
+        hit = labels.astype(str) == str(positive)
+        if not hit.any() or hit.all():
+            raise ValueError(f"GDM: 'positive' class {positive!r} must be one of the labels and leave a rest; "
+                             f"labels are {np.unique(labels).tolist()[:10]}.")
+        y = np.where(hit, 1, -1)  # one vs rest
     est = _estimator("GDM", params, seed)
     t0 = time.perf_counter()
     est.fit(_dataset.X, y)
@@ -396,7 +408,7 @@ def run_gdm(_dataset, params: Mapping[str, Any], seed: int = 0,
     af_rho = np.abs(pair_correlations(_dataset, af, af_sf, moments))
     scores = np.nan_to_num(np.abs(np.asarray(est.scores_, dtype=np.float64)))
     m = _dataset.X.shape[1]
-    return GroupResult(key=cache_key(_dataset.fingerprint, "gdm", params, seed), support=support,
+    return GroupResult(key=cache_key(_dataset.fingerprint, "gdm", key_params, seed), support=support,
                        sf_scores=scores[support], af=af, af_sf=af_sf, af_rho=af_rho, scores=scores,
                        n_correlations=int(getattr(est, "n_correlations_", -1)), n_features=int(m),
                        objective_history=np.asarray(getattr(est, "objective_history_", []), dtype=float),
@@ -695,12 +707,19 @@ class StreamResult:
                          ("selected",) * len(idx), np.full(len(idx), -1, dtype=np.int64), self.seconds)
 
 
-def stream_frame(result: StreamResult, feature_names: Sequence[str]) -> pd.DataFrame:
-    """One row per arriving feature: arrival, index, name, decision, reason, selected-set size."""
+def stream_frame(result: StreamResult, feature_names: Sequence[str],
+                 decisions: Iterable[str] | None = None) -> pd.DataFrame:
+    """One row per arriving feature: arrival, index, name, decision, reason, selected-set size.
+
+    ``decisions`` keeps only the rows with those decisions (all when None).
+    """
     names = np.asarray(feature_names, dtype=object)
-    return pd.DataFrame({"arrival": np.arange(len(result.arrival)), "index": result.arrival,
-                         "name": names[result.arrival].astype(str), "decision": list(result.decision),
-                         "reason": list(result.reason), "set size": result.set_size})
+    frame = pd.DataFrame({"arrival": np.arange(len(result.arrival)), "index": result.arrival,
+                          "name": names[result.arrival].astype(str), "decision": list(result.decision),
+                          "reason": list(result.reason), "set size": result.set_size})
+    if decisions is not None:
+        frame = frame[frame["decision"].isin(list(decisions))].reset_index(drop=True)
+    return frame
 
 
 def run_stream(_dataset, method: str, params: Mapping[str, Any], chunk: int = 200, seed: int = 0,
@@ -871,11 +890,12 @@ class ImagePanels:
     shape: tuple
 
 
-def image_panels(_dataset, n_examples: int = 4, seed: int = 0) -> ImagePanels:
+def image_panels(_dataset, n_examples: int = 4, seed: int = 0, max_means: int = 4) -> ImagePanels:
     """Example images (one per class, round robin) and per-class mean images.
 
     Images are rows of X reshaped to ``image_shape`` in C order (the loader already turned
-    MATLAB's column-major layout upright).
+    MATLAB's column-major layout upright). With more than ``max_means`` classes, the means
+    of the first ``max_means`` classes are shown.
     """
     shape = getattr(_dataset, "image_shape", None)
     if shape is None:
@@ -894,9 +914,10 @@ def image_panels(_dataset, n_examples: int = 4, seed: int = 0) -> ImagePanels:
     per = [rng.permutation(np.flatnonzero(y == c)) for c in classes]
     pick = [per[i % len(classes)][i // len(classes)] for i in range(n_examples)
             if i // len(classes) < len(per[i % len(classes)])]
-    means = np.stack([X[y == c].mean(0) for c in classes]).reshape(-1, h, w)
+    shown = classes[:max_means]
+    means = np.stack([X[y == c].mean(0) for c in shown]).reshape(-1, h, w)
     return ImagePanels(X[pick].reshape(-1, h, w), tuple(str(_plain(y[p])) for p in pick), means,
-                       tuple(f"mean of class {_plain(c)}" for c in classes), (h, w))
+                       tuple(f"mean of class {_plain(c)}" for c in shown), (h, w))
 
 
 __all__ = [

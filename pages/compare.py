@@ -18,8 +18,7 @@ with st.form("evaluate"):
 ready = appkit.library_ready("evaluate", "cv_accuracy", "redundancy_rate")
 frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=ready and (run or appkit.small(ds))))
 st.dataframe(frame, hide_index=True, width="stretch")
-if frame["CV accuracy"].notna().any():
-    st.plotly_chart(compare_scatter(frame), key="compare")
+st.plotly_chart(compare_scatter(frame), key="compare")
 
 
 @st.fragment

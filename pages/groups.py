@@ -11,7 +11,7 @@ if not appkit.library_ready("select", "GDM"):
     st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 
-p = appkit.GDM_DEFAULTS | appkit.shown_params("gdm", ds)  # the form starts from the result shown
+p = appkit.default_gdm_params(ds) | appkit.shown_params("gdm", ds)  # the form starts from the result shown
 with ctl.form("gdm"):
     tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, p["tau"], 0.01)
     c1, c2 = st.columns(2)
@@ -22,10 +22,13 @@ with ctl.form("gdm"):
     corr = st.radio("correlation", ["pearson", "su"], ["pearson", "su"].index(p["corr"]), horizontal=True,
                     format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get)
     one_class = st.toggle("one-class (GDM-OC)", p["one_class"])
+    classes = appkit.class_labels(ds)
+    positive = st.selectbox("one vs rest: positive class", classes, classes.index(p.get("positive", classes[0])),
+                            help="GDM separates two classes") if len(classes) > 2 else None
     run = st.form_submit_button("Run GDM", type="primary", width="stretch")
 
 params = dict(tau=tau, n_per_iter=int(n_per_iter), max_iter=int(max_iter), C=float(C), corr=corr,
-              one_class=bool(one_class), cv_folds=int(folds) or None)
+              one_class=bool(one_class), cv_folds=int(folds) or None) | appkit.positive_param(positive)
 with out:
     res = appkit.gdm(ds, params, run)
 if res is None:

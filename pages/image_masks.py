@@ -13,7 +13,7 @@ if getattr(ds, "image_shape", None) is None:
     st.stop()
 res = appkit.last("gdm", ds)
 if res is None and appkit.library_ready("select", "GDM"):
-    res = appkit.gdm(ds, appkit.GDM_DEFAULTS, run=False)
+    res = appkit.gdm(ds, appkit.default_gdm_params(ds), run=False)
 if res is None:
     st.info("Run GDM on the **Groups** page first; its groups are drawn here.")
     st.stop()

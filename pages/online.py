@@ -44,8 +44,7 @@ out.plotly_chart(stream_progress(res.set_size, res.decision), key="stream")
 def decisions(res):
     st.subheader("Every arriving feature and why (sortable)")
     which = st.multiselect("show decisions", sorted(counts), default=sorted(counts), key="saola_show")
-    frame = fc.stream_frame(res, ds.feature_names)
-    st.dataframe(frame[frame["decision"].isin(which)], hide_index=True, width="stretch", height=320)
+    st.dataframe(fc.stream_frame(res, ds.feature_names, which), hide_index=True, width="stretch", height=320)
     st.subheader("Final selection")
     st.dataframe(fc.selection_frame(res.to_selection(), ds.feature_names), hide_index=True, width="stretch")
 

@@ -516,6 +516,13 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
             "label_column": label_column, "format": fmt}
 
 
+def _exact_floats() -> dict:
+    """pandas < 3 parses floats exactly only with float_precision='round_trip' (3.x: by default)."""
+    import pandas as pd
+
+    return {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
 def _load_delimited(src: _Source, fmt: str, label) -> dict:
     import pandas as pd
 
@@ -550,9 +557,8 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
     # missing-value tokens count in feature columns only: a class may be called "NA"
     na = {c: _NA_TOKENS for j, c in enumerate(header) if j != pos}
     try:
-        df = pd.read_csv(src.handle(), sep=sep, float_precision="round_trip", low_memory=False,
-                         dtype=dtype, keep_default_na=False, na_values=na,
-                         engine="python" if sep == r"\s+" else "c", encoding="utf-8")
+        df = pd.read_csv(src.handle(), sep=sep, low_memory=False, dtype=dtype, keep_default_na=False,
+                         na_values=na, engine="c", encoding="utf-8", **_exact_floats())
     except pd.errors.EmptyDataError as e:
         raise ValueError(f"{who} holds no data (empty). Fix: choose a file with a header and rows.") from e
     except Exception as e:  # parser errors, decoding errors, ...
@@ -716,6 +722,9 @@ def _load_svmlight(src: _Source, label) -> dict:
         raise _parse_error(src, "LIBSVM/svmlight", e, "every line must read '<label> <index>:<value> ...' with "
                                                      "increasing indices.") from e
     X = X.tocsr()
+    if meta.get("n_samples") is not None and int(meta["n_samples"]) != X.shape[0]:
+        raise ValueError(f"load_dataset: {src.label} is truncated or damaged: its fsviz header says "
+                         f"{meta['n_samples']} samples but {X.shape[0]} lines were read. Fix: re-export the file.")
     has_labels = meta.get("has_labels", True)
     if label is None or not has_labels:
         y = None
@@ -743,6 +752,14 @@ def _load_npz(src: _Source, label) -> dict:
     import zipfile
 
     who = f"load_dataset: {src.label}"
+    head = src.head(8)
+    if head.startswith(b"\x93NUMPY"):
+        raise ValueError(f"{who} is a single .npy array, not an .npz archive. Fix: save it with "
+                         "np.savez(path, X=X, y=y).")
+    if not head.startswith(b"PK"):
+        raise _parse_error(src, ".npz", ValueError("not a zip archive (no 'PK' signature)"),
+                           "save it with np.savez / np.savez_compressed (keys X, y, feature_names) or "
+                           "scipy.sparse.save_npz.")
     try:
         z = np.load(src.handle(), allow_pickle=False)
     except ValueError as e:
@@ -811,7 +828,10 @@ def _load_npz(src: _Source, label) -> dict:
         if meta.get("name"):
             parts["name"] = meta["name"]
         return parts
-    except ValueError:
+    except ValueError as e:
+        if "pickle" in str(e).lower() and not str(e).startswith("load_dataset"):
+            raise ValueError(f"{who} holds object arrays, which are not loaded (allow_pickle=False, for safety). "
+                             "Fix: save names and labels as string arrays, e.g. np.array(names, dtype=str).") from e
         raise
     except (zipfile.BadZipFile, OSError, KeyError, EOFError, TypeError) as e:
         raise _parse_error(src, ".npz", e, "the archive is damaged; re-save it.") from e
@@ -943,7 +963,8 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
     X = dataset.X.tocsr() if dataset.is_sparse else sp.csr_matrix(dataset.X)
     X.sort_indices()
     meta = _meta_for(dataset)
-    meta.update(zero_based=True, n_features=int(X.shape[1]), has_labels=dataset.y is not None)
+    meta.update(zero_based=True, n_features=int(X.shape[1]), n_samples=int(X.shape[0]),
+                has_labels=dataset.y is not None)
     names = dataset.feature_names
     if not np.array_equal(names, default_feature_names(len(names))):
         meta["feature_names_json"] = [str(c) for c in names]

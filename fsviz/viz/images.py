@@ -25,17 +25,26 @@ def _grey(img: np.ndarray) -> np.ndarray:
 
 def overlay_rgb(img: np.ndarray, support: np.ndarray, af: np.ndarray, af_group: np.ndarray,
                 alpha: float = 0.6) -> np.ndarray:
-    """Blend support pixels (red) and affiliated pixels (their group's colour) into a grey image.
+    """Tint support pixels red and affiliated pixels in their group's colour on a grey image.
 
-    Returns a uint8 array of shape (h, w, 3). Pixel indices are flat C-order indices.
+    The tint is multiplicative (a tinted pixel keeps its brightness, so the picture stays
+    readable however many pixels are selected) plus a small additive part that makes
+    selected dark pixels visible. Returns a uint8 array of shape (h, w, 3); pixel indices
+    are flat C-order indices.
     """
     h, w = img.shape
     rgb = _grey(img).reshape(-1, 3)
+
+    def tint(idx, colours):
+        lum = rgb[idx] / 255.0
+        target = (0.35 + 0.65 * lum) * colours
+        rgb[idx] = (1 - alpha) * rgb[idx] + alpha * target
+
     if af.size:
-        cols = np.stack([_rgb(QUALITATIVE[g % len(QUALITATIVE)]) for g in range(len(QUALITATIVE))])
-        rgb[af] = (1 - alpha) * rgb[af] + alpha * cols[af_group % len(QUALITATIVE)]
+        cols = np.stack([_rgb(c) for c in QUALITATIVE])
+        tint(af, cols[af_group % len(QUALITATIVE)])
     if support.size:
-        rgb[support] = (1 - alpha) * rgb[support] + alpha * SF_RGB
+        tint(support, np.broadcast_to(SF_RGB, (support.size, 3)))
     return np.clip(rgb, 0, 255).astype(np.uint8).reshape(h, w, 3)
 
 
