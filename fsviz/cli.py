@@ -224,12 +224,17 @@ def cmd_histogram(args: argparse.Namespace) -> int:
         _say(args, f"opened {args.data} out of core: {data.n_samples} samples x {data.n_features} features")
     else:
         data = _load(args).X
+    edges = _edges(args)
     client = _client(args)
-    h = correlation_histogram(
-        data, bins=_edges(args), block_size=args.block_size, client=client, exact=not args.estimate,
-        n_sample_pairs=args.sample_pairs, random_state=args.seed, precision=args.precision,
-        progress=_Progress("histogram", args.quiet),
-    )
+    try:
+        h = correlation_histogram(
+            data, bins=edges, block_size=args.block_size, client=client, exact=not args.estimate,
+            n_sample_pairs=args.sample_pairs, random_state=args.seed, precision=args.precision,
+            progress=_Progress("histogram", args.quiet),
+        )
+    finally:
+        if client is not None:
+            client.close()
     _say(args, f"{'exact' if h.exact else 'ESTIMATED'} histogram of {h.n_pairs:,} pairs in {h.seconds:.1f} s "
                f"({h.method}; {h.n_evaluated:,} pair correlations computed; "
                f"{h.constant_features.size} constant features excluded)")
@@ -327,7 +332,11 @@ def cmd_select(args: argparse.Namespace) -> int:
         _say(args, f"base score {args.base} computed in {time.perf_counter() - t:.1f} s")
         est.fit(X, scores)
     else:
-        est.fit(X, y, **_fit_kwargs(est, args, client))
+        try:
+            est.fit(X, y, **_fit_kwargs(est, args, client))
+        finally:
+            if client is not None:
+                client.close()
     _say(args, f"{name} finished in {time.perf_counter() - t:.1f} s")
     rows = _rows_from(est, spec, names, args.n_features)
     buf = io.StringIO()
