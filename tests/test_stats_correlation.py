@@ -368,3 +368,17 @@ def test_real_text_data_sparse_equals_brute_force(skfeature_path):
     np.testing.assert_array_equal(E["i"], bi)
     np.testing.assert_array_equal(E["j"], bj)
     np.testing.assert_allclose(E["rho"], br, atol=1e-10)
+
+
+def test_dense_memory_is_bounded_by_block_size(rng):
+    """Peak numpy memory follows block_size, not m^2 (the m x m matrix would be 72 MB)."""
+    import tracemalloc
+
+    X = rng.normal(size=(30, 3000))
+    correlation_histogram(X[:, :300], block_size=256)  # compile kernels outside the measurement
+    tracemalloc.start()
+    h = correlation_histogram(X, block_size=256)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert h.n_pairs == 3000 * 2999 // 2
+    assert peak < 3 * 256 * 256 * 8 + 4 * X.nbytes  # a few blocks and per-feature vectors
