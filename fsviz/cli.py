@@ -184,7 +184,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         "n_features": int(m),
         "storage": "sparse" if sp.issparse(X) else "dense",
         "density": nnz / max(n * m, 1),
-        "constant_features": int((norm == 0).sum()),
+        # the Dataset's exact check (all values equal); a std of 0 misses constants with rounding
+        "constant_features": int(len(ds.constant_features)) if hasattr(ds, "constant_features")
+        else int((norm == 0).sum()),
         "pairs": m * (m - 1) // 2,
         "fingerprint": getattr(ds, "fingerprint", None),
         "image_shape": list(ds.image_shape) if getattr(ds, "image_shape", None) else None,

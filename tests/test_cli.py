@@ -55,11 +55,21 @@ def csv_path(tmp_path, rng):
     y = (X[:, 0] + 0.5 * X[:, 1] + 0.1 * rng.normal(size=n) > 0).astype(int)
     X[:, 5] = X[:, 0] * 2 + 0.01 * rng.normal(size=n)  # a near copy of feature 0
     X[:, 7] = 1.0  # constant
+    X -= X.min()  # non-negative, so count-based methods (chi2) apply too
     df = pd.DataFrame(X, columns=[f"g{j}" for j in range(m)])
     df["label"] = y
     p = tmp_path / "d.csv"
     df.to_csv(p, index=False)
     return p
+
+
+def test_chi2_on_signed_data_is_a_clean_error(tmp_path, capsys, rng):
+    p = tmp_path / "signed.csv"
+    df = pd.DataFrame(rng.normal(size=(30, 4)), columns=list("abcd"))
+    df["label"] = np.arange(30) % 2
+    df.to_csv(p, index=False)
+    code, _, err = run(["select", "--method", "chi2", p, "--label", "label", "-o", tmp_path / "o.csv"], capsys)
+    assert code == 1 and "non-negative" in err
 
 
 def run(argv, capsys):

@@ -138,8 +138,7 @@ def test_fingerprint_stable_and_matches_definition(rng):
     h.update(b"fsviz-dataset-v1")
     h.update(json.dumps({"storage": "dense", "shape": [5, 3], "dtype": "float64", "y": ["int64", 5],
                          "class_names": None}, sort_keys=True).encode())
-    for nm in ["a", "b", "c"]:
-        h.update(len(nm).to_bytes(8, "little") + nm.encode())
+    h.update(b'["a", "b", "c"]')
     h.update(np.array([0, 1, 0, 1, 1], dtype=np.int64).tobytes())
     h.update(np.ascontiguousarray(X).tobytes())
     assert ds.fingerprint == h.hexdigest()
@@ -306,3 +305,16 @@ def test_to_frame(rng):
     assert list(fr.columns) == ["p", "q", "r", "label"]
     np.testing.assert_array_equal(fr[["p", "q", "r"]].to_numpy(), X)
     assert fr["label"].tolist() == ["u", "v", "u", "v"]
+
+
+def test_pickle_keeps_fingerprint_and_read_only(rng):
+    import copy
+    import pickle
+
+    for X in (_dense(rng), sp.csr_matrix(_dense(rng))):
+        ds = Dataset(X, y=np.arange(20) % 2, name="p", truth={"a": 1})
+        back = pickle.loads(pickle.dumps(ds))
+        assert back.fingerprint == ds.fingerprint and back.truth == {"a": 1}
+        data = back.X.data if sp.issparse(back.X) else back.X
+        assert not data.flags.writeable and not back.y.flags.writeable
+        assert copy.deepcopy(ds).fingerprint == ds.fingerprint

@@ -45,3 +45,17 @@ def test_errors(truth):
         success_hits([1], None, object())
     with pytest.raises(ValueError, match="integer feature indices"):
         success_hits([1.5], None, truth)
+
+
+def test_with_generator_ground_truth():
+    from fsviz.data import make_grouped_classification
+
+    X, y, truth = make_grouped_classification(n_samples=200, n_features=300, n_groups=5, random_state=0)
+    n_true = len(truth.support) + sum(len(v) for v in truth.groups.values())
+    perfect = success_hits(truth.support, truth.groups, truth)
+    assert perfect.rate == 1.0 and perfect.n_truth == n_true and perfect.n_matched == n_true
+    assert perfect.triple == f"{len(truth.support)}/0/0"
+    noise = [j for j in range(X.shape[1]) if j not in set(truth.support) and
+             all(j not in v for v in truth.groups.values())][:3]
+    h = success_hits(list(truth.support[:2]) + noise, None, truth)
+    assert h.triple == "2/0/3" and h.rate == pytest.approx(2 / n_true)

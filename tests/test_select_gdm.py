@@ -320,16 +320,21 @@ def test_one_class_separates_outliers():
 
 # ----------------------------------------------------------------------------- ECV
 def test_ecv_single_set_and_more_stable():
-    X, y, truth = make_grouped_classification(n_samples=300, n_features=2000, noise=0.3, random_state=3)
+    # high dimension, small sample, heavy-tailed noise: features carried by a few extreme
+    # samples look informative on one resample and not on the next (the setting ECV targets)
+    n, m = 200, 2000
+    X, y, truth = make_grouped_classification(n_samples=n, n_features=m, noise=0.3, random_state=3)
+    noise = np.setdiff1d(np.arange(m), truth.informative)
+    X[:, noise] = np.random.default_rng(9).standard_t(1.5, size=(n, noise.size))
     sups = {"gdm": [], "ecv": []}
-    for r in range(6):
-        idx = np.random.default_rng(r).choice(300, 240, replace=False)
+    for r in range(8):
+        idx = np.random.default_rng(r).choice(n, int(0.8 * n), replace=False)
         sups["gdm"].append(GDM(n_per_iter=4, max_iter=3).fit(X[idx], y[idx]).support_)
         e = GDM(n_per_iter=4, max_iter=3, cv_folds=5, random_state=0).fit(X[idx], y[idx])
-        assert e.support_.ndim == 1 and len(set(e.support_.tolist())) == e.support_.size
+        assert e.support_.ndim == 1 and len(set(e.support_.tolist())) == e.support_.size  # one set
         sups["ecv"].append(e.support_)
-    stab = {k: np.mean([_jaccard(v[i], v[j]) for i in range(6) for j in range(i + 1, 6)]) for k, v in sups.items()}
-    assert stab["ecv"] > stab["gdm"]
+    stab = {k: np.mean([_jaccard(v[i], v[j]) for i in range(8) for j in range(i + 1, 8)]) for k, v in sups.items()}
+    assert stab["ecv"] > stab["gdm"] + 0.03, stab
 
 
 def test_ecv_deterministic_and_valid():
@@ -356,11 +361,7 @@ def test_selector_api_and_affiliated_option():
     assert g.scores_[100] == 0.0  # the constant feature
 
 
-@parametrize_with_checks([GDM(n_per_iter=2, max_iter=2), GDM(one_class=True, n_per_iter=2, max_iter=2)],
-                         expected_failed_checks=lambda est: {
-                             # binary GDM needs exactly two classes; these checks fit on 3+ classes
-                             "check_classifiers_train": "binary only",
-                         } if not est.one_class else {})
+@parametrize_with_checks([GDM(n_per_iter=2, max_iter=2), GDM(one_class=True, n_per_iter=2, max_iter=2)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -390,7 +391,7 @@ def test_bad_params(params, match):
 
 def test_bad_inputs():
     X, y = _planted()
-    with pytest.raises(ValueError, match=r"'y' is required for binary GDM"):
+    with pytest.raises(ValueError, match=r"GDM requires y to be passed, but the target y is None"):
         GDM().fit(X)
     with pytest.raises(ValueError, match=r"exactly 2 classes for binary GDM; got 3"):
         GDM().fit(X, np.arange(X.shape[0]) % 3)

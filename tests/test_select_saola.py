@@ -409,3 +409,42 @@ def test_random_feature_groups_is_a_partition():
     })
 def test_sklearn_conventions(estimator, check):
     check(estimator)
+
+
+def test_kernels_equal_their_python_bodies():
+    from fsviz.select import _saola_kernels as K
+
+    rng = np.random.default_rng(13)
+    for _ in range(5):
+        s, b = 6, 9
+        relS, relC = rng.uniform(0.1, 0.6, s), rng.uniform(0.1, 0.6, b)
+        relC[3] = relS[2]  # a tie
+        C1, C2 = rng.uniform(0, 0.7, (s, b)), rng.uniform(0, 0.7, (b, b))
+        outs = []
+        for f in (K.saola_block_dense, K.saola_block_dense.py_func):
+            args = [np.ones(s, dtype=bool), np.zeros(b, dtype=np.int8), np.full(b, -1), np.full(b, np.nan),
+                    np.full(s, -1), np.full(b, -1)]
+            aliveC = f(relS, args[0], relC, C1, C2, *args[1:])
+            outs.append([aliveC] + args)
+        for u, v in zip(*outs):
+            np.testing.assert_array_equal(u, v)
+        g = 7
+        rel, idx = rng.uniform(0.1, 0.6, g), np.arange(g) * 3
+        D = rng.uniform(0, 0.7, (g, g))
+        D = (D + D.T) / 2
+        outs = []
+        for f in (K.group_intra, K.group_intra.py_func):
+            a = [np.ones(g, dtype=bool), np.zeros(g, dtype=np.int8), np.full(g, -1), np.full(g, np.nan)]
+            f(rel, idx, D, *a)
+            outs.append(a)
+        for u, v in zip(*outs):
+            np.testing.assert_array_equal(u, v)
+        C = rng.uniform(0, 0.7, (s, g))
+        outs = []
+        for f in (K.group_inter, K.group_inter.py_func):
+            a = [np.ones(s, dtype=bool), np.ones(g, dtype=bool), np.zeros(g, dtype=np.int8), np.full(g, -1),
+                 np.full(g, np.nan), np.full(s, -1)]
+            f(relS, np.arange(s), a[0], rel, idx + 100, a[1], C, *a[2:])
+            outs.append(a)
+        for u, v in zip(*outs):
+            np.testing.assert_array_equal(u, v)

@@ -327,3 +327,15 @@ _XFAIL: dict[str, str] = {}
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_class_ss_kernel_equals_python_body(cls_data):
+    X, y = cls_data
+    codes = np.unique(y, return_inverse=True)[1].astype(np.int64)
+    counts = np.bincount(codes).astype(float)
+    Xc = np.ascontiguousarray(X[:20, :6])
+    a = K.class_ss_rows(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
+    b = K.class_ss_rows.py_func(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
+    for u, v in zip(a, b):
+        np.testing.assert_allclose(u, v, rtol=1e-13)
+    assert counts.sum() == len(y)

@@ -254,13 +254,18 @@ def test_count_products_ge_matches_python(rng):
     assert got_strict[-1] == sum(b[i] * b[j] > thr[-1] for i in range(60) for j in range(i + 1, 60))
 
 
-def test_slot_of_matches_searchsorted(rng):
-    lo = np.linspace(0, 1, 11) - 1e-9
-    hi = 1 + 1e-9
-    v = np.concatenate([rng.random(500), lo, lo + 2e-9, [hi, 1.5]])
+@pytest.mark.parametrize("edges", [np.linspace(0, 1, 11), np.linspace(0.2, 0.7, 6),
+                                   np.array([0.0, 0.1, 0.15, 0.9]), np.linspace(0, 1, 201)])
+def test_slot_of_matches_searchsorted(rng, edges):
+    lo = edges - 1e-9
+    hi = edges[-1] + 1e-9
+    k = edges.size - 1
+    inv_w = k / (edges[-1] - edges[0]) if np.allclose(np.diff(edges), np.diff(edges)[0]) else 0.0
+    v = np.concatenate([rng.random(500), lo, lo + 2e-9, np.nextafter(lo, -1), [hi, 1.5, 0.0]])
     want = np.searchsorted(lo, v, side="right")
     want[v > hi] = lo.size + 1
-    np.testing.assert_array_equal([K.slot_of(x, lo, hi) for x in v], want)
+    for w in {inv_w, 0.0}:  # the arithmetic guess and the generic search agree
+        np.testing.assert_array_equal([K.slot_of(x, lo, hi, w) for x in v], want)
 
 
 # ------------------------------------------------------------------------------------ errors

@@ -297,6 +297,16 @@ class Dataset:
         object.__setattr__(self, "constant_features", const)
         object.__setattr__(self, "fingerprint", self._hash())
 
+    def __setstate__(self, state: dict) -> None:
+        # unpickling (Streamlit caches, Dask workers) gives writable arrays: freeze them again
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        arrays = [self.y, self.feature_names, self.class_names, self.constant_features]
+        arrays += [self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X) else [self.X]
+        for a in arrays:
+            if isinstance(a, np.ndarray) and a.flags.writeable:
+                a.setflags(write=False)
+
     # ------------------------------------------------------------------ construction helpers
     def _names(self, m: int, who: str) -> np.ndarray:
         if self.feature_names is None:
@@ -335,10 +345,8 @@ class Dataset:
                   "class_names": None if self.class_names is None else self.class_names.tolist()}
         h.update(_HASH_VERSION)
         h.update(json.dumps(header, sort_keys=True).encode())
-        for nm in self.feature_names:
-            b = nm.encode("utf-8", "surrogatepass")
-            h.update(len(b).to_bytes(8, "little"))
-            h.update(b)
+        # names as one JSON list: unambiguous (quoted and escaped) and fast for millions of names
+        h.update(json.dumps(self.feature_names.tolist(), ensure_ascii=True).encode("ascii"))
         if self.y is not None:
             h.update(np.ascontiguousarray(self.y).data)
         if sp.issparse(X):

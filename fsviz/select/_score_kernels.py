@@ -1,12 +1,17 @@
 """Numba kernels for the per-feature scores (LGD, ReliefF).
 
-Plain functions on contiguous float64/int64 arrays; no validation inside.
+Plain functions on contiguous float64/int64 arrays; no validation inside. The hot
+kernels come in a serial and a threaded (``*_par``) version: a parallel region costs
+tens of milliseconds when the cores are busy, so callers use the threaded one only
+when the work is large (:data:`PARALLEL_WORK`).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
 
+
+PARALLEL_WORK = 2e8  # element operations above which the threaded kernels pay off
 
 # ----------------------------------------------------------------------------- LGD
 @njit(cache=True)
@@ -51,9 +56,23 @@ def lgd_sorted(v, k):
     return g, loc
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def lgd_dense(X, k):
     """``(global, local)`` sums of squares of every column of a Fortran-ordered ``X``."""
+    n, m = X.shape
+    g = np.empty(m)
+    loc = np.empty(m)
+    for j in range(m):
+        v = np.sort(X[:, j])
+        a, b = lgd_sorted(v, k)
+        g[j] = a
+        loc[j] = b
+    return g, loc
+
+
+@njit(cache=True, parallel=True)
+def lgd_dense_par(X, k):
+    """:func:`lgd_dense` with the columns spread over threads (for large inputs)."""
     n, m = X.shape
     g = np.empty(m)
     loc = np.empty(m)
@@ -65,7 +84,7 @@ def lgd_dense(X, k):
     return g, loc
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def lgd_csc(data, indices, indptr, n, k):
     """LGD sums of squares of every column of a CSC matrix (implicit zeros included).
 
@@ -74,7 +93,7 @@ def lgd_csc(data, indices, indptr, n, k):
     m = indptr.shape[0] - 1
     g = np.empty(m)
     loc = np.empty(m)
-    for j in prange(m):
+    for j in range(m):
         vals = np.sort(data[indptr[j]:indptr[j + 1]])
         v = np.zeros(n)
         nneg = 0
@@ -95,7 +114,10 @@ def lgd_csc(data, indices, indptr, n, k):
 # ------------------------------------------------------------------------- ReliefF
 @njit(cache=True, parallel=True, fastmath=True)
 def manhattan_rows(Xc, rows):
-    """Manhattan distances of the rows ``rows`` of C-ordered ``Xc`` to every row -> (len(rows), n)."""
+    """Manhattan distances of the rows ``rows`` of C-ordered ``Xc`` to every row -> (len(rows), n).
+
+    Used for large ``n`` only (row blocks of the distance matrix), hence threaded.
+    """
     b = rows.shape[0]
     n, m = Xc.shape
     D = np.empty((b, n))
@@ -171,9 +193,24 @@ def relieff_neighbours(D, rows, y, n_classes, k, prior):
     return pi[:npairs].copy(), pj[:npairs].copy(), pw[:npairs].copy()
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def relieff_accumulate_dense(Xf, pi, pj, pw):
     """``score_f = sum_p pw_p |Xf[pi_p, f] - Xf[pj_p, f]|`` for Fortran-ordered ``Xf``."""
+    m = Xf.shape[1]
+    out = np.zeros(m)
+    P = pi.shape[0]
+    for f in range(m):
+        col = Xf[:, f]
+        acc = 0.0
+        for p in range(P):
+            acc += pw[p] * abs(col[pi[p]] - col[pj[p]])
+        out[f] = acc
+    return out
+
+
+@njit(cache=True, parallel=True)
+def relieff_accumulate_dense_par(Xf, pi, pj, pw):
+    """:func:`relieff_accumulate_dense` with the features spread over threads (large inputs)."""
     m = Xf.shape[1]
     out = np.zeros(m)
     P = pi.shape[0]
@@ -208,9 +245,26 @@ def relieff_accumulate_csr(data, indices, indptr, m, pi, pj, pw):
     return out
 
 
-@njit(cache=True, parallel=True, fastmath=True)
+@njit(cache=True, fastmath=True)
 def manhattan_full(Xc):
     """All-pairs Manhattan distances of the rows of C-ordered ``Xc``, computing each pair once."""
+    n, m = Xc.shape
+    D = np.zeros((n, n))
+    for i in range(n):
+        xi = Xc[i]
+        for j in range(i + 1, n):
+            xj = Xc[j]
+            acc = 0.0
+            for f in range(m):
+                acc += abs(xi[f] - xj[f])
+            D[i, j] = acc
+            D[j, i] = acc
+    return D
+
+
+@njit(cache=True, parallel=True, fastmath=True)
+def manhattan_full_par(Xc):
+    """:func:`manhattan_full` with balanced row pairs spread over threads (large inputs)."""
     n, m = Xc.shape
     D = np.zeros((n, n))
     half = (n + 1) // 2
@@ -231,3 +285,41 @@ def manhattan_full(Xc):
         for j in range(i):
             D[i, j] = D[j, i]
     return D
+
+
+# ---------------------------------------------------------------- class statistics
+@njit(cache=True, fastmath=False)
+def class_ss_rows(X, codes, counts):
+    """Class means, within-class sums of squares and a constant-column flag of C-ordered ``X``.
+
+    Two streaming passes over the rows (sums, then squared deviations from the class
+    mean), no temporary of the size of ``X``.
+    """
+    n, m = X.shape
+    c = counts.shape[0]
+    means = np.zeros((c, m))
+    lo = X[0].copy()
+    hi = X[0].copy()
+    for i in range(n):
+        row = X[i]
+        acc = means[codes[i]]
+        for j in range(m):
+            v = row[j]
+            acc[j] += v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    for a in range(c):
+        inv = 1.0 / counts[a]
+        for j in range(m):
+            means[a, j] *= inv
+    within = np.zeros(m)
+    for i in range(n):
+        row = X[i]
+        mu = means[codes[i]]
+        for j in range(m):
+            t = row[j] - mu[j]
+            within[j] += t * t
+    const = hi <= lo
+    return means, within, const

@@ -33,7 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -44,7 +44,6 @@ from fsviz.stats.moments import column_moments
 
 __all__ = ["GDM"]
 
-_ECV_AGG = "mean"
 _CHUNK = 64          # candidates per CRM kernel call
 _SUB = 1024          # features per BLAS product in group completion (scan strategy)
 _SUB_W = 128         # features per product in the windowed strategy (narrow |t| ranges)
@@ -396,9 +395,12 @@ class GDM(SelectorMixin, BaseEstimator):
         separates the data from the origin. ``predict`` returns +1 (inlier) / -1 (outlier).
     cv_folds : int or None, default=None
         Embedded Cross Validation (Alg. 4) with this many folds: each iteration runs CRM
-        on the V training splits, the ``n_per_iter`` features chosen by most folds (ties:
-        higher mean score) become the universal new SFs, and the master problem is solved
-        on all data. None runs plain GDM.
+        on the V training splits (all samples but one fold, standardised on the split)
+        with the current ``alpha``; candidates are ranked by how many folds put them in
+        their ``delta_v^t``, ties by their *weakest* normalised score over the folds (a
+        feature must be strong on every split), and a CRM pass over all data turns that
+        ranking into the single universal ``delta^t``; the master problem is solved on
+        all data. None runs plain GDM.
     random_state : int, RandomState instance or None, default=None
         Seeds the fold split of ECV (GDM itself is deterministic).
     tol : float, default=1e-3
@@ -487,6 +489,9 @@ class GDM(SelectorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.target_tags.required = not bool(self.one_class)
+        if not self.one_class:
+            # binary labels only: lets scikit-learn's common checks binarise their targets
+            tags.classifier_tags = ClassifierTags(multi_class=False)
         return tags
 
     def _get_support_mask(self):
@@ -544,8 +549,8 @@ class GDM(SelectorMixin, BaseEstimator):
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
         else:
             if y is None:
-                raise ValueError("GDM: 'y' is required for binary GDM (one_class=False); got None. "
-                                 "Pass the labels, or set one_class=True for one-class learning.")
+                raise ValueError("GDM requires y to be passed, but the target y is None: binary GDM "
+                                 "(one_class=False) needs labels. Pass y, or set one_class=True.")
             X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
                                  ensure_min_samples=2)
             check_classification_targets(y)
@@ -606,7 +611,19 @@ class GDM(SelectorMixin, BaseEstimator):
         return np.sqrt(2.0 * self.tau) * np.linalg.norm(v - v.mean()) * (1.0 + 1e-9) + 1e-15
 
     def _master(self, ctx, cols, kernel_of, warm):
-        M = self._model_columns(ctx, cols)
+        # design matrix of all delta^t columns, extended by the new ones only
+        have = ctx.get("M_cols", [])
+        M_old = ctx.get("M")
+        new_cols = cols[len(have):]
+        col_of = {c: i for i, c in enumerate(have)}
+        fresh = sorted({c for c in new_cols if c not in col_of})
+        M_fresh = self._model_columns(ctx, fresh) if fresh else None
+        pos_fresh = {c: i for i, c in enumerate(fresh)}
+        parts = [M_old] if M_old is not None else []
+        for c in new_cols:
+            parts.append(M_old[:, [col_of[c]]] if c in col_of else M_fresh[:, [pos_fresh[c]]])
+        M = np.hstack(parts) if len(parts) > 1 else parts[0]
+        ctx["M"], ctx["M_cols"] = M, list(cols)
         T = int(max(kernel_of)) + 1
         mu0 = None
         if warm is not None:
@@ -684,7 +701,7 @@ class GDM(SelectorMixin, BaseEstimator):
             v = alpha * y
             U = ctx["scanner"].dot(np.column_stack([v[:, None] * Tm, v]))  # (m, V + 1)
             votes = np.zeros(m)
-            score_sum = np.zeros(m)
+            score_min = np.zeros(m)
             for f in range(V):
                 vf = v[train[f]]
                 s_f, t_f = self._scores(ctx, U[:, f], vf.sum(), mu_f[f], safe_f[f], const_f[f],
@@ -699,19 +716,17 @@ class GDM(SelectorMixin, BaseEstimator):
                 if af_f.size:
                     af_owner_f[f, af_f] = np.asarray(state.idx, dtype=np.intp)[af_o]
                 votes[delta_f] += 1
+                # consistency across folds: the weakest normalised score over the splits
                 sc = np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
-                if _ECV_AGG == "mean":
-                    score_sum += sc
-                else:
-                    score_sum = sc if f == 0 else np.minimum(score_sum, sc)
+                score_min = sc if f == 0 else np.minimum(score_min, sc)
             # universal delta^t: most-voted candidates, filtered by CRM on all data
             s, t = self._scores(ctx, U[:, V], v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
             if it == 1:
                 ctx["first"] = (t, self._window(v))
             cand = np.flatnonzero(votes > 0)
             key = np.full(m, -1.0)
-            # order by votes, then by summed normalised fold score (votes dominate)
-            key[cand] = votes[cand] * (2.0 + score_sum[cand].max()) + score_sum[cand]
+            # order by votes, then by the weakest normalised fold score (votes dominate)
+            key[cand] = votes[cand] * (2.0 + score_min[cand].max()) + score_min[cand]
             elig = (key >= 0) & (af_owner < 0)
             delta, new, af_f, af_o, _, nc = _crm_walk(X, None, ctx["mean"], ctx["safe"], key, t, elig, uni,
                                                       self._window(v), ctx["thr"], K_b, self.n_bins,

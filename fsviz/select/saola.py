@@ -24,6 +24,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from fsviz._dask import map_blocks
 from fsviz.select import _saola_kernels as K
 from fsviz.stats import _info_kernels as IK
 from fsviz.stats.information import Codes, encode_target, is_discrete, su_with_target
@@ -255,6 +256,11 @@ def _relevance_block(X, mode: str, target: tuple, n_bins: int) -> np.ndarray:
     return su_with_target(Codes(codes, k), yk) if codes.shape[1] else np.empty(0)
 
 
+def _relevance_task(block, target: tuple, *, mode: str, n_bins: int) -> np.ndarray:
+    """:func:`fsviz._dask.map_blocks` task: one block of columns travels to one worker."""
+    return _relevance_block(block, mode, target, n_bins)
+
+
 class _Engine:
     """Relevance, feature storage and dependence for one data mode."""
 
@@ -279,17 +285,9 @@ class _Engine:
     def relevance(self, X, client=None) -> np.ndarray:
         """Signed correlation (continuous) or SU (discrete) of every column with y."""
         m = X.shape[1]
-        starts = list(range(0, m, _RELEVANCE_BLOCK))
-        if client is None:
-            parts = [_relevance_block(X[:, s:s + _RELEVANCE_BLOCK], self.mode, self.target, self.n_bins)
-                     for s in starts]
-        else:
-            target = client.scatter(self.target, broadcast=True)
-            futs = []
-            for s in starts:
-                blk = client.scatter(X[:, s:s + _RELEVANCE_BLOCK])
-                futs.append(client.submit(_relevance_block, blk, self.mode, target, self.n_bins, pure=False))
-            parts = client.gather(futs)
+        blocks = [X[:, s:s + _RELEVANCE_BLOCK] for s in range(0, m, _RELEVANCE_BLOCK)]
+        parts = map_blocks(_relevance_task, blocks, client=client, shared=(self.target,),
+                           kwargs={"mode": self.mode, "n_bins": self.n_bins})
         return np.concatenate(parts) if parts else np.empty(0)
 
     def decide_relevant(self, r: np.ndarray, alpha: float, delta: float):

@@ -28,7 +28,6 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import manhattan_distances
-from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
@@ -96,29 +95,26 @@ def _indicator(codes: np.ndarray, n_classes: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(n_classes, n))
 
 
-def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Between-class and within-class sums of squares of every feature.
+def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Between-class and within-class sums of squares of every feature, and which are constant.
 
     ``between = sum_c n_c (mu_c - mu)^2``, ``within = sum_c sum_{i in c} (x_i - mu_c)^2``;
-    dense input is centred per class exactly (column blocks), sparse input uses the
-    moment form without densifying.
+    dense input is centred per class exactly (two streaming passes in a numba kernel),
+    sparse input uses the moment form without densifying.
     """
     n, m = X.shape
-    Y = _indicator(codes, counts.size)
     if sp.issparse(X):
+        Y = _indicator(codes, counts.size)
         S1 = np.asarray((Y @ X).toarray())
         S2 = np.asarray((Y @ X.multiply(X)).toarray())
         means = S1 / counts[:, None]
         within = np.maximum((S2 - S1 * means).sum(axis=0), 0.0)
+        const = column_moments(X)[1] == 0
     else:
-        means = np.asarray(Y @ X) / counts[:, None]
-        within = np.empty(m)
-        for b in _blocks(n, m):
-            R = X[:, b] - means[:, b][codes]
-            within[b] = np.einsum("ij,ij->j", R, R)
+        means, within, const = K.class_ss_rows(np.ascontiguousarray(X), codes, counts.astype(np.float64))
     mu = (counts @ means) / n
     between = counts @ (means - mu) ** 2
-    return between, within
+    return between, within, const
 
 
 # ------------------------------------------------------------------ supervised scores
@@ -149,8 +145,10 @@ def fisher_score(X, y) -> np.ndarray:
 
 def _fisher(X, y) -> np.ndarray:
     codes, counts = encode_labels("fisher_score", y)
-    between, within = _class_ss(X, codes, counts)
-    return _zero_constant(_ratio(between, within), X)
+    between, within, const = _class_ss(X, codes, counts)
+    out = _ratio(between, within)
+    out[const] = 0.0
+    return out
 
 
 def f_score(X, y) -> np.ndarray:
@@ -183,8 +181,10 @@ def _f(X, y) -> np.ndarray:
     if n <= c:
         raise ValueError(f"f_score: needs more samples than classes (n - c within-class degrees of freedom); "
                          f"got {n} samples and {c} classes.")
-    between, within = _class_ss(X, codes, counts)
-    return _zero_constant(_ratio(between / (c - 1), within / (n - c)), X)
+    between, within, const = _class_ss(X, codes, counts)
+    out = _ratio(between / (c - 1), within / (n - c))
+    out[const] = 0.0
+    return out
 
 
 def chi2_score(X, y) -> np.ndarray:
@@ -337,7 +337,7 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
         scale = np.where(rng_ > 0, 1.0 / np.where(rng_ > 0, rng_, 1.0), 0.0)
         Xs = np.ascontiguousarray(X * scale)
         if n <= 4000:
-            D = K.manhattan_full(Xs)
+            D = (K.manhattan_full_par if n * n * m / 2 > K.PARALLEL_WORK else K.manhattan_full)(Xs)
             pairs = [K.relieff_neighbours(np.ascontiguousarray(D[rows]), rows, codes, counts.size, k, prior)]
         else:
             pairs = []
@@ -347,7 +347,9 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
                 pairs.append(K.relieff_neighbours(K.manhattan_rows(Xs, rb), rb, codes, counts.size, k, prior))
         del Xs
         Xf = np.asfortranarray(X * scale)
-        W = sum(K.relieff_accumulate_dense(Xf, *p) for p in pairs)
+        acc = (K.relieff_accumulate_dense_par if sum(p[0].size for p in pairs) * m > K.PARALLEL_WORK
+               else K.relieff_accumulate_dense)
+        W = sum(acc(Xf, *p) for p in pairs)
     W = np.asarray(W) / rows.size
     return np.clip((1.0 + W) / 2.0, 0.0, 1.0)
 
@@ -411,8 +413,38 @@ def _lgd(X, n_neighbors) -> np.ndarray:
         Xc.sort_indices()
         g, loc = K.lgd_csc(Xc.data, Xc.indices.astype(np.int64), Xc.indptr.astype(np.int64), n, k)
     else:
-        g, loc = K.lgd_dense(np.asfortranarray(X), k)
+        lgd = K.lgd_dense_par if X.size * (np.log2(max(n, 2)) + k) > K.PARALLEL_WORK else K.lgd_dense
+        g, loc = lgd(np.asfortranarray(X), k)
     return _zero_constant(_ratio(g, loc), X)
+
+
+def _knn_sq(X, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``k`` nearest other samples of every sample (Euclidean): ``(row, col, squared distance)``.
+
+    Squared distances ``|x_i|^2 + |x_j|^2 - 2 x_i'x_j`` by one matrix product per block
+    of rows (dense or sparse ``X``, never densified); ties broken by sample index.
+    """
+    n = X.shape[0]
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+    step = max(1, (1 << 23) // max(n, 1))
+    rows, cols, vals = [], [], []
+    for s in range(0, n, step):
+        e = min(s + step, n)
+        G = X[s:e] @ X.T
+        G = G.toarray() if sp.issparse(G) else np.asarray(G)
+        D2 = np.maximum(sq[s:e, None] + sq[None, :] - 2.0 * G, 0.0)
+        D2[np.arange(e - s), np.arange(s, e)] = np.inf  # exclude the sample itself
+        # k smallest per row, in (distance, index) order
+        part = np.argpartition(D2, k - 1, axis=1)[:, :k] if k < n - 1 else np.tile(np.arange(n), (e - s, 1))
+        kth = np.take_along_axis(D2, part, axis=1).max(axis=1)
+        tied = np.flatnonzero((D2 <= kth[:, None]).sum(axis=1) > k)
+        for r in tied:  # rare rows with ties at the k-th distance: resolve by index
+            cand = np.flatnonzero(D2[r] <= kth[r])
+            part[r] = cand[np.lexsort((cand, D2[r, cand]))][:k]
+        rows.append(np.repeat(np.arange(s, e), k))
+        cols.append(part.ravel())
+        vals.append(np.take_along_axis(D2, part, axis=1).ravel())
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
 
 
 def _knn_affinity(owner: str, X, n_neighbors: int, kernel: str, t) -> sp.csr_matrix:
@@ -423,8 +455,9 @@ def _knn_affinity(owner: str, X, n_neighbors: int, kernel: str, t) -> sp.csr_mat
         raise ValueError(f"{owner}: 'kernel' must be 'heat' or 'binary'; got {kernel!r}.")
     if t is not None and (not isinstance(t, numbers.Real) or not t > 0):
         raise ValueError(f"{owner}: 't' must be a float > 0 or None (mean squared neighbour distance); got {t!r}.")
-    G = kneighbors_graph(X, k, mode="distance", include_self=False).tocsr()
-    d2 = G.data ** 2
+    rows, cols, d2 = _knn_sq(X, k)
+    G = sp.csr_matrix((d2, (rows, cols)), shape=(n, n))
+    d2 = G.data
     if kernel == "heat":
         width = float(t) if t is not None else float(d2.mean())
         G.data = np.exp(-d2 / width) if width > 0 else np.ones_like(d2)
