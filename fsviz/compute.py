@@ -465,6 +465,7 @@ class GRMResult:
     candidates: np.ndarray
     base: np.ndarray
     refined: np.ndarray
+    refined_rank: np.ndarray  # GRM's ranking_ of the candidates (1 = best; ties by base score)
     lambda_history: np.ndarray
     seconds: float
 
@@ -474,10 +475,10 @@ class GRMResult:
 
     @property
     def refined_order(self) -> np.ndarray:
-        return self.candidates[np.argsort(-self.refined, kind="stable")]
+        return self.candidates[np.argsort(self.refined_rank, kind="stable")]
 
     def to_selection(self, k: int) -> Selection:
-        order = np.argsort(-self.refined, kind="stable")[:k]
+        order = np.argsort(self.refined_rank, kind="stable")[:k]
         idx = self.candidates[order].astype(np.int64)
         return Selection(self.key, f"GRM({self.base_method})", self.key[2], idx, self.refined[order],
                          ("selected",) * len(idx), np.full(len(idx), -1, dtype=np.int64), self.seconds)
@@ -554,9 +555,11 @@ def run_grm(_dataset, _base: ScoreResult, n_top: int, prior_groups: Sequence[Seq
     cand = np.asarray(getattr(est, "top_", np.argsort(-pos, kind="stable")[: min(int(n_top), len(pos))]),
                       dtype=np.int64)
     refined = refined_all[cand]  # z on the simplex; ties (z = 0) rank by the base score
+    ranking = np.asarray(getattr(est, "ranking_", np.argsort(np.argsort(-refined_all, kind="stable")) + 1))
+    refined_rank = ranking[cand].astype(np.int64)
     key_params = dict(params, base=_base.key[1], base_params=_base.key[2], prior_groups=prior or ())
     return GRMResult(cache_key(_dataset.fingerprint, "grm", key_params, seed), _base.method,
-                     cand.astype(np.int64), pos[cand], refined,
+                     cand.astype(np.int64), pos[cand], refined, refined_rank,
                      np.asarray(getattr(est, "lambda_history_", []), dtype=float), seconds)
 
 
@@ -574,7 +577,7 @@ def grm_frame(result: GRMResult, feature_names: Sequence[str]) -> pd.DataFrame:
     base_rank = np.empty(len(result.base), dtype=np.int64)
     base_rank[np.argsort(-result.base, kind="stable")] = np.arange(1, len(result.base) + 1)
     grm_rank = np.empty(len(result.refined), dtype=np.int64)
-    grm_rank[np.argsort(-result.refined, kind="stable")] = np.arange(1, len(result.refined) + 1)
+    grm_rank[np.argsort(result.refined_rank, kind="stable")] = np.arange(1, len(result.refined) + 1)
     frame = pd.DataFrame({"index": result.candidates, "name": names[result.candidates].astype(str),
                           "base score": result.base, "base rank": base_rank, "GRM score": result.refined,
                           "GRM rank": grm_rank, "rank change": base_rank - grm_rank})
