@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
@@ -248,7 +247,6 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
     hit = store.get(key)
     if hit is not None or not auto:
         return hit
-    t0 = time.perf_counter()
     slot = st.empty()  # the progress box disappears once the result is there
     with slot.status(f"{label} …", expanded=progress) as status:
         if progress:
@@ -261,7 +259,6 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
             st.error(str(e))
             return None
     slot.empty()
-    st.toast(f"{label}: done in {time.perf_counter() - t0:.2f} s")
     store.put(key, result)
     return result
 

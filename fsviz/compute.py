@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import io
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -542,12 +542,16 @@ def run_grm(_dataset, _base: ScoreResult, n_top: int, prior_groups: Sequence[Seq
     """Refine a base score with ``fsviz.select.GRM(n_top, prior_groups, gamma)``.
 
     The base score is passed in (already computed and cached), so a new gamma or prior
-    group reruns only GRM.
+    group reruns only GRM. The working set is the ``n_top`` best features with a positive
+    base score.
     """
     prior = [list(map(int, g)) for g in prior_groups] or None
     params = {"n_top": int(n_top), "gamma": float(gamma)}
-    est = _estimator("GRM", dict(params, prior_groups=prior), None)
     pos = positive_scores(_base.scores)
+    # features with a zero base score (e.g. constant ones) carry no evidence: keep them out of
+    # GRM's working set, where having no redundancy with anything would lift them
+    n_eff = int(max(2, min(int(n_top), np.count_nonzero(pos > 0))))
+    est = _estimator("GRM", dict(params, n_top=n_eff, prior_groups=prior), None)
     t0 = time.perf_counter()
     est.fit(_dataset.X, pos)
     seconds = time.perf_counter() - t0

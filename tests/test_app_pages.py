@@ -6,7 +6,6 @@ page switches.
 """
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -94,7 +93,7 @@ def test_every_sample_loads():
     for name in _samples():
         at.selectbox(key="sample").set_value(name).run()
         assert not at.exception and not at.error, name
-        assert at.sidebar.caption[-1].value.startswith(f"Active: **")
+        assert at.sidebar.caption[-1].value.startswith("Active: **")
 
 
 def test_groups_page_tree_and_tau_changes_result(digits):

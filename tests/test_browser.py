@@ -6,7 +6,6 @@ temporary directory (printed; kept by pytest's tmp_path_factory).
 """
 from __future__ import annotations
 
-import io
 import os
 import re
 import signal
