@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -105,7 +106,7 @@ def params_label(params: Mapping[str, Any] | tuple) -> str:
 
 def _estimator(cls_name: str, params: Mapping[str, Any], seed: int | None):
     """Instantiate ``fsviz.select.<cls_name>`` with those ``params`` it accepts (+ random_state)."""
-    import fsviz.select as select
+    from fsviz import select
 
     cls = getattr(select, cls_name)
     est = cls()
@@ -257,7 +258,7 @@ class Selection:
 
     @property
     def n_features(self) -> int:
-        return int(len(self.indices))
+        return len(self.indices)
 
     def top(self, k: int) -> np.ndarray:
         """The first ``k`` selected features (rank order)."""
@@ -616,7 +617,7 @@ def evaluate_top(_dataset, indices: Sequence[int], k: int, seed: int = 0, model:
         if smallest >= 2:
             acc = float(cv_accuracy(_dataset.X, y, idx, model=model, n_splits=min(5, smallest),
                                     random_state=int(seed)).mean)
-    return Evaluation(int(len(idx)), acc, red)
+    return Evaluation(len(idx), acc, red)
 
 
 def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None]]) -> pd.DataFrame:
@@ -681,7 +682,7 @@ def run_histogram(_dataset, n_bins: int = 20, max_features: int = 20000, seed: i
     key = cache_key(_dataset.fingerprint, "histogram", {"bins": int(n_bins), "max_features": int(max_features)},
                     seed)
     return HistogramResult(key, np.asarray(res.edges, dtype=np.float64), counts, bool(res.exact),
-                           int(round(counts.sum())), int(res.n_pairs), int(len(res.constant_features)), seconds)
+                           int(round(counts.sum())), int(res.n_pairs), len(res.constant_features), seconds)
 
 
 # ---------------------------------------------------------------------------- SAOLA stream
@@ -928,12 +929,44 @@ def image_panels(_dataset, n_examples: int = 4, seed: int = 0, max_means: int = 
 
 
 __all__ = [
-    "cache_key", "params_label", "Summary", "summarize", "summary_frame", "classes_frame", "names_preview",
-    "preview_frame", "feature_moments",
-    "pair_correlations", "Selection", "selection_frame", "selection_csv", "read_selection_csv",
-    "reduced_csv", "GroupResult", "groups_frame", "run_gdm", "ScoreResult", "run_score", "GRMResult",
-    "positive_scores", "validate_prior_groups", "gdm_prior_rows", "run_grm", "Evaluation",
-    "evaluate_top", "compare_frame", "HistogramResult", "run_histogram", "StreamResult",
-    "stream_frame", "run_stream", "decode_history", "Projection", "project", "ImagePanels",
-    "image_panels", "SCORE_METHODS", "DECISIONS",
+    "DECISIONS",
+    "SCORE_METHODS",
+    "Evaluation",
+    "GRMResult",
+    "GroupResult",
+    "HistogramResult",
+    "ImagePanels",
+    "Projection",
+    "ScoreResult",
+    "Selection",
+    "StreamResult",
+    "Summary",
+    "cache_key",
+    "classes_frame",
+    "compare_frame",
+    "decode_history",
+    "evaluate_top",
+    "feature_moments",
+    "gdm_prior_rows",
+    "groups_frame",
+    "image_panels",
+    "names_preview",
+    "pair_correlations",
+    "params_label",
+    "positive_scores",
+    "preview_frame",
+    "project",
+    "read_selection_csv",
+    "reduced_csv",
+    "run_gdm",
+    "run_grm",
+    "run_histogram",
+    "run_score",
+    "run_stream",
+    "selection_csv",
+    "selection_frame",
+    "stream_frame",
+    "summarize",
+    "summary_frame",
+    "validate_prior_groups",
 ]

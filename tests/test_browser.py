@@ -183,10 +183,9 @@ def test_upload_csv(page, tmp_path):
 
 
 def test_download_matches_the_library(page, tmp_path):
+    import appkit
     from fsviz.data import list_samples, load_sample
     from fsviz.select import GDM
-
-    import appkit  # noqa: F401  (the defaults the app runs with)
 
     goto(page, "Groups (GDM)")
     tree_title(page)
