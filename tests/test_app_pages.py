@@ -193,6 +193,12 @@ def test_online_page_streams_and_explains(digits):
     button(at, "Run stream").click().run()
     assert not at.exception
     assert metric(at, "final selection") != size_before or "alpha=1e-06" in " ".join(c.value for c in at.caption)
+    # group-SAOLA over a random partition of the features
+    at.radio(key="saola_method").set_value("group-saola")
+    at.selectbox(key="saola_groups").set_value("random partition")
+    button(at, "Run stream").click().run()
+    assert not at.exception and not at.error
+    assert any(c.value.startswith("group-SAOLA:") for c in at.caption)
 
 
 def test_projection_and_compare_after_runs(digits):
