@@ -427,8 +427,7 @@ def knn_from_gram(G, sq, start, k, upper):
             else:
                 g = G[r, j]
             d = sq[i] + sq[j] - 2.0 * g
-            if d < 0.0:
-                d = 0.0
+            d = max(d, 0.0)
             if d < bd[k - 1]:
                 p = k - 1
                 while p > 0 and bd[p - 1] > d:
