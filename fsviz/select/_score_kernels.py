@@ -400,3 +400,42 @@ def centred_ss_cols(X):
         ss[j] = acc
         const[j] = hi <= lo
     return ss, const
+
+
+# ---------------------------------------------------------------- kNN from a Gram matrix
+@njit(cache=True)
+def knn_from_gram(G, sq, start, k, upper):
+    """The ``k`` nearest other samples of rows ``start .. start + len(G)`` from Gram entries.
+
+    ``d2(i, j) = sq_i + sq_j - 2 G[i, j]`` (clipped at 0); with ``upper`` only the upper
+    triangle of a full ``n x n`` ``G`` is read. Ties are broken by the smaller index.
+    Returns ``(cols, d2)`` of shape ``(b, k)``, nearest first.
+    """
+    b = G.shape[0]
+    n = sq.shape[0]
+    cols = np.empty((b, k), dtype=np.int64)
+    vals = np.empty((b, k))
+    for r in range(b):
+        i = start + r
+        bd = np.full(k, np.inf)
+        bj = np.full(k, -1, dtype=np.int64)
+        for j in range(n):
+            if j == i:
+                continue
+            if upper:
+                g = G[i, j] if j >= i else G[j, i]
+            else:
+                g = G[r, j]
+            d = sq[i] + sq[j] - 2.0 * g
+            d = max(d, 0.0)
+            if d < bd[k - 1]:
+                p = k - 1
+                while p > 0 and bd[p - 1] > d:
+                    bd[p] = bd[p - 1]
+                    bj[p] = bj[p - 1]
+                    p -= 1
+                bd[p] = d
+                bj[p] = j
+        cols[r] = bj
+        vals[r] = bd
+    return cols, vals

@@ -11,8 +11,8 @@ inner augmented-Lagrangian (ALM) loop whose ``v`` step (eq. 8) is a linear solve
 with ``M + mu/2 I`` and whose ``z`` step is the exact simplex projection
 (eq. 22-24). ``M`` is eigendecomposed once, so each ``v`` step costs one dense and
 one sparse matrix-vector product with the eigenvector matrix instead of a new
-factorisation. Every 10 ALM iterations the current support is handed to a small
-active-set KKT solve; when it satisfies all KKT conditions the inner problem is
+factorisation. Every 10 ALM iterations, once the support has nearly settled, it is
+handed to a small active-set KKT solve; when it satisfies all KKT conditions the inner problem is
 solved exactly and the ALM loop stops early (``kkt_violation_`` reports the
 residual).
 """
@@ -347,8 +347,9 @@ class GRM(SelectorMixin, BaseEstimator):
             k = S.size
             if k == 0:
                 return None
+            MS = M[S]  # rows of the symmetric M: contiguous, = M[:, S].T
             K = np.zeros((k + 1, k + 1))
-            K[:k, :k] = 2.0 * M[np.ix_(S, S)]
+            K[:k, :k] = 2.0 * MS[:, S]
             K[:k, k] = -1.0
             K[k, :k] = 1.0
             try:
@@ -358,7 +359,7 @@ class GRM(SelectorMixin, BaseEstimator):
             if not np.all(np.isfinite(sol)):
                 return None
             zs, nu = sol[:k], sol[k]
-            g = 2.0 * (M[:, S] @ zs) - lam * s
+            g = 2.0 * (zs @ MS) - lam * s
             thr = tol * max(float(np.abs(g).max()), 1e-300)
             off = np.ones(d, dtype=bool)
             off[S] = False
@@ -384,6 +385,7 @@ class GRM(SelectorMixin, BaseEstimator):
             # Alg. 2: (re)initialise mu; alpha is warm-started from the previous lambda
             mu = mu0 / 10.0
             Qtz = self._qt(Q, z)
+            last_support = np.flatnonzero(z)
             it = 0
             for it in range(1, int(self.max_inner) + 1):
                 # eq. (8): v = (M + mu/2 I)^{-1} (lam/2 s + mu/2 z + alpha/2)
@@ -405,10 +407,15 @@ class GRM(SelectorMixin, BaseEstimator):
                 # active-set polish every 10 iterations: from the current support, solve the
                 # KKT system exactly; accepted only if it satisfies every KKT condition
                 if it % 10 == 0:
-                    zp = self._polish(M, s, lam, np.flatnonzero(z), tol)
-                    if zp is not None:
-                        z = zp
-                        break
+                    support = np.flatnonzero(z)
+                    # only once the support has nearly settled (a KKT solve costs O(|S|^3))
+                    moved = np.setxor1d(support, last_support, assume_unique=True).size
+                    last_support = support
+                    if moved <= max(5, support.size // 10):
+                        zp = self._polish(M, s, lam, support, tol)
+                        if zp is not None:
+                            z = zp
+                            break
                 # mu grows by rho (Alg. 2, step 4) up to mu_max, where the iteration is ADMM with a
                 # fixed penalty and keeps converging instead of freezing z
                 mu = min(mu * self.rho, mu_max)

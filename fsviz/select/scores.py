@@ -434,26 +434,18 @@ def _knn_sq(X, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows, cols, vals = [], [], []
     for s in range(0, n, step):
         e = min(s + step, n)
+        upper = s == 0 and e == n and not sp.issparse(X)
         with blas_limits():
-            if s == 0 and e == n and not sp.issparse(X):
+            if upper:
                 # upper triangle of X X' (half the flops of a GEMM), without copying X
                 G = sla_blas.dsyrk(1.0, X.T, trans=1) if X.flags.c_contiguous else sla_blas.dsyrk(1.0, X)
-                G = np.triu(G) + np.triu(G, 1).T
             else:
                 G = X[s:e] @ X.T
         G = G.toarray() if sp.issparse(G) else np.asarray(G)
-        D2 = np.maximum(sq[s:e, None] + sq[None, :] - 2.0 * G, 0.0)
-        D2[np.arange(e - s), np.arange(s, e)] = np.inf  # exclude the sample itself
-        # k smallest per row, in (distance, index) order
-        part = np.argpartition(D2, k - 1, axis=1)[:, :k] if k < n - 1 else np.tile(np.arange(n), (e - s, 1))
-        kth = np.take_along_axis(D2, part, axis=1).max(axis=1)
-        tied = np.flatnonzero((D2 <= kth[:, None]).sum(axis=1) > k)
-        for r in tied:  # rare rows with ties at the k-th distance: resolve by index
-            cand = np.flatnonzero(D2[r] <= kth[r])
-            part[r] = cand[np.lexsort((cand, D2[r, cand]))][:k]
+        c, v = K.knn_from_gram(G, sq, s, k, upper)
         rows.append(np.repeat(np.arange(s, e), k))
-        cols.append(part.ravel())
-        vals.append(np.take_along_axis(D2, part, axis=1).ravel())
+        cols.append(c.ravel())
+        vals.append(v.ravel())
     return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
 
 
