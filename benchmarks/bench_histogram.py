@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from fsviz.stats import correlation_histogram  # noqa: E402
+from fsviz.stats import correlation_histogram
 
 
 def dense_data(n: int, m: int, seed: int = 0) -> np.ndarray:
@@ -120,18 +120,22 @@ def bench_dense(n: int, m: int, block_size: int) -> None:
     # `Z.T @ Z.copy()` (all m^2 entries) is timed too. The ratio is taken against the faster.
     from threadpoolctl import threadpool_limits
 
+    def syrk(Z):
+        return Z.T @ Z
+
+    def gemm(Z, Zc):
+        return Z.T @ Zc
+
     Z = standardise()
     peers = {}
     if m < 16_000:
-        C, peers["syrk, 2 threads"], mem_prod = timed(lambda: Z.T @ Z)
+        C, peers["syrk, 2 threads"], mem_prod = timed(syrk, Z)
     else:
         with threadpool_limits(limits=1, user_api="blas"):
-            C, peers["syrk, 1 thread (2-thread dsyrk segfaults at this m)"], mem_prod = timed(lambda: Z.T @ Z)
+            C, peers["syrk, 1 thread (2-thread dsyrk segfaults at this m)"], mem_prod = timed(syrk, Z)
         del C
         gc.collect()
-        Zc = Z.copy()
-        C, peers["gemm, 2 threads"], mem_prod = timed(lambda: Z.T @ Zc)
-        del Zc
+        C, peers["gemm, 2 threads"], mem_prod = timed(gemm, Z, Z.copy())
     for name, t in peers.items():
         print(f"peer Z^T Z ({name}): {t:7.2f} s")
     t_prod = min(peers.values())
@@ -175,15 +179,15 @@ def bench_sparse(n: int, m: int, nnz: int, all_terms: bool = True) -> None:
 def bench_dask(n_dense: int, m_dense: int, Xs=None) -> None:
     from distributed import Client, LocalCluster
 
-    print(f"\n== Dask LocalCluster (2 workers x 1 thread) vs local")
+    print("\n== Dask LocalCluster (2 workers x 1 thread) vs local")
     Xd = dense_data(n_dense, m_dense, seed=1)
     if Xs is None:
         Xs, _ = sparse_text(2_000, 200_000, 500_000, seed=1)
     t = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc, Client(lc) as client:
         print(f"cluster start: {time.perf_counter() - t:.1f} s")
-        for name, X, kw in (("dense %dx%d" % Xd.shape, Xd, {"block_size": 1024}),
-                            ("sparse %dx%d nnz=%d" % (*Xs.shape, Xs.nnz), Xs, {})):
+        for name, X, kw in ((f"dense {Xd.shape[0]}x{Xd.shape[1]}", Xd, {"block_size": 1024}),
+                            (f"sparse {Xs.shape[0]}x{Xs.shape[1]} nnz={Xs.nnz}", Xs, {})):
             correlation_histogram(X, bins=20, client=client, **kw)  # warm up workers (numba, imports)
             t = time.perf_counter()
             local = correlation_histogram(X, bins=20, **kw)

@@ -32,8 +32,9 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -186,7 +187,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "storage": "sparse" if sp.issparse(X) else "dense",
         "density": nnz / max(n * m, 1),
         # the Dataset's exact check (all values equal); a std of 0 misses constants with rounding
-        "constant_features": int(len(ds.constant_features)) if hasattr(ds, "constant_features")
+        "constant_features": len(ds.constant_features) if hasattr(ds, "constant_features")
         else int((norm == 0).sum()),
         "pairs": m * (m - 1) // 2,
         "fingerprint": getattr(ds, "fingerprint", None),
@@ -443,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             msg = f"{type(e).__name__}: {msg}"
         print(f"fsviz: error: {msg}", file=sys.stderr)
         return 1
-    except Exception as e:  # noqa: BLE001 - the CLI promises no tracebacks
+    except Exception as e:
         if os.environ.get("FSVIZ_DEBUG"):
             raise
         print(f"fsviz: internal error: {type(e).__name__}: {e} (set FSVIZ_DEBUG=1 for the traceback)",

@@ -116,7 +116,7 @@ def test_dense_edges_exactly_hit():
             assert_same(h, X)
     h = correlation_histogram(X, bins=2)
     # pairs: exactly 0 -> [0, .5); exactly .5 and 1/sqrt2 -> [.5, 1]; exactly 1 -> [.5, 1] (closed)
-    i, j, r = brute_rho(X)
+    _, _, r = brute_rho(X)
     assert h.counts[0] == int((np.abs(r) < 0.5 - 1e-9).sum())
     assert np.isclose(np.abs(r), 0.5).any() and np.isclose(np.abs(r), 1.0).any()
 
@@ -337,13 +337,17 @@ def dask_client():
         yield client
 
 
+def seen_append(seen):
+    return lambda done, total: seen.append((done, total))
+
+
 @pytest.mark.dask
 def test_dask_matches_local(dask_client, dense_X, rng):
     S = sparse_with_structure(rng)
     for X, kw in ((dense_X, {"block_size": 32}), (S, {})):
         local = correlation_histogram(X, bins=20, **kw)
-        seen = []
-        remote = correlation_histogram(X, bins=20, client=dask_client, progress=lambda d, t: seen.append((d, t)), **kw)
+        seen: list[tuple[int, int]] = []
+        remote = correlation_histogram(X, bins=20, client=dask_client, progress=seen_append(seen), **kw)
         np.testing.assert_array_equal(remote.counts, local.counts)
         assert remote.n_evaluated == local.n_evaluated
         assert seen and seen[-1][0] == seen[-1][1] > 1  # several tasks really ran
