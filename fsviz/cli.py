@@ -136,7 +136,7 @@ def _client(args: argparse.Namespace):
         return None
     from fsviz._dask import as_client
 
-    client = as_client(args.scheduler)
+    client = as_client(args.scheduler, timeout=f"{args.scheduler_timeout}s")
     _say(args, f"connected to Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)")
     return client
 
@@ -397,6 +397,8 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--out-of-core", action="store_true",
                    help="read .npy (memory-mapped), .parquet or zarr block by block instead of loading it")
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
+    q.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up connecting to the scheduler after this long (default 10)")
     q.add_argument("-o", "--output", help="write the histogram CSV here (default: stdout)")
     q.set_defaults(func=cmd_histogram)
 
@@ -409,6 +411,8 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--base", default="fisher", choices=sorted(k for k, v in METHODS.items() if v.kind == "score"),
                    help="base score refined by --method grm (default fisher)")
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client")
+    q.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up connecting to the scheduler after this long (default 10)")
     q.add_argument("-o", "--output", help="CSV path (index,name,score,role,group); default: stdout")
     q.set_defaults(func=cmd_select)
 
