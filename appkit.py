@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import time
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 
@@ -134,6 +134,9 @@ def activate(ds) -> None:
     """Make ``ds`` the session's dataset (only its fingerprint and shape go into session state)."""
     key = f"{ds.fingerprint}|{getattr(ds, 'image_shape', None)}"
     _datasets().put(key, ds)
+    if st.session_state.get("dataset_key") not in (None, key):  # another dataset: forms start afresh
+        for k in [k for k in st.session_state if str(k).split("_")[0] in FORM_PREFIXES]:
+            del st.session_state[k]
     st.session_state["dataset_key"] = key
     st.session_state["fingerprint"] = ds.fingerprint
 
@@ -245,7 +248,6 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
     hit = store.get(key)
     if hit is not None or not auto:
         return hit
-    t0 = time.perf_counter()
     slot = st.empty()  # the progress box disappears once the result is there
     with slot.status(f"{label} …", expanded=progress) as status:
         if progress:
@@ -258,7 +260,6 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
             st.error(str(e))
             return None
     slot.empty()
-    st.toast(f"{label}: done in {time.perf_counter() - t0:.2f} s")
     store.put(key, result)
     return result
 
@@ -305,6 +306,7 @@ def _slot_run(slot: str, ds, run: bool, key: tuple, label: str, fn, *args, **kwa
     return res
 
 
+FORM_PREFIXES = ("gdm", "grm", "saola", "hist")
 GDM_DEFAULTS = dict(tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None)
 SAOLA_DEFAULTS = dict(alpha=0.01, delta=0.0, data="auto", chunk=200)
 
@@ -314,7 +316,13 @@ def grm_form_defaults(ds) -> dict:
     p = shown_params("grm", ds)
     base = dict(p.get("base_params", ()))
     return {"method": p.get("base", "score:lgd").split(":", 1)[1], "n_neighbors": base.get("n_neighbors", 5),
-            "n_top": p.get("n_top", 500), "gamma": p.get("gamma", 1.0)}
+            "n_top": min(p.get("n_top", 500), ds.X.shape[1]), "gamma": p.get("gamma", 1.0)}
+
+
+def saola_form_defaults(ds) -> dict:
+    """The SAOLA form's starting values: those of the stream shown, else the defaults."""
+    shown = shown_params("stream", ds)
+    return {k: shown.get(k, v) for k, v in SAOLA_DEFAULTS.items()}
 
 
 def class_labels(ds) -> list[str]:
@@ -331,6 +339,14 @@ def default_gdm_params(ds) -> dict:
 def positive_param(positive: str | None) -> dict:
     """GDM's one-vs-rest class as a parameter (only for more than two classes)."""
     return {} if positive is None else {"positive": positive}
+
+
+def seed_form(prefix: str, values: dict) -> None:
+    """Start a form's keyed widgets (keys ``<prefix>_<name>``) from ``values`` when they have
+    no state yet: on the first visit, and after a page switch (Streamlit drops the state of
+    widgets that were not drawn). The widgets then take no ``value=`` argument."""
+    for name, value in values.items():
+        st.session_state.setdefault(f"{prefix}_{name}", value)
 
 
 def shown_params(slot: str, ds) -> dict:

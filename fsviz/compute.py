@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import io
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -105,7 +106,7 @@ def params_label(params: Mapping[str, Any] | tuple) -> str:
 
 def _estimator(cls_name: str, params: Mapping[str, Any], seed: int | None):
     """Instantiate ``fsviz.select.<cls_name>`` with those ``params`` it accepts (+ random_state)."""
-    import fsviz.select as select
+    from fsviz import select
 
     cls = getattr(select, cls_name)
     est = cls()
@@ -257,7 +258,7 @@ class Selection:
 
     @property
     def n_features(self) -> int:
-        return int(len(self.indices))
+        return len(self.indices)
 
     def top(self, k: int) -> np.ndarray:
         """The first ``k`` selected features (rank order)."""
@@ -465,6 +466,7 @@ class GRMResult:
     candidates: np.ndarray
     base: np.ndarray
     refined: np.ndarray
+    refined_rank: np.ndarray  # GRM's ranking_ of the candidates (1 = best; ties by base score)
     lambda_history: np.ndarray
     seconds: float
 
@@ -474,10 +476,10 @@ class GRMResult:
 
     @property
     def refined_order(self) -> np.ndarray:
-        return self.candidates[np.argsort(-self.refined, kind="stable")]
+        return self.candidates[np.argsort(self.refined_rank, kind="stable")]
 
     def to_selection(self, k: int) -> Selection:
-        order = np.argsort(-self.refined, kind="stable")[:k]
+        order = np.argsort(self.refined_rank, kind="stable")[:k]
         idx = self.candidates[order].astype(np.int64)
         return Selection(self.key, f"GRM({self.base_method})", self.key[2], idx, self.refined[order],
                          ("selected",) * len(idx), np.full(len(idx), -1, dtype=np.int64), self.seconds)
@@ -541,12 +543,16 @@ def run_grm(_dataset, _base: ScoreResult, n_top: int, prior_groups: Sequence[Seq
     """Refine a base score with ``fsviz.select.GRM(n_top, prior_groups, gamma)``.
 
     The base score is passed in (already computed and cached), so a new gamma or prior
-    group reruns only GRM.
+    group reruns only GRM. The working set is the ``n_top`` best features with a positive
+    base score.
     """
     prior = [list(map(int, g)) for g in prior_groups] or None
     params = {"n_top": int(n_top), "gamma": float(gamma)}
-    est = _estimator("GRM", dict(params, prior_groups=prior), None)
     pos = positive_scores(_base.scores)
+    # features with a zero base score (e.g. constant ones) carry no evidence: keep them out of
+    # GRM's working set, where having no redundancy with anything would lift them
+    n_eff = int(max(2, min(int(n_top), np.count_nonzero(pos > 0))))
+    est = _estimator("GRM", dict(params, n_top=n_eff, prior_groups=prior), None)
     t0 = time.perf_counter()
     est.fit(_dataset.X, pos)
     seconds = time.perf_counter() - t0
@@ -554,9 +560,11 @@ def run_grm(_dataset, _base: ScoreResult, n_top: int, prior_groups: Sequence[Seq
     cand = np.asarray(getattr(est, "top_", np.argsort(-pos, kind="stable")[: min(int(n_top), len(pos))]),
                       dtype=np.int64)
     refined = refined_all[cand]  # z on the simplex; ties (z = 0) rank by the base score
+    ranking = np.asarray(getattr(est, "ranking_", np.argsort(np.argsort(-refined_all, kind="stable")) + 1))
+    refined_rank = ranking[cand].astype(np.int64)
     key_params = dict(params, base=_base.key[1], base_params=_base.key[2], prior_groups=prior or ())
     return GRMResult(cache_key(_dataset.fingerprint, "grm", key_params, seed), _base.method,
-                     cand.astype(np.int64), pos[cand], refined,
+                     cand.astype(np.int64), pos[cand], refined, refined_rank,
                      np.asarray(getattr(est, "lambda_history_", []), dtype=float), seconds)
 
 
@@ -574,7 +582,7 @@ def grm_frame(result: GRMResult, feature_names: Sequence[str]) -> pd.DataFrame:
     base_rank = np.empty(len(result.base), dtype=np.int64)
     base_rank[np.argsort(-result.base, kind="stable")] = np.arange(1, len(result.base) + 1)
     grm_rank = np.empty(len(result.refined), dtype=np.int64)
-    grm_rank[np.argsort(-result.refined, kind="stable")] = np.arange(1, len(result.refined) + 1)
+    grm_rank[np.argsort(result.refined_rank, kind="stable")] = np.arange(1, len(result.refined) + 1)
     frame = pd.DataFrame({"index": result.candidates, "name": names[result.candidates].astype(str),
                           "base score": result.base, "base rank": base_rank, "GRM score": result.refined,
                           "GRM rank": grm_rank, "rank change": base_rank - grm_rank})
@@ -609,7 +617,7 @@ def evaluate_top(_dataset, indices: Sequence[int], k: int, seed: int = 0, model:
         if smallest >= 2:
             acc = float(cv_accuracy(_dataset.X, y, idx, model=model, n_splits=min(5, smallest),
                                     random_state=int(seed)).mean)
-    return Evaluation(int(len(idx)), acc, red)
+    return Evaluation(len(idx), acc, red)
 
 
 def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None]]) -> pd.DataFrame:
@@ -674,7 +682,7 @@ def run_histogram(_dataset, n_bins: int = 20, max_features: int = 20000, seed: i
     key = cache_key(_dataset.fingerprint, "histogram", {"bins": int(n_bins), "max_features": int(max_features)},
                     seed)
     return HistogramResult(key, np.asarray(res.edges, dtype=np.float64), counts, bool(res.exact),
-                           int(round(counts.sum())), int(res.n_pairs), int(len(res.constant_features)), seconds)
+                           int(round(counts.sum())), int(res.n_pairs), len(res.constant_features), seconds)
 
 
 # ---------------------------------------------------------------------------- SAOLA stream
@@ -921,12 +929,44 @@ def image_panels(_dataset, n_examples: int = 4, seed: int = 0, max_means: int = 
 
 
 __all__ = [
-    "cache_key", "params_label", "Summary", "summarize", "summary_frame", "classes_frame", "names_preview",
-    "preview_frame", "feature_moments",
-    "pair_correlations", "Selection", "selection_frame", "selection_csv", "read_selection_csv",
-    "reduced_csv", "GroupResult", "groups_frame", "run_gdm", "ScoreResult", "run_score", "GRMResult",
-    "positive_scores", "validate_prior_groups", "gdm_prior_rows", "run_grm", "Evaluation",
-    "evaluate_top", "compare_frame", "HistogramResult", "run_histogram", "StreamResult",
-    "stream_frame", "run_stream", "decode_history", "Projection", "project", "ImagePanels",
-    "image_panels", "SCORE_METHODS", "DECISIONS",
+    "DECISIONS",
+    "SCORE_METHODS",
+    "Evaluation",
+    "GRMResult",
+    "GroupResult",
+    "HistogramResult",
+    "ImagePanels",
+    "Projection",
+    "ScoreResult",
+    "Selection",
+    "StreamResult",
+    "Summary",
+    "cache_key",
+    "classes_frame",
+    "compare_frame",
+    "decode_history",
+    "evaluate_top",
+    "feature_moments",
+    "gdm_prior_rows",
+    "groups_frame",
+    "image_panels",
+    "names_preview",
+    "pair_correlations",
+    "params_label",
+    "positive_scores",
+    "preview_frame",
+    "project",
+    "read_selection_csv",
+    "reduced_csv",
+    "run_gdm",
+    "run_grm",
+    "run_histogram",
+    "run_score",
+    "run_stream",
+    "selection_csv",
+    "selection_frame",
+    "stream_frame",
+    "summarize",
+    "summary_frame",
+    "validate_prior_groups",
 ]

@@ -10,11 +10,11 @@ if not appkit.library_ready("stats", "correlation_histogram"):
     st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 
-p = {"bins": 20, "max_features": 20_000} | appkit.shown_params("histogram", ds)
+appkit.seed_form("hist", {"bins": 20, "max_features": 20_000} | appkit.shown_params("histogram", ds))
 with ctl.form("hist"):
-    n_bins = st.select_slider("intervals on [0, 1]", [10, 20, 50, 100], p["bins"])
+    n_bins = st.select_slider("intervals on [0, 1]", [10, 20, 50, 100], key="hist_bins")
     max_features = st.number_input("exact up to this many features (else a sampled estimate)", 100, 10_000_000,
-                                   p["max_features"], step=1000)
+                                   step=1000, key="hist_max_features")
     run = st.form_submit_button("Count pairs", type="primary", width="stretch")
 
 with out:

@@ -13,14 +13,14 @@ if not appkit.library_ready("select", "GRM", *appkit.score_classes()) or not app
 m = ds.X.shape[1]
 ctl, out = st.columns([1, 3], gap="medium")
 
-p = appkit.grm_form_defaults(ds)
+appkit.seed_form("grm", appkit.grm_form_defaults(ds) | {"k": 20})
 with ctl.form("grm"):
-    method = st.selectbox("base score", list(fc.SCORE_METHODS), list(fc.SCORE_METHODS).index(p["method"]),
+    method = st.selectbox("base score", list(fc.SCORE_METHODS), key="grm_method",
                           format_func=lambda k: fc.SCORE_METHODS[k][1])
-    n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, p["n_neighbors"])
-    n_top = st.number_input("n_top (features GRM re-ranks)", 2, m, min(p["n_top"], m))
-    gamma = st.slider("gamma (weight of the group constraints)", 0.0, 10.0, p["gamma"], 0.1)
-    k = st.slider("top-k evaluated", 2, 100, 20, key="grm_k")
+    n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, key="grm_n_neighbors")
+    n_top = st.number_input("n_top (features GRM re-ranks)", 2, max(m, 2), key="grm_n_top")
+    gamma = st.slider("gamma (weight of the group constraints)", 0.0, 10.0, step=0.1, key="grm_gamma")
+    k = st.slider("top-k evaluated", 2, 100, key="grm_k")
     run = st.form_submit_button("Run GRM", type="primary", width="stretch")
 
 with ctl.expander("Group constraints (prior knowledge)", expanded=False):

@@ -12,18 +12,19 @@ if not appkit.library_ready("select", "GDM"):
 ctl, out = st.columns([1, 3], gap="medium")
 
 p = appkit.default_gdm_params(ds) | appkit.shown_params("gdm", ds)  # the form starts from the result shown
+classes = appkit.class_labels(ds)
+appkit.seed_form("gdm", p | {"cv_folds": p["cv_folds"] or 0, "positive": p.get("positive")})
 with ctl.form("gdm"):
-    tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, p["tau"], 0.01)
+    tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, step=0.01, key="gdm_tau")
     c1, c2 = st.columns(2)
-    n_per_iter = c1.number_input("features / iteration", 1, 200, p["n_per_iter"])
-    max_iter = c2.number_input("iterations", 1, 100, p["max_iter"])
-    C = c1.number_input("C", 1e-4, 1e4, p["C"], format="%.4g")
-    folds = c2.number_input("ECV folds (0 = off)", 0, 20, p["cv_folds"] or 0)
-    corr = st.radio("correlation", ["pearson", "su"], ["pearson", "su"].index(p["corr"]), horizontal=True,
+    n_per_iter = c1.number_input("features / iteration", 1, 200, key="gdm_n_per_iter")
+    max_iter = c2.number_input("iterations", 1, 100, key="gdm_max_iter")
+    C = c1.number_input("C", 1e-4, 1e4, format="%.4g", key="gdm_C")
+    folds = c2.number_input("ECV folds (0 = off)", 0, 20, key="gdm_cv_folds")
+    corr = st.radio("correlation", ["pearson", "su"], horizontal=True, key="gdm_corr",
                     format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get)
-    one_class = st.toggle("one-class (GDM-OC)", p["one_class"])
-    classes = appkit.class_labels(ds)
-    positive = st.selectbox("one vs rest: positive class", classes, classes.index(p.get("positive", classes[0])),
+    one_class = st.toggle("one-class (GDM-OC)", key="gdm_one_class")
+    positive = st.selectbox("one vs rest: positive class", classes, key="gdm_positive",
                             help="GDM separates two classes") if len(classes) > 2 else None
     run = st.form_submit_button("Run GDM", type="primary", width="stretch")
 

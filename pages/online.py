@@ -11,14 +11,14 @@ if not appkit.library_ready("select", "SAOLA", "GroupSAOLA"):
     st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 
-p = appkit.SAOLA_DEFAULTS | appkit.shown_params("stream", ds)
+appkit.seed_form("saola", appkit.saola_form_defaults(ds))
 with ctl.form("saola"):
     method = st.radio("method", ["saola", "group-saola"], horizontal=True, key="saola_method",
                       format_func={"saola": "SAOLA", "group-saola": "group-SAOLA"}.get)
-    alpha = st.number_input("alpha (Fisher's Z significance)", 1e-6, 0.5, p["alpha"], format="%.4g")
-    delta = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, p["delta"])
-    data = st.selectbox("data", ["auto", "continuous", "discrete"], ["auto", "continuous", "discrete"].index(p["data"]))
-    chunk = st.select_slider("features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], p["chunk"])
+    alpha = st.number_input("alpha (Fisher's Z significance)", 1e-6, 0.5, format="%.4g", key="saola_alpha")
+    delta = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, key="saola_delta")
+    data = st.selectbox("data", ["auto", "continuous", "discrete"], key="saola_data")
+    chunk = st.select_slider("features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], key="saola_chunk")
     grouping = st.selectbox("groups (group-SAOLA)", ["GDM groups", "random partition"], key="saola_groups")
     run = st.form_submit_button("Run stream", type="primary", width="stretch")
 

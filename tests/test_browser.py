@@ -6,7 +6,6 @@ temporary directory (printed; kept by pytest's tmp_path_factory).
 """
 from __future__ import annotations
 
-import io
 import os
 import re
 import signal
@@ -29,8 +28,11 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run", "--disable-quic"]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
-PAGES = ["Data", "Groups (GDM)", "Image masks", "Correlation sparsity", "GRM refinement", "Online (SAOLA)",
-         "Projection (PCA)", "Compare and export"]
+#: navigation name -> the page's title
+PAGES = {"Data": "Data", "Groups (GDM)": "Groups (GDM)", "Image masks": "Image masks",
+         "Correlation sparsity": "Correlation sparsity", "GRM refinement": "GRM refinement",
+         "Online (SAOLA)": "Online selection (SAOLA)", "Projection (PCA)": "Projection (PCA)",
+         "Compare and export": "Compare and export"}
 
 
 def _free_port() -> int:
@@ -102,14 +104,19 @@ def settle(page) -> None:
 
 def goto(page, name: str) -> None:
     page.get_by_role("link", name=name, exact=True).first.click()
-    page.wait_for_function(f"document.title.length > 0 && document.querySelector('h1') && "
-                           f"document.querySelector('h1').innerText.length > 0")
+    page.wait_for_function("([t]) => { const h = document.querySelector('h1'); return h && h.innerText.trim() === t; }",
+                           arg=[PAGES[name]])
     settle(page)
 
 
 def charts_drawn(page) -> int:
     """Scroll every plotly chart into view (they load lazily) and count the drawn ones."""
     charts = page.locator('[data-testid="stPlotlyChart"]')
+    try:
+        page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=15_000)
+    except playwright.Error:
+        return 0
+    settle(page)
     for i in range(charts.count()):
         charts.nth(i).scroll_into_view_if_needed()
         page.wait_for_timeout(200)
@@ -166,7 +173,7 @@ def test_upload_csv(page, tmp_path):
     settle(page)
     sidebar.locator('input[type="file"]').set_input_files(str(path))
     settle(page)
-    label = sidebar.get_by_label("Label column (name or position; empty = automatic)")
+    label = sidebar.get_by_role("textbox", name="Label column (name or position; empty = automatic)")
     label.fill("label")
     label.press("Enter")
     settle(page)
@@ -176,10 +183,9 @@ def test_upload_csv(page, tmp_path):
 
 
 def test_download_matches_the_library(page, tmp_path):
+    import appkit
     from fsviz.data import list_samples, load_sample
     from fsviz.select import GDM
-
-    import appkit  # noqa: F401  (the defaults the app runs with)
 
     goto(page, "Groups (GDM)")
     tree_title(page)

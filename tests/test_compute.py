@@ -238,7 +238,7 @@ def test_run_gdm_one_vs_rest_on_multiclass():
 
 @pytest.mark.parametrize("method", sorted(fc.SCORE_METHODS))
 def test_run_score_matches_the_selector(digits, method):
-    import fsviz.select as select
+    from fsviz import select
 
     params = fc.score_params(method, 5)
     res = fc.run_score(digits, method, params, seed=0)

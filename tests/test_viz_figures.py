@@ -8,8 +8,16 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from fsviz.viz import (compare_scatter, correlation_sparsity, group_tree, pca_pair, pixel_masks,
-                       ranking_bump, score_bars, stream_progress)
+from fsviz.viz import (
+    compare_scatter,
+    correlation_sparsity,
+    group_tree,
+    pca_pair,
+    pixel_masks,
+    ranking_bump,
+    score_bars,
+    stream_progress,
+)
 
 
 def make_groups(n_sf=3, per=2, m=64):

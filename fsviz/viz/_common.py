@@ -1,7 +1,7 @@
 """Shared bits of the figure builders."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

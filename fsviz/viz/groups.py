@@ -1,7 +1,7 @@
 """The support/affiliated feature group tree (root -> support features -> affiliated features)."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go

@@ -1,7 +1,7 @@
 """PCA projections of the samples on selected features (GRM paper, Fig. 4)."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go

@@ -1,7 +1,7 @@
 """Rankings before and after a refinement (GRM): bump/slope chart and score bars."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
