@@ -58,6 +58,9 @@ from fsviz.data.chunked import ArraySource, ChunkedSource, open_chunked
 from fsviz.stats import _corr_kernels as K
 from fsviz.stats.moments import column_moments
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["CorrelationHistogram", "correlated_pairs", "correlation_histogram"]
 
 DEFAULT_BINS = 20
@@ -535,7 +538,7 @@ def correlated_pairs(
     edge_tol: float = DEFAULT_EDGE_TOL,
     max_pairs: int = 50_000_000,
     progress: Callable[[int, int], None] | None = None,
-):
+) -> sp.csr_matrix | pd.DataFrame:
     """Every feature pair with |Pearson rho| >= ``threshold``, exactly.
 
     Same machinery as :func:`correlation_histogram`: BLAS blocks for dense data;
