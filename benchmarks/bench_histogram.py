@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from fsviz.stats import correlation_histogram  # noqa: E402
+from fsviz.stats import correlation_histogram
 
 
 def dense_data(n: int, m: int, seed: int = 0) -> np.ndarray:
@@ -120,18 +120,22 @@ def bench_dense(n: int, m: int, block_size: int) -> None:
     # `Z.T @ Z.copy()` (all m^2 entries) is timed too. The ratio is taken against the faster.
     from threadpoolctl import threadpool_limits
 
+    def syrk(Z):
+        return Z.T @ Z
+
+    def gemm(Z, Zc):
+        return Z.T @ Zc
+
     Z = standardise()
     peers = {}
     if m < 16_000:
-        C, peers["syrk, 2 threads"], mem_prod = timed(lambda: Z.T @ Z)
+        C, peers["syrk, 2 threads"], mem_prod = timed(syrk, Z)
     else:
         with threadpool_limits(limits=1, user_api="blas"):
-            C, peers["syrk, 1 thread (2-thread dsyrk segfaults at this m)"], mem_prod = timed(lambda: Z.T @ Z)
+            C, peers["syrk, 1 thread (2-thread dsyrk segfaults at this m)"], mem_prod = timed(syrk, Z)
         del C
         gc.collect()
-        Zc = Z.copy()
-        C, peers["gemm, 2 threads"], mem_prod = timed(lambda: Z.T @ Zc)
-        del Zc
+        C, peers["gemm, 2 threads"], mem_prod = timed(gemm, Z, Z.copy())
     for name, t in peers.items():
         print(f"peer Z^T Z ({name}): {t:7.2f} s")
     t_prod = min(peers.values())
@@ -144,6 +148,8 @@ def bench_dense(n: int, m: int, block_size: int) -> None:
         ref += np.histogram(rows[keep], bins=np.linspace(0, 1, 21))[0]
     del C
     gc.collect()
+    for precision in ("float64", "float32"):  # load the compiled kernels outside the timing
+        correlation_histogram(X[:, :64], bins=20, precision=precision)
     for precision in ("float64", "float32"):
         h, t, mem = timed(correlation_histogram, X, bins=20, block_size=block_size, precision=precision)
         same = np.array_equal(h.counts, ref)
@@ -153,11 +159,39 @@ def bench_dense(n: int, m: int, block_size: int) -> None:
     print("counts:", h.counts.tolist())
 
 
+def bench_dense_repeat(n: int, m: int, block_size: int, repeats: int = 3) -> None:
+    """Interleaved repeats (product, float64, float32) and median ratios: robust to load spikes."""
+    print(f"\n== dense, interleaved x{repeats}: n={n} x m={m}, 2-thread SYRK peer (m < 16,000 works)")
+    X = dense_data(n, m, seed=2)
+    Z = X - X.mean(axis=0)
+    Z /= np.linalg.norm(Z, axis=0)
+    for precision in ("float64", "float32"):
+        correlation_histogram(X[:, :64], precision=precision)
+    r64, r32 = [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        C = Z.T @ Z
+        t_p = time.perf_counter() - t
+        del C
+        gc.collect()
+        t = time.perf_counter()
+        correlation_histogram(X, block_size=block_size)
+        t64 = time.perf_counter() - t
+        t = time.perf_counter()
+        correlation_histogram(X, block_size=block_size, precision="float32")
+        t32 = time.perf_counter() - t
+        r64.append(t64 / t_p)
+        r32.append(t32 / t_p)
+        print(f"  product {t_p:6.2f} s   float64 {t64:6.2f} s ({t64 / t_p:.2f}x)   float32 {t32:6.2f} s ({t32 / t_p:.2f}x)")
+    print(f"median ratio to the product: float64 {np.median(r64):.2f}x, float32 {np.median(r32):.2f}x")
+
+
 def bench_sparse(n: int, m: int, nnz: int, all_terms: bool = True) -> None:
     print(f"\n== sparse text: {n} docs x {m:,} terms, ~{nnz:,} non-zeros")
     t = time.perf_counter()
     X, how = news20_like(n, m, nnz) if all_terms else sparse_text(n, m, nnz)
     print(f"data from {how} in {time.perf_counter() - t:.1f} s; nnz={X.nnz:,}")
+    correlation_histogram(X[:, :1000], bins=20)  # load the compiled kernels outside the timing
     h, dt, mem = timed(correlation_histogram, X, bins=20)
     est = correlation_histogram(X, bins=20, exact=False, n_sample_pairs=2_000_000, random_state=0)
     print(f"exact histogram over {h.n_pairs:,} pairs ({h.n_pairs / 1e12:.3f} trillion): {dt:.1f} s wall,"
@@ -175,15 +209,15 @@ def bench_sparse(n: int, m: int, nnz: int, all_terms: bool = True) -> None:
 def bench_dask(n_dense: int, m_dense: int, Xs=None) -> None:
     from distributed import Client, LocalCluster
 
-    print(f"\n== Dask LocalCluster (2 workers x 1 thread) vs local")
+    print("\n== Dask LocalCluster (2 workers x 1 thread) vs local")
     Xd = dense_data(n_dense, m_dense, seed=1)
     if Xs is None:
         Xs, _ = sparse_text(2_000, 200_000, 500_000, seed=1)
     t = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc, Client(lc) as client:
         print(f"cluster start: {time.perf_counter() - t:.1f} s")
-        for name, X, kw in (("dense %dx%d" % Xd.shape, Xd, {"block_size": 1024}),
-                            ("sparse %dx%d nnz=%d" % (*Xs.shape, Xs.nnz), Xs, {})):
+        for name, X, kw in ((f"dense {Xd.shape[0]}x{Xd.shape[1]}", Xd, {"block_size": 1024}),
+                            (f"sparse {Xs.shape[0]}x{Xs.shape[1]} nnz={Xs.nnz}", Xs, {})):
             correlation_histogram(X, bins=20, client=client, **kw)  # warm up workers (numba, imports)
             t = time.perf_counter()
             local = correlation_histogram(X, bins=20, **kw)
@@ -197,7 +231,7 @@ def bench_dask(n_dense: int, m_dense: int, Xs=None) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["dense", "sparse", "dask", "all"], default="all")
+    ap.add_argument("--part", choices=["dense", "dense-repeat", "sparse", "dask", "all"], default="all")
     ap.add_argument("--quick", action="store_true", help="smaller sizes for a smoke run")
     ap.add_argument("--zipf-only", action="store_true",
                     help="also run the plain Zipf sample (its unseen terms are empty columns)")
@@ -208,6 +242,8 @@ def main() -> None:
           f"cpus {os.cpu_count()}; timings under contention from other jobs on the machine")
     if a.part in ("dense", "all"):
         bench_dense(512 if a.quick else 2048, 4000 if a.quick else 20_000, 2048)
+    if a.part in ("dense-repeat", "all"):
+        bench_dense_repeat(512 if a.quick else 2048, 2000 if a.quick else 8000, 2048)
     if a.part in ("sparse", "all"):
         if a.quick:
             bench_sparse(2000, 100_000, 300_000)

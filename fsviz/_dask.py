@@ -72,7 +72,7 @@ def n_tasks_hint(client: Any, per_worker: int = 4) -> int:
         return 1
     try:
         threads = sum(client.nthreads().values())
-    except Exception:  # a client that cannot answer still gets some parallelism
+    except Exception:  # noqa: BLE001 - a client that cannot answer still gets some parallelism
         threads = 2
     return max(1, per_worker * max(1, threads))
 

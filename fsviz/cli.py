@@ -32,8 +32,9 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -135,7 +136,7 @@ def _client(args: argparse.Namespace):
         return None
     from fsviz._dask import as_client
 
-    client = as_client(args.scheduler)
+    client = as_client(args.scheduler, timeout=f"{args.scheduler_timeout}s")
     _say(args, f"connected to Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)")
     return client
 
@@ -186,7 +187,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "storage": "sparse" if sp.issparse(X) else "dense",
         "density": nnz / max(n * m, 1),
         # the Dataset's exact check (all values equal); a std of 0 misses constants with rounding
-        "constant_features": int(len(ds.constant_features)) if hasattr(ds, "constant_features")
+        "constant_features": len(ds.constant_features) if hasattr(ds, "constant_features")
         else int((norm == 0).sum()),
         "pairs": m * (m - 1) // 2,
         "fingerprint": getattr(ds, "fingerprint", None),
@@ -396,6 +397,8 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--out-of-core", action="store_true",
                    help="read .npy (memory-mapped), .parquet or zarr block by block instead of loading it")
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
+    q.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up connecting to the scheduler after this long (default 10)")
     q.add_argument("-o", "--output", help="write the histogram CSV here (default: stdout)")
     q.set_defaults(func=cmd_histogram)
 
@@ -408,6 +411,8 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--base", default="fisher", choices=sorted(k for k, v in METHODS.items() if v.kind == "score"),
                    help="base score refined by --method grm (default fisher)")
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client")
+    q.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up connecting to the scheduler after this long (default 10)")
     q.add_argument("-o", "--output", help="CSV path (index,name,score,role,group); default: stdout")
     q.set_defaults(func=cmd_select)
 
@@ -443,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             msg = f"{type(e).__name__}: {msg}"
         print(f"fsviz: error: {msg}", file=sys.stderr)
         return 1
-    except Exception as e:  # noqa: BLE001 - the CLI promises no tracebacks
+    except Exception as e:
         if os.environ.get("FSVIZ_DEBUG"):
             raise
         print(f"fsviz: internal error: {type(e).__name__}: {e} (set FSVIZ_DEBUG=1 for the traceback)",

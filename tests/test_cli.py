@@ -94,7 +94,7 @@ def test_info(loader, csv_path, capsys):
 
 def test_histogram_matches_library(loader, csv_path, tmp_path, capsys):
     out_csv = tmp_path / "h.csv"
-    code, out, err = run(["histogram", csv_path, "--label", "label", "--bins", "10", "-o", out_csv], capsys)
+    code, _, err = run(["histogram", csv_path, "--label", "label", "--bins", "10", "-o", out_csv], capsys)
     assert code == 0, err
     assert "exact histogram of 55 pairs" in err and "1 constant features excluded" in err
     got = pd.read_csv(out_csv)
@@ -133,7 +133,8 @@ def test_histogram_out_of_core_npy(tmp_path, rng, capsys):
         (["histogram", "{npy}", "--out-of-core", "--edges", "0.5,0.2"], 1, "strictly increasing"),
         (["histogram", "{npy}", "--out-of-core", "--block-size", "0"], 1, "'block_size' must be"),
         (["histogram", "{txt}", "--out-of-core"], 1, "cannot read"),
-        (["histogram", "{npy}", "--out-of-core", "--scheduler", "tcp://127.0.0.1:1"], 1, "could not connect"),
+        (["histogram", "{npy}", "--out-of-core", "--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"], 1,
+         "could not connect"),
         (["select", "--method", "nosuch", "{npy}"], 2, "invalid choice"),
         (["frobnicate"], 2, "invalid choice"),
         ([], 2, "required"),
@@ -143,7 +144,7 @@ def test_bad_input_exit_codes(tmp_path, capsys, argv, code, message):
     np.save(tmp_path / "x.npy", np.random.default_rng(0).normal(size=(5, 4)))
     (tmp_path / "x.txt").write_text("hello")
     argv = [a.format(npy=tmp_path / "x.npy", txt=tmp_path / "x.txt") for a in argv]
-    got, out, err = run(argv, capsys)
+    got, _, err = run(argv, capsys)
     assert got == code
     assert message in err
     if code == 1:
@@ -182,13 +183,14 @@ def test_select_every_method(loader, csv_path, tmp_path, capsys, name):
     argv = ["select", "--method", name, csv_path, "--label", "label", "-o", out_csv]
     if cli.METHODS[name].kind in ("score", "subset", "grm"):
         argv += ["-k", "3"]
-    code, out, err = run(argv, capsys)
+    code, _, err = run(argv, capsys)
     if not _available(name):
         # a selector that does not import yet: clear message, exit 1, nothing written
         assert code == 1 and "is not available in this installation" in err and not out_csv.exists()
         return
     assert code == 0, err
-    rows = list(csv.DictReader(open(out_csv)))
+    with open(out_csv) as f:
+        rows = list(csv.DictReader(f))
     assert rows and list(rows[0]) == ["index", "name", "score", "role", "group"]
     for r in rows:
         assert r["name"] == f"g{int(r['index'])}"
@@ -251,7 +253,7 @@ def test_internal_error_has_no_traceback(monkeypatch, capsys, tmp_path):
 def _sub(*args, cwd=ROOT):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "fsviz", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300)
+                          cwd=cwd, env=env, timeout=300, check=False)
 
 
 def test_subprocess_histogram_and_errors(tmp_path, rng):

@@ -27,10 +27,8 @@ def slot_of(v, lo, hi, inv_w):
         return nt + 1
     if inv_w > 0.0:
         g = int((v - lo[0]) * inv_w) + 1 if v >= lo[0] else 0
-        if g < 0:
-            g = 0
-        if g > nt:
-            g = nt
+        g = max(g, 0)
+        g = min(g, nt)
         while g > 0 and lo[g - 1] > v:
             g -= 1
         while g < nt and lo[g] <= v:
@@ -128,7 +126,7 @@ def count_products_ge(b, thresholds, strict_last):
             else:
                 while p > 0 and bi * b[p - 1] >= thr:
                     p -= 1
-            start = p if p > i + 1 else i + 1
+            start = max(i + 1, p)
             if start < m:
                 total += m - start
         out[t] = total
@@ -298,7 +296,7 @@ def analytic_pairs(order, b_sorted, a, thr, c_ptr, c_idx, max_pairs):
     for s in range(m):
         while p > 0 and b_sorted[s] * b_sorted[p - 1] >= thr:
             p -= 1
-        start = p if p > s + 1 else s + 1
+        start = max(s + 1, p)
         if start < m:
             total += m - start
     if total > max_pairs:
@@ -312,7 +310,7 @@ def analytic_pairs(order, b_sorted, a, thr, c_ptr, c_idx, max_pairs):
     for s in range(m):
         while p > 0 and b_sorted[s] * b_sorted[p - 1] >= thr:
             p -= 1
-        start = p if p > s + 1 else s + 1
+        start = max(s + 1, p)
         for t in range(start, m):
             i = order[s]
             j = order[t]

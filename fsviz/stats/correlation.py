@@ -45,8 +45,9 @@ References
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numba
 import numpy as np
@@ -56,6 +57,9 @@ from fsviz._dask import feature_blocks, map_blocks, n_tasks_hint, strided_blocks
 from fsviz.data.chunked import ArraySource, ChunkedSource, open_chunked
 from fsviz.stats import _corr_kernels as K
 from fsviz.stats.moments import column_moments
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CorrelationHistogram", "correlated_pairs", "correlation_histogram"]
 
@@ -202,7 +206,7 @@ def _prepare(X: Any, who: str) -> tuple[str, Any]:
         if not np.isfinite(arr).all():
             raise ValueError(f"{who}: X holds NaN or infinite values; impute or drop them first.")
         kind, obj = "dense", ArraySource(arr)
-    n, m = obj.shape
+    n = obj.shape[0]
     if n < 2:
         raise ValueError(f"{who}: correlations need at least 2 samples; got X with shape {obj.shape}.")
     return kind, obj
@@ -460,8 +464,8 @@ def correlation_histogram(
     else:
         tasks = _dense_tasks(m, block_size, client)
         res = map_blocks(_dense_task, tasks, client=client, shared=(data, st), progress=progress,
-                         kwargs=dict(block_size=block_size, mode="hist", lo=lo, hi=hi, inv_w=binning.inv_w,
-                                     precision=precision, thr=0.0))
+                         kwargs={"block_size": block_size, "mode": "hist", "lo": lo, "hi": hi,
+                                 "inv_w": binning.inv_w, "precision": precision, "thr": 0.0})
         slots = np.zeros(binning.n_slots, dtype=np.int64)
         rechecked = 0
         for s, r in res:
@@ -534,7 +538,7 @@ def correlated_pairs(
     edge_tol: float = DEFAULT_EDGE_TOL,
     max_pairs: int = 50_000_000,
     progress: Callable[[int, int], None] | None = None,
-):
+) -> sp.csr_matrix | pd.DataFrame:
     """Every feature pair with |Pearson rho| >= ``threshold``, exactly.
 
     Same machinery as :func:`correlation_histogram`: BLAS blocks for dense data;
@@ -600,8 +604,9 @@ def correlated_pairs(
         st = _Stats(*data.column_stats(block_size), n)
         tasks = _dense_tasks(m, block_size, client)
         res = map_blocks(_dense_task, tasks, client=client, shared=(data, st), progress=progress,
-                         kwargs=dict(block_size=block_size, mode="pairs", lo=np.zeros(1), hi=1.0, inv_w=0.0,
-                                     precision="float64", thr=thr, max_pairs=int(max_pairs)))
+                         kwargs={"block_size": block_size, "mode": "pairs", "lo": np.zeros(1), "hi": 1.0,
+                                 "inv_w": 0.0, "precision": "float64", "thr": thr,
+                                 "max_pairs": int(max_pairs)})
     ii = np.concatenate([r[0] for r in res]) if res else np.empty(0, np.int64)
     jj = np.concatenate([r[1] for r in res]) if res else np.empty(0, np.int64)
     rr = np.concatenate([r[2] for r in res]) if res else np.empty(0)
