@@ -251,8 +251,7 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
     slot = st.empty()  # the progress box disappears once the result is there
     with slot.status(f"{label} …", expanded=progress) as status:
         if progress:
-            bar = st.progress(0.0, text="starting")
-            kwargs["progress"] = lambda f, text: bar.progress(min(max(float(f), 0.0), 1.0), text=text)
+            kwargs["progress"] = _live_progress()
         try:
             result = fn(*args, **kwargs)
         except ValueError as e:
@@ -262,6 +261,31 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
     slot.empty()
     store.put(key, result)
     return result
+
+
+def _live_progress():
+    """A progress callback drawing a bar, and for streams a live selected-set-size chart
+    (redrawn at most every 0.3 s)."""
+    import time
+
+    import pandas as pd
+
+    bar = st.progress(0.0, text="starting")
+    holder = st.empty()
+    seen: dict[int, int] = {}
+    last = [0.0]
+
+    def update(frac: float, text: str, **info) -> None:
+        bar.progress(min(max(float(frac), 0.0), 1.0), text=text)
+        if "selected" in info:
+            seen[int(info["arrived"])] = int(info["selected"])
+            now = time.monotonic()
+            if now - last[0] > 0.3 or frac >= 1:
+                last[0] = now
+                holder.line_chart(pd.Series(seen, name="selected features"), x_label="features arrived",
+                                  height=180)
+
+    return update
 
 
 def remember(slot: str, ds, result) -> None:

@@ -29,7 +29,8 @@ import scipy.sparse as sp
 
 from fsviz import __version__
 
-Progress = Callable[[float, str], None]
+#: ``progress(fraction_done, text, **info)``; a stream also passes ``arrived=`` and ``selected=``
+Progress = Callable[..., None]
 
 #: base scores the GRM page offers: key -> (fsviz.select class name, label, supervised?)
 SCORE_METHODS: dict[str, tuple[str, str, bool]] = {
@@ -45,7 +46,7 @@ SCORE_METHODS: dict[str, tuple[str, str, bool]] = {
 ROLES = ("SF", "AF", "selected")
 
 
-def _noop(frac: float, text: str) -> None:  # default progress callback
+def _noop(frac: float, text: str, **info) -> None:  # default progress callback
     return None
 
 
@@ -746,7 +747,8 @@ def run_stream(_dataset, method: str, params: Mapping[str, Any], chunk: int = 20
         for start in range(0, m, int(chunk)):
             stop = min(start + int(chunk), m)
             est.partial_fit(X[:, start:stop], y)
-            progress(stop / m, f"{stop:,} of {m:,} features arrived; {len(est.selected_):,} selected")
+            progress(stop / m, f"{stop:,} of {m:,} features arrived; {len(est.selected_):,} selected",
+                     arrived=stop, selected=len(est.selected_))
         arrival = np.arange(m)
         selected = np.asarray(est.selected_, dtype=np.int64)
         label = "SAOLA"
