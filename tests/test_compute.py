@@ -271,12 +271,13 @@ def test_run_grm_refines_the_base_score(digits):
 def test_run_stream_is_saola_in_chunks(digits):
     from fsviz.select import SAOLA
 
-    seen = []
+    seen, live = [], []
     res = fc.run_stream(digits, "saola", dict(alpha=0.05, delta=0.0, data="auto"), chunk=16,
-                        progress=lambda f, t: seen.append(f))
+                        progress=lambda f, t, **info: (seen.append(f), live.append(info)))
     est = SAOLA(alpha=0.05, delta=0.0, data="auto").fit(digits.X, digits.y)
     np.testing.assert_array_equal(np.sort(res.selected), np.sort(est.selected_))
     assert seen == [0.25, 0.5, 0.75, 1.0]
+    assert [i["arrived"] for i in live] == [16, 32, 48, 64] and live[-1]["selected"] == len(res.selected)
     assert res.set_size[-1] == len(res.selected)
     assert sum(d == "selected" for d in res.decision) == len(res.selected)
     assert all(r for r in res.reason)
