@@ -1,4 +1,5 @@
 """Compare and export: every selection computed for this dataset; CSV downloads that round-trip."""
+
 import streamlit as st
 
 import appkit
@@ -27,12 +28,22 @@ def export():
     label = st.selectbox("selection", list(sels), key="export_sel")
     sel = sels[label]
     c1, c2 = st.columns(2)
-    c1.download_button("Selection CSV (index, name, score, role, group)", fc.selection_csv(sel, ds.feature_names),
-                       file_name=f"{ds.name}-{sel.method}-selection.csv", mime="text/csv", key="dl_sel",
-                       on_click="ignore")
-    c2.download_button("Reduced dataset CSV", appkit.reduced_csv(ds.fingerprint, tuple(sel.indices.tolist()), ds),
-                       file_name=f"{ds.name}-{sel.method}-reduced.csv", mime="text/csv", key="dl_data",
-                       on_click="ignore")
+    c1.download_button(
+        "Selection CSV (index, name, score, role, group)",
+        fc.selection_csv(sel, ds.feature_names),
+        file_name=f"{ds.name}-{sel.method}-selection.csv",
+        mime="text/csv",
+        key="dl_sel",
+        on_click="ignore",
+    )
+    c2.download_button(
+        "Reduced dataset CSV",
+        appkit.reduced_csv(ds.fingerprint, tuple(sel.indices.tolist()), ds),
+        file_name=f"{ds.name}-{sel.method}-reduced.csv",
+        mime="text/csv",
+        key="dl_data",
+        on_click="ignore",
+    )
     st.dataframe(fc.selection_frame(sel, ds.feature_names), hide_index=True, width="stretch", height=300)
 
 
