@@ -210,13 +210,20 @@ def test_projection_and_compare_after_runs(digits):
     goto(at, "projection")
     fig = figure(at)
     assert len([t for t in fig["data"] if t["type"] == "scattergl"]) >= 2
+    assert "(20 features;" in fig["layout"]["annotations"][0]["text"]
+    slider(at, "top-k features").set_value(5).run()
+    assert "(5 features;" in figure(at)["layout"]["annotations"][0]["text"]
     goto(at, "compare")
     table = at.dataframe[0].value
     assert {"method", "parameters", "n features", "CV accuracy", "redundancy", "run time (s)"} <= set(
         table.columns
     )
     assert len(table) >= 3 and table["CV accuracy"].notna().all()
+    assert (table["evaluated on top"] <= 20).all()
     assert len(at.get("download_button")) == 2
+    slider(at, "evaluate the top-k").set_value(5)
+    button(at, "Evaluate").click().run()
+    assert (at.dataframe[0].value["evaluated on top"] <= 5).all()
 
 
 def test_bad_upload_shows_error_and_app_stays_usable():
