@@ -17,9 +17,16 @@ with st.form("evaluate"):
     k = st.slider("evaluate the top-k features of each selection", 2, 200, 20, key="cmp_k")
     run = st.form_submit_button("Evaluate", type="primary")
 ready = appkit.library_ready("evaluate", "cv_accuracy", "redundancy_rate")
-frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=ready and (run or appkit.small(ds))))
-st.dataframe(frame, hide_index=True, width="stretch")
-st.plotly_chart(compare_scatter(frame), key="compare")
+
+
+@st.fragment(parallel=True)  # evaluations run in a worker thread: the export panel does not wait
+def table(k, auto):
+    frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=auto))
+    st.dataframe(frame, hide_index=True, width="stretch")
+    st.plotly_chart(compare_scatter(frame), key="compare")
+
+
+table(k, ready and (run or appkit.small(ds)))
 
 
 @st.fragment

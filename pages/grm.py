@@ -37,11 +37,14 @@ if res is None:
     st.stop()
 out.caption(f"Shown: GRM on {res.base_method} — {fc.params_label(res.key[2])}; GRM {res.seconds:.2f} s")
 
-with out:
+
+@st.fragment(parallel=True)  # CV runs in a worker thread: the chart and table below do not wait
+def quality(res, k):
     before = appkit.evaluation(ds, res.base_order, k)
     after = appkit.evaluation(ds, res.refined_order, k)
-if before is not None and after is not None:
-    c1, c2 = out.columns(2)
+    if before is None or after is None:
+        return
+    c1, c2 = st.columns(2)
     c1.metric(
         f"redundancy of top {after.k} (mean |ρ|)",
         f"{after.redundancy:.3f}",
@@ -53,6 +56,10 @@ if before is not None and after is not None:
         f"{after.cv_accuracy:.3f}",
         f"{after.cv_accuracy - before.cv_accuracy:+.3f} vs base {before.cv_accuracy:.3f}",
     )
+
+
+with out:
+    quality(res, k)
 
 
 @st.fragment
