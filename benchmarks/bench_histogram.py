@@ -180,7 +180,7 @@ def bench_dask(n_dense: int, m_dense: int, Xs=None) -> None:
     if Xs is None:
         Xs, _ = sparse_text(2_000, 200_000, 500_000, seed=1)
     t = time.perf_counter()
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as lc, Client(lc) as client:
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc, Client(lc) as client:
         print(f"cluster start: {time.perf_counter() - t:.1f} s")
         for name, X, kw in (("dense %dx%d" % Xd.shape, Xd, {"block_size": 1024}),
                             ("sparse %dx%d nnz=%d" % (*Xs.shape, Xs.nnz), Xs, {})):

@@ -31,6 +31,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -223,12 +224,17 @@ def cmd_histogram(args: argparse.Namespace) -> int:
         _say(args, f"opened {args.data} out of core: {data.n_samples} samples x {data.n_features} features")
     else:
         data = _load(args).X
+    edges = _edges(args)
     client = _client(args)
-    h = correlation_histogram(
-        data, bins=_edges(args), block_size=args.block_size, client=client, exact=not args.estimate,
-        n_sample_pairs=args.sample_pairs, random_state=args.seed, precision=args.precision,
-        progress=_Progress("histogram", args.quiet),
-    )
+    try:
+        h = correlation_histogram(
+            data, bins=edges, block_size=args.block_size, client=client, exact=not args.estimate,
+            n_sample_pairs=args.sample_pairs, random_state=args.seed, precision=args.precision,
+            progress=_Progress("histogram", args.quiet),
+        )
+    finally:
+        if client is not None:
+            client.close()
     _say(args, f"{'exact' if h.exact else 'ESTIMATED'} histogram of {h.n_pairs:,} pairs in {h.seconds:.1f} s "
                f"({h.method}; {h.n_evaluated:,} pair correlations computed; "
                f"{h.constant_features.size} constant features excluded)")
@@ -326,7 +332,11 @@ def cmd_select(args: argparse.Namespace) -> int:
         _say(args, f"base score {args.base} computed in {time.perf_counter() - t:.1f} s")
         est.fit(X, scores)
     else:
-        est.fit(X, y, **_fit_kwargs(est, args, client))
+        try:
+            est.fit(X, y, **_fit_kwargs(est, args, client))
+        finally:
+            if client is not None:
+                client.close()
     _say(args, f"{name} finished in {time.perf_counter() - t:.1f} s")
     rows = _rows_from(est, spec, names, args.n_features)
     buf = io.StringIO()
@@ -406,6 +416,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"fsviz: warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (see the module docstring)."""
     parser = _parser()
@@ -414,7 +428,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help/--version (0) or usage errors (2)
         return int(e.code or 0)
     try:
-        return int(args.func(args))
+        with warnings.catch_warnings():  # library warnings become one-line messages on stderr
+            warnings.simplefilter("ignore" if getattr(args, "quiet", False) else "default")
+            warnings.showwarning = _show_warning
+            return int(args.func(args))
     except KeyboardInterrupt:
         print("fsviz: interrupted", file=sys.stderr)
         return 130

@@ -133,7 +133,7 @@ def test_npy_source_on_local_cluster(tmp_path, X):
     distributed = pytest.importorskip("distributed")
     p = _npy(tmp_path, X)
     ref = correlation_histogram(X, bins=20, block_size=16)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as lc, \
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc, \
             distributed.Client(lc) as client:
         got = correlation_histogram(str(p), bins=20, block_size=16, client=client)
     np.testing.assert_array_equal(got.counts, ref.counts)

@@ -294,7 +294,7 @@ def test_to_csv_full_precision_and_label_names():
 def test_label_column_avoids_feature_names():
     ds = Dataset(np.ones((2, 2)) * [[1], [2]], y=[0, 1], feature_names=["label", "x"])
     assert ds.label_column() == "_label"
-    with pytest.raises(ValueError, match=r"name 'a,b' contains the separator"):
+    with pytest.raises(ValueError, match=r"name 'a,b' is empty or contains the separator"):
         Dataset(np.ones((2, 1)), feature_names=["a,b"]).to_csv()
 
 
@@ -318,3 +318,32 @@ def test_pickle_keeps_fingerprint_and_read_only(rng):
         data = back.X.data if sp.issparse(back.X) else back.X
         assert not data.flags.writeable and not back.y.flags.writeable
         assert copy.deepcopy(ds).fingerprint == ds.fingerprint
+
+
+def test_dense_export_of_huge_sparse_refused(monkeypatch):
+    import fsviz.data.dataset as dsmod
+
+    monkeypatch.setattr(dsmod, "_DENSE_EXPORT_LIMIT", 10_000)
+    big = Dataset(sp.csr_matrix((100, 3_000)))
+    Dataset(np.zeros((100, 3_000))).to_csv()  # dense data are written whatever their size
+    with pytest.raises(ValueError, match=r"would become 100 x 3,000 = 300,000 dense cells.*Fix: save it as "
+                                         r"\.npz or svmlight"):
+        big.to_csv()
+    with pytest.raises(ValueError, match=r"Dataset\.save \(Parquet\): this sparse dataset"):
+        big.save(io.BytesIO(), fmt="parquet")
+
+
+def test_to_csv_in_blocks_equals_whole(rng, tmp_path, monkeypatch):
+    import fsviz.data.dataset as dsmod
+
+    X = rng.normal(size=(70, 30))
+    ds = Dataset(X, y=rng.integers(0, 3, 70))
+    whole = ds.to_csv()
+    monkeypatch.setattr(dsmod, "_CSV_BLOCK_CELLS", 100)  # blocks of 3 rows
+    text = ds.to_csv()
+    assert text == whole and text.count("\n") == 71
+    ds.to_csv(tmp_path / "a.csv")
+    assert (tmp_path / "a.csv").read_text() == text
+    buf = io.BytesIO()
+    ds.to_csv(buf)
+    assert buf.getvalue().decode() == text

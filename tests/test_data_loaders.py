@@ -11,9 +11,13 @@ import pytest
 import scipy.io as sio
 import scipy.sparse as sp
 
-from fsviz.data import DataWarning, Dataset, load_dataset, save_dataset
-from fsviz.data.loaders import (KNOWN_IMAGE_SHAPES, column_major_permutation, image_feature_names,
-                                infer_image_shape)
+from fsviz.data import Dataset, DataWarning, load_dataset, save_dataset
+from fsviz.data.loaders import (
+    KNOWN_IMAGE_SHAPES,
+    column_major_permutation,
+    image_feature_names,
+    infer_image_shape,
+)
 
 
 def named(data: bytes, name: str) -> io.BytesIO:
@@ -157,6 +161,9 @@ def test_csv_image_shape_inferred_and_given():
     assert given.image_shape == (4, 16)
     with pytest.raises(ValueError, match=r"image_shape 5 x 5 = 25 pixels, but the data have 64 features"):
         load_dataset(named(text.encode(), "img.csv"), image_shape=(5, 5))
+    for bad in ("8x8", (8, 8, 1), (8.5, 8), (0, 64), (None, 8)):
+        with pytest.raises(ValueError, match=r"image_shape must be \(height, width\) with positive ints"):
+            load_dataset(named(text.encode(), "img.csv"), image_shape=bad)
 
 
 def test_constant_feature_warning_names_them():
@@ -232,7 +239,7 @@ def test_garbage_bytes_give_value_error(suffix, pattern, payload, tmp_path):
     with pytest.raises(ValueError) as exc:
         load_dataset(named(data, "g" + suffix))
     msg = str(exc.value)
-    assert msg.startswith("load_dataset") or msg.startswith("Dataset")
+    assert msg.startswith(("load_dataset", "Dataset"))
     if payload == "random":
         import re
 
@@ -308,6 +315,9 @@ def test_svmlight_foreign_one_based_file_kept_sparse():
     np.testing.assert_array_equal(ds.X.toarray(), [[0.5, 0, 2], [0, 1.25, 0], [1, 1, 1]])
     assert ds.y.tolist() == [1, -1, 1]
     assert load_dataset(named(text, "d.libsvm"), label=None).y is None
+    with pytest.raises(ValueError, match=r"LIBSVM/svmlight file, whose labels are the first field of every line; "
+                                         r"label must be 'auto' or None, got 'class'"):
+        load_dataset(named(text, "d.libsvm"), label="class")
 
 
 def test_svmlight_large_sparse_stays_sparse(tmp_path):
@@ -482,3 +492,22 @@ def test_mat_upload_buffer_keeps_known_shape(skfeature_path):
         data = fh.read()
     ds = load_dataset(Upload(data, os.path.basename(path)))
     assert ds.image_shape == (60, 40) and ds.name == "warpAR10P"
+
+
+def test_blank_column_names_and_dates_rejected():
+    df = pd.DataFrame({"a": [1.0, 2.0], "label": [0, 1]}, index=["r1", "r2"])
+    with pytest.raises(ValueError, match=r"position\(s\) \[0\] have no name \(a saved DataFrame index\? "
+                                         r"write it with index=False\)"):
+        load_dataset(named(df.to_csv().encode(), "i.csv"))
+    dates = pd.DataFrame({"a": [1.0, 2.0], "when": pd.to_datetime(["2020-01-01", "2021-01-01"]), "label": [0, 1]})
+    buf = io.BytesIO()
+    dates.to_parquet(buf)
+    with pytest.raises(ValueError, match=r"1 non-numeric feature column\(s\): 'when'"):
+        load_dataset(named(buf.getvalue(), "d.parquet"))
+
+
+def test_image_shape_false_disables_images(skfeature_path):
+    ds = load_dataset(skfeature_path("ORL"), image_shape=False)
+    raw = sio.loadmat(skfeature_path("ORL"))["X"]
+    assert ds.image_shape is None and "source_columns" not in ds.meta
+    np.testing.assert_array_equal(ds.X, raw)

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsviz.data import DataWarning, Dataset, load_dataset, save_dataset
+from fsviz.data import Dataset, DataWarning, load_dataset, save_dataset
 from fsviz.data.loaders import LABEL_CANDIDATES
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -143,3 +143,43 @@ def test_roundtrip_to_paths(tmp_path, rng):
         ds.save(tmp_path / "d.xlsx")
     with pytest.raises(ValueError, match=r"cannot write fmt 'mat'"):
         ds.save(tmp_path / "d.x", fmt="mat")
+
+
+# ---------------------------------------------------------------------------- fuzzing: damaged files
+_VALID: dict[str, bytes] = {}
+
+
+def _valid_bytes(fmt: str) -> bytes:
+    if fmt not in _VALID:
+        ds = Dataset(np.arange(24.0).reshape(6, 4) / 7, y=["a", "b"] * 3, feature_names=["p", "q", "r", "s"])
+        buf = io.BytesIO()
+        if fmt == "mat":
+            import scipy.io as sio
+
+            sio.savemat(buf, {"X": ds.X, "Y": ds.y[:, None]})
+        else:
+            save_dataset(ds, buf, fmt=fmt)
+        _VALID[fmt] = buf.getvalue()
+    return _VALID[fmt]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fmt=st.sampled_from(["csv", "tsv", "parquet", "npz", "svmlight", "mat"]), data=st.data())
+def test_damaged_files_give_value_error_or_a_dataset(fmt, data):
+    raw = bytearray(_valid_bytes(fmt))
+    kind = data.draw(st.sampled_from(["flip", "cut", "insert"]))
+    pos = data.draw(st.integers(0, len(raw) - 1))
+    if kind == "flip":
+        raw[pos] = data.draw(st.integers(0, 255))
+    elif kind == "cut":
+        del raw[pos:]
+    else:
+        raw[pos:pos] = data.draw(st.binary(min_size=1, max_size=8))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ds = load_dataset(io.BytesIO(bytes(raw)), fmt=fmt)
+    except ValueError as e:
+        assert str(e).startswith(("load_dataset", "Dataset")), str(e)
+    else:
+        assert isinstance(ds, Dataset)

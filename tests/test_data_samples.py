@@ -61,7 +61,7 @@ def test_synthetic_groups_truth(folder):
 
 def test_blocks_truth(folder):
     ds = load_sample("correlated-blocks", folder)
-    X, y, truth = make_correlated_blocks(n_samples=400, n_features=100, n_blocks=10, block_corr=0.8, random_state=0)
+    X, _, truth = make_correlated_blocks(n_samples=400, n_features=100, n_blocks=10, block_corr=0.8, random_state=0)
     np.testing.assert_array_equal(ds.X, X)
     assert isinstance(ds.truth, BlockTruth)
     np.testing.assert_array_equal(ds.truth.block, truth.block)
@@ -109,7 +109,7 @@ def test_cli_if_missing(tmp_path):
     again = subprocess.run(cmd, capture_output=True, text=True, check=True)
     assert "up to date" in again.stderr
     bad = subprocess.run([sys.executable, "-m", "fsviz.data.samples", "--dir", str(tmp_path), "zzz"],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "unknown sample 'zzz'" in bad.stderr
 
 

@@ -50,7 +50,7 @@ def test_errors(truth):
 def test_with_generator_ground_truth():
     from fsviz.data import make_grouped_classification
 
-    X, y, truth = make_grouped_classification(n_samples=200, n_features=300, n_groups=5, random_state=0)
+    X, _y, truth = make_grouped_classification(n_samples=200, n_features=300, n_groups=5, random_state=0)
     n_true = len(truth.support) + sum(len(v) for v in truth.groups.values())
     perfect = success_hits(truth.support, truth.groups, truth)
     assert perfect.rate == 1.0 and perfect.n_truth == n_true and perfect.n_matched == n_true

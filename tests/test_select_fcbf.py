@@ -1,10 +1,10 @@
 """FCBF against a literal transcription of Yu & Liu (2003), Fig. 1."""
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 import scipy.sparse as sp
 from scipy.stats import entropy
 from sklearn.metrics import mutual_info_score as sk_mutual_info_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 
 def mutual_info_score(a, b):

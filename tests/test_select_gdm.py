@@ -404,21 +404,40 @@ def test_bad_inputs():
 
 
 # ----------------------------------------------------------------------------- Dask
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
 @pytest.mark.dask
 @pytest.mark.parametrize("sparse", [False, True])
-def test_dask_identical_to_local(sparse):
-    distributed = pytest.importorskip("distributed")
+@pytest.mark.parametrize("params", [dict(), dict(corr="su", tau=0.5), dict(cv_folds=3, random_state=0),
+                                    dict(one_class=True)], ids=["pcc", "su", "ecv", "oc"])
+def test_dask_identical_to_local(dask_client, sparse, params):
     X, y, _ = make_grouped_classification(n_samples=300, n_features=900, random_state=2)
     if sparse:
         X[np.abs(X) < 0.7] = 0.0
         X = sp.csc_matrix(X)
-    local = GDM(n_per_iter=4, max_iter=3, block_size=200).fit(X, y)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
-        remote = GDM(n_per_iter=4, max_iter=3, block_size=200).fit(X, y, client=client)
+    local = GDM(n_per_iter=4, max_iter=3, block_size=200, **params).fit(X, y)
+    remote = GDM(n_per_iter=4, max_iter=3, block_size=200, **params).fit(X, y, client=dask_client)
     assert np.array_equal(local.support_, remote.support_)
     assert local.groups_.keys() == remote.groups_.keys()
     assert all(np.array_equal(local.groups_[k], remote.groups_[k]) for k in local.groups_)
     assert local.n_correlations_ == remote.n_correlations_
     assert np.allclose(local.scores_, remote.scores_, rtol=1e-12, atol=1e-15)
     assert np.allclose(local.objective_history_, remote.objective_history_, rtol=1e-10)
+
+
+def test_rows_dot_kernel_matches_numpy_and_python_body():
+    from fsviz.select import _gdm_kernels as GK
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 5000))
+    rows = np.sort(rng.choice(50, 12, replace=False))
+    w = rng.standard_normal(12)
+    ref = X[rows].T @ w
+    assert np.allclose(GK.rows_dot(X, rows, w), ref, rtol=1e-12, atol=1e-12)
+    assert np.allclose(GK.rows_dot.py_func(X, rows, w), ref, rtol=1e-12, atol=1e-12)

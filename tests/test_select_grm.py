@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.io import loadmat
 from scipy.optimize import minimize
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.evaluate import redundancy_rate
 from fsviz.select import GRM, LGD, FisherScore, LaplacianScore, VarianceScore
@@ -251,3 +252,26 @@ def test_grm_lowers_redundancy_of_top20(skfeature_path, name, scorer):
     # the paper: Fscore 0.567 -> 0.273 (GLIOMA), 0.390 -> 0.149 (COIL20), Lap 0.719 -> 0.521,
     # 0.533 -> 0.394; we ask for at least a factor 2 on every pair
     assert after < 0.5 * before, (before, after)
+
+
+# ---------------------------------------------------------------- scikit-learn estimator checks
+# GRM.fit(X, scores) takes one input score per *feature* in scikit-learn's y slot; every check
+# that fits with per-*sample* targets therefore fails by design (length mismatch error). The
+# checks that do not fit (parameters, clone, repr, tags, ...) must pass.
+_Y_IS_PER_SAMPLE = "fit(X, y) passes per-sample targets; GRM takes per-feature scores"
+_GRM_XFAIL = {name: _Y_IS_PER_SAMPLE for name in [
+    "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
+    "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
+    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimator_sparse_tag",
+    "check_estimator_sparse_array", "check_estimator_sparse_matrix", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_transformer_data_not_an_array", "check_transformer_general",
+    "check_transformer_preserve_dtypes", "check_transformer_n_iter", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_fit2d_1feature", "check_dict_unchanged", "check_fit_idempotent",
+    "check_fit_check_is_fitted", "check_n_features_in", "check_fit2d_predict1d", "check_requires_y_none",
+]}
+
+
+@parametrize_with_checks([GRM(n_top=5, n_features=2)], expected_failed_checks=lambda est: _GRM_XFAIL)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

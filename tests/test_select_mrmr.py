@@ -1,9 +1,9 @@
 """mRMR (MID) against a brute-force transcription that recomputes every MI from scratch."""
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 import scipy.sparse as sp
 from sklearn.metrics import mutual_info_score as sk_mutual_info_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 
 def mutual_info_score(a, b):
@@ -121,7 +121,7 @@ def test_sklearn_conventions(estimator, check):
 def test_kernel_equals_python_body():
     from fsviz.select._mi_kernels import mi_su_one_vs_many
 
-    X, y = data(6, False)
+    X, _y = data(6, False)
     c = discretize(X)
     h = c.entropies()
     cands = np.arange(1, X.shape[1])

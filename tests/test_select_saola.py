@@ -218,7 +218,7 @@ def test_exact_duplicate_keeps_the_first():
     assert est.history_[X.shape[1]].redundant_with == j
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(cuts=st.lists(st.integers(1, 49), max_size=8), seed=st.integers(0, 3),
        mode=st.sampled_from(["continuous", "discrete"]))
 def test_partial_fit_chunking_does_not_matter(cuts, seed, mode):

@@ -28,10 +28,9 @@ def brute_hist(X, edges, tol=TOL):
     _, _, r = brute_rho(X)
     r = np.abs(r)
     edges = np.asarray(edges, float)
-    d = np.abs(r[:, None] - edges[None, :])
-    k = d.argmin(axis=1)
-    snap = d[np.arange(r.size), k] <= tol
-    r = np.where(snap, edges[k], r)
+    k = np.clip(np.searchsorted(edges, r), 1, edges.size - 1)
+    k = np.where(np.abs(r - edges[k - 1]) <= np.abs(r - edges[k]), k - 1, k)  # nearest edge
+    r = np.where(np.abs(r - edges[k]) <= tol, edges[k], r)
     below = int((r < edges[0]).sum())
     above = int((r > edges[-1]).sum())
     counts, _ = np.histogram(r[(r >= edges[0]) & (r <= edges[-1])], bins=edges)
@@ -221,6 +220,11 @@ def test_correlated_pairs_sparse(rng, threshold):
     np.testing.assert_allclose(M[bi, bj].A1 if hasattr(M[bi, bj], "A1") else np.asarray(M[bi, bj]).ravel(), br)
 
 
+def test_correlated_pairs_dense_refuses_too_many_pairs(dense_X):
+    with pytest.raises(ValueError, match="more than max_pairs=5 pairs"):
+        correlated_pairs(dense_X, 0.01, max_pairs=5)
+
+
 def test_correlated_pairs_sparse_refuses_too_many_disjoint_pairs():
     S = sp.identity(30, format="csr")  # every |rho| = 1/29
     with pytest.raises(ValueError, match="max_pairs"):
@@ -329,7 +333,7 @@ def test_accepts_dataset_like(dense_X):
 def dask_client():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         yield client
 
 
@@ -346,3 +350,35 @@ def test_dask_matches_local(dask_client, dense_X, rng):
         el = correlated_pairs(X, 0.4, output="edges", **kw)
         er = correlated_pairs(X, 0.4, output="edges", client=dask_client, **kw)
         assert el.equals(er)
+
+
+# ------------------------------------------------------------------------------- real data
+def test_real_text_data_sparse_equals_brute_force(skfeature_path):
+    """PCMAC (1,943 documents x 3,289 terms, 1.5 % non-zeros) stored sparse, as text data is."""
+    import scipy.io as sio
+
+    X = sio.loadmat(skfeature_path("PCMAC"))["X"].astype(np.float64)
+    S = sp.csr_matrix(X)
+    h = correlation_histogram(S, bins=20)
+    assert_same(h, X)
+    assert h.n_evaluated < 0.5 * h.n_pairs  # most pairs were counted analytically
+    np.testing.assert_array_equal(correlation_histogram(X, bins=20, block_size=1000).counts, h.counts)
+    bi, bj, br = brute_pairs(X, 0.6)
+    E = correlated_pairs(S, 0.6, output="edges")
+    np.testing.assert_array_equal(E["i"], bi)
+    np.testing.assert_array_equal(E["j"], bj)
+    np.testing.assert_allclose(E["rho"], br, atol=1e-10)
+
+
+def test_dense_memory_is_bounded_by_block_size(rng):
+    """Peak numpy memory follows block_size, not m^2 (the m x m matrix would be 72 MB)."""
+    import tracemalloc
+
+    X = rng.normal(size=(30, 3000))
+    correlation_histogram(X[:, :300], block_size=256)  # compile kernels outside the measurement
+    tracemalloc.start()
+    h = correlation_histogram(X, block_size=256)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert h.n_pairs == 3000 * 2999 // 2
+    assert peak < 3 * 256 * 256 * 8 + 4 * X.nbytes  # a few blocks and per-feature vectors

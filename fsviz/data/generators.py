@@ -31,11 +31,11 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 __all__ = [
-    "GroundTruth",
     "BlockTruth",
+    "GroundTruth",
     "TextTruth",
-    "make_grouped_classification",
     "make_correlated_blocks",
+    "make_grouped_classification",
     "make_sparse_text",
 ]
 

@@ -7,18 +7,17 @@ features) give a :class:`DataWarning` naming the features instead.
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
     "DataWarning",
-    "check_finite",
     "check_classification",
+    "check_finite",
+    "names_preview",
     "require_labels",
     "warn_constant",
-    "names_preview",
 ]
 
 

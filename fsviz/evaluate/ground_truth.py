@@ -1,8 +1,9 @@
 """Success hits: how much of a known ground-truth group structure a method recovered."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

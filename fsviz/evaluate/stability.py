@@ -1,9 +1,10 @@
 """Stability of feature selection across data perturbations: Kuncheva index and Jaccard."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp

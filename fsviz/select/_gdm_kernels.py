@@ -10,7 +10,7 @@ reached (``delta^t`` was complete before it).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from fsviz.stats._info_kernels import joint_entropy_codes
 
@@ -142,3 +142,25 @@ def crm_walk_su(Cc, kc, hc, is_sf, Cs, ks, hs, n_sf, thr, need, status, corr_out
     for i in range(processed, c):
         status[i] = -2
     return n_sf, n_new, n_corr, processed
+
+
+@njit(cache=True, parallel=True)
+def rows_dot(X, rows, w):
+    """``X[rows].T @ w`` for a C-ordered dense ``X``, reading only the listed rows.
+
+    GDM's dual vector ``alpha * y`` is zero outside the squared-hinge active set (often
+    15-40 % of the samples), so the score scan streams just those rows. Threads split the
+    columns; each row segment is read contiguously.
+    """
+    m = X.shape[1]
+    out = np.zeros(m)
+    n_chunks = (m + 2047) // 2048
+    for c in prange(n_chunks):
+        a = c * 2048
+        b = min(a + 2048, m)
+        for k in range(rows.shape[0]):
+            i = rows[k]
+            wi = w[k]
+            for j in range(a, b):
+                out[j] += wi * X[i, j]
+    return out

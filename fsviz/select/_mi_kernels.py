@@ -33,8 +33,7 @@ def mi_su_one_vs_many(codes, k, h, j, cands, su):
     kj = k[j]
     kmax = 1
     for t in range(m):
-        if k[cands[t]] > kmax:
-            kmax = k[cands[t]]
+        kmax = max(kmax, k[cands[t]])
     counts = np.zeros(min(kj * kmax, _SMALL), dtype=np.int64)
     for t in range(m):
         c = cands[t]
@@ -52,8 +51,7 @@ def mi_su_one_vs_many(codes, k, h, j, cands, su):
         else:
             hab = joint_entropy_codes(cj, kj, codes[:, c], kc)
         mi = h[j] + h[c] - hab
-        if mi < 0.0:
-            mi = 0.0
+        mi = max(mi, 0.0)
         if su:
             den = h[j] + h[c]
             out[t] = 2.0 * mi / den if den > 0.0 else 0.0

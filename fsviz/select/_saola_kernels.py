@@ -52,13 +52,76 @@ def column_correlations(X, yc, ny):
 
 
 @njit(cache=True)
+def column_correlations_rowmajor(X, yc, ny):
+    """:func:`column_correlations` for a C-ordered ``X``: rows are streamed in memory order,
+    each column still summed over i = 0..n-1 in order, so results are bitwise identical."""
+    n, b = X.shape
+    s = np.zeros(b)
+    for i in range(n):
+        for j in range(b):
+            s[j] += X[i, j]
+    mu = s / n
+    ss = np.zeros(b)
+    cv = np.zeros(b)
+    for i in range(n):
+        yi = yc[i]
+        for j in range(b):
+            d = X[i, j] - mu[j]
+            ss[j] += d * d
+            cv[j] += d * yi
+    r = np.zeros(b)
+    for j in range(b):
+        scale = abs(mu[j]) * np.sqrt(n) + 1e-300
+        nrm = np.sqrt(ss[j])
+        if nrm > 1e-12 * scale and ny > 0:
+            r[j] = cv[j] / (nrm * ny)
+    return r
+
+
+@njit(cache=True, parallel=True)
+def code_columns(X, n_bins, codes, k):
+    """Integer codes of every column of a Fortran ``X`` (n, b) into ``codes`` / ``k``.
+
+    Integral columns with fewer than 32 levels keep their values shifted to start at 0;
+    other columns get ``n_bins`` equal-width bins ``floor((x - lo) / (hi - lo) * n_bins)``
+    clipped to ``n_bins - 1``; constant columns are all 0 with one level.
+    """
+    n, b = X.shape
+    for j in prange(b):
+        lo = X[0, j]
+        hi = X[0, j]
+        integral = True
+        for i in range(n):
+            v = X[i, j]
+            lo = min(lo, v)
+            hi = max(hi, v)
+            if integral and v != np.round(v):
+                integral = False
+        if not hi > lo:
+            for i in range(n):
+                codes[i, j] = 0
+            k[j] = 1
+        elif integral and hi - lo < 32:
+            for i in range(n):
+                codes[i, j] = np.int32(X[i, j] - lo)
+            k[j] = np.int64(hi - lo) + 1
+        else:
+            w = hi - lo
+            for i in range(n):
+                c = np.floor((X[i, j] - lo) / w * n_bins)
+                c = min(c, n_bins - 1)
+                c = max(c, 0)
+                codes[i, j] = np.int32(c)
+            k[j] = n_bins
+
+
+@njit(cache=True)
 def su_pair(ca, ka, ha, cb, kb, hb):
     """Symmetrical uncertainty of two coded columns with known entropies."""
     if ha + hb <= 0.0:
         return 0.0
     mi = ha + hb - joint_entropy_codes(ca, ka, cb, kb)
-    if mi < 0.0:
-        mi = 0.0
+    mi = max(mi, 0.0)
     return 2.0 * mi / (ha + hb)
 
 

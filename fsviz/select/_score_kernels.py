@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-
 PARALLEL_WORK = 2e8  # element operations above which the threaded kernels pay off
 
 # ----------------------------------------------------------------------------- LGD
@@ -40,9 +39,7 @@ def lgd_sorted(v, k):
         while hi - lo + 1 < k:
             if lo == 0:
                 hi += 1
-            elif hi == n - 1:
-                lo -= 1
-            elif v[p] - v[lo - 1] <= v[hi + 1] - v[p]:
+            elif hi == n - 1 or v[p] - v[lo - 1] <= v[hi + 1] - v[p]:
                 lo -= 1
             else:
                 hi += 1
@@ -59,7 +56,7 @@ def lgd_sorted(v, k):
 @njit(cache=True)
 def lgd_dense(X, k):
     """``(global, local)`` sums of squares of every column of a Fortran-ordered ``X``."""
-    n, m = X.shape
+    m = X.shape[1]
     g = np.empty(m)
     loc = np.empty(m)
     for j in range(m):
@@ -73,7 +70,7 @@ def lgd_dense(X, k):
 @njit(cache=True, parallel=True)
 def lgd_dense_par(X, k):
     """:func:`lgd_dense` with the columns spread over threads (for large inputs)."""
-    n, m = X.shape
+    m = X.shape[1]
     g = np.empty(m)
     loc = np.empty(m)
     for j in prange(m):
@@ -194,32 +191,16 @@ def relieff_neighbours(D, rows, y, n_classes, k, prior):
 
 
 @njit(cache=True)
-def relieff_accumulate_dense(Xf, pi, pj, pw):
-    """``score_f = sum_p pw_p |Xf[pi_p, f] - Xf[pj_p, f]|`` for Fortran-ordered ``Xf``."""
-    m = Xf.shape[1]
+def relieff_accumulate_dense(Xc, pi, pj, pw):
+    """``score_f = sum_p pw_p |Xc[pi_p, f] - Xc[pj_p, f]|`` for C-ordered ``Xc`` (rows streamed)."""
+    m = Xc.shape[1]
     out = np.zeros(m)
-    P = pi.shape[0]
-    for f in range(m):
-        col = Xf[:, f]
-        acc = 0.0
-        for p in range(P):
-            acc += pw[p] * abs(col[pi[p]] - col[pj[p]])
-        out[f] = acc
-    return out
-
-
-@njit(cache=True, parallel=True)
-def relieff_accumulate_dense_par(Xf, pi, pj, pw):
-    """:func:`relieff_accumulate_dense` with the features spread over threads (large inputs)."""
-    m = Xf.shape[1]
-    out = np.zeros(m)
-    P = pi.shape[0]
-    for f in prange(m):
-        col = Xf[:, f]
-        acc = 0.0
-        for p in range(P):
-            acc += pw[p] * abs(col[pi[p]] - col[pj[p]])
-        out[f] = acc
+    for p in range(pi.shape[0]):
+        a = Xc[pi[p]]
+        b = Xc[pj[p]]
+        w = pw[p]
+        for f in range(m):
+            out[f] += w * abs(a[f] - b[f])
     return out
 
 
@@ -323,3 +304,99 @@ def class_ss_rows(X, codes, counts):
             within[j] += t * t
     const = hi <= lo
     return means, within, const
+
+
+# ---------------------------------------------------------------- Laplacian score
+@njit(cache=True)
+def laplacian_dense(X, deg, er, ec, ew):
+    """``f'Df`` of the D-centred columns, ``f'Lf = sum_e w_e (f_i - f_j)^2`` and a constant flag.
+
+    C-ordered ``X``, rows streamed: one pass for the D-weighted mean (and min/max), one
+    for ``f'Df``, one over the edges.
+    """
+    n, m = X.shape
+    vol = 0.0
+    for i in range(n):
+        vol += deg[i]
+    mu = np.zeros(m)
+    lo = X[0].copy()
+    hi = X[0].copy()
+    for i in range(n):
+        row = X[i]
+        w = deg[i] / vol
+        for j in range(m):
+            v = row[j]
+            mu[j] += w * v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    fdf = np.zeros(m)
+    for i in range(n):
+        row = X[i]
+        w = deg[i]
+        for j in range(m):
+            t = row[j] - mu[j]
+            fdf[j] += w * t * t
+    flf = np.zeros(m)
+    for e in range(er.shape[0]):
+        a = X[er[e]]
+        b = X[ec[e]]
+        w = ew[e]
+        for j in range(m):
+            t = a[j] - b[j]
+            flf[j] += w * t * t
+    return fdf, flf, hi <= lo
+
+
+# ---------------------------------------------------------------- variance
+@njit(cache=True)
+def centred_ss_rows(X):
+    """Centred sum of squares and a constant flag of every column of C-ordered ``X`` (two passes)."""
+    n, m = X.shape
+    mu = np.zeros(m)
+    lo = X[0].copy()
+    hi = X[0].copy()
+    for i in range(n):
+        row = X[i]
+        for j in range(m):
+            v = row[j]
+            mu[j] += v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    for j in range(m):
+        mu[j] /= n
+    ss = np.zeros(m)
+    for i in range(n):
+        row = X[i]
+        for j in range(m):
+            t = row[j] - mu[j]
+            ss[j] += t * t
+    return ss, hi <= lo
+
+
+@njit(cache=True)
+def centred_ss_cols(X):
+    """Same as :func:`centred_ss_rows` for Fortran-ordered ``X`` (column by column)."""
+    n, m = X.shape
+    ss = np.zeros(m)
+    const = np.zeros(m, dtype=np.bool_)
+    for j in range(m):
+        mu = 0.0
+        lo = X[0, j]
+        hi = X[0, j]
+        for i in range(n):
+            v = X[i, j]
+            mu += v
+            lo = min(lo, v)
+            hi = max(hi, v)
+        mu /= n
+        acc = 0.0
+        for i in range(n):
+            t = X[i, j] - mu
+            acc += t * t
+        ss[j] = acc
+        const[j] = hi <= lo
+    return ss, const

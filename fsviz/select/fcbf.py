@@ -104,7 +104,7 @@ class FCBF(SelectorMixin, BaseEstimator):
         self.delta = delta
         self.n_bins = n_bins
 
-    def fit(self, X, y) -> "FCBF":
+    def fit(self, X, y) -> FCBF:
         """Select the predominant features.
 
         Parameters

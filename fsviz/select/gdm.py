@@ -77,7 +77,7 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
     SFs come sorted by ``|t|`` (``Zs`` standardised columns, ``abs_ts``, their support
     positions ``pos`` and column sums ``colsum``). Two exact strategies, chosen by cost:
 
-    - *window*: the block's eligible features sorted by ``|t|``, ``_SUB`` at a time,
+    - *window*: the block's eligible features sorted by ``|t|``, ``_SUB_W`` at a time,
       each against the contiguous range of SFs inside the union of their Theorem 1
       windows (pays off when the windows are narrow, i.e. small ``tau``);
     - *scan*: contiguous column slices of the block against all SFs in one BLAS product
@@ -200,7 +200,12 @@ class _Scanner:
     def dot(self, V: np.ndarray) -> np.ndarray:
         """``X' V`` (m,) or (m, k)."""
         if self.client is None:
-            return np.asarray(self.X.T @ V, dtype=np.float64)
+            X = self.X
+            if V.ndim == 1 and not sp.issparse(X) and X.flags.c_contiguous and X.dtype == np.float64:
+                rows = np.flatnonzero(V)
+                if rows.size < 0.5 * V.size:  # stream only the active rows (alpha_i > 0)
+                    return GK.rows_dot(X, rows, np.ascontiguousarray(V[rows]))
+            return np.asarray(X.T @ V, dtype=np.float64)
         vf = self.client.scatter(V, broadcast=True)
         futs = [self.client.submit(_block_dot, f, vf, pure=False) for f in self._futures]
         return np.concatenate(self.client.gather(futs), axis=0)
@@ -461,9 +466,12 @@ class GDM(SelectorMixin, BaseEstimator):
     --------
     >>> from fsviz.data import make_grouped_classification
     >>> from fsviz.select import GDM
-    >>> X, y, truth = make_grouped_classification(n_samples=300, n_features=500, random_state=0)
+    >>> X, y, truth = make_grouped_classification(n_samples=1000, n_features=1000, random_state=0)
     >>> gdm = GDM(tau=0.3, n_per_iter=5, max_iter=4).fit(X, y)
     >>> set(truth.support.tolist()) <= set(gdm.support_.tolist())
+    True
+    >>> sf = int(truth.support[0])
+    >>> set(gdm.groups_[sf].tolist()) == set(truth.groups[sf].tolist())
     True
     """
 
@@ -654,7 +662,7 @@ class GDM(SelectorMixin, BaseEstimator):
             if it == 1:
                 ctx["first"] = (t, self._window(v))
             eligible = ~ctx["const"] & (af_owner < 0)
-            delta, new, af_f, af_o, _, nc = _crm_walk(ctx["X"], None, ctx["mean"], ctx["safe"], np.abs(s), t,
+            delta, _, af_f, af_o, _, nc = _crm_walk(ctx["X"], None, ctx["mean"], ctx["safe"], np.abs(s), t,
                                                       eligible, state, self._window(v), ctx["thr"], K_b,
                                                       self.n_bins, ctx["strategy"])
             n_corr += nc
@@ -709,7 +717,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 state = _fold_state(X, train[f], uni.idx, mu_f[f], safe_f[f], self.corr, K_b * T,
                                     self.n_bins, ctx["strategy"])
                 elig = ~const_f[f] & (af_owner_f[f] < 0)
-                delta_f, new, af_f, af_o, _, nc = _crm_walk(X, train[f], mu_f[f], safe_f[f], np.abs(s_f), t_f, elig,
+                delta_f, _, af_f, af_o, _, nc = _crm_walk(X, train[f], mu_f[f], safe_f[f], np.abs(s_f), t_f, elig,
                                                             state, self._window(vf), ctx["thr"], K_b, self.n_bins,
                                                             ctx["strategy"])
                 n_corr += nc
@@ -720,7 +728,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 sc = np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
                 score_min = sc if f == 0 else np.minimum(score_min, sc)
             # universal delta^t: most-voted candidates, filtered by CRM on all data
-            s, t = self._scores(ctx, U[:, V], v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
+            _, t = self._scores(ctx, U[:, V], v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
             if it == 1:
                 ctx["first"] = (t, self._window(v))
             cand = np.flatnonzero(votes > 0)
@@ -728,7 +736,7 @@ class GDM(SelectorMixin, BaseEstimator):
             # order by votes, then by the weakest normalised fold score (votes dominate)
             key[cand] = votes[cand] * (2.0 + score_min[cand].max()) + score_min[cand]
             elig = (key >= 0) & (af_owner < 0)
-            delta, new, af_f, af_o, _, nc = _crm_walk(X, None, ctx["mean"], ctx["safe"], key, t, elig, uni,
+            delta, _, af_f, af_o, _, nc = _crm_walk(X, None, ctx["mean"], ctx["safe"], key, t, elig, uni,
                                                       self._window(v), ctx["thr"], K_b, self.n_bins,
                                                       ctx["strategy"])
             n_corr += nc
@@ -785,7 +793,6 @@ class GDM(SelectorMixin, BaseEstimator):
 
     def _complete(self, ctx, sf, t, window):
         """Exact group completion: every non-SF feature with |corr| >= 1 - tau to a final SF."""
-        m = ctx["m"]
         groups = {int(j): np.empty(0, dtype=np.intp) for j in sf}
         gcorr = {int(j): np.empty(0) for j in sf}
         if sf.size == 0 or not np.isfinite(ctx["thr"]):
@@ -928,5 +935,5 @@ def _fold_state(X, rows, sf, mean, safe, corr, p_max, n_bins, strategy) -> _SFSt
             state.codes[:, : idx.size] = cb.codes
             state.k[: idx.size] = cb.k
             state.h[: idx.size] = cb.entropies()
-        state.idx = list(int(j) for j in idx)
+        state.idx = [int(j) for j in idx]
     return state

@@ -26,10 +26,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
-from threadpoolctl import threadpool_limits
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from fsviz.select._base import check_selection_params, rank_scores, support_mask
+from fsviz.select._base import blas_limits, check_selection_params, support_mask
 from fsviz.select._grm_kernels import simplex_project as _simplex_project_kernel
 
 
@@ -287,7 +286,8 @@ class GRM(SelectorMixin, BaseEstimator):
         s_scaled = s / s.max()  # GRM is invariant to rescaling s; this keeps the numbers O(1)
 
         Xt = X.tocsc()[:, top] if sp.issparse(X) else X[:, top]
-        M = squared_cosine_matrix(Xt)
+        with blas_limits():
+            M = squared_cosine_matrix(Xt)
         positions = np.full(m, -1, dtype=np.int64)
         positions[top] = np.arange(d)
         self.n_prior_pairs_ = 0
@@ -314,8 +314,8 @@ class GRM(SelectorMixin, BaseEstimator):
         return self
 
     def _solve(self, M: np.ndarray, s: np.ndarray) -> np.ndarray:
-        d = s.size
-        evals, Q = np.linalg.eigh(M)
+        with blas_limits():
+            evals, Q = np.linalg.eigh(M)
         evals = np.clip(evals, 0.0, None)  # M is PSD (Lemma 2.1); drop rounding negatives
         Q = np.ascontiguousarray(Q)
         Qts = s @ Q
@@ -328,7 +328,7 @@ class GRM(SelectorMixin, BaseEstimator):
             return float(c @ (evals * c))
 
         # the ALM loop is thousands of small products: one BLAS thread avoids sync overhead
-        with threadpool_limits(limits=1, user_api="blas"):
+        with blas_limits(always=True):
             return self._alm(M, Q, evals, Qts, s, mu0, mu_max, tol, quad)
 
     @staticmethod

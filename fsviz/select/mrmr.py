@@ -102,7 +102,7 @@ class MRMR(SelectorMixin, BaseEstimator):
         self.n_features = n_features
         self.n_bins = n_bins
 
-    def fit(self, X, y) -> "MRMR":
+    def fit(self, X, y) -> MRMR:
         """Select ``n_features`` features.
 
         Parameters

@@ -13,9 +13,10 @@ Data", ACM TKDD 11(2), 2016 (``saola-online-feature-selection.txt``): Alg. 1, eq
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,7 +31,7 @@ from fsviz.stats import _info_kernels as IK
 from fsviz.stats.information import Codes, encode_target, is_discrete, su_with_target
 from fsviz.stats.tests import fisher_z_test
 
-__all__ = ["SAOLA", "GroupSAOLA", "SelectionHistory", "SaolaDecision", "random_feature_groups"]
+__all__ = ["SAOLA", "GroupSAOLA", "SaolaDecision", "SelectionHistory", "random_feature_groups"]
 
 _DECISION_NAMES = {
     K.DEC_PENDING: "pending",
@@ -128,12 +129,19 @@ class SelectionHistory:
     group: np.ndarray
     measure: str = "dep"
 
+    def __post_init__(self):
+        # remover -> removed features, built once (removals are few: at most one per admission)
+        rm: dict = {}
+        for j in np.flatnonzero(self.removed_by >= 0):
+            rm.setdefault(int(self.removed_by[j]), []).append(int(self.feature[j]))
+        object.__setattr__(self, "_removed", {k: tuple(v) for k, v in rm.items()})
+
     def __len__(self) -> int:
         return int(self.feature.shape[0])
 
     def removed(self, i: int) -> tuple:
         """Features removed from the selected set by feature ``i``."""
-        return tuple(int(v) for v in np.flatnonzero(self.removed_by == self.feature[i]))
+        return self._removed.get(int(self.feature[i]), ())
 
     def __getitem__(self, i: int) -> SaolaDecision:
         i = int(i)
@@ -160,10 +168,10 @@ class SelectionHistory:
         """The history as a pandas DataFrame (``removed`` as a list per row)."""
         import pandas as pd
 
+        row = {int(f): i for i, f in enumerate(self.feature)} if self._removed else {}
         rem = [[] for _ in range(len(self))]
-        src = np.flatnonzero(self.removed_by >= 0)
-        for j in src:  # removals are few (bounded by admissions)
-            rem[int(self.removed_by[j])].append(int(self.feature[j]))
+        for remover, gone in self._removed.items():
+            rem[row[remover]] = list(gone)
         return pd.DataFrame({
             "feature": self.feature, "group": self.group, "decision": self.decision,
             "relevance": self.relevance, "p_value": self.p_value,
@@ -216,21 +224,15 @@ def _codes_block(X, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
     so a feature's codes do not depend on the block it arrived in."""
     if sp.issparse(X):
         X = X.toarray()
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asfortranarray(X, dtype=np.float64)
     n, b = X.shape
-    if b == 0:
-        return np.empty((n, 0), dtype=np.int32, order="F"), np.empty(0, dtype=np.int64)
-    lo = X.min(axis=0)
-    hi = X.max(axis=0)
-    integral = np.all(X == np.round(X), axis=0) & (hi - lo < 32)
-    width = np.where(hi > lo, hi - lo, 1.0)
-    binned = np.floor((X - lo) / width * n_bins)
-    np.clip(binned, 0, n_bins - 1, out=binned)
-    codes = np.where(integral, X - lo, binned).astype(np.int32)
-    codes[:, hi <= lo] = 0
-    k = np.where(integral, hi - lo + 1, n_bins).astype(np.int64)
-    k[hi <= lo] = 1
-    return np.asfortranarray(codes), k
+    codes = np.empty((n, b), dtype=np.int32, order="F")
+    k = np.empty(b, dtype=np.int64)
+    if b and n:
+        K.code_columns(X, int(n_bins), codes, k)
+    else:
+        k[:] = 1
+    return codes, k
 
 
 def _relevance_block(X, mode: str, target: tuple, n_bins: int) -> np.ndarray:
@@ -250,8 +252,10 @@ def _relevance_block(X, mode: str, target: tuple, n_bins: int) -> np.ndarray:
             r[ok] = cv[ok] / (nrm[ok] * ny)
             return np.clip(r, -1.0, 1.0)
         Xf = np.asarray(X, dtype=np.float64)
+        if Xf.ndim == 2 and Xf.shape[1] > 1 and abs(Xf.strides[0]) > abs(Xf.strides[1]):  # row-major layout
+            return np.clip(K.column_correlations_rowmajor(Xf, yc, ny), -1.0, 1.0)
         return np.clip(K.column_correlations(Xf, yc, ny), -1.0, 1.0)
-    yk, ky = target
+    yk = target[0]
     codes, k = _codes_block(X, n_bins)
     return su_with_target(Codes(codes, k), yk) if codes.shape[1] else np.empty(0)
 
@@ -339,9 +343,27 @@ class _Engine:
         return K.su_matrix(A[0], A[1], A[2], B[0], B[1], B[2])
 
 
+def _looks_discrete(X, max_levels: int = 32) -> bool:
+    """:func:`fsviz.stats.information.is_discrete` with an early exit: scans blocks of
+    columns and stops at the first non-integral value (continuous data decide in the
+    first block instead of a full pass with full-size temporaries)."""
+    if sp.issparse(X):
+        return is_discrete(X, max_levels)
+    lo, hi = np.inf, -np.inf
+    for s in range(0, X.shape[1], 256):
+        B = X[:, s:s + 256]
+        if not np.all(B == np.round(B)):
+            return False
+        if B.size:
+            lo, hi = min(lo, B.min()), max(hi, B.max())
+            if hi - lo >= max_levels:
+                return False
+    return True
+
+
 def _resolve_mode(data: str, X) -> str:
     if data == "auto":
-        return "discrete" if is_discrete(X) else "continuous"
+        return "discrete" if _looks_discrete(X) else "continuous"
     return data
 
 
@@ -455,7 +477,7 @@ class SAOLA(SelectorMixin, BaseEstimator):
         self.n_bins = n_bins
 
     # -- public API ----------------------------------------------------------
-    def fit(self, X, y, client: Any = None) -> "SAOLA":
+    def fit(self, X, y, client: Any = None) -> SAOLA:
         """Stream all columns of ``X`` in order.
 
         Parameters
@@ -481,7 +503,7 @@ class SAOLA(SelectorMixin, BaseEstimator):
         self._consume(X, r)
         return self
 
-    def partial_fit(self, X, y) -> "SAOLA":
+    def partial_fit(self, X, y) -> SAOLA:
         """Consume newly arriving feature columns (same samples, same ``y`` every call).
 
         Feature indices continue from the features seen before.
@@ -721,7 +743,7 @@ class GroupSAOLA(SelectorMixin, BaseEstimator):
         self.data = data
         self.n_bins = n_bins
 
-    def fit(self, X, y, groups=None) -> "GroupSAOLA":
+    def fit(self, X, y, groups=None) -> GroupSAOLA:
         """Stream the groups of ``X`` in order.
 
         Parameters
@@ -788,9 +810,7 @@ class GroupSAOLA(SelectorMixin, BaseEstimator):
             S = eng.concat(eng.take(S, aliveS), eng.take(G, aliveG))
             S_idx = np.concatenate([S_idx[aliveS], gr[aliveG]])
             S_grp = np.concatenate([S_grp[aliveS], np.full(int(aliveG.sum()), gpos, dtype=np.int64)])
-        order = []
-        for gpos in dict.fromkeys(S_grp.tolist()):
-            order.append(gpos)
+        order = list(dict.fromkeys(S_grp.tolist()))  # selected groups in arrival order
         self.selected_groups_ = [S_idx[S_grp == gpos] for gpos in order]
         self.selected_group_ids_ = [gids[gpos] for gpos in order]
         self.selected_ = S_idx.copy()

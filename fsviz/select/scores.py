@@ -27,12 +27,13 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import blas as sla_blas
 from sklearn.metrics.pairwise import manhattan_distances
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
 from fsviz.select import _score_kernels as K
-from fsviz.select._base import ScoreSelector, encode_labels
+from fsviz.select._base import ScoreSelector, blas_limits, encode_labels
 from fsviz.stats.information import discretize, is_discrete, mi_with_target
 from fsviz.stats.moments import column_moments
 
@@ -102,7 +103,7 @@ def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.
     dense input is centred per class exactly (two streaming passes in a numba kernel),
     sparse input uses the moment form without densifying.
     """
-    n, m = X.shape
+    n = X.shape[0]
     if sp.issparse(X):
         Y = _indicator(codes, counts.size)
         S1 = np.asarray((Y @ X).toarray())
@@ -335,7 +336,7 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
         lo, hi = X.min(axis=0), X.max(axis=0)
         rng_ = hi - lo
         scale = np.where(rng_ > 0, 1.0 / np.where(rng_ > 0, rng_, 1.0), 0.0)
-        Xs = np.ascontiguousarray(X * scale)
+        Xs = np.multiply(X, scale, order="C")
         if n <= 4000:
             D = (K.manhattan_full_par if n * n * m / 2 > K.PARALLEL_WORK else K.manhattan_full)(Xs)
             pairs = [K.relieff_neighbours(np.ascontiguousarray(D[rows]), rows, codes, counts.size, k, prior)]
@@ -345,11 +346,7 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
             for b in range(0, rows.size, step):
                 rb = rows[b:b + step]
                 pairs.append(K.relieff_neighbours(K.manhattan_rows(Xs, rb), rb, codes, counts.size, k, prior))
-        del Xs
-        Xf = np.asfortranarray(X * scale)
-        acc = (K.relieff_accumulate_dense_par if sum(p[0].size for p in pairs) * m > K.PARALLEL_WORK
-               else K.relieff_accumulate_dense)
-        W = sum(acc(Xf, *p) for p in pairs)
+        W = sum(K.relieff_accumulate_dense(Xs, *p) for p in pairs)
     W = np.asarray(W) / rows.size
     return np.clip((1.0 + W) / 2.0, 0.0, 1.0)
 
@@ -374,8 +371,15 @@ def variance_score(X) -> np.ndarray:
 
 
 def _variance(X) -> np.ndarray:
-    _, norm = column_moments(X)
-    return norm ** 2 / X.shape[0]
+    if sp.issparse(X):
+        _, norm = column_moments(X)
+        return norm ** 2 / X.shape[0]
+    if X.flags.f_contiguous and not X.flags.c_contiguous:
+        ss, const = K.centred_ss_cols(X)
+    else:
+        ss, const = K.centred_ss_rows(np.ascontiguousarray(X))
+    ss[const] = 0.0
+    return ss / X.shape[0]
 
 
 def lgd_score(X, n_neighbors: int = 5) -> np.ndarray:
@@ -430,7 +434,13 @@ def _knn_sq(X, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rows, cols, vals = [], [], []
     for s in range(0, n, step):
         e = min(s + step, n)
-        G = X[s:e] @ X.T
+        with blas_limits():
+            if s == 0 and e == n and not sp.issparse(X):
+                # upper triangle of X X' (half the flops of a GEMM), without copying X
+                G = sla_blas.dsyrk(1.0, X.T, trans=1) if X.flags.c_contiguous else sla_blas.dsyrk(1.0, X)
+                G = np.triu(G) + np.triu(G, 1).T
+            else:
+                G = X[s:e] @ X.T
         G = G.toarray() if sp.issparse(G) else np.asarray(G)
         D2 = np.maximum(sq[s:e, None] + sq[None, :] - 2.0 * G, 0.0)
         D2[np.arange(e - s), np.arange(s, e)] = np.inf  # exclude the sample itself
@@ -501,7 +511,7 @@ def laplacian_score(X, n_neighbors: int = 5, kernel: str = "heat", t: float | No
 
 def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
     W = _knn_affinity("laplacian_score", X, n_neighbors, kernel, t)
-    n, m = X.shape
+    n = X.shape[0]
     deg = np.asarray(W.sum(axis=1)).ravel()
     vol = deg.sum()
     Wu = sp.triu(W, k=1).tocoo()
@@ -515,14 +525,11 @@ def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
         fd = np.asarray(X.T @ deg).ravel()
         fDf = np.asarray(X.multiply(X).T @ deg).ravel() - fd ** 2 / vol
     else:
-        fLf = np.empty(m)
-        fDf = np.empty(m)
-        for b in _blocks(n, m):
-            F = X[:, b]
-            F = F - (deg @ F) / vol
-            fDf[b] = deg @ (F * F)
-            EF = E @ F
-            fLf[b] = Wu.data @ (EF * EF)
+        fDf, fLf, const = K.laplacian_dense(np.ascontiguousarray(X), deg, Wu.row.astype(np.int64),
+                                            Wu.col.astype(np.int64), Wu.data)
+        out = _ratio(fDf, fLf)
+        out[const] = 0.0
+        return out
     return _zero_constant(_ratio(fDf, fLf), X)
 
 

@@ -260,11 +260,12 @@ def _load_z(src: ChunkedSource, I: int, block_size: int, st: _Stats, precision: 
     return np.arange(s, e)[v], Z, None, None
 
 
-def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, inv_w, precision, thr):
+def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, inv_w, precision, thr, max_pairs=0):
     """One task: histogram slots (mode="hist") or thresholded pairs over block pairs."""
     cache: dict[int, tuple] = {}
     slots = np.zeros(lo.size + 2, dtype=np.int64)
     rechecked = 0
+    found = 0
     out_i, out_j, out_r = [], [], []
     delta = 1.1 * (st.n + 2) * _U32 / (1 - (st.n + 2) * _U32) + 1e-12 if precision == "float32" else 0.0
     nthreads = numba.get_num_threads()
@@ -297,6 +298,12 @@ def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, inv_w, precision, t
             if diag:
                 mask = np.triu(mask, k=1)
             r_, c_ = np.nonzero(mask)
+            found += r_.size
+            if found > max_pairs:
+                raise ValueError(
+                    f"correlated_pairs: more than max_pairs={max_pairs} pairs pass the threshold "
+                    "(the output would not fit comfortably in memory). Raise 'threshold' or 'max_pairs'."
+                )
             out_i.append(idx_i[r_])
             out_j.append(idx_j[c_])
             out_r.append(G[r_, c_])
@@ -546,8 +553,8 @@ def correlated_pairs(
     client : dask.distributed.Client, default=None
     edge_tol : float, default=1e-9
     max_pairs : int, default=50_000_000
-        Refuse (ValueError) when the sparse path would have to list more disjoint pairs
-        than this; raise ``threshold`` instead.
+        Refuse (ValueError) when more pairs than this would be listed (dense: per task;
+        sparse: among the never-co-occurring pairs); raise ``threshold`` instead.
     progress : callable, default=None
 
     Returns
@@ -594,7 +601,7 @@ def correlated_pairs(
         tasks = _dense_tasks(m, block_size, client)
         res = map_blocks(_dense_task, tasks, client=client, shared=(data, st), progress=progress,
                          kwargs=dict(block_size=block_size, mode="pairs", lo=np.zeros(1), hi=1.0, inv_w=0.0,
-                                     precision="float64", thr=thr))
+                                     precision="float64", thr=thr, max_pairs=int(max_pairs)))
     ii = np.concatenate([r[0] for r in res]) if res else np.empty(0, np.int64)
     jj = np.concatenate([r[1] for r in res]) if res else np.empty(0, np.int64)
     rr = np.concatenate([r[2] for r in res]) if res else np.empty(0)
