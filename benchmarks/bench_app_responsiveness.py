@@ -11,6 +11,7 @@ on the default sample.
 
 Not part of CI. Timings on this shared 2-core machine are noisy.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,10 +26,19 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-TITLE_JS = "() => { const e = document.querySelector('.js-plotly-plot .gtitle'); return e ? e.textContent : ''; }"
+TITLE_JS = (
+    "() => { const e = document.querySelector('.js-plotly-plot .gtitle'); return e ? e.textContent : ''; }"
+)
 
 
 def free_port() -> int:
@@ -53,7 +63,11 @@ def run_and_wait(page, tau: float) -> float:
     page.wait_for_function(
         "([t]) => [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')].some("
         "e => e.textContent.startsWith('Shown:') && (e.textContent.endsWith('tau=' + t) ||"
-        " e.textContent.includes('tau=' + t + ',')))", arg=[f"{tau:g}"], polling=10, timeout=120_000)
+        " e.textContent.includes('tau=' + t + ',')))",
+        arg=[f"{tau:g}"],
+        polling=10,
+        timeout=120_000,
+    )
     page.wait_for_selector(IDLE, timeout=120_000)
     page.wait_for_function(TITLE_JS, polling=10)
     return time.perf_counter() - t0
@@ -73,10 +87,29 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
-                             "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-                             "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.fileWatcherType",
+            "none",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):
@@ -116,8 +149,9 @@ def main() -> int:
             radio = page.get_by_text("sunburst", exact=True)
             t0 = time.perf_counter()
             radio.click()
-            page.wait_for_function("() => document.querySelector('.js-plotly-plot .sunburstlayer') !== null",
-                                   polling=10)
+            page.wait_for_function(
+                "() => document.querySelector('.js-plotly-plot .sunburstlayer') !== null", polling=10
+            )
             page.wait_for_selector(IDLE)
             display = time.perf_counter() - t0
             browser.close()
@@ -125,11 +159,15 @@ def main() -> int:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
     print(f"dataset: {active}")
-    print(f"new tau (GDM recomputed), {len(new)} runs: median {statistics.median(new):.3f} s, "
-          f"max {max(new):.3f} s  -> target < 1 s: {'met' if statistics.median(new) < 1 else 'NOT met'}")
+    print(
+        f"new tau (GDM recomputed), {len(new)} runs: median {statistics.median(new):.3f} s, "
+        f"max {max(new):.3f} s  -> target < 1 s: {'met' if statistics.median(new) < 1 else 'NOT met'}"
+    )
     overhead = [a - b for a, b in zip(new, fits)]
-    print(f"  of which GDM.fit: median {statistics.median(fits):.3f} s; app + browser: median "
-          f"{statistics.median(overhead):.3f} s")
+    print(
+        f"  of which GDM.fit: median {statistics.median(fits):.3f} s; app + browser: median "
+        f"{statistics.median(overhead):.3f} s"
+    )
     print(f"computed tau again (cache hit), {len(cached)} runs: median {statistics.median(cached):.3f} s")
     print(f"display-only change (treemap -> sunburst, fragment rerun): {display:.3f} s")
     return 0

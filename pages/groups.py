@@ -1,4 +1,5 @@
 """Groups (GDM): support features, their affiliated features, and how few correlations it took."""
+
 import streamlit as st
 
 import appkit
@@ -21,15 +22,32 @@ with ctl.form("gdm"):
     max_iter = c2.number_input("iterations", 1, 100, key="gdm_max_iter")
     C = c1.number_input("C", 1e-4, 1e4, format="%.4g", key="gdm_C")
     folds = c2.number_input("ECV folds (0 = off)", 0, 20, key="gdm_cv_folds")
-    corr = st.radio("correlation", ["pearson", "su"], horizontal=True, key="gdm_corr",
-                    format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get)
+    corr = st.radio(
+        "correlation",
+        ["pearson", "su"],
+        horizontal=True,
+        key="gdm_corr",
+        format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get,
+    )
     one_class = st.toggle("one-class (GDM-OC)", key="gdm_one_class")
-    positive = st.selectbox("one vs rest: positive class", classes, key="gdm_positive",
-                            help="GDM separates two classes") if len(classes) > 2 else None
+    positive = (
+        st.selectbox(
+            "one vs rest: positive class", classes, key="gdm_positive", help="GDM separates two classes"
+        )
+        if len(classes) > 2
+        else None
+    )
     run = st.form_submit_button("Run GDM", type="primary", width="stretch")
 
-params = dict(tau=tau, n_per_iter=int(n_per_iter), max_iter=int(max_iter), C=float(C), corr=corr,
-              one_class=bool(one_class), cv_folds=int(folds) or None) | appkit.positive_param(positive)
+params = dict(
+    tau=tau,
+    n_per_iter=int(n_per_iter),
+    max_iter=int(max_iter),
+    C=float(C),
+    corr=corr,
+    one_class=bool(one_class),
+    cv_folds=int(folds) or None,
+) | appkit.positive_param(positive)
 with out:
     res = appkit.gdm(ds, params, run)
 if res is None:
@@ -39,10 +57,20 @@ if res is None:
 m1, m2, m3, m4 = out.columns(4)
 m1.metric("support features", len(res.support))
 m2.metric("affiliated features", len(res.af))
-m3.metric("correlations computed", f"{res.n_correlations:,}",
-          f"{100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of m(m−1)/2", delta_color="off", delta_arrow="off")
-m4.metric("all pairs m(m−1)/2", f"{res.n_pairs:,}", f"GDM fit {res.seconds:.2f} s", delta_color="off",
-          delta_arrow="off")
+m3.metric(
+    "correlations computed",
+    f"{res.n_correlations:,}",
+    f"{100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of m(m−1)/2",
+    delta_color="off",
+    delta_arrow="off",
+)
+m4.metric(
+    "all pairs m(m−1)/2",
+    f"{res.n_pairs:,}",
+    f"GDM fit {res.seconds:.2f} s",
+    delta_color="off",
+    delta_arrow="off",
+)
 out.caption(f"Shown: {fc.params_label(res.key[2])}")
 
 
@@ -52,8 +80,10 @@ def tree_view(res):
     kind = c1.radio("layout", ["treemap", "sunburst"], horizontal=True, key="tree_kind")
     max_groups = c2.slider("groups shown", 1, 200, 40, key="tree_groups")
     max_af = c3.slider("affiliated shown per group", 1, 100, 25, key="tree_af")
-    st.plotly_chart(group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af,
-                               kind=kind), key="group_tree")
+    st.plotly_chart(
+        group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af, kind=kind),
+        key="group_tree",
+    )
 
 
 with out:

@@ -4,6 +4,7 @@ Each page renders without an exception and shows its chart; the main widgets cha
 result; a bad upload shows the loader's message and the app stays usable; results survive
 page switches.
 """
+
 from __future__ import annotations
 
 import io
@@ -192,7 +193,9 @@ def test_online_page_streams_and_explains(digits):
     next(n for n in at.number_input if n.label.startswith("alpha")).set_value(1e-6)
     button(at, "Run stream").click().run()
     assert not at.exception
-    assert metric(at, "final selection") != size_before or "alpha=1e-06" in " ".join(c.value for c in at.caption)
+    assert metric(at, "final selection") != size_before or "alpha=1e-06" in " ".join(
+        c.value for c in at.caption
+    )
     # group-SAOLA over a random partition of the features
     at.radio(key="saola_method").set_value("group-saola")
     at.selectbox(key="saola_groups").set_value("random partition")
@@ -207,11 +210,20 @@ def test_projection_and_compare_after_runs(digits):
     goto(at, "projection")
     fig = figure(at)
     assert len([t for t in fig["data"] if t["type"] == "scattergl"]) >= 2
+    assert "(20 features;" in fig["layout"]["annotations"][0]["text"]
+    slider(at, "top-k features").set_value(5).run()
+    assert "(5 features;" in figure(at)["layout"]["annotations"][0]["text"]
     goto(at, "compare")
     table = at.dataframe[0].value
-    assert {"method", "parameters", "n features", "CV accuracy", "redundancy", "run time (s)"} <= set(table.columns)
+    assert {"method", "parameters", "n features", "CV accuracy", "redundancy", "run time (s)"} <= set(
+        table.columns
+    )
     assert len(table) >= 3 and table["CV accuracy"].notna().all()
+    assert (table["evaluated on top"] <= 20).all()
     assert len(at.get("download_button")) == 2
+    slider(at, "evaluate the top-k").set_value(5)
+    button(at, "Evaluate").click().run()
+    assert (at.dataframe[0].value["evaluated on top"] <= 5).all()
 
 
 def test_bad_upload_shows_error_and_app_stays_usable():
@@ -286,7 +298,9 @@ def test_uploaded_face_images_get_pixel_masks(skfeature_path):
     path = skfeature_path("Yale")
     at = start()
     at.radio(key="source").set_value("Upload").run()
-    at.file_uploader(key="upload").set_value(("Yale.mat", path.read_bytes(), "application/octet-stream")).run()
+    at.file_uploader(key="upload").set_value(
+        ("Yale.mat", path.read_bytes(), "application/octet-stream")
+    ).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert metric(at, "features") == "1,024"
     goto(at, "groups")

@@ -4,6 +4,7 @@ Visits every page, moves the tau slider and sees the group tree change, uploads 
 downloads the export to compare it with the library's own result. Screenshots go to a
 temporary directory (printed; kept by pytest's tmp_path_factory).
 """
+
 from __future__ import annotations
 
 import os
@@ -24,15 +25,28 @@ pytestmark = pytest.mark.browser
 playwright = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
 #: navigation name -> the page's title
-PAGES = {"Data": "Data", "Groups (GDM)": "Groups (GDM)", "Image masks": "Image masks",
-         "Correlation sparsity": "Correlation sparsity", "GRM refinement": "GRM refinement",
-         "Online (SAOLA)": "Online selection (SAOLA)", "Projection (PCA)": "Projection (PCA)",
-         "Compare and export": "Compare and export"}
+PAGES = {
+    "Data": "Data",
+    "Groups (GDM)": "Groups (GDM)",
+    "Image masks": "Image masks",
+    "Correlation sparsity": "Correlation sparsity",
+    "GRM refinement": "GRM refinement",
+    "Online (SAOLA)": "Online selection (SAOLA)",
+    "Projection (PCA)": "Projection (PCA)",
+    "Compare and export": "Compare and export",
+}
 
 
 def _free_port() -> int:
@@ -46,10 +60,28 @@ def server(tmp_path_factory):
     port = _free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=open(log, "wb"), stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        stdout=open(log, "wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90
@@ -104,8 +136,10 @@ def settle(page) -> None:
 
 def goto(page, name: str) -> None:
     page.get_by_role("link", name=name, exact=True).first.click()
-    page.wait_for_function("([t]) => { const h = document.querySelector('h1'); return h && h.innerText.trim() === t; }",
-                           arg=[PAGES[name]])
+    page.wait_for_function(
+        "([t]) => { const h = document.querySelector('h1'); return h && h.innerText.trim() === t; }",
+        arg=[PAGES[name]],
+    )
     settle(page)
 
 
@@ -140,8 +174,9 @@ def test_every_page_renders(page, shots):
         n_charts = charts_drawn(page)
         if name not in ("Data",):
             assert n_charts >= 1, f"{name}: no chart drawn"
-        page.screenshot(path=str(shots / (re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_") + ".png")),
-                        full_page=True)
+        page.screenshot(
+            path=str(shots / (re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_") + ".png")), full_page=True
+        )
 
 
 def test_tau_slider_changes_the_group_tree(page, shots):
@@ -154,8 +189,12 @@ def test_tau_slider_changes_the_group_tree(page, shots):
     assert float(slider.get_attribute("aria-valuetext")) == pytest.approx(0.6)
     page.get_by_role("button", name="Run GDM").click()
     settle(page)
-    page.wait_for_function("([t]) => { const e = document.querySelector('.js-plotly-plot .gtitle');"
-                           " return e && e.textContent !== t; }", arg=[before], timeout=60_000)
+    page.wait_for_function(
+        "([t]) => { const e = document.querySelector('.js-plotly-plot .gtitle');"
+        " return e && e.textContent !== t; }",
+        arg=[before],
+        timeout=60_000,
+    )
     assert tree_title(page) != before
     assert "tau=0.6" in page.get_by_text("Shown:").first.inner_text()
     page.screenshot(path=str(shots / "groups_tau_0.6.png"), full_page=True)
@@ -177,7 +216,9 @@ def test_upload_csv(page, tmp_path):
     label.fill("label")
     label.press("Enter")
     settle(page)
-    page.wait_for_function("() => document.body.innerText.includes('80 samples × 7 features')", timeout=60_000)
+    page.wait_for_function(
+        "() => document.body.innerText.includes('80 samples × 7 features')", timeout=60_000
+    )
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stMetricValue"]').nth(1).inner_text().strip() == "7"
 
@@ -208,5 +249,8 @@ def test_download_matches_the_library(page, tmp_path):
     assert list(got["name"]) == [str(ds.feature_names[i]) for i in got["index"]]
     X = np.asarray(ds.X.toarray() if hasattr(ds.X, "toarray") else ds.X, dtype=np.float64)
     assert list(reduced.columns[:-1]) == list(got["name"])
-    assert reduced.iloc[:, :-1].to_numpy(dtype=np.float64).tobytes() == np.ascontiguousarray(X[:, got["index"]]).tobytes()
+    assert (
+        reduced.iloc[:, :-1].to_numpy(dtype=np.float64).tobytes()
+        == np.ascontiguousarray(X[:, got["index"]]).tobytes()
+    )
     np.testing.assert_array_equal(reduced["label"].to_numpy(), np.asarray(ds.y))

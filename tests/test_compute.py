@@ -3,6 +3,7 @@
 Library-backed runs (GDM, scores, GRM, SAOLA, histogram) are checked against the library's
 own estimators at the end of this file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,9 +37,19 @@ def group_result(m=12):
     af = np.array([1, 2, 8])
     af_sf = np.array([0, 0, 7])
     scores = np.linspace(1, 0.1, m)
-    return fc.GroupResult(key=fc.cache_key("fp", "gdm", {"tau": 0.3}), support=support, sf_scores=scores[support],
-                          af=af, af_sf=af_sf, af_rho=np.array([0.99, 0.8, 0.9]), scores=scores,
-                          n_correlations=30, n_features=m, objective_history=np.array([2.0, 1.0]), seconds=0.1)
+    return fc.GroupResult(
+        key=fc.cache_key("fp", "gdm", {"tau": 0.3}),
+        support=support,
+        sf_scores=scores[support],
+        af=af,
+        af_sf=af_sf,
+        af_rho=np.array([0.99, 0.8, 0.9]),
+        scores=scores,
+        n_correlations=30,
+        n_features=m,
+        objective_history=np.array([2.0, 1.0]),
+        seconds=0.1,
+    )
 
 
 def test_cache_key_is_order_free_and_versioned():
@@ -54,7 +65,10 @@ def test_cache_key_is_order_free_and_versioned():
     assert k[2] == (("prior_groups", ((1, 2), (3, 4))),)
     assert fc.params_label(a[2]) == "C=1, tau=0.3"
     assert fc.params_label(k[2]) == "prior_groups=(1, 2),(3, 4)"
-    assert fc.params_label({"base": "score:lgd", "base_params": (("n_neighbors", 5),), "gamma": 1.0}) == "n_neighbors=5, gamma=1"
+    assert (
+        fc.params_label({"base": "score:lgd", "base_params": (("n_neighbors", 5),), "gamma": 1.0})
+        == "n_neighbors=5, gamma=1"
+    )
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -150,12 +164,18 @@ def test_positive_scores_keeps_order():
 
 def test_decode_history_reasons_and_set_size():
     h = SimpleNamespace(
-        feature=np.arange(6), measure="|rho|",
-        decision=np.array(["admitted", "irrelevant", "redundant", "admitted", "admitted", "intra_redundant"],
-                          dtype=object),
-        relevance=np.array([.5, .01, .4, .6, .3, .2]), p_value=np.array([1e-3, .5, .01, 1e-4, .01, .02]),
-        redundant_with=np.array([-1, -1, 0, -1, -1, 4]), pair_value=np.array([np.nan, np.nan, .9, np.nan, np.nan, .7]),
-        removed_by=np.array([3, -1, -1, -1, -1, -1]), selected=np.array([0, 0, 0, 1, 1, 0], bool))
+        feature=np.arange(6),
+        measure="|rho|",
+        decision=np.array(
+            ["admitted", "irrelevant", "redundant", "admitted", "admitted", "intra_redundant"], dtype=object
+        ),
+        relevance=np.array([0.5, 0.01, 0.4, 0.6, 0.3, 0.2]),
+        p_value=np.array([1e-3, 0.5, 0.01, 1e-4, 0.01, 0.02]),
+        redundant_with=np.array([-1, -1, 0, -1, -1, 4]),
+        pair_value=np.array([np.nan, np.nan, 0.9, np.nan, np.nan, 0.7]),
+        removed_by=np.array([3, -1, -1, -1, -1, -1]),
+        selected=np.array([0, 0, 0, 1, 1, 0], bool),
+    )
     dec, why, size = fc.decode_history(h, np.arange(6))
     assert dec == ("removed", "irrelevant", "redundant", "selected", "selected", "redundant")
     assert "later removed as redundant by feature 3" in why[0]
@@ -271,12 +291,18 @@ def test_run_grm_refines_the_base_score(digits):
 def test_run_stream_is_saola_in_chunks(digits):
     from fsviz.select import SAOLA
 
-    seen = []
-    res = fc.run_stream(digits, "saola", dict(alpha=0.05, delta=0.0, data="auto"), chunk=16,
-                        progress=lambda f, t: seen.append(f))
+    seen, live = [], []
+    res = fc.run_stream(
+        digits,
+        "saola",
+        dict(alpha=0.05, delta=0.0, data="auto"),
+        chunk=16,
+        progress=lambda f, t, **info: (seen.append(f), live.append(info)),
+    )
     est = SAOLA(alpha=0.05, delta=0.0, data="auto").fit(digits.X, digits.y)
     np.testing.assert_array_equal(np.sort(res.selected), np.sort(est.selected_))
     assert seen == [0.25, 0.5, 0.75, 1.0]
+    assert [i["arrived"] for i in live] == [16, 32, 48, 64] and live[-1]["selected"] == len(res.selected)
     assert res.set_size[-1] == len(res.selected)
     assert sum(d == "selected" for d in res.decision) == len(res.selected)
     assert all(r for r in res.reason)
