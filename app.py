@@ -1,4 +1,5 @@
 """fsviz explorer: choose a dataset (sidebar, shared by all pages) and explore its feature groups."""
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,11 @@ def choose_dataset() -> None:
     with st.sidebar:
         st.header("Dataset")
         source = st.radio("Source", ["Sample", "Upload"], horizontal=True, key="source")
-        shape_text = st.text_input("Image shape (height x width, optional)", key="shape",
-                                   help="For pixel data whose shape is not inferred, e.g. 32x32.")
+        shape_text = st.text_input(
+            "Image shape (height x width, optional)",
+            key="shape",
+            help="For pixel data whose shape is not inferred, e.g. 32x32.",
+        )
         try:
             shape = parse_shape(shape_text)
             if source == "Sample":
@@ -41,15 +45,31 @@ def choose_dataset() -> None:
                     name = st.selectbox("Sample dataset", names, appkit.default_sample(names), key="sample")
                     appkit.load_sample(name, shape)
             else:
-                up = st.file_uploader("Data file", type=appkit.UPLOAD_TYPES, key="upload",
-                                      help="CSV/TSV, Parquet, MATLAB .mat, LIBSVM/svmlight or .npz")
-                label = st.text_input("Label column (CSV/TSV/Parquet; empty = default)", key="label")
+                up = st.file_uploader(
+                    "Data file",
+                    type=appkit.UPLOAD_TYPES,
+                    key="upload",
+                    help="CSV/TSV, Parquet, MATLAB .mat, LIBSVM/svmlight or .npz",
+                )
+                label = st.text_input(
+                    "Label column (name or position; empty = automatic)",
+                    key="label",
+                    help="CSV/TSV/Parquet: a column name or position (-1 = last); "
+                    ".mat/.npz: the variable name. Empty: label/class/y/target.",
+                )
                 if up is not None:
-                    appkit.load_upload(up.name, up.getvalue(), label.strip() or None, shape)
+                    appkit.load_upload(up.name, up.getvalue(), label, shape)
         except ValueError as e:
             st.error(str(e))
-        st.number_input("Random seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="seed",
-                        help="Every run is seeded, so results are reproducible and cached.")
+        st.number_input(
+            "Random seed",
+            min_value=0,
+            max_value=2**31 - 1,
+            value=0,
+            step=1,
+            key="seed",
+            help="Every run is seeded, so results are reproducible and cached.",
+        )
         ds = appkit.current()
         if ds is not None:
             n, m = ds.X.shape
@@ -72,8 +92,10 @@ def data_page() -> None:
         right.subheader("Classes")
         right.dataframe(fc.classes_frame(s), hide_index=True, width="stretch")
     if len(s.constant):
-        st.warning(f"{len(s.constant)} constant feature(s) (kept; they score 0 and never join a group): "
-                   f"{fc.names_preview(ds.feature_names, s.constant)}")
+        st.warning(
+            f"{len(s.constant)} constant feature(s) (kept; they score 0 and never join a group): "
+            f"{fc.names_preview(ds.feature_names, s.constant)}"
+        )
     if s.n_missing:
         st.warning(f"{s.n_missing} missing values.")
     st.subheader("First rows")

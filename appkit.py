@@ -18,16 +18,15 @@ Caching
   each page and ``...["selections"][fingerprint]`` every selection computed, so results
   survive page switches and feed the compare page.
 """
+
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 import threading
-import time
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import streamlit as st
 
@@ -98,22 +97,22 @@ def _load_sample(name: str):
 
 
 @st.cache_resource(show_spinner="Loading file …", max_entries=4)
-def _load_upload(digest: str, filename: str, label: str | None, _data: bytes):
+def _load_upload(digest: str, filename: str, label, shape: tuple | None, _data: bytes):
+    import io
+
     from fsviz.data import load_dataset
 
-    suffix = Path(filename).suffix
-    fd, path = tempfile.mkstemp(suffix=suffix, prefix="fsviz-upload-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_data)
-        ds = load_dataset(path, label=label) if label else load_dataset(path)
-    finally:
-        os.unlink(path)
-    try:  # the loader names a dataset after its temporary path: use the uploaded name
-        object.__setattr__(ds, "name", Path(filename).stem)
-    except (AttributeError, TypeError):
-        pass
-    return ds
+    buf = io.BytesIO(_data)
+    buf.name = filename  # the loader takes the format from the name
+    return load_dataset(buf, label=label, image_shape=shape, name=Path(filename).stem)
+
+
+def parse_label(text: str | None):
+    """The label field: empty -> "auto" (the loader's default), "-1"/"3" -> a column position."""
+    text = (text or "").strip()
+    if not text:
+        return "auto"
+    return int(text) if text.lstrip("-").isdigit() else text
 
 
 def with_image_shape(ds, shape: tuple[int, int] | None):
@@ -122,8 +121,10 @@ def with_image_shape(ds, shape: tuple[int, int] | None):
         return ds
     h, w = shape
     if h * w != ds.X.shape[1]:
-        raise ValueError(f"image shape: {h} x {w} = {h * w} pixels, but the dataset has "
-                         f"{ds.X.shape[1]} features; give a shape whose product is the feature count.")
+        raise ValueError(
+            f"image shape: {h} x {w} = {h * w} pixels, but the dataset has "
+            f"{ds.X.shape[1]} features; give a shape whose product is the feature count."
+        )
     import dataclasses
 
     if dataclasses.is_dataclass(ds):
@@ -133,8 +134,13 @@ def with_image_shape(ds, shape: tuple[int, int] | None):
 
 
 def activate(ds) -> None:
-    """Make ``ds`` the session's dataset (only its fingerprint goes into session state)."""
-    _datasets().put(ds.fingerprint, ds)
+    """Make ``ds`` the session's dataset (only its fingerprint and shape go into session state)."""
+    key = f"{ds.fingerprint}|{getattr(ds, 'image_shape', None)}"
+    _datasets().put(key, ds)
+    if st.session_state.get("dataset_key") not in (None, key):  # another dataset: forms start afresh
+        for k in [k for k in st.session_state if str(k).split("_")[0] in FORM_PREFIXES]:
+            del st.session_state[k]
+    st.session_state["dataset_key"] = key
     st.session_state["fingerprint"] = ds.fingerprint
 
 
@@ -147,15 +153,15 @@ def load_sample(name: str, shape: tuple[int, int] | None = None):
 def load_upload(filename: str, data: bytes, label: str | None, shape: tuple[int, int] | None = None):
     """Load an uploaded file (cached by its content hash); raises the loader's ValueError."""
     digest = hashlib.sha256(data).hexdigest()
-    ds = with_image_shape(_load_upload(digest, filename, label or None, data), shape)
+    ds = _load_upload(digest, filename, parse_label(label), tuple(shape) if shape else None, data)
     activate(ds)
     return ds
 
 
 def current():
     """The session's dataset, or None."""
-    fp = st.session_state.get("fingerprint")
-    return _datasets().get(fp) if fp else None
+    key = st.session_state.get("dataset_key")
+    return _datasets().get(key) if key else None
 
 
 def entry_ran() -> None:
@@ -206,8 +212,10 @@ def library_ready(module: str, *names: str) -> bool:
         except (ImportError, AttributeError):
             missing.append(n)
     if missing:
-        st.info(f"This view needs fsviz.{module}.{', '.join(missing)}, which is not in this build yet. "
-                "Nothing is shown rather than made-up results.")
+        st.info(
+            f"This view needs fsviz.{module}.{', '.join(missing)}, which is not in this build yet. "
+            "Nothing is shown rather than made-up results."
+        )
     return not missing
 
 
@@ -233,8 +241,9 @@ def image_panels(fingerprint: str, n_examples: int, seed_: int, _dataset) -> fc.
 
 
 # ---------------------------------------------------------------------------- expensive, keyed runs
-def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool = True,
-               progress: bool = False, **kwargs):
+def cached_run(
+    key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool = True, progress: bool = False, **kwargs
+):
     """Return the result stored under ``key``; compute it (with progress) only when ``auto``.
 
     ``fn(*args, **kwargs)`` is a pure ``fsviz.compute`` function; with ``progress=True`` it
@@ -245,12 +254,10 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
     hit = store.get(key)
     if hit is not None or not auto:
         return hit
-    t0 = time.perf_counter()
     slot = st.empty()  # the progress box disappears once the result is there
     with slot.status(f"{label} …", expanded=progress) as status:
         if progress:
-            bar = st.progress(0.0, text="starting")
-            kwargs["progress"] = lambda f, text: bar.progress(min(max(float(f), 0.0), 1.0), text=text)
+            kwargs["progress"] = _live_progress()
         try:
             result = fn(*args, **kwargs)
         except ValueError as e:
@@ -258,9 +265,34 @@ def cached_run(key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool
             st.error(str(e))
             return None
     slot.empty()
-    st.toast(f"{label}: done in {time.perf_counter() - t0:.2f} s")
     store.put(key, result)
     return result
+
+
+def _live_progress():
+    """A progress callback drawing a bar, and for streams a live selected-set-size chart
+    (redrawn at most every 0.3 s)."""
+    import time
+
+    import pandas as pd
+
+    bar = st.progress(0.0, text="starting")
+    holder = st.empty()
+    seen: dict[int, int] = {}
+    last = [0.0]
+
+    def update(frac: float, text: str, **info) -> None:
+        bar.progress(min(max(float(frac), 0.0), 1.0), text=text)
+        if "selected" in info:
+            seen[int(info["arrived"])] = int(info["selected"])
+            now = time.monotonic()
+            if now - last[0] > 0.3 or frac >= 1:
+                last[0] = now
+                holder.line_chart(
+                    pd.Series(seen, name="selected features"), x_label="features arrived", height=180
+                )
+
+    return update
 
 
 def remember(slot: str, ds, result) -> None:
@@ -278,8 +310,9 @@ def add_selection(ds, selection: fc.Selection) -> None:
     """Register a selection for the compare/export and projection pages."""
     skey = ("selection", selection.key, selection.method, selection.n_features)
     _results().put(skey, selection)
-    _state("selections", ds.fingerprint)[skey] = f"{selection.method} [{fc.params_label(selection.params)}]" \
-                                                 f" — {selection.n_features} features"
+    _state("selections", ds.fingerprint)[skey] = (
+        f"{selection.method} [{fc.params_label(selection.params)}] — {selection.n_features} features"
+    )
 
 
 def selections(ds) -> dict[str, fc.Selection]:
@@ -300,12 +333,15 @@ def _slot_run(slot: str, ds, run: bool, key: tuple, label: str, fn, *args, **kwa
         return prev
     res = cached_run(key, label, fn, *args, **kwargs)
     if res is None:
-        return prev
+        return prev if run else None
     remember(slot, ds, res)
     return res
 
 
-GDM_DEFAULTS = dict(tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None)
+FORM_PREFIXES = ("gdm", "grm", "saola", "hist")
+GDM_DEFAULTS = dict(
+    tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None
+)
 SAOLA_DEFAULTS = dict(alpha=0.01, delta=0.0, data="auto", chunk=200)
 
 
@@ -313,8 +349,42 @@ def grm_form_defaults(ds) -> dict:
     """The GRM form's starting values: those of the result shown, else the defaults."""
     p = shown_params("grm", ds)
     base = dict(p.get("base_params", ()))
-    return {"method": p.get("base", "score:lgd").split(":", 1)[1], "n_neighbors": base.get("n_neighbors", 5),
-            "n_top": p.get("n_top", 500), "gamma": p.get("gamma", 1.0)}
+    return {
+        "method": p.get("base", "score:lgd").split(":", 1)[1],
+        "n_neighbors": base.get("n_neighbors", 5),
+        "n_top": min(p.get("n_top", 500), ds.X.shape[1]),
+        "gamma": p.get("gamma", 1.0),
+    }
+
+
+def saola_form_defaults(ds) -> dict:
+    """The SAOLA form's starting values: those of the stream shown, else the defaults."""
+    shown = shown_params("stream", ds)
+    return {k: shown.get(k, v) for k, v in SAOLA_DEFAULTS.items()}
+
+
+def class_labels(ds) -> list[str]:
+    """The class labels of the dataset as strings (empty without labels)."""
+    return [str(c) for c, _ in summary(ds.fingerprint, ds).classes]
+
+
+def default_gdm_params(ds) -> dict:
+    """GDM's default parameters for this dataset (one vs rest of the first class if multiclass)."""
+    classes = class_labels(ds)
+    return GDM_DEFAULTS | positive_param(classes[0] if len(classes) > 2 else None)
+
+
+def positive_param(positive: str | None) -> dict:
+    """GDM's one-vs-rest class as a parameter (only for more than two classes)."""
+    return {} if positive is None else {"positive": positive}
+
+
+def seed_form(prefix: str, values: dict) -> None:
+    """Start a form's keyed widgets (keys ``<prefix>_<name>``) from ``values`` when they have
+    no state yet: on the first visit, and after a page switch (Streamlit drops the state of
+    widgets that were not drawn). The widgets then take no ``value=`` argument."""
+    for name, value in values.items():
+        st.session_state.setdefault(f"{prefix}_{name}", value)
 
 
 def shown_params(slot: str, ds) -> dict:
@@ -326,8 +396,9 @@ def shown_params(slot: str, ds) -> dict:
 def gdm(ds, params: dict, run: bool):
     """GDM groups for ``params``; tau-independent moments are cached apart and reused."""
     key = fc.cache_key(ds.fingerprint, "gdm", params, seed())
-    res = _slot_run("gdm", ds, run, key, "Running GDM", fc.run_gdm, ds, params, seed(),
-                    moments(ds.fingerprint, ds))
+    res = _slot_run(
+        "gdm", ds, run, key, "Running GDM", fc.run_gdm, ds, params, seed(), moments(ds.fingerprint, ds)
+    )
     if res is not None:
         add_selection(ds, res.to_selection())
     return res
@@ -335,23 +406,31 @@ def gdm(ds, params: dict, run: bool):
 
 def score(ds, method: str, params: dict):
     key = fc.cache_key(ds.fingerprint, f"score:{method}", params, seed())
-    return cached_run(key, f"Scoring features ({fc.SCORE_METHODS[method][1]})", fc.run_score, ds, method,
-                      params, seed())
+    return cached_run(
+        key, f"Scoring features ({fc.SCORE_METHODS[method][1]})", fc.run_score, ds, method, params, seed()
+    )
 
 
 def grm(ds, method: str, score_params: dict, n_top: int, prior: list, gamma: float, k: int, run: bool):
     """GRM on top of a separately cached base score; registers the base and GRM top-k selections."""
-    kp = {"n_top": int(n_top), "gamma": float(gamma), "base": f"score:{method}",
-          "base_params": fc.cache_key("", "", score_params)[2],
-          "prior_groups": [list(map(int, g)) for g in prior] or ()}
+    kp = {
+        "n_top": int(n_top),
+        "gamma": float(gamma),
+        "base": f"score:{method}",
+        "base_params": fc.cache_key("", "", score_params)[2],
+        "prior_groups": [list(map(int, g)) for g in prior] or (),
+    }
     key = fc.cache_key(ds.fingerprint, "grm", kp, seed())
     prev = last("grm", ds)
     if not run and (prev is not None or not small(ds)):
         res = prev
     else:
         base = score(ds, method, score_params)
-        res = None if base is None else cached_run(key, "Running GRM", fc.run_grm, ds, base, n_top, prior, gamma,
-                                                   seed())
+        res = (
+            None
+            if base is None
+            else cached_run(key, "Running GRM", fc.run_grm, ds, base, n_top, prior, gamma, seed())
+        )
         if res is None:
             return prev
         remember("grm", ds, res)
@@ -367,15 +446,35 @@ def grm(ds, method: str, score_params: dict, n_top: int, prior: list, gamma: flo
 def evaluation(ds, indices, k: int, auto: bool = True) -> fc.Evaluation | None:
     idx = tuple(int(i) for i in list(indices)[:k])
     key = fc.cache_key(ds.fingerprint, "evaluate", {"features": idx}, seed())
-    return cached_run(key, f"Evaluating top {len(idx)} (CV accuracy, redundancy)", fc.evaluate_top, ds, idx,
-                      k, seed(), auto=auto)
+    return cached_run(
+        key,
+        f"Evaluating top {len(idx)} (CV accuracy, redundancy)",
+        fc.evaluate_top,
+        ds,
+        idx,
+        k,
+        seed(),
+        auto=auto,
+    )
 
 
 def histogram(ds, n_bins: int, max_features: int, run: bool):
-    key = fc.cache_key(ds.fingerprint, "histogram", {"bins": int(n_bins), "max_features": int(max_features)},
-                       seed())
-    return _slot_run("histogram", ds, run, key, "Counting |rho| over all pairs", fc.run_histogram, ds, n_bins,
-                     max_features, seed(), progress=True)
+    key = fc.cache_key(
+        ds.fingerprint, "histogram", {"bins": int(n_bins), "max_features": int(max_features)}, seed()
+    )
+    return _slot_run(
+        "histogram",
+        ds,
+        run,
+        key,
+        "Counting |rho| over all pairs",
+        fc.run_histogram,
+        ds,
+        n_bins,
+        max_features,
+        seed(),
+        progress=True,
+    )
 
 
 def stream(ds, method: str, params: dict, chunk: int, groups, run: bool):
@@ -383,8 +482,21 @@ def stream(ds, method: str, params: dict, chunk: int, groups, run: bool):
     key = fc.cache_key(ds.fingerprint, method, kp, seed())
     if method == "group-saola" and not groups:
         return last("stream", ds) if not run else None
-    res = _slot_run("stream", ds, run, key, f"Streaming features through {method}", fc.run_stream, ds, method,
-                    params, chunk, seed(), groups, progress=True)
+    res = _slot_run(
+        "stream",
+        ds,
+        run,
+        key,
+        f"Streaming features through {method}",
+        fc.run_stream,
+        ds,
+        method,
+        params,
+        chunk,
+        seed(),
+        groups,
+        progress=True,
+    )
     if res is not None:
         add_selection(ds, res.to_selection())
     return res
@@ -422,7 +534,9 @@ def prior_groups_editor(ds) -> list[list[int]]:
 
     state = _state("prior", ds.fingerprint)
     if "rows" not in state:
-        state["rows"] = pd.DataFrame({"feature": pd.Series([], dtype="int64"), "group": pd.Series([], dtype=str)})
+        state["rows"] = pd.DataFrame(
+            {"feature": pd.Series([], dtype="int64"), "group": pd.Series([], dtype=str)}
+        )
         state["version"] = 0
     c1, c2, _ = st.columns([1, 1, 3])
     if c1.button("Add current GDM groups", key="prior_add_gdm"):
@@ -438,18 +552,27 @@ def prior_groups_editor(ds) -> list[list[int]]:
         state["version"] += 1
     m = ds.X.shape[1]
     edited = st.data_editor(
-        state["rows"], num_rows="dynamic", hide_index=True, key=f"prior_editor_{state['version']}",
-        column_config={"feature": st.column_config.NumberColumn("feature", min_value=0, max_value=m - 1,
-                                                                step=1, help="feature index"),
-                       "group": st.column_config.TextColumn("group", help="any label; same label = same group")})
+        state["rows"],
+        num_rows="dynamic",
+        hide_index=True,
+        key=f"prior_editor_{state['version']}",
+        column_config={
+            "feature": st.column_config.NumberColumn(
+                "feature", min_value=0, max_value=m - 1, step=1, help="feature index"
+            ),
+            "group": st.column_config.TextColumn("group", help="any label; same label = same group"),
+        },
+    )
     state["edited"] = edited
     try:
         prior = fc.validate_prior_groups(edited, m)
     except ValueError as e:
         st.error(str(e))
         return []
-    st.caption(f"{len(prior)} constraint group(s) over {sum(map(len, prior))} features feed GRM's "
-               "prior-knowledge term (rows of a single-feature group carry no constraint).")
+    st.caption(
+        f"{len(prior)} constraint group(s) over {sum(map(len, prior))} features feed GRM's "
+        "prior-knowledge term (rows of a single-feature group carry no constraint)."
+    )
     return prior
 
 

@@ -27,7 +27,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from fsviz.stats import correlation_histogram  # noqa: E402
+from fsviz.stats import correlation_histogram
 
 
 def dense_data(n: int, m: int, seed: int = 0) -> np.ndarray:
@@ -39,6 +39,26 @@ def dense_data(n: int, m: int, seed: int = 0) -> np.ndarray:
     X = rng.normal(size=(n, m))
     X += F[:, owner] * load
     return X
+
+
+def news20_like(n_samples=10_000, n_features=1_350_000, nnz=3_600_000, seed=0):
+    """Zipf counts where, as in news20.binary, EVERY term occurs at least once.
+
+    A Zipf sample of this size leaves most rare terms unseen (empty, i.e. constant,
+    columns that drop out of the pair count). news20.binary's 1,355,191 features all
+    occur, which is what makes its pair count 0.92 trillion; so the terms the Zipf draw
+    missed get one occurrence each in a random document, with the Zipf draw sized so
+    that the total stays near ``nnz``.
+    """
+    rng = np.random.default_rng(seed + 1)
+    nnz0 = int(nnz * 0.72)
+    X, how = sparse_text(n_samples, n_features, nnz0, seed)
+    seen = np.diff(X.tocsc().indptr) > 0
+    missing = np.flatnonzero(~seen)
+    docs = rng.integers(0, n_samples, size=missing.size)
+    extra = sp.csr_matrix((np.ones(missing.size), (docs, missing)), shape=X.shape)
+    X = (X + extra).tocsr()
+    return X, how + f" + one occurrence for each of the {missing.size:,} terms it missed"
 
 
 def sparse_text(n_samples=10_000, n_features=1_350_000, nnz=3_600_000, seed=0):
@@ -89,55 +109,115 @@ def bench_dense(n: int, m: int, block_size: int) -> None:
     X = dense_data(n, m)
     print(f"X: {X.nbytes / 2**20:.0f} MiB")
 
-    def product():
-        mu = X.mean(axis=0)
-        Z = X - mu
+    def standardise():
+        Z = X - X.mean(axis=0)
         Z /= np.linalg.norm(Z, axis=0)
+        return Z
+
+    # The peer: the one product Z^T Z. numpy's `Z.T @ Z` is a SYRK (half the flops of a
+    # GEMM), but in this numpy's OpenBLAS (0.3.31) the 2-thread dsyrk segfaults for
+    # m >= ~16,000 (m=10,000 works), so it runs on 1 thread here; the 2-thread GEMM
+    # `Z.T @ Z.copy()` (all m^2 entries) is timed too. The ratio is taken against the faster.
+    from threadpoolctl import threadpool_limits
+
+    def syrk(Z):
         return Z.T @ Z
 
-    C, t_prod, mem_prod = timed(product)
-    iu = np.triu_indices(m, 1)
-    ref = np.histogram(np.abs(C[iu]), bins=np.linspace(0, 1, 21))[0]
-    del C, iu
+    def gemm(Z, Zc):
+        return Z.T @ Zc
+
+    Z = standardise()
+    peers = {}
+    if m < 16_000:
+        C, peers["syrk, 2 threads"], mem_prod = timed(syrk, Z)
+    else:
+        with threadpool_limits(limits=1, user_api="blas"):
+            C, peers["syrk, 1 thread (2-thread dsyrk segfaults at this m)"], mem_prod = timed(syrk, Z)
+        del C
+        gc.collect()
+        C, peers["gemm, 2 threads"], mem_prod = timed(gemm, Z, Z.copy())
+    for name, t in peers.items():
+        print(f"peer Z^T Z ({name}): {t:7.2f} s")
+    t_prod = min(peers.values())
+    print(f"peak numpy memory of the product: {mem_prod / 2**20:.0f} MiB (the m x m result)")
+    del Z
+    ref = np.zeros(20, dtype=np.int64)
+    for s in range(0, m, 1000):  # upper triangle of |C| in row chunks (reference counts)
+        rows = np.abs(C[s : s + 1000])
+        keep = np.arange(m)[None, :] > np.arange(s, min(s + 1000, m))[:, None]
+        ref += np.histogram(rows[keep], bins=np.linspace(0, 1, 21))[0]
+    del C
     gc.collect()
-    print(f"standardise + Z^T Z (float64, full m x m):  {t_prod:7.2f} s   peak numpy mem {mem_prod / 2**20:7.0f} MiB")
+    for precision in ("float64", "float32"):  # load the compiled kernels outside the timing
+        correlation_histogram(X[:, :64], bins=20, precision=precision)
     for precision in ("float64", "float32"):
         h, t, mem = timed(correlation_histogram, X, bins=20, block_size=block_size, precision=precision)
         same = np.array_equal(h.counts, ref)
-        print(f"correlation_histogram {precision}:          {t:7.2f} s   peak numpy mem {mem / 2**20:7.0f} MiB"
-              f"   ratio to product {t / t_prod:5.2f}x   counts == np.histogram(corr): {same}"
+        print(f"correlation_histogram {precision}: {t:7.2f} s   peak numpy mem {mem / 2**20:5.0f} MiB"
+              f"   ratio to the faster product {t / t_prod:5.2f}x   counts == np.histogram(Z^T Z): {same}"
               + (f"   re-checked {h.n_rechecked}" if precision == "float32" else ""))
     print("counts:", h.counts.tolist())
 
 
-def bench_sparse(n: int, m: int, nnz: int) -> None:
-    print(f"\n== sparse text: {n} docs x {m:,} terms, {nnz:,} non-zeros")
+def bench_dense_repeat(n: int, m: int, block_size: int, repeats: int = 3) -> None:
+    """Interleaved repeats (product, float64, float32) and median ratios: robust to load spikes."""
+    print(f"\n== dense, interleaved x{repeats}: n={n} x m={m}, 2-thread SYRK peer (m < 16,000 works)")
+    X = dense_data(n, m, seed=2)
+    Z = X - X.mean(axis=0)
+    Z /= np.linalg.norm(Z, axis=0)
+    for precision in ("float64", "float32"):
+        correlation_histogram(X[:, :64], precision=precision)
+    r64, r32 = [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        C = Z.T @ Z
+        t_p = time.perf_counter() - t
+        del C
+        gc.collect()
+        t = time.perf_counter()
+        correlation_histogram(X, block_size=block_size)
+        t64 = time.perf_counter() - t
+        t = time.perf_counter()
+        correlation_histogram(X, block_size=block_size, precision="float32")
+        t32 = time.perf_counter() - t
+        r64.append(t64 / t_p)
+        r32.append(t32 / t_p)
+        print(f"  product {t_p:6.2f} s   float64 {t64:6.2f} s ({t64 / t_p:.2f}x)   float32 {t32:6.2f} s ({t32 / t_p:.2f}x)")
+    print(f"median ratio to the product: float64 {np.median(r64):.2f}x, float32 {np.median(r32):.2f}x")
+
+
+def bench_sparse(n: int, m: int, nnz: int, all_terms: bool = True) -> None:
+    print(f"\n== sparse text: {n} docs x {m:,} terms, ~{nnz:,} non-zeros")
     t = time.perf_counter()
-    X, how = sparse_text(n, m, nnz)
+    X, how = news20_like(n, m, nnz) if all_terms else sparse_text(n, m, nnz)
     print(f"data from {how} in {time.perf_counter() - t:.1f} s; nnz={X.nnz:,}")
+    correlation_histogram(X[:, :1000], bins=20)  # load the compiled kernels outside the timing
     h, dt, mem = timed(correlation_histogram, X, bins=20)
-    print(f"exact histogram over {h.n_pairs:,} pairs ({h.n_pairs / 1e12:.3f} trillion): {dt:.1f} s,"
-          f" peak numpy mem {mem / 2**20:.0f} MiB")
+    est = correlation_histogram(X, bins=20, exact=False, n_sample_pairs=2_000_000, random_state=0)
+    print(f"exact histogram over {h.n_pairs:,} pairs ({h.n_pairs / 1e12:.3f} trillion): {dt:.1f} s wall,"
+          f" peak numpy mem {mem / 2**20:.0f} MiB (numba buffers not traced)")
     print(f"pairs evaluated explicitly (co-occurring): {h.n_evaluated:,} = {h.n_evaluated / h.n_pairs:.2e} of all;"
           f" constant (empty) features: {h.constant_features.size:,}")
-    print("fraction of pairs with |rho| >= edge:")
-    for e, f in zip(h.edges[:-1], h.tail_fractions):
-        print(f"  {e:4.2f}: {f:.3e}")
+    print(f"sanity: sampled estimate (2M pairs, {est.seconds:.1f} s) differs from the exact fractions by at most "
+          f"{np.abs(est.fractions - h.fractions).max():.1e}")
+    print("fraction of pairs with |rho| >= edge (exact; sampled estimate):")
+    for e, f, g in zip(h.edges[:-1], h.tail_fractions, est.tail_fractions):
+        print(f"  {e:4.2f}: {f:.3e}   {g:.3e}")
     return X, h
 
 
 def bench_dask(n_dense: int, m_dense: int, Xs=None) -> None:
     from distributed import Client, LocalCluster
 
-    print(f"\n== Dask LocalCluster (2 workers x 1 thread) vs local")
+    print("\n== Dask LocalCluster (2 workers x 1 thread) vs local")
     Xd = dense_data(n_dense, m_dense, seed=1)
     if Xs is None:
         Xs, _ = sparse_text(2_000, 200_000, 500_000, seed=1)
     t = time.perf_counter()
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as lc, Client(lc) as client:
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc, Client(lc) as client:
         print(f"cluster start: {time.perf_counter() - t:.1f} s")
-        for name, X, kw in (("dense %dx%d" % Xd.shape, Xd, {"block_size": 1024}),
-                            ("sparse %dx%d nnz=%d" % (*Xs.shape, Xs.nnz), Xs, {})):
+        for name, X, kw in ((f"dense {Xd.shape[0]}x{Xd.shape[1]}", Xd, {"block_size": 1024}),
+                            (f"sparse {Xs.shape[0]}x{Xs.shape[1]} nnz={Xs.nnz}", Xs, {})):
             correlation_histogram(X, bins=20, client=client, **kw)  # warm up workers (numba, imports)
             t = time.perf_counter()
             local = correlation_histogram(X, bins=20, **kw)
@@ -151,8 +231,10 @@ def bench_dask(n_dense: int, m_dense: int, Xs=None) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["dense", "sparse", "dask", "all"], default="all")
+    ap.add_argument("--part", choices=["dense", "dense-repeat", "sparse", "dask", "all"], default="all")
     ap.add_argument("--quick", action="store_true", help="smaller sizes for a smoke run")
+    ap.add_argument("--zipf-only", action="store_true",
+                    help="also run the plain Zipf sample (its unseen terms are empty columns)")
     a = ap.parse_args()
     import numba
 
@@ -160,11 +242,15 @@ def main() -> None:
           f"cpus {os.cpu_count()}; timings under contention from other jobs on the machine")
     if a.part in ("dense", "all"):
         bench_dense(512 if a.quick else 2048, 4000 if a.quick else 20_000, 2048)
+    if a.part in ("dense-repeat", "all"):
+        bench_dense_repeat(512 if a.quick else 2048, 2000 if a.quick else 8000, 2048)
     if a.part in ("sparse", "all"):
         if a.quick:
             bench_sparse(2000, 100_000, 300_000)
         else:
-            bench_sparse(10_000, 1_350_000, 3_600_000)
+            bench_sparse(10_000, 1_350_000, 3_600_000, all_terms=True)
+            if a.zipf_only:
+                bench_sparse(10_000, 1_350_000, 3_600_000, all_terms=False)
     if a.part in ("dask", "all"):
         bench_dask(1024 if a.quick else 2048, 2000 if a.quick else 8000)
 

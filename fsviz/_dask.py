@@ -72,17 +72,17 @@ def n_tasks_hint(client: Any, per_worker: int = 4) -> int:
         return 1
     try:
         threads = sum(client.nthreads().values())
-    except Exception:  # a client that cannot answer still gets some parallelism
+    except Exception:  # noqa: BLE001 - a client that cannot answer still gets some parallelism
         threads = 2
     return max(1, per_worker * max(1, threads))
 
 
-def as_client(client_or_address: Any) -> Any:
+def as_client(client_or_address: Any, timeout: str = "10s") -> Any:
     """Return a ``dask.distributed.Client``: pass one through, or connect to an address.
 
     ``None`` stays ``None`` (run locally). A string such as ``"tcp://10.0.0.5:8786"``
     connects to a running scheduler; connection failures are raised as ``OSError``
-    naming the address.
+    naming the address after ``timeout``.
     """
     if client_or_address is None or not isinstance(client_or_address, str):
         return client_or_address
@@ -94,7 +94,7 @@ def as_client(client_or_address: Any) -> Any:
             "install the extra: pip install 'fsviz[scale]'"
         ) from e
     try:
-        return Client(client_or_address, timeout="10s")
+        return Client(client_or_address, timeout=timeout)
     except (OSError, TimeoutError) as e:
         raise OSError(f"could not connect to the Dask scheduler at {client_or_address!r}: {e}") from e
 

@@ -31,8 +31,10 @@ import json
 import os
 import sys
 import time
+import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -134,7 +136,7 @@ def _client(args: argparse.Namespace):
         return None
     from fsviz._dask import as_client
 
-    client = as_client(args.scheduler)
+    client = as_client(args.scheduler, timeout=f"{args.scheduler_timeout}s")
     _say(args, f"connected to Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)")
     return client
 
@@ -184,7 +186,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         "n_features": int(m),
         "storage": "sparse" if sp.issparse(X) else "dense",
         "density": nnz / max(n * m, 1),
-        "constant_features": int((norm == 0).sum()),
+        # the Dataset's exact check (all values equal); a std of 0 misses constants with rounding
+        "constant_features": len(ds.constant_features) if hasattr(ds, "constant_features")
+        else int((norm == 0).sum()),
         "pairs": m * (m - 1) // 2,
         "fingerprint": getattr(ds, "fingerprint", None),
         "image_shape": list(ds.image_shape) if getattr(ds, "image_shape", None) else None,
@@ -221,12 +225,17 @@ def cmd_histogram(args: argparse.Namespace) -> int:
         _say(args, f"opened {args.data} out of core: {data.n_samples} samples x {data.n_features} features")
     else:
         data = _load(args).X
+    edges = _edges(args)
     client = _client(args)
-    h = correlation_histogram(
-        data, bins=_edges(args), block_size=args.block_size, client=client, exact=not args.estimate,
-        n_sample_pairs=args.sample_pairs, random_state=args.seed, precision=args.precision,
-        progress=_Progress("histogram", args.quiet),
-    )
+    try:
+        h = correlation_histogram(
+            data, bins=edges, block_size=args.block_size, client=client, exact=not args.estimate,
+            n_sample_pairs=args.sample_pairs, random_state=args.seed, precision=args.precision,
+            progress=_Progress("histogram", args.quiet),
+        )
+    finally:
+        if client is not None:
+            client.close()
     _say(args, f"{'exact' if h.exact else 'ESTIMATED'} histogram of {h.n_pairs:,} pairs in {h.seconds:.1f} s "
                f"({h.method}; {h.n_evaluated:,} pair correlations computed; "
                f"{h.constant_features.size} constant features excluded)")
@@ -324,7 +333,11 @@ def cmd_select(args: argparse.Namespace) -> int:
         _say(args, f"base score {args.base} computed in {time.perf_counter() - t:.1f} s")
         est.fit(X, scores)
     else:
-        est.fit(X, y, **_fit_kwargs(est, args, client))
+        try:
+            est.fit(X, y, **_fit_kwargs(est, args, client))
+        finally:
+            if client is not None:
+                client.close()
     _say(args, f"{name} finished in {time.perf_counter() - t:.1f} s")
     rows = _rows_from(est, spec, names, args.n_features)
     buf = io.StringIO()
@@ -384,6 +397,8 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--out-of-core", action="store_true",
                    help="read .npy (memory-mapped), .parquet or zarr block by block instead of loading it")
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
+    q.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up connecting to the scheduler after this long (default 10)")
     q.add_argument("-o", "--output", help="write the histogram CSV here (default: stdout)")
     q.set_defaults(func=cmd_histogram)
 
@@ -396,12 +411,18 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("--base", default="fisher", choices=sorted(k for k, v in METHODS.items() if v.kind == "score"),
                    help="base score refined by --method grm (default fisher)")
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client")
+    q.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="give up connecting to the scheduler after this long (default 10)")
     q.add_argument("-o", "--output", help="CSV path (index,name,score,role,group); default: stdout")
     q.set_defaults(func=cmd_select)
 
     q = sub.add_parser("methods", help="list the selection methods and whether they are available")
     q.set_defaults(func=cmd_methods)
     return p
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"fsviz: warning: {message}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -412,7 +433,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help/--version (0) or usage errors (2)
         return int(e.code or 0)
     try:
-        return int(args.func(args))
+        with warnings.catch_warnings():  # library warnings become one-line messages on stderr
+            warnings.simplefilter("ignore" if getattr(args, "quiet", False) else "default")
+            warnings.showwarning = _show_warning
+            return int(args.func(args))
     except KeyboardInterrupt:
         print("fsviz: interrupted", file=sys.stderr)
         return 130
@@ -424,7 +448,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             msg = f"{type(e).__name__}: {msg}"
         print(f"fsviz: error: {msg}", file=sys.stderr)
         return 1
-    except Exception as e:  # noqa: BLE001 - the CLI promises no tracebacks
+    except Exception as e:
         if os.environ.get("FSVIZ_DEBUG"):
             raise
         print(f"fsviz: internal error: {type(e).__name__}: {e} (set FSVIZ_DEBUG=1 for the traceback)",

@@ -15,12 +15,14 @@ the |rho| of every affiliated feature to its support feature), :func:`run_score`
 score GRM refines: a new gamma or prior group reuses it) and :func:`run_histogram` (the
 correlation histogram does not depend on tau; tau only moves the 1 - tau marker).
 """
+
 from __future__ import annotations
 
 import io
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,7 +30,8 @@ import scipy.sparse as sp
 
 from fsviz import __version__
 
-Progress = Callable[[float, str], None]
+#: ``progress(fraction_done, text, **info)``; a stream also passes ``arrived=`` and ``selected=``
+Progress = Callable[..., None]
 
 #: base scores the GRM page offers: key -> (fsviz.select class name, label, supervised?)
 SCORE_METHODS: dict[str, tuple[str, str, bool]] = {
@@ -44,7 +47,7 @@ SCORE_METHODS: dict[str, tuple[str, str, bool]] = {
 ROLES = ("SF", "AF", "selected")
 
 
-def _noop(frac: float, text: str) -> None:  # default progress callback
+def _noop(frac: float, text: str, **info) -> None:  # default progress callback
     return None
 
 
@@ -62,8 +65,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def cache_key(fingerprint: str, method: str, params: Mapping[str, Any] | None = None,
-              seed: int = 0) -> tuple:
+def cache_key(fingerprint: str, method: str, params: Mapping[str, Any] | None = None, seed: int = 0) -> tuple:
     """The cache key of one computation: ``(fingerprint, method, sorted params, seed, version)``.
 
     Parameters
@@ -91,8 +93,11 @@ def params_label(params: Mapping[str, Any] | tuple) -> str:
     for k, v in items:
         if k == "base":
             continue
-        if isinstance(v, tuple) and v and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str)
-                                              for p in v):
+        if (
+            isinstance(v, tuple)
+            and v
+            and all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in v)
+        ):
             out.append(params_label(v))
             continue
         if isinstance(v, float):
@@ -105,7 +110,7 @@ def params_label(params: Mapping[str, Any] | tuple) -> str:
 
 def _estimator(cls_name: str, params: Mapping[str, Any], seed: int | None):
     """Instantiate ``fsviz.select.<cls_name>`` with those ``params`` it accepts (+ random_state)."""
-    import fsviz.select as select
+    from fsviz import select
 
     cls = getattr(select, cls_name)
     est = cls()
@@ -122,8 +127,10 @@ def _estimator(cls_name: str, params: Mapping[str, Any], seed: int | None):
 def _require_labels(dataset, what: str) -> np.ndarray:
     y = getattr(dataset, "y", None)
     if y is None:
-        raise ValueError(f"{what} needs class labels; dataset {dataset.name!r} has none. "
-                         "Choose a label column in the sidebar or pick an unsupervised method.")
+        raise ValueError(
+            f"{what} needs class labels; dataset {dataset.name!r} has none. "
+            "Choose a label column in the sidebar or pick an unsupervised method."
+        )
     return np.asarray(y)
 
 
@@ -159,21 +166,31 @@ def summarize(_dataset) -> Summary:
         labels, counts = np.unique(np.asarray(_dataset.y), return_counts=True)
         classes = tuple((_plain(a), int(c)) for a, c in zip(labels, counts))
     shape = getattr(_dataset, "image_shape", None)
-    return Summary(name=str(_dataset.name), n_samples=int(n), n_features=int(m), classes=classes,
-                   sparse=bool(sp.issparse(X)), density=float(nnz / max(n * m, 1)),
-                   n_missing=n_missing, constant=np.flatnonzero(norm == 0),
-                   image_shape=tuple(shape) if shape is not None else None)
+    return Summary(
+        name=str(_dataset.name),
+        n_samples=int(n),
+        n_features=int(m),
+        classes=classes,
+        sparse=bool(sp.issparse(X)),
+        density=float(nnz / max(n * m, 1)),
+        n_missing=n_missing,
+        constant=np.flatnonzero(norm == 0),
+        image_shape=tuple(shape) if shape is not None else None,
+    )
 
 
 def summary_frame(summary: Summary) -> pd.DataFrame:
     """The summary as a two-column table (quantity, value)."""
-    rows = [("samples", summary.n_samples), ("features", summary.n_features),
-            ("storage", "sparse" if summary.sparse else "dense"),
-            ("non-zero fraction", f"{summary.density:.4f}"),
-            ("missing values", summary.n_missing),
-            ("constant features", len(summary.constant)),
-            ("classes", len(summary.classes) if summary.classes else "none (unlabelled)"),
-            ("image shape", "x".join(map(str, summary.image_shape)) if summary.image_shape else "none")]
+    rows = [
+        ("samples", summary.n_samples),
+        ("features", summary.n_features),
+        ("storage", "sparse" if summary.sparse else "dense"),
+        ("non-zero fraction", f"{summary.density:.4f}"),
+        ("missing values", summary.n_missing),
+        ("constant features", len(summary.constant)),
+        ("classes", len(summary.classes) if summary.classes else "none (unlabelled)"),
+        ("image shape", "x".join(map(str, summary.image_shape)) if summary.image_shape else "none"),
+    ]
     return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
 
 
@@ -181,8 +198,9 @@ def classes_frame(summary: Summary) -> pd.DataFrame:
     """Class labels with their sample counts and shares."""
     labels = [str(c) for c, _ in summary.classes]
     counts = np.array([n for _, n in summary.classes], dtype=np.int64)
-    return pd.DataFrame({"class": labels, "samples": counts,
-                         "share": np.round(counts / max(counts.sum(), 1), 4)})
+    return pd.DataFrame(
+        {"class": labels, "samples": counts, "share": np.round(counts / max(counts.sum(), 1), 4)}
+    )
 
 
 def names_preview(feature_names: Sequence[str], indices, limit: int = 12) -> str:
@@ -197,7 +215,9 @@ def preview_frame(_dataset, n_rows: int = 8, n_cols: int = 20) -> pd.DataFrame:
     """The first rows and columns of X (plus the label) as a table."""
     X = _dataset.X[:n_rows, :n_cols]
     X = X.toarray() if sp.issparse(X) else np.asarray(X)
-    frame = pd.DataFrame(X, columns=[str(c) for c in np.asarray(_dataset.feature_names, dtype=object)[:n_cols]])
+    frame = pd.DataFrame(
+        X, columns=[str(c) for c in np.asarray(_dataset.feature_names, dtype=object)[:n_cols]]
+    )
     if getattr(_dataset, "y", None) is not None:
         frame.insert(0, "label", np.asarray(_dataset.y)[:n_rows])
     return frame
@@ -210,8 +230,9 @@ def feature_moments(_dataset) -> tuple[np.ndarray, np.ndarray]:
     return column_moments(_dataset.X)
 
 
-def pair_correlations(_dataset, a: np.ndarray, b: np.ndarray,
-                      moments: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def pair_correlations(
+    _dataset, a: np.ndarray, b: np.ndarray, moments: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
     """Pearson correlation of feature pairs ``(a[i], b[i])``, vectorised, never densifying X.
 
     A pair involving a constant feature gets 0.
@@ -257,7 +278,7 @@ class Selection:
 
     @property
     def n_features(self) -> int:
-        return int(len(self.indices))
+        return len(self.indices)
 
     def top(self, k: int) -> np.ndarray:
         """The first ``k`` selected features (rank order)."""
@@ -269,13 +290,15 @@ def selection_frame(selection: Selection, feature_names: Sequence[str]) -> pd.Da
     names = np.asarray(feature_names, dtype=object)
     idx = np.asarray(selection.indices, dtype=np.int64)
     groups = np.asarray(selection.groups, dtype=np.int64)
-    return pd.DataFrame({
-        "index": idx,
-        "name": names[idx].astype(str) if idx.size else np.array([], dtype=str),
-        "score": np.asarray(selection.scores, dtype=np.float64),
-        "role": np.asarray(selection.roles, dtype=object).astype(str),
-        "group": groups,
-    })
+    return pd.DataFrame(
+        {
+            "index": idx,
+            "name": names[idx].astype(str) if idx.size else np.array([], dtype=str),
+            "score": np.asarray(selection.scores, dtype=np.float64),
+            "role": np.asarray(selection.roles, dtype=object).astype(str),
+            "group": groups,
+        }
+    )
 
 
 def selection_csv(selection: Selection, feature_names: Sequence[str]) -> bytes:
@@ -285,9 +308,11 @@ def selection_csv(selection: Selection, feature_names: Sequence[str]) -> bytes:
 
 def read_selection_csv(data: bytes) -> pd.DataFrame:
     """Inverse of :func:`selection_csv`."""
-    return pd.read_csv(io.BytesIO(data), dtype={"index": np.int64, "name": str, "score": np.float64,
-                                                 "role": str, "group": np.int64},
-                       keep_default_na=False)
+    return pd.read_csv(
+        io.BytesIO(data),
+        dtype={"index": np.int64, "name": str, "score": np.float64, "role": str, "group": np.int64},
+        keep_default_na=False,
+    )
 
 
 def reduced_csv(_dataset, indices: Sequence[int]) -> bytes:
@@ -359,30 +384,47 @@ def groups_frame(result: GroupResult, feature_names: Sequence[str]) -> pd.DataFr
     names = np.asarray(feature_names, dtype=object)
     sf = result.support.astype(np.int64)
     af = result.af.astype(np.int64)
-    frame = pd.DataFrame({
-        "group": np.concatenate([sf, result.af_sf.astype(np.int64)]),
-        "group name": names[np.concatenate([sf, result.af_sf.astype(np.int64)])].astype(str),
-        "role": ["SF"] * len(sf) + ["AF"] * len(af),
-        "index": np.concatenate([sf, af]),
-        "name": names[np.concatenate([sf, af])].astype(str),
-        "score": np.concatenate([result.sf_scores, result.scores[af]]),
-        "|rho| to SF": np.concatenate([np.ones(len(sf)), result.af_rho]),
-    })
+    frame = pd.DataFrame(
+        {
+            "group": np.concatenate([sf, result.af_sf.astype(np.int64)]),
+            "group name": names[np.concatenate([sf, result.af_sf.astype(np.int64)])].astype(str),
+            "role": ["SF"] * len(sf) + ["AF"] * len(af),
+            "index": np.concatenate([sf, af]),
+            "name": names[np.concatenate([sf, af])].astype(str),
+            "score": np.concatenate([result.sf_scores, result.scores[af]]),
+            "|rho| to SF": np.concatenate([np.ones(len(sf)), result.af_rho]),
+        }
+    )
     return frame
 
 
-def run_gdm(_dataset, params: Mapping[str, Any], seed: int = 0,
-            moments: tuple[np.ndarray, np.ndarray] | None = None) -> GroupResult:
+def run_gdm(
+    _dataset, params: Mapping[str, Any], seed: int = 0, moments: tuple[np.ndarray, np.ndarray] | None = None
+) -> GroupResult:
     """Fit ``fsviz.select.GDM(**params, random_state=seed)`` and flatten its groups.
+
+    GDM is a binary method: for more than two classes pass ``params["positive"]``, a
+    class label, to separate that class from the rest (one vs rest).
 
     ``moments`` (from :func:`feature_moments`, cached apart because it does not depend on
     tau) gives the |rho| of every affiliated feature to its support feature.
     """
+    key_params = dict(params)
     params = dict(params)
+    positive = params.pop("positive", None)
     one_class = bool(params.get("one_class", False))
     y = None if one_class else _require_labels(_dataset, "GDM")
     if one_class:
         y = np.ones(_dataset.X.shape[0])
+    elif positive is not None:
+        labels = np.asarray(y)
+        hit = labels.astype(str) == str(positive)
+        if not hit.any() or hit.all():
+            raise ValueError(
+                f"GDM: 'positive' class {positive!r} must be one of the labels and leave a rest; "
+                f"labels are {np.unique(labels).tolist()[:10]}."
+            )
+        y = np.where(hit, 1, -1)  # one vs rest
     est = _estimator("GDM", params, seed)
     t0 = time.perf_counter()
     est.fit(_dataset.X, y)
@@ -396,11 +438,19 @@ def run_gdm(_dataset, params: Mapping[str, Any], seed: int = 0,
     af_rho = np.abs(pair_correlations(_dataset, af, af_sf, moments))
     scores = np.nan_to_num(np.abs(np.asarray(est.scores_, dtype=np.float64)))
     m = _dataset.X.shape[1]
-    return GroupResult(key=cache_key(_dataset.fingerprint, "gdm", params, seed), support=support,
-                       sf_scores=scores[support], af=af, af_sf=af_sf, af_rho=af_rho, scores=scores,
-                       n_correlations=int(getattr(est, "n_correlations_", -1)), n_features=int(m),
-                       objective_history=np.asarray(getattr(est, "objective_history_", []), dtype=float),
-                       seconds=seconds)
+    return GroupResult(
+        key=cache_key(_dataset.fingerprint, "gdm", key_params, seed),
+        support=support,
+        sf_scores=scores[support],
+        af=af,
+        af_sf=af_sf,
+        af_rho=af_rho,
+        scores=scores,
+        n_correlations=int(getattr(est, "n_correlations_", -1)),
+        n_features=int(m),
+        objective_history=np.asarray(getattr(est, "objective_history_", []), dtype=float),
+        seconds=seconds,
+    )
 
 
 # ---------------------------------------------------------------------------- scores
@@ -420,8 +470,16 @@ class ScoreResult:
 
     def to_selection(self, k: int) -> Selection:
         idx = self.order[:k].astype(np.int64)
-        return Selection(self.key, self.method, self.key[2], idx, self.scores[idx],
-                         ("selected",) * len(idx), np.full(len(idx), -1, dtype=np.int64), self.seconds)
+        return Selection(
+            self.key,
+            self.method,
+            self.key[2],
+            idx,
+            self.scores[idx],
+            ("selected",) * len(idx),
+            np.full(len(idx), -1, dtype=np.int64),
+            self.seconds,
+        )
 
 
 def run_score(_dataset, method: str, params: Mapping[str, Any], seed: int = 0) -> ScoreResult:
@@ -435,8 +493,12 @@ def run_score(_dataset, method: str, params: Mapping[str, Any], seed: int = 0) -
     est.fit(_dataset.X, y)
     seconds = time.perf_counter() - t0
     scores = np.nan_to_num(np.asarray(est.scores_, dtype=np.float64))
-    return ScoreResult(cache_key(_dataset.fingerprint, f"score:{method}", params, seed),
-                       SCORE_METHODS[method][1], scores, seconds)
+    return ScoreResult(
+        cache_key(_dataset.fingerprint, f"score:{method}", params, seed),
+        SCORE_METHODS[method][1],
+        scores,
+        seconds,
+    )
 
 
 # ---------------------------------------------------------------------------- GRM
@@ -453,6 +515,7 @@ class GRMResult:
     candidates: np.ndarray
     base: np.ndarray
     refined: np.ndarray
+    refined_rank: np.ndarray  # GRM's ranking_ of the candidates (1 = best; ties by base score)
     lambda_history: np.ndarray
     seconds: float
 
@@ -462,13 +525,21 @@ class GRMResult:
 
     @property
     def refined_order(self) -> np.ndarray:
-        return self.candidates[np.argsort(-self.refined, kind="stable")]
+        return self.candidates[np.argsort(self.refined_rank, kind="stable")]
 
     def to_selection(self, k: int) -> Selection:
-        order = np.argsort(-self.refined, kind="stable")[:k]
+        order = np.argsort(self.refined_rank, kind="stable")[:k]
         idx = self.candidates[order].astype(np.int64)
-        return Selection(self.key, f"GRM({self.base_method})", self.key[2], idx, self.refined[order],
-                         ("selected",) * len(idx), np.full(len(idx), -1, dtype=np.int64), self.seconds)
+        return Selection(
+            self.key,
+            f"GRM({self.base_method})",
+            self.key[2],
+            idx,
+            self.refined[order],
+            ("selected",) * len(idx),
+            np.full(len(idx), -1, dtype=np.int64),
+            self.seconds,
+        )
 
 
 def positive_scores(scores: np.ndarray) -> np.ndarray:
@@ -501,8 +572,10 @@ def validate_prior_groups(frame: pd.DataFrame, n_features: int) -> list[list[int
     bad = rows.index[feats.isna() | (feats % 1 != 0) | (feats < 0) | (feats >= n_features)]
     if len(bad):
         r = bad[0]
-        raise ValueError(f"prior groups: row {r}: 'feature' must be an integer index in [0, {n_features}); "
-                         f"got {_plain(rows.loc[r, 'feature'])!r}.")
+        raise ValueError(
+            f"prior groups: row {r}: 'feature' must be an integer index in [0, {n_features}); "
+            f"got {_plain(rows.loc[r, 'feature'])!r}."
+        )
     labels = rows["group"].astype(str).str.strip()
     empty = rows.index[rows["group"].isna() | (labels == "")]
     if len(empty):
@@ -510,8 +583,10 @@ def validate_prior_groups(frame: pd.DataFrame, n_features: int) -> list[list[int
     feats = feats.astype(np.int64)
     dup = feats[feats.duplicated()]
     if len(dup):
-        raise ValueError(f"prior groups: feature {int(dup.iloc[0])} appears in more than one row; "
-                         "a feature belongs to one group.")
+        raise ValueError(
+            f"prior groups: feature {int(dup.iloc[0])} appears in more than one row; "
+            "a feature belongs to one group."
+        )
     out = [sorted(int(f) for f in g) for _, g in feats.groupby(labels.values)]
     return [g for g in out if len(g) > 1]
 
@@ -524,28 +599,48 @@ def gdm_prior_rows(result: GroupResult) -> pd.DataFrame:
     return pd.DataFrame({"feature": feats[keep], "group": [f"G{g}" for g in grp[keep]]})
 
 
-def run_grm(_dataset, _base: ScoreResult, n_top: int, prior_groups: Sequence[Sequence[int]] = (),
-            gamma: float = 1.0, seed: int = 0) -> GRMResult:
+def run_grm(
+    _dataset,
+    _base: ScoreResult,
+    n_top: int,
+    prior_groups: Sequence[Sequence[int]] = (),
+    gamma: float = 1.0,
+    seed: int = 0,
+) -> GRMResult:
     """Refine a base score with ``fsviz.select.GRM(n_top, prior_groups, gamma)``.
 
     The base score is passed in (already computed and cached), so a new gamma or prior
-    group reruns only GRM.
+    group reruns only GRM. The working set is the ``n_top`` best features with a positive
+    base score.
     """
     prior = [list(map(int, g)) for g in prior_groups] or None
     params = {"n_top": int(n_top), "gamma": float(gamma)}
-    est = _estimator("GRM", dict(params, prior_groups=prior), None)
     pos = positive_scores(_base.scores)
+    # features with a zero base score (e.g. constant ones) carry no evidence: keep them out of
+    # GRM's working set, where having no redundancy with anything would lift them
+    n_eff = int(max(2, min(int(n_top), np.count_nonzero(pos > 0))))
+    est = _estimator("GRM", dict(params, n_top=n_eff, prior_groups=prior), None)
     t0 = time.perf_counter()
     est.fit(_dataset.X, pos)
     seconds = time.perf_counter() - t0
     refined_all = np.nan_to_num(np.asarray(est.scores_, dtype=np.float64))
-    cand = np.asarray(getattr(est, "top_", np.argsort(-pos, kind="stable")[: min(int(n_top), len(pos))]),
-                      dtype=np.int64)
+    cand = np.asarray(
+        getattr(est, "top_", np.argsort(-pos, kind="stable")[: min(int(n_top), len(pos))]), dtype=np.int64
+    )
     refined = refined_all[cand]  # z on the simplex; ties (z = 0) rank by the base score
+    ranking = np.asarray(getattr(est, "ranking_", np.argsort(np.argsort(-refined_all, kind="stable")) + 1))
+    refined_rank = ranking[cand].astype(np.int64)
     key_params = dict(params, base=_base.key[1], base_params=_base.key[2], prior_groups=prior or ())
-    return GRMResult(cache_key(_dataset.fingerprint, "grm", key_params, seed), _base.method,
-                     cand.astype(np.int64), pos[cand], refined,
-                     np.asarray(getattr(est, "lambda_history_", []), dtype=float), seconds)
+    return GRMResult(
+        cache_key(_dataset.fingerprint, "grm", key_params, seed),
+        _base.method,
+        cand.astype(np.int64),
+        pos[cand],
+        refined,
+        refined_rank,
+        np.asarray(getattr(est, "lambda_history_", []), dtype=float),
+        seconds,
+    )
 
 
 NEIGHBOUR_METHODS = ("lgd", "laplacian", "relieff", "mcfs")
@@ -562,10 +657,18 @@ def grm_frame(result: GRMResult, feature_names: Sequence[str]) -> pd.DataFrame:
     base_rank = np.empty(len(result.base), dtype=np.int64)
     base_rank[np.argsort(-result.base, kind="stable")] = np.arange(1, len(result.base) + 1)
     grm_rank = np.empty(len(result.refined), dtype=np.int64)
-    grm_rank[np.argsort(-result.refined, kind="stable")] = np.arange(1, len(result.refined) + 1)
-    frame = pd.DataFrame({"index": result.candidates, "name": names[result.candidates].astype(str),
-                          "base score": result.base, "base rank": base_rank, "GRM score": result.refined,
-                          "GRM rank": grm_rank, "rank change": base_rank - grm_rank})
+    grm_rank[np.argsort(result.refined_rank, kind="stable")] = np.arange(1, len(result.refined) + 1)
+    frame = pd.DataFrame(
+        {
+            "index": result.candidates,
+            "name": names[result.candidates].astype(str),
+            "base score": result.base,
+            "base rank": base_rank,
+            "GRM score": result.refined,
+            "GRM rank": grm_rank,
+            "rank change": base_rank - grm_rank,
+        }
+    )
     return frame.sort_values("GRM rank", kind="stable").reset_index(drop=True)
 
 
@@ -595,23 +698,41 @@ def evaluate_top(_dataset, indices: Sequence[int], k: int, seed: int = 0, model:
     if y is not None and len(idx):
         smallest = int(np.unique(np.asarray(y), return_counts=True)[1].min())
         if smallest >= 2:
-            acc = float(cv_accuracy(_dataset.X, y, idx, model=model, n_splits=min(5, smallest),
-                                    random_state=int(seed)).mean)
-    return Evaluation(int(len(idx)), acc, red)
+            acc = float(
+                cv_accuracy(
+                    _dataset.X, y, idx, model=model, n_splits=min(5, smallest), random_state=int(seed)
+                ).mean
+            )
+    return Evaluation(len(idx), acc, red)
 
 
 def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None]]) -> pd.DataFrame:
     """The compare table: method, parameters, n features, CV accuracy, redundancy, run time."""
     out = []
     for sel, ev in rows:
-        out.append({"method": sel.method, "parameters": params_label(sel.params),
-                    "n features": sel.n_features,
-                    "CV accuracy": np.nan if ev is None else ev.cv_accuracy,
-                    "redundancy": np.nan if ev is None else ev.redundancy,
-                    "evaluated on top": np.nan if ev is None else ev.k,
-                    "run time (s)": sel.seconds})
-    return pd.DataFrame(out, columns=["method", "parameters", "n features", "CV accuracy", "redundancy",
-                                      "evaluated on top", "run time (s)"])
+        out.append(
+            {
+                "method": sel.method,
+                "parameters": params_label(sel.params),
+                "n features": sel.n_features,
+                "CV accuracy": np.nan if ev is None else ev.cv_accuracy,
+                "redundancy": np.nan if ev is None else ev.redundancy,
+                "evaluated on top": np.nan if ev is None else ev.k,
+                "run time (s)": sel.seconds,
+            }
+        )
+    return pd.DataFrame(
+        out,
+        columns=[
+            "method",
+            "parameters",
+            "n features",
+            "CV accuracy",
+            "redundancy",
+            "evaluated on top",
+            "run time (s)",
+        ],
+    )
 
 
 # ---------------------------------------------------------------------------- correlation sparsity
@@ -641,8 +762,9 @@ class HistogramResult:
         return tail / total if total else np.zeros(len(self.counts))
 
 
-def run_histogram(_dataset, n_bins: int = 20, max_features: int = 20000, seed: int = 0,
-                  progress: Progress = _noop) -> HistogramResult:
+def run_histogram(
+    _dataset, n_bins: int = 20, max_features: int = 20000, seed: int = 0, progress: Progress = _noop
+) -> HistogramResult:
     """|rho| histogram over all pairs with ``fsviz.stats.correlation_histogram``.
 
     Exact over all m(m-1)/2 pairs of non-constant features when the dataset has at most
@@ -654,15 +776,28 @@ def run_histogram(_dataset, n_bins: int = 20, max_features: int = 20000, seed: i
     m = _dataset.X.shape[1]
     exact = m <= int(max_features)
     t0 = time.perf_counter()
-    res = correlation_histogram(_dataset.X, bins=int(n_bins), exact=exact, random_state=int(seed),
-                                progress=lambda done, total: progress(done / max(total, 1),
-                                                                      f"{done} of {total} blocks"))
+    res = correlation_histogram(
+        _dataset.X,
+        bins=int(n_bins),
+        exact=exact,
+        random_state=int(seed),
+        progress=lambda done, total: progress(done / max(total, 1), f"{done} of {total} blocks"),
+    )
     seconds = time.perf_counter() - t0
     counts = np.asarray(res.counts, dtype=np.float64)
-    key = cache_key(_dataset.fingerprint, "histogram", {"bins": int(n_bins), "max_features": int(max_features)},
-                    seed)
-    return HistogramResult(key, np.asarray(res.edges, dtype=np.float64), counts, bool(res.exact),
-                           int(round(counts.sum())), int(res.n_pairs), int(len(res.constant_features)), seconds)
+    key = cache_key(
+        _dataset.fingerprint, "histogram", {"bins": int(n_bins), "max_features": int(max_features)}, seed
+    )
+    return HistogramResult(
+        key,
+        np.asarray(res.edges, dtype=np.float64),
+        counts,
+        bool(res.exact),
+        int(round(counts.sum())),
+        int(res.n_pairs),
+        len(res.constant_features),
+        seconds,
+    )
 
 
 # ---------------------------------------------------------------------------- SAOLA stream
@@ -691,20 +826,50 @@ class StreamResult:
 
     def to_selection(self) -> Selection:
         idx = np.asarray(self.selected, dtype=np.int64)
-        return Selection(self.key, self.method, self.key[2], idx, np.full(len(idx), np.nan),
-                         ("selected",) * len(idx), np.full(len(idx), -1, dtype=np.int64), self.seconds)
+        return Selection(
+            self.key,
+            self.method,
+            self.key[2],
+            idx,
+            np.full(len(idx), np.nan),
+            ("selected",) * len(idx),
+            np.full(len(idx), -1, dtype=np.int64),
+            self.seconds,
+        )
 
 
-def stream_frame(result: StreamResult, feature_names: Sequence[str]) -> pd.DataFrame:
-    """One row per arriving feature: arrival, index, name, decision, reason, selected-set size."""
+def stream_frame(
+    result: StreamResult, feature_names: Sequence[str], decisions: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """One row per arriving feature: arrival, index, name, decision, reason, selected-set size.
+
+    ``decisions`` keeps only the rows with those decisions (all when None).
+    """
     names = np.asarray(feature_names, dtype=object)
-    return pd.DataFrame({"arrival": np.arange(len(result.arrival)), "index": result.arrival,
-                         "name": names[result.arrival].astype(str), "decision": list(result.decision),
-                         "reason": list(result.reason), "set size": result.set_size})
+    frame = pd.DataFrame(
+        {
+            "arrival": np.arange(len(result.arrival)),
+            "index": result.arrival,
+            "name": names[result.arrival].astype(str),
+            "decision": list(result.decision),
+            "reason": list(result.reason),
+            "set size": result.set_size,
+        }
+    )
+    if decisions is not None:
+        frame = frame[frame["decision"].isin(list(decisions))].reset_index(drop=True)
+    return frame
 
 
-def run_stream(_dataset, method: str, params: Mapping[str, Any], chunk: int = 200, seed: int = 0,
-               groups: Sequence[Sequence[int]] | None = None, progress: Progress = _noop) -> StreamResult:
+def run_stream(
+    _dataset,
+    method: str,
+    params: Mapping[str, Any],
+    chunk: int = 200,
+    seed: int = 0,
+    groups: Sequence[Sequence[int]] | None = None,
+    progress: Progress = _noop,
+) -> StreamResult:
     """Run SAOLA as a stream of feature chunks (``partial_fit``), reporting progress.
 
     ``method`` is ``"saola"`` (features arrive one chunk at a time) or ``"group-saola"``
@@ -719,7 +884,12 @@ def run_stream(_dataset, method: str, params: Mapping[str, Any], chunk: int = 20
         for start in range(0, m, int(chunk)):
             stop = min(start + int(chunk), m)
             est.partial_fit(X[:, start:stop], y)
-            progress(stop / m, f"{stop:,} of {m:,} features arrived; {len(est.selected_):,} selected")
+            progress(
+                stop / m,
+                f"{stop:,} of {m:,} features arrived; {len(est.selected_):,} selected",
+                arrived=stop,
+                selected=len(est.selected_),
+            )
         arrival = np.arange(m)
         selected = np.asarray(est.selected_, dtype=np.int64)
         label = "SAOLA"
@@ -739,8 +909,16 @@ def run_stream(_dataset, method: str, params: Mapping[str, Any], chunk: int = 20
     seconds = time.perf_counter() - t0
     decision, reason, set_size = decode_history(est.history_, arrival)
     key_params = dict(params, chunk=int(chunk)) if method == "saola" else dict(params, groups=groups)
-    return StreamResult(cache_key(_dataset.fingerprint, method, key_params, seed), label, arrival,
-                        decision, reason, set_size, selected, seconds)
+    return StreamResult(
+        cache_key(_dataset.fingerprint, method, key_params, seed),
+        label,
+        arrival,
+        decision,
+        reason,
+        set_size,
+        selected,
+        seconds,
+    )
 
 
 def decode_history(history, arrival: np.ndarray):
@@ -765,29 +943,44 @@ def decode_history(history, arrival: np.ndarray):
     rem_by = np.asarray(history.removed_by, dtype=np.int64)[r]
     meas = getattr(history, "measure", "dep")
     admitted = dec == "admitted"
-    out = np.where(admitted, np.where(rem_by >= 0, "removed", "selected"),
-                   np.where(np.char.find(dec.astype(str), "redundant") >= 0, "redundant", dec)).astype(object)
+    out = np.where(
+        admitted,
+        np.where(rem_by >= 0, "removed", "selected"),
+        np.where(np.char.find(dec.astype(str), "redundant") >= 0, "redundant", dec),
+    ).astype(object)
     fmt = np.vectorize(lambda v: f"{v:.3g}", otypes=[object])
     rel_s = fmt(rel) if len(rel) else rel.astype(object)
     pair_s = fmt(pair) if len(pair) else pair.astype(object)
     p_s = np.where(np.isfinite(pval), ", p = " + (fmt(pval) if len(pval) else pval.astype(object)), "")
     red_s = red.astype(str).astype(object)
     rem_s = rem_by.astype(str).astype(object)
-    where = np.select([dec == "intra_redundant", dec == "inter_redundant"],
-                      [" within its group", " to a selected group"], "").astype(object)
+    where = np.select(
+        [dec == "intra_redundant", dec == "inter_redundant"],
+        [" within its group", " to a selected group"],
+        "",
+    ).astype(object)
     reason = np.select(
-        [dec == "irrelevant",
-         out == "redundant",
-         out == "removed",
-         out == "selected",
-         dec == "ungrouped"],
-        ["irrelevant to the label: " + meas + "(F, C) = " + rel_s + p_s,
-         "redundant" + where + " with feature " + red_s + ": " + meas + "(F, Y) = " + pair_s
-         + " >= " + meas + "(F, C) = " + rel_s,
-         "admitted (" + meas + "(F, C) = " + rel_s + "), later removed as redundant by feature "
-         + rem_s,
-         "admitted and kept (" + meas + "(F, C) = " + rel_s + ")",
-         "in no group: never streamed"], dec.astype(object))
+        [dec == "irrelevant", out == "redundant", out == "removed", out == "selected", dec == "ungrouped"],
+        [
+            "irrelevant to the label: " + meas + "(F, C) = " + rel_s + p_s,
+            "redundant"
+            + where
+            + " with feature "
+            + red_s
+            + ": "
+            + meas
+            + "(F, Y) = "
+            + pair_s
+            + " >= "
+            + meas
+            + "(F, C) = "
+            + rel_s,
+            "admitted (" + meas + "(F, C) = " + rel_s + "), later removed as redundant by feature " + rem_s,
+            "admitted and kept (" + meas + "(F, C) = " + rel_s + ")",
+            "in no group: never streamed",
+        ],
+        dec.astype(object),
+    )
     # set size after each arrival: +1 per admission, -1 per removal at the arrival of the remover
     pos = np.full(len(row), -1, dtype=np.int64)
     pos[arrival] = np.arange(len(arrival))
@@ -871,15 +1064,18 @@ class ImagePanels:
     shape: tuple
 
 
-def image_panels(_dataset, n_examples: int = 4, seed: int = 0) -> ImagePanels:
+def image_panels(_dataset, n_examples: int = 4, seed: int = 0, max_means: int = 4) -> ImagePanels:
     """Example images (one per class, round robin) and per-class mean images.
 
     Images are rows of X reshaped to ``image_shape`` in C order (the loader already turned
-    MATLAB's column-major layout upright).
+    MATLAB's column-major layout upright). With more than ``max_means`` classes, the means
+    of the first ``max_means`` classes are shown.
     """
     shape = getattr(_dataset, "image_shape", None)
     if shape is None:
-        raise ValueError(f"image_panels: dataset {_dataset.name!r} has no image_shape; set it in the sidebar.")
+        raise ValueError(
+            f"image_panels: dataset {_dataset.name!r} has no image_shape; set it in the sidebar."
+        )
     X = _dataset.X
     X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     h, w = shape
@@ -887,25 +1083,67 @@ def image_panels(_dataset, n_examples: int = 4, seed: int = 0) -> ImagePanels:
     rng = np.random.default_rng(seed)
     if y is None:
         pick = rng.choice(len(X), size=min(n_examples, len(X)), replace=False)
-        return ImagePanels(X[pick].reshape(-1, h, w), ("",) * len(pick), X.mean(0).reshape(1, h, w),
-                           ("all samples",), (h, w))
+        return ImagePanels(
+            X[pick].reshape(-1, h, w), ("",) * len(pick), X.mean(0).reshape(1, h, w), ("all samples",), (h, w)
+        )
     y = np.asarray(y)
     classes = np.unique(y)
     per = [rng.permutation(np.flatnonzero(y == c)) for c in classes]
-    pick = [per[i % len(classes)][i // len(classes)] for i in range(n_examples)
-            if i // len(classes) < len(per[i % len(classes)])]
-    means = np.stack([X[y == c].mean(0) for c in classes]).reshape(-1, h, w)
-    return ImagePanels(X[pick].reshape(-1, h, w), tuple(str(_plain(y[p])) for p in pick), means,
-                       tuple(f"mean of class {_plain(c)}" for c in classes), (h, w))
+    pick = [
+        per[i % len(classes)][i // len(classes)]
+        for i in range(n_examples)
+        if i // len(classes) < len(per[i % len(classes)])
+    ]
+    shown = classes[:max_means]
+    means = np.stack([X[y == c].mean(0) for c in shown]).reshape(-1, h, w)
+    return ImagePanels(
+        X[pick].reshape(-1, h, w),
+        tuple(str(_plain(y[p])) for p in pick),
+        means,
+        tuple(f"mean of class {_plain(c)}" for c in shown),
+        (h, w),
+    )
 
 
 __all__ = [
-    "cache_key", "params_label", "Summary", "summarize", "summary_frame", "classes_frame", "names_preview",
-    "preview_frame", "feature_moments",
-    "pair_correlations", "Selection", "selection_frame", "selection_csv", "read_selection_csv",
-    "reduced_csv", "GroupResult", "groups_frame", "run_gdm", "ScoreResult", "run_score", "GRMResult",
-    "positive_scores", "validate_prior_groups", "gdm_prior_rows", "run_grm", "Evaluation",
-    "evaluate_top", "compare_frame", "HistogramResult", "run_histogram", "StreamResult",
-    "stream_frame", "run_stream", "decode_history", "Projection", "project", "ImagePanels",
-    "image_panels", "SCORE_METHODS", "DECISIONS",
+    "DECISIONS",
+    "SCORE_METHODS",
+    "Evaluation",
+    "GRMResult",
+    "GroupResult",
+    "HistogramResult",
+    "ImagePanels",
+    "Projection",
+    "ScoreResult",
+    "Selection",
+    "StreamResult",
+    "Summary",
+    "cache_key",
+    "classes_frame",
+    "compare_frame",
+    "decode_history",
+    "evaluate_top",
+    "feature_moments",
+    "gdm_prior_rows",
+    "groups_frame",
+    "image_panels",
+    "names_preview",
+    "pair_correlations",
+    "params_label",
+    "positive_scores",
+    "preview_frame",
+    "project",
+    "read_selection_csv",
+    "reduced_csv",
+    "run_gdm",
+    "run_grm",
+    "run_histogram",
+    "run_score",
+    "run_stream",
+    "selection_csv",
+    "selection_frame",
+    "stream_frame",
+    "summarize",
+    "summary_frame",
+    "validate_prior_groups",
 ]

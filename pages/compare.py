@@ -1,4 +1,5 @@
 """Compare and export: every selection computed for this dataset; CSV downloads that round-trip."""
+
 import streamlit as st
 
 import appkit
@@ -16,10 +17,16 @@ with st.form("evaluate"):
     k = st.slider("evaluate the top-k features of each selection", 2, 200, 20, key="cmp_k")
     run = st.form_submit_button("Evaluate", type="primary")
 ready = appkit.library_ready("evaluate", "cv_accuracy", "redundancy_rate")
-frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=ready and (run or appkit.small(ds))))
-st.dataframe(frame, hide_index=True, width="stretch")
-if frame["CV accuracy"].notna().any():
+
+
+@st.fragment(parallel=True)  # evaluations run in a worker thread: the export panel does not wait
+def table(k, auto):
+    frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=auto))
+    st.dataframe(frame, hide_index=True, width="stretch")
     st.plotly_chart(compare_scatter(frame), key="compare")
+
+
+table(k, ready and (run or appkit.small(ds)))
 
 
 @st.fragment
@@ -28,12 +35,22 @@ def export():
     label = st.selectbox("selection", list(sels), key="export_sel")
     sel = sels[label]
     c1, c2 = st.columns(2)
-    c1.download_button("Selection CSV (index, name, score, role, group)", fc.selection_csv(sel, ds.feature_names),
-                       file_name=f"{ds.name}-{sel.method}-selection.csv", mime="text/csv", key="dl_sel",
-                       on_click="ignore")
-    c2.download_button("Reduced dataset CSV", appkit.reduced_csv(ds.fingerprint, tuple(sel.indices.tolist()), ds),
-                       file_name=f"{ds.name}-{sel.method}-reduced.csv", mime="text/csv", key="dl_data",
-                       on_click="ignore")
+    c1.download_button(
+        "Selection CSV (index, name, score, role, group)",
+        fc.selection_csv(sel, ds.feature_names),
+        file_name=f"{ds.name}-{sel.method}-selection.csv",
+        mime="text/csv",
+        key="dl_sel",
+        on_click="ignore",
+    )
+    c2.download_button(
+        "Reduced dataset CSV",
+        appkit.reduced_csv(ds.fingerprint, tuple(sel.indices.tolist()), ds),
+        file_name=f"{ds.name}-{sel.method}-reduced.csv",
+        mime="text/csv",
+        key="dl_data",
+        on_click="ignore",
+    )
     st.dataframe(fc.selection_frame(sel, ds.feature_names), hide_index=True, width="stretch", height=300)
 
 

@@ -1,4 +1,5 @@
 """GRM refinement: re-rank a base score for low global redundancy, optionally with prior groups."""
+
 import streamlit as st
 
 import appkit
@@ -8,19 +9,21 @@ from fsviz.viz import ranking_bump
 st.title("GRM refinement")
 ds = appkit.require_dataset()
 if not appkit.library_ready("select", "GRM", *appkit.score_classes()) or not appkit.library_ready(
-        "evaluate", "redundancy_rate", "cv_accuracy"):
+    "evaluate", "redundancy_rate", "cv_accuracy"
+):
     st.stop()
 m = ds.X.shape[1]
 ctl, out = st.columns([1, 3], gap="medium")
 
-p = appkit.grm_form_defaults(ds)
+appkit.seed_form("grm", appkit.grm_form_defaults(ds) | {"k": 20})
 with ctl.form("grm"):
-    method = st.selectbox("base score", list(fc.SCORE_METHODS), list(fc.SCORE_METHODS).index(p["method"]),
-                          format_func=lambda k: fc.SCORE_METHODS[k][1])
-    n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, p["n_neighbors"])
-    n_top = st.number_input("n_top (features GRM re-ranks)", 2, m, min(p["n_top"], m))
-    gamma = st.slider("gamma (weight of the group constraints)", 0.0, 10.0, p["gamma"], 0.1)
-    k = st.slider("top-k evaluated", 2, 100, 20, key="grm_k")
+    method = st.selectbox(
+        "base score", list(fc.SCORE_METHODS), key="grm_method", format_func=lambda k: fc.SCORE_METHODS[k][1]
+    )
+    n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, key="grm_n_neighbors")
+    n_top = st.number_input("n_top (features GRM re-ranks)", 2, max(m, 2), key="grm_n_top")
+    gamma = st.slider("gamma (weight of the group constraints)", 0.0, 10.0, step=0.1, key="grm_gamma")
+    k = st.slider("top-k evaluated", 2, 100, key="grm_k")
     run = st.form_submit_button("Run GRM", type="primary", width="stretch")
 
 with ctl.expander("Group constraints (prior knowledge)", expanded=False):
@@ -34,22 +37,40 @@ if res is None:
     st.stop()
 out.caption(f"Shown: GRM on {res.base_method} — {fc.params_label(res.key[2])}; GRM {res.seconds:.2f} s")
 
-with out:
+
+@st.fragment(parallel=True)  # CV runs in a worker thread: the chart and table below do not wait
+def quality(res, k):
     before = appkit.evaluation(ds, res.base_order, k)
     after = appkit.evaluation(ds, res.refined_order, k)
-if before is not None and after is not None:
-    c1, c2 = out.columns(2)
-    c1.metric(f"redundancy of top {after.k} (mean |ρ|)", f"{after.redundancy:.3f}",
-              f"{after.redundancy - before.redundancy:+.3f} vs base {before.redundancy:.3f}", delta_color="inverse")
-    c2.metric(f"CV accuracy of top {after.k}", f"{after.cv_accuracy:.3f}",
-              f"{after.cv_accuracy - before.cv_accuracy:+.3f} vs base {before.cv_accuracy:.3f}")
+    if before is None or after is None:
+        return
+    c1, c2 = st.columns(2)
+    c1.metric(
+        f"redundancy of top {after.k} (mean |ρ|)",
+        f"{after.redundancy:.3f}",
+        f"{after.redundancy - before.redundancy:+.3f} vs base {before.redundancy:.3f}",
+        delta_color="inverse",
+    )
+    c2.metric(
+        f"CV accuracy of top {after.k}",
+        f"{after.cv_accuracy:.3f}",
+        f"{after.cv_accuracy - before.cv_accuracy:+.3f} vs base {before.cv_accuracy:.3f}",
+    )
+
+
+with out:
+    quality(res, k)
 
 
 @st.fragment
 def ranking(res):
     shown = st.slider("features shown in the bump chart", 5, 60, 20, key="grm_shown")
-    st.plotly_chart(ranking_bump(res.base_order, res.refined_order, ds.feature_names, k=shown,
-                                 labels=(res.base_method, "GRM")), key="bump")
+    st.plotly_chart(
+        ranking_bump(
+            res.base_order, res.refined_order, ds.feature_names, k=shown, labels=(res.base_method, "GRM")
+        ),
+        key="bump",
+    )
 
 
 with out:

@@ -1,4 +1,5 @@
 """Groups (GDM): support features, their affiliated features, and how few correlations it took."""
+
 import streamlit as st
 
 import appkit
@@ -11,21 +12,42 @@ if not appkit.library_ready("select", "GDM"):
     st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 
-p = appkit.GDM_DEFAULTS | appkit.shown_params("gdm", ds)  # the form starts from the result shown
+p = appkit.default_gdm_params(ds) | appkit.shown_params("gdm", ds)  # the form starts from the result shown
+classes = appkit.class_labels(ds)
+appkit.seed_form("gdm", p | {"cv_folds": p["cv_folds"] or 0, "positive": p.get("positive")})
 with ctl.form("gdm"):
-    tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, p["tau"], 0.01)
+    tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, step=0.01, key="gdm_tau")
     c1, c2 = st.columns(2)
-    n_per_iter = c1.number_input("features / iteration", 1, 200, p["n_per_iter"])
-    max_iter = c2.number_input("iterations", 1, 100, p["max_iter"])
-    C = c1.number_input("C", 1e-4, 1e4, p["C"], format="%.4g")
-    folds = c2.number_input("ECV folds (0 = off)", 0, 20, p["cv_folds"] or 0)
-    corr = st.radio("correlation", ["pearson", "su"], ["pearson", "su"].index(p["corr"]), horizontal=True,
-                    format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get)
-    one_class = st.toggle("one-class (GDM-OC)", p["one_class"])
+    n_per_iter = c1.number_input("features / iteration", 1, 200, key="gdm_n_per_iter")
+    max_iter = c2.number_input("iterations", 1, 100, key="gdm_max_iter")
+    C = c1.number_input("C", 1e-4, 1e4, format="%.4g", key="gdm_C")
+    folds = c2.number_input("ECV folds (0 = off)", 0, 20, key="gdm_cv_folds")
+    corr = st.radio(
+        "correlation",
+        ["pearson", "su"],
+        horizontal=True,
+        key="gdm_corr",
+        format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get,
+    )
+    one_class = st.toggle("one-class (GDM-OC)", key="gdm_one_class")
+    positive = (
+        st.selectbox(
+            "one vs rest: positive class", classes, key="gdm_positive", help="GDM separates two classes"
+        )
+        if len(classes) > 2
+        else None
+    )
     run = st.form_submit_button("Run GDM", type="primary", width="stretch")
 
-params = dict(tau=tau, n_per_iter=int(n_per_iter), max_iter=int(max_iter), C=float(C), corr=corr,
-              one_class=bool(one_class), cv_folds=int(folds) or None)
+params = dict(
+    tau=tau,
+    n_per_iter=int(n_per_iter),
+    max_iter=int(max_iter),
+    C=float(C),
+    corr=corr,
+    one_class=bool(one_class),
+    cv_folds=int(folds) or None,
+) | appkit.positive_param(positive)
 with out:
     res = appkit.gdm(ds, params, run)
 if res is None:
@@ -35,10 +57,20 @@ if res is None:
 m1, m2, m3, m4 = out.columns(4)
 m1.metric("support features", len(res.support))
 m2.metric("affiliated features", len(res.af))
-m3.metric("correlations computed", f"{res.n_correlations:,}",
-          f"{100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of m(m−1)/2", delta_color="off", delta_arrow="off")
-m4.metric("all pairs m(m−1)/2", f"{res.n_pairs:,}", f"GDM fit {res.seconds:.2f} s", delta_color="off",
-          delta_arrow="off")
+m3.metric(
+    "correlations computed",
+    f"{res.n_correlations:,}",
+    f"{100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of m(m−1)/2",
+    delta_color="off",
+    delta_arrow="off",
+)
+m4.metric(
+    "all pairs m(m−1)/2",
+    f"{res.n_pairs:,}",
+    f"GDM fit {res.seconds:.2f} s",
+    delta_color="off",
+    delta_arrow="off",
+)
 out.caption(f"Shown: {fc.params_label(res.key[2])}")
 
 
@@ -48,8 +80,10 @@ def tree_view(res):
     kind = c1.radio("layout", ["treemap", "sunburst"], horizontal=True, key="tree_kind")
     max_groups = c2.slider("groups shown", 1, 200, 40, key="tree_groups")
     max_af = c3.slider("affiliated shown per group", 1, 100, 25, key="tree_af")
-    st.plotly_chart(group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af,
-                               kind=kind), key="group_tree")
+    st.plotly_chart(
+        group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af, kind=kind),
+        key="group_tree",
+    )
 
 
 with out:

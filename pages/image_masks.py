@@ -1,4 +1,5 @@
 """Image masks: support- and affiliated-feature pixels on examples and class means (GDM papers' figures)."""
+
 import streamlit as st
 
 import appkit
@@ -8,17 +9,21 @@ from fsviz.viz import pixel_masks
 st.title("Image masks")
 ds = appkit.require_dataset()
 if getattr(ds, "image_shape", None) is None:
-    st.info(f"{ds.name} has no image shape. Pick the digits sample, or give the image shape "
-            "(height x width) in the sidebar for pixel data.")
+    st.info(
+        f"{ds.name} has no image shape. Pick the digits sample, or give the image shape "
+        "(height x width) in the sidebar for pixel data."
+    )
     st.stop()
 res = appkit.last("gdm", ds)
 if res is None and appkit.library_ready("select", "GDM"):
-    res = appkit.gdm(ds, appkit.GDM_DEFAULTS, run=False)
+    res = appkit.gdm(ds, appkit.default_gdm_params(ds), run=False)
 if res is None:
     st.info("Run GDM on the **Groups** page first; its groups are drawn here.")
     st.stop()
-st.caption(f"GDM groups: {fc.params_label(res.key[2])} — {len(res.support)} support, "
-           f"{len(res.af)} affiliated pixels. Change them on the Groups page.")
+st.caption(
+    f"GDM groups: {fc.params_label(res.key[2])} — {len(res.support)} support, "
+    f"{len(res.af)} affiliated pixels. Change them on the Groups page."
+)
 
 
 @st.fragment

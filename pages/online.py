@@ -1,4 +1,5 @@
 """Online selection: SAOLA / group-SAOLA as a stream of arriving features, every decision explained."""
+
 import streamlit as st
 
 import appkit
@@ -11,14 +12,21 @@ if not appkit.library_ready("select", "SAOLA", "GroupSAOLA"):
     st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 
-p = appkit.SAOLA_DEFAULTS | appkit.shown_params("stream", ds)
+appkit.seed_form("saola", appkit.saola_form_defaults(ds))
 with ctl.form("saola"):
-    method = st.radio("method", ["saola", "group-saola"], horizontal=True, key="saola_method",
-                      format_func={"saola": "SAOLA", "group-saola": "group-SAOLA"}.get)
-    alpha = st.number_input("alpha (Fisher's Z significance)", 1e-6, 0.5, p["alpha"], format="%.4g")
-    delta = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, p["delta"])
-    data = st.selectbox("data", ["auto", "continuous", "discrete"], ["auto", "continuous", "discrete"].index(p["data"]))
-    chunk = st.select_slider("features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], p["chunk"])
+    method = st.radio(
+        "method",
+        ["saola", "group-saola"],
+        horizontal=True,
+        key="saola_method",
+        format_func={"saola": "SAOLA", "group-saola": "group-SAOLA"}.get,
+    )
+    alpha = st.number_input("alpha (Fisher's Z significance)", 1e-6, 0.5, format="%.4g", key="saola_alpha")
+    delta = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, key="saola_delta")
+    data = st.selectbox("data", ["auto", "continuous", "discrete"], key="saola_data")
+    chunk = st.select_slider(
+        "features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], key="saola_chunk"
+    )
     grouping = st.selectbox("groups (group-SAOLA)", ["GDM groups", "random partition"], key="saola_groups")
     run = st.form_submit_button("Run stream", type="primary", width="stretch")
 
@@ -26,8 +34,11 @@ groups = appkit.stream_groups(ds, method, grouping)
 with out:
     res = appkit.stream(ds, method, dict(alpha=alpha, delta=delta, data=data), chunk, groups, run)
 if res is None:
-    out.info("Press **Run stream**." if method == "saola" or groups else
-             "group-SAOLA with GDM groups needs a GDM run (Groups page) first.")
+    out.info(
+        "Press **Run stream**."
+        if method == "saola" or groups
+        else "group-SAOLA with GDM groups needs a GDM run (Groups page) first."
+    )
     st.stop()
 
 counts = fc.decision_counts(res)
@@ -44,8 +55,7 @@ out.plotly_chart(stream_progress(res.set_size, res.decision), key="stream")
 def decisions(res):
     st.subheader("Every arriving feature and why (sortable)")
     which = st.multiselect("show decisions", sorted(counts), default=sorted(counts), key="saola_show")
-    frame = fc.stream_frame(res, ds.feature_names)
-    st.dataframe(frame[frame["decision"].isin(which)], hide_index=True, width="stretch", height=320)
+    st.dataframe(fc.stream_frame(res, ds.feature_names, which), hide_index=True, width="stretch", height=320)
     st.subheader("Final selection")
     st.dataframe(fc.selection_frame(res.to_selection(), ds.feature_names), hide_index=True, width="stretch")
 

@@ -1,4 +1,5 @@
 """Projection: PCA of the samples on the top-k features of two selections, side by side (GRM Fig. 4)."""
+
 import streamlit as st
 
 import appkit

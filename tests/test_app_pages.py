@@ -4,6 +4,7 @@ Each page renders without an exception and shows its chart; the main widgets cha
 result; a bad upload shows the loader's message and the app stays usable; results survive
 page switches.
 """
+
 from __future__ import annotations
 
 import io
@@ -15,7 +16,7 @@ import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit")
-from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -94,7 +95,7 @@ def test_every_sample_loads():
     for name in _samples():
         at.selectbox(key="sample").set_value(name).run()
         assert not at.exception and not at.error, name
-        assert at.sidebar.caption[-1].value.startswith(f"Active: **")
+        assert at.sidebar.caption[-1].value.startswith("Active: **")
 
 
 def test_groups_page_tree_and_tau_changes_result(digits):
@@ -192,7 +193,15 @@ def test_online_page_streams_and_explains(digits):
     next(n for n in at.number_input if n.label.startswith("alpha")).set_value(1e-6)
     button(at, "Run stream").click().run()
     assert not at.exception
-    assert metric(at, "final selection") != size_before or "alpha=1e-06" in " ".join(c.value for c in at.caption)
+    assert metric(at, "final selection") != size_before or "alpha=1e-06" in " ".join(
+        c.value for c in at.caption
+    )
+    # group-SAOLA over a random partition of the features
+    at.radio(key="saola_method").set_value("group-saola")
+    at.selectbox(key="saola_groups").set_value("random partition")
+    button(at, "Run stream").click().run()
+    assert not at.exception and not at.error
+    assert any(c.value.startswith("group-SAOLA:") for c in at.caption)
 
 
 def test_projection_and_compare_after_runs(digits):
@@ -201,21 +210,73 @@ def test_projection_and_compare_after_runs(digits):
     goto(at, "projection")
     fig = figure(at)
     assert len([t for t in fig["data"] if t["type"] == "scattergl"]) >= 2
+    assert "(20 features;" in fig["layout"]["annotations"][0]["text"]
+    slider(at, "top-k features").set_value(5).run()
+    assert "(5 features;" in figure(at)["layout"]["annotations"][0]["text"]
     goto(at, "compare")
     table = at.dataframe[0].value
-    assert {"method", "parameters", "n features", "CV accuracy", "redundancy", "run time (s)"} <= set(table.columns)
+    assert {"method", "parameters", "n features", "CV accuracy", "redundancy", "run time (s)"} <= set(
+        table.columns
+    )
     assert len(table) >= 3 and table["CV accuracy"].notna().all()
+    assert (table["evaluated on top"] <= 20).all()
     assert len(at.get("download_button")) == 2
+    slider(at, "evaluate the top-k").set_value(5)
+    button(at, "Evaluate").click().run()
+    assert (at.dataframe[0].value["evaluated on top"] <= 5).all()
 
 
 def test_bad_upload_shows_error_and_app_stays_usable():
+    from fsviz.data import load_dataset
+
+    bad = b"a,b,label\n1,x,0\n2,3,\n"
+    buf = io.BytesIO(bad)
+    buf.name = "broken.csv"
+    with pytest.raises(ValueError) as loader:
+        load_dataset(buf, name="broken")
+    at = start()
+    fingerprint = at.session_state["fingerprint"]
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("broken.csv", bad, "text/csv")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [str(loader.value)]  # the loader's own message
+    assert at.session_state["fingerprint"] == fingerprint  # the previous dataset stays active
+    goto(at, "groups")  # still usable
+    assert not at.exception and at.get("plotly_chart")
+
+
+def _upload_bytes(fmt: str, X: np.ndarray, y: np.ndarray) -> tuple[str, bytes]:
+    if fmt == "npz":
+        out = io.BytesIO()
+        np.savez(out, X=X, y=y)
+        return "mine.npz", out.getvalue()
+    if fmt == "svmlight":
+        from sklearn.datasets import dump_svmlight_file
+
+        out = io.BytesIO()
+        dump_svmlight_file(X, y, out)
+        return "mine.svm", out.getvalue()
+    frame = pd.DataFrame(X, columns=[f"c{i}" for i in range(X.shape[1])])
+    frame["label"] = y
+    if fmt == "parquet":
+        out = io.BytesIO()
+        frame.to_parquet(out)
+        return "mine.parquet", out.getvalue()
+    return "mine.tsv", frame.to_csv(sep="\t", index=False).encode()
+
+
+@pytest.mark.parametrize("fmt", ["npz", "svmlight", "parquet", "tsv"])
+def test_upload_formats(fmt):
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(40, 5)), 3)
+    y = (X[:, 0] > 0).astype(int)
+    name, data = _upload_bytes(fmt, X, y)
     at = start()
     at.radio(key="source").set_value("Upload").run()
-    at.file_uploader(key="upload").set_value(("broken.csv", b"a,b,label\n1,x,0\n2,3,\n", "text/csv")).run()
-    assert not at.exception
-    assert at.error, "a bad file must show st.error"
-    goto(at, "groups")  # still usable
-    assert not at.exception
+    at.file_uploader(key="upload").set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert metric(at, "features") == "5" and metric(at, "samples") == "40"
+    assert metric(at, "classes") == "2"
 
 
 def test_good_csv_upload_becomes_the_dataset():
@@ -230,3 +291,22 @@ def test_good_csv_upload_becomes_the_dataset():
     at.text_input(key="label").set_value("label").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert metric(at, "features") == "6" and metric(at, "samples") == "60"
+
+
+def test_uploaded_face_images_get_pixel_masks(skfeature_path):
+    """A real image dataset (Yale faces, 32x32, 15 classes): upright masks, GDM one vs rest."""
+    path = skfeature_path("Yale")
+    at = start()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(
+        ("Yale.mat", path.read_bytes(), "application/octet-stream")
+    ).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert metric(at, "features") == "1,024"
+    goto(at, "groups")
+    assert any(s.label.startswith("one vs rest") for s in at.selectbox)
+    goto(at, "image_masks")
+    fig = figure(at)
+    images = [t for t in fig["data"] if t["type"] == "image"]
+    assert len(images) >= 6
+    assert any("support pixels (" in a["text"] for a in fig["layout"]["annotations"])

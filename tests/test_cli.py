@@ -55,11 +55,21 @@ def csv_path(tmp_path, rng):
     y = (X[:, 0] + 0.5 * X[:, 1] + 0.1 * rng.normal(size=n) > 0).astype(int)
     X[:, 5] = X[:, 0] * 2 + 0.01 * rng.normal(size=n)  # a near copy of feature 0
     X[:, 7] = 1.0  # constant
+    X -= X.min()  # non-negative, so count-based methods (chi2) apply too
     df = pd.DataFrame(X, columns=[f"g{j}" for j in range(m)])
     df["label"] = y
     p = tmp_path / "d.csv"
     df.to_csv(p, index=False)
     return p
+
+
+def test_chi2_on_signed_data_is_a_clean_error(tmp_path, capsys, rng):
+    p = tmp_path / "signed.csv"
+    df = pd.DataFrame(rng.normal(size=(30, 4)), columns=list("abcd"))
+    df["label"] = np.arange(30) % 2
+    df.to_csv(p, index=False)
+    code, _, err = run(["select", "--method", "chi2", p, "--label", "label", "-o", tmp_path / "o.csv"], capsys)
+    assert code == 1 and "non-negative" in err
 
 
 def run(argv, capsys):
@@ -76,13 +86,15 @@ def test_info(loader, csv_path, capsys):
     info = json.loads(out)
     assert info["n_samples"] == 60 and info["n_features"] == 12 and info["constant_features"] == 1
     assert info["storage"] == "dense" and sum(info["classes"].values()) == 60
-    code, out, _ = run(["info", csv_path, "--label", "label"], capsys)
+    code, out, err = run(["info", csv_path, "--label", "label"], capsys)
     assert code == 0 and "n_features" in out
+    if _real_loader_available():  # its constant-feature warning arrives as one clean line
+        assert "fsviz: warning: load_dataset" in err and "DataWarning" not in err
 
 
 def test_histogram_matches_library(loader, csv_path, tmp_path, capsys):
     out_csv = tmp_path / "h.csv"
-    code, out, err = run(["histogram", csv_path, "--label", "label", "--bins", "10", "-o", out_csv], capsys)
+    code, _, err = run(["histogram", csv_path, "--label", "label", "--bins", "10", "-o", out_csv], capsys)
     assert code == 0, err
     assert "exact histogram of 55 pairs" in err and "1 constant features excluded" in err
     got = pd.read_csv(out_csv)
@@ -121,7 +133,8 @@ def test_histogram_out_of_core_npy(tmp_path, rng, capsys):
         (["histogram", "{npy}", "--out-of-core", "--edges", "0.5,0.2"], 1, "strictly increasing"),
         (["histogram", "{npy}", "--out-of-core", "--block-size", "0"], 1, "'block_size' must be"),
         (["histogram", "{txt}", "--out-of-core"], 1, "cannot read"),
-        (["histogram", "{npy}", "--out-of-core", "--scheduler", "tcp://127.0.0.1:1"], 1, "could not connect"),
+        (["histogram", "{npy}", "--out-of-core", "--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"], 1,
+         "could not connect"),
         (["select", "--method", "nosuch", "{npy}"], 2, "invalid choice"),
         (["frobnicate"], 2, "invalid choice"),
         ([], 2, "required"),
@@ -131,7 +144,7 @@ def test_bad_input_exit_codes(tmp_path, capsys, argv, code, message):
     np.save(tmp_path / "x.npy", np.random.default_rng(0).normal(size=(5, 4)))
     (tmp_path / "x.txt").write_text("hello")
     argv = [a.format(npy=tmp_path / "x.npy", txt=tmp_path / "x.txt") for a in argv]
-    got, out, err = run(argv, capsys)
+    got, _, err = run(argv, capsys)
     assert got == code
     assert message in err
     if code == 1:
@@ -170,13 +183,14 @@ def test_select_every_method(loader, csv_path, tmp_path, capsys, name):
     argv = ["select", "--method", name, csv_path, "--label", "label", "-o", out_csv]
     if cli.METHODS[name].kind in ("score", "subset", "grm"):
         argv += ["-k", "3"]
-    code, out, err = run(argv, capsys)
+    code, _, err = run(argv, capsys)
     if not _available(name):
         # a selector that does not import yet: clear message, exit 1, nothing written
         assert code == 1 and "is not available in this installation" in err and not out_csv.exists()
         return
     assert code == 0, err
-    rows = list(csv.DictReader(open(out_csv)))
+    with open(out_csv) as f:
+        rows = list(csv.DictReader(f))
     assert rows and list(rows[0]) == ["index", "name", "score", "role", "group"]
     for r in rows:
         assert r["name"] == f"g{int(r['index'])}"
@@ -239,7 +253,7 @@ def test_internal_error_has_no_traceback(monkeypatch, capsys, tmp_path):
 def _sub(*args, cwd=ROOT):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "fsviz", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300)
+                          cwd=cwd, env=env, timeout=300, check=False)
 
 
 def test_subprocess_histogram_and_errors(tmp_path, rng):
@@ -262,3 +276,22 @@ def test_subprocess_info_real_loader(csv_path):
     r = _sub("info", csv_path, "--label", "label", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["n_features"] == 12
+
+
+@pytest.mark.dask
+def test_scheduler_address(loader, csv_path, tmp_path, rng, capsys):
+    distributed = pytest.importorskip("distributed")
+    X = rng.normal(size=(25, 30))
+    np.save(tmp_path / "x.npy", X)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc:
+        code, out, err = run(["histogram", tmp_path / "x.npy", "--out-of-core", "--block-size", "8",
+                              "--scheduler", lc.scheduler_address], capsys)
+        assert code == 0, err
+        assert "connected to Dask scheduler" in err
+        np.testing.assert_array_equal(pd.read_csv(io.StringIO(out))["count"], correlation_histogram(X).counts)
+        if _available("saola"):
+            code, out, err = run(["select", "--method", "saola", csv_path, "--label", "label",
+                                  "--scheduler", lc.scheduler_address], capsys)
+            assert code == 0, err
+            local = run(["select", "--method", "saola", csv_path, "--label", "label"], capsys)[1]
+            assert out == local  # same selection on the cluster

@@ -3,6 +3,7 @@
 Library-backed runs (GDM, scores, GRM, SAOLA, histogram) are checked against the library's
 own estimators at the end of this file.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,9 +37,19 @@ def group_result(m=12):
     af = np.array([1, 2, 8])
     af_sf = np.array([0, 0, 7])
     scores = np.linspace(1, 0.1, m)
-    return fc.GroupResult(key=fc.cache_key("fp", "gdm", {"tau": 0.3}), support=support, sf_scores=scores[support],
-                          af=af, af_sf=af_sf, af_rho=np.array([0.99, 0.8, 0.9]), scores=scores,
-                          n_correlations=30, n_features=m, objective_history=np.array([2.0, 1.0]), seconds=0.1)
+    return fc.GroupResult(
+        key=fc.cache_key("fp", "gdm", {"tau": 0.3}),
+        support=support,
+        sf_scores=scores[support],
+        af=af,
+        af_sf=af_sf,
+        af_rho=np.array([0.99, 0.8, 0.9]),
+        scores=scores,
+        n_correlations=30,
+        n_features=m,
+        objective_history=np.array([2.0, 1.0]),
+        seconds=0.1,
+    )
 
 
 def test_cache_key_is_order_free_and_versioned():
@@ -54,7 +65,10 @@ def test_cache_key_is_order_free_and_versioned():
     assert k[2] == (("prior_groups", ((1, 2), (3, 4))),)
     assert fc.params_label(a[2]) == "C=1, tau=0.3"
     assert fc.params_label(k[2]) == "prior_groups=(1, 2),(3, 4)"
-    assert fc.params_label({"base": "score:lgd", "base_params": (("n_neighbors", 5),), "gamma": 1.0}) == "n_neighbors=5, gamma=1"
+    assert (
+        fc.params_label({"base": "score:lgd", "base_params": (("n_neighbors", 5),), "gamma": 1.0})
+        == "n_neighbors=5, gamma=1"
+    )
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -150,12 +164,18 @@ def test_positive_scores_keeps_order():
 
 def test_decode_history_reasons_and_set_size():
     h = SimpleNamespace(
-        feature=np.arange(6), measure="|rho|",
-        decision=np.array(["admitted", "irrelevant", "redundant", "admitted", "admitted", "intra_redundant"],
-                          dtype=object),
-        relevance=np.array([.5, .01, .4, .6, .3, .2]), p_value=np.array([1e-3, .5, .01, 1e-4, .01, .02]),
-        redundant_with=np.array([-1, -1, 0, -1, -1, 4]), pair_value=np.array([np.nan, np.nan, .9, np.nan, np.nan, .7]),
-        removed_by=np.array([3, -1, -1, -1, -1, -1]), selected=np.array([0, 0, 0, 1, 1, 0], bool))
+        feature=np.arange(6),
+        measure="|rho|",
+        decision=np.array(
+            ["admitted", "irrelevant", "redundant", "admitted", "admitted", "intra_redundant"], dtype=object
+        ),
+        relevance=np.array([0.5, 0.01, 0.4, 0.6, 0.3, 0.2]),
+        p_value=np.array([1e-3, 0.5, 0.01, 1e-4, 0.01, 0.02]),
+        redundant_with=np.array([-1, -1, 0, -1, -1, 4]),
+        pair_value=np.array([np.nan, np.nan, 0.9, np.nan, np.nan, 0.7]),
+        removed_by=np.array([3, -1, -1, -1, -1, -1]),
+        selected=np.array([0, 0, 0, 1, 1, 0], bool),
+    )
     dec, why, size = fc.decode_history(h, np.arange(6))
     assert dec == ("removed", "irrelevant", "redundant", "selected", "selected", "redundant")
     assert "later removed as redundant by feature 3" in why[0]
@@ -191,3 +211,112 @@ def test_compare_frame_and_random_partition():
     parts = fc.random_partition(10, 3, seed=1)
     assert len(parts) == 3 and sorted(sum(parts, [])) == list(range(10))
     assert fc.score_params("lgd", 7) == {"n_neighbors": 7} and fc.score_params("fisher", 7) == {}
+
+
+# ---------------------------------------------------------------------------- library-backed runs
+@pytest.fixture(scope="module")
+def digits():
+    from fsviz.data import list_samples, load_sample
+
+    return load_sample(next(n for n in list_samples() if "digit" in n))
+
+
+def test_run_gdm_flattens_the_estimator(digits):
+    from fsviz.select import GDM
+
+    params = dict(tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None)
+    res = fc.run_gdm(digits, params, seed=0)
+    est = GDM(**params, random_state=0).fit(digits.X, digits.y)
+    np.testing.assert_array_equal(res.support, est.support_)
+    for s, afs in est.groups_.items():
+        np.testing.assert_array_equal(np.sort(res.af[res.af_sf == s]), np.sort(afs))
+    assert res.n_correlations == est.n_correlations_
+    assert res.key == fc.cache_key(digits.fingerprint, "gdm", params, 0)
+    assert (res.af_rho >= 1 - 0.3 - 1e-9).all()  # affiliated means |rho| >= 1 - tau
+    # a new tau gives another key and (here) other groups; moments are reused by passing them
+    mom = fc.feature_moments(digits)
+    other = fc.run_gdm(digits, dict(params, tau=0.6), seed=0, moments=mom)
+    assert other.key != res.key and len(other.af) >= len(res.af)
+
+
+def test_run_gdm_one_vs_rest_on_multiclass():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 10))
+    y = np.repeat([0, 1, 2], 30)
+    X[:, 0] += 3 * (y == 2)
+    X[:, 1] = X[:, 0] + 0.01 * rng.normal(size=90)
+    ds = SimpleNamespace(X=X, y=y, feature_names=[f"f{i}" for i in range(10)], name="three", fingerprint="t")
+    base = dict(tau=0.3, n_per_iter=2, max_iter=3, C=1.0, corr="pearson", one_class=False, cv_folds=None)
+    with pytest.raises(ValueError, match="2 classes"):
+        fc.run_gdm(ds, base)
+    res = fc.run_gdm(ds, dict(base, positive="2"))
+    assert 0 in res.support or 1 in res.support
+    assert dict(res.key[2])["positive"] == "2"
+    with pytest.raises(ValueError, match="'positive' class"):
+        fc.run_gdm(ds, dict(base, positive="7"))
+
+
+@pytest.mark.parametrize("method", sorted(fc.SCORE_METHODS))
+def test_run_score_matches_the_selector(digits, method):
+    from fsviz import select
+
+    params = fc.score_params(method, 5)
+    res = fc.run_score(digits, method, params, seed=0)
+    cls = getattr(select, fc.SCORE_METHODS[method][0])
+    est = cls(**params)
+    if "random_state" in est.get_params():
+        est.set_params(random_state=0)
+    est.fit(digits.X, digits.y)
+    np.testing.assert_allclose(res.scores, np.nan_to_num(est.scores_))
+    assert np.isfinite(res.scores).all()
+
+
+def test_run_grm_refines_the_base_score(digits):
+    from fsviz.select import GRM
+
+    base = fc.run_score(digits, "fisher", {}, seed=0)
+    res = fc.run_grm(digits, base, n_top=30, prior_groups=[[1, 2, 3]], gamma=2.0)
+    est = GRM(n_top=30, prior_groups=[[1, 2, 3]], gamma=2.0).fit(digits.X, base.scores)
+    np.testing.assert_array_equal(res.candidates, est.top_)
+    np.testing.assert_allclose(res.refined, est.scores_[est.top_])
+    top = np.argsort(est.ranking_, kind="stable")[:30]
+    np.testing.assert_array_equal(res.refined_order, top)
+    again = fc.run_grm(digits, base, n_top=30, prior_groups=[], gamma=2.0)
+    assert again.key != res.key
+    ev_b = fc.evaluate_top(digits, res.base_order, 10)
+    ev_a = fc.evaluate_top(digits, res.refined_order, 10)
+    assert 0 <= ev_a.redundancy <= 1 and 0.5 <= ev_b.cv_accuracy <= 1
+
+
+def test_run_stream_is_saola_in_chunks(digits):
+    from fsviz.select import SAOLA
+
+    seen, live = [], []
+    res = fc.run_stream(
+        digits,
+        "saola",
+        dict(alpha=0.05, delta=0.0, data="auto"),
+        chunk=16,
+        progress=lambda f, t, **info: (seen.append(f), live.append(info)),
+    )
+    est = SAOLA(alpha=0.05, delta=0.0, data="auto").fit(digits.X, digits.y)
+    np.testing.assert_array_equal(np.sort(res.selected), np.sort(est.selected_))
+    assert seen == [0.25, 0.5, 0.75, 1.0]
+    assert [i["arrived"] for i in live] == [16, 32, 48, 64] and live[-1]["selected"] == len(res.selected)
+    assert res.set_size[-1] == len(res.selected)
+    assert sum(d == "selected" for d in res.decision) == len(res.selected)
+    assert all(r for r in res.reason)
+    groups = fc.random_partition(64, 8, seed=0)
+    g = fc.run_stream(digits, "group-saola", dict(alpha=0.05, delta=0.0, data="auto"), groups=groups)
+    assert len(g.arrival) == 64 and set(g.selected) <= set(range(64))
+
+
+def test_run_histogram_matches_the_library(digits):
+    from fsviz.stats import correlation_histogram
+
+    res = fc.run_histogram(digits, n_bins=20)
+    ref = correlation_histogram(digits.X, bins=20)
+    np.testing.assert_array_equal(res.counts, ref.counts)
+    assert res.exact and res.n_pairs == res.n_pairs_total == ref.n_pairs
+    est = fc.run_histogram(digits, n_bins=20, max_features=10)
+    assert not est.exact

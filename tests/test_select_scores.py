@@ -8,9 +8,24 @@ from sklearn.feature_selection import VarianceThreshold, chi2, f_classif, mutual
 from sklearn.metrics import mutual_info_score as sk_mi
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fsviz.select import (LGD, ChiSquare, FisherScore, FScore, LaplacianScore, MutualInfo, ReliefF, VarianceScore,
-                          chi2_score, f_score, fisher_score, laplacian_score, lgd_score, mutual_info_score,
-                          relieff_score, variance_score)
+from fsviz.select import (
+    LGD,
+    ChiSquare,
+    FisherScore,
+    FScore,
+    LaplacianScore,
+    MutualInfo,
+    ReliefF,
+    VarianceScore,
+    chi2_score,
+    f_score,
+    fisher_score,
+    laplacian_score,
+    lgd_score,
+    mutual_info_score,
+    relieff_score,
+    variance_score,
+)
 from fsviz.select import _score_kernels as K
 from fsviz.select._base import rank_scores
 
@@ -161,7 +176,10 @@ def test_mutual_info_uniform_bins_matches_manual_binning(cls_data):
 @pytest.mark.parametrize("Xin", [0, 1, 2])
 def test_variance_equals_variance_threshold(cls_data, Xin):
     X, _ = cls_data
-    np.testing.assert_allclose(variance_score(both(X)[Xin]), VarianceThreshold().fit(X).variances_, atol=1e-13)
+    X = X * np.linspace(0.1, 30, X.shape[1])  # wide features: variance > peak-to-peak
+    # threshold=0 makes scikit-learn report min(variance, peak-to-peak); any positive threshold the variance
+    ref = VarianceThreshold(threshold=1e-300).fit(X).variances_
+    np.testing.assert_allclose(variance_score(both(X)[Xin]), ref, rtol=1e-12, atol=1e-9)
 
 
 # ---------------------------------------------------------------- against textbook references
@@ -327,3 +345,28 @@ _XFAIL: dict[str, str] = {}
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_class_ss_kernel_equals_python_body(cls_data):
+    X, y = cls_data
+    codes = np.unique(y, return_inverse=True)[1].astype(np.int64)
+    counts = np.bincount(codes).astype(float)
+    Xc = np.ascontiguousarray(X[:20, :6])
+    a = K.class_ss_rows(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
+    b = K.class_ss_rows.py_func(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
+    for u, v in zip(a, b):
+        np.testing.assert_allclose(u, v, rtol=1e-13)
+    assert counts.sum() == len(y)
+
+
+def test_variance_kernels_both_orders_equal_numpy():
+    rng = np.random.default_rng(10)
+    X = rng.standard_normal((23, 7)) * 5 + 3
+    X[:, 2] = 0.1  # constant (not exactly representable): must give 0
+    ref = X.var(axis=0)
+    ref[2] = 0.0
+    np.testing.assert_allclose(variance_score(np.ascontiguousarray(X)), ref, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(variance_score(np.asfortranarray(X)), ref, rtol=1e-12, atol=1e-15)
+    ss, const = K.centred_ss_cols.py_func(np.asfortranarray(X))
+    np.testing.assert_allclose(ss / 23, ref, rtol=1e-12, atol=1e-15)
+    assert const[2] and not const[0]

@@ -28,10 +28,9 @@ def brute_hist(X, edges, tol=TOL):
     _, _, r = brute_rho(X)
     r = np.abs(r)
     edges = np.asarray(edges, float)
-    d = np.abs(r[:, None] - edges[None, :])
-    k = d.argmin(axis=1)
-    snap = d[np.arange(r.size), k] <= tol
-    r = np.where(snap, edges[k], r)
+    k = np.clip(np.searchsorted(edges, r), 1, edges.size - 1)
+    k = np.where(np.abs(r - edges[k - 1]) <= np.abs(r - edges[k]), k - 1, k)  # nearest edge
+    r = np.where(np.abs(r - edges[k]) <= tol, edges[k], r)
     below = int((r < edges[0]).sum())
     above = int((r > edges[-1]).sum())
     counts, _ = np.histogram(r[(r >= edges[0]) & (r <= edges[-1])], bins=edges)
@@ -91,7 +90,7 @@ def sparse_with_structure(rng, n=60, m=400, density=0.02):
 
 
 # ------------------------------------------------------------------------------ dense path
-@pytest.mark.parametrize("block_size", [3, 16, 64, 2048])
+@pytest.mark.parametrize("block_size", [7, 16, 64, 2048])
 @pytest.mark.parametrize("bins", [10, 20, np.array([0.0, 0.05, 0.3, 0.3 + 1e-6, 0.9, 1.0])])
 def test_dense_counts_equal_brute_force(dense_X, block_size, bins):
     h = correlation_histogram(dense_X, bins=bins, block_size=block_size)
@@ -117,7 +116,7 @@ def test_dense_edges_exactly_hit():
             assert_same(h, X)
     h = correlation_histogram(X, bins=2)
     # pairs: exactly 0 -> [0, .5); exactly .5 and 1/sqrt2 -> [.5, 1]; exactly 1 -> [.5, 1] (closed)
-    i, j, r = brute_rho(X)
+    _, _, r = brute_rho(X)
     assert h.counts[0] == int((np.abs(r) < 0.5 - 1e-9).sum())
     assert np.isclose(np.abs(r), 0.5).any() and np.isclose(np.abs(r), 1.0).any()
 
@@ -221,6 +220,11 @@ def test_correlated_pairs_sparse(rng, threshold):
     np.testing.assert_allclose(M[bi, bj].A1 if hasattr(M[bi, bj], "A1") else np.asarray(M[bi, bj]).ravel(), br)
 
 
+def test_correlated_pairs_dense_refuses_too_many_pairs(dense_X):
+    with pytest.raises(ValueError, match="more than max_pairs=5 pairs"):
+        correlated_pairs(dense_X, 0.01, max_pairs=5)
+
+
 def test_correlated_pairs_sparse_refuses_too_many_disjoint_pairs():
     S = sp.identity(30, format="csr")  # every |rho| = 1/29
     with pytest.raises(ValueError, match="max_pairs"):
@@ -254,13 +258,18 @@ def test_count_products_ge_matches_python(rng):
     assert got_strict[-1] == sum(b[i] * b[j] > thr[-1] for i in range(60) for j in range(i + 1, 60))
 
 
-def test_slot_of_matches_searchsorted(rng):
-    lo = np.linspace(0, 1, 11) - 1e-9
-    hi = 1 + 1e-9
-    v = np.concatenate([rng.random(500), lo, lo + 2e-9, [hi, 1.5]])
+@pytest.mark.parametrize("edges", [np.linspace(0, 1, 11), np.linspace(0.2, 0.7, 6),
+                                   np.array([0.0, 0.1, 0.15, 0.9]), np.linspace(0, 1, 201)])
+def test_slot_of_matches_searchsorted(rng, edges):
+    lo = edges - 1e-9
+    hi = edges[-1] + 1e-9
+    k = edges.size - 1
+    inv_w = k / (edges[-1] - edges[0]) if np.allclose(np.diff(edges), np.diff(edges)[0]) else 0.0
+    v = np.concatenate([rng.random(500), lo, lo + 2e-9, np.nextafter(lo, -1), [hi, 1.5, 0.0]])
     want = np.searchsorted(lo, v, side="right")
     want[v > hi] = lo.size + 1
-    np.testing.assert_array_equal([K.slot_of(x, lo, hi) for x in v], want)
+    for w in {inv_w, 0.0}:  # the arithmetic guess and the generic search agree
+        np.testing.assert_array_equal([K.slot_of(x, lo, hi, w) for x in v], want)
 
 
 # ------------------------------------------------------------------------------------ errors
@@ -324,8 +333,12 @@ def test_accepts_dataset_like(dense_X):
 def dask_client():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         yield client
+
+
+def seen_append(seen):
+    return lambda done, total: seen.append((done, total))
 
 
 @pytest.mark.dask
@@ -333,11 +346,43 @@ def test_dask_matches_local(dask_client, dense_X, rng):
     S = sparse_with_structure(rng)
     for X, kw in ((dense_X, {"block_size": 32}), (S, {})):
         local = correlation_histogram(X, bins=20, **kw)
-        seen = []
-        remote = correlation_histogram(X, bins=20, client=dask_client, progress=lambda d, t: seen.append((d, t)), **kw)
+        seen: list[tuple[int, int]] = []
+        remote = correlation_histogram(X, bins=20, client=dask_client, progress=seen_append(seen), **kw)
         np.testing.assert_array_equal(remote.counts, local.counts)
         assert remote.n_evaluated == local.n_evaluated
         assert seen and seen[-1][0] == seen[-1][1] > 1  # several tasks really ran
         el = correlated_pairs(X, 0.4, output="edges", **kw)
         er = correlated_pairs(X, 0.4, output="edges", client=dask_client, **kw)
         assert el.equals(er)
+
+
+# ------------------------------------------------------------------------------- real data
+def test_real_text_data_sparse_equals_brute_force(skfeature_path):
+    """PCMAC (1,943 documents x 3,289 terms, 1.5 % non-zeros) stored sparse, as text data is."""
+    import scipy.io as sio
+
+    X = sio.loadmat(skfeature_path("PCMAC"))["X"].astype(np.float64)
+    S = sp.csr_matrix(X)
+    h = correlation_histogram(S, bins=20)
+    assert_same(h, X)
+    assert h.n_evaluated < 0.5 * h.n_pairs  # most pairs were counted analytically
+    np.testing.assert_array_equal(correlation_histogram(X, bins=20, block_size=1000).counts, h.counts)
+    bi, bj, br = brute_pairs(X, 0.6)
+    E = correlated_pairs(S, 0.6, output="edges")
+    np.testing.assert_array_equal(E["i"], bi)
+    np.testing.assert_array_equal(E["j"], bj)
+    np.testing.assert_allclose(E["rho"], br, atol=1e-10)
+
+
+def test_dense_memory_is_bounded_by_block_size(rng):
+    """Peak numpy memory follows block_size, not m^2."""
+    import tracemalloc
+
+    X = rng.normal(size=(30, 2400))
+    correlation_histogram(X[:, :300], block_size=400)  # compile kernels outside the measurement
+    tracemalloc.start()
+    h = correlation_histogram(X, block_size=400)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert h.n_pairs == 2400 * 2399 // 2
+    assert peak < 3 * 400 * 400 * 8 + 4 * X.nbytes  # a few blocks and per-feature vectors (m^2: 46 MB)

@@ -1,4 +1,5 @@
 """Figure builders on small hand-made results: structure, aggregation and hover content."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -8,8 +9,16 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from fsviz.viz import (compare_scatter, correlation_sparsity, group_tree, pca_pair, pixel_masks,
-                       ranking_bump, score_bars, stream_progress)
+from fsviz.viz import (
+    compare_scatter,
+    correlation_sparsity,
+    group_tree,
+    pca_pair,
+    pixel_masks,
+    ranking_bump,
+    score_bars,
+    stream_progress,
+)
 
 
 def make_groups(n_sf=3, per=2, m=64):
@@ -17,8 +26,14 @@ def make_groups(n_sf=3, per=2, m=64):
     af = np.concatenate([s + 1 + np.arange(per) for s in support])
     af_sf = np.repeat(support, per)
     scores = np.linspace(1.0, 0.1, m)
-    return SimpleNamespace(support=support, sf_scores=scores[support], af=af, af_sf=af_sf,
-                           af_rho=np.linspace(0.99, 0.8, af.size), scores=scores)
+    return SimpleNamespace(
+        support=support,
+        sf_scores=scores[support],
+        af=af,
+        af_sf=af_sf,
+        af_rho=np.linspace(0.99, 0.8, af.size),
+        scores=scores,
+    )
 
 
 def test_group_tree_is_root_sf_af_tree():
@@ -43,8 +58,14 @@ def test_group_tree_aggregates_large_results():
     rest = np.setdiff1d(np.arange(m), support)
     af = rng.choice(rest, 20_000, replace=False)
     af_sf = rng.choice(support, af.size)
-    r = SimpleNamespace(support=support, sf_scores=rng.random(300), af=af, af_sf=af_sf,
-                        af_rho=rng.uniform(0.7, 1, af.size), scores=rng.random(m))
+    r = SimpleNamespace(
+        support=support,
+        sf_scores=rng.random(300),
+        af=af,
+        af_sf=af_sf,
+        af_rho=rng.uniform(0.7, 1, af.size),
+        scores=rng.random(m),
+    )
     fig = group_tree(r, max_groups=20, max_affiliated=10, kind="sunburst")
     t = fig.data[0]
     assert isinstance(t, go.Sunburst)
@@ -62,9 +83,13 @@ def test_group_tree_highlight_zooms_and_bad_kind():
 def test_pixel_masks_marks_sf_and_af_pixels():
     r = make_groups(n_sf=2, per=3, m=64)
     rng = np.random.default_rng(0)
-    panels = SimpleNamespace(examples=rng.random((3, 8, 8)), example_labels=("0", "1", "0"),
-                             means=rng.random((2, 8, 8)), mean_labels=("mean of class 0", "mean of class 1"),
-                             shape=(8, 8))
+    panels = SimpleNamespace(
+        examples=rng.random((3, 8, 8)),
+        example_labels=("0", "1", "0"),
+        means=rng.random((2, 8, 8)),
+        mean_labels=("mean of class 0", "mean of class 1"),
+        shape=(8, 8),
+    )
     fig = pixel_masks(panels, r)
     imgs = [t for t in fig.data if isinstance(t, go.Image)]
     assert len(imgs) == 3 + 2 + 2
@@ -115,8 +140,11 @@ def test_score_bars_top_n():
 
 
 def test_pca_pair_colours_by_class():
-    p = SimpleNamespace(coords=np.random.default_rng(0).normal(size=(10, 2)), explained=np.array([0.5, 0.2]),
-                        features=np.arange(3))
+    p = SimpleNamespace(
+        coords=np.random.default_rng(0).normal(size=(10, 2)),
+        explained=np.array([0.5, 0.2]),
+        features=np.arange(3),
+    )
     y = np.array([0, 1] * 5)
     fig = pca_pair([p, p], y, titles=("Fisher", "GRM(Fisher)"))
     assert len(fig.data) == 4 and sum(t.showlegend for t in fig.data) == 2
@@ -133,7 +161,14 @@ def test_stream_progress_windows_sum_to_arrivals():
 
 
 def test_compare_scatter():
-    frame = pd.DataFrame({"method": ["gdm", "fisher"], "parameters": ["tau=0.3", ""], "n features": [12, 20],
-                          "CV accuracy": [0.9, 0.8], "redundancy": [0.1, 0.5]})
+    frame = pd.DataFrame(
+        {
+            "method": ["gdm", "fisher"],
+            "parameters": ["tau=0.3", ""],
+            "n features": [12, 20],
+            "CV accuracy": [0.9, 0.8],
+            "redundancy": [0.1, 0.5],
+        }
+    )
     fig = compare_scatter(frame)
     assert list(fig.data[0].y) == [0.9, 0.8]

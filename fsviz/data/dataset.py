@@ -4,18 +4,21 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from fsviz.data.validation import check_finite, names_preview
 
-__all__ = ["Dataset", "DatasetSummary", "encode_labels", "default_feature_names"]
+__all__ = ["Dataset", "DatasetSummary", "default_feature_names", "encode_labels"]
 
 _HASH_VERSION = b"fsviz-dataset-v1"
+_CSV_BLOCK_CELLS = 1_000_000  # cells formatted at a time by Dataset.to_csv
+_DENSE_EXPORT_LIMIT = 200_000_000  # sparse data larger than this (n x m) are not written densely
 
 
 def default_feature_names(n_features: int) -> np.ndarray:
@@ -297,6 +300,16 @@ class Dataset:
         object.__setattr__(self, "constant_features", const)
         object.__setattr__(self, "fingerprint", self._hash())
 
+    def __setstate__(self, state: dict) -> None:
+        # unpickling (Streamlit caches, Dask workers) gives writable arrays: freeze them again
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+        arrays = [self.y, self.feature_names, self.class_names, self.constant_features]
+        arrays += [self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X) else [self.X]
+        for a in arrays:
+            if isinstance(a, np.ndarray) and a.flags.writeable:
+                a.setflags(write=False)
+
     # ------------------------------------------------------------------ construction helpers
     def _names(self, m: int, who: str) -> np.ndarray:
         if self.feature_names is None:
@@ -335,10 +348,8 @@ class Dataset:
                   "class_names": None if self.class_names is None else self.class_names.tolist()}
         h.update(_HASH_VERSION)
         h.update(json.dumps(header, sort_keys=True).encode())
-        for nm in self.feature_names:
-            b = nm.encode("utf-8", "surrogatepass")
-            h.update(len(b).to_bytes(8, "little"))
-            h.update(b)
+        # names as one JSON list: unambiguous (quoted and escaped) and fast for millions of names
+        h.update(json.dumps(self.feature_names.tolist(), ensure_ascii=True).encode("ascii"))
         if self.y is not None:
             h.update(np.ascontiguousarray(self.y).data)
         if sp.issparse(X):
@@ -425,7 +436,7 @@ class Dataset:
             name=self.name, n_samples=int(n), n_features=int(m), is_sparse=self.is_sparse, nnz=nnz,
             sparsity=float(1.0 - nnz / (n * m)), n_missing=0, has_labels=self.y is not None, label_kind=kind,
             classes=tuple(names), class_counts=tuple(int(c) for c in counts),
-            n_constant=int(len(self.constant_features)),
+            n_constant=len(self.constant_features),
             constant_features=tuple(str(self.feature_names[j]) for j in self.constant_features),
             is_image=self.is_image, image_shape=self.image_shape, fingerprint=self.fingerprint)
 
@@ -460,7 +471,7 @@ class Dataset:
             raise ValueError(f"{who}: features must not repeat; got duplicated indices.")
         return idx
 
-    def subset(self, features=None, samples=None, name: str | None = None) -> "Dataset":
+    def subset(self, features=None, samples=None, name: str | None = None) -> Dataset:
         """A new Dataset with the chosen features and/or samples, in the order given.
 
         Parameters
@@ -505,7 +516,7 @@ class Dataset:
                        name=name, class_names=self.class_names, description=self.description,
                        truth=self.truth if keep_all else None, meta=meta)
 
-    def with_image_shape(self, image_shape) -> "Dataset":
+    def with_image_shape(self, image_shape) -> Dataset:
         """The same data with another ``image_shape`` (validated; the fingerprint is unchanged)."""
         new = object.__new__(Dataset)
         for k, v in self.__dict__.items():
@@ -514,7 +525,7 @@ class Dataset:
         object.__setattr__(new, "image_shape", new._check_image_shape(self.n_features, f"Dataset {self.name!r}"))
         return new
 
-    def with_name(self, name: str) -> "Dataset":
+    def with_name(self, name: str) -> Dataset:
         """The same data under another name (the fingerprint is unchanged)."""
         new = object.__new__(Dataset)
         for k, v in self.__dict__.items():
@@ -553,27 +564,49 @@ class Dataset:
         order and labels (string labels by name). Returns the text when
         ``path_or_buffer`` is None.
         """
-        X = self.X.toarray() if self.is_sparse else self.X
+        self._check_dense_export("to_csv")
         header = [str(c) for c in self.feature_names]
-        text = X.astype(str)  # numpy's float -> str is the shortest round-trip repr
+        labels = None
         if self.y is not None:
             header.append(self.label_column())
-            lab = self.labels
-            text = np.concatenate([text, np.asarray([str(v) for v in lab], dtype=object)[:, None].astype(str)], axis=1)
+            labels = [str(v) for v in self.labels]
         check = header + ([str(c) for c in self.class_names] if self.class_names is not None else [])
         for nm in check:
-            if any(ch in nm for ch in (sep, '"', "\n", "\r")):
-                raise ValueError(f"Dataset.to_csv: name {nm!r} contains the separator, a quote or a newline; "
-                                 "rename it or export to Parquet/.npz instead.")
-        buf = io.StringIO()
-        buf.write(sep.join(header) + "\n")
-        for row in text:
-            buf.write(sep.join(row.tolist()) + "\n")
-        out = buf.getvalue()
+            if nm == "" or any(ch in nm for ch in (sep, '"', "\n", "\r")):
+                raise ValueError(f"Dataset.to_csv: name {nm!r} is empty or contains the separator, a quote or a "
+                                 "newline; rename it or export to Parquet/.npz instead.")
         if path_or_buffer is None:
-            return out
-        _write(path_or_buffer, out.encode("utf-8"))
+            out = io.StringIO()
+            self._csv_lines(out.write, header, labels, sep)
+            return out.getvalue()
+        if hasattr(path_or_buffer, "write"):
+            self._csv_lines(lambda t: _write(path_or_buffer, t.encode("utf-8")), header, labels, sep)
+        else:
+            with open(path_or_buffer, "w", encoding="utf-8", newline="") as fh:
+                self._csv_lines(fh.write, header, labels, sep)
         return None
+
+    def _csv_lines(self, write, header: list[str], labels: list[str] | None, sep: str) -> None:
+        """Write the CSV text in row blocks (bounded memory: about a million cells at a time)."""
+        write(sep.join(header) + "\n")
+        n, m = self.X.shape
+        step = max(1, _CSV_BLOCK_CELLS // max(m, 1))
+        for a in range(0, n, step):
+            block = self.X[a:a + step]
+            block = block.toarray() if sp.issparse(block) else block
+            # Python's float repr is the shortest string that reads back to the same double
+            if labels is None:
+                lines = [sep.join(map(repr, row)) for row in block.tolist()]
+            else:
+                lines = [sep.join(map(repr, row)) + sep + lab for row, lab in zip(block.tolist(), labels[a:a + step])]
+            write("\n".join(lines) + "\n")
+
+    def _check_dense_export(self, what: str) -> None:
+        n, m = self.X.shape
+        limit = _DENSE_EXPORT_LIMIT
+        if self.is_sparse and n * m > limit:
+            raise ValueError(f"Dataset.{what}: this sparse dataset would become {n:,} x {m:,} = {n * m:,} dense "
+                             f"cells (limit {limit:,}). Fix: save it as .npz or svmlight, which keep it sparse.")
 
     def save(self, path_or_buffer, fmt: str | None = None) -> None:
         """Write the dataset so that :func:`fsviz.data.load_dataset` reads it back exactly.

@@ -31,11 +31,11 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 __all__ = [
-    "GroundTruth",
     "BlockTruth",
+    "GroundTruth",
     "TextTruth",
-    "make_grouped_classification",
     "make_correlated_blocks",
+    "make_grouped_classification",
     "make_sparse_text",
 ]
 
@@ -120,8 +120,8 @@ def make_grouped_classification(
     n_groups: int = 12,
     max_affiliates: int = 5,
     noise: float = 0.1,
-    affiliate_corr: tuple[float, float] = (0.8, 0.95),
-    min_weight: float = 0.5,
+    affiliate_corr: tuple[float, float] = (0.75, 0.9),
+    min_weight: float = 1.0,
     shuffle: bool = True,
     random_state=0,
 ) -> tuple[np.ndarray, np.ndarray, GroundTruth]:
@@ -150,11 +150,15 @@ def make_grouped_classification(
     noise : float, default=0.1
         Standard deviation of the Gaussian label noise relative to that of the linear
         score ``X_S w``; 0 gives noiseless, linearly separable labels.
-    affiliate_corr : (float, float), default=(0.8, 0.95)
+    affiliate_corr : (float, float), default=(0.75, 0.9)
         Range of the population correlation between an affiliated feature and its
-        support feature; ``0 < low <= high < 1``.
-    min_weight : float, default=0.5
-        Smallest absolute weight of a support feature in the label function.
+        support feature; ``0 < low <= high < 1``. The default keeps every affiliated
+        feature clearly above GDM's ``1 - tau = 0.7`` at ``tau = 0.3`` and clearly below
+        its support feature in relevance.
+    min_weight : float, default=1.0
+        Smallest absolute weight of a support feature in the label function (weights
+        are N(0, 1) draws with their magnitude raised to at least this), so that no
+        support feature is drowned by the noise of its own affiliated copies.
     shuffle : bool, default=True
         Randomly permute the columns (the truth gives the permuted indices). When
         False, support features come first, then the affiliated ones group by group,

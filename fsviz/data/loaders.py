@@ -28,18 +28,18 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from fsviz.data.dataset import Dataset, default_feature_names, encode_labels
+from fsviz.data.dataset import Dataset, default_feature_names
 from fsviz.data.validation import check_finite, names_preview, warn_constant
 
 __all__ = [
-    "load_dataset",
-    "save_dataset",
-    "infer_image_shape",
-    "image_feature_names",
-    "column_major_permutation",
+    "FORMATS",
     "KNOWN_IMAGE_SHAPES",
     "LABEL_CANDIDATES",
-    "FORMATS",
+    "column_major_permutation",
+    "image_feature_names",
+    "infer_image_shape",
+    "load_dataset",
+    "save_dataset",
 ]
 
 #: formats :func:`load_dataset` reads
@@ -188,11 +188,11 @@ class _Source:
 
 
 def _sniff(head: bytes) -> str | None:
-    if head.startswith(b"MATLAB") or head.startswith(b"\x89HDF"):
+    if head.startswith((b"MATLAB", b"\x89HDF")):
         return "mat"
     if head.startswith(b"PAR1"):
         return "parquet"
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return "npz"
     try:
         text = head.decode("utf-8")
@@ -242,7 +242,7 @@ def load_dataset(
     path_or_buffer,
     label: str | int | None = "auto",
     fmt: str | None = None,
-    image_shape: tuple[int, int] | None = None,
+    image_shape: tuple[int, int] | None | bool = None,
     name: str | None = None,
     *,
     image_order: str = "auto",
@@ -275,6 +275,7 @@ def load_dataset(
         For pixel data. When None it is taken from the file (fsviz Parquet/.npz),
         from :data:`KNOWN_IMAGE_SHAPES` by dataset name, or inferred for square
         pixel counts with pixel-like values (see :func:`infer_image_shape`).
+        ``False``: no image shape (and no column permutation) whatever the file.
     name : str, optional
         Dataset name; default the file name without suffix.
     image_order : {"auto", "C", "F"}, default="auto"
@@ -319,16 +320,15 @@ def load_dataset(
     f = _resolve_format(src, fmt)
     if image_order not in ("auto", "C", "F"):
         raise ValueError(f"load_dataset: image_order must be 'auto', 'C' or 'F'; got {image_order!r}.")
-    if f in ("csv", "tsv", "txt"):
-        parts = _load_delimited(src, f, label)
-    elif f == "parquet":
-        parts = _load_parquet(src, label)
-    elif f == "mat":
-        parts = _load_mat(src, label)
-    elif f == "svmlight":
-        parts = _load_svmlight(src, label)
-    else:
-        parts = _load_npz(src, label)
+    readers = {"csv": _load_delimited, "tsv": _load_delimited, "txt": _load_delimited, "parquet": _load_parquet,
+               "mat": _load_mat, "svmlight": _load_svmlight, "npz": _load_npz}
+    try:
+        parts = readers[f](src, f, label) if f in ("csv", "tsv", "txt") else readers[f](src, label)
+    except (ValueError, MemoryError):
+        raise
+    except Exception as e:  # a damaged file can make any parser fail in its own way
+        raise _parse_error(src, {"txt": "text"}.get(f, f), e, "the file looks damaged or is not in this "
+                                                              "format; re-export it.") from e
     return _assemble(src, parts, image_shape=image_shape, name=name, image_order=image_order)
 
 
@@ -352,23 +352,28 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
     if parts.get("label_column") is not None:
         meta["label_column"] = parts["label_column"]
 
-    # image shape: caller > file > known table > inference
+    # image shape: caller > file > known table > inference; image_shape=False: none at all
     order = image_order
     fmt_order = parts.get("image_order", "C")
-    shape = image_shape
-    if shape is None:
+    no_image = image_shape is False
+    shape = None if no_image else image_shape
+    if shape is None and not no_image:
         shape = parts.get("image_shape")
         if shape is not None:
             fmt_order = "C"  # fsviz files store upright (already permuted) pixels
     key = str(ds_name).lower()
-    if shape is None and key in KNOWN_IMAGE_SHAPES and np.prod(KNOWN_IMAGE_SHAPES[key]) == m:
+    if shape is None and not no_image and key in KNOWN_IMAGE_SHAPES and np.prod(KNOWN_IMAGE_SHAPES[key]) == m:
         shape = KNOWN_IMAGE_SHAPES[key]
-    if shape is None and key not in KNOWN_NOT_IMAGES:
+    if shape is None and not no_image and key not in KNOWN_NOT_IMAGES:
         shape = infer_image_shape(m, X)
     if shape is not None:
-        shape = tuple(shape)
-        if len(shape) != 2 or any(int(v) != v or v <= 0 for v in shape):
-            raise ValueError(f"{who}: image_shape must be (height, width) with positive ints; got {image_shape!r}.")
+        try:
+            ok = not isinstance(shape, str) and len(tuple(shape)) == 2 and all(
+                not isinstance(v, (str, bool)) and int(v) == v and v > 0 for v in shape)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"{who}: image_shape must be (height, width) with positive ints; got {shape!r}.")
         shape = (int(shape[0]), int(shape[1]))
         if shape[0] * shape[1] != m:
             raise ValueError(f"{who}: image_shape {shape[0]} x {shape[1]} = {shape[0] * shape[1]} pixels, but "
@@ -378,6 +383,8 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
         if order == "F":
             perm = column_major_permutation(shape)
             X = X[:, perm]
+            if not sp.issparse(X):
+                X = _readonly(X)  # a fresh array the Dataset need not copy again
             meta["source_columns"] = perm
             meta["image_order"] = "F"
             if names is None or parts.get("names_are_default"):
@@ -494,6 +501,9 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         s = df[c]
         if s.dtype.kind in "biuf":
             continue
+        if s.dtype.kind in "mMc":  # dates, durations, complex: numbers, but not features
+            bad.append((c, str(s.iloc[0]), 0))
+            continue
         coerced = pd.to_numeric(s, errors="coerce")
         holes = coerced.isna() & ~s.isna()
         if holes.any():
@@ -516,6 +526,13 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
             "label_column": label_column, "format": fmt}
 
 
+def _exact_floats() -> dict:
+    """pandas < 3 parses floats exactly only with float_precision='round_trip' (3.x: by default)."""
+    import pandas as pd
+
+    return {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
 def _load_delimited(src: _Source, fmt: str, label) -> dict:
     import pandas as pd
 
@@ -533,6 +550,11 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
                                                 "is the suffix right?).") from e
     if not header or all(h.strip() == "" for h in header):
         raise ValueError(f"{who}: the first line (header) is empty. Fix: put the column names on the first line.")
+    blank = [j for j, h in enumerate(header) if h.strip() == ""]
+    if blank:
+        hint = " (a saved DataFrame index? write it with index=False)" if blank == [0] else ""
+        raise ValueError(f"{who}: column(s) at position(s) {blank} have no name{hint}. Every column needs a "
+                         "name in the header. Fix: name them, or drop them before loading.")
     seen, dups = set(), []
     for h in header:
         if h in seen and h not in dups:
@@ -550,9 +572,8 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
     # missing-value tokens count in feature columns only: a class may be called "NA"
     na = {c: _NA_TOKENS for j, c in enumerate(header) if j != pos}
     try:
-        df = pd.read_csv(src.handle(), sep=sep, float_precision="round_trip", low_memory=False,
-                         dtype=dtype, keep_default_na=False, na_values=na,
-                         engine="python" if sep == r"\s+" else "c", encoding="utf-8")
+        df = pd.read_csv(src.handle(), sep=sep, low_memory=False, dtype=dtype, keep_default_na=False,
+                         na_values=na, engine="c", encoding="utf-8", **_exact_floats())
     except pd.errors.EmptyDataError as e:
         raise ValueError(f"{who} holds no data (empty). Fix: choose a file with a header and rows.") from e
     except Exception as e:  # parser errors, decoding errors, ...
@@ -572,7 +593,6 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
 
 # ============================================================================ Parquet
 def _load_parquet(src: _Source, label) -> dict:
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     who = f"load_dataset: {src.label}"
@@ -707,6 +727,9 @@ def _svm_meta(src: _Source) -> dict:
 def _load_svmlight(src: _Source, label) -> dict:
     from sklearn.datasets import load_svmlight_file
 
+    if label not in ("auto", None):
+        raise ValueError(f"load_dataset: {src.label} is a LIBSVM/svmlight file, whose labels are the first field of "
+                         f"every line; label must be 'auto' or None, got {label!r}.")
     meta = _svm_meta(src)
     zero_based = meta.get("zero_based", "auto")
     n_features = meta.get("n_features")
@@ -716,6 +739,9 @@ def _load_svmlight(src: _Source, label) -> dict:
         raise _parse_error(src, "LIBSVM/svmlight", e, "every line must read '<label> <index>:<value> ...' with "
                                                      "increasing indices.") from e
     X = X.tocsr()
+    if meta.get("n_samples") is not None and int(meta["n_samples"]) != X.shape[0]:
+        raise ValueError(f"load_dataset: {src.label} is truncated or damaged: its fsviz header says "
+                         f"{meta['n_samples']} samples but {X.shape[0]} lines were read. Fix: re-export the file.")
     has_labels = meta.get("has_labels", True)
     if label is None or not has_labels:
         y = None
@@ -743,6 +769,14 @@ def _load_npz(src: _Source, label) -> dict:
     import zipfile
 
     who = f"load_dataset: {src.label}"
+    head = src.head(8)
+    if head.startswith(b"\x93NUMPY"):
+        raise ValueError(f"{who} is a single .npy array, not an .npz archive. Fix: save it with "
+                         "np.savez(path, X=X, y=y).")
+    if not head.startswith(b"PK"):
+        raise _parse_error(src, ".npz", ValueError("not a zip archive (no 'PK' signature)"),
+                           "save it with np.savez / np.savez_compressed (keys X, y, feature_names) or "
+                           "scipy.sparse.save_npz.")
     try:
         z = np.load(src.handle(), allow_pickle=False)
     except ValueError as e:
@@ -811,7 +845,10 @@ def _load_npz(src: _Source, label) -> dict:
         if meta.get("name"):
             parts["name"] = meta["name"]
         return parts
-    except ValueError:
+    except ValueError as e:
+        if "pickle" in str(e).lower() and not str(e).startswith("load_dataset"):
+            raise ValueError(f"{who} holds object arrays, which are not loaded (allow_pickle=False, for safety). "
+                             "Fix: save names and labels as string arrays, e.g. np.array(names, dtype=str).") from e
         raise
     except (zipfile.BadZipFile, OSError, KeyError, EOFError, TypeError) as e:
         raise _parse_error(src, ".npz", e, "the archive is damaged; re-save it.") from e
@@ -897,6 +934,7 @@ def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    dataset._check_dense_export("save (Parquet)")
     X = dataset.X.toarray() if dataset.is_sparse else dataset.X
     names = [str(c) for c in dataset.feature_names]
     arrays = [pa.array(X[:, j], type=pa.float64()) for j in range(X.shape[1])]
@@ -943,19 +981,19 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
     X = dataset.X.tocsr() if dataset.is_sparse else sp.csr_matrix(dataset.X)
     X.sort_indices()
     meta = _meta_for(dataset)
-    meta.update(zero_based=True, n_features=int(X.shape[1]), has_labels=dataset.y is not None)
+    meta.update(zero_based=True, n_features=int(X.shape[1]), n_samples=int(X.shape[0]),
+                has_labels=dataset.y is not None)
     names = dataset.feature_names
     if not np.array_equal(names, default_feature_names(len(names))):
         meta["feature_names_json"] = [str(c) for c in names]
     y = dataset.y if dataset.y is not None else np.zeros(X.shape[0], dtype=np.int64)
-    ytxt = y.astype(str)
-    vals = X.data.astype(str)  # shortest round-trip repr
-    idx = X.indices.astype(str)
-    tokens = np.char.add(np.char.add(idx, ":"), vals) if X.nnz else np.array([], dtype=str)
-    out = io.StringIO()
-    out.write(f"# {_SVM_HEADER} {json.dumps(meta)}\n")
-    ip = X.indptr
+    ylist = y.tolist()  # Python repr of floats is the shortest exact round trip
+    idx, vals, ip = X.indices.tolist(), X.data.tolist(), X.indptr.tolist()
+    lines = [f"# {_SVM_HEADER} {json.dumps(meta)}"]
     for i in range(X.shape[0]):
-        row = tokens[ip[i]:ip[i + 1]]
-        out.write(ytxt[i] + (" " + " ".join(row.tolist()) if len(row) else "") + "\n")
+        a, b = ip[i], ip[i + 1]
+        feats = " ".join([f"{j}:{v!r}" for j, v in zip(idx[a:b], vals[a:b])])
+        lines.append(f"{ylist[i]!r} {feats}" if feats else f"{ylist[i]!r}")
+    out = io.StringIO()
+    out.write("\n".join(lines) + "\n")
     _write_bytes(path_or_buffer, out.getvalue().encode("utf-8"))

@@ -32,9 +32,9 @@ import os
 import sys
 import threading
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -42,7 +42,7 @@ from fsviz.data.dataset import Dataset
 from fsviz.data.loaders import image_feature_names, load_dataset, save_dataset
 from fsviz.data.validation import DataWarning
 
-__all__ = ["SampleInfo", "list_samples", "load_sample", "make_sample", "write_samples", "sample_dir", "main"]
+__all__ = ["SampleInfo", "list_samples", "load_sample", "main", "make_sample", "sample_dir", "write_samples"]
 
 #: bump when the content of a sample changes; files of another version are rewritten
 SAMPLES_VERSION = 1
@@ -266,11 +266,12 @@ def _is_current(folder: Path, name: str) -> bool:
 def _write_one(ds: Dataset, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     info = _INFO[ds.name]
-    tmp = folder / (info.filename + ".tmp")
+    tag = f".{os.getpid()}.{threading.get_ident()}.tmp"  # concurrent writers never share a temporary file
+    tmp = folder / (info.filename + tag)
     save_dataset(ds, tmp, fmt="npz")
     os.replace(tmp, folder / info.filename)
     if ds.truth is not None:
-        ttmp = folder / f"{ds.name}.truth.npz.tmp"
+        ttmp = folder / f"{ds.name}.truth.npz{tag}"
         _save_truth(ds.truth, ttmp)
         os.replace(ttmp, folder / f"{ds.name}.truth.npz")
     man = _manifest(folder)
@@ -280,7 +281,7 @@ def _write_one(ds: Dataset, folder: Path) -> None:
         "title": info.title,
     }
     man["written_by"] = "python -m fsviz.data.samples"
-    mtmp = folder / "manifest.json.tmp"
+    mtmp = folder / f"manifest.json{tag}"
     mtmp.write_text(json.dumps(man, indent=2, sort_keys=True) + "\n")
     os.replace(mtmp, folder / "manifest.json")
 

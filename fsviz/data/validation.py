@@ -7,18 +7,17 @@ features) give a :class:`DataWarning` naming the features instead.
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
     "DataWarning",
-    "check_finite",
     "check_classification",
+    "check_finite",
+    "names_preview",
     "require_labels",
     "warn_constant",
-    "names_preview",
 ]
 
 
@@ -29,7 +28,8 @@ class DataWarning(UserWarning):
 def names_preview(names, limit: int = 10) -> str:
     """``['a', 'b'] (+12 more)``: a bounded list of names for messages."""
     n = len(names)
-    head = [str(v) for v in list(names[:limit])]
+    head = [int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else str(v)
+            for v in list(names[:limit])]
     more = f" (+{n - limit} more)" if n > limit else ""
     return f"{head!r}{more}"
 
@@ -156,11 +156,11 @@ def check_classification(y, *, who: str = "fsviz", min_classes: int = 2, min_per
             raise ValueError(f"{who}: y holds {int((~np.isfinite(y)).sum())} missing/non-finite labels. "
                              "Fix: drop those samples.")
         if not np.all(y == np.round(y)):
-            raise ValueError(f"{who}: needs class labels, but y is continuous (e.g. {y[y != np.round(y)][0]!r}). "
+            raise ValueError(f"{who}: needs class labels, but y is continuous (e.g. {y[y != np.round(y)][0].item()!r}). "
                              "Fix: bin the target into classes, or use an unsupervised method.")
     classes, counts = np.unique(y, return_counts=True)
     if len(classes) < min_classes:
-        got = f"a single class ({classes[0]!r})" if len(classes) == 1 else f"{len(classes)} classes"
+        got = f"a single class ({classes[0].item()!r})" if len(classes) == 1 else f"{len(classes)} classes"
         raise ValueError(f"{who}: needs at least {min_classes} classes in y; got {got} among "
                          f"{len(y)} samples. Fix: choose another label column or load data with "
                          "several classes (one-class problems: GDM(one_class=True) or an unsupervised score).")

@@ -13,13 +13,37 @@ non-negative score per feature, higher = better. The base class
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
+import os
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import ThreadpoolController
+
+_CONTROLLER: ThreadpoolController | None = None
+
+
+def blas_limits(always: bool = False):
+    """Context: one BLAS thread when the machine is already busy (or ``always``), no limit otherwise.
+
+    Multithreaded OpenBLAS spin-waits for its threads; when every core is already
+    taken (load average >= core count) a 2-thread GEMM or eigendecomposition runs up
+    to 10x slower than a 1-thread one. On an idle machine BLAS keeps all its threads.
+    """
+    try:
+        busy = always or os.getloadavg()[0] >= (os.cpu_count() or 1)
+    except OSError:  # platform without load average
+        busy = False
+    if not busy:
+        return contextlib.nullcontext()
+    global _CONTROLLER
+    if _CONTROLLER is None:  # inspecting the loaded libraries costs ms: do it once
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
 def rank_scores(scores: np.ndarray, tie_break: np.ndarray | None = None) -> np.ndarray:

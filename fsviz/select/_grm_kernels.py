@@ -48,5 +48,5 @@ def simplex_project(w):
     z = np.empty(d)
     for i in range(d):
         v = u[i] - lbar
-        z[i] = v if v > 0.0 else 0.0
+        z[i] = max(0.0, v)
     return z, lbar, steps

@@ -1,12 +1,16 @@
 """Numba kernels for the per-feature scores (LGD, ReliefF).
 
-Plain functions on contiguous float64/int64 arrays; no validation inside.
+Plain functions on contiguous float64/int64 arrays; no validation inside. The hot
+kernels come in a serial and a threaded (``*_par``) version: a parallel region costs
+tens of milliseconds when the cores are busy, so callers use the threaded one only
+when the work is large (:data:`PARALLEL_WORK`).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
 
+PARALLEL_WORK = 2e8  # element operations above which the threaded kernels pay off
 
 # ----------------------------------------------------------------------------- LGD
 @njit(cache=True)
@@ -35,9 +39,7 @@ def lgd_sorted(v, k):
         while hi - lo + 1 < k:
             if lo == 0:
                 hi += 1
-            elif hi == n - 1:
-                lo -= 1
-            elif v[p] - v[lo - 1] <= v[hi + 1] - v[p]:
+            elif hi == n - 1 or v[p] - v[lo - 1] <= v[hi + 1] - v[p]:
                 lo -= 1
             else:
                 hi += 1
@@ -51,10 +53,24 @@ def lgd_sorted(v, k):
     return g, loc
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def lgd_dense(X, k):
     """``(global, local)`` sums of squares of every column of a Fortran-ordered ``X``."""
-    n, m = X.shape
+    m = X.shape[1]
+    g = np.empty(m)
+    loc = np.empty(m)
+    for j in range(m):
+        v = np.sort(X[:, j])
+        a, b = lgd_sorted(v, k)
+        g[j] = a
+        loc[j] = b
+    return g, loc
+
+
+@njit(cache=True, parallel=True)
+def lgd_dense_par(X, k):
+    """:func:`lgd_dense` with the columns spread over threads (for large inputs)."""
+    m = X.shape[1]
     g = np.empty(m)
     loc = np.empty(m)
     for j in prange(m):
@@ -65,7 +81,7 @@ def lgd_dense(X, k):
     return g, loc
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def lgd_csc(data, indices, indptr, n, k):
     """LGD sums of squares of every column of a CSC matrix (implicit zeros included).
 
@@ -74,7 +90,7 @@ def lgd_csc(data, indices, indptr, n, k):
     m = indptr.shape[0] - 1
     g = np.empty(m)
     loc = np.empty(m)
-    for j in prange(m):
+    for j in range(m):
         vals = np.sort(data[indptr[j]:indptr[j + 1]])
         v = np.zeros(n)
         nneg = 0
@@ -95,7 +111,10 @@ def lgd_csc(data, indices, indptr, n, k):
 # ------------------------------------------------------------------------- ReliefF
 @njit(cache=True, parallel=True, fastmath=True)
 def manhattan_rows(Xc, rows):
-    """Manhattan distances of the rows ``rows`` of C-ordered ``Xc`` to every row -> (len(rows), n)."""
+    """Manhattan distances of the rows ``rows`` of C-ordered ``Xc`` to every row -> (len(rows), n).
+
+    Used for large ``n`` only (row blocks of the distance matrix), hence threaded.
+    """
     b = rows.shape[0]
     n, m = Xc.shape
     D = np.empty((b, n))
@@ -171,18 +190,17 @@ def relieff_neighbours(D, rows, y, n_classes, k, prior):
     return pi[:npairs].copy(), pj[:npairs].copy(), pw[:npairs].copy()
 
 
-@njit(cache=True, parallel=True)
-def relieff_accumulate_dense(Xf, pi, pj, pw):
-    """``score_f = sum_p pw_p |Xf[pi_p, f] - Xf[pj_p, f]|`` for Fortran-ordered ``Xf``."""
-    m = Xf.shape[1]
+@njit(cache=True)
+def relieff_accumulate_dense(Xc, pi, pj, pw):
+    """``score_f = sum_p pw_p |Xc[pi_p, f] - Xc[pj_p, f]|`` for C-ordered ``Xc`` (rows streamed)."""
+    m = Xc.shape[1]
     out = np.zeros(m)
-    P = pi.shape[0]
-    for f in prange(m):
-        col = Xf[:, f]
-        acc = 0.0
-        for p in range(P):
-            acc += pw[p] * abs(col[pi[p]] - col[pj[p]])
-        out[f] = acc
+    for p in range(pi.shape[0]):
+        a = Xc[pi[p]]
+        b = Xc[pj[p]]
+        w = pw[p]
+        for f in range(m):
+            out[f] += w * abs(a[f] - b[f])
     return out
 
 
@@ -208,9 +226,26 @@ def relieff_accumulate_csr(data, indices, indptr, m, pi, pj, pw):
     return out
 
 
-@njit(cache=True, parallel=True, fastmath=True)
+@njit(cache=True, fastmath=True)
 def manhattan_full(Xc):
     """All-pairs Manhattan distances of the rows of C-ordered ``Xc``, computing each pair once."""
+    n, m = Xc.shape
+    D = np.zeros((n, n))
+    for i in range(n):
+        xi = Xc[i]
+        for j in range(i + 1, n):
+            xj = Xc[j]
+            acc = 0.0
+            for f in range(m):
+                acc += abs(xi[f] - xj[f])
+            D[i, j] = acc
+            D[j, i] = acc
+    return D
+
+
+@njit(cache=True, parallel=True, fastmath=True)
+def manhattan_full_par(Xc):
+    """:func:`manhattan_full` with balanced row pairs spread over threads (large inputs)."""
     n, m = Xc.shape
     D = np.zeros((n, n))
     half = (n + 1) // 2
@@ -231,3 +266,176 @@ def manhattan_full(Xc):
         for j in range(i):
             D[i, j] = D[j, i]
     return D
+
+
+# ---------------------------------------------------------------- class statistics
+@njit(cache=True, fastmath=False)
+def class_ss_rows(X, codes, counts):
+    """Class means, within-class sums of squares and a constant-column flag of C-ordered ``X``.
+
+    Two streaming passes over the rows (sums, then squared deviations from the class
+    mean), no temporary of the size of ``X``.
+    """
+    n, m = X.shape
+    c = counts.shape[0]
+    means = np.zeros((c, m))
+    lo = X[0].copy()
+    hi = X[0].copy()
+    for i in range(n):
+        row = X[i]
+        acc = means[codes[i]]
+        for j in range(m):
+            v = row[j]
+            acc[j] += v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    for a in range(c):
+        inv = 1.0 / counts[a]
+        for j in range(m):
+            means[a, j] *= inv
+    within = np.zeros(m)
+    for i in range(n):
+        row = X[i]
+        mu = means[codes[i]]
+        for j in range(m):
+            t = row[j] - mu[j]
+            within[j] += t * t
+    const = hi <= lo
+    return means, within, const
+
+
+# ---------------------------------------------------------------- Laplacian score
+@njit(cache=True)
+def laplacian_dense(X, deg, er, ec, ew):
+    """``f'Df`` of the D-centred columns, ``f'Lf = sum_e w_e (f_i - f_j)^2`` and a constant flag.
+
+    C-ordered ``X``, rows streamed: one pass for the D-weighted mean (and min/max), one
+    for ``f'Df``, one over the edges.
+    """
+    n, m = X.shape
+    vol = 0.0
+    for i in range(n):
+        vol += deg[i]
+    mu = np.zeros(m)
+    lo = X[0].copy()
+    hi = X[0].copy()
+    for i in range(n):
+        row = X[i]
+        w = deg[i] / vol
+        for j in range(m):
+            v = row[j]
+            mu[j] += w * v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    fdf = np.zeros(m)
+    for i in range(n):
+        row = X[i]
+        w = deg[i]
+        for j in range(m):
+            t = row[j] - mu[j]
+            fdf[j] += w * t * t
+    flf = np.zeros(m)
+    for e in range(er.shape[0]):
+        a = X[er[e]]
+        b = X[ec[e]]
+        w = ew[e]
+        for j in range(m):
+            t = a[j] - b[j]
+            flf[j] += w * t * t
+    return fdf, flf, hi <= lo
+
+
+# ---------------------------------------------------------------- variance
+@njit(cache=True)
+def centred_ss_rows(X):
+    """Centred sum of squares and a constant flag of every column of C-ordered ``X`` (two passes)."""
+    n, m = X.shape
+    mu = np.zeros(m)
+    lo = X[0].copy()
+    hi = X[0].copy()
+    for i in range(n):
+        row = X[i]
+        for j in range(m):
+            v = row[j]
+            mu[j] += v
+            if v < lo[j]:
+                lo[j] = v
+            elif v > hi[j]:
+                hi[j] = v
+    for j in range(m):
+        mu[j] /= n
+    ss = np.zeros(m)
+    for i in range(n):
+        row = X[i]
+        for j in range(m):
+            t = row[j] - mu[j]
+            ss[j] += t * t
+    return ss, hi <= lo
+
+
+@njit(cache=True)
+def centred_ss_cols(X):
+    """Same as :func:`centred_ss_rows` for Fortran-ordered ``X`` (column by column)."""
+    n, m = X.shape
+    ss = np.zeros(m)
+    const = np.zeros(m, dtype=np.bool_)
+    for j in range(m):
+        mu = 0.0
+        lo = X[0, j]
+        hi = X[0, j]
+        for i in range(n):
+            v = X[i, j]
+            mu += v
+            lo = min(lo, v)
+            hi = max(hi, v)
+        mu /= n
+        acc = 0.0
+        for i in range(n):
+            t = X[i, j] - mu
+            acc += t * t
+        ss[j] = acc
+        const[j] = hi <= lo
+    return ss, const
+
+
+# ---------------------------------------------------------------- kNN from a Gram matrix
+@njit(cache=True)
+def knn_from_gram(G, sq, start, k, upper):
+    """The ``k`` nearest other samples of rows ``start .. start + len(G)`` from Gram entries.
+
+    ``d2(i, j) = sq_i + sq_j - 2 G[i, j]`` (clipped at 0); with ``upper`` only the upper
+    triangle of a full ``n x n`` ``G`` is read. Ties are broken by the smaller index.
+    Returns ``(cols, d2)`` of shape ``(b, k)``, nearest first.
+    """
+    b = G.shape[0]
+    n = sq.shape[0]
+    cols = np.empty((b, k), dtype=np.int64)
+    vals = np.empty((b, k))
+    for r in range(b):
+        i = start + r
+        bd = np.full(k, np.inf)
+        bj = np.full(k, -1, dtype=np.int64)
+        for j in range(n):
+            if j == i:
+                continue
+            if upper:
+                g = G[i, j] if j >= i else G[j, i]
+            else:
+                g = G[r, j]
+            d = sq[i] + sq[j] - 2.0 * g
+            d = max(d, 0.0)
+            if d < bd[k - 1]:
+                p = k - 1
+                while p > 0 and bd[p - 1] > d:
+                    bd[p] = bd[p - 1]
+                    bj[p] = bj[p - 1]
+                    p -= 1
+                bd[p] = d
+                bj[p] = j
+        cols[r] = bj
+        vals[r] = bd
+    return cols, vals

@@ -9,8 +9,12 @@ score and ``G'G`` the Laplacian of the "same prior group" graph (eq. 25-26). It 
 solved by Algorithm 2/4: an outer Dinkelbach loop on ``lambda = z'Mz / z's`` and an
 inner augmented-Lagrangian (ALM) loop whose ``v`` step (eq. 8) is a linear solve
 with ``M + mu/2 I`` and whose ``z`` step is the exact simplex projection
-(eq. 22-24). ``M`` is eigendecomposed once, so each ``v`` step costs two
-matrix-vector products with the eigenvector matrix instead of a new factorisation.
+(eq. 22-24). ``M`` is eigendecomposed once, so each ``v`` step costs one dense and
+one sparse matrix-vector product with the eigenvector matrix instead of a new
+factorisation. Every 10 ALM iterations, once the support has nearly settled, it is
+handed to a small active-set KKT solve; when it satisfies all KKT conditions the inner problem is
+solved exactly and the ALM loop stops early (``kkt_violation_`` reports the
+residual).
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from fsviz.select._base import check_selection_params, rank_scores, support_mask
+from fsviz.select._base import blas_limits, check_selection_params, support_mask
 from fsviz.select._grm_kernels import simplex_project as _simplex_project_kernel
 
 
@@ -139,10 +143,13 @@ class GRM(SelectorMixin, BaseEstimator):
         Refined scores ``z`` on the simplex for the working set (they sum to 1);
         features outside the working set get 0.
     ranking_ : ndarray of shape (n_features_in_,)
-        1 = best. Ordered by ``z`` (descending); ties -- in particular the many
-        working-set features with ``z = 0`` -- are broken by the input score, and
-        features outside the working set rank after all working-set features, in
-        input-score order.
+        1 = best. Ordered by ``z`` (descending). The exact minimiser is sparse, so
+        many working-set features have ``z = 0``: they are ordered by their reduced
+        cost ``g_i - nu`` (``g = 2Mz - lambda s``, ``nu`` its value on the support,
+        the KKT multiplier), i.e. by how much each would raise the objective -- a
+        feature redundant with the selected ones or far from its prior-group partners
+        comes late -- then by the input score. Features outside the working set rank
+        after all working-set features, in input-score order.
     top_ : ndarray of shape (n_top,)
         The working set (original indices), best input score first.
     selected_ : ndarray
@@ -155,6 +162,9 @@ class GRM(SelectorMixin, BaseEstimator):
         ALM iterations used by every outer iteration.
     n_iter_ : int
         Number of outer iterations.
+    kkt_violation_ : float
+        KKT residual of the last inner problem (spread of ``g`` on the support plus
+        any ``g_i < nu`` off it), relative to ``max |g|``; ~0 at the exact minimiser.
     n_prior_pairs_ : int
         Distinct same-group pairs inside the working set.
     n_features_in_ : int
@@ -276,33 +286,38 @@ class GRM(SelectorMixin, BaseEstimator):
         s_scaled = s / s.max()  # GRM is invariant to rescaling s; this keeps the numbers O(1)
 
         Xt = X.tocsc()[:, top] if sp.issparse(X) else X[:, top]
-        M = squared_cosine_matrix(Xt)
+        with blas_limits():
+            M = squared_cosine_matrix(Xt)
         positions = np.full(m, -1, dtype=np.int64)
         positions[top] = np.arange(d)
         self.n_prior_pairs_ = 0
         if self.prior_groups is not None and self.gamma > 0:
             L, self.n_prior_pairs_ = group_laplacian(self.prior_groups, positions, d)
             M += self.gamma * L
-        z = self._solve(M, s_scaled)
+        z, reduced = self._solve(M, s_scaled)
 
         scores_out = np.zeros(m)
         scores_out[top] = z
-        # ties (z = 0 in the working set; everything outside) broken by the input score;
-        # outside features get -1 so they rank after every working-set feature
+        # order: z descending; the working-set features with z = 0 by their reduced cost
+        # (how much objective each would cost per unit of weight: redundant ones last);
+        # then the input score; features outside the working set after all of them.
         key = np.full(m, -1.0)
         key[top] = z
+        cost = np.full(m, np.inf)
+        cost[top] = reduced
+        order = np.lexsort((np.arange(m), -s_all, cost, -key))
         self.scores_ = scores_out
-        self.ranking_ = rank_scores(key, tie_break=s_all)
+        self.ranking_ = np.empty(m, dtype=np.int64)
+        self.ranking_[order] = np.arange(1, m + 1)
         self.top_ = top
         self.selected_ = np.argsort(self.ranking_)[: int(self._get_support_mask().sum())]
         return self
 
     def _solve(self, M: np.ndarray, s: np.ndarray) -> np.ndarray:
-        d = s.size
-        evals, Q = np.linalg.eigh(M)
+        with blas_limits():
+            evals, Q = np.linalg.eigh(M)
         evals = np.clip(evals, 0.0, None)  # M is PSD (Lemma 2.1); drop rounding negatives
         Q = np.ascontiguousarray(Q)
-        del M
         Qts = s @ Q
         mu0 = float(self.mu0) if self.mu0 is not None else max(float(evals.mean()), 1e-3)
         mu_max = 10.0 * mu0
@@ -312,6 +327,53 @@ class GRM(SelectorMixin, BaseEstimator):
             c = self._qt(Q, z)
             return float(c @ (evals * c))
 
+        # the ALM loop is thousands of small products: one BLAS thread avoids sync overhead
+        with blas_limits(always=True):
+            return self._alm(M, Q, evals, Qts, s, mu0, mu_max, tol, quad)
+
+    @staticmethod
+    def _polish(M: np.ndarray, s: np.ndarray, lam: float, support: np.ndarray, tol: float, max_steps: int = 10):
+        """Exact minimiser of ``z'Mz - lam s'z`` on the simplex from a guessed support, or None.
+
+        A primal-dual active-set refinement: solve the KKT system
+        ``2 M_SS z_S - lam s_S = nu 1, 1'z_S = 1`` on the support ``S``, drop the
+        coordinates with ``z_S < 0``, add those off ``S`` with ``g_i < nu``
+        (``g = 2Mz - lam s``) and repeat; accept once both sets are empty, i.e. the
+        KKT conditions hold.
+        """
+        d = s.size
+        S = np.asarray(support)
+        for _ in range(max_steps):
+            k = S.size
+            if k == 0:
+                return None
+            MS = M[S]  # rows of the symmetric M: contiguous, = M[:, S].T
+            K = np.zeros((k + 1, k + 1))
+            K[:k, :k] = 2.0 * MS[:, S]
+            K[:k, k] = -1.0
+            K[k, :k] = 1.0
+            try:
+                sol = np.linalg.solve(K, np.r_[lam * s[S], 1.0])
+            except np.linalg.LinAlgError:
+                return None
+            if not np.all(np.isfinite(sol)):
+                return None
+            zs, nu = sol[:k], sol[k]
+            g = 2.0 * (zs @ MS) - lam * s
+            thr = tol * max(float(np.abs(g).max()), 1e-300)
+            off = np.ones(d, dtype=bool)
+            off[S] = False
+            add = np.flatnonzero(off & (g - nu < -thr))
+            drop = zs < 0
+            if add.size == 0 and not drop.any():
+                z = np.zeros(d)
+                z[S] = zs
+                return z
+            S = np.union1d(S[~drop], add)
+        return None
+
+    def _alm(self, M, Q, evals, Qts, s, mu0, mu_max, tol, quad):
+        d = s.size
         z = np.full(d, 1.0 / d)
         lam = quad(z) / float(z @ s)
         self.lambda_history_, self.objective_history_, self.inner_iterations_ = [], [], []
@@ -323,6 +385,7 @@ class GRM(SelectorMixin, BaseEstimator):
             # Alg. 2: (re)initialise mu; alpha is warm-started from the previous lambda
             mu = mu0 / 10.0
             Qtz = self._qt(Q, z)
+            last_support = np.flatnonzero(z)
             it = 0
             for it in range(1, int(self.max_inner) + 1):
                 # eq. (8): v = (M + mu/2 I)^{-1} (lam/2 s + mu/2 z + alpha/2)
@@ -335,13 +398,27 @@ class GRM(SelectorMixin, BaseEstimator):
                 alpha += mu * r
                 Qta += mu * (Qtz - c)
                 scale = z_new.max()
-                done = np.abs(r).max() <= tol * scale and np.abs(z_new - z).max() <= tol * scale
+                rp = np.abs(r).max()
+                dz = np.abs(z_new - z).max()
+                done = rp <= tol * scale and dz <= tol * scale
                 z = z_new
-                # mu grows by rho (Alg. 2, step 4) up to mu_max, where the iteration is ADMM with
-                # a fixed penalty and converges to the exact minimiser instead of freezing
-                mu = min(mu * self.rho, mu_max)
                 if done:
                     break
+                # active-set polish every 10 iterations: from the current support, solve the
+                # KKT system exactly; accepted only if it satisfies every KKT condition
+                if it % 10 == 0:
+                    support = np.flatnonzero(z)
+                    # only once the support has nearly settled (a KKT solve costs O(|S|^3))
+                    moved = np.setxor1d(support, last_support, assume_unique=True).size
+                    last_support = support
+                    if moved <= max(5, support.size // 10):
+                        zp = self._polish(M, s, lam, support, tol)
+                        if zp is not None:
+                            z = zp
+                            break
+                # mu grows by rho (Alg. 2, step 4) up to mu_max, where the iteration is ADMM with a
+                # fixed penalty and keeps converging instead of freezing z
+                mu = min(mu * self.rho, mu_max)
             self.inner_iterations_.append(it)
             lam_new = quad(z) / float(z @ s)
             self.objective_history_.append(lam_new)
@@ -358,7 +435,15 @@ class GRM(SelectorMixin, BaseEstimator):
                 f"(last change {abs(self.lambda_history_[-1] - lam):.3g}); increase max_iter or tol.",
                 ConvergenceWarning, stacklevel=3,
             )
-        return z
+        # KKT of min z'Mz - lam s'z on the simplex: g = 2Mz - lam s equals nu on the support and
+        # is >= nu off it; g - nu is the reduced cost of bringing a zero feature in
+        g = 2.0 * (Q @ (evals * self._qt(Q, z))) - lam * s
+        support = z > 0
+        reduced = np.maximum(g - g[support].mean(), 0.0)
+        reduced[support] = 0.0
+        self.kkt_violation_ = float(max(np.ptp(g[support]), max(0.0, -float((g - g[support].mean()).min())))
+                                    / max(float(np.abs(g).max()), 1e-300))
+        return z, reduced
 
     @staticmethod
     def _qt(Q: np.ndarray, z: np.ndarray) -> np.ndarray:

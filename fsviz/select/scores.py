@@ -27,13 +27,13 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import blas as sla_blas
 from sklearn.metrics.pairwise import manhattan_distances
-from sklearn.neighbors import kneighbors_graph
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
 from fsviz.select import _score_kernels as K
-from fsviz.select._base import ScoreSelector, encode_labels
+from fsviz.select._base import ScoreSelector, blas_limits, encode_labels
 from fsviz.stats.information import discretize, is_discrete, mi_with_target
 from fsviz.stats.moments import column_moments
 
@@ -96,29 +96,26 @@ def _indicator(codes: np.ndarray, n_classes: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(n_classes, n))
 
 
-def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Between-class and within-class sums of squares of every feature.
+def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Between-class and within-class sums of squares of every feature, and which are constant.
 
     ``between = sum_c n_c (mu_c - mu)^2``, ``within = sum_c sum_{i in c} (x_i - mu_c)^2``;
-    dense input is centred per class exactly (column blocks), sparse input uses the
-    moment form without densifying.
+    dense input is centred per class exactly (two streaming passes in a numba kernel),
+    sparse input uses the moment form without densifying.
     """
-    n, m = X.shape
-    Y = _indicator(codes, counts.size)
+    n = X.shape[0]
     if sp.issparse(X):
+        Y = _indicator(codes, counts.size)
         S1 = np.asarray((Y @ X).toarray())
         S2 = np.asarray((Y @ X.multiply(X)).toarray())
         means = S1 / counts[:, None]
         within = np.maximum((S2 - S1 * means).sum(axis=0), 0.0)
+        const = column_moments(X)[1] == 0
     else:
-        means = np.asarray(Y @ X) / counts[:, None]
-        within = np.empty(m)
-        for b in _blocks(n, m):
-            R = X[:, b] - means[:, b][codes]
-            within[b] = np.einsum("ij,ij->j", R, R)
+        means, within, const = K.class_ss_rows(np.ascontiguousarray(X), codes, counts.astype(np.float64))
     mu = (counts @ means) / n
     between = counts @ (means - mu) ** 2
-    return between, within
+    return between, within, const
 
 
 # ------------------------------------------------------------------ supervised scores
@@ -149,8 +146,10 @@ def fisher_score(X, y) -> np.ndarray:
 
 def _fisher(X, y) -> np.ndarray:
     codes, counts = encode_labels("fisher_score", y)
-    between, within = _class_ss(X, codes, counts)
-    return _zero_constant(_ratio(between, within), X)
+    between, within, const = _class_ss(X, codes, counts)
+    out = _ratio(between, within)
+    out[const] = 0.0
+    return out
 
 
 def f_score(X, y) -> np.ndarray:
@@ -183,8 +182,10 @@ def _f(X, y) -> np.ndarray:
     if n <= c:
         raise ValueError(f"f_score: needs more samples than classes (n - c within-class degrees of freedom); "
                          f"got {n} samples and {c} classes.")
-    between, within = _class_ss(X, codes, counts)
-    return _zero_constant(_ratio(between / (c - 1), within / (n - c)), X)
+    between, within, const = _class_ss(X, codes, counts)
+    out = _ratio(between / (c - 1), within / (n - c))
+    out[const] = 0.0
+    return out
 
 
 def chi2_score(X, y) -> np.ndarray:
@@ -335,9 +336,9 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
         lo, hi = X.min(axis=0), X.max(axis=0)
         rng_ = hi - lo
         scale = np.where(rng_ > 0, 1.0 / np.where(rng_ > 0, rng_, 1.0), 0.0)
-        Xs = np.ascontiguousarray(X * scale)
+        Xs = np.multiply(X, scale, order="C")
         if n <= 4000:
-            D = K.manhattan_full(Xs)
+            D = (K.manhattan_full_par if n * n * m / 2 > K.PARALLEL_WORK else K.manhattan_full)(Xs)
             pairs = [K.relieff_neighbours(np.ascontiguousarray(D[rows]), rows, codes, counts.size, k, prior)]
         else:
             pairs = []
@@ -345,9 +346,7 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
             for b in range(0, rows.size, step):
                 rb = rows[b:b + step]
                 pairs.append(K.relieff_neighbours(K.manhattan_rows(Xs, rb), rb, codes, counts.size, k, prior))
-        del Xs
-        Xf = np.asfortranarray(X * scale)
-        W = sum(K.relieff_accumulate_dense(Xf, *p) for p in pairs)
+        W = sum(K.relieff_accumulate_dense(Xs, *p) for p in pairs)
     W = np.asarray(W) / rows.size
     return np.clip((1.0 + W) / 2.0, 0.0, 1.0)
 
@@ -372,8 +371,15 @@ def variance_score(X) -> np.ndarray:
 
 
 def _variance(X) -> np.ndarray:
-    _, norm = column_moments(X)
-    return norm ** 2 / X.shape[0]
+    if sp.issparse(X):
+        _, norm = column_moments(X)
+        return norm ** 2 / X.shape[0]
+    if X.flags.f_contiguous and not X.flags.c_contiguous:
+        ss, const = K.centred_ss_cols(X)
+    else:
+        ss, const = K.centred_ss_rows(np.ascontiguousarray(X))
+    ss[const] = 0.0
+    return ss / X.shape[0]
 
 
 def lgd_score(X, n_neighbors: int = 5) -> np.ndarray:
@@ -411,8 +417,36 @@ def _lgd(X, n_neighbors) -> np.ndarray:
         Xc.sort_indices()
         g, loc = K.lgd_csc(Xc.data, Xc.indices.astype(np.int64), Xc.indptr.astype(np.int64), n, k)
     else:
-        g, loc = K.lgd_dense(np.asfortranarray(X), k)
+        lgd = K.lgd_dense_par if X.size * (np.log2(max(n, 2)) + k) > K.PARALLEL_WORK else K.lgd_dense
+        g, loc = lgd(np.asfortranarray(X), k)
     return _zero_constant(_ratio(g, loc), X)
+
+
+def _knn_sq(X, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``k`` nearest other samples of every sample (Euclidean): ``(row, col, squared distance)``.
+
+    Squared distances ``|x_i|^2 + |x_j|^2 - 2 x_i'x_j`` by one matrix product per block
+    of rows (dense or sparse ``X``, never densified); ties broken by sample index.
+    """
+    n = X.shape[0]
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+    step = max(1, (1 << 23) // max(n, 1))
+    rows, cols, vals = [], [], []
+    for s in range(0, n, step):
+        e = min(s + step, n)
+        upper = s == 0 and e == n and not sp.issparse(X)
+        with blas_limits():
+            if upper:
+                # upper triangle of X X' (half the flops of a GEMM), without copying X
+                G = sla_blas.dsyrk(1.0, X.T, trans=1) if X.flags.c_contiguous else sla_blas.dsyrk(1.0, X)
+            else:
+                G = X[s:e] @ X.T
+        G = G.toarray() if sp.issparse(G) else np.asarray(G)
+        c, v = K.knn_from_gram(G, sq, s, k, upper)
+        rows.append(np.repeat(np.arange(s, e), k))
+        cols.append(c.ravel())
+        vals.append(v.ravel())
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
 
 
 def _knn_affinity(owner: str, X, n_neighbors: int, kernel: str, t) -> sp.csr_matrix:
@@ -423,8 +457,9 @@ def _knn_affinity(owner: str, X, n_neighbors: int, kernel: str, t) -> sp.csr_mat
         raise ValueError(f"{owner}: 'kernel' must be 'heat' or 'binary'; got {kernel!r}.")
     if t is not None and (not isinstance(t, numbers.Real) or not t > 0):
         raise ValueError(f"{owner}: 't' must be a float > 0 or None (mean squared neighbour distance); got {t!r}.")
-    G = kneighbors_graph(X, k, mode="distance", include_self=False).tocsr()
-    d2 = G.data ** 2
+    rows, cols, d2 = _knn_sq(X, k)
+    G = sp.csr_matrix((d2, (rows, cols)), shape=(n, n))
+    d2 = G.data
     if kernel == "heat":
         width = float(t) if t is not None else float(d2.mean())
         G.data = np.exp(-d2 / width) if width > 0 else np.ones_like(d2)
@@ -468,7 +503,7 @@ def laplacian_score(X, n_neighbors: int = 5, kernel: str = "heat", t: float | No
 
 def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
     W = _knn_affinity("laplacian_score", X, n_neighbors, kernel, t)
-    n, m = X.shape
+    n = X.shape[0]
     deg = np.asarray(W.sum(axis=1)).ravel()
     vol = deg.sum()
     Wu = sp.triu(W, k=1).tocoo()
@@ -482,14 +517,11 @@ def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
         fd = np.asarray(X.T @ deg).ravel()
         fDf = np.asarray(X.multiply(X).T @ deg).ravel() - fd ** 2 / vol
     else:
-        fLf = np.empty(m)
-        fDf = np.empty(m)
-        for b in _blocks(n, m):
-            F = X[:, b]
-            F = F - (deg @ F) / vol
-            fDf[b] = deg @ (F * F)
-            EF = E @ F
-            fLf[b] = Wu.data @ (EF * EF)
+        fDf, fLf, const = K.laplacian_dense(np.ascontiguousarray(X), deg, Wu.row.astype(np.int64),
+                                            Wu.col.astype(np.int64), Wu.data)
+        out = _ratio(fDf, fLf)
+        out[const] = 0.0
+        return out
     return _zero_constant(_ratio(fDf, fLf), X)
 
 

@@ -45,8 +45,9 @@ References
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 import numba
 import numpy as np
@@ -56,6 +57,9 @@ from fsviz._dask import feature_blocks, map_blocks, n_tasks_hint, strided_blocks
 from fsviz.data.chunked import ArraySource, ChunkedSource, open_chunked
 from fsviz.stats import _corr_kernels as K
 from fsviz.stats.moments import column_moments
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CorrelationHistogram", "correlated_pairs", "correlation_histogram"]
 
@@ -111,7 +115,6 @@ class CorrelationHistogram:
     seconds: float = 0.0
     edge_tol: float = DEFAULT_EDGE_TOL
     n_rechecked: int = 0
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def fractions(self) -> np.ndarray:
@@ -153,6 +156,10 @@ class _Binning:
         self.tol = float(edge_tol)
         self.lo = np.ascontiguousarray(edges - edge_tol)
         self.hi = float(edges[-1] + edge_tol)
+        k = edges.size - 1
+        uniform = np.allclose(np.diff(edges), (edges[-1] - edges[0]) / k, rtol=1e-12, atol=0)
+        # equal widths: kernels guess the slot arithmetically (then correct it exactly)
+        self.inv_w = float(k / (edges[-1] - edges[0])) if uniform else 0.0
 
     @property
     def n_slots(self) -> int:
@@ -199,7 +206,7 @@ def _prepare(X: Any, who: str) -> tuple[str, Any]:
         if not np.isfinite(arr).all():
             raise ValueError(f"{who}: X holds NaN or infinite values; impute or drop them first.")
         kind, obj = "dense", ArraySource(arr)
-    n, m = obj.shape
+    n = obj.shape[0]
     if n < 2:
         raise ValueError(f"{who}: correlations need at least 2 samples; got X with shape {obj.shape}.")
     return kind, obj
@@ -238,52 +245,69 @@ def _dense_tasks(m: int, block_size: int, client: Any) -> list[list[tuple[int, i
     return [pairs[bounds[t] : bounds[t + 1]] for t in range(ntask) if bounds[t + 1] > bounds[t]]
 
 
-def _load_z(src: ChunkedSource, I: int, block_size: int, st: _Stats) -> tuple[np.ndarray, np.ndarray]:
-    """Global indices and standardised rows ``ZT`` (w, n) of the valid features of block I."""
+def _load_z(src: ChunkedSource, I: int, block_size: int, st: _Stats, precision: str) -> tuple:
+    """Block I standardised: global indices of its valid features and ``Z`` (n, w) float64.
+
+    For ``precision="float32"`` also the float32 copy and the transposed float64 rows
+    the re-check kernel reads contiguously.
+    """
     s = I * block_size
     e = min(s + block_size, src.n_features)
     v = st.valid[s:e]
-    B = src.read_columns(s, e)[:, v]
-    Z = (B - st.mean[s:e][v]) * st.inv_s[s:e][v]
-    return np.arange(s, e)[v], np.ascontiguousarray(Z.T)
+    B = src.read_columns(s, e)
+    if not v.all():
+        B = B[:, v]
+    Z = np.subtract(B, st.mean[s:e][v])  # a fresh C-ordered array
+    Z *= st.inv_s[s:e][v]
+    if precision == "float32":
+        return np.arange(s, e)[v], Z, Z.astype(np.float32), np.ascontiguousarray(Z.T)
+    return np.arange(s, e)[v], Z, None, None
 
 
-def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, precision, thr):
+def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, inv_w, precision, thr, max_pairs=0):
     """One task: histogram slots (mode="hist") or thresholded pairs over block pairs."""
-    cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    cache: dict[int, tuple] = {}
     slots = np.zeros(lo.size + 2, dtype=np.int64)
     rechecked = 0
+    found = 0
     out_i, out_j, out_r = [], [], []
     delta = 1.1 * (st.n + 2) * _U32 / (1 - (st.n + 2) * _U32) + 1e-12 if precision == "float32" else 0.0
+    nthreads = numba.get_num_threads()
     for I, J in pairs:
         for key in (I, J):
             if key not in cache:
-                if len(cache) >= 2:  # keep at most two blocks; rows come in I order
-                    for old in list(cache):
-                        if old != I:
-                            del cache[old]
-                idx, ZT = _load_z(src, key, block_size, st)
-                cache[key] = (idx, ZT, ZT.astype(np.float32) if precision == "float32" else None)
-        idx_i, Zi, Zi32 = cache[I]
-        idx_j, Zj, Zj32 = cache[J]
+                for old in [k for k in cache if k != I]:  # keep block I and at most one other
+                    del cache[old]
+                cache[key] = _load_z(src, key, block_size, st, precision)
+        idx_i, Zi, Zi32, ZiT = cache[I]
+        idx_j, Zj, Zj32, ZjT = cache[J]
         if idx_i.size == 0 or idx_j.size == 0:
             continue
         diag = I == J
         if mode == "hist":
             if precision == "float32":
-                G = Zi32 @ Zj32.T
-                s, r = K.hist_dense_block_f32(G, Zi, Zj, diag, delta, lo, hi, numba.get_num_threads())
+                G = Zi32.T @ Zj32
+                s, r = K.hist_dense_block_f32(G, ZiT, ZjT, diag, delta, lo, hi, inv_w, nthreads)
                 rechecked += int(r)
             else:
-                G = Zi @ Zj.T
-                s = K.hist_dense_block(G, diag, lo, hi, numba.get_num_threads())
+                # BLAS reads the transpose in place, no copy. A diagonal block is a SYRK;
+                # OpenBLAS 0.3.31's threaded dsyrk segfaults for outputs >= ~16k x 16k, so
+                # very wide blocks go through GEMM instead.
+                G = Zi.T @ (Zj if not diag or Zj.shape[1] <= 8192 else Zj.copy())
+                s = K.hist_dense_block(G, diag, lo, hi, inv_w, nthreads)
             slots += s
         else:
-            G = Zi @ Zj.T
+            G = Zi.T @ Zj
             mask = np.abs(G) >= thr
             if diag:
                 mask = np.triu(mask, k=1)
             r_, c_ = np.nonzero(mask)
+            found += r_.size
+            if found > max_pairs:
+                raise ValueError(
+                    f"correlated_pairs: more than max_pairs={max_pairs} pairs pass the threshold "
+                    "(the output would not fit comfortably in memory). Raise 'threshold' or 'max_pairs'."
+                )
             out_i.append(idx_i[r_])
             out_j.append(idx_j[c_])
             out_r.append(G[r_, c_])
@@ -296,6 +320,7 @@ def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, precision, thr):
 
 # -------------------------------------------------------------------------- sparse path
 def _sparse_parts(Xc: sp.csc_matrix) -> tuple:
+    """CSC and CSR index arrays (int64, sorted) of a sparse matrix."""
     Xr = Xc.tocsr()
     Xr.sort_indices()
     return (
@@ -304,18 +329,35 @@ def _sparse_parts(Xc: sp.csc_matrix) -> tuple:
     )
 
 
-def _sparse_hist_task(block, parts, st, *, lo, hi):
-    feats = np.arange(st.mean.size, dtype=np.int64)[block]
-    return K.cooc_hist(feats, *parts, st.mean, st.inv_s, st.b, st.valid, float(st.n), lo, hi,
-                       numba.get_num_threads())
+def _sparse_setup(Xc: sp.csc_matrix, st: _Stats) -> tuple[np.ndarray, tuple, np.ndarray]:
+    """The non-constant features ordered by decreasing non-zeros, as the kernels want them.
+
+    Returns ``perm`` (kernel index -> feature index), the CSC/CSR arrays of ``X[:, perm]``
+    and ``F[k] = (mean, 1/s, b)`` of feature ``perm[k]``. Frequent features first keeps the
+    accumulator accesses of the many frequent-frequent pairs in cache.
+    """
+    vidx = np.flatnonzero(st.valid)
+    nnz = np.diff(Xc.indptr)[vidx]
+    perm = vidx[np.argsort(-nnz, kind="stable")]
+    Xp = Xc[:, perm]
+    Xp.sort_indices()
+    F = np.ascontiguousarray(np.column_stack([st.mean[perm], st.inv_s[perm], st.b[perm]]))
+    return perm, _sparse_parts(Xp), F
 
 
-def _sparse_pairs_task(block, parts, st, *, thr):
-    feats = np.arange(st.mean.size, dtype=np.int64)[block]
-    return K.cooc_pairs(feats, *parts, st.mean, st.inv_s, st.valid, float(st.n), thr)
+def _sparse_hist_task(block, parts, F, n, *, lo, hi, inv_w):
+    feats = np.arange(F.shape[0], dtype=np.int64)[block]
+    return K.cooc_hist(feats, *parts, F, float(n), lo, hi, inv_w, numba.get_num_threads())
+
+
+def _sparse_pairs_task(block, parts, F, n, *, thr):
+    feats = np.arange(F.shape[0], dtype=np.int64)[block]
+    return K.cooc_pairs(feats, *parts, F, float(n), thr)
 
 
 def _sparse_blocks(m: int, client: Any) -> list[slice]:
+    if m == 0:
+        return []
     if client is None:
         return [slice(0, m)]  # one call; the kernel runs its own threads
     return strided_blocks(m, n_tasks_hint(client))
@@ -410,9 +452,10 @@ def correlation_histogram(
         slots[1 : lo.size] = ge[: lo.size - 1] - ge[1 : lo.size]
         slots[lo.size] = ge[lo.size - 1] - ge[lo.size]
         slots[lo.size + 1] = ge[lo.size]
-        parts = _sparse_parts(data)
-        res = map_blocks(_sparse_hist_task, _sparse_blocks(m, client), client=client, shared=(parts, st),
-                         kwargs={"lo": lo, "hi": hi}, progress=progress)
+        perm, parts, F = _sparse_setup(data, st)
+        res = map_blocks(_sparse_hist_task, _sparse_blocks(perm.size, client), client=client,
+                         shared=(parts, F, st.n), kwargs={"lo": lo, "hi": hi, "inv_w": binning.inv_w},
+                         progress=progress)
         n_eval = 0
         for s, c in res:
             slots += s
@@ -421,8 +464,8 @@ def correlation_histogram(
     else:
         tasks = _dense_tasks(m, block_size, client)
         res = map_blocks(_dense_task, tasks, client=client, shared=(data, st), progress=progress,
-                         kwargs=dict(block_size=block_size, mode="hist", lo=lo, hi=hi,
-                                     precision=precision, thr=0.0))
+                         kwargs={"block_size": block_size, "mode": "hist", "lo": lo, "hi": hi,
+                                 "inv_w": binning.inv_w, "precision": precision, "thr": 0.0})
         slots = np.zeros(binning.n_slots, dtype=np.int64)
         rechecked = 0
         for s, r in res:
@@ -459,8 +502,8 @@ def _estimate(data, kind, st, binning, n_sample_pairs, random_state, t0, m) -> C
         b = b + (b >= a)
         pi, pj = vidx[np.minimum(a, b)], vidx[np.maximum(a, b)]
         if kind == "sparse":
-            parts = _sparse_parts(data)
-            rho = K.sparse_pair_rho(pi, pj, parts[0], parts[1], parts[2], st.mean, st.inv_s, float(st.n))
+            rho = K.sparse_pair_rho(pi, pj, data.indptr.astype(np.int64), data.indices.astype(np.int64),
+                                    data.data, st.mean, st.inv_s, float(st.n))
         elif isinstance(data, ArraySource):
             X = data.X
             rho = np.empty(ns)
@@ -475,7 +518,7 @@ def _estimate(data, kind, st, binning, n_sample_pairs, random_state, t0, m) -> C
                 f"{who}: exact=False samples random pairs and needs X in memory; got an out-of-core "
                 f"{type(data).__name__}. Use exact=True (bounded memory) instead."
             )
-    slots = K.slots_of_values(np.abs(rho), binning.lo, binning.hi)
+    slots = K.slots_of_values(np.abs(rho), binning.lo, binning.hi, binning.inv_w)
     counts, below, above = binning.fold(slots)
     scale = st.n_pairs / max(rho.size, 1)
     return CorrelationHistogram(
@@ -495,7 +538,7 @@ def correlated_pairs(
     edge_tol: float = DEFAULT_EDGE_TOL,
     max_pairs: int = 50_000_000,
     progress: Callable[[int, int], None] | None = None,
-):
+) -> sp.csr_matrix | pd.DataFrame:
     """Every feature pair with |Pearson rho| >= ``threshold``, exactly.
 
     Same machinery as :func:`correlation_histogram`: BLAS blocks for dense data;
@@ -514,8 +557,8 @@ def correlated_pairs(
     client : dask.distributed.Client, default=None
     edge_tol : float, default=1e-9
     max_pairs : int, default=50_000_000
-        Refuse (ValueError) when the sparse path would have to list more disjoint pairs
-        than this; raise ``threshold`` instead.
+        Refuse (ValueError) when more pairs than this would be listed (dense: per task;
+        sparse: among the never-co-occurring pairs); raise ``threshold`` instead.
     progress : callable, default=None
 
     Returns
@@ -542,9 +585,11 @@ def correlated_pairs(
     n, m = data.shape
     if kind == "sparse":
         st = _Stats(*column_moments(data), n)
-        parts = _sparse_parts(data)
-        res = map_blocks(_sparse_pairs_task, _sparse_blocks(m, client), client=client, shared=(parts, st),
-                         kwargs={"thr": thr}, progress=progress)
+        perm, pparts, F = _sparse_setup(data, st)
+        res = map_blocks(_sparse_pairs_task, _sparse_blocks(perm.size, client), client=client,
+                         shared=(pparts, F, st.n), kwargs={"thr": thr}, progress=progress)
+        res = [(np.minimum(perm[i], perm[j]), np.maximum(perm[i], perm[j]), r) for i, j, r in res]
+        parts = (data.indptr.astype(np.int64), data.indices.astype(np.int64))
         vidx = np.flatnonzero(st.valid)
         order = vidx[np.argsort(st.b[vidx], kind="stable")]
         ai, aj, ar, total = K.analytic_pairs(order, np.ascontiguousarray(st.b[order]), st.a, thr,
@@ -559,8 +604,9 @@ def correlated_pairs(
         st = _Stats(*data.column_stats(block_size), n)
         tasks = _dense_tasks(m, block_size, client)
         res = map_blocks(_dense_task, tasks, client=client, shared=(data, st), progress=progress,
-                         kwargs=dict(block_size=block_size, mode="pairs", lo=np.zeros(1), hi=1.0,
-                                     precision="float64", thr=thr))
+                         kwargs={"block_size": block_size, "mode": "pairs", "lo": np.zeros(1), "hi": 1.0,
+                                 "inv_w": 0.0, "precision": "float64", "thr": thr,
+                                 "max_pairs": int(max_pairs)})
     ii = np.concatenate([r[0] for r in res]) if res else np.empty(0, np.int64)
     jj = np.concatenate([r[1] for r in res]) if res else np.empty(0, np.int64)
     rr = np.concatenate([r[2] for r in res]) if res else np.empty(0)

@@ -30,8 +30,16 @@ def column_moments(X) -> tuple[np.ndarray, np.ndarray]:
     else:
         X = np.asarray(X, dtype=np.float64)
         mean = X.mean(axis=0)
-        # two-pass for accuracy on dense data
-        ss = np.einsum("ij,ij->j", X - mean, X - mean) if X.size else np.zeros(X.shape[1])
+        # one fast pass (sum of squares), then an exact two-pass recomputation for the
+        # columns where cancellation could cost more than ~3 of float64's 16 digits
+        n_mean2 = X.shape[0] * mean * mean
+        ss = np.einsum("ij,ij->j", X, X) - n_mean2 if X.size else np.zeros(X.shape[1])
+        bad = np.flatnonzero(n_mean2 > 1e3 * np.maximum(ss, 0.0))
+        if bad.size:
+            for a in range(0, bad.size, 256):
+                cols = bad[a:a + 256]
+                D = X[:, cols] - mean[cols]
+                ss[cols] = np.einsum("ij,ij->j", D, D)
     ss = np.maximum(ss, 0.0)
     norm = np.sqrt(ss)
     # relative threshold: sums of squares at rounding level mean "constant"

@@ -4,6 +4,7 @@ They take plain arrays or the frozen result dataclasses of :mod:`fsviz.compute` 
 with the same attributes will do), never run a selector, and keep every chart readable on
 10^5 features by showing the top N and aggregating the rest.
 """
+
 from fsviz._lazy import lazy_exports
 
 _EXPORTS = {

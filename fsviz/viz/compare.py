@@ -1,4 +1,5 @@
 """Every selection computed for a dataset side by side."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,16 +15,31 @@ def compare_scatter(frame) -> go.Figure:
     red = np.asarray(frame["redundancy"], dtype=float)
     nf = np.asarray(frame["n features"], dtype=float)
     text = [f"{m}<br>{p}" for m, p in zip(frame["method"], frame["parameters"])]
-    fig = go.Figure(go.Scatter(x=red, y=acc, mode="markers+text", text=list(frame["method"]), cliponaxis=False,
-                               textposition="top center", customdata=np.column_stack([text, nf]),
-                               marker=dict(size=10 + 20 * np.sqrt(nf / max(nf.max(), 1)) if nf.size else 10,
-                                           color="#1f77b4", opacity=0.7),
-                               hovertemplate="%{customdata[0]}<br>%{customdata[1]} features<br>"
-                                             "redundancy %{x:.3f}<br>CV accuracy %{y:.3f}<extra></extra>"))
+    fig = go.Figure(
+        go.Scatter(
+            x=red,
+            y=acc,
+            mode="markers+text",
+            text=list(frame["method"]),
+            cliponaxis=False,
+            textposition="top center",
+            customdata=np.column_stack([text, nf]),
+            marker=dict(
+                size=10 + 20 * np.sqrt(nf / max(nf.max(), 1)) if nf.size else 10, color="#1f77b4", opacity=0.7
+            ),
+            hovertemplate="%{customdata[0]}<br>%{customdata[1]} features<br>"
+            "redundancy %{x:.3f}<br>CV accuracy %{y:.3f}<extra></extra>",
+        )
+    )
     fig.update_xaxes(range=_padded(red))
     fig.update_yaxes(range=_padded(acc))
-    fig.update_layout(height=380, margin=dict(t=40, l=5, r=5, b=5), title="Accuracy vs redundancy",
-                      xaxis_title="redundancy rate (lower is better)", yaxis_title="CV accuracy")
+    fig.update_layout(
+        height=380,
+        margin=dict(t=40, l=5, r=5, b=5),
+        title="Accuracy vs redundancy",
+        xaxis_title="redundancy rate (lower is better)",
+        yaxis_title="CV accuracy",
+    )
     return fig
 
 

@@ -1,4 +1,5 @@
 """Pixel masks of GDM's groups on images (the GDM papers' ICML Fig. 1 / Fig. 6 style)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,7 @@ SF_RGB = np.array([230, 25, 25], dtype=np.float64)
 
 def _rgb(hex_color: str) -> np.ndarray:
     h = hex_color.lstrip("#")
-    return np.array([int(h[i:i + 2], 16) for i in (0, 2, 4)], dtype=np.float64)
+    return np.array([int(h[i : i + 2], 16) for i in (0, 2, 4)], dtype=np.float64)
 
 
 def _grey(img: np.ndarray) -> np.ndarray:
@@ -23,24 +24,42 @@ def _grey(img: np.ndarray) -> np.ndarray:
     return np.repeat((255.0 * g)[:, :, None], 3, axis=2)
 
 
-def overlay_rgb(img: np.ndarray, support: np.ndarray, af: np.ndarray, af_group: np.ndarray,
-                alpha: float = 0.6) -> np.ndarray:
-    """Blend support pixels (red) and affiliated pixels (their group's colour) into a grey image.
+def overlay_rgb(
+    img: np.ndarray, support: np.ndarray, af: np.ndarray, af_group: np.ndarray, alpha: float = 0.6
+) -> np.ndarray:
+    """Tint support pixels red and affiliated pixels in their group's colour on a grey image.
 
-    Returns a uint8 array of shape (h, w, 3). Pixel indices are flat C-order indices.
+    The tint is multiplicative (a tinted pixel keeps its brightness, so the picture stays
+    readable however many pixels are selected) plus a small additive part that makes
+    selected dark pixels visible. Returns a uint8 array of shape (h, w, 3); pixel indices
+    are flat C-order indices.
     """
     h, w = img.shape
     rgb = _grey(img).reshape(-1, 3)
+
+    def tint(idx, colours):
+        lum = rgb[idx] / 255.0
+        target = (0.35 + 0.65 * lum) * colours
+        rgb[idx] = (1 - alpha) * rgb[idx] + alpha * target
+
     if af.size:
-        cols = np.stack([_rgb(QUALITATIVE[g % len(QUALITATIVE)]) for g in range(len(QUALITATIVE))])
-        rgb[af] = (1 - alpha) * rgb[af] + alpha * cols[af_group % len(QUALITATIVE)]
+        cols = np.stack([_rgb(c) for c in QUALITATIVE])
+        tint(af, cols[af_group % len(QUALITATIVE)])
     if support.size:
-        rgb[support] = (1 - alpha) * rgb[support] + alpha * SF_RGB
+        tint(support, np.broadcast_to(SF_RGB, (support.size, 3)))
     return np.clip(rgb, 0, 255).astype(np.uint8).reshape(h, w, 3)
 
 
-def pixel_masks(panels, result, *, highlight: int | None = None, show_af: bool = True, overlay: bool = True,
-                alpha: float = 0.6, panel_px: int = 240) -> go.Figure:
+def pixel_masks(
+    panels,
+    result,
+    *,
+    highlight: int | None = None,
+    show_af: bool = True,
+    overlay: bool = True,
+    alpha: float = 0.6,
+    panel_px: int = 240,
+) -> go.Figure:
     """Example images and class means with support-feature and affiliated-feature pixels.
 
     Top row: example images; bottom row: the class mean images, then the support-feature
@@ -90,21 +109,32 @@ def pixel_masks(panels, result, *, highlight: int | None = None, show_af: bool =
     ncols = max(len(examples), len(means) + 2)
     titles = [f"example (class {lab})" if lab else "example" for lab in panels.example_labels]
     titles += [""] * (ncols - len(examples))
-    titles += list(panels.mean_labels) + [f"support pixels ({len(support)})", f"affiliated pixels ({len(af)})"]
+    titles += list(panels.mean_labels) + [
+        f"support pixels ({len(support)})",
+        f"affiliated pixels ({len(af)})",
+    ]
     titles += [""] * (ncols - len(means) - 2)
-    fig = make_subplots(rows=2, cols=ncols, subplot_titles=titles, horizontal_spacing=0.015,
-                        vertical_spacing=0.09)
+    fig = make_subplots(
+        rows=2, cols=ncols, subplot_titles=titles, horizontal_spacing=0.015, vertical_spacing=0.09
+    )
     none = np.zeros(0, np.int64)
 
     def image(rgb, row, col, name):
-        fig.add_trace(go.Image(z=rgb, name=name, hovertemplate="row %{y}, col %{x}<extra>" + name + "</extra>"),
-                      row, col)
+        fig.add_trace(
+            go.Image(z=rgb, name=name, hovertemplate="row %{y}, col %{x}<extra>" + name + "</extra>"),
+            row,
+            col,
+        )
 
     for i, img in enumerate(examples):
-        rgb = overlay_rgb(img, support, af, af_group, alpha) if overlay else overlay_rgb(img, none, none, none)
+        rgb = (
+            overlay_rgb(img, support, af, af_group, alpha) if overlay else overlay_rgb(img, none, none, none)
+        )
         image(rgb, 1, i + 1, titles[i])
     for i, img in enumerate(means):
-        rgb = overlay_rgb(img, support, af, af_group, alpha) if overlay else overlay_rgb(img, none, none, none)
+        rgb = (
+            overlay_rgb(img, support, af, af_group, alpha) if overlay else overlay_rgb(img, none, none, none)
+        )
         image(rgb, 2, i + 1, panels.mean_labels[i])
     sf_mask = np.full((h * w, 3), 255.0)
     if support.size:
@@ -120,6 +150,10 @@ def pixel_masks(panels, result, *, highlight: int | None = None, show_af: bool =
     image(af_mask.reshape(h, w, 3).astype(np.uint8), 2, len(means) + 2, "affiliated pixels")
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False)
-    fig.update_layout(height=int(2 * panel_px + 120), margin=dict(t=70, l=5, r=5, b=5), plot_bgcolor="white",
-                      title="Support-feature pixels (red) and affiliated-feature pixels (one colour per group)")
+    fig.update_layout(
+        height=int(2 * panel_px + 120),
+        margin=dict(t=70, l=5, r=5, b=5),
+        plot_bgcolor="white",
+        title="Support-feature pixels (red) and affiliated-feature pixels (one colour per group)",
+    )
     return fig

@@ -1,7 +1,8 @@
 """PCA projections of the samples on selected features (GRM paper, Fig. 4)."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -27,21 +28,36 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
     plotly.graph_objects.Figure
     """
     n = len(projections)
-    fig = make_subplots(rows=1, cols=n, subplot_titles=[
-        f"{t} ({len(p.features)} features; PC1+PC2 {100 * float(np.sum(p.explained)):.0f}% var.)"
-        for t, p in zip(titles, projections)])
+    fig = make_subplots(
+        rows=1,
+        cols=n,
+        subplot_titles=[
+            f"{t} ({len(p.features)} features; PC1+PC2 {100 * float(np.sum(p.explained)):.0f}% var.)"
+            for t, p in zip(titles, projections)
+        ],
+    )
     labels = np.asarray(y) if y is not None else None
     classes = np.unique(labels) if labels is not None else [None]
     for col, p in enumerate(projections, start=1):
         xy = np.asarray(p.coords)
         for ci, c in enumerate(classes):
             mask = slice(None) if c is None else labels == c
-            fig.add_trace(go.Scattergl(x=xy[mask, 0], y=xy[mask, 1], mode="markers",
-                                       name="samples" if c is None else f"class {c}",
-                                       legendgroup=str(c), showlegend=col == 1,
-                                       marker=dict(size=6, opacity=0.75, color=QUALITATIVE[ci % len(QUALITATIVE)])),
-                          1, col)
+            fig.add_trace(
+                go.Scattergl(
+                    x=xy[mask, 0],
+                    y=xy[mask, 1],
+                    mode="markers",
+                    name="samples" if c is None else f"class {c}",
+                    legendgroup=str(c),
+                    showlegend=col == 1,
+                    marker=dict(size=6, opacity=0.75, color=QUALITATIVE[ci % len(QUALITATIVE)]),
+                ),
+                1,
+                col,
+            )
         fig.update_xaxes(title_text=f"PC1 ({100 * p.explained[0]:.0f}%)", row=1, col=col)
         fig.update_yaxes(title_text=f"PC2 ({100 * p.explained[1]:.0f}%)", row=1, col=col)
-    fig.update_layout(height=460, margin=dict(t=60, l=5, r=5, b=5), title="PCA of the samples on the top features")
+    fig.update_layout(
+        height=460, margin=dict(t=60, l=5, r=5, b=5), title="PCA of the samples on the top features"
+    )
     return fig

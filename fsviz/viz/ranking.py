@@ -1,7 +1,8 @@
 """Rankings before and after a refinement (GRM): bump/slope chart and score bars."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -9,8 +10,14 @@ import plotly.graph_objects as go
 from fsviz.viz._common import names_of
 
 
-def ranking_bump(before, after, feature_names: Sequence[str] | None = None, *, k: int = 20,
-                 labels: tuple[str, str] = ("base score", "GRM")) -> go.Figure:
+def ranking_bump(
+    before,
+    after,
+    feature_names: Sequence[str] | None = None,
+    *,
+    k: int = 20,
+    labels: tuple[str, str] = ("base score", "GRM"),
+) -> go.Figure:
     """Slope chart of the top-``k`` features before and after a re-ranking.
 
     Parameters
@@ -42,28 +49,52 @@ def ranking_bump(before, after, feature_names: Sequence[str] | None = None, *, k
         color = "#2ca02c" if ra < rb else "#d62728" if ra > rb else "#7f7f7f"
         tb = f"#{rb}" if rb != out else f"> {k}"
         ta = f"#{ra}" if ra != out else f"> {k}"
-        fig.add_trace(go.Scatter(x=[0, 1], y=[rb, ra], mode="lines+markers+text", line=dict(color=color, width=2),
-                                 text=[nm if rb != out else "", nm if ra != out else ""],
-                                 textposition=["middle left", "middle right"], showlegend=False,
-                                 hovertemplate=f"<b>{nm}</b> (#{f})<br>{labels[0]}: {tb}<br>"
-                                               f"{labels[1]}: {ta}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", title_text="rank", tickvals=[1, *range(5, k + 1, 5), out],
-                     ticktext=["1", *map(str, range(5, k + 1, 5)), f"> {k}"])
+        fig.add_trace(
+            go.Scatter(
+                x=[0, 1],
+                y=[rb, ra],
+                mode="lines+markers+text",
+                line=dict(color=color, width=2),
+                text=[nm if rb != out else "", nm if ra != out else ""],
+                textposition=["middle left", "middle right"],
+                showlegend=False,
+                hovertemplate=f"<b>{nm}</b> (#{f})<br>{labels[0]}: {tb}<br>{labels[1]}: {ta}<extra></extra>",
+            )
+        )
+    fig.update_yaxes(
+        autorange="reversed",
+        title_text="rank",
+        tickvals=[1, *range(5, k + 1, 5), out],
+        ticktext=["1", *map(str, range(5, k + 1, 5)), f"> {k}"],
+    )
     fig.update_xaxes(tickvals=[0, 1], ticktext=list(labels), range=[-0.6, 1.6])
-    fig.update_layout(height=max(380, 22 * (k + 2)), margin=dict(t=50, l=5, r=5, b=5),
-                      title=f"Top-{k} ranking: {labels[0]} → {labels[1]}")
+    fig.update_layout(
+        height=max(380, 22 * (k + 2)),
+        margin=dict(t=50, l=5, r=5, b=5),
+        title=f"Top-{k} ranking: {labels[0]} → {labels[1]}",
+    )
     return fig
 
 
-def score_bars(scores, feature_names: Sequence[str] | None = None, *, top_n: int = 30,
-               title: str = "scores") -> go.Figure:
+def score_bars(
+    scores, feature_names: Sequence[str] | None = None, *, top_n: int = 30, title: str = "scores"
+) -> go.Figure:
     """Horizontal bars of the ``top_n`` highest scores (readable on any number of features)."""
     scores = np.asarray(scores, dtype=np.float64)
     top = np.argsort(-scores, kind="stable")[:top_n]
     names = names_of(feature_names, top)
-    fig = go.Figure(go.Bar(x=scores[top][::-1], y=[f"{n} (#{i})" for n, i in zip(names, top)][::-1],
-                           orientation="h", marker_color="#1f77b4",
-                           hovertemplate="%{y}<br>score %{x:.4g}<extra></extra>"))
-    fig.update_layout(height=max(300, 18 * len(top) + 80), margin=dict(t=40, l=5, r=5, b=5),
-                      title=f"{title}: top {len(top)} of {len(scores):,}")
+    fig = go.Figure(
+        go.Bar(
+            x=scores[top][::-1],
+            y=[f"{n} (#{i})" for n, i in zip(names, top)][::-1],
+            orientation="h",
+            marker_color="#1f77b4",
+            hovertemplate="%{y}<br>score %{x:.4g}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        height=max(300, 18 * len(top) + 80),
+        margin=dict(t=40, l=5, r=5, b=5),
+        title=f"{title}: top {len(top)} of {len(scores):,}",
+    )
     return fig

@@ -1,4 +1,5 @@
 """Correlation sparsity: the distribution of |rho| over all feature pairs (TPAMI GDM paper, Fig. 1)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +7,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 
-def correlation_sparsity(edges, counts, *, tau: float | None = None, exact: bool = True,
-                         n_pairs_total: int | None = None) -> go.Figure:
+def correlation_sparsity(
+    edges, counts, *, tau: float | None = None, exact: bool = True, n_pairs_total: int | None = None
+) -> go.Figure:
     """Percentage of pairs per |rho| interval (log axis) and 1 - CDF, with 1 - tau marked.
 
     Parameters
@@ -33,37 +35,85 @@ def correlation_sparsity(edges, counts, *, tau: float | None = None, exact: bool
     edges = np.asarray(edges, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.float64)
     if edges.shape != (counts.size + 1,):
-        raise ValueError(f"correlation_sparsity: 'edges' must have len(counts) + 1 = {counts.size + 1} "
-                         f"entries; got {edges.size}.")
+        raise ValueError(
+            f"correlation_sparsity: 'edges' must have len(counts) + 1 = {counts.size + 1} "
+            f"entries; got {edges.size}."
+        )
     total = counts.sum()
     pct = 100.0 * counts / total if total else np.zeros_like(counts)
     tail = np.cumsum(counts[::-1])[::-1] / total if total else np.zeros_like(counts)
     mids = 0.5 * (edges[1:] + edges[:-1])
     labels = [f"[{a:.2f}, {b:.2f})" for a, b in zip(edges[:-1], edges[1:])]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("percentage of pairs per |ρ| interval",
-                                                        "1 − CDF: fraction of pairs with |ρ| ≥ x"))
-    fig.add_trace(go.Bar(x=mids, y=np.where(pct > 0, pct, np.nan), width=np.diff(edges) * 0.95,
-                         customdata=np.column_stack([labels, counts.astype(np.int64)]), name="% of pairs",
-                         marker_color="#1f77b4",
-                         hovertemplate="|ρ| in %{customdata[0]}<br>%{y:.3g}% of pairs"
-                                       "<br>%{customdata[1]} pairs<extra></extra>"), 1, 1)
-    fig.add_trace(go.Scatter(x=edges[:-1], y=np.where(tail > 0, tail, np.nan), mode="lines+markers",
-                             line_shape="hv", name="1 − CDF", marker_color="#ff7f0e",
-                             hovertemplate="P(|ρ| ≥ %{x:.2f}) = %{y:.3g}<extra></extra>"), 1, 2)
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        subplot_titles=("percentage of pairs per |ρ| interval", "1 − CDF: fraction of pairs with |ρ| ≥ x"),
+    )
+    fig.add_trace(
+        go.Bar(
+            x=mids,
+            y=np.where(pct > 0, pct, np.nan),
+            width=np.diff(edges) * 0.95,
+            customdata=np.column_stack([labels, counts.astype(np.int64)]),
+            name="% of pairs",
+            marker_color="#1f77b4",
+            hovertemplate="|ρ| in %{customdata[0]}<br>%{y:.3g}% of pairs"
+            "<br>%{customdata[1]} pairs<extra></extra>",
+        ),
+        1,
+        1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=edges[:-1],
+            y=np.where(tail > 0, tail, np.nan),
+            mode="lines+markers",
+            line_shape="hv",
+            name="1 − CDF",
+            marker_color="#ff7f0e",
+            hovertemplate="P(|ρ| ≥ %{x:.2f}) = %{y:.3g}<extra></extra>",
+        ),
+        1,
+        2,
+    )
     if tau is not None:
         x = 1.0 - float(tau)
         for col in (1, 2):
             fig.add_vline(x=x, line=dict(color="#d62728", dash="dash", width=2), row=1, col=col)
-        fig.add_annotation(x=x, y=0.97, yref="paper", xref="x", text=f"1 − τ = {x:.2f}", xanchor="left",
-                           showarrow=False, font=dict(color="#d62728"), yanchor="top", bgcolor="white")
+        fig.add_annotation(
+            x=x,
+            y=0.97,
+            yref="paper",
+            xref="x",
+            text=f"1 − τ = {x:.2f}",
+            xanchor="left",
+            showarrow=False,
+            font=dict(color="#d62728"),
+            yanchor="top",
+            bgcolor="white",
+        )
         frac = float(tail[np.searchsorted(edges[:-1], x, side="right") - 1]) if total else 0.0
-        fig.add_annotation(x=x, y=0.97, yref="paper", xref="x2", showarrow=False, yanchor="top", xanchor="right",
-                           text=f"{frac:.2g} of pairs ≥ 1 − τ ", font=dict(color="#d62728"), bgcolor="white")
+        fig.add_annotation(
+            x=x,
+            y=0.97,
+            yref="paper",
+            xref="x2",
+            showarrow=False,
+            yanchor="top",
+            xanchor="right",
+            text=f"{frac:.2g} of pairs ≥ 1 − τ ",
+            font=dict(color="#d62728"),
+            bgcolor="white",
+        )
     kind = "exact, all pairs" if exact else "estimated from a random feature subset"
     extra = f" of {n_pairs_total:,}" if n_pairs_total else ""
     fig.update_yaxes(type="log", title_text="% of pairs", exponentformat="power", row=1, col=1)
     fig.update_yaxes(type="log", title_text="fraction of pairs", exponentformat="power", row=1, col=2)
     fig.update_xaxes(range=[0, 1], title_text="|ρ|")
-    fig.update_layout(height=430, showlegend=False, margin=dict(t=80, l=5, r=5, b=5),
-                      title=f"|ρ| over {int(total):,}{extra} feature pairs ({kind})")
+    fig.update_layout(
+        height=430,
+        showlegend=False,
+        margin=dict(t=80, l=5, r=5, b=5),
+        title=f"|ρ| over {int(total):,}{extra} feature pairs ({kind})",
+    )
     return fig

@@ -1,4 +1,5 @@
 """An online selection run (SAOLA): selected-set size and decisions as features arrive."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,22 +31,48 @@ def stream_progress(set_size, decision, *, n_windows: int = 60, max_points: int 
     size = np.asarray(set_size, dtype=np.int64)
     dec = np.asarray(decision, dtype=object)
     n = len(size)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.55, 0.45], vertical_spacing=0.06,
-                        subplot_titles=("selected-set size as features arrive", "decisions per arrival window"))
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        row_heights=[0.55, 0.45],
+        vertical_spacing=0.06,
+        subplot_titles=("selected-set size as features arrive", "decisions per arrival window"),
+    )
     step = max(1, int(np.ceil(n / max_points)))
     xs = np.arange(0, n, step)
-    fig.add_trace(go.Scatter(x=xs, y=size[xs], mode="lines", line_shape="hv", name="selected set",
-                             line=dict(color="#2ca02c"),
-                             hovertemplate="after %{x} arrivals: %{y} selected<extra></extra>"), 1, 1)
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=size[xs],
+            mode="lines",
+            line_shape="hv",
+            name="selected set",
+            line=dict(color="#2ca02c"),
+            hovertemplate="after %{x} arrivals: %{y} selected<extra></extra>",
+        ),
+        1,
+        1,
+    )
     w = max(1, int(np.ceil(n / n_windows)))
     win = np.arange(n) // w
     centers = (np.arange(win.max() + 1 if n else 0) + 0.5) * w
     for d in [k for k in DECISION_COLORS if np.any(dec == k)] + sorted(set(dec) - set(DECISION_COLORS)):
         counts = np.bincount(win[dec == d], minlength=len(centers))
-        fig.add_trace(go.Bar(x=centers, y=counts, width=w * 0.95, name=d,
-                             marker_color=DECISION_COLORS.get(d, "#17becf"),
-                             hovertemplate=f"{d}: %{{y}} features<extra></extra>"), 2, 1)
-    fig.update_layout(barmode="stack", height=520, margin=dict(t=60, l=5, r=5, b=5),
-                      legend=dict(orientation="h", y=-0.12))
+        fig.add_trace(
+            go.Bar(
+                x=centers,
+                y=counts,
+                width=w * 0.95,
+                name=d,
+                marker_color=DECISION_COLORS.get(d, "#17becf"),
+                hovertemplate=f"{d}: %{{y}} features<extra></extra>",
+            ),
+            2,
+            1,
+        )
+    fig.update_layout(
+        barmode="stack", height=520, margin=dict(t=60, l=5, r=5, b=5), legend=dict(orientation="h", y=-0.12)
+    )
     fig.update_xaxes(title_text="features arrived", row=2, col=1)
     return fig

@@ -1,0 +1,939 @@
+"""Group Discovery Machine: support features, their affiliated features, and a sparse SVM.
+
+GDM selects *support features* (SF) -- informative features that are not strongly
+correlated with each other -- with a cutting-plane sparse SVM, and collects for each SF
+its *affiliated features* (AF), the features correlated with it at ``|corr| >= 1 - tau``.
+It never computes the full m x m correlation matrix: the Correlation Redundancy Matching
+(CRM) walk compares a candidate only with the SFs whose score lies within the Theorem 1
+window, and the final group completion costs one pass of ``K_a x m`` correlations.
+
+Pieces (TPAMI 2016 numbering):
+
+- Alg. 1, cutting plane: each iteration adds ``delta^t`` (``n_per_iter`` new SFs) and
+  re-solves the master problem (eq. 6/8, an MKL problem) -- see :mod:`fsviz.select._mkl`.
+- Alg. 2, CRM with PCC on implicitly standardised features (dense or scipy.sparse, never
+  densified: ``z_j . a = (x_j . a - mu_j sum(a)) / ||x_j - mu_j||``); Alg. 3, CRM with
+  symmetrical uncertainty on discretised features (``corr="su"``).
+- eq. (11)-(12), one-class GDM-OC (``one_class=True``) with the threshold ``gamma`` from
+  the KKT conditions.
+- Alg. 4, Embedded Cross Validation (``cv_folds=V``).
+
+References
+----------
+.. [1] Zhai, Tan, Tsang & Ong, "Discovering Support and Affiliated Features from Very High
+   Dimensions", ICML 2012 (Alg. 1-2, Theorem 1).
+.. [2] Zhai, Ong & Tsang, "Making Trillion Correlations Feasible in Feature Grouping and
+   Selection", IEEE TPAMI 38(12), 2016 (eq. 4-12, Alg. 1-4, Proposition 1).
+"""
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils import ClassifierTags, check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from fsviz.select import _gdm_kernels as GK
+from fsviz.select._mkl import solve_mkl
+from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
+from fsviz.stats.moments import column_moments
+
+__all__ = ["GDM"]
+
+_CHUNK = 64          # candidates per CRM kernel call
+_SUB = 1024          # features per BLAS product in group completion (scan strategy)
+_SUB_W = 128         # features per product in the windowed strategy (narrow |t| ranges)
+_AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
+
+
+# ============================================================================ block scans
+# Module-level functions: the local path and Dask workers run exactly the same code on
+# exactly the same feature blocks.
+
+def _gather(X, cols, rows=None) -> np.ndarray:
+    """Raw columns ``cols`` (optionally rows ``rows``) as a dense Fortran-ordered array."""
+    if sp.issparse(X):
+        B = X[:, cols]
+        if rows is not None:
+            B = B[rows]
+        return np.asfortranarray(B.toarray(), dtype=np.float64)
+    B = X[:, cols] if rows is None else X[np.ix_(rows, cols)]
+    return np.asfortranarray(B, dtype=np.float64)
+
+
+def _block_dot(Xb, V: np.ndarray) -> np.ndarray:
+    """``Xb' V`` for one feature block (dense or sparse)."""
+    out = Xb.T @ V
+    return np.asarray(out, dtype=np.float64)
+
+
+def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, pos, colsum, window, thr):
+    """Group completion (PCC) for one feature block.
+
+    SFs come sorted by ``|t|`` (``Zs`` standardised columns, ``abs_ts``, their support
+    positions ``pos`` and column sums ``colsum``). Two exact strategies, chosen by cost:
+
+    - *window*: the block's eligible features sorted by ``|t|``, ``_SUB_W`` at a time,
+      each against the contiguous range of SFs inside the union of their Theorem 1
+      windows (pays off when the windows are narrow, i.e. small ``tau``);
+    - *scan*: contiguous column slices of the block against all SFs in one BLAS product
+      (no gather; used when the windows cover most SFs anyway, as for ``tau = 0.3``).
+
+    Returns ``(features, sf_position, |rho|, n_correlations)`` for every eligible feature
+    with ``max |rho| >= thr``; ties go to the SF found first.
+    """
+    ids = np.flatnonzero(elig_b)
+    p = Zs.shape[1]
+    if ids.size == 0 or p == 0:
+        return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), 0
+    big = np.iinfo(np.intp).max
+    feats, owners, vals = [], [], []
+    n_corr = 0
+
+    def collect(sl, R, posr):
+        best = R.max(axis=1)
+        hit = (best >= thr) & elig_b[sl]
+        if hit.any():
+            Rh = R[hit]
+            choose = np.where(Rh == best[hit][:, None], posr[None, :], big).min(axis=1)
+            feats.append(offset + sl[hit])
+            owners.append(choose)
+            vals.append(best[hit])
+
+    srt = ids[np.argsort(abs_tb[ids], kind="stable")]
+    starts = np.arange(0, srt.size, _SUB_W)
+    lo = np.searchsorted(abs_ts, abs_tb[srt[starts]] - window, side="left")
+    hi = np.searchsorted(abs_ts, abs_tb[srt[np.minimum(starts + _SUB_W, srt.size) - 1]] + window, side="right")
+    sizes = np.minimum(starts + _SUB_W, srt.size) - starts
+    windowed = int(np.sum(sizes * np.maximum(hi - lo, 0)))
+    if windowed <= 0.5 * elig_b.size * p:
+        for k, a in enumerate(starts):
+            if hi[k] <= lo[k]:
+                continue
+            sl = srt[a:a + _SUB_W]
+            Xs = Xb[:, sl]
+            P = np.asarray(Xs.T @ Zs[:, lo[k]:hi[k]])
+            # (x - mean) . z  ==  x . z - mean * sum(z): exact centring of the raw side
+            R = np.abs(P - mean_b[sl][:, None] * colsum[None, lo[k]:hi[k]]) / norm_b[sl][:, None]
+            n_corr += sl.size * int(hi[k] - lo[k])
+            collect(sl, R, pos[lo[k]:hi[k]])
+    else:
+        b = elig_b.size
+        step = 4 * _SUB
+        for a in range(0, b, step):
+            sl = np.arange(a, min(a + step, b))
+            if not elig_b[sl].any():
+                continue
+            P = np.asarray(Xb[:, a:a + step].T @ Zs)
+            R = np.abs(P - mean_b[sl][:, None] * colsum[None, :]) / norm_b[sl][:, None]
+            n_corr += sl.size * p
+            collect(sl, R, pos)
+    if not feats:
+        return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), n_corr
+    return np.concatenate(feats), np.concatenate(owners), np.concatenate(vals), n_corr
+
+
+def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strategy):
+    """Group completion (SU) for one feature block: every eligible feature against every SF."""
+    ids = np.flatnonzero(elig_b)
+    p = codes_s.shape[1]
+    if ids.size == 0 or p == 0:
+        return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), 0
+    feats, owners, vals = [], [], []
+    n_corr = 0
+    rows = np.arange(p)
+    for start in range(0, ids.size, _SUB):
+        sl = ids[start:start + _SUB]
+        cb = discretize(_gather(Xb, sl), n_bins=n_bins, strategy=strategy)
+        codes = Codes(np.asfortranarray(np.hstack([codes_s, cb.codes])), np.concatenate([k_s, cb.k]))
+        h = np.concatenate([h_s, cb.entropies()])
+        S = su_cross(codes, rows, p + np.arange(sl.size), h)  # (p, L)
+        n_corr += S.size
+        best = S.max(axis=0)
+        hit = best >= thr
+        if hit.any():
+            feats.append(offset + sl[hit])
+            owners.append(np.argmax(S[:, hit], axis=0))  # first maximum = SF found first
+            vals.append(best[hit])
+    if not feats:
+        return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), n_corr
+    return np.concatenate(feats), np.concatenate(owners), np.concatenate(vals), n_corr
+
+
+def _window_cost(abs_t, eligible, sf, window) -> float:
+    """Correlations the windowed completion would compute with these statistics (estimate)."""
+    if sf.size == 0:
+        return 0.0
+    ts = np.sort(abs_t[sf])
+    e = np.sort(abs_t[eligible])
+    starts = np.arange(0, e.size, _SUB_W)
+    ends = np.minimum(starts + _SUB_W, e.size) - 1
+    lo = np.searchsorted(ts, e[starts] - window, side="left")
+    hi = np.searchsorted(ts, e[ends] + window, side="right")
+    return float(np.sum((ends - starts + 1) * np.maximum(hi - lo, 0)))
+
+
+class _Scanner:
+    """Runs block functions over contiguous feature blocks, locally or on a Dask cluster."""
+
+    def __init__(self, X, block_size: int, client=None):
+        m = X.shape[1]
+        self.X = X
+        self.bounds = [(a, min(a + block_size, m)) for a in range(0, m, block_size)]
+        self.client = client
+        self._futures = None
+        if client is not None:
+            blocks = []
+            for a, b in self.bounds:
+                blk = X[:, a:b]
+                blocks.append(blk.tocsc() if sp.issparse(blk) else np.ascontiguousarray(blk))
+            self._futures = client.scatter(blocks)
+
+    def _block(self, i):
+        a, b = self.bounds[i]
+        return self.X[:, a:b]
+
+    def dot(self, V: np.ndarray) -> np.ndarray:
+        """``X' V`` (m,) or (m, k)."""
+        if self.client is None:
+            X = self.X
+            if V.ndim == 1 and not sp.issparse(X) and X.flags.c_contiguous and X.dtype == np.float64:
+                rows = np.flatnonzero(V)
+                if rows.size < 0.5 * V.size:  # stream only the active rows (alpha_i > 0)
+                    return GK.rows_dot(X, rows, np.ascontiguousarray(V[rows]))
+            return np.asarray(X.T @ V, dtype=np.float64)
+        vf = self.client.scatter(V, broadcast=True)
+        futs = [self.client.submit(_block_dot, f, vf, pure=False) for f in self._futures]
+        return np.concatenate(self.client.gather(futs), axis=0)
+
+    def run(self, func, per_block, common):
+        """``func(block, *per_block[i], *common)`` for every block, results in block order."""
+        if self.client is None:
+            return [func(self._block(i), *per_block[i], *common) for i in range(len(self.bounds))]
+        common_f = [self.client.scatter(c, broadcast=True) if isinstance(c, np.ndarray) and c.size > 1024 else c
+                    for c in common]
+        futs = [self.client.submit(func, f, *per_block[i], *common_f, pure=False)
+                for i, f in enumerate(self._futures)]
+        return self.client.gather(futs)
+
+    def close(self):
+        if self.client is not None and self._futures is not None:
+            self.client.cancel(self._futures)
+            self._futures = None
+
+
+# ============================================================================ CRM walk
+class _SFState:
+    """Support features found so far, with the buffers the CRM kernels append to."""
+
+    def __init__(self, n_rows: int, p_max: int, corr: str):
+        self.corr = corr
+        self.idx: list[int] = []
+        if corr == "pearson":
+            self.Z = np.zeros((n_rows, p_max), order="F")
+            self.t = np.zeros(p_max)
+        else:
+            self.codes = np.zeros((n_rows, p_max), dtype=np.int32, order="F")
+            self.k = np.ones(p_max, dtype=np.int64)
+            self.h = np.zeros(p_max)
+
+    @property
+    def n(self) -> int:
+        return len(self.idx)
+
+
+def _order_batches(key: np.ndarray, first: int):
+    """Yield eligible indices (``key >= 0``) by decreasing key, ties by index, in batches."""
+    m = key.size
+    valid = key >= 0
+    n_valid = int(valid.sum())
+    if n_valid == 0:
+        return
+    if n_valid <= 4 * first:
+        idx = np.flatnonzero(valid)
+        yield idx[np.lexsort((idx, -key[idx]))]
+        return
+    th = np.partition(key, m - first)[m - first]
+    top = np.flatnonzero(key >= th)
+    yield top[np.lexsort((top, -key[top]))]
+    rest = np.flatnonzero(valid & (key < th))
+    yield rest[np.lexsort((rest, -key[rest]))]
+
+
+def _crm_walk(X, rows, mean, norm, s_abs, t, eligible, state: _SFState, window, thr, need,
+              n_bins=10, strategy="uniform"):
+    """One CRM call (Alg. 2 / Alg. 3): the most violated constraint ``delta^t``.
+
+    Walks the ``eligible`` features (not constant, not a known AF; existing SFs included)
+    by decreasing ``|s|`` and fills ``delta^t`` with ``need`` features: an existing SF met
+    again joins directly; any other candidate is compared with the SFs (Pearson: only
+    those inside the Theorem 1 window of its ``t``) and becomes an AF of its most
+    correlated SF when ``|corr| >= thr``, a new SF otherwise. ``state`` is updated in place.
+
+    Returns
+    -------
+    delta : list of int
+        Features of ``delta^t`` in walk order (re-met and new SFs).
+    new_sf : list of int
+    af_features, af_owner_positions, af_corr : ndarrays
+    n_correlations : int
+    """
+    delta: list[int] = []
+    new_sf: list[int] = []
+    af_f, af_o, af_c = [], [], []
+    n_corr = 0
+    key = np.where(eligible, s_abs, -1.0)
+    is_sf_all = np.zeros(key.size, dtype=bool)
+    is_sf_all[np.asarray(state.idx, dtype=np.intp)] = True
+    found = 0
+    if state.corr == "pearson" and state.n:
+        state.t[: state.n] = t[np.asarray(state.idx, dtype=np.intp)]  # windows use the current vector
+    for batch in _order_batches(key, max(256, 4 * need)):
+        for start in range(0, batch.size, _CHUNK):
+            if found >= need:
+                break
+            chunk = batch[start:start + _CHUNK]
+            c = chunk.size
+            is_sf = np.ascontiguousarray(is_sf_all[chunk])
+            status = np.full(c, -2, dtype=np.int64)
+            corr_out = np.zeros(c)
+            n0 = state.n
+            if thr > 1.0:  # tau == 0: correlation constraints disabled (GDM_tau=0)
+                take = min(c, need - found)
+                status[:take] = np.where(is_sf[:take], -3, -1)
+                n_taken, nc = take, 0
+            elif state.corr == "pearson":
+                Xc = _gather(X, chunk, rows)
+                _, n_taken, nc, _ = GK.crm_walk_pcc(
+                    Xc, np.ascontiguousarray(mean[chunk]), np.ascontiguousarray(norm[chunk]),
+                    np.ascontiguousarray(t[chunk]), is_sf, state.Z, state.t, n0, float(window), float(thr),
+                    int(need - found), status, corr_out)
+            else:
+                cb = discretize(_gather(X, chunk, rows), n_bins=n_bins, strategy=strategy)
+                _, n_taken, nc, _ = GK.crm_walk_su(
+                    cb.codes, cb.k, cb.entropies(), is_sf, state.codes, state.k, state.h, n0, float(thr),
+                    int(need - found), status, corr_out)
+            fresh = [int(j) for j in chunk[status == -1]]
+            state.idx.extend(fresh)
+            new_sf.extend(fresh)
+            delta.extend(int(j) for j in chunk[(status == -1) | (status == -3)])
+            n_corr += int(nc)
+            found += int(n_taken)
+            isaf = status >= 0
+            if isaf.any():
+                af_f.append(chunk[isaf])
+                af_o.append(status[isaf])
+                af_c.append(corr_out[isaf])
+        if found >= need:
+            break
+    cat = (lambda L, dt: np.concatenate(L).astype(dt) if L else np.empty(0, dt))
+    return delta, new_sf, cat(af_f, np.intp), cat(af_o, np.intp), cat(af_c, np.float64), n_corr
+
+
+# ============================================================================ estimator
+def _check_int(name, value, low, high=None, none_ok=False):
+    if value is None and none_ok:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"GDM: '{name}' must be an int; got {value!r} ({type(value).__name__}).")
+    if value < low or (high is not None and value > high):
+        span = f">= {low}" if high is None else f"in [{low}, {high}]"
+        raise ValueError(f"GDM: '{name}' must be an int {span}; got {value}.")
+    return int(value)
+
+
+def _check_real(name, value, low, high=None, low_open=False, high_open=False):
+    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
+        raise ValueError(f"GDM: '{name}' must be a finite real number; got {value!r}.")
+    v = float(value)
+    bad = v < low or (low_open and v == low) or (high is not None and (v > high or (high_open and v == high)))
+    if bad:
+        if high is None:
+            span = f"> {low}" if low_open else f">= {low}"
+        else:
+            span = f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+        raise ValueError(f"GDM: '{name}' must be {span}; got {v}.")
+    return v
+
+
+class GDM(SelectorMixin, BaseEstimator):
+    """Group Discovery Machine: support features + affiliated feature groups.
+
+    A sparse squared-hinge SVM trained by a cutting-plane algorithm whose most violated
+    constraint is found by Correlation Redundancy Matching (CRM): each iteration walks
+    the features by decreasing score ``|s_j| = |f_j . (alpha * y)|`` and takes the first
+    ``n_per_iter`` features that are not correlated at ``|corr| >= 1 - tau`` with an
+    existing support feature (SF) as new SFs; a correlated one becomes an affiliated
+    feature (AF) of its most correlated SF. With Pearson correlation, a candidate is only
+    compared with the SFs inside the Theorem 1 window ``sqrt(2 tau) ||alpha~||`` around its
+    score. After the cutting plane stops, groups are completed exactly: every feature with
+    ``|corr| >= 1 - tau`` to a final SF joins the group of its most correlated SF.
+
+    Features are standardised implicitly (centred, unit norm; sparse input is never
+    densified). Constant features get score 0 and are never selected or grouped.
+
+    Parameters
+    ----------
+    tau : float, default=0.3
+        Correlation tolerance in [0, 1): features with ``|corr| >= 1 - tau`` are grouped
+        (the paper uses 0.3 for PCC and 0.4 for SU). ``tau=0`` disables the correlation
+        constraints (the paper's GDM_tau=0 baseline): no correlations, no groups.
+    n_per_iter : int, default=10
+        ``K_b``: new support features per cutting-plane iteration.
+    max_iter : int, default=10
+        ``T``: maximum cutting-plane iterations (at most ``T * K_b`` SFs).
+    C : float, default=1.0
+        SVM trade-off between margin and squared-hinge loss.
+    corr : {"pearson", "su"}, default="pearson"
+        Correlation measure: absolute Pearson correlation (GDM-PCC, Alg. 2, with the
+        Theorem 1 pruning) or symmetrical uncertainty of discretised features (GDM-SU,
+        Alg. 3: no pruning bound, every candidate meets every SF). Discretisation:
+        ``n_bins`` equal-width bins per feature (10 % of the range), or the raw values
+        when the data are already discrete (small integers).
+    one_class : bool, default=False
+        GDM-OC (eq. 11-12): every sample is a target (``y`` is ignored); features are
+        scaled to unit (uncentred) norm so the decision function ``f(x) = w'x - gamma``
+        separates the data from the origin. ``predict`` returns +1 (inlier) / -1 (outlier).
+    cv_folds : int or None, default=None
+        Embedded Cross Validation (Alg. 4) with this many folds: each iteration runs CRM
+        on the V training splits (all samples but one fold, standardised on the split)
+        with the current ``alpha``; candidates are ranked by how many folds put them in
+        their ``delta_v^t``, ties by their *weakest* normalised score over the folds (a
+        feature must be strong on every split), and a CRM pass over all data turns that
+        ranking into the single universal ``delta^t``; the master problem is solved on
+        all data. None runs plain GDM.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the fold split of ECV (GDM itself is deterministic).
+    tol : float, default=1e-3
+        Stop the cutting plane when the master objective rises by less than ``tol``
+        relative to its value (Alg. 1 "quit if the objective value is convergent").
+    mkl_tol : float, default=1e-6
+        Relative duality gap to which each master problem is solved.
+    n_bins : int, default=10
+        Bins per continuous feature for ``corr="su"``.
+    include_affiliated : bool, default=False
+        When True, ``get_support``/``transform`` keep the affiliated features as well as
+        the support features.
+    block_size : int or None, default=None
+        Features per block of the score and group-completion scans (and per Dask task);
+        None uses 16384. Results do not depend on it, except ``n_correlations_``'s
+        window bookkeeping.
+
+    Attributes
+    ----------
+    support_ : ndarray of int
+        Support feature indices, in the order they were found.
+    groups_ : dict of int -> ndarray of int
+        For each SF, its affiliated features ordered by decreasing ``|corr|``.
+    group_corr_ : dict of int -> ndarray of float
+        ``|corr|`` of each affiliated feature with its SF (aligned with ``groups_``).
+    scores_ : ndarray of shape (n_features,)
+        ``|s_j|`` at the last iteration (0 for constant features); higher is better.
+    coef_ : ndarray of shape (n_features,)
+        Weights of the learned decision function on the standardised (one-class: unit-norm)
+        features; non-zero only for SFs.
+    intercept_ : float
+        ``-gamma`` for one-class (from the KKT conditions), 0 otherwise.
+    mu_ : ndarray
+        Kernel weights of the master problem, one per cutting-plane iteration.
+    alpha_ : ndarray of shape (n_samples,)
+        Dual variables of the final master problem (on the simplex).
+    n_correlations_ : int
+        Pairwise correlations (or SU values) actually computed, CRM and group completion.
+    objective_history_ : ndarray
+        Master objective ``theta_t = min_alpha max_{s<=t} g_s(alpha)`` after each iteration;
+        non-decreasing (Theorem 2), within ``mkl_tol``.
+    gap_history_ : ndarray
+        Duality gap of each master solve.
+    n_iter_ : int
+        Cutting-plane iterations run.
+    classes_ : ndarray
+        Class labels (binary mode); ``classes_[1]`` is the +1 class.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X has string feature names.
+
+    References
+    ----------
+    .. [1] Zhai, Tan, Tsang & Ong, ICML 2012, Alg. 1-2 and Theorem 1.
+    .. [2] Zhai, Ong & Tsang, IEEE TPAMI 38(12), 2016, eq. (4)-(12), Alg. 1-4.
+
+    Examples
+    --------
+    >>> from fsviz.data import make_grouped_classification
+    >>> from fsviz.select import GDM
+    >>> X, y, truth = make_grouped_classification(n_samples=1000, n_features=1000, random_state=0)
+    >>> gdm = GDM(tau=0.3, n_per_iter=5, max_iter=4).fit(X, y)
+    >>> set(truth.support.tolist()) <= set(gdm.support_.tolist())
+    True
+    >>> sf = int(truth.support[0])
+    >>> set(gdm.groups_[sf].tolist()) == set(truth.groups[sf].tolist())
+    True
+    """
+
+    def __init__(self, tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False,
+                 cv_folds=None, random_state=None, tol=1e-3, mkl_tol=1e-6, n_bins=10,
+                 include_affiliated=False, block_size=None):
+        self.tau = tau
+        self.n_per_iter = n_per_iter
+        self.max_iter = max_iter
+        self.C = C
+        self.corr = corr
+        self.one_class = one_class
+        self.cv_folds = cv_folds
+        self.random_state = random_state
+        self.tol = tol
+        self.mkl_tol = mkl_tol
+        self.n_bins = n_bins
+        self.include_affiliated = include_affiliated
+        self.block_size = block_size
+
+    # ------------------------------------------------------------------ sklearn plumbing
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.target_tags.required = not bool(self.one_class)
+        if not self.one_class:
+            # binary labels only: lets scikit-learn's common checks binarise their targets
+            tags.classifier_tags = ClassifierTags(multi_class=False)
+        return tags
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.support_] = True
+        if self.include_affiliated:
+            for g in self.groups_.values():
+                mask[g] = True
+        return mask
+
+    def _check_params(self, n_samples: int):
+        tau = _check_real("tau", self.tau, 0.0, 1.0, high_open=True)
+        _check_int("n_per_iter", self.n_per_iter, 1)
+        _check_int("max_iter", self.max_iter, 1)
+        _check_real("C", self.C, 0.0, low_open=True)
+        if self.corr not in ("pearson", "su"):
+            raise ValueError(f"GDM: 'corr' must be 'pearson' or 'su'; got {self.corr!r}.")
+        if not isinstance(self.one_class, (bool, np.bool_)):
+            raise ValueError(f"GDM: 'one_class' must be True or False; got {self.one_class!r}.")
+        if self.cv_folds is not None:
+            _check_int("cv_folds", self.cv_folds, 2)
+            if self.cv_folds > n_samples:
+                raise ValueError(
+                    f"GDM: 'cv_folds' must be at most n_samples ({n_samples}) so every fold has a "
+                    f"sample; got {self.cv_folds}. Use fewer folds or cv_folds=None.")
+        _check_real("tol", self.tol, 0.0)
+        _check_real("mkl_tol", self.mkl_tol, 0.0, low_open=True)
+        _check_int("n_bins", self.n_bins, 2)
+        if not isinstance(self.include_affiliated, (bool, np.bool_)):
+            raise ValueError(f"GDM: 'include_affiliated' must be True or False; got {self.include_affiliated!r}.")
+        _check_int("block_size", self.block_size, 1, none_ok=True)
+        return tau
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y=None, client=None):
+        """Run the cutting plane, then complete the feature groups.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; sparse input (CSR/CSC) stays sparse.
+        y : array-like of shape (n_samples,)
+            Binary labels (any two values). Ignored (may be None) when ``one_class=True``.
+        client : dask.distributed.Client or None, default=None
+            When given, the score scans ``X' alpha~`` and the group-completion scan run on
+            the cluster, split into feature blocks of ``block_size`` and merged exactly;
+            the CRM walk and the master problem stay local (they touch ``K_a`` columns).
+
+        Returns
+        -------
+        self : GDM
+        """
+        if self.one_class:
+            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
+        else:
+            if y is None:
+                raise ValueError("GDM requires y to be passed, but the target y is None: binary GDM "
+                                 "(one_class=False) needs labels. Pass y, or set one_class=True.")
+            X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
+                                 ensure_min_samples=2)
+            check_classification_targets(y)
+            classes = np.unique(y)
+            if classes.size != 2:
+                raise ValueError(
+                    f"GDM: 'y' must have exactly 2 classes for binary GDM; got {classes.size} "
+                    f"({classes[:5].tolist()}{' ...' if classes.size > 5 else ''}). Use one_class=True for "
+                    f"a single class, or one-vs-rest for more classes.")
+            self.classes_ = classes
+        n, m = X.shape
+        tau = self._check_params(n)
+        if sp.issparse(X):
+            X = X.tocsc()
+            X.sort_indices()
+        y_pm = np.ones(n) if self.one_class else np.where(y == self.classes_[1], 1.0, -1.0)
+
+        mean, norm = column_moments(X)
+        const = norm <= 0
+        safe = np.where(const, 1.0, norm)
+        rawnorm = np.sqrt(norm**2 + n * mean**2) if self.one_class else None
+        thr = 1.0 - tau if tau > 0 else np.inf
+        strategy = ("discrete" if is_discrete(X) else "uniform") if self.corr == "su" else "uniform"
+        block = self.block_size or _AUTO_BLOCK
+        scanner = _Scanner(X, block, client)
+        try:
+            ctx = dict(X=X, n=n, m=m, mean=mean, norm=norm, safe=safe, const=const, rawnorm=rawnorm,
+                       y=y_pm, tau=tau, thr=thr, strategy=strategy, scanner=scanner)
+            if self.cv_folds is None:
+                self._cutting_plane(ctx)
+            else:
+                self._cutting_plane_ecv(ctx)
+            self._finish(ctx)
+        finally:
+            scanner.close()
+        return self
+
+    # ------------------------------------------------------------------ helpers
+    def _scores(self, ctx, u, sv, mean, safe, const, rawnorm):
+        """Model scores ``s`` and pruning statistics ``t`` from raw products ``u = X' v``."""
+        t = np.where(const, 0.0, (u - mean * sv) / safe)
+        root_n = np.sqrt(ctx["n"])
+        if self.one_class:
+            s = np.where(const, 0.0, root_n * u / np.where(rawnorm > 0, rawnorm, 1.0))
+        else:
+            s = root_n * t
+        return s, t
+
+    def _model_columns(self, ctx, idx):
+        """Columns of the master problem's design: standardised (binary) or unit-norm (one-class)."""
+        Xs = _gather(ctx["X"], np.asarray(idx, dtype=np.intp))
+        root_n = np.sqrt(ctx["n"])
+        if self.one_class:
+            return Xs * (root_n / ctx["rawnorm"][idx])
+        return (Xs - ctx["mean"][idx]) * (root_n / ctx["safe"][idx])
+
+    def _window(self, v):
+        return np.sqrt(2.0 * self.tau) * np.linalg.norm(v - v.mean()) * (1.0 + 1e-9) + 1e-15
+
+    def _master(self, ctx, cols, kernel_of, warm):
+        # design matrix of all delta^t columns, extended by the new ones only
+        have = ctx.get("M_cols", [])
+        M_old = ctx.get("M")
+        new_cols = cols[len(have):]
+        col_of = {c: i for i, c in enumerate(have)}
+        fresh = sorted({c for c in new_cols if c not in col_of})
+        M_fresh = self._model_columns(ctx, fresh) if fresh else None
+        pos_fresh = {c: i for i, c in enumerate(fresh)}
+        parts = [M_old] if M_old is not None else []
+        for c in new_cols:
+            parts.append(M_old[:, [col_of[c]]] if c in col_of else M_fresh[:, [pos_fresh[c]]])
+        M = np.hstack(parts) if len(parts) > 1 else parts[0]
+        ctx["M"], ctx["M_cols"] = M, list(cols)
+        T = int(max(kernel_of)) + 1
+        mu0 = None
+        if warm is not None:
+            mu0 = np.empty(T)
+            mu0[: T - 1] = warm.mu * (T - 1) / T
+            mu0[T - 1] = 1.0 / T
+        res = solve_mkl(M, ctx["y"], np.asarray(kernel_of), float(self.C), tol=float(self.mkl_tol),
+                        mu0=mu0, alpha0=None if warm is None else warm.alpha,
+                        gamma0=None if warm is None else warm.gamma)
+        return res
+
+    def _cutting_plane(self, ctx):
+        n, m, y = ctx["n"], ctx["m"], ctx["y"]
+        K_b, T = int(self.n_per_iter), int(self.max_iter)
+        state = _SFState(n, K_b * T, self.corr)
+        af_owner = np.full(m, -1, dtype=np.intp)
+        alpha = np.full(n, 1.0 / n)
+        kernel_of: list[int] = []
+        cols: list[int] = []
+        hist, gaps = [], []
+        n_corr = 0
+        res = None
+        it = 0
+        for it in range(1, T + 1):
+            v = alpha * y
+            u = ctx["scanner"].dot(v)
+            s, t = self._scores(ctx, u, v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
+            if it == 1:
+                ctx["first"] = (t, self._window(v))
+            eligible = ~ctx["const"] & (af_owner < 0)
+            delta, _, af_f, af_o, _, nc = _crm_walk(ctx["X"], None, ctx["mean"], ctx["safe"], np.abs(s), t,
+                                                      eligible, state, self._window(v), ctx["thr"], K_b,
+                                                      self.n_bins, ctx["strategy"])
+            n_corr += nc
+            af_owner[af_f] = af_o
+            if not delta:
+                it -= 1
+                break
+            cols.extend(delta)
+            kernel_of.extend([len(hist)] * len(delta))
+            res = self._master(ctx, cols, kernel_of, res)
+            alpha = res.alpha
+            hist.append(res.objective)
+            gaps.append(res.gap)
+            if len(hist) > 1 and hist[-1] - hist[-2] <= self.tol * abs(hist[-1]):
+                break
+        ctx.update(sf=list(state.idx), cols=cols, kernel_of=kernel_of, res=res, alpha=alpha, hist=hist,
+                   gaps=gaps, n_corr=n_corr, n_iter=it)
+
+    def _cutting_plane_ecv(self, ctx):
+        X, n, m, y = ctx["X"], ctx["n"], ctx["m"], ctx["y"]
+        V = int(self.cv_folds)
+        K_b, T = int(self.n_per_iter), int(self.max_iter)
+        rng = check_random_state(self.random_state)
+        fold = np.empty(n, dtype=np.intp)
+        fold[rng.permutation(n)] = np.arange(n) % V
+        train = [np.flatnonzero(fold != f) for f in range(V)]
+        Tm = np.stack([fold != f for f in range(V)], axis=1).astype(np.float64)  # (n, V) training splits
+        # per-fold moments of the training splits, without copying X per fold
+        mu_f, nrm_f = _fold_moments(X, ctx["mean"], Tm, ctx["scanner"])
+        const_f = (nrm_f <= 0) | ctx["const"][None, :]
+        safe_f = np.where(const_f, 1.0, nrm_f)
+        raw_f = np.sqrt(nrm_f**2 + Tm.sum(0)[:, None] * mu_f**2) if self.one_class else None
+        uni = _SFState(n, K_b * T, self.corr)
+        af_owner_f = np.full((V, m), -1, dtype=np.intp)
+        af_owner = np.full(m, -1, dtype=np.intp)
+        alpha = np.full(n, 1.0 / n)
+        kernel_of: list[int] = []
+        cols: list[int] = []
+        hist, gaps = [], []
+        n_corr = 0
+        res = None
+        it = 0
+        for it in range(1, T + 1):
+            v = alpha * y
+            U = ctx["scanner"].dot(np.column_stack([v[:, None] * Tm, v]))  # (m, V + 1)
+            votes = np.zeros(m)
+            score_min = np.zeros(m)
+            for f in range(V):
+                vf = v[train[f]]
+                s_f, t_f = self._scores(ctx, U[:, f], vf.sum(), mu_f[f], safe_f[f], const_f[f],
+                                        None if raw_f is None else raw_f[f])
+                state = _fold_state(X, train[f], uni.idx, mu_f[f], safe_f[f], self.corr, K_b * T,
+                                    self.n_bins, ctx["strategy"])
+                elig = ~const_f[f] & (af_owner_f[f] < 0)
+                delta_f, _, af_f, af_o, _, nc = _crm_walk(X, train[f], mu_f[f], safe_f[f], np.abs(s_f), t_f, elig,
+                                                            state, self._window(vf), ctx["thr"], K_b, self.n_bins,
+                                                            ctx["strategy"])
+                n_corr += nc
+                if af_f.size:
+                    af_owner_f[f, af_f] = np.asarray(state.idx, dtype=np.intp)[af_o]
+                votes[delta_f] += 1
+                # consistency across folds: the weakest normalised score over the splits
+                sc = np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
+                score_min = sc if f == 0 else np.minimum(score_min, sc)
+            # universal delta^t: most-voted candidates, filtered by CRM on all data
+            _, t = self._scores(ctx, U[:, V], v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
+            if it == 1:
+                ctx["first"] = (t, self._window(v))
+            cand = np.flatnonzero(votes > 0)
+            key = np.full(m, -1.0)
+            # order by votes, then by the weakest normalised fold score (votes dominate)
+            key[cand] = votes[cand] * (2.0 + score_min[cand].max()) + score_min[cand]
+            elig = (key >= 0) & (af_owner < 0)
+            delta, _, af_f, af_o, _, nc = _crm_walk(X, None, ctx["mean"], ctx["safe"], key, t, elig, uni,
+                                                      self._window(v), ctx["thr"], K_b, self.n_bins,
+                                                      ctx["strategy"])
+            n_corr += nc
+            af_owner[af_f] = af_o
+            if not delta:
+                it -= 1
+                break
+            cols.extend(delta)
+            kernel_of.extend([len(hist)] * len(delta))
+            res = self._master(ctx, cols, kernel_of, res)
+            alpha = res.alpha
+            hist.append(res.objective)
+            gaps.append(res.gap)
+            if len(hist) > 1 and hist[-1] - hist[-2] <= self.tol * abs(hist[-1]):
+                break
+        ctx.update(sf=list(uni.idx), cols=cols, kernel_of=kernel_of, res=res, alpha=alpha, hist=hist,
+                   gaps=gaps, n_corr=n_corr, n_iter=it)
+
+    def _finish(self, ctx):
+        n, m, y = ctx["n"], ctx["m"], ctx["y"]
+        sf = np.asarray(ctx["sf"], dtype=np.intp)
+        alpha = ctx["alpha"]
+        v = alpha * y
+        u = ctx["scanner"].dot(v)
+        s, t = self._scores(ctx, u, v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
+        # any vector gives a valid Theorem 1 window; take the cheaper of the first scan's
+        # (marginal scores: informative SFs stand out) and the final one
+        cands = [(t, self._window(v))] + ([ctx["first"]] if ctx.get("first") is not None else [])
+        t_win, w_win = min(cands, key=lambda tw: _window_cost(np.abs(tw[0]), ~ctx["const"], sf, tw[1]))
+        groups, gcorr, nc = self._complete(ctx, sf, t_win, w_win)
+        res = ctx["res"]
+        coef = np.zeros(m)
+        self.intercept_ = 0.0
+        if res is not None:
+            cols = np.asarray(ctx["cols"], dtype=np.intp)
+            np.add.at(coef, cols, res.coef)  # a feature in several delta^t: weights add up
+            if self.one_class:
+                self.intercept_ = -_kkt_threshold(self._model_columns(ctx, cols), res, float(self.C))
+            self.mu_ = res.mu
+        else:
+            self.mu_ = np.empty(0)
+        self.support_ = sf
+        self.groups_ = groups
+        self.group_corr_ = gcorr
+        self.scores_ = np.abs(s)
+        self.coef_ = coef
+        self.alpha_ = alpha
+        self.n_correlations_ = int(ctx["n_corr"] + nc)
+        self.objective_history_ = np.asarray(ctx["hist"], dtype=np.float64)
+        self.gap_history_ = np.asarray(ctx["gaps"], dtype=np.float64)
+        self.n_iter_ = int(ctx["n_iter"])
+        self._mean_sf = ctx["mean"][sf]
+        self._scale_sf = (ctx["rawnorm"][sf] if self.one_class else ctx["safe"][sf]) / np.sqrt(n)
+
+    def _complete(self, ctx, sf, t, window):
+        """Exact group completion: every non-SF feature with |corr| >= 1 - tau to a final SF."""
+        groups = {int(j): np.empty(0, dtype=np.intp) for j in sf}
+        gcorr = {int(j): np.empty(0) for j in sf}
+        if sf.size == 0 or not np.isfinite(ctx["thr"]):
+            return groups, gcorr, 0
+        eligible = ~ctx["const"]
+        eligible[sf] = False
+        scanner = ctx["scanner"]
+        bounds = scanner.bounds
+        abs_t = np.abs(t)
+        if self.corr == "pearson":
+            Zs = self._standardised(ctx, sf)
+            order = np.argsort(abs_t[sf], kind="stable")
+            Zs = np.ascontiguousarray(Zs[:, order])
+            common = (Zs, abs_t[sf][order], order.astype(np.intp), Zs.sum(axis=0))
+            per_block = [(a, ctx["mean"][a:b], ctx["safe"][a:b], abs_t[a:b], eligible[a:b])
+                         for a, b in bounds]
+            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(ctx["thr"])))
+        else:
+            cs = discretize(_gather(ctx["X"], sf), n_bins=self.n_bins, strategy=ctx["strategy"])
+            common = (np.asfortranarray(cs.codes), cs.k, cs.entropies(), )
+            out = scanner.run(_block_complete_su_wrap,
+                              [(a, eligible[a:b]) for a, b in bounds],
+                              common + (float(ctx["thr"]), int(self.n_bins), ctx["strategy"]))
+        feats = np.concatenate([o[0] for o in out]) if out else np.empty(0, np.intp)
+        owner = np.concatenate([o[1] for o in out]) if out else np.empty(0, np.intp)
+        val = np.concatenate([o[2] for o in out]) if out else np.empty(0)
+        nc = int(sum(o[3] for o in out))
+        if feats.size:
+            order = np.lexsort((feats, -val, owner))
+            feats, owner, val = feats[order], owner[order], val[order]
+            cuts = np.searchsorted(owner, np.arange(sf.size + 1))
+            for p in range(sf.size):
+                a, b = cuts[p], cuts[p + 1]
+                if b > a:
+                    groups[int(sf[p])] = feats[a:b].astype(np.intp)
+                    gcorr[int(sf[p])] = val[a:b]
+        return groups, gcorr, nc
+
+    def _standardised(self, ctx, idx):
+        Xs = _gather(ctx["X"], np.asarray(idx, dtype=np.intp))
+        return (Xs - ctx["mean"][idx]) / ctx["safe"][idx]
+
+    # ------------------------------------------------------------------ prediction
+    def decision_function(self, X):
+        """Decision values of the learned sparse SVM on the support features.
+
+        Binary: ``f(x) = sum_j coef_j z_j(x)``, positive for ``classes_[1]``. One-class:
+        ``f(x) = sum_j coef_j x_j / ||x_j|| - gamma``, non-negative for inliers.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "support_")
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+        sf = self.support_
+        if sf.size == 0:
+            return np.full(X.shape[0], self.intercept_)
+        Xs = X[:, sf]
+        Xs = Xs.toarray() if sp.issparse(Xs) else np.asarray(Xs)
+        if self.one_class:
+            M = Xs / self._scale_sf
+        else:
+            M = (Xs - self._mean_sf) / self._scale_sf
+        return M @ self.coef_[sf] + self.intercept_
+
+    def predict(self, X):
+        """Class labels (binary) or +1 inlier / -1 outlier (one-class).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        f = self.decision_function(X)
+        if self.one_class:
+            return np.where(f >= 0, 1, -1)
+        return self.classes_[(f > 0).astype(int)]
+
+
+def _block_complete_su_wrap(Xb, offset, elig_b, codes_s, k_s, h_s, thr, n_bins, strategy):
+    return _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strategy)
+
+
+def _kkt_threshold(M, res, C) -> float:
+    """gamma from the KKT conditions of the one-class master problem.
+
+    For every sample with ``alpha_i > 0`` the squared-hinge KKT conditions give
+    ``alpha_i = C xi_i = C (gamma - f(x_i))``, so ``gamma = f(x_i) + alpha_i / C``;
+    averaged over those samples.
+    """
+    f = M @ res.coef
+    on = res.alpha > 1e-12 * res.alpha.max()
+    return float(np.mean(f[on] + res.alpha[on] / C))
+
+
+def _fold_moments(X, mean, Tm, scanner):
+    """Mean and centred norm of every feature on each training split (columns of ``Tm``)."""
+    nv = Tm.sum(axis=0)  # (V,)
+    if sp.issparse(X):
+        S1 = np.asarray(X.T @ Tm).T                      # (V, m)
+        S2 = np.asarray(X.multiply(X).T @ Tm).T
+        mu = S1 / nv[:, None]
+        ss = np.maximum(S2 - nv[:, None] * mu**2, 0.0)
+    else:
+        m = X.shape[1]
+        mu = np.empty((Tm.shape[1], m))
+        ss = np.empty((Tm.shape[1], m))
+        step = max(1, int(2**24 // max(X.shape[0], 1)))
+        for a in range(0, m, step):
+            Xb = X[:, a:a + step] - mean[a:a + step]      # shifted: accurate sums of squares
+            S1 = Tm.T @ Xb
+            S2 = Tm.T @ (Xb * Xb)
+            mb = S1 / nv[:, None]
+            mu[:, a:a + step] = mb + mean[a:a + step]
+            ss[:, a:a + step] = np.maximum(S2 - nv[:, None] * mb**2, 0.0)
+    nrm = np.sqrt(ss)
+    scale = np.abs(mu) * np.sqrt(nv[:, None]) + 1e-300
+    nrm[nrm <= 1e-12 * scale] = 0.0
+    return mu, nrm
+
+
+def _fold_state(X, rows, sf, mean, safe, corr, p_max, n_bins, strategy) -> _SFState:
+    """SF buffers of the universal SFs restricted to one training split."""
+    state = _SFState(rows.size, p_max, corr)
+    if sf:
+        idx = np.asarray(sf, dtype=np.intp)
+        Xs = _gather(X, idx, rows)
+        if corr == "pearson":
+            state.Z[:, : idx.size] = (Xs - mean[idx]) / safe[idx]  # their t is set by _crm_walk
+        else:
+            cb = discretize(Xs, n_bins=n_bins, strategy=strategy)
+            state.codes[:, : idx.size] = cb.codes
+            state.k[: idx.size] = cb.k
+            state.h[: idx.size] = cb.entropies()
+        state.idx = [int(j) for j in idx]
+    return state

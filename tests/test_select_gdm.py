@@ -1,0 +1,443 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+from sklearn.metrics import roc_auc_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fsviz.data import make_grouped_classification
+from fsviz.select import GDM
+from fsviz.select import gdm as G
+from fsviz.select._mkl import solve_mkl, solve_svm_primal
+from fsviz.stats.information import discretize, su_cross
+
+
+# ----------------------------------------------------------------------------- helpers
+def _jaccard(a, b):
+    a, b = set(np.asarray(a).tolist()), set(np.asarray(b).tolist())
+    return len(a & b) / max(len(a | b), 1)
+
+
+def _abs_corr(X):
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    Z = X - X.mean(axis=0)
+    nrm = np.linalg.norm(Z, axis=0)
+    safe = np.where(nrm > 0, nrm, 1.0)
+    Z = Z / safe
+    C = np.abs(Z.T @ Z)
+    C[:, nrm == 0] = 0.0
+    C[nrm == 0, :] = 0.0
+    return C, nrm == 0
+
+
+def _brute_groups(X, support, tau):
+    """Every correlation computed: each non-SF feature joins its most correlated SF if >= 1 - tau."""
+    C, const = _abs_corr(X)
+    m = C.shape[0]
+    groups = {int(s): [] for s in support}
+    if tau == 0 or len(support) == 0:
+        return {k: np.array(v, dtype=int) for k, v in groups.items()}
+    sub = C[:, support]  # (m, p), columns in support_ order
+    for k in range(m):
+        if const[k] or k in groups:
+            continue
+        j = int(np.argmax(sub[k]))  # first maximum = SF found first
+        if sub[k, j] >= 1 - tau:
+            groups[int(support[j])].append((k, sub[k, j]))
+    out = {}
+    for s, lst in groups.items():
+        lst.sort(key=lambda kv: (-kv[1], kv[0]))
+        out[s] = np.array([k for k, _ in lst], dtype=int)
+    return out
+
+
+def _brute_walk(X, s_abs, eligible, existing, tau, need):
+    """Alg. 2 with every correlation computed (no window): delta, new SFs, AF -> SF."""
+    C, _ = _abs_corr(X)
+    order = sorted(np.flatnonzero(eligible), key=lambda j: (-s_abs[j], j))
+    sf = list(existing)
+    delta, new, af = [], [], {}
+    for z in order:
+        if len(delta) >= need:
+            break
+        if z in sf:
+            delta.append(z)
+            continue
+        if sf:
+            r = C[z, sf]
+            j = int(np.argmax(r))
+            if r[j] >= 1 - tau:
+                af[z] = sf[j]
+                continue
+        sf.append(z)
+        new.append(z)
+        delta.append(z)
+    return delta, new, af
+
+
+def _planted(n=150, m=120, seed=0, near=0.995):
+    """Dense data with tight groups (|rho| ~ near) and looser ones, for window tests."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, m))
+    for base in range(0, 60, 6):
+        for k in range(1, 4):
+            sign = -1.0 if k == 2 else 1.0
+            X[:, base + k] = sign * (near * X[:, base] + np.sqrt(1 - near**2) * rng.standard_normal(n))
+        X[:, base + 4] = 0.8 * X[:, base] + 0.6 * rng.standard_normal(n)
+    X[:, 100] = 5.0  # constant
+    y = (X[:, [0, 6, 12, 18]] @ np.array([1.0, -1.0, 0.8, 0.6]) + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def synthetic():
+    return make_grouped_classification()
+
+
+# ----------------------------------------------------------------------------- CRM vs brute force
+@pytest.mark.parametrize("tau", [0.05, 0.3, 0.5])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_crm_walk_matches_brute_force(tau, sparse):
+    X, _ = _planted()
+    if sparse:
+        X = X.copy()
+        X[np.abs(X) < 0.3] = 0.0
+        X = sp.csc_matrix(X)
+    from fsviz.stats.moments import column_moments
+
+    mean, norm = column_moments(X)
+    const = norm == 0
+    safe = np.where(const, 1.0, norm)
+    rng = np.random.default_rng(1)
+    v = rng.random(X.shape[0]) * rng.choice([-1.0, 1.0], X.shape[0])
+    u = np.asarray(X.T @ v).ravel()
+    t = np.where(const, 0.0, (u - mean * v.sum()) / safe)
+    eligible = ~const
+    state = G._SFState(X.shape[0], 40, "pearson")
+    window = np.sqrt(2 * tau) * np.linalg.norm(v - v.mean()) * (1 + 1e-9)
+    # two CRM calls: the second meets the SFs of the first again
+    d1, n1, af1, own1, _, nc1 = G._crm_walk(X, None, mean, safe, np.abs(t), t, eligible, state, window,
+                                            1 - tau, 8)
+    bd1, bn1, baf1 = _brute_walk(X, np.abs(t), eligible, [], tau, 8)
+    assert d1 == bd1 and n1 == bn1
+    got = {int(f): state.idx[o] for f, o in zip(af1, own1)}
+    assert got == baf1
+    v2 = rng.standard_normal(X.shape[0])
+    u2 = np.asarray(X.T @ v2).ravel()
+    t2 = np.where(const, 0.0, (u2 - mean * v2.sum()) / safe)
+    elig2 = eligible.copy()
+    elig2[list(got)] = False
+    existing = list(state.idx)
+    window2 = np.sqrt(2 * tau) * np.linalg.norm(v2 - v2.mean()) * (1 + 1e-9)
+    d2, n2, af2, own2, _, nc2 = G._crm_walk(X, None, mean, safe, np.abs(t2), t2, elig2, state, window2,
+                                            1 - tau, 8)
+    bd2, bn2, baf2 = _brute_walk(X, np.abs(t2), elig2, existing, tau, 8)
+    assert d2 == bd2 and n2 == bn2
+    assert {int(f): state.idx[o] for f, o in zip(af2, own2)} == baf2
+    # the window prunes: fewer correlations than candidates x SFs would need
+    assert nc1 + nc2 > 0
+
+
+@pytest.mark.parametrize("tau", [0.02, 0.1, 0.3, 0.5])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_groups_match_brute_force(tau, sparse):
+    X, y = _planted(seed=2)
+    if sparse:
+        X = X.copy()
+        X[np.abs(X) < 0.3] = 0.0
+        X = sp.csr_matrix(X)
+    g = GDM(tau=tau, n_per_iter=4, max_iter=4, block_size=37).fit(X, y)
+    ref = _brute_groups(X, g.support_, tau)
+    assert set(g.groups_) == set(ref)
+    for s in ref:
+        assert np.array_equal(g.groups_[s], ref[s]), (s, g.groups_[s], ref[s])
+        assert np.all(g.group_corr_[s] >= 1 - tau)
+    m = X.shape[1]
+    # support features are mutually below the threshold (constraint (3))
+    C, _ = _abs_corr(X)
+    sub = C[np.ix_(g.support_, g.support_)]
+    np.fill_diagonal(sub, 0)
+    assert sub.max() < 1 - tau
+    assert 0 < g.n_correlations_ < m * (m - 1) / 2
+
+
+def test_window_prunes_when_tau_is_small():
+    rng = np.random.default_rng(0)
+    n, m = 400, 4000
+    X = rng.standard_normal((n, m))
+    for b in range(0, 40, 4):
+        X[:, b + 1] = 0.999 * X[:, b] + np.sqrt(1 - 0.999**2) * rng.standard_normal(n)
+    y = (X[:, [0, 4, 8, 12, 16]].sum(axis=1) > 0).astype(int)
+    g = GDM(tau=0.002, n_per_iter=5, max_iter=2).fit(X, y)
+    assert g.n_correlations_ < 0.6 * len(g.support_) * m  # the window skipped most pairs
+    ref = _brute_groups(X, g.support_, 0.002)
+    assert sum(v.size for v in ref.values()) >= 5
+    for s in ref:
+        assert np.array_equal(g.groups_[s], ref[s])
+
+
+# ----------------------------------------------------------------------------- the paper's benchmark
+def test_synthetic_benchmark_recovers_groups(synthetic):
+    X, y, truth = synthetic
+    g = GDM(tau=0.3).fit(X, y)
+    support = set(g.support_.tolist())
+    assert set(truth.support.tolist()) <= support
+    hits = sum(len(set(truth.groups[int(s)].tolist()) & set(g.groups_[int(s)].tolist())) for s in truth.support)
+    assert hits >= 0.8 * truth.n_affiliated
+    m = X.shape[1]
+    assert g.n_correlations_ <= 1.1 * (len(g.support_) * m + 100 * len(g.support_))
+    assert g.n_correlations_ < 0.05 * m * (m - 1) / 2
+    assert g.scores_.shape == (m,) and np.all(np.isfinite(g.scores_)) and np.all(g.scores_ >= 0)
+    # the learned sparse SVM predicts its training labels well
+    assert np.mean(g.predict(X) == y) > 0.9
+
+
+def test_tau_zero_forms_no_groups(synthetic):
+    X, y, truth = synthetic
+    g = GDM(tau=0.0, n_per_iter=6, max_iter=2).fit(X, y)
+    assert all(v.size == 0 for v in g.groups_.values())
+    assert g.n_correlations_ == 0
+    # without the constraint the top scores win, affiliated copies included
+    assert len(g.support_) >= 6
+
+
+# ----------------------------------------------------------------------------- master problem
+def _g(Z, y, ko, C, a, t):
+    v = Z[:, ko == t].T @ (a * y)
+    return 0.5 * v @ v + 0.5 / C * a @ a
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_master_problem_kkt_and_reference(C):
+    rng = np.random.default_rng(0)
+    n, p = 40, 6
+    Z = rng.standard_normal((n, p))
+    y = np.sign(Z[:, 0] + 0.5 * Z[:, 3] + 0.3 * rng.standard_normal(n))
+    ko = np.array([0, 0, 1, 1, 2, 2])
+    r = solve_mkl(Z, y, ko, C, tol=1e-10)
+    a, mu = r.alpha, r.mu
+    # feasibility: both on their simplices
+    assert np.all(a >= 0) and a.sum() == pytest.approx(1.0)
+    assert np.all(mu >= 0) and mu.sum() == pytest.approx(1.0)
+    g = np.array([_g(Z, y, ko, C, a, t) for t in range(3)])
+    assert r.gap <= 1e-10 * r.objective + 1e-15
+    # complementary slackness: kernels with weight sit at the max
+    assert np.all(g[mu > 1e-6] >= g.max() - 1e-8 * g.max())
+    # alpha minimises sum_t mu_t g_t over the simplex: KKT of a simplex QP
+    K = sum(mu[t] * Z[:, ko == t] @ Z[:, ko == t].T for t in range(3)) + np.eye(n) / C
+    grad = y * (K @ (a * y))
+    lam = grad[a > 1e-9].mean()
+    assert np.allclose(grad[a > 1e-9], lam, rtol=1e-5, atol=1e-9)
+    assert np.all(grad[a <= 1e-9] >= lam - 1e-7)
+    # and an independent solver of min_a max_t g_t(a) agrees on theta*
+    x0 = np.r_[np.full(n, 1 / n), 1.0]
+    cons = [{"type": "eq", "fun": lambda x: x[:n].sum() - 1}] + [
+        {"type": "ineq", "fun": (lambda x, t=t: x[n] - _g(Z, y, ko, C, x[:n], t))} for t in range(3)]
+    ref = minimize(lambda x: x[n], x0, constraints=cons, bounds=[(0, None)] * n + [(None, None)],
+                   method="SLSQP", options=dict(ftol=1e-14, maxiter=2000))
+    assert r.objective == pytest.approx(ref.fun, rel=1e-6)
+
+
+def test_svm_primal_dual_relation():
+    rng = np.random.default_rng(5)
+    Z = rng.standard_normal((60, 4))
+    y = np.sign(Z[:, 0] + 0.2 * rng.standard_normal(60))
+    w, gamma, xi, _ = solve_svm_primal(Z * y[:, None], np.ones(4), 2.0)
+    alpha = 2.0 * xi
+    assert alpha.sum() == pytest.approx(1.0)              # dgamma = 0
+    assert np.allclose(w, Z.T @ (alpha * y), atol=1e-10)  # dw = 0
+
+
+def test_objective_history_monotone_and_converges():
+    X, y = _planted(seed=4)
+    g = GDM(tau=0.3, n_per_iter=2, max_iter=40, C=0.05, tol=1e-3).fit(X, y)
+    h = g.objective_history_
+    assert h.size == g.n_iter_ >= 2
+    assert np.all(np.diff(h) >= -1e-6 * h[1:])          # Theorem 2: lower bounds increase
+    assert g.n_iter_ < 40                                # stopped by convergence ...
+    assert (h[-1] - h[-2]) <= 1e-3 * h[-1]               # ... at the stated tolerance
+    assert np.all(g.gap_history_ <= 1e-6 * h + 1e-15)    # every master solved to mkl_tol
+
+
+# ----------------------------------------------------------------------------- sparse == dense
+def test_sparse_equals_dense():
+    X, y, _ = make_grouped_classification(n_samples=300, n_features=600, random_state=1)
+    X[np.abs(X) < 0.8] = 0.0
+    a = GDM(n_per_iter=5, max_iter=4).fit(X, y)
+    for fmt in (sp.csr_matrix, sp.csc_matrix):
+        b = GDM(n_per_iter=5, max_iter=4).fit(fmt(X), y)
+        assert np.array_equal(a.support_, b.support_)
+        assert all(np.array_equal(a.groups_[k], b.groups_[k]) for k in a.groups_)
+        assert np.allclose(a.scores_, b.scores_, rtol=1e-9, atol=1e-12)
+        assert np.allclose(a.coef_, b.coef_, rtol=1e-7, atol=1e-12)
+        assert a.n_correlations_ == b.n_correlations_
+        assert np.allclose(a.decision_function(X), b.decision_function(fmt(X)), atol=1e-9)
+
+
+# ----------------------------------------------------------------------------- GDM-SU
+def test_su_groups_match_brute_force():
+    rng = np.random.default_rng(0)
+    n = 300
+    base = rng.standard_normal((n, 8))
+    X = np.column_stack([base, np.exp(base[:, 0]), base[:, 1] ** 3, -base[:, 2],
+                         rng.standard_normal((n, 30))])
+    y = (base[:, 0] + base[:, 1] - base[:, 2] > 0).astype(int)
+    tau = 0.5
+    g = GDM(corr="su", tau=tau, n_per_iter=3, max_iter=3).fit(X, y)
+    codes = discretize(X, n_bins=10, strategy="uniform")
+    S = su_cross(codes, g.support_, np.arange(X.shape[1]))
+    for j, s in enumerate(g.support_):
+        members = [k for k in range(X.shape[1]) if k not in set(g.support_.tolist())
+                   and np.argmax(S[:, k]) == j and S[j, k] >= 1 - tau]
+        assert sorted(g.groups_[int(s)].tolist()) == sorted(members)
+    # the monotone transforms of the relevant features are found as affiliated features
+    grouped = set(np.concatenate(list(g.groups_.values())).tolist())
+    assert {8, 10} <= grouped
+
+
+# ----------------------------------------------------------------------------- GDM-OC
+def test_one_class_separates_outliers():
+    rng = np.random.default_rng(0)
+    n, m = 300, 400
+    Xin = rng.standard_normal((n, m))
+    Xin[:, :5] += 3.0
+    Xte = rng.standard_normal((200, m))
+    Xte[:100, :5] += 3.0
+    inlier = np.r_[np.ones(100), np.zeros(100)]
+    g = GDM(one_class=True, n_per_iter=5, max_iter=4).fit(Xin)
+    assert set(range(5)) <= set(g.support_.tolist())
+    assert roc_auc_score(inlier, g.decision_function(Xte)) > 0.9
+    assert set(np.unique(g.predict(Xte))) <= {-1, 1}
+    # threshold from the KKT conditions: f(x_i) - gamma = -alpha_i / C where alpha_i > 0, >= 0 elsewhere
+    d = g.decision_function(Xin)
+    on = g.alpha_ > 1e-9
+    assert np.allclose(d[on], -g.alpha_[on] / g.C, atol=1e-6)
+    assert np.all(d[~on] >= -1e-6)
+    # y is ignored in one-class mode
+    g2 = GDM(one_class=True, n_per_iter=5, max_iter=4).fit(Xin, rng.integers(0, 3, n))
+    assert np.array_equal(g.support_, g2.support_)
+
+
+# ----------------------------------------------------------------------------- ECV
+def test_ecv_single_set_and_more_stable():
+    # high dimension, small sample, heavy-tailed noise: features carried by a few extreme
+    # samples look informative on one resample and not on the next (the setting ECV targets)
+    n, m = 200, 2000
+    X, y, truth = make_grouped_classification(n_samples=n, n_features=m, noise=0.3, random_state=3)
+    noise = np.setdiff1d(np.arange(m), truth.informative)
+    X[:, noise] = np.random.default_rng(9).standard_t(1.5, size=(n, noise.size))
+    sups = {"gdm": [], "ecv": []}
+    for r in range(8):
+        idx = np.random.default_rng(r).choice(n, int(0.8 * n), replace=False)
+        sups["gdm"].append(GDM(n_per_iter=4, max_iter=3).fit(X[idx], y[idx]).support_)
+        e = GDM(n_per_iter=4, max_iter=3, cv_folds=5, random_state=0).fit(X[idx], y[idx])
+        assert e.support_.ndim == 1 and len(set(e.support_.tolist())) == e.support_.size  # one set
+        sups["ecv"].append(e.support_)
+    stab = {k: np.mean([_jaccard(v[i], v[j]) for i in range(8) for j in range(i + 1, 8)]) for k, v in sups.items()}
+    assert stab["ecv"] > stab["gdm"] + 0.03, stab
+
+
+def test_ecv_deterministic_and_valid():
+    X, y = _planted(seed=5)
+    a = GDM(cv_folds=3, random_state=0, n_per_iter=3, max_iter=3).fit(X, y)
+    b = GDM(cv_folds=3, random_state=0, n_per_iter=3, max_iter=3).fit(X, y)
+    assert np.array_equal(a.support_, b.support_)
+    ref = _brute_groups(X, a.support_, 0.3)
+    for s in ref:
+        assert np.array_equal(a.groups_[s], ref[s])
+
+
+# ----------------------------------------------------------------------------- selector API
+def test_selector_api_and_affiliated_option():
+    X, y = _planted(seed=6)
+    g = GDM(n_per_iter=3, max_iter=2).fit(X, y)
+    mask = g.get_support()
+    assert mask.sum() == len(g.support_) and np.array_equal(np.flatnonzero(mask), np.sort(g.support_))
+    assert g.transform(X).shape == (X.shape[0], len(g.support_))
+    ga = GDM(n_per_iter=3, max_iter=2, include_affiliated=True).fit(X, y)
+    n_af = sum(v.size for v in ga.groups_.values())
+    assert n_af > 0 and ga.get_support().sum() == len(ga.support_) + n_af
+    assert g.coef_.shape == (X.shape[1],) and np.count_nonzero(g.coef_) <= len(g.support_)
+    assert g.scores_[100] == 0.0  # the constant feature
+
+
+@parametrize_with_checks([GDM(n_per_iter=2, max_iter=2), GDM(one_class=True, n_per_iter=2, max_iter=2)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# ----------------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(tau=1.0), r"GDM: 'tau' must be in \[0.0, 1.0\); got 1.0"),
+        (dict(tau=-0.1), r"'tau' must be in \[0.0, 1.0\); got -0.1"),
+        (dict(n_per_iter=0), r"'n_per_iter' must be an int >= 1; got 0"),
+        (dict(max_iter=2.5), r"'max_iter' must be an int; got 2.5"),
+        (dict(C=0), r"'C' must be > 0.0; got 0.0"),
+        (dict(corr="kendall"), r"'corr' must be 'pearson' or 'su'; got 'kendall'"),
+        (dict(cv_folds=1), r"'cv_folds' must be an int >= 2; got 1"),
+        (dict(cv_folds=500), r"'cv_folds' must be at most n_samples \(150\)"),
+        (dict(one_class="yes"), r"'one_class' must be True or False"),
+        (dict(mkl_tol=0), r"'mkl_tol' must be > 0.0"),
+        (dict(block_size=0), r"'block_size' must be an int >= 1; got 0"),
+    ],
+)
+def test_bad_params(params, match):
+    X, y = _planted()
+    with pytest.raises(ValueError, match=match):
+        GDM(**params).fit(X, y)
+
+
+def test_bad_inputs():
+    X, y = _planted()
+    with pytest.raises(ValueError, match=r"GDM requires y to be passed, but the target y is None"):
+        GDM().fit(X)
+    with pytest.raises(ValueError, match=r"exactly 2 classes for binary GDM; got 3"):
+        GDM().fit(X, np.arange(X.shape[0]) % 3)
+    with pytest.raises(ValueError, match=r"exactly 2 classes for binary GDM; got 1"):
+        GDM().fit(X, np.zeros(X.shape[0]))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        GDM().fit(Xn, y)
+
+
+# ----------------------------------------------------------------------------- Dask
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.mark.dask
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("params", [dict(), dict(corr="su", tau=0.5), dict(cv_folds=3, random_state=0),
+                                    dict(one_class=True)], ids=["pcc", "su", "ecv", "oc"])
+def test_dask_identical_to_local(dask_client, sparse, params):
+    X, y, _ = make_grouped_classification(n_samples=300, n_features=900, random_state=2)
+    if sparse:
+        X[np.abs(X) < 0.7] = 0.0
+        X = sp.csc_matrix(X)
+    local = GDM(n_per_iter=4, max_iter=3, block_size=200, **params).fit(X, y)
+    remote = GDM(n_per_iter=4, max_iter=3, block_size=200, **params).fit(X, y, client=dask_client)
+    assert np.array_equal(local.support_, remote.support_)
+    assert local.groups_.keys() == remote.groups_.keys()
+    assert all(np.array_equal(local.groups_[k], remote.groups_[k]) for k in local.groups_)
+    assert local.n_correlations_ == remote.n_correlations_
+    assert np.allclose(local.scores_, remote.scores_, rtol=1e-12, atol=1e-15)
+    assert np.allclose(local.objective_history_, remote.objective_history_, rtol=1e-10)
+
+
+def test_rows_dot_kernel_matches_numpy_and_python_body():
+    from fsviz.select import _gdm_kernels as GK
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 5000))
+    rows = np.sort(rng.choice(50, 12, replace=False))
+    w = rng.standard_normal(12)
+    ref = X[rows].T @ w
+    assert np.allclose(GK.rows_dot(X, rows, w), ref, rtol=1e-12, atol=1e-12)
+    assert np.allclose(GK.rows_dot.py_func(X, rows, w), ref, rtol=1e-12, atol=1e-12)
