@@ -354,9 +354,14 @@ def test_class_ss_kernel_equals_python_body(cls_data):
     Xc = np.ascontiguousarray(X[:20, :6])
     a = K.class_ss_rows(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
     b = K.class_ss_rows.py_func(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
-    for u, v in zip(a, b):
+    c = K.class_ss_cols(np.asfortranarray(Xc), codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
+    for u, v, w in zip(a, b, c):
         np.testing.assert_allclose(u, v, rtol=1e-13)
+        np.testing.assert_allclose(u, w, rtol=1e-12)
     assert counts.sum() == len(y)
+    # both layouts through the public function
+    np.testing.assert_allclose(fisher_score(np.asfortranarray(X), y), fisher_score(np.ascontiguousarray(X), y),
+                               rtol=1e-12)
 
 
 def test_variance_kernels_both_orders_equal_numpy():

@@ -439,3 +439,33 @@ def knn_from_gram(G, sq, start, k, upper):
         cols[r] = bj
         vals[r] = bd
     return cols, vals
+
+
+@njit(cache=True)
+def class_ss_cols(X, codes, counts):
+    """:func:`class_ss_rows` for Fortran-ordered ``X``: column by column, no copy of ``X``."""
+    n, m = X.shape
+    c = counts.shape[0]
+    means = np.zeros((c, m))
+    within = np.zeros(m)
+    const = np.zeros(m, dtype=np.bool_)
+    acc = np.zeros(c)
+    for j in range(m):
+        acc[:] = 0.0
+        lo = X[0, j]
+        hi = X[0, j]
+        for i in range(n):
+            v = X[i, j]
+            acc[codes[i]] += v
+            lo = min(lo, v)
+            hi = max(hi, v)
+        for a in range(c):
+            acc[a] /= counts[a]
+            means[a, j] = acc[a]
+        w = 0.0
+        for i in range(n):
+            t = X[i, j] - acc[codes[i]]
+            w += t * t
+        within[j] = w
+        const[j] = hi <= lo
+    return means, within, const

@@ -112,7 +112,10 @@ def _class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.
         within = np.maximum((S2 - S1 * means).sum(axis=0), 0.0)
         const = column_moments(X)[1] == 0
     else:
-        means, within, const = K.class_ss_rows(np.ascontiguousarray(X), codes, counts.astype(np.float64))
+        if X.flags.f_contiguous and not X.flags.c_contiguous:
+            means, within, const = K.class_ss_cols(X, codes, counts.astype(np.float64))
+        else:
+            means, within, const = K.class_ss_rows(np.ascontiguousarray(X), codes, counts.astype(np.float64))
     mu = (counts @ means) / n
     between = counts @ (means - mu) ** 2
     return between, within, const
