@@ -352,10 +352,11 @@ class GRM(SelectorMixin, BaseEstimator):
             K[:k, :k] = 2.0 * MS[:, S]
             K[:k, k] = -1.0
             K[k, :k] = 1.0
+            rhs = np.r_[lam * s[S], 1.0]
             try:
-                sol = np.linalg.solve(K, np.r_[lam * s[S], 1.0])
-            except np.linalg.LinAlgError:
-                return None
+                sol = np.linalg.solve(K, rhs)
+            except np.linalg.LinAlgError:  # singular M_SS (e.g. duplicated features)
+                sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
             if not np.all(np.isfinite(sol)):
                 return None
             zs, nu = sol[:k], sol[k]
@@ -411,7 +412,7 @@ class GRM(SelectorMixin, BaseEstimator):
                     # only once the support has nearly settled (a KKT solve costs O(|S|^3))
                     moved = np.setxor1d(support, last_support, assume_unique=True).size
                     last_support = support
-                    if moved <= max(5, support.size // 10):
+                    if moved <= max(5, support.size // 10) or support.size <= 300:
                         zp = self._polish(M, s, lam, support, tol)
                         if zp is not None:
                             z = zp
