@@ -59,6 +59,7 @@ class MKLResult:
     n_iter: int            # mu updates
     n_newton: int          # Newton steps in total
     coef: np.ndarray | None = None  # (p,) weights in the standardised space: d_j * (z_j . alpha~)
+    n_inner: int = 0       # Newton steps on mu (fixed active set) in total
 
 
 def _svm_objective(w, gamma, xi_pos, C):
@@ -238,6 +239,9 @@ def _mu_on_active_set(G, b, n_act, kernel_of, mu, C, T, tol, max_iter=100):
         H = 0.5 * (H + H.T)
         # free kernels: positive weight, or zero weight with a gradient pointing inwards
         free = (mu > 0) | (q > float(mu @ q))
+        # the gradient centred at the weighted mean: sum(dmu) = 0 holds only to rounding, so
+        # q . dmu with uncentred q ~ 1 would swamp a slope of order gap^2 near the optimum
+        qc = q - float(mu @ q)
         dmu = None
         for _ in range(T + 1):
             F = np.flatnonzero(free)
@@ -246,7 +250,7 @@ def _mu_on_active_set(G, b, n_act, kernel_of, mu, C, T, tol, max_iter=100):
             HF = H[np.ix_(F, F)]
             KKT[:nf, :nf] = HF + (1e-12 * max(float(np.abs(np.diag(HF)).max()), 1e-300)) * np.eye(nf)
             KKT[:nf, nf] = KKT[nf, :nf] = 1.0
-            rhs = np.concatenate([q[F], [0.0]])
+            rhs = np.concatenate([qc[F], [0.0]])
             sol = np.linalg.lstsq(KKT, rhs, rcond=None)[0]
             d = np.zeros(T)
             d[F] = sol[:nf]
@@ -255,12 +259,12 @@ def _mu_on_active_set(G, b, n_act, kernel_of, mu, C, T, tol, max_iter=100):
                 dmu = d
                 break
             free[F[bad]] = False
-        slope = -float(q @ dmu) if dmu is not None else 0.0
+        slope = -float(qc @ dmu) if dmu is not None else 0.0
         if dmu is None or not slope < 0:
             # no Newton descent direction (rounding level): one eta-trick step instead
             r = mu * np.sqrt(np.maximum(q, 0.0))
             dmu = r / r.sum() - mu
-            slope = -float(q @ dmu)
+            slope = -float(qc @ dmu)
             if not slope < 0:
                 break
         neg = dmu < 0
@@ -273,7 +277,11 @@ def _mu_on_active_set(G, b, n_act, kernel_of, mu, C, T, tol, max_iter=100):
             mu_new /= mu_new.sum()
             try:
                 h_new, u_new, q_new, cf_new, sd_new = _mu_eval(G, b, n_act, kernel_of, mu_new, C, T)
-                ok = h_new <= h + 1e-4 * s * slope or (s == 1.0 and h_new <= h * (1.0 + 1e-14))
+                # Armijo; near the optimum the decrease of h (~ gap^2) drowns in rounding,
+                # so a step that shrinks the simplex gap without raising h is taken too
+                ok = h_new <= h + 1e-4 * s * slope or (
+                    h_new <= h * (1.0 + 1e-13)
+                    and float(q_new.max()) - float(mu_new @ q_new) < qmax - float(mu @ q))
             except LinAlgError:
                 ok = False
             if ok or s < 1e-12:
@@ -371,4 +379,4 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
         mu, w, gamma = mu_new, w_new, gamma_new
     gap, a_hat, mu, w, gamma, upper, lower, g = best
     return MKLResult(alpha=a_hat, mu=mu, w=w, gamma=gamma, objective=upper, lower=lower, gap=gap,
-                     g=g, n_iter=it, n_newton=total_newton, coef=mu[kernel_of] * (Z.T @ (a_hat * y)))
+                     g=g, n_iter=it, n_newton=total_newton, n_inner=total_inner, coef=mu[kernel_of] * (Z.T @ (a_hat * y)))
