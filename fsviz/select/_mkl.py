@@ -342,6 +342,8 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
     it = 0
     best = None
     cache: dict = {}
+    stalled = 0
+    prev, step = None, 1.0
     for it in range(1, max_iter + 1):
         d = mu[kernel_of]
         sqrt_d = np.sqrt(d)
@@ -361,6 +363,15 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
             best = (gap, a_hat, mu.copy(), w.copy(), float(gamma), upper, lower, g.copy())
         if gap <= tol * abs(upper):
             break
+        if prev is not None and lower < prev[1] - 1e-13 * abs(prev[1]) and step > 1e-8:
+            # the active set moved so far that the true dual D(mu) = lower fell: D is concave
+            # and mu_new - mu_old is an ascent direction of D at mu_old (its derivative there
+            # equals that of the fixed-active-set problem mu_new maximises), so backtrack
+            step *= 0.5
+            mu = np.maximum(prev[0] + step * prev[2], 0.0)
+            mu /= mu.sum()
+            w, gamma = prev[3], prev[4]
+            continue
         # mu updates on the current active set, in the p-dimensional space (no O(n) work),
         # then an exact SVM solve above refreshes the active set and the rigorous gap
         act = xi > 0
@@ -376,6 +387,12 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
                 break
             mu_new = np.maximum(r / r.sum(), 1e-300)
             w_new, gamma_new = np.sqrt(mu_new[kernel_of]) * v * s_alpha, gamma
+        # mu already optimal on this active set and the SVM keeps it: the gap left is the
+        # rounding floor of the bounds (tol near machine precision); more rounds repeat it
+        stalled = stalled + 1 if np.array_equal(mu_new, mu) else 0
+        if stalled >= 3:
+            break
+        prev, step = (mu, lower, mu_new - mu, w, gamma), 1.0
         mu, w, gamma = mu_new, w_new, gamma_new
     gap, a_hat, mu, w, gamma, upper, lower, g = best
     return MKLResult(alpha=a_hat, mu=mu, w=w, gamma=gamma, objective=upper, lower=lower, gap=gap,
