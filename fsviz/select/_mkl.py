@@ -38,10 +38,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve
+from scipy.linalg import LinAlgError, solve
 from scipy.linalg.blas import dsyrk
+from scipy.linalg.lapack import dpotrf, dpotrs
 
 _EXP = 0.5
+
+
+def _chol(A):
+    """Upper Cholesky factor by LAPACK directly (the scipy.linalg wrappers' checks cost more
+    than the factorisation itself at the master problem's sizes, p <= a few hundred)."""
+    c, info = dpotrf(A, lower=0, clean=0, overwrite_a=1)
+    if info != 0:
+        raise LinAlgError(f"matrix not positive definite (dpotrf info={info})")
+    return c
+
+
+def _chol_solve(c, B):
+    x, info = dpotrs(c, B, lower=0)
+    if info != 0:
+        raise LinAlgError(f"dpotrs failed (info={info})")
+    return x
 
 
 @dataclass
@@ -144,7 +161,7 @@ def solve_svm_primal(Zy: np.ndarray, sqrt_d: np.ndarray, C: float, w0=None, gamm
         H[p, p] = C * float(act.sum())
         rhs = -np.concatenate([g_w, [g_g]])
         try:
-            step = cho_solve(cho_factor(H, check_finite=False), rhs, check_finite=False)
+            step = _chol_solve(_chol(H), rhs)
         except LinAlgError:
             step = solve(H + 1e-12 * np.eye(p + 1), rhs, assume_a="sym", check_finite=False)
         dw, dg = step[:p], float(step[p])
@@ -185,9 +202,9 @@ def _mu_eval(G, b, n_act, kernel_of, mu, C, T):
     sd = np.sqrt(mu[kernel_of])
     M = C * (sd[:, None] * G * sd[None, :])
     M.flat[:: p + 1] += 1.0
-    cf = cho_factor(M, check_finite=False)
+    cf = _chol(M)
     sb = sd * b
-    x = cho_solve(cf, sb, check_finite=False)          # M^{-1} S b
+    x = _chol_solve(cf, sb)          # M^{-1} S b
     h = C * n_act - C * C * float(sb @ x)
     u = C * b - C * C * (G @ (sd * x))
     q = np.bincount(kernel_of, weights=u * u, minlength=T)
@@ -235,7 +252,7 @@ def _mu_on_active_set(G, b, n_act, kernel_of, mu, C, T, tol, max_iter=100):
         E = onehot * u[:, None]
         GE = G @ E
         SGE = sd[:, None] * GE
-        H = 2.0 * (C * (E.T @ GE) - C * C * (SGE.T @ cho_solve(cf, SGE, check_finite=False)))
+        H = 2.0 * (C * (E.T @ GE) - C * C * (SGE.T @ _chol_solve(cf, SGE)))
         H = 0.5 * (H + H.T)
         # free kernels: positive weight, or zero weight with a gradient pointing inwards
         free = (mu > 0) | (q > float(mu @ q))
