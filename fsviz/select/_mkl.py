@@ -16,9 +16,12 @@ form, a bias-free squared-hinge SVM with a learned margin,
     xt_i = sqrt(d) * z_i (d_j = mu_t for the kernel t holding column j),
 
 by Newton's method over ``p + 1`` variables (finite convergence; each step costs
-O(n_active p^2)); the dual variables are ``alpha_i = C xi_i``. ``mu`` is updated by the
-closed-form block minimisation of the equivalent squared group-lasso primal
-(``mu_t`` proportional to ``||u_t|| = mu_t ||Z_t' alpha~||``), and the loop stops on a
+O(n_active p^2)); the dual variables are ``alpha_i = C xi_i``. With the SVM's active set held
+fixed, the inner minimum is ``1 / (2 h(mu))`` with ``h(mu) = 1'K(mu)^{-1}1`` (convex in
+``mu``), minimised over the simplex by Newton's method in the ``p``-dimensional space
+(``_mu_on_active_set``: ``T x T`` Hessian, active set on the kernels); if the exact SVM at the
+new ``mu`` shows the true dual fell (the active set moved a lot), ``mu`` is backtracked along
+the segment, which is an ascent direction of the concave true dual. The loop stops on a
 rigorous duality gap::
 
     lower = -F(w, gamma) <= min_alpha sum_t mu_t g_t(alpha) <= theta*
