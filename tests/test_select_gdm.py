@@ -441,3 +441,63 @@ def test_rows_dot_kernel_matches_numpy_and_python_body():
     ref = X[rows].T @ w
     assert np.allclose(GK.rows_dot(X, rows, w), ref, rtol=1e-12, atol=1e-12)
     assert np.allclose(GK.rows_dot.py_func(X, rows, w), ref, rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- master problem: inner iterations
+def _count_inner(monkeypatch):
+    """Wrap the fixed-active-set mu solver and count its calls and steps."""
+    from fsviz.select import _mkl
+
+    orig, seen = _mkl._mu_on_active_set, {"calls": 0, "steps": 0}
+
+    def counting(*args, **kwargs):
+        out = orig(*args, **kwargs)
+        seen["calls"] += 1
+        seen["steps"] += out[3]
+        return out
+
+    monkeypatch.setattr(_mkl, "_mu_on_active_set", counting)
+    return seen
+
+
+def _digits_01():
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    keep = y <= 1
+    return X[keep], np.where(y[keep] == 1, 1.0, -1.0)
+
+
+def test_master_problem_inner_iterations_bounded_on_digits(monkeypatch):
+    # regression: the former eta-trick fixed point needed ~3,100 mu steps (and as many p x p
+    # Cholesky factorisations) per GDM fit on the app's default sample, ~500 in one call;
+    # Newton's method on the simplex needs < 100 in all
+    X, y = _digits_01()
+    seen = _count_inner(monkeypatch)
+    g = GDM(tau=0.3).fit(X, y)
+    assert seen["calls"] >= g.n_iter_                       # one per master problem at least
+    assert seen["steps"] <= 250
+    assert seen["steps"] <= 20 * seen["calls"]
+    h = g.objective_history_
+    assert np.all(np.diff(h) >= -1e-6 * h[1:])
+    assert np.all(g.gap_history_ <= 1e-6 * h + 1e-15)
+
+
+def test_master_problem_digits_tight_tolerance_kkt(monkeypatch):
+    # ten nearly tied kernels of pixel columns, solved to a 1e-10 gap: bounded steps, exact KKT
+    X, y = _digits_01()
+    X = X[:, X.std(axis=0) > 0]
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    rng = np.random.default_rng(3)
+    cols = rng.choice(Z.shape[1], size=40, replace=False)
+    Z = Z[:, cols]
+    ko = np.repeat(np.arange(10), 4)
+    seen = _count_inner(monkeypatch)
+    r = solve_mkl(Z, y, ko, 1.0, tol=1e-10)
+    assert r.gap <= 1e-10 * r.objective
+    assert seen["steps"] <= 60
+    assert r.n_inner == seen["steps"]
+    g = np.array([_g(Z, y, ko, 1.0, r.alpha, t) for t in range(10)])
+    assert np.all(r.mu >= 0) and r.mu.sum() == pytest.approx(1.0)
+    assert r.objective == pytest.approx(g.max(), rel=1e-12)
+    assert np.all(g[r.mu > 1e-6] >= g.max() * (1 - 1e-8))   # complementary slackness

@@ -16,9 +16,12 @@ form, a bias-free squared-hinge SVM with a learned margin,
     xt_i = sqrt(d) * z_i (d_j = mu_t for the kernel t holding column j),
 
 by Newton's method over ``p + 1`` variables (finite convergence; each step costs
-O(n_active p^2)); the dual variables are ``alpha_i = C xi_i``. ``mu`` is updated by the
-closed-form block minimisation of the equivalent squared group-lasso primal
-(``mu_t`` proportional to ``||u_t|| = mu_t ||Z_t' alpha~||``), and the loop stops on a
+O(n_active p^2)); the dual variables are ``alpha_i = C xi_i``. With the SVM's active set held
+fixed, the inner minimum is ``1 / (2 h(mu))`` with ``h(mu) = 1'K(mu)^{-1}1`` (convex in
+``mu``), minimised over the simplex by Newton's method in the ``p``-dimensional space
+(``_mu_on_active_set``: ``T x T`` Hessian, active set on the kernels); if the exact SVM at the
+new ``mu`` shows the true dual fell (the active set moved a lot), ``mu`` is backtracked along
+the segment, which is an ascent direction of the concave true dual. The loop stops on a
 rigorous duality gap::
 
     lower = -F(w, gamma) <= min_alpha sum_t mu_t g_t(alpha) <= theta*
@@ -38,10 +41,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve
+from scipy.linalg import LinAlgError, solve
 from scipy.linalg.blas import dsyrk
+from scipy.linalg.lapack import dpotrf, dpotrs
 
 _EXP = 0.5
+
+
+def _chol(A):
+    """Upper Cholesky factor by LAPACK directly (the scipy.linalg wrappers' checks cost more
+    than the factorisation itself at the master problem's sizes, p <= a few hundred)."""
+    c, info = dpotrf(A, lower=0, clean=0, overwrite_a=1)
+    if info != 0:
+        raise LinAlgError(f"matrix not positive definite (dpotrf info={info})")
+    return c
+
+
+def _chol_solve(c, B):
+    x, info = dpotrs(c, B, lower=0)
+    if info != 0:
+        raise LinAlgError(f"dpotrs failed (info={info})")
+    return x
 
 
 @dataclass
@@ -59,6 +79,7 @@ class MKLResult:
     n_iter: int            # mu updates
     n_newton: int          # Newton steps in total
     coef: np.ndarray | None = None  # (p,) weights in the standardised space: d_j * (z_j . alpha~)
+    n_inner: int = 0       # Newton steps on mu (fixed active set) in total
 
 
 def _svm_objective(w, gamma, xi_pos, C):
@@ -143,7 +164,7 @@ def solve_svm_primal(Zy: np.ndarray, sqrt_d: np.ndarray, C: float, w0=None, gamm
         H[p, p] = C * float(act.sum())
         rhs = -np.concatenate([g_w, [g_g]])
         try:
-            step = cho_solve(cho_factor(H, check_finite=False), rhs, check_finite=False)
+            step = _chol_solve(_chol(H), rhs)
         except LinAlgError:
             step = solve(H + 1e-12 * np.eye(p + 1), rhs, assume_a="sym", check_finite=False)
         dw, dg = step[:p], float(step[p])
@@ -173,45 +194,126 @@ def solve_svm_primal(Zy: np.ndarray, sqrt_d: np.ndarray, C: float, w0=None, gamm
     return w, gamma, np.maximum(xi, 0.0), steps
 
 
-def _mu_on_active_set(G, b, n_act, kernel_of, mu, C, T, tol, max_iter=5000):
-    """Closed-form block minimisation of ``mu`` with the SVM's active set held fixed.
+def _mu_eval(G, b, n_act, kernel_of, mu, C, T):
+    """``h(mu) = 1'K(mu)^{-1}1`` on the active set, ``u = B'K^{-1}1`` and ``q_t = ||u_t||^2``.
 
-    On a fixed active set ``I`` (rows ``B = y_I z_I``, ``G = B'B``, ``b = B'1``) the SVM of
-    the scaled features ``sqrt(d) z`` is linear: ``(I + C S G S) w = C gamma S b`` and
-    ``C (gamma |I| - b'S w) = 1`` with ``S = diag(sqrt(d))``; the dual products are
-    ``v = Z'alpha~ = C (gamma b - G S w)``. The eta-trick update ``mu_t ~ mu_t ||v_t||`` is
-    iterated here at O(p^3) per step until ``mu`` settles; the caller re-solves the exact
-    SVM (the active set may move) and checks the true duality gap.
+    ``K(mu) = B diag(d) B' + I/C`` (rows ``B`` of the active samples, ``d_j = mu_t``) is handled
+    in the ``p``-dimensional space by Woodbury: ``K^{-1} = C I - C^2 B S M^{-1} S B'`` with
+    ``M = I + C S G S``, ``S = diag(sqrt(d))``.
     """
     p = G.shape[0]
-    w = gamma = None
+    sd = np.sqrt(mu[kernel_of])
+    M = C * (sd[:, None] * G * sd[None, :])
+    M.flat[:: p + 1] += 1.0
+    cf = _chol(M)
+    sb = sd * b
+    x = _chol_solve(cf, sb)          # M^{-1} S b
+    h = C * n_act - C * C * float(sb @ x)
+    u = C * b - C * C * (G @ (sd * x))
+    q = np.bincount(kernel_of, weights=u * u, minlength=T)
+    return h, u, q, cf, sd
+
+
+def _mu_on_active_set(G, b, n_act, kernel_of, mu, C, T, tol, max_iter=100):
+    """Kernel weights ``mu`` of the master problem with the SVM's active set held fixed.
+
+    On a fixed active set ``I`` (rows ``B = y_I z_I``, ``G = B'B``, ``b = B'1``) the inner
+    problem ``min_{alpha in A} sum_t mu_t g_t(alpha)`` has the closed form
+    ``1 / (2 h(mu))`` with ``h(mu) = 1'K(mu)^{-1}1``, ``K(mu) = sum_t mu_t B_t B_t' + I/C``,
+    so maximising over ``mu`` is the smooth convex problem ``min_{mu in U} h(mu)`` with
+
+        dh/dmu_t = -q_t = -||B_t' a||^2,   d2h/dmu_s dmu_t = 2 e_s' B'K^{-1}B e_t,
+
+    ``a = K^{-1} 1`` and ``e_t`` the vector ``B' a`` restricted to kernel ``t``. It is solved by
+    Newton's method on the simplex (active-set on the kernels, ratio test and Armijo
+    backtracking; ``T x T`` systems, one ``p x p`` Cholesky factor per step) until the
+    simplex optimality gap ``max_t q_t - sum_t mu_t q_t <= tol * max_t q_t``. (The former
+    eta-trick fixed point ``mu_t ~ mu_t ||v_t||`` converged only linearly, with rate -> 1 when
+    kernels nearly tie: thousands of steps per cutting-plane iteration.) The caller re-solves
+    the exact SVM (the active set may move) and checks the true duality gap.
+
+    Returns ``mu, w, gamma, n_steps`` with ``w = S v`` (scaled-space SVM weights,
+    ``v = Z'alpha``) and ``gamma`` the margin at the returned ``mu``; ``w = None`` if the
+    active set is degenerate.
+    """
+    mu = np.maximum(np.asarray(mu, dtype=np.float64), 0.0)
+    mu = mu / mu.sum()
+    onehot = np.zeros((kernel_of.size, T))
+    onehot[np.arange(kernel_of.size), kernel_of] = 1.0
+    try:
+        h, u, q, cf, sd = _mu_eval(G, b, n_act, kernel_of, mu, C, T)
+    except LinAlgError:
+        return mu, None, None, 1
     k = 0
     for k in range(1, max_iter + 1):
-        sd = np.sqrt(mu[kernel_of])
-        M = C * (sd[:, None] * G * sd[None, :])
-        M.flat[:: p + 1] += 1.0
-        try:
-            w1 = cho_solve(cho_factor(M, check_finite=False), C * sd * b, check_finite=False)
-        except LinAlgError:
+        if not h > 0:
             return mu, None, None, k
-        den = C * (n_act - float((sd * b) @ w1))
-        if not den > 0:
-            return mu, None, None, k
-        gamma = 1.0 / den
-        w = gamma * w1
-        v = C * (gamma * b - G @ (sd * w))
-        q = np.bincount(kernel_of, weights=v * v, minlength=T)
-        r = mu * np.sqrt(np.maximum(q, 0.0))
-        if r.sum() <= 0:
-            return mu, None, None, k
-        mu_new = np.maximum(r / r.sum(), 1e-300)
-        # on this piece, sum_t mu_t q_t <= max_t q_t with equality at the fixed point
-        done = float(mu @ q) >= (1.0 - tol) * float(q[mu > 1e-12].max())
-        mu = mu_new
-        if done:
+        qmax = float(q.max())
+        if float(mu @ q) >= (1.0 - tol) * qmax:
             break
-    sd = np.sqrt(mu[kernel_of])
-    return mu, sd * v, gamma, k
+        # Hessian of h in mu (T x T): 2 (C E'GE - C^2 (S G E)' M^{-1} (S G E))
+        E = onehot * u[:, None]
+        GE = G @ E
+        SGE = sd[:, None] * GE
+        H = 2.0 * (C * (E.T @ GE) - C * C * (SGE.T @ _chol_solve(cf, SGE)))
+        H = 0.5 * (H + H.T)
+        # free kernels: positive weight, or zero weight with a gradient pointing inwards
+        free = (mu > 0) | (q > float(mu @ q))
+        # the gradient centred at the weighted mean: sum(dmu) = 0 holds only to rounding, so
+        # q . dmu with uncentred q ~ 1 would swamp a slope of order gap^2 near the optimum
+        qc = q - float(mu @ q)
+        dmu = None
+        for _ in range(T + 1):
+            F = np.flatnonzero(free)
+            nf = F.size
+            KKT = np.zeros((nf + 1, nf + 1))
+            HF = H[np.ix_(F, F)]
+            KKT[:nf, :nf] = HF + (1e-12 * max(float(np.abs(np.diag(HF)).max()), 1e-300)) * np.eye(nf)
+            KKT[:nf, nf] = KKT[nf, :nf] = 1.0
+            rhs = np.concatenate([qc[F], [0.0]])
+            sol = np.linalg.lstsq(KKT, rhs, rcond=None)[0]
+            d = np.zeros(T)
+            d[F] = sol[:nf]
+            bad = (mu[F] <= 0) & (sol[:nf] < 0)  # a zero weight would have to go negative
+            if not bad.any():
+                dmu = d
+                break
+            free[F[bad]] = False
+        slope = -float(qc @ dmu) if dmu is not None else 0.0
+        if dmu is None or not slope < 0:
+            # no Newton descent direction (rounding level): one eta-trick step instead
+            r = mu * np.sqrt(np.maximum(q, 0.0))
+            dmu = r / r.sum() - mu
+            slope = -float(qc @ dmu)
+            if not slope < 0:
+                break
+        neg = dmu < 0
+        s_max = float(np.min(mu[neg] / -dmu[neg])) if neg.any() else np.inf
+        s = min(1.0, s_max)
+        while True:
+            mu_new = np.maximum(mu + s * dmu, 0.0)
+            if s == s_max:
+                mu_new[neg & (mu / np.where(neg, -dmu, 1.0) <= s_max * (1 + 1e-12))] = 0.0
+            mu_new /= mu_new.sum()
+            try:
+                h_new, u_new, q_new, cf_new, sd_new = _mu_eval(G, b, n_act, kernel_of, mu_new, C, T)
+                # Armijo; near the optimum the decrease of h (~ gap^2) drowns in rounding,
+                # so a step that shrinks the simplex gap without raising h is taken too
+                ok = h_new <= h + 1e-4 * s * slope or (
+                    h_new <= h * (1.0 + 1e-13)
+                    and float(q_new.max()) - float(mu_new @ q_new) < qmax - float(mu @ q))
+            except LinAlgError:
+                ok = False
+            if ok or s < 1e-12:
+                break
+            s *= 0.5
+        if not ok:
+            break
+        mu, h, u, q, cf, sd = mu_new, h_new, u_new, q_new, cf_new, sd_new
+    if not h > 0:
+        return mu, None, None, k
+    gamma = 1.0 / h
+    return mu, sd * (gamma * u), gamma, k
 
 
 def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol: float = 1e-6,
@@ -260,6 +362,8 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
     it = 0
     best = None
     cache: dict = {}
+    stalled = 0
+    prev, step = None, 1.0
     for it in range(1, max_iter + 1):
         d = mu[kernel_of]
         sqrt_d = np.sqrt(d)
@@ -279,6 +383,15 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
             best = (gap, a_hat, mu.copy(), w.copy(), float(gamma), upper, lower, g.copy())
         if gap <= tol * abs(upper):
             break
+        if prev is not None and lower < prev[1] - 1e-13 * abs(prev[1]) and step > 1e-8:
+            # the active set moved so far that the true dual D(mu) = lower fell: D is concave
+            # and mu_new - mu_old is an ascent direction of D at mu_old (its derivative there
+            # equals that of the fixed-active-set problem mu_new maximises), so backtrack
+            step *= 0.5
+            mu = np.maximum(prev[0] + step * prev[2], 0.0)
+            mu /= mu.sum()
+            w, gamma = prev[3], prev[4]
+            continue
         # mu updates on the current active set, in the p-dimensional space (no O(n) work),
         # then an exact SVM solve above refreshes the active set and the rigorous gap
         act = xi > 0
@@ -294,7 +407,13 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
                 break
             mu_new = np.maximum(r / r.sum(), 1e-300)
             w_new, gamma_new = np.sqrt(mu_new[kernel_of]) * v * s_alpha, gamma
+        # mu already optimal on this active set and the SVM keeps it: the gap left is the
+        # rounding floor of the bounds (tol near machine precision); more rounds repeat it
+        stalled = stalled + 1 if np.array_equal(mu_new, mu) else 0
+        if stalled >= 3:
+            break
+        prev, step = (mu, lower, mu_new - mu, w, gamma), 1.0
         mu, w, gamma = mu_new, w_new, gamma_new
     gap, a_hat, mu, w, gamma, upper, lower, g = best
     return MKLResult(alpha=a_hat, mu=mu, w=w, gamma=gamma, objective=upper, lower=lower, gap=gap,
-                     g=g, n_iter=it, n_newton=total_newton, coef=mu[kernel_of] * (Z.T @ (a_hat * y)))
+                     g=g, n_iter=it, n_newton=total_newton, n_inner=total_inner, coef=mu[kernel_of] * (Z.T @ (a_hat * y)))

@@ -204,6 +204,10 @@ class _Scanner:
             if V.ndim == 1 and not sp.issparse(X) and X.flags.c_contiguous and X.dtype == np.float64:
                 rows = np.flatnonzero(V)
                 if rows.size < 0.5 * V.size:  # stream only the active rows (alpha_i > 0)
+                    if rows.size * X.shape[1] < 1 << 20:
+                        # small scan (e.g. 360 x 64 digits): waking numba's thread pool costs
+                        # more than the product, and far more on a loaded machine
+                        return X[rows].T @ V[rows]
                     return GK.rows_dot(X, rows, np.ascontiguousarray(V[rows]))
             return np.asarray(X.T @ V, dtype=np.float64)
         vf = self.client.scatter(V, broadcast=True)
