@@ -8,10 +8,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from fsviz.select._mi_kernels import mi_su_one_vs_many
-from fsviz.select._subset_common import rank_from_selection
+from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import discretize, su_with_target
 
 __all__ = ["FCBF", "fcbf_select"]
@@ -49,7 +49,7 @@ def fcbf_select(codes, y, delta: float) -> tuple[np.ndarray, np.ndarray, np.ndar
     return np.asarray(sel, dtype=np.int64), su, red_with
 
 
-class FCBF(SelectorMixin, BaseEstimator):
+class FCBF(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     """Fast Correlation-Based Filter: predominant features by symmetrical uncertainty.
 
     Features whose SU with the class is at least ``delta`` are visited in decreasing order
@@ -126,15 +126,3 @@ class FCBF(SelectorMixin, BaseEstimator):
         self.selected_, self.relevance_, self.redundant_with_ = fcbf_select(codes, y, float(self.delta))
         self.ranking_, self.scores_ = rank_from_selection(self.selected_, self.relevance_)
         return self
-
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "selected_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True
-        return tags

@@ -8,10 +8,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from fsviz.select._mi_kernels import mi_su_one_vs_many
-from fsviz.select._subset_common import rank_from_selection
+from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import discretize, mi_with_target
 
 __all__ = ["MRMR", "mrmr_select"]
@@ -46,7 +46,7 @@ def mrmr_select(codes, y, n_features: int) -> tuple[np.ndarray, np.ndarray, np.n
     return np.asarray(sel, dtype=np.int64), np.asarray(crit), rel
 
 
-class MRMR(SelectorMixin, BaseEstimator):
+class MRMR(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     """mRMR feature selection with the MID criterion on discretised data.
 
     Starting from the feature of highest mutual information with the labels, each step
@@ -127,15 +127,3 @@ class MRMR(SelectorMixin, BaseEstimator):
         self.selected_, self.criterion_, self.relevance_ = mrmr_select(codes, y, int(self.n_features))
         self.ranking_, self.scores_ = rank_from_selection(self.selected_, self.relevance_)
         return self
-
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "selected_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True
-        return tags

@@ -30,6 +30,7 @@ from fsviz.select import _saola_kernels as K
 from fsviz.stats import _info_kernels as IK
 from fsviz.stats.information import Codes, encode_target, is_discrete, su_with_target
 from fsviz.stats.tests import fisher_z_test
+from fsviz.select._subset_common import SelectedSubsetMixin
 
 __all__ = ["SAOLA", "GroupSAOLA", "SaolaDecision", "SelectionHistory", "random_feature_groups"]
 
@@ -392,7 +393,7 @@ def _check_y(y, n: int, name: str) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- SAOLA
-class SAOLA(SelectorMixin, BaseEstimator):
+class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     """Scalable and Accurate OnLine Approach for feature selection (Alg. 1).
 
     Features are consumed in column order. Each arriving feature F is dropped as
@@ -542,18 +543,6 @@ class SAOLA(SelectorMixin, BaseEstimator):
             self._hist_cache = self._log.build(self.selected_, self._engine.measure)
         return self._hist_cache
 
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "selected_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True
-        return tags
-
     # -- internals -----------------------------------------------------------
     def _start(self, X, y) -> None:
         self.data_ = _resolve_mode(self.data, X)
@@ -683,7 +672,7 @@ def _normalize_groups(groups, m: int) -> tuple[list[np.ndarray], list]:
     return out, list(range(len(out)))
 
 
-class GroupSAOLA(SelectorMixin, BaseEstimator):
+class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     """Online group feature selection: group-SAOLA (Alg. 2).
 
     Groups arrive one at a time. A group whose features are all irrelevant is dropped
@@ -822,15 +811,3 @@ class GroupSAOLA(SelectorMixin, BaseEstimator):
         log.remove(np.flatnonzero(has), removed_by[has])
         self.history_ = log.build(self.selected_, eng.measure)
         return self
-
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "selected_")
-        mask = np.zeros(self.n_features_in_, dtype=bool)
-        mask[self.selected_] = True
-        return mask
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        tags.input_tags.sparse = True
-        return tags
