@@ -310,3 +310,24 @@ def test_uploaded_face_images_get_pixel_masks(skfeature_path):
     images = [t for t in fig["data"] if t["type"] == "image"]
     assert len(images) >= 6
     assert any("support pixels (" in a["text"] for a in fig["layout"]["annotations"])
+
+
+def test_uploaded_mat_keeps_its_name_and_image_shape(skfeature_path):
+    """An upload is recognised by its file name: warpAR10P.mat gets its raw 60 x 40 image shape."""
+    path = skfeature_path("warpAR10P")
+    at = start()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(
+        ("warpAR10P.mat", path.read_bytes(), "application/octet-stream")
+    ).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert metric(at, "features") == "2,400"
+    summary = at.dataframe[0].value
+    assert summary.set_index("quantity").loc["image shape", "value"] == "60x40"
+    assert any("warpAR10P" in c.value for c in at.sidebar.caption)
+    goto(at, "image_masks")
+    assert not at.info, [i.value for i in at.info]
+    fig = figure(at)
+    images = [t for t in fig["data"] if t["type"] == "image"]
+    assert len(images) >= 6
+    assert {str(t["z"]["shape"]).replace(" ", "") for t in images} == {"60,40,3"}
