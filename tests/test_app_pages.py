@@ -18,6 +18,8 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
+import fsviz.compute as fc
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 TIMEOUT = 180
@@ -215,15 +217,19 @@ def test_projection_and_compare_after_runs(digits):
     assert "(5 features;" in figure(at)["layout"]["annotations"][0]["text"]
     goto(at, "compare")
     table = at.dataframe[0].value
-    assert {"method", "parameters", "n features", "CV accuracy", "redundancy", "run time (s)"} <= set(
+    assert {"method", "parameters", "n features", fc.CV_HONEST, "redundancy", "run time (s)"} <= set(
         table.columns
     )
-    assert len(table) >= 3 and table["CV accuracy"].notna().all()
+    assert fc.CV_BIASED not in table.columns  # the optimistic number only on request
+    assert len(table) >= 3 and table[fc.CV_HONEST].notna().all()
     assert (table["evaluated on top"] <= 20).all()
+    assert figure(at)["layout"]["yaxis"]["title"]["text"] == fc.CV_HONEST
     assert len(at.get("download_button")) == 2
     slider(at, "evaluate the top-k").set_value(5)
+    at.checkbox(key="cmp_biased").check()
     button(at, "Evaluate").click().run()
-    assert (at.dataframe[0].value["evaluated on top"] <= 5).all()
+    table = at.dataframe[0].value
+    assert (table["evaluated on top"] <= 5).all() and table[fc.CV_BIASED].notna().all()
 
 
 def test_bad_upload_shows_error_and_app_stays_usable():

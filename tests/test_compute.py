@@ -206,8 +206,11 @@ def test_project_and_image_panels():
 
 def test_compare_frame_and_random_partition():
     r = group_result()
-    frame = fc.compare_frame([(r.to_selection(), fc.Evaluation(5, 0.9, 0.2)), (r.to_selection(), None)])
-    assert list(frame["n features"]) == [5, 5] and frame["CV accuracy"].isna().tolist() == [False, True]
+    honest, biased = fc.Evaluation(5, 0.8, 0.2, reselected=True), fc.Evaluation(5, 0.9, 0.2)
+    frame = fc.compare_frame([(r.to_selection(), honest, biased), (r.to_selection(), None)])
+    assert list(frame["n features"]) == [5, 5]
+    assert frame[fc.CV_HONEST].tolist()[0] == 0.8 and frame[fc.CV_BIASED].tolist()[0] == 0.9
+    assert frame[fc.CV_HONEST].isna().tolist() == [False, True]
     parts = fc.random_partition(10, 3, seed=1)
     assert len(parts) == 3 and sorted(sum(parts, [])) == list(range(10))
     assert fc.score_params("lgd", 7) == {"n_neighbors": 7} and fc.score_params("fisher", 7) == {}
@@ -320,3 +323,30 @@ def test_run_histogram_matches_the_library(digits):
     assert res.exact and res.n_pairs == res.n_pairs_total == ref.n_pairs
     est = fc.run_histogram(digits, n_bins=20, max_features=10)
     assert not est.exact
+
+
+def test_reselector_refits_the_method_in_each_fold():
+    """On pure noise with many features, selection on all samples looks good; redone in the
+    folds it is at chance (the selection bias the honest column removes)."""
+    from types import SimpleNamespace
+
+    from fsviz.evaluate import cv_accuracy
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2000))
+    y = np.repeat([0, 1], 30)
+    ds = SimpleNamespace(X=X, y=y, name="noise", fingerprint="noise")
+    sel = fc.run_score(ds, "fisher", {}, 0).to_selection(10)
+    f = fc.reselector(sel, 0)
+    np.testing.assert_array_equal(f(X, y)[:10], sel.indices)  # same method, same parameters
+    biased = fc.evaluate_top(ds, sel.indices, 10)
+    honest = fc.evaluate_top(ds, sel.indices, 10, selector=f)
+    assert honest.reselected and not biased.reselected and honest.redundancy == biased.redundancy
+    assert biased.cv_accuracy >= 0.7 and honest.cv_accuracy <= biased.cv_accuracy - 0.15, (biased, honest)
+    folds = cv_accuracy(X, y, f, k=10, reselect=True).selected
+    assert len({tuple(u) for u in folds}) == 5  # a different selection in every training fold
+    base = fc.run_score(ds, "fisher", {}, 0)
+    grm = fc.run_grm(ds, base, 30, [], 1.0, 0).to_selection(10)
+    np.testing.assert_array_equal(fc.reselector(grm, 0)(X, y)[:10], grm.indices)
+    with pytest.raises(ValueError, match="cannot be refitted"):
+        fc.reselector(fc.Selection(("f", "other", (), 0, ""), "x", (), sel.indices, sel.scores, (), sel.groups, 0.0))(X, y)

@@ -166,7 +166,7 @@ def test_compare_scatter():
             "method": ["gdm", "fisher"],
             "parameters": ["tau=0.3", ""],
             "n features": [12, 20],
-            "CV accuracy": [0.9, 0.8],
+            "CV accuracy (selection redone in folds)": [0.9, 0.8],
             "redundancy": [0.1, 0.5],
         }
     )
