@@ -169,6 +169,7 @@ def test_grm_page_base_scores_and_prior_groups(digits):
     fig = figure(at)
     assert len(fig["data"]) >= 2  # one line per feature in the bump chart
     assert any(m.label.startswith("redundancy of top") for m in at.metric)
+    assert any("redone in each training fold" in c.value for c in at.caption)
     caption = [c.value for c in at.caption if c.value.startswith("Shown:")]
     base = next(s for s in at.selectbox if s.label == "base score")
     base.set_value("fisher")
