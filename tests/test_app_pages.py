@@ -141,8 +141,11 @@ def test_image_masks_on_digits(digits):
     sf = int(options[1].split("group of feature ")[1].split()[0])
     at.selectbox(key="mask_group").set_value(sf).run()
     assert not at.exception
-    title = [t for t in figure(at)["layout"]["annotations"] if "support pixels" in t["text"]][0]["text"]
-    assert title == "support pixels (1)"
+    fig = figure(at)  # the chosen group bright, the other groups faded (not dropped)
+    assert f"group of pixel {sf} highlighted, the others faded" in fig["layout"]["title"]["text"]
+    titles = [a["text"] for a in fig["layout"]["annotations"]]
+    assert f"support pixels ({len(options) - 1})" in titles
+    assert any(t.startswith("affiliated pixels (") and "in group)" in t for t in titles)
 
 
 def test_image_masks_explains_non_image_data():
