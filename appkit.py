@@ -338,7 +338,7 @@ def _slot_run(slot: str, ds, run: bool, key: tuple, label: str, fn, *args, **kwa
     return res
 
 
-FORM_PREFIXES = ("gdm", "grm", "saola", "hist")
+FORM_PREFIXES = ("gdm", "grm", "saola", "hist", "mask")
 GDM_DEFAULTS = dict(
     tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None
 )

@@ -1086,13 +1086,25 @@ def decision_counts(result: StreamResult) -> dict[str, int]:
 
 
 def group_choices(result: GroupResult, image_shape: tuple | None = None) -> dict:
-    """Selectbox options for highlighting a group: -1 -> all groups, SF index -> label."""
+    """Selectbox options for highlighting a group: -1 -> all groups, SF index -> label.
+
+    Groups are listed largest first (ties in support order), so the big regions of an
+    image (e.g. a face's cheek) are at the top of a long list.
+    """
     out: dict = {-1: f"all {len(result.support)} groups"}
     sizes = result.group_sizes()
-    for s, n in zip(result.support.tolist(), sizes.tolist()):
+    order = np.argsort(-sizes, kind="stable")
+    for s, n in zip(result.support[order].tolist(), sizes[order].tolist()):
         where = f" (row {s // image_shape[1]}, col {s % image_shape[1]})" if image_shape else ""
         out[int(s)] = f"group of feature {s}{where}: {n} affiliated"
     return out
+
+
+def mask_opacity(result: GroupResult) -> float:
+    """Default overlay opacity of the pixel masks: 0.6, or 0.35 when more than 30 % of the
+    pixels are tinted (e.g. GDM on 32 x 32 faces), so the images stay readable under the colours."""
+    tinted = (len(result.support) + len(result.af)) / max(int(result.n_features), 1)
+    return 0.35 if tinted > 0.3 else 0.6
 
 
 # ---------------------------------------------------------------------------- projection and images

@@ -320,6 +320,10 @@ def test_uploaded_face_images_get_pixel_masks(skfeature_path):
     images = [t for t in fig["data"] if t["type"] == "image"]
     assert len(images) >= 6
     assert any("support pixels (" in a["text"] for a in fig["layout"]["annotations"])
+    assert at.slider(key="mask_alpha").value == 0.35  # most pixels tinted: a lighter overlay
+    options = at.selectbox(key="mask_group").options
+    sizes = [int(o.split(": ")[1].split()[0]) for o in options[1:]]
+    assert sizes == sorted(sizes, reverse=True)  # largest groups first
 
 
 def test_uploaded_mat_keeps_its_name_and_image_shape(skfeature_path):

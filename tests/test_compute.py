@@ -6,6 +6,7 @@ own estimators at the end of this file.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from types import SimpleNamespace
 
@@ -118,6 +119,10 @@ def test_group_result_selection_and_tables():
     assert [0, 1, 2] in parts and [7, 8] in parts
     choices = fc.group_choices(r, (3, 4))
     assert choices[7] == "group of feature 7 (row 1, col 3): 1 affiliated"
+    r2 = dataclasses.replace(r, af_sf=np.array([0, 7, 7]))  # group of 7 is now the larger
+    assert list(fc.group_choices(r2)) == [-1, 7, 0]
+    assert fc.mask_opacity(r) == 0.35  # 5 of 12 pixels tinted: lighter overlay
+    assert fc.mask_opacity(dataclasses.replace(r, n_features=100)) == 0.6
 
 
 def test_selection_csv_round_trips_exactly():
