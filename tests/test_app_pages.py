@@ -145,7 +145,7 @@ def test_image_masks_on_digits(digits):
     assert f"group of pixel {sf} highlighted, the others faded" in fig["layout"]["title"]["text"]
     titles = [a["text"] for a in fig["layout"]["annotations"]]
     assert f"support pixels ({len(options) - 1})" in titles
-    assert any(t.startswith("affiliated pixels (") and "in group)" in t for t in titles)
+    assert any(t.startswith("affiliated pixels<br>") and t.endswith("in group") for t in titles)
 
 
 def test_image_masks_explains_non_image_data():

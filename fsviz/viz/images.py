@@ -137,7 +137,7 @@ def pixel_masks(
     else:
         mask_titles = [
             f"support pixels ({len(support)})",
-            f"affiliated pixels ({int(keep_af.sum())}/{len(af)} in group)",
+            f"affiliated pixels<br>{int(keep_af.sum())} of {len(af)} in group",
         ]
     titles += list(panels.mean_labels) + mask_titles
     titles += [""] * (ncols - len(means) - 2)
