@@ -113,10 +113,10 @@ def test_pixel_masks_marks_sf_and_af_pixels():
     others = sorted(marked - set(chosen))
     np.testing.assert_array_equal(m1[chosen], m0[chosen])  # the chosen group stays bright
     assert (m1[others].min(1) > m0[others].min(1)).all()  # the others paler (nearer white)
-    e0 = np.asarray([t for t in fig.data if isinstance(t, go.Image)][0].z).reshape(64, 3).astype(int)
-    e1 = np.asarray([t for t in one.data if isinstance(t, go.Image)][0].z).reshape(64, 3).astype(int)
-    grey = pixel_masks(panels, r, overlay=False)
-    g = np.asarray([t for t in grey.data if isinstance(t, go.Image)][0].z).reshape(64, 3).astype(int)
+    def first_image(f):
+        return np.asarray(next(t for t in f.data if isinstance(t, go.Image)).z).reshape(64, 3).astype(int)
+
+    e0, e1, g = first_image(fig), first_image(one), first_image(pixel_masks(panels, r, overlay=False))
     assert (np.abs(e1[chosen] - g[chosen]).sum(1) >= np.abs(e0[chosen] - g[chosen]).sum(1)).all()
     assert (np.abs(e1[others] - g[others]).sum(1) < np.abs(e0[others] - g[others]).sum(1)).all()
     assert "highlighted" in one.layout.title.text
