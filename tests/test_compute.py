@@ -355,3 +355,17 @@ def test_reselector_refits_the_method_in_each_fold():
     np.testing.assert_array_equal(fc.reselector(grm, 0)(X, y)[:10], grm.indices)
     with pytest.raises(ValueError, match="cannot be refitted"):
         fc.reselector(fc.Selection(("f", "other", (), 0, ""), "x", (), sel.indices, sel.scores, (), sel.groups, 0.0))(X, y)
+
+
+def test_reselector_reproduces_every_method_on_all_samples(digits):
+    """Refitted on the full data, each method's reselector gives back the selection itself."""
+    ds = digits
+    gdm = fc.run_gdm(ds, {"tau": 0.3, "max_iter": 5}, 0)
+    sels = [gdm.to_selection(), fc.run_score(ds, "lgd", {"n_neighbors": 5}, 0).to_selection(10)]
+    saola = {"alpha": 0.01, "delta": 0.0, "data": "auto"}
+    sels.append(fc.run_stream(ds, "saola", saola, 20, 0).to_selection())
+    parts = fc.gdm_partition(gdm, ds.X.shape[1])
+    sels.append(fc.run_stream(ds, "group-saola", saola, seed=0, groups=parts).to_selection())
+    for sel in sels:
+        again = fc.reselector(sel, 0)(ds.X, ds.y)
+        np.testing.assert_array_equal(again[: sel.n_features], sel.indices, err_msg=sel.method)
