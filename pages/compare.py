@@ -21,8 +21,9 @@ with st.form("evaluate"):
     run = st.form_submit_button("Evaluate", type="primary")
 ready = appkit.library_ready("evaluate", "cv_accuracy", "redundancy_rate")
 st.caption(
-    "CV accuracy: stratified 5-fold (fewer if a class is smaller), linear SVM; each method is refitted with the same parameters "
-    "on every training fold, so the test fold never picks the features (no selection bias)."
+    "CV accuracy: stratified 5-fold (fewer if a class is smaller), linear SVM; each method is refitted "
+    "with the same parameters on every training fold, so the test fold never picks the features "
+    "(no selection bias)."
 )
 
 

@@ -58,8 +58,8 @@ def quality(res, k):
         f"CV accuracy of top {after.k}",
         f"{after.cv_accuracy:.3f}",
         f"{after.cv_accuracy - before.cv_accuracy:+.3f} vs base {before.cv_accuracy:.3f}",
-        help="Stratified 5-fold (fewer if a class is smaller), linear SVM; the base score and GRM are refitted on every training "
-        "fold, so the test fold never picks the features (no selection bias).",
+        help="Stratified 5-fold (fewer if a class is smaller), linear SVM; the base score and GRM are "
+        "refitted on every training fold, so the test fold never picks the features (no selection bias).",
     )
     st.caption("CV accuracy with the selection redone in each training fold (no selection bias).")
 

@@ -354,7 +354,8 @@ def test_reselector_refits_the_method_in_each_fold():
     grm = fc.run_grm(ds, base, 30, [], 1.0, 0).to_selection(10)
     np.testing.assert_array_equal(fc.reselector(grm, 0)(X, y)[:10], grm.indices)
     with pytest.raises(ValueError, match="cannot be refitted"):
-        fc.reselector(fc.Selection(("f", "other", (), 0, ""), "x", (), sel.indices, sel.scores, (), sel.groups, 0.0))(X, y)
+        other = fc.Selection(("f", "other", (), 0, ""), "x", (), sel.indices, sel.scores, (), sel.groups, 0.0)
+        fc.reselector(other)(X, y)
 
 
 def test_reselector_reproduces_every_method_on_all_samples(digits):

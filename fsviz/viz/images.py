@@ -153,16 +153,15 @@ def pixel_masks(
             col,
         )
 
+    def tinted(img):
+        if not overlay:
+            return overlay_rgb(img, none, none, none)
+        return overlay_rgb(img, support, af, af_group, alpha, keep, keep_af)
+
     for i, img in enumerate(examples):
-        rgb = (
-            overlay_rgb(img, support, af, af_group, alpha, keep, keep_af) if overlay else overlay_rgb(img, none, none, none)
-        )
-        image(rgb, 1, i + 1, titles[i])
+        image(tinted(img), 1, i + 1, titles[i])
     for i, img in enumerate(means):
-        rgb = (
-            overlay_rgb(img, support, af, af_group, alpha, keep, keep_af) if overlay else overlay_rgb(img, none, none, none)
-        )
-        image(rgb, 2, i + 1, panels.mean_labels[i])
+        image(tinted(img), 2, i + 1, panels.mean_labels[i])
     sf_mask = np.full((h * w, 3), 255.0)
     if support.size:
         top = sf_scores.max() if sf_scores.size and sf_scores.max() > 0 else 1.0
