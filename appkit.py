@@ -338,7 +338,7 @@ def _slot_run(slot: str, ds, run: bool, key: tuple, label: str, fn, *args, **kwa
     return res
 
 
-FORM_PREFIXES = ("gdm", "grm", "saola", "hist")
+FORM_PREFIXES = ("gdm", "grm", "saola", "hist", "mask")
 GDM_DEFAULTS = dict(
     tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None
 )
@@ -514,9 +514,29 @@ def default_pair(sels: dict) -> tuple[int, int]:
     return 0, min(1, len(labels) - 1)
 
 
-def compare_rows(ds, k: int, auto: bool):
-    """(selection, evaluation of its top k or None) for every selection of this dataset."""
-    return [(sel, evaluation(ds, sel.indices, k, auto=auto)) for sel in selections(ds).values()]
+def honest_evaluation(ds, sel: fc.Selection, k: int, auto: bool = True) -> fc.Evaluation | None:
+    """CV accuracy of ``sel``'s top k with its method refitted inside every training fold."""
+    key = fc.cache_key(ds.fingerprint, "evaluate-reselect", {"selection": sel.key, "k": int(k)}, seed())
+    return cached_run(
+        key,
+        f"Cross-validating {sel.method} (selection redone in each training fold)",
+        fc.evaluate_top,
+        ds,
+        tuple(int(i) for i in sel.indices[:k]),
+        k,
+        seed(),
+        selector=fc.reselector(sel, seed()),
+        auto=auto,
+    )
+
+
+def compare_rows(ds, k: int, auto: bool, biased: bool = False):
+    """(selection, honest evaluation, [evaluation with selection on all samples]) per selection."""
+    rows = []
+    for sel in selections(ds).values():
+        row = (sel, honest_evaluation(ds, sel, k, auto=auto))
+        rows.append(row + (evaluation(ds, sel.indices, k, auto=auto),) if biased else row)
+    return rows
 
 
 @st.cache_data(show_spinner="Writing the reduced dataset …", max_entries=8)

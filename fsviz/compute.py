@@ -680,14 +680,73 @@ class Evaluation:
     k: int
     cv_accuracy: float  # NaN without labels
     redundancy: float
+    reselected: bool = False  # True: selection redone in every training fold (no selection bias)
 
 
-def evaluate_top(_dataset, indices: Sequence[int], k: int, seed: int = 0, model: str = "svm") -> Evaluation:
+@dataclass(frozen=True)
+class _Fold:
+    """A training fold as a dataset for the ``run_*`` functions (cache keys are not used)."""
+
+    X: Any
+    y: np.ndarray
+    name: str = "training fold"
+    fingerprint: str = "fold"
+
+
+def reselector(selection: Selection, seed: int = 0) -> Callable[[Any, np.ndarray], np.ndarray]:
+    """``f(X_train, y_train) -> indices``: the selection's method refitted with its parameters.
+
+    Given to ``fsviz.evaluate.cv_accuracy`` it redoes the selection inside every training
+    fold, so the test fold never influences which features are used (no selection bias,
+    Ambroise & McLachlan, PNAS 2002). The method and parameters come from the selection's
+    cache key: GDM (one vs rest where it was), a base score, GRM on its base score (the
+    base score refitted too; prior groups kept), SAOLA (same chunks) and group-SAOLA (the
+    same feature groups: they stay those found on all samples).
+    """
+    method = str(selection.key[1])
+    params = dict(selection.key[2])
+
+    def fit(X, y) -> np.ndarray:
+        fold = _Fold(X, np.asarray(y))
+        if method == "gdm":
+            return run_gdm(fold, params, seed).to_selection().indices
+        if method.startswith("score:"):
+            return run_score(fold, method.split(":", 1)[1], params, seed).order
+        if method == "grm":
+            base = run_score(fold, str(params["base"]).split(":", 1)[1], dict(params["base_params"]), seed)
+            prior = [list(g) for g in params.get("prior_groups", ()) or ()]
+            return run_grm(fold, base, params["n_top"], prior, params["gamma"], seed).refined_order
+        if method == "saola":
+            p = {k: v for k, v in params.items() if k != "chunk"}
+            return run_stream(fold, "saola", p, int(params.get("chunk", 200)), seed).selected
+        if method == "group-saola":
+            p = {k: v for k, v in params.items() if k != "groups"}
+            groups = [list(g) for g in params["groups"]]
+            return run_stream(fold, "group-saola", p, seed=seed, groups=groups).selected
+        raise ValueError(
+            f"reselector: selections of method {method!r} cannot be refitted; known are gdm, "
+            "score:<name>, grm, saola, group-saola."
+        )
+
+    return fit
+
+
+def evaluate_top(
+    _dataset,
+    indices: Sequence[int],
+    k: int,
+    seed: int = 0,
+    model: str = "svm",
+    selector: Callable[[Any, np.ndarray], np.ndarray] | None = None,
+) -> Evaluation:
     """CV accuracy and redundancy rate (mean |rho| over pairs) of the first ``k`` features.
 
-    Uses ``fsviz.evaluate.cv_accuracy`` (stratified folds, linear SVM by default) on the
-    fixed selection, i.e. features chosen on all samples: the numbers compare selections
-    with each other, they are optimistic as estimates of accuracy on new data.
+    Uses ``fsviz.evaluate.cv_accuracy`` (stratified folds, linear SVM by default). Without
+    ``selector`` the fixed selection ``indices`` is evaluated: features chosen on all
+    samples, optimistic as an estimate of accuracy on new data (selection bias). With
+    ``selector`` (see :func:`reselector`) the selection is redone inside every training
+    fold (``reselect=True``) and its top ``k`` are used there: the honest estimate.
+    The redundancy is always that of ``indices[:k]``.
     """
     from fsviz.evaluate import cv_accuracy, redundancy_rate
 
@@ -698,41 +757,53 @@ def evaluate_top(_dataset, indices: Sequence[int], k: int, seed: int = 0, model:
     if y is not None and len(idx):
         smallest = int(np.unique(np.asarray(y), return_counts=True)[1].min())
         if smallest >= 2:
+            what = idx if selector is None else selector
             acc = float(
                 cv_accuracy(
-                    _dataset.X, y, idx, model=model, n_splits=min(5, smallest), random_state=int(seed)
+                    _dataset.X,
+                    y,
+                    what,
+                    k=None if selector is None else int(k),
+                    model=model,
+                    n_splits=min(5, smallest),
+                    reselect=True,
+                    random_state=int(seed),
                 ).mean
             )
-    return Evaluation(len(idx), acc, red)
+    return Evaluation(len(idx), acc, red, selector is not None)
 
 
-def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None]]) -> pd.DataFrame:
-    """The compare table: method, parameters, n features, CV accuracy, redundancy, run time."""
+CV_HONEST = "CV accuracy (selection redone in folds)"
+CV_BIASED = "CV accuracy (selection on all samples, optimistic)"
+
+
+def compare_frame(rows: Iterable[tuple]) -> pd.DataFrame:
+    """The compare table: method, parameters, n features, CV accuracy, redundancy, run time.
+
+    ``rows`` are ``(selection, evaluation)`` or ``(selection, evaluation, fixed evaluation)``.
+    The column :data:`CV_HONEST` takes evaluations with ``reselected`` (selection redone in
+    each training fold); an evaluation of the fixed selection (features chosen on all
+    samples) goes to :data:`CV_BIASED`, labelled optimistic.
+    """
     out = []
-    for sel, ev in rows:
+    for sel, *evs in rows:
+        honest = next((e for e in evs if e is not None and e.reselected), None)
+        biased = next((e for e in evs if e is not None and not e.reselected), None)
+        any_ev = honest or biased
         out.append(
             {
                 "method": sel.method,
                 "parameters": params_label(sel.params),
                 "n features": sel.n_features,
-                "CV accuracy": np.nan if ev is None else ev.cv_accuracy,
-                "redundancy": np.nan if ev is None else ev.redundancy,
-                "evaluated on top": np.nan if ev is None else ev.k,
+                CV_HONEST: np.nan if honest is None else honest.cv_accuracy,
+                CV_BIASED: np.nan if biased is None else biased.cv_accuracy,
+                "redundancy": np.nan if any_ev is None else any_ev.redundancy,
+                "evaluated on top": np.nan if any_ev is None else any_ev.k,
                 "run time (s)": sel.seconds,
             }
         )
-    return pd.DataFrame(
-        out,
-        columns=[
-            "method",
-            "parameters",
-            "n features",
-            "CV accuracy",
-            "redundancy",
-            "evaluated on top",
-            "run time (s)",
-        ],
-    )
+    columns = ["method", "parameters", "n features", CV_HONEST, CV_BIASED, "redundancy", "evaluated on top"]
+    return pd.DataFrame(out, columns=columns + ["run time (s)"])
 
 
 # ---------------------------------------------------------------------------- correlation sparsity
@@ -1015,13 +1086,25 @@ def decision_counts(result: StreamResult) -> dict[str, int]:
 
 
 def group_choices(result: GroupResult, image_shape: tuple | None = None) -> dict:
-    """Selectbox options for highlighting a group: -1 -> all groups, SF index -> label."""
+    """Selectbox options for highlighting a group: -1 -> all groups, SF index -> label.
+
+    Groups are listed largest first (ties in support order), so the big regions of an
+    image (e.g. a face's cheek) are at the top of a long list.
+    """
     out: dict = {-1: f"all {len(result.support)} groups"}
     sizes = result.group_sizes()
-    for s, n in zip(result.support.tolist(), sizes.tolist()):
+    order = np.argsort(-sizes, kind="stable")
+    for s, n in zip(result.support[order].tolist(), sizes[order].tolist()):
         where = f" (row {s // image_shape[1]}, col {s % image_shape[1]})" if image_shape else ""
         out[int(s)] = f"group of feature {s}{where}: {n} affiliated"
     return out
+
+
+def mask_opacity(result: GroupResult) -> float:
+    """Default overlay opacity of the pixel masks: 0.6, or 0.35 when more than 30 % of the
+    pixels are tinted (e.g. GDM on 32 x 32 faces), so the images stay readable under the colours."""
+    tinted = (len(result.support) + len(result.af)) / max(int(result.n_features), 1)
+    return 0.35 if tinted > 0.3 else 0.6
 
 
 # ---------------------------------------------------------------------------- projection and images
@@ -1109,6 +1192,9 @@ __all__ = [
     "DECISIONS",
     "SCORE_METHODS",
     "Evaluation",
+    "reselector",
+    "CV_HONEST",
+    "CV_BIASED",
     "GRMResult",
     "GroupResult",
     "HistogramResult",

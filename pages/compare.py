@@ -15,18 +15,26 @@ if not sels:
 
 with st.form("evaluate"):
     k = st.slider("evaluate the top-k features of each selection", 2, 200, 20, key="cmp_k")
+    biased = st.checkbox(
+        "also: CV accuracy with the selection made on all samples (fast, optimistic)", key="cmp_biased"
+    )
     run = st.form_submit_button("Evaluate", type="primary")
 ready = appkit.library_ready("evaluate", "cv_accuracy", "redundancy_rate")
+st.caption(
+    "CV accuracy: stratified 5-fold (fewer if a class is smaller), linear SVM; each method is refitted "
+    "with the same parameters on every training fold, so the test fold never picks the features "
+    "(no selection bias)."
+)
 
 
 @st.fragment(parallel=True)  # evaluations run in a worker thread: the export panel does not wait
-def table(k, auto):
-    frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=auto))
-    st.dataframe(frame, hide_index=True, width="stretch")
+def table(k, auto, biased):
+    frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=auto, biased=biased))
+    st.dataframe(frame if biased else frame.drop(columns=[fc.CV_BIASED]), hide_index=True, width="stretch")
     st.plotly_chart(compare_scatter(frame), key="compare")
 
 
-table(k, ready and (run or appkit.small(ds)))
+table(k, ready and (run or appkit.small(ds)), biased)
 
 
 @st.fragment

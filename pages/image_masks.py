@@ -29,10 +29,11 @@ st.caption(
 @st.fragment
 def masks(res):
     labels = fc.group_choices(res, ds.image_shape)
+    appkit.seed_form("mask", {"alpha": fc.mask_opacity(res)})
     c1, c2, c3, c4 = st.columns([3, 2, 2, 1])
     hl = c1.selectbox("highlight group", list(labels), format_func=labels.get, key="mask_group")
     n_ex = c2.slider("example images", 1, 8, 4, key="mask_examples")
-    alpha = c3.slider("overlay opacity", 0.0, 1.0, 0.6, 0.05, key="mask_alpha")
+    alpha = c3.slider("overlay opacity", 0.0, 1.0, step=0.05, key="mask_alpha")
     show_af = c4.toggle("affiliated", True, key="mask_af")
     panels = appkit.image_panels(ds.fingerprint, n_ex, appkit.seed(), ds)
     st.plotly_chart(pixel_masks(panels, res, highlight=hl, show_af=show_af, alpha=alpha), key="pixel_masks")

@@ -18,6 +18,8 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
+import fsviz.compute as fc
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 TIMEOUT = 180
@@ -139,8 +141,11 @@ def test_image_masks_on_digits(digits):
     sf = int(options[1].split("group of feature ")[1].split()[0])
     at.selectbox(key="mask_group").set_value(sf).run()
     assert not at.exception
-    title = [t for t in figure(at)["layout"]["annotations"] if "support pixels" in t["text"]][0]["text"]
-    assert title == "support pixels (1)"
+    fig = figure(at)  # the chosen group bright, the other groups faded (not dropped)
+    assert f"group of pixel {sf} highlighted, the others faded" in fig["layout"]["title"]["text"]
+    titles = [a["text"] for a in fig["layout"]["annotations"]]
+    assert f"support pixels ({len(options) - 1})" in titles
+    assert any(t.startswith("affiliated pixels<br>") and t.endswith("in group") for t in titles)
 
 
 def test_image_masks_explains_non_image_data():
@@ -167,6 +172,7 @@ def test_grm_page_base_scores_and_prior_groups(digits):
     fig = figure(at)
     assert len(fig["data"]) >= 2  # one line per feature in the bump chart
     assert any(m.label.startswith("redundancy of top") for m in at.metric)
+    assert any("redone in each training fold" in c.value for c in at.caption)
     caption = [c.value for c in at.caption if c.value.startswith("Shown:")]
     base = next(s for s in at.selectbox if s.label == "base score")
     base.set_value("fisher")
@@ -215,15 +221,19 @@ def test_projection_and_compare_after_runs(digits):
     assert "(5 features;" in figure(at)["layout"]["annotations"][0]["text"]
     goto(at, "compare")
     table = at.dataframe[0].value
-    assert {"method", "parameters", "n features", "CV accuracy", "redundancy", "run time (s)"} <= set(
+    assert {"method", "parameters", "n features", fc.CV_HONEST, "redundancy", "run time (s)"} <= set(
         table.columns
     )
-    assert len(table) >= 3 and table["CV accuracy"].notna().all()
+    assert fc.CV_BIASED not in table.columns  # the optimistic number only on request
+    assert len(table) >= 3 and table[fc.CV_HONEST].notna().all()
     assert (table["evaluated on top"] <= 20).all()
+    assert figure(at)["layout"]["yaxis"]["title"]["text"] == fc.CV_HONEST
     assert len(at.get("download_button")) == 2
     slider(at, "evaluate the top-k").set_value(5)
+    at.checkbox(key="cmp_biased").check()
     button(at, "Evaluate").click().run()
-    assert (at.dataframe[0].value["evaluated on top"] <= 5).all()
+    table = at.dataframe[0].value
+    assert (table["evaluated on top"] <= 5).all() and table[fc.CV_BIASED].notna().all()
 
 
 def test_bad_upload_shows_error_and_app_stays_usable():
@@ -310,3 +320,28 @@ def test_uploaded_face_images_get_pixel_masks(skfeature_path):
     images = [t for t in fig["data"] if t["type"] == "image"]
     assert len(images) >= 6
     assert any("support pixels (" in a["text"] for a in fig["layout"]["annotations"])
+    assert at.slider(key="mask_alpha").value == 0.35  # most pixels tinted: a lighter overlay
+    options = at.selectbox(key="mask_group").options
+    sizes = [int(o.split(": ")[1].split()[0]) for o in options[1:]]
+    assert sizes == sorted(sizes, reverse=True)  # largest groups first
+
+
+def test_uploaded_mat_keeps_its_name_and_image_shape(skfeature_path):
+    """An upload is recognised by its file name: warpAR10P.mat gets its raw 60 x 40 image shape."""
+    path = skfeature_path("warpAR10P")
+    at = start()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(
+        ("warpAR10P.mat", path.read_bytes(), "application/octet-stream")
+    ).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert metric(at, "features") == "2,400"
+    summary = at.dataframe[0].value
+    assert summary.set_index("quantity").loc["image shape", "value"] == "60x40"
+    assert any("warpAR10P" in c.value for c in at.sidebar.caption)
+    goto(at, "image_masks")
+    assert not at.info, [i.value for i in at.info]
+    fig = figure(at)
+    images = [t for t in fig["data"] if t["type"] == "image"]
+    assert len(images) >= 6
+    assert {str(t["z"]["shape"]).replace(" ", "") for t in images} == {"60,40,3"}

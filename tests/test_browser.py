@@ -254,3 +254,29 @@ def test_download_matches_the_library(page, tmp_path):
         == np.ascontiguousarray(X[:, got["index"]]).tobytes()
     )
     np.testing.assert_array_equal(reduced["label"].to_numpy(), np.asarray(ds.y))
+
+
+def test_face_upload_highlights_one_group(page, shots, skfeature_path):
+    """ORL faces uploaded as .mat: 32 x 32 masks; highlighting the largest group fades the others."""
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Upload", exact=True).click()
+    settle(page)
+    sidebar.locator('input[type="file"]').set_input_files(str(skfeature_path("ORL")))
+    settle(page)
+    page.wait_for_function(
+        "() => document.body.innerText.includes('400 samples × 1,024 features')", timeout=60_000
+    )
+    goto(page, "Image masks")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert charts_drawn(page) >= 1
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text="highlight group")
+    box.click()
+    page.get_by_role("option").nth(1).click()  # the largest group
+    settle(page)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+        ".some(e => e.textContent.includes('highlighted, the others faded'))",
+        timeout=60_000,
+    )
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(shots / "orl_highlight.png"), full_page=True)

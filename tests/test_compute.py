@@ -6,6 +6,7 @@ own estimators at the end of this file.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from types import SimpleNamespace
 
@@ -118,6 +119,10 @@ def test_group_result_selection_and_tables():
     assert [0, 1, 2] in parts and [7, 8] in parts
     choices = fc.group_choices(r, (3, 4))
     assert choices[7] == "group of feature 7 (row 1, col 3): 1 affiliated"
+    r2 = dataclasses.replace(r, af_sf=np.array([0, 7, 7]))  # group of 7 is now the larger
+    assert list(fc.group_choices(r2)) == [-1, 7, 0]
+    assert fc.mask_opacity(r) == 0.35  # 5 of 12 pixels tinted: lighter overlay
+    assert fc.mask_opacity(dataclasses.replace(r, n_features=100)) == 0.6
 
 
 def test_selection_csv_round_trips_exactly():
@@ -206,8 +211,11 @@ def test_project_and_image_panels():
 
 def test_compare_frame_and_random_partition():
     r = group_result()
-    frame = fc.compare_frame([(r.to_selection(), fc.Evaluation(5, 0.9, 0.2)), (r.to_selection(), None)])
-    assert list(frame["n features"]) == [5, 5] and frame["CV accuracy"].isna().tolist() == [False, True]
+    honest, biased = fc.Evaluation(5, 0.8, 0.2, reselected=True), fc.Evaluation(5, 0.9, 0.2)
+    frame = fc.compare_frame([(r.to_selection(), honest, biased), (r.to_selection(), None)])
+    assert list(frame["n features"]) == [5, 5]
+    assert frame[fc.CV_HONEST].tolist()[0] == 0.8 and frame[fc.CV_BIASED].tolist()[0] == 0.9
+    assert frame[fc.CV_HONEST].isna().tolist() == [False, True]
     parts = fc.random_partition(10, 3, seed=1)
     assert len(parts) == 3 and sorted(sum(parts, [])) == list(range(10))
     assert fc.score_params("lgd", 7) == {"n_neighbors": 7} and fc.score_params("fisher", 7) == {}
@@ -320,3 +328,45 @@ def test_run_histogram_matches_the_library(digits):
     assert res.exact and res.n_pairs == res.n_pairs_total == ref.n_pairs
     est = fc.run_histogram(digits, n_bins=20, max_features=10)
     assert not est.exact
+
+
+def test_reselector_refits_the_method_in_each_fold():
+    """On pure noise with many features, selection on all samples looks good; redone in the
+    folds it is at chance (the selection bias the honest column removes)."""
+    from types import SimpleNamespace
+
+    from fsviz.evaluate import cv_accuracy
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2000))
+    y = np.repeat([0, 1], 30)
+    ds = SimpleNamespace(X=X, y=y, name="noise", fingerprint="noise")
+    sel = fc.run_score(ds, "fisher", {}, 0).to_selection(10)
+    f = fc.reselector(sel, 0)
+    np.testing.assert_array_equal(f(X, y)[:10], sel.indices)  # same method, same parameters
+    biased = fc.evaluate_top(ds, sel.indices, 10)
+    honest = fc.evaluate_top(ds, sel.indices, 10, selector=f)
+    assert honest.reselected and not biased.reselected and honest.redundancy == biased.redundancy
+    assert biased.cv_accuracy >= 0.7 and honest.cv_accuracy <= biased.cv_accuracy - 0.15, (biased, honest)
+    folds = cv_accuracy(X, y, f, k=10, reselect=True).selected
+    assert len({tuple(u) for u in folds}) == 5  # a different selection in every training fold
+    base = fc.run_score(ds, "fisher", {}, 0)
+    grm = fc.run_grm(ds, base, 30, [], 1.0, 0).to_selection(10)
+    np.testing.assert_array_equal(fc.reselector(grm, 0)(X, y)[:10], grm.indices)
+    with pytest.raises(ValueError, match="cannot be refitted"):
+        other = fc.Selection(("f", "other", (), 0, ""), "x", (), sel.indices, sel.scores, (), sel.groups, 0.0)
+        fc.reselector(other)(X, y)
+
+
+def test_reselector_reproduces_every_method_on_all_samples(digits):
+    """Refitted on the full data, each method's reselector gives back the selection itself."""
+    ds = digits
+    gdm = fc.run_gdm(ds, {"tau": 0.3, "max_iter": 5}, 0)
+    sels = [gdm.to_selection(), fc.run_score(ds, "lgd", {"n_neighbors": 5}, 0).to_selection(10)]
+    saola = {"alpha": 0.01, "delta": 0.0, "data": "auto"}
+    sels.append(fc.run_stream(ds, "saola", saola, 20, 0).to_selection())
+    parts = fc.gdm_partition(gdm, ds.X.shape[1])
+    sels.append(fc.run_stream(ds, "group-saola", saola, seed=0, groups=parts).to_selection())
+    for sel in sels:
+        again = fc.reselector(sel, 0)(ds.X, ds.y)
+        np.testing.assert_array_equal(again[: sel.n_features], sel.indices, err_msg=sel.method)

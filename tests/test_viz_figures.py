@@ -105,8 +105,21 @@ def test_pixel_masks_marks_sf_and_af_pixels():
     assert set(np.flatnonzero((a != b).any(1))) <= set(r.af) | set(r.support)
     assert a[r.support[0], 0] > a[r.support[0], 2]  # reddish
     one = pixel_masks(panels, r, highlight=10)
-    m1 = np.asarray([t for t in one.data if isinstance(t, go.Image)][-1].z).reshape(64, 3)
-    assert set(np.flatnonzero((m1 != 255).any(1))) == {10, 11, 12, 13}
+    m1 = np.asarray([t for t in one.data if isinstance(t, go.Image)][-1].z).reshape(64, 3).astype(int)
+    m0 = np.asarray([t for t in fig.data if isinstance(t, go.Image)][-1].z).reshape(64, 3).astype(int)
+    marked = set(r.support) | set(r.af)
+    assert set(np.flatnonzero((m1 != 255).any(1))) == marked  # the other groups stay, faded
+    chosen = [10, 11, 12, 13]
+    others = sorted(marked - set(chosen))
+    np.testing.assert_array_equal(m1[chosen], m0[chosen])  # the chosen group stays bright
+    assert (m1[others].min(1) > m0[others].min(1)).all()  # the others paler (nearer white)
+    def first_image(f):
+        return np.asarray(next(t for t in f.data if isinstance(t, go.Image)).z).reshape(64, 3).astype(int)
+
+    e0, e1, g = first_image(fig), first_image(one), first_image(pixel_masks(panels, r, overlay=False))
+    assert (np.abs(e1[chosen] - g[chosen]).sum(1) >= np.abs(e0[chosen] - g[chosen]).sum(1)).all()
+    assert (np.abs(e1[others] - g[others]).sum(1) < np.abs(e0[others] - g[others]).sum(1)).all()
+    assert "highlighted" in one.layout.title.text
 
 
 def test_correlation_sparsity_log_axes_and_tau_marker():
@@ -166,7 +179,7 @@ def test_compare_scatter():
             "method": ["gdm", "fisher"],
             "parameters": ["tau=0.3", ""],
             "n features": [12, 20],
-            "CV accuracy": [0.9, 0.8],
+            "CV accuracy (selection redone in folds)": [0.9, 0.8],
             "redundancy": [0.1, 0.5],
         }
     )

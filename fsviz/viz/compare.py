@@ -9,9 +9,16 @@ import plotly.graph_objects as go
 def compare_scatter(frame) -> go.Figure:
     """CV accuracy against redundancy, one marker per selection (size ~ number of features).
 
-    ``frame`` is :func:`fsviz.compute.compare_frame`'s table.
+    ``frame`` is :func:`fsviz.compute.compare_frame`'s table: the y axis is its honest
+    accuracy (selection redone in each training fold) where it has one, else the accuracy
+    with the selection made on all samples (the axis title says which).
     """
-    acc = np.asarray(frame["CV accuracy"], dtype=float)
+    from fsviz.compute import CV_BIASED, CV_HONEST
+
+    acc = np.asarray(frame[CV_HONEST], dtype=float)
+    ylabel = CV_HONEST
+    if not np.isfinite(acc).any() and CV_BIASED in frame:
+        acc, ylabel = np.asarray(frame[CV_BIASED], dtype=float), CV_BIASED
     red = np.asarray(frame["redundancy"], dtype=float)
     nf = np.asarray(frame["n features"], dtype=float)
     text = [f"{m}<br>{p}" for m, p in zip(frame["method"], frame["parameters"])]
@@ -38,7 +45,7 @@ def compare_scatter(frame) -> go.Figure:
         margin=dict(t=40, l=5, r=5, b=5),
         title="Accuracy vs redundancy",
         xaxis_title="redundancy rate (lower is better)",
-        yaxis_title="CV accuracy",
+        yaxis_title=ylabel,
     )
     return fig
 

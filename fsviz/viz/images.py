@@ -24,29 +24,50 @@ def _grey(img: np.ndarray) -> np.ndarray:
     return np.repeat((255.0 * g)[:, :, None], 3, axis=2)
 
 
+FADE = 0.15  # opacity factor of the groups not highlighted
+BRIGHT = 0.9  # least opacity of the highlighted group's tint on the images
+
+
+def _weights(n: int, keep: np.ndarray | None) -> np.ndarray:
+    """Per-pixel opacity factor: 1 for the highlighted group's pixels, FADE for the others."""
+    if keep is None:
+        return np.ones(n)
+    return np.where(np.asarray(keep, dtype=bool), 1.0, FADE)
+
+
 def overlay_rgb(
-    img: np.ndarray, support: np.ndarray, af: np.ndarray, af_group: np.ndarray, alpha: float = 0.6
+    img: np.ndarray,
+    support: np.ndarray,
+    af: np.ndarray,
+    af_group: np.ndarray,
+    alpha: float = 0.6,
+    support_keep: np.ndarray | None = None,
+    af_keep: np.ndarray | None = None,
 ) -> np.ndarray:
     """Tint support pixels red and affiliated pixels in their group's colour on a grey image.
 
     The tint is multiplicative (a tinted pixel keeps its brightness, so the picture stays
     readable however many pixels are selected) plus a small additive part that makes
-    selected dark pixels visible. Returns a uint8 array of shape (h, w, 3); pixel indices
+    selected dark pixels visible. ``support_keep`` / ``af_keep`` (boolean, aligned with
+    ``support`` / ``af``) mark a highlighted group: its pixels get at least ``BRIGHT``
+    opacity, the others ``FADE * alpha``. Returns a uint8 array of shape (h, w, 3); pixel indices
     are flat C-order indices.
     """
     h, w = img.shape
     rgb = _grey(img).reshape(-1, 3)
+    highlighted = support_keep is not None or af_keep is not None
 
-    def tint(idx, colours):
+    def tint(idx, colours, weight):
         lum = rgb[idx] / 255.0
         target = (0.35 + 0.65 * lum) * colours
-        rgb[idx] = (1 - alpha) * rgb[idx] + alpha * target
+        a = np.where(weight < 1, alpha * weight, max(alpha, BRIGHT) if highlighted else alpha)[:, None]
+        rgb[idx] = (1 - a) * rgb[idx] + a * target
 
     if af.size:
         cols = np.stack([_rgb(c) for c in QUALITATIVE])
-        tint(af, cols[af_group % len(QUALITATIVE)])
+        tint(af, cols[af_group % len(QUALITATIVE)], _weights(af.size, af_keep))
     if support.size:
-        tint(support, np.broadcast_to(SF_RGB, (support.size, 3)))
+        tint(support, np.broadcast_to(SF_RGB, (support.size, 3)), _weights(support.size, support_keep))
     return np.clip(rgb, 0, 255).astype(np.uint8).reshape(h, w, 3)
 
 
@@ -75,7 +96,9 @@ def pixel_masks(
     result : GroupResult-like
         ``support``, ``sf_scores``, ``af``, ``af_sf`` (flat pixel indices, C order).
     highlight : int, default=None
-        Show only this support feature's group (None or a negative value: all groups).
+        Highlight this support feature's group: its pixels stay bright and the other
+        groups' pixels fade (GDM ICML'14 Fig. 6 style); None or a negative value: all
+        groups alike.
     show_af : bool, default=True
         Draw the affiliated pixels.
     overlay : bool, default=True
@@ -97,22 +120,26 @@ def pixel_masks(
     # colour of a group = position of its SF in the full support list (stable under highlight)
     order = np.argsort(support, kind="stable")
     af_group = order[np.searchsorted(support, af_sf, sorter=order)] if af.size else np.zeros(0, np.int64)
+    keep = keep_af = None
     if highlight is not None and int(highlight) >= 0:
         keep = support == int(highlight)
-        support, sf_scores = support[keep], sf_scores[keep]
         keep_af = af_sf == int(highlight)
-        af, af_sf, af_group = af[keep_af], af_sf[keep_af], af_group[keep_af]
     if not show_af:
         af, af_sf, af_group = af[:0], af_sf[:0], af_group[:0]
+        keep_af = None if keep_af is None else keep_af[:0]
 
     examples, means = np.asarray(panels.examples), np.asarray(panels.means)
     ncols = max(len(examples), len(means) + 2)
     titles = [f"example (class {lab})" if lab else "example" for lab in panels.example_labels]
     titles += [""] * (ncols - len(examples))
-    titles += list(panels.mean_labels) + [
-        f"support pixels ({len(support)})",
-        f"affiliated pixels ({len(af)})",
-    ]
+    if keep is None:
+        mask_titles = [f"support pixels ({len(support)})", f"affiliated pixels ({len(af)})"]
+    else:
+        mask_titles = [
+            f"support pixels ({len(support)})",
+            f"affiliated pixels<br>{int(keep_af.sum())} of {len(af)} in group",
+        ]
+    titles += list(panels.mean_labels) + mask_titles
     titles += [""] * (ncols - len(means) - 2)
     fig = make_subplots(
         rows=2, cols=ncols, subplot_titles=titles, horizontal_spacing=0.015, vertical_spacing=0.09
@@ -126,27 +153,28 @@ def pixel_masks(
             col,
         )
 
+    def tinted(img):
+        if not overlay:
+            return overlay_rgb(img, none, none, none)
+        return overlay_rgb(img, support, af, af_group, alpha, keep, keep_af)
+
     for i, img in enumerate(examples):
-        rgb = (
-            overlay_rgb(img, support, af, af_group, alpha) if overlay else overlay_rgb(img, none, none, none)
-        )
-        image(rgb, 1, i + 1, titles[i])
+        image(tinted(img), 1, i + 1, titles[i])
     for i, img in enumerate(means):
-        rgb = (
-            overlay_rgb(img, support, af, af_group, alpha) if overlay else overlay_rgb(img, none, none, none)
-        )
-        image(rgb, 2, i + 1, panels.mean_labels[i])
+        image(tinted(img), 2, i + 1, panels.mean_labels[i])
     sf_mask = np.full((h * w, 3), 255.0)
     if support.size:
         top = sf_scores.max() if sf_scores.size and sf_scores.max() > 0 else 1.0
-        strength = 0.25 + 0.75 * np.clip(sf_scores / top, 0, 1)
+        strength = (0.25 + 0.75 * np.clip(sf_scores / top, 0, 1)) * _weights(support.size, keep)
         sf_mask[support] = (1 - strength[:, None]) * 255.0 + strength[:, None] * SF_RGB
     image(sf_mask.reshape(h, w, 3).astype(np.uint8), 2, len(means) + 1, "support pixels")
     af_mask = np.full((h * w, 3), 255.0)
     if af.size:
         cols = np.stack([_rgb(c) for c in QUALITATIVE])
-        af_mask[af] = cols[af_group % len(QUALITATIVE)]
-    af_mask[support] = np.array([120.0, 0.0, 0.0])
+        wa = _weights(af.size, keep_af)[:, None]
+        af_mask[af] = (1 - wa) * 255.0 + wa * cols[af_group % len(QUALITATIVE)]
+    ws = _weights(support.size, keep)[:, None]
+    af_mask[support] = (1 - ws) * 255.0 + ws * np.array([120.0, 0.0, 0.0])
     image(af_mask.reshape(h, w, 3).astype(np.uint8), 2, len(means) + 2, "affiliated pixels")
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
     fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False)
@@ -154,6 +182,7 @@ def pixel_masks(
         height=int(2 * panel_px + 120),
         margin=dict(t=70, l=5, r=5, b=5),
         plot_bgcolor="white",
-        title="Support-feature pixels (red) and affiliated-feature pixels (one colour per group)",
+        title="Support-feature pixels (red) and affiliated-feature pixels (one colour per group)"
+        + ("" if keep is None else f"; group of pixel {int(highlight)} highlighted, the others faded"),
     )
     return fig
