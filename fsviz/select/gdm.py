@@ -674,16 +674,25 @@ class GDM(SelectorMixin, BaseEstimator):
             if not delta:
                 it -= 1
                 break
-            cols.extend(delta)
-            kernel_of.extend([len(hist)] * len(delta))
-            res = self._master(ctx, cols, kernel_of, res)
+            res, converged = self._add_constraint(ctx, delta, cols, kernel_of, hist, gaps, res)
             alpha = res.alpha
-            hist.append(res.objective)
-            gaps.append(res.gap)
-            if len(hist) > 1 and hist[-1] - hist[-2] <= self.tol * abs(hist[-1]):
+            if converged:
                 break
         ctx.update(sf=list(state.idx), cols=cols, kernel_of=kernel_of, res=res, alpha=alpha, hist=hist,
                    gaps=gaps, n_corr=n_corr, n_iter=it)
+
+    def _add_constraint(self, ctx, delta, cols, kernel_of, hist, gaps, res):
+        """Add ``delta^t`` as a new base kernel, re-solve the master problem (Alg. 1, steps 3-4).
+
+        Appends to ``cols``, ``kernel_of``, ``hist`` and ``gaps`` in place; returns the new
+        master solution and whether the objective rose by less than ``tol`` (relative).
+        """
+        cols.extend(delta)
+        kernel_of.extend([len(hist)] * len(delta))
+        res = self._master(ctx, cols, kernel_of, res)
+        hist.append(res.objective)
+        gaps.append(res.gap)
+        return res, len(hist) > 1 and hist[-1] - hist[-2] <= self.tol * abs(hist[-1])
 
     def _cutting_plane_ecv(self, ctx):
         X, n, m, y = ctx["X"], ctx["n"], ctx["m"], ctx["y"]
@@ -748,13 +757,9 @@ class GDM(SelectorMixin, BaseEstimator):
             if not delta:
                 it -= 1
                 break
-            cols.extend(delta)
-            kernel_of.extend([len(hist)] * len(delta))
-            res = self._master(ctx, cols, kernel_of, res)
+            res, converged = self._add_constraint(ctx, delta, cols, kernel_of, hist, gaps, res)
             alpha = res.alpha
-            hist.append(res.objective)
-            gaps.append(res.gap)
-            if len(hist) > 1 and hist[-1] - hist[-2] <= self.tol * abs(hist[-1]):
+            if converged:
                 break
         ctx.update(sf=list(uni.idx), cols=cols, kernel_of=kernel_of, res=res, alpha=alpha, hist=hist,
                    gaps=gaps, n_corr=n_corr, n_iter=it)
