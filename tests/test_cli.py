@@ -20,29 +20,8 @@ from fsviz.stats import correlation_histogram
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _real_loader_available() -> bool:
-    try:
-        from fsviz.data import load_dataset  # noqa: F401
-    except (ImportError, AttributeError):
-        return False
-    return True
-
-
-def _fake_load_dataset(path, label="label", fmt=None):
-    """Stand-in with load_dataset's documented signature, used only while fsviz.data lacks it."""
-    df = pd.read_csv(path)
-    y = df.pop(label).to_numpy() if label in df else None
-    return SimpleNamespace(X=df.to_numpy(dtype=float), y=y, feature_names=list(df.columns), name=Path(path).stem,
-                           fingerprint="fake", image_shape=None)
-
-
 @pytest.fixture
-def loader(monkeypatch):
-    """The real fsviz.data.load_dataset when it exists, else the stand-in above."""
-    if not _real_loader_available():
-        import fsviz.data
-
-        monkeypatch.setitem(vars(fsviz.data), "load_dataset", _fake_load_dataset)
+def loader():
     from fsviz.data import load_dataset
 
     return load_dataset
@@ -88,8 +67,8 @@ def test_info(loader, csv_path, capsys):
     assert info["storage"] == "dense" and sum(info["classes"].values()) == 60
     code, out, err = run(["info", csv_path, "--label", "label"], capsys)
     assert code == 0 and "n_features" in out
-    if _real_loader_available():  # its constant-feature warning arrives as one clean line
-        assert "fsviz: warning: load_dataset" in err and "DataWarning" not in err
+    # the loader's constant-feature warning arrives as one clean line
+    assert "fsviz: warning: load_dataset" in err and "DataWarning" not in err
 
 
 def test_histogram_matches_library(loader, csv_path, tmp_path, capsys):
@@ -154,7 +133,7 @@ def test_bad_input_exit_codes(tmp_path, capsys, argv, code, message):
 def test_bad_param_syntax(csv_path, capsys):
     code, _, err = run(["select", "--method", "fisher", "--param", "oops", csv_path], capsys)
     assert code == 1
-    assert "--param expects NAME=VALUE" in err or "not available" in err
+    assert "--param expects NAME=VALUE" in err
 
 
 def test_help_and_version(capsys):
@@ -183,11 +162,8 @@ def test_select_every_method(loader, csv_path, tmp_path, capsys, name):
     argv = ["select", "--method", name, csv_path, "--label", "label", "-o", out_csv]
     if cli.METHODS[name].kind in ("score", "subset", "grm"):
         argv += ["-k", "3"]
+    assert _available(name), f"method {name!r} does not import"
     code, _, err = run(argv, capsys)
-    if not _available(name):
-        # a selector that does not import yet: clear message, exit 1, nothing written
-        assert code == 1 and "is not available in this installation" in err and not out_csv.exists()
-        return
     assert code == 0, err
     with open(out_csv) as f:
         rows = list(csv.DictReader(f))
@@ -202,12 +178,7 @@ def test_select_every_method(loader, csv_path, tmp_path, capsys, name):
 
 
 def test_select_unknown_param_message(loader, csv_path, capsys):
-    name = next((n for n in ("fisher", "variance", "lgd", "saola", "gdm") if _available(n)), None)
-    if name is None:
-        code, _, err = run(["select", "--method", "fisher", "--param", "bogus=1", csv_path], capsys)
-        assert code == 1 and "not available" in err
-        return
-    code, _, err = run(["select", "--method", name, "--param", "bogus=1", csv_path, "--label", "label"], capsys)
+    code, _, err = run(["select", "--method", "fisher", "--param", "bogus=1", csv_path, "--label", "label"], capsys)
     assert code == 1 and "has no parameter(s) ['bogus']" in err
 
 
@@ -271,8 +242,6 @@ def test_subprocess_histogram_and_errors(tmp_path, rng):
 
 
 def test_subprocess_info_real_loader(csv_path):
-    if not _real_loader_available():
-        pytest.skip("fsviz.data.load_dataset is not on this branch yet (covered above with a stand-in)")
     r = _sub("info", csv_path, "--label", "label", "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["n_features"] == 12
@@ -289,9 +258,8 @@ def test_scheduler_address(loader, csv_path, tmp_path, rng, capsys):
         assert code == 0, err
         assert "connected to Dask scheduler" in err
         np.testing.assert_array_equal(pd.read_csv(io.StringIO(out))["count"], correlation_histogram(X).counts)
-        if _available("saola"):
-            code, out, err = run(["select", "--method", "saola", csv_path, "--label", "label",
-                                  "--scheduler", lc.scheduler_address], capsys)
-            assert code == 0, err
-            local = run(["select", "--method", "saola", csv_path, "--label", "label"], capsys)[1]
-            assert out == local  # same selection on the cluster
+        code, out, err = run(["select", "--method", "saola", csv_path, "--label", "label",
+                              "--scheduler", lc.scheduler_address], capsys)
+        assert code == 0, err
+        local = run(["select", "--method", "saola", csv_path, "--label", "label"], capsys)[1]
+        assert out == local  # same selection on the cluster
