@@ -1,6 +1,6 @@
 # Two commands for a fresh machine:
 #   make run   - install into .venv, write the sample data, start the app
-#   make test  - install into .venv (+ Debian's chromium when root), run the whole test suite
+#   make test  - install into .venv (+ Debian's chromium when root), lint, run the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -27,8 +27,11 @@ browser:
 	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "note: /usr/bin/chromium missing and no root: browser tests will be skipped (apt-get install chromium)"; fi
 
+# one style for the whole tree (ruff), then the tests and the library's doctests
 test: $(VENV)/.installed browser samples
-	$(PY) -m pytest -m "not slow" -q
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m pytest -m "not slow" -q --doctest-modules fsviz tests
 
 bench: $(VENV)/.installed
 	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done

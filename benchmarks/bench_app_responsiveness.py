@@ -163,7 +163,7 @@ def main() -> int:
         f"new tau (GDM recomputed), {len(new)} runs: median {statistics.median(new):.3f} s, "
         f"max {max(new):.3f} s  -> target < 1 s: {'met' if statistics.median(new) < 1 else 'NOT met'}"
     )
-    overhead = [a - b for a, b in zip(new, fits)]
+    overhead = [a - b for a, b in zip(new, fits, strict=False)]
     print(
         f"  of which GDM.fit: median {statistics.median(fits):.3f} s; app + browser: median "
         f"{statistics.median(overhead):.3f} s"

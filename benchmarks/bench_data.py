@@ -7,6 +7,7 @@ machine: best of ``REPEAT`` runs.
 
     python benchmarks/bench_data.py
 """
+
 from __future__ import annotations
 
 import os
@@ -50,11 +51,19 @@ def main() -> None:
     if coil.is_file():
         import scipy.io as sio
 
-        row("COIL20.mat 1440 x 1024 (image permuted)", best(lambda: load_dataset(coil)),
-            best(lambda: sio.loadmat(coil)), "scipy.io.loadmat")
+        row(
+            "COIL20.mat 1440 x 1024 (image permuted)",
+            best(lambda: load_dataset(coil)),
+            best(lambda: sio.loadmat(coil)),
+            "scipy.io.loadmat",
+        )
         arc = DATASETS / "arcene.mat"
-        row("arcene.mat 200 x 10000", best(lambda: load_dataset(arc)), best(lambda: sio.loadmat(arc)),
-            "scipy.io.loadmat")
+        row(
+            "arcene.mat 200 x 10000",
+            best(lambda: load_dataset(arc)),
+            best(lambda: sio.loadmat(arc)),
+            "scipy.io.loadmat",
+        )
     else:
         print(f"(skipping .mat: {DATASETS} not found)")
 
@@ -64,16 +73,28 @@ def main() -> None:
 
     csv = tmp / "g.csv"
     ds.save(csv)
-    row("CSV 600 x 2000 (exact floats)", best(lambda: load_dataset(csv)), best(lambda: pd.read_csv(csv)),
-        "pandas.read_csv")
+    row(
+        "CSV 600 x 2000 (exact floats)",
+        best(lambda: load_dataset(csv)),
+        best(lambda: pd.read_csv(csv)),
+        "pandas.read_csv",
+    )
     pq = tmp / "g.parquet"
     ds.save(pq)
-    row("Parquet 600 x 2000", best(lambda: load_dataset(pq)), best(lambda: pd.read_parquet(pq)),
-        "pandas.read_parquet")
+    row(
+        "Parquet 600 x 2000",
+        best(lambda: load_dataset(pq)),
+        best(lambda: pd.read_parquet(pq)),
+        "pandas.read_parquet",
+    )
     npz = tmp / "g.npz"
     ds.save(npz)
-    row(".npz 600 x 2000 (compressed)", best(lambda: load_dataset(npz)), best(lambda: dict(np.load(npz))),
-        "numpy.load (all arrays)")
+    row(
+        ".npz 600 x 2000 (compressed)",
+        best(lambda: load_dataset(npz)),
+        best(lambda: dict(np.load(npz))),
+        "numpy.load (all arrays)",
+    )
 
     Xs, ys = make_sparse_text(random_state=0)[:2]
     sds = Dataset(Xs, y=ys, name="text")
@@ -84,8 +105,12 @@ def main() -> None:
     from sklearn.datasets import load_svmlight_file
 
     n, m = Xs.shape
-    row(f"svmlight {n} x {m:,} ({Xs.nnz:,} nnz)", best(lambda: load_dataset(svm), 1),
-        best(lambda: load_svmlight_file(str(svm), n_features=m, zero_based=True), 1), "sklearn load_svmlight_file")
+    row(
+        f"svmlight {n} x {m:,} ({Xs.nnz:,} nnz)",
+        best(lambda: load_dataset(svm), 1),
+        best(lambda: load_svmlight_file(str(svm), n_features=m, zero_based=True), 1),
+        "sklearn load_svmlight_file",
+    )
     print(f"{'  (writing it with Dataset.save)':<44} {t_write:8.3f} s, {svm.stat().st_size / 1e6:.1f} MB")
 
     Xd = np.random.default_rng(0).normal(size=(2048, 10000))

@@ -12,6 +12,7 @@ Run: ``python benchmarks/bench_gdm.py [--skip-sparse]``. Prints, from one run:
 Targets (issue 2): < 1 % of pairs, >= 20x faster than np.corrcoef, < 1 s on 2 cores;
 sparse: well under 24 GiB, < 60 s.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,10 @@ def peak_rss_gib() -> float:
 def success(g, truth):
     sf = set(g.support_.tolist())
     hit_sf = len(sf & set(truth.support.tolist()))
-    hit_af = sum(len(set(truth.groups[int(s)].tolist()) & set(g.groups_.get(int(s), np.empty(0)).tolist()))
-                 for s in truth.support)
+    hit_af = sum(
+        len(set(truth.groups[int(s)].tolist()) & set(g.groups_.get(int(s), np.empty(0)).tolist()))
+        for s in truth.support
+    )
     return hit_sf, hit_af, truth.n_affiliated
 
 
@@ -44,8 +47,10 @@ def dense(repeats: int) -> None:
     X, y, truth = make_grouped_classification()
     n, m = X.shape
     pairs = m * (m - 1) / 2
-    print(f"synthetic: {n} x {m}, {len(truth.support)} SF + {truth.n_affiliated} AF planted, "
-          f"{pairs:.3g} feature pairs")
+    print(
+        f"synthetic: {n} x {m}, {len(truth.support)} SF + {truth.n_affiliated} AF planted, "
+        f"{pairs:.3g} feature pairs"
+    )
     GDM(n_per_iter=2, max_iter=1).fit(X[:, :200], y)  # numba compile / warm caches
     configs = [
         ("GDM(tau=0.3) defaults: K_b=10, T<=10", dict(tau=0.3)),
@@ -67,11 +72,13 @@ def dense(repeats: int) -> None:
     print(f"  np.corrcoef (all {pairs:.3g} pairs): {t_corr:.2f} s")
     for label, t_gdm, g in results:
         sf, af, n_af = success(g, truth)
-        print(f"  {label}: {t_gdm:.3f} s (best of {repeats}), {g.n_iter_} iterations, "
-              f"{len(g.support_)} SF, n_correlations_ = {g.n_correlations_} = "
-              f"{100 * g.n_correlations_ / pairs:.2f} % of pairs, corrcoef / GDM = {t_corr / t_gdm:.1f}x; "
-              f"success hits: {sf}/12 SF, {af}/{n_af} AF "
-              f"({100 * (sf + af) / (12 + n_af):.1f} %)")
+        print(
+            f"  {label}: {t_gdm:.3f} s (best of {repeats}), {g.n_iter_} iterations, "
+            f"{len(g.support_)} SF, n_correlations_ = {g.n_correlations_} = "
+            f"{100 * g.n_correlations_ / pairs:.2f} % of pairs, corrcoef / GDM = {t_corr / t_gdm:.1f}x; "
+            f"success hits: {sf}/12 SF, {af}/{n_af} AF "
+            f"({100 * (sf + af) / (12 + n_af):.1f} %)"
+        )
 
 
 def phases(X, y, **kw) -> str:
@@ -86,8 +93,13 @@ def phases(X, y, **kw) -> str:
     st = pstats.Stats(pr).stats
     out = {}
     for (_, _, name), (_, _, _, cum, _) in st.items():
-        key = {"solve_mkl": "master problem", "dot": "score scans X'v", "_crm_walk": "CRM walks",
-               "_block_complete_pcc": "group completion (K_a*m*n)", "fit": "total"}.get(name)
+        key = {
+            "solve_mkl": "master problem",
+            "dot": "score scans X'v",
+            "_crm_walk": "CRM walks",
+            "_block_complete_pcc": "group completion (K_a*m*n)",
+            "fit": "total",
+        }.get(name)
         if key is not None:
             out[key] = out.get(key, 0.0) + cum
     return ", ".join(f"{k} {v:.3f} s" for k, v in out.items())
@@ -120,9 +132,11 @@ def digits(repeats: int) -> None:
     finally:
         _mkl._mu_on_active_set = orig
     k = 5 * repeats
-    print(f"digits-0-vs-1 ({X.shape[0]} x {X.shape[1]}): GDM(tau=0.3) wall best {min(walls):.3f} s, "
-          f"median {np.median(walls):.3f} s, CPU best {min(cpus):.3f} s; {len(g.support_)} SF; "
-          f"mu solver {seen[0] // k} calls / {seen[1] // k} steps per fit")
+    print(
+        f"digits-0-vs-1 ({X.shape[0]} x {X.shape[1]}): GDM(tau=0.3) wall best {min(walls):.3f} s, "
+        f"median {np.median(walls):.3f} s, CPU best {min(cpus):.3f} s; {len(g.support_)} SF; "
+        f"mu solver {seen[0] // k} calls / {seen[1] // k} steps per fit"
+    )
     print(f"  phases: {phases(X, y, tau=0.3)}")
 
 
@@ -131,16 +145,20 @@ def sparse() -> None:
     X, y = make_sparse_text(format="csc")
     t_gen = time.perf_counter() - t
     n, m = X.shape
-    print(f"sparse text: {n} x {m}, nnz = {X.nnz}, generated in {t_gen:.1f} s; "
-          f"peak RSS so far {peak_rss_gib():.2f} GiB")
+    print(
+        f"sparse text: {n} x {m}, nnz = {X.nnz}, generated in {t_gen:.1f} s; "
+        f"peak RSS so far {peak_rss_gib():.2f} GiB"
+    )
     t = time.perf_counter()
     g = GDM(tau=0.3).fit(X, y)
     t_gdm = time.perf_counter() - t
     pairs = m * (m - 1) / 2
     n_af = sum(v.size for v in g.groups_.values())
-    print(f"  GDM(tau=0.3): {t_gdm:.1f} s, {g.n_iter_} iterations, {len(g.support_)} SF, {n_af} AF, "
-          f"n_correlations_ = {g.n_correlations_:.3g} = {100 * g.n_correlations_ / pairs:.4f} % of "
-          f"{pairs:.3g} pairs; peak RSS {peak_rss_gib():.2f} GiB")
+    print(
+        f"  GDM(tau=0.3): {t_gdm:.1f} s, {g.n_iter_} iterations, {len(g.support_)} SF, {n_af} AF, "
+        f"n_correlations_ = {g.n_correlations_:.3g} = {100 * g.n_correlations_ / pairs:.4f} % of "
+        f"{pairs:.3g} pairs; peak RSS {peak_rss_gib():.2f} GiB"
+    )
 
 
 def dask_overhead() -> None:
@@ -151,17 +169,24 @@ def dask_overhead() -> None:
     t = time.perf_counter()
     local = GDM(**kw).fit(X, y)
     t_local = time.perf_counter() - t
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster,
+        Client(cluster) as client,
+    ):
         t = time.perf_counter()
         remote = GDM(**kw).fit(X, y, client=client)
         t_remote = time.perf_counter() - t
-    same = (np.array_equal(local.support_, remote.support_)
-            and all(np.array_equal(local.groups_[k], remote.groups_[k]) for k in local.groups_)
-            and local.n_correlations_ == remote.n_correlations_)
-    print(f"dask: LocalCluster(2 processes) {t_remote:.2f} s vs local {t_local:.2f} s "
-          f"(overhead {t_remote / t_local:.1f}x, includes scattering X once); identical SF/groups/counts: {same}; "
-          f"max |score difference| {np.abs(local.scores_ - remote.scores_).max():.1e}")
+    same = (
+        np.array_equal(local.support_, remote.support_)
+        and all(np.array_equal(local.groups_[k], remote.groups_[k]) for k in local.groups_)
+        and local.n_correlations_ == remote.n_correlations_
+    )
+    print(
+        f"dask: LocalCluster(2 processes) {t_remote:.2f} s vs local {t_local:.2f} s "
+        f"(overhead {t_remote / t_local:.1f}x, includes scattering "
+        f"X once); identical SF/groups/counts: {same}; "
+        f"max |score difference| {np.abs(local.scores_ - remote.scores_).max():.1e}"
+    )
 
 
 def main(argv=None) -> None:

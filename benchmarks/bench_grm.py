@@ -8,6 +8,7 @@ Prints, per dataset, the time of building A, of one ``np.linalg.eigh`` of a
 2000 x 2000 matrix, of the whole ``GRM.fit`` and their ratio, plus the ALM
 iteration counts. Target: GRM n_top=2000 under 2 s (issue 3).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,11 @@ from fsviz.select import GRM, FisherScore
 from fsviz.select._base import blas_limits
 from fsviz.select.grm import squared_cosine_matrix
 
-DATA = Path(os.environ.get("FSVIZ_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
-                           / "skfeature"))
+DATA = Path(
+    os.environ.get(
+        "FSVIZ_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets" / "skfeature"
+    )
+)
 
 
 def best_of(f, repeat):
@@ -60,17 +64,23 @@ def main():
             d = loadmat(p)
             sets[name] = (np.asarray(d["X"], dtype=float), np.asarray(d["Y"]).ravel())
     print(f"GRM n_top={args.n_top}, best of {args.repeat} (2-core machine shared with other jobs: noisy)")
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; GRM uses one BLAS thread when the "
-          "load average >= cores; 'eigh 1t' is one eigendecomposition under the same rule")
-    print(f"{'dataset':22s} {'A (s)':>7s} {'eigh (s)':>9s} {'eigh 1t':>8s} {'GRM (s)':>8s} {'GRM/eigh 1t':>12s} "
-          f"{'outer':>6s} {'inner iters':>22s} {'nnz z':>6s}")
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; GRM uses one BLAS thread when the "
+        "load average >= cores; 'eigh 1t' is one eigendecomposition under the same rule"
+    )
+    print(
+        f"{'dataset':22s} {'A (s)':>7s} {'eigh (s)':>9s} "
+        f"{'eigh 1t':>8s} {'GRM (s)':>8s} {'GRM/eigh 1t':>12s} "
+        f"{'outer':>6s} {'inner iters':>22s} {'nnz z':>6s}"
+    )
     for name, (X, y) in sets.items():
         bench_one(name, X, y, args.n_top, args.repeat)
+
 
 def bench_one(name: str, X, y, n_top: int, repeat: int) -> None:
     """One dataset (a function, so the timed lambdas bind no loop variable)."""
     s = FisherScore().fit(X, y).scores_
-    top = np.argsort(-s, kind="stable")[: n_top]
+    top = np.argsort(-s, kind="stable")[:n_top]
     t_a, A = best_of(lambda: squared_cosine_matrix(X[:, top]), repeat)
     t_e, _ = best_of(lambda: np.linalg.eigh(A), repeat)
 
@@ -80,8 +90,11 @@ def bench_one(name: str, X, y, n_top: int, repeat: int) -> None:
 
     t_e1, _ = best_of(eigh_rule, repeat)
     t_g, g = best_of(lambda: GRM(n_top=n_top).fit(X, s), repeat)
-    print(f"{name:22s} {t_a:7.3f} {t_e:9.3f} {t_e1:8.3f} {t_g:8.3f} {t_g / t_e1:12.2f} {g.n_iter_:6d} "
-          f"{g.inner_iterations_!s:>22s} {int((g.scores_ > 0).sum()):6d}", flush=True)
+    print(
+        f"{name:22s} {t_a:7.3f} {t_e:9.3f} {t_e1:8.3f} {t_g:8.3f} {t_g / t_e1:12.2f} {g.n_iter_:6d} "
+        f"{g.inner_iterations_!s:>22s} {int((g.scores_ > 0).sum()):6d}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__" and "--red" not in sys.argv and "--moves" not in sys.argv:
@@ -94,16 +107,29 @@ def red_table(n_top: int = 1000) -> None:
     from fsviz.select import LGD, LaplacianScore, MutualInfo, ReliefF
 
     paper = {  # (score, GRM) from Tables 4 (Lap, LGD) and 7 (RF, Fscore, IG); ALLAML is "AMLALL"
-        ("GLIOMA", "Fisher"): (0.567, 0.273), ("COIL20", "Fisher"): (0.390, 0.149), ("ALLAML", "Fisher"): (0.407, 0.108),
-        ("GLIOMA", "Laplacian"): (0.719, 0.521), ("COIL20", "Laplacian"): (0.533, 0.394),
+        ("GLIOMA", "Fisher"): (0.567, 0.273),
+        ("COIL20", "Fisher"): (0.390, 0.149),
+        ("ALLAML", "Fisher"): (0.407, 0.108),
+        ("GLIOMA", "Laplacian"): (0.719, 0.521),
+        ("COIL20", "Laplacian"): (0.533, 0.394),
         ("ALLAML", "Laplacian"): (0.657, 0.336),
-        ("GLIOMA", "LGD"): (0.474, 0.268), ("COIL20", "LGD"): (0.469, 0.171), ("ALLAML", "LGD"): (0.273, 0.062),
-        ("GLIOMA", "ReliefF"): (0.459, 0.088), ("COIL20", "ReliefF"): (0.576, 0.161),
+        ("GLIOMA", "LGD"): (0.474, 0.268),
+        ("COIL20", "LGD"): (0.469, 0.171),
+        ("ALLAML", "LGD"): (0.273, 0.062),
+        ("GLIOMA", "ReliefF"): (0.459, 0.088),
+        ("COIL20", "ReliefF"): (0.576, 0.161),
         ("ALLAML", "ReliefF"): (0.201, 0.027),
-        ("GLIOMA", "MI"): (0.463, 0.200), ("COIL20", "MI"): (0.248, 0.044), ("ALLAML", "MI"): (0.288, 0.037),
+        ("GLIOMA", "MI"): (0.463, 0.200),
+        ("COIL20", "MI"): (0.248, 0.044),
+        ("ALLAML", "MI"): (0.288, 0.037),
     }
-    scorers = {"Fisher": FisherScore(), "Laplacian": LaplacianScore(), "LGD": LGD(), "ReliefF": ReliefF(),
-               "MI": MutualInfo()}
+    scorers = {
+        "Fisher": FisherScore(),
+        "Laplacian": LaplacianScore(),
+        "LGD": LGD(),
+        "ReliefF": ReliefF(),
+        "MI": MutualInfo(),
+    }
     print(f"\nRed of the top-20 (eq. 31), GRM n_top={n_top}")
     print("| data | score | Red score | Red GRM | ratio | paper score | paper GRM | paper ratio | GRM s |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -118,8 +144,12 @@ def red_table(n_top: int = 1000) -> None:
             secs = time.perf_counter() - t
             after = redundancy_rate(X, g.selected_, kind="cosine2")
             pb, pa = paper[(name, label)]
-            print(f"| {name} | {label} | {before:.3f} | {after:.3f} | {before / after:.1f}x | {pb:.3f} | {pa:.3f} "
-                  f"| {pb / pa:.1f}x | {secs:.2f} |", flush=True)
+            print(
+                f"| {name} | {label} | {before:.3f} | {after:.3f} "
+                f"| {before / after:.1f}x | {pb:.3f} | {pa:.3f} "
+                f"| {pb / pa:.1f}x | {secs:.2f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__" and "--red" in sys.argv:
@@ -130,10 +160,16 @@ def move_table(gamma: float = 10.0, seeds: int = 5) -> None:
     """Correct-move rate of 50 random prior pairs from the top 200 (section 4.6, Table 8)."""
     from fsviz.select import LGD, LaplacianScore, VarianceScore
 
-    paper = {"GLIOMA": (0.908, 0.732, 0.872), "ALLAML": (0.952, 0.932, 0.924),
-             "Prostate-GE": (0.924, 0.912, 0.952), "leukemia": (0.956, 0.960, 0.972)}
-    print(f"\nCorrect-move rate, 50 random pairs from the top 200, gamma={gamma}, mean of {seeds} draws:"
-          " all pairs / pairs with a member in the support (paper: all pairs)")
+    paper = {
+        "GLIOMA": (0.908, 0.732, 0.872),
+        "ALLAML": (0.952, 0.932, 0.924),
+        "Prostate-GE": (0.924, 0.912, 0.952),
+        "leukemia": (0.956, 0.960, 0.972),
+    }
+    print(
+        f"\nCorrect-move rate, 50 random pairs from the top 200, gamma={gamma}, mean of {seeds} draws:"
+        " all pairs / pairs with a member in the support (paper: all pairs)"
+    )
     print("| data | Var | Lap | LGD | paper Var | paper Lap | paper LGD |")
     print("|---|---|---|---|---|---|---|")
     for name, ref in paper.items():
@@ -153,7 +189,10 @@ def move_table(gamma: float = 10.0, seeds: int = 5) -> None:
                 allr.append((after < before).mean())
                 actr.append((after < before)[active].mean() if active.any() else np.nan)
             cells.append(f"{np.mean(allr):.2f} / {np.nanmean(actr):.2f}")
-        print(f"| {name} | " + " | ".join(cells) + " | " + " | ".join(f"{v:.3f}" for v in ref) + " |", flush=True)
+        print(
+            f"| {name} | " + " | ".join(cells) + " | " + " | ".join(f"{v:.3f}" for v in ref) + " |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__" and "--moves" in sys.argv:

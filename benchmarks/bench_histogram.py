@@ -13,6 +13,7 @@ Run:  python benchmarks/bench_histogram.py [--part dense|sparse|dask|all] [--qui
 
 Figures go to docs/scale.md. Timings on a shared 2-core machine are noisy.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -89,7 +90,9 @@ def sparse_text(n_samples=10_000, n_features=1_350_000, nnz=3_600_000, seed=0):
         ntok = int(ntok * 1.3)
     sel = np.sort(rng.choice(uk.size, size=nnz, replace=False))
     uk, cnt = uk[sel], cnt[sel]
-    X = sp.csr_matrix((cnt.astype(np.float64), (uk // n_features, uk % n_features)), shape=(n_samples, n_features))
+    X = sp.csr_matrix(
+        (cnt.astype(np.float64), (uk // n_features, uk % n_features)), shape=(n_samples, n_features)
+    )
     return X, "inline Zipf generator (make_sparse_text not on this branch yet)"
 
 
@@ -153,9 +156,11 @@ def bench_dense(n: int, m: int, block_size: int) -> None:
     for precision in ("float64", "float32"):
         h, t, mem = timed(correlation_histogram, X, bins=20, block_size=block_size, precision=precision)
         same = np.array_equal(h.counts, ref)
-        print(f"correlation_histogram {precision}: {t:7.2f} s   peak numpy mem {mem / 2**20:5.0f} MiB"
-              f"   ratio to the faster product {t / t_prod:5.2f}x   counts == np.histogram(Z^T Z): {same}"
-              + (f"   re-checked {h.n_rechecked}" if precision == "float32" else ""))
+        print(
+            f"correlation_histogram {precision}: {t:7.2f} s   peak numpy mem {mem / 2**20:5.0f} MiB"
+            f"   ratio to the faster product {t / t_prod:5.2f}x   counts == np.histogram(Z^T Z): {same}"
+            + (f"   re-checked {h.n_rechecked}" if precision == "float32" else "")
+        )
     print("counts:", h.counts.tolist())
 
 
@@ -182,7 +187,10 @@ def bench_dense_repeat(n: int, m: int, block_size: int, repeats: int = 3) -> Non
         t32 = time.perf_counter() - t
         r64.append(t64 / t_p)
         r32.append(t32 / t_p)
-        print(f"  product {t_p:6.2f} s   float64 {t64:6.2f} s ({t64 / t_p:.2f}x)   float32 {t32:6.2f} s ({t32 / t_p:.2f}x)")
+        print(
+            f"  product {t_p:6.2f} s   float64 {t64:6.2f} s "
+            f"({t64 / t_p:.2f}x)   float32 {t32:6.2f} s ({t32 / t_p:.2f}x)"
+        )
     print(f"median ratio to the product: float64 {np.median(r64):.2f}x, float32 {np.median(r32):.2f}x")
 
 
@@ -194,14 +202,22 @@ def bench_sparse(n: int, m: int, nnz: int, all_terms: bool = True) -> None:
     correlation_histogram(X[:, :1000], bins=20)  # load the compiled kernels outside the timing
     h, dt, mem = timed(correlation_histogram, X, bins=20)
     est = correlation_histogram(X, bins=20, exact=False, n_sample_pairs=2_000_000, random_state=0)
-    print(f"exact histogram over {h.n_pairs:,} pairs ({h.n_pairs / 1e12:.3f} trillion): {dt:.1f} s wall,"
-          f" peak numpy mem {mem / 2**20:.0f} MiB (numba buffers not traced)")
-    print(f"pairs evaluated explicitly (co-occurring): {h.n_evaluated:,} = {h.n_evaluated / h.n_pairs:.2e} of all;"
-          f" constant (empty) features: {h.constant_features.size:,}")
-    print(f"sanity: sampled estimate (2M pairs, {est.seconds:.1f} s) differs from the exact fractions by at most "
-          f"{np.abs(est.fractions - h.fractions).max():.1e}")
+    print(
+        f"exact histogram over {h.n_pairs:,} pairs ({h.n_pairs / 1e12:.3f} trillion): {dt:.1f} s wall,"
+        f" peak numpy mem {mem / 2**20:.0f} MiB (numba buffers not traced)"
+    )
+    print(
+        "pairs evaluated explicitly (co-occurring): "
+        f"{h.n_evaluated:,} = {h.n_evaluated / h.n_pairs:.2e} of all;"
+        f" constant (empty) features: {h.constant_features.size:,}"
+    )
+    print(
+        f"sanity: sampled estimate (2M pairs, {est.seconds:.1f} "
+        "s) differs from the exact fractions by at most "
+        f"{np.abs(est.fractions - h.fractions).max():.1e}"
+    )
     print("fraction of pairs with |rho| >= edge (exact; sampled estimate):")
-    for e, f, g in zip(h.edges[:-1], h.tail_fractions, est.tail_fractions):
+    for e, f, g in zip(h.edges[:-1], h.tail_fractions, est.tail_fractions, strict=False):
         print(f"  {e:4.2f}: {f:.3e}   {g:.3e}")
     return X, h
 
@@ -216,8 +232,10 @@ def bench_dask(n_dense: int, m_dense: int, Xs=None) -> None:
     t = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc, Client(lc) as client:
         print(f"cluster start: {time.perf_counter() - t:.1f} s")
-        for name, X, kw in ((f"dense {Xd.shape[0]}x{Xd.shape[1]}", Xd, {"block_size": 1024}),
-                            (f"sparse {Xs.shape[0]}x{Xs.shape[1]} nnz={Xs.nnz}", Xs, {})):
+        for name, X, kw in (
+            (f"dense {Xd.shape[0]}x{Xd.shape[1]}", Xd, {"block_size": 1024}),
+            (f"sparse {Xs.shape[0]}x{Xs.shape[1]} nnz={Xs.nnz}", Xs, {}),
+        ):
             correlation_histogram(X, bins=20, client=client, **kw)  # warm up workers (numba, imports)
             t = time.perf_counter()
             local = correlation_histogram(X, bins=20, **kw)
@@ -225,21 +243,28 @@ def bench_dask(n_dense: int, m_dense: int, Xs=None) -> None:
             t = time.perf_counter()
             remote = correlation_histogram(X, bins=20, client=client, **kw)
             t_remote = time.perf_counter() - t
-            print(f"{name}: local {t_local:.2f} s, dask {t_remote:.2f} s, ratio {t_remote / t_local:.2f}x,"
-                  f" identical counts: {np.array_equal(local.counts, remote.counts)}")
+            print(
+                f"{name}: local {t_local:.2f} s, dask {t_remote:.2f} s, ratio {t_remote / t_local:.2f}x,"
+                f" identical counts: {np.array_equal(local.counts, remote.counts)}"
+            )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=["dense", "dense-repeat", "sparse", "dask", "all"], default="all")
     ap.add_argument("--quick", action="store_true", help="smaller sizes for a smoke run")
-    ap.add_argument("--zipf-only", action="store_true",
-                    help="also run the plain Zipf sample (its unseen terms are empty columns)")
+    ap.add_argument(
+        "--zipf-only",
+        action="store_true",
+        help="also run the plain Zipf sample (its unseen terms are empty columns)",
+    )
     a = ap.parse_args()
     import numba
 
-    print(f"numpy {np.__version__}, numba {numba.__version__} ({numba.get_num_threads()} threads), "
-          f"cpus {os.cpu_count()}; timings under contention from other jobs on the machine")
+    print(
+        f"numpy {np.__version__}, numba {numba.__version__} ({numba.get_num_threads()} threads), "
+        f"cpus {os.cpu_count()}; timings under contention from other jobs on the machine"
+    )
     if a.part in ("dense", "all"):
         bench_dense(512 if a.quick else 2048, 4000 if a.quick else 20_000, 2048)
     if a.part in ("dense-repeat", "all"):

@@ -8,6 +8,7 @@ fire) and the label depends on 8 of the factors. Also times group-SAOLA on the f
 
     python benchmarks/bench_saola.py [--features 100000] [--samples 2000] [--chunk 10000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,22 +57,28 @@ def main() -> None:
         t_saola += time.perf_counter() - t0
         cpu += time.process_time() - c0
     c = est.history_.counts()
-    print(f"SAOLA continuous stream: {a.features:,} features x {a.samples:,} samples in chunks of "
-          f"{a.chunk:,}: {t_saola:.2f} s wall, {cpu:.2f} s CPU (target < 30 s)")
+    print(
+        f"SAOLA continuous stream: {a.features:,} features x {a.samples:,} samples in chunks of "
+        f"{a.chunk:,}: {t_saola:.2f} s wall, {cpu:.2f} s CPU (target < 30 s)"
+    )
     print(f"  selected {len(est.selected_)} | decisions {c}")
 
     t0 = time.perf_counter()
     gs = GroupSAOLA().fit(first, y, random_feature_groups(first.shape[1], 200, random_state=0))
     t_g = time.perf_counter() - t0
-    print(f"group-SAOLA: {first.shape[1]:,} features in 200 random groups: {t_g:.2f} s; "
-          f"{len(gs.selected_groups_)} groups / {len(gs.selected_)} features kept")
+    print(
+        f"group-SAOLA: {first.shape[1]:,} features in 200 random groups: {t_g:.2f} s; "
+        f"{len(gs.selected_groups_)} groups / {len(gs.selected_)} features kept"
+    )
 
     Xd = np.clip(np.round(first), -2, 2)
     t0 = time.perf_counter()
     sd = SAOLA(data="discrete").fit(Xd, y)
     t_d = time.perf_counter() - t0
-    print(f"SAOLA discrete (SU): {Xd.shape[1]:,} features x {a.samples:,} samples: {t_d:.2f} s; "
-          f"selected {len(sd.selected_)}; decisions {sd.history_.counts()}")
+    print(
+        f"SAOLA discrete (SU): {Xd.shape[1]:,} features x {a.samples:,} samples: {t_d:.2f} s; "
+        f"selected {len(sd.selected_)}; decisions {sd.history_.counts()}"
+    )
 
 
 if __name__ == "__main__":

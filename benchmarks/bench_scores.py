@@ -9,6 +9,7 @@ Prints the time of each, their ratio (peer / ours) and the top-20 agreement
 (|ours top-20 & peer top-20| / 20). Where a peer computes something else, a second
 row compares like with like (see docs/scores.md for the peer differences found).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,11 @@ from fsviz.select import (
 from fsviz.select.scores import _knn_affinity
 from fsviz.stats.information import discretize
 
-DATA = Path(os.environ.get("FSVIZ_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets"
-                           / "skfeature"))
+DATA = Path(
+    os.environ.get(
+        "FSVIZ_DATASETS", Path(__file__).resolve().parents[2] / "shared" / "datasets" / "skfeature"
+    )
+)
 
 
 def timed(f, repeat):
@@ -77,6 +81,7 @@ def main():
     print(f"{'data':8s} {'method (peer)':28s} {'ours':>9s} {'peer':>9s} {'ratio':>9s} {'agree':>7s}")
     for ds in args.datasets:
         bench_dataset(ds, R, P)
+
 
 def _fixed_peer_relieff():
     """scikit-feature's reliefF with its one-line weighting bug fixed (source patched in memory)."""
@@ -124,17 +129,30 @@ def bench_dataset(ds: str, R: int, P: int) -> None:
 
     # Laplacian: peer's own heat-kernel kNN graph (self-loops included) with the same width
     dist, _ = NearestNeighbors(n_neighbors=5).fit(X).kneighbors()
-    t_heat = float((dist ** 2).mean())  # our default width; the peer gets the same (t = sqrt(width / 2))
+    t_heat = float((dist**2).mean())  # our default width; the peer gets the same (t = sqrt(width / 2))
     t1, a = timed(lambda: laplacian_score(X, n_neighbors=5, kernel="heat", t=t_heat), R)
 
     def peer_lap():
-        Wp = construct_W(X.copy(), metric="euclidean", neighbor_mode="knn", weight_mode="heat_kernel", k=5,
-                         t=np.sqrt(t_heat / 2.0))
+        Wp = construct_W(
+            X.copy(),
+            metric="euclidean",
+            neighbor_mode="knn",
+            weight_mode="heat_kernel",
+            k=5,
+            t=np.sqrt(t_heat / 2.0),
+        )
         return sk_lap.lap_score(X.copy(), mode="index", W=Wp)
 
     t2, b = timed(peer_lap, P)
-    row(ds, "Laplacian k=5 (skfeature)", t1, t2, top(a), set(b[:20].tolist()),
-        "peer graph has self-loops W_ii=1")
+    row(
+        ds,
+        "Laplacian k=5 (skfeature)",
+        t1,
+        t2,
+        top(a),
+        set(b[:20].tolist()),
+        "peer graph has self-loops W_ii=1",
+    )
     Wours = _knn_affinity("bench", X, 5, "heat", t_heat)
     b2 = sk_lap.lap_score(X.copy(), mode="index", W=Wours)
     row(ds, "  same graph as ours", t1, t2, top(a), set(b2[:20].tolist()), "formula check")

@@ -18,6 +18,7 @@ Peers: ``pip install --no-deps skfeature-chappers`` (imports in /work/venv);
 ``mrmr-selection`` needs tqdm/polars/category_encoders/jinja2, installed with --target
 into a separate folder given by ``--peer-path`` (default /work/peers-saola).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -110,7 +111,7 @@ def fcbf_index_order(codes, y):
             continue
         p = int(order[i])
         sel.append(p)
-        later = i + 1 + np.flatnonzero(alive[i + 1:])
+        later = i + 1 + np.flatnonzero(alive[i + 1 :])
         if later.shape[0]:
             q = order[later]
             alive[later[mi_su_one_vs_many(codes.codes, codes.k, h, p, q, True) >= su[q]]] = False
@@ -161,40 +162,89 @@ def main() -> None:
         if SKF_MRMR is not None and not (a.skip_slow and name == "arcene"):
             # the MRMR wrapper calls LCSI in its default mode="rank", whose output is not the selected
             # indices (bug 2 in docs/saola.md); LCSI in mode="index" gives the indices it selected.
-            t_p, peer = timed(lambda: SKF_LCSI.lcsi(C, y, gamma=0, function_name="MRMR", n_selected_features=k,
-                                                    mode="index"))
+            t_p, peer = timed(
+                lambda: SKF_LCSI.lcsi(
+                    C, y, gamma=0, function_name="MRMR", n_selected_features=k, mode="index"
+                )
+            )
             wrapper = SKF_MRMR.mrmr(C, y, n_selected_features=k, mode="index")
             mifs = mifs_reference(codes, y, k, 0.8)
-            print(f"skfeature MRMR (LCSI)       {t_p:8.3f} s  ratio {t_p / t_ours:7.1f}x  top-{k} vs ours "
-                  f"{agree(ours.selected_, peer, k)}; vs MIFS(beta=0.8) {agree(mifs, peer, k)}; "
-                  f"wrapper output vs its own LCSI {agree(wrapper, peer, k)}")
-            rows.append((name, "mRMR", "skfeature-chappers", t_p, t_ours, agree(ours.selected_, peer, k),
-                         f"peer = MIFS(beta=0.8): {agree(mifs, peer, k)}"))
+            print(
+                f"skfeature MRMR (LCSI)       {t_p:8.3f} s  ratio {t_p / t_ours:7.1f}x  top-{k} vs ours "
+                f"{agree(ours.selected_, peer, k)}; vs MIFS(beta=0.8) {agree(mifs, peer, k)}; "
+                f"wrapper output vs its own LCSI {agree(wrapper, peer, k)}"
+            )
+            rows.append(
+                (
+                    name,
+                    "mRMR",
+                    "skfeature-chappers",
+                    t_p,
+                    t_ours,
+                    agree(ours.selected_, peer, k),
+                    f"peer = MIFS(beta=0.8): {agree(mifs, peer, k)}",
+                )
+            )
             t_f, fixed = timed(lambda: mid_with_peer_estimator(C, y, k))
-            print(f"MID from skfeature's midd   {t_f:8.3f} s  ratio {t_f / t_ours:7.1f}x  top-{k} vs ours "
-                  f"{agree(ours.selected_, fixed, k)}")
-            rows.append((name, "mRMR", "skfeature midd, MID fixed", t_f, t_ours, agree(ours.selected_, fixed, k),
-                         "peer's estimator, textbook MID loop"))
+            print(
+                f"MID from skfeature's midd   {t_f:8.3f} s  ratio {t_f / t_ours:7.1f}x  top-{k} vs ours "
+                f"{agree(ours.selected_, fixed, k)}"
+            )
+            rows.append(
+                (
+                    name,
+                    "mRMR",
+                    "skfeature midd, MID fixed",
+                    t_f,
+                    t_ours,
+                    agree(ours.selected_, fixed, k),
+                    "peer's estimator, textbook MID loop",
+                )
+            )
         if mrmr_classif is not None:
             Xdf = pd.DataFrame(X)
             ys = pd.Series(y)
             t_p, peer = timed(lambda: mrmr_classif(X=Xdf, y=ys, K=k, show_progress=False, n_jobs=2))
-            print(f"mrmr-selection (F/corr)     {t_p:8.3f} s  ratio {t_p / t_ours:7.1f}x  top-{k} vs ours "
-                  f"{agree(ours.selected_, np.asarray(peer), k)} (different criterion)")
-            rows.append((name, "mRMR", "mrmr-selection", t_p, t_ours, agree(ours.selected_, np.asarray(peer), k),
-                         "F-test / |corr| quotient, not MID"))
+            print(
+                f"mrmr-selection (F/corr)     {t_p:8.3f} s  ratio {t_p / t_ours:7.1f}x  top-{k} vs ours "
+                f"{agree(ours.selected_, np.asarray(peer), k)} (different criterion)"
+            )
+            rows.append(
+                (
+                    name,
+                    "mRMR",
+                    "mrmr-selection",
+                    t_p,
+                    t_ours,
+                    agree(ours.selected_, np.asarray(peer), k),
+                    "F-test / |corr| quotient, not MID",
+                )
+            )
 
         # ---------------- MIM
         t_ours, rel = timed(lambda: mi_with_target(discretize(X, n_bins=10), y), repeat=3)
         ours_mim = np.argsort(-rel, kind="stable")
         print(f"fsviz MIM (MI + top-k)      {t_ours:8.3f} s")
         if SKF_MIM is not None and not (a.skip_slow and name == "arcene"):
-            t_p, peer = timed(lambda: SKF_LCSI.lcsi(C, y, beta=0, gamma=0, n_selected_features=k, mode="index"))
+            t_p, peer = timed(
+                lambda: SKF_LCSI.lcsi(C, y, beta=0, gamma=0, n_selected_features=k, mode="index")
+            )
             wrapper = SKF_MIM.mim(C, y, n_selected_features=k, mode="index")
-            print(f"skfeature MIM (LCSI)        {t_p:8.3f} s  ratio {t_p / t_ours:7.1f}x  top-{k} vs ours "
-                  f"{agree(ours_mim, peer, k)}; wrapper output vs its own LCSI {agree(wrapper, peer, k)}")
-            rows.append((name, "MIM", "skfeature-chappers", t_p, t_ours, agree(ours_mim, peer, k),
-                         f"mim() wrapper output vs LCSI: {agree(wrapper, peer, k)}"))
+            print(
+                f"skfeature MIM (LCSI)        {t_p:8.3f} s  ratio {t_p / t_ours:7.1f}x  top-{k} vs ours "
+                f"{agree(ours_mim, peer, k)}; wrapper output vs its own LCSI {agree(wrapper, peer, k)}"
+            )
+            rows.append(
+                (
+                    name,
+                    "MIM",
+                    "skfeature-chappers",
+                    t_p,
+                    t_ours,
+                    agree(ours_mim, peer, k),
+                    f"mim() wrapper output vs LCSI: {agree(wrapper, peer, k)}",
+                )
+            )
 
         # ---------------- FCBF
         t_ours, ours = timed(lambda: FCBF().fit(X, y), repeat=3)
@@ -203,16 +253,29 @@ def main() -> None:
             t_p, peer = timed(lambda: SKF_FCBF.fcbf(C, y, mode="index"))
             idx_order = fcbf_index_order(codes, y)
             kk = min(k, len(peer), len(ours.selected_))
-            print(f"skfeature FCBF              {t_p:8.3f} s  ratio {t_p / t_ours:7.1f}x  top-{kk} vs ours "
-                  f"{agree(ours.selected_, peer, kk)}; peer selected {len(peer)}; vs index-order FCBF "
-                  f"{agree(idx_order, peer, min(len(peer), len(idx_order)))}")
-            rows.append((name, "FCBF", "skfeature-chappers", t_p, t_ours, agree(ours.selected_, peer, kk),
-                         f"peer = FCBF in index order: {agree(idx_order, peer, min(len(peer), len(idx_order)))}"))
+            print(
+                f"skfeature FCBF              {t_p:8.3f} s  ratio {t_p / t_ours:7.1f}x  top-{kk} vs ours "
+                f"{agree(ours.selected_, peer, kk)}; peer selected {len(peer)}; vs index-order FCBF "
+                f"{agree(idx_order, peer, min(len(peer), len(idx_order)))}"
+            )
+            rows.append(
+                (
+                    name,
+                    "FCBF",
+                    "skfeature-chappers",
+                    t_p,
+                    t_ours,
+                    agree(ours.selected_, peer, kk),
+                    f"peer = FCBF in index order: {agree(idx_order, peer, min(len(peer), len(idx_order)))}",
+                )
+            )
 
     print("\n| data | method | peer | peer s | fsviz s | ratio | top-20 agreement | note |")
     print("| --- | --- | --- | ---: | ---: | ---: | --- | --- |")
     for r in rows:
-        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.3f} | {r[4]:.4f} | {r[3] / r[4]:.0f}x | {r[5]} | {r[6]} |")
+        print(
+            f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.3f} | {r[4]:.4f} | {r[3] / r[4]:.0f}x | {r[5]} | {r[6]} |"
+        )
 
 
 if __name__ == "__main__":

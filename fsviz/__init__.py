@@ -3,6 +3,7 @@
 The subpackages are imported on first use so that ``import fsviz`` stays cheap
 and never pulls in Streamlit (the app lives outside the library).
 """
+
 from __future__ import annotations
 
 import importlib

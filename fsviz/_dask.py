@@ -31,6 +31,7 @@ Do not build another scheduler on top of this: one task per block, Dask does
 the placement. Choose blocks so that there are a few times more tasks than
 workers (:func:`n_tasks_hint`) and each task does at least ~0.1 s of work.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

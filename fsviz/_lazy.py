@@ -1,11 +1,14 @@
 """Lazy re-exports: a package lists its public names once, modules load on first use."""
+
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 
-def lazy_exports(package: str, table: dict[str, str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str, table: dict[str, str]
+) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """Return ``(__getattr__, __dir__)`` for a package re-exporting ``name -> .module``."""
 
     def __getattr__(name: str) -> object:

@@ -20,6 +20,7 @@ a one-line message and a non-zero exit code, never a traceback:
 130 interrupted
 ==  =====================================================================
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,7 +54,9 @@ class MethodSpec:
 
 
 METHODS: dict[str, MethodSpec] = {
-    "gdm": MethodSpec("GDM", True, "groups", "Group Discovery Machine: support (SF) + affiliated (AF) features"),
+    "gdm": MethodSpec(
+        "GDM", True, "groups", "Group Discovery Machine: support (SF) + affiliated (AF) features"
+    ),
     "saola": MethodSpec("SAOLA", True, "subset", "online streaming selection (Fisher's Z or SU tests)"),
     "grm": MethodSpec("GRM", False, "grm", "global redundancy minimisation of a base score (--base)"),
     "fisher": MethodSpec("FisherScore", True, "score", "Fisher score"),
@@ -103,7 +106,9 @@ class _Progress:
         if not self.tty and done < total and frac - self.last < 0.1:
             return
         self.last = frac
-        msg = f"fsviz: {self.label}: {done}/{total} ({100 * frac:.0f}%, {time.perf_counter() - self.t0:.1f} s)"
+        msg = (
+            f"fsviz: {self.label}: {done}/{total} ({100 * frac:.0f}%, {time.perf_counter() - self.t0:.1f} s)"
+        )
         sys.stderr.write(("\r" + msg + ("\n" if done >= total else "")) if self.tty else msg + "\n")
         sys.stderr.flush()
 
@@ -127,7 +132,11 @@ def _load(args: argparse.Namespace):
         kwargs["label"] = args.label
     t = time.perf_counter()
     ds = load_dataset(path, **kwargs)
-    _say(args, f"loaded {path}: {ds.X.shape[0]} samples x {ds.X.shape[1]} features in {time.perf_counter() - t:.1f} s")
+    _say(
+        args,
+        f"loaded {path}: {ds.X.shape[0]} samples x {ds.X.shape[1]} "
+        f"features in {time.perf_counter() - t:.1f} s",
+    )
     return ds
 
 
@@ -187,7 +196,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         "storage": "sparse" if sp.issparse(X) else "dense",
         "density": nnz / max(n * m, 1),
         # the Dataset's exact check (all values equal); a std of 0 misses constants with rounding
-        "constant_features": len(ds.constant_features) if hasattr(ds, "constant_features")
+        "constant_features": len(ds.constant_features)
+        if hasattr(ds, "constant_features")
         else int((norm == 0).sum()),
         "pairs": m * (m - 1) // 2,
         "fingerprint": getattr(ds, "fingerprint", None),
@@ -195,7 +205,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     }
     if y is not None:
         vals, cnt = np.unique(np.asarray(y), return_counts=True)
-        info["classes"] = {str(v): int(c) for v, c in zip(vals, cnt)}
+        info["classes"] = {str(v): int(c) for v, c in zip(vals, cnt, strict=False)}
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -209,7 +219,9 @@ def _edges(args: argparse.Namespace):
         try:
             return np.array([float(v) for v in args.edges.split(",")])
         except ValueError:
-            raise CLIError(f"--edges expects comma-separated numbers such as 0,0.1,0.5,1; got {args.edges!r}.") from None
+            raise CLIError(
+                f"--edges expects comma-separated numbers such as 0,0.1,0.5,1; got {args.edges!r}."
+            ) from None
     return args.bins
 
 
@@ -229,23 +241,40 @@ def cmd_histogram(args: argparse.Namespace) -> int:
     client = _client(args)
     try:
         h = correlation_histogram(
-            data, bins=edges, block_size=args.block_size, client=client, exact=not args.estimate,
-            n_sample_pairs=args.sample_pairs, random_state=args.seed, precision=args.precision,
+            data,
+            bins=edges,
+            block_size=args.block_size,
+            client=client,
+            exact=not args.estimate,
+            n_sample_pairs=args.sample_pairs,
+            random_state=args.seed,
+            precision=args.precision,
             progress=_Progress("histogram", args.quiet),
         )
     finally:
         if client is not None:
             client.close()
-    _say(args, f"{'exact' if h.exact else 'ESTIMATED'} histogram of {h.n_pairs:,} pairs in {h.seconds:.1f} s "
-               f"({h.method}; {h.n_evaluated:,} pair correlations computed; "
-               f"{h.constant_features.size} constant features excluded)")
+    _say(
+        args,
+        f"{'exact' if h.exact else 'ESTIMATED'} histogram of {h.n_pairs:,} pairs in {h.seconds:.1f} s "
+        f"({h.method}; {h.n_evaluated:,} pair correlations computed; "
+        f"{h.constant_features.size} constant features excluded)",
+    )
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["lower", "upper", "count", "fraction", "fraction_at_least_lower", "exact"])
     for k in range(h.counts.size):
         c = int(h.counts[k]) if h.exact else float(h.counts[k])
-        w.writerow([f"{h.edges[k]:.6g}", f"{h.edges[k + 1]:.6g}", c, f"{h.fractions[k]:.6e}",
-                    f"{h.tail_fractions[k]:.6e}", h.exact])
+        w.writerow(
+            [
+                f"{h.edges[k]:.6g}",
+                f"{h.edges[k + 1]:.6g}",
+                c,
+                f"{h.fractions[k]:.6e}",
+                f"{h.tail_fractions[k]:.6e}",
+                h.exact,
+            ]
+        )
     _write(args, buf.getvalue())
     return 0
 
@@ -324,7 +353,10 @@ def cmd_select(args: argparse.Namespace) -> int:
     if spec.kind == "grm":
         base_spec = METHODS[args.base]
         if base_spec.kind != "score":
-            raise CLIError(f"--base must be a scoring method ({', '.join(k for k, v in METHODS.items() if v.kind == 'score')}); got {args.base!r}.")
+            raise CLIError(
+                f"--base must be a scoring method "
+                f"({', '.join(k for k, v in METHODS.items() if v.kind == 'score')}); got {args.base!r}."
+            )
         if base_spec.supervised and y is None:
             raise CLIError(f"--base {args.base} needs class labels; name the label column with --label.")
         base = _make(args.base, {}, argparse.Namespace(n_features=None))
@@ -356,8 +388,10 @@ def cmd_methods(args: argparse.Namespace) -> int:
             status = "available"
         except CLIError as e:
             status = f"unavailable ({str(e).split(': ', 1)[-1]})"
-        print(f"{name:10s} {spec.cls:15s} {'supervised' if spec.supervised else 'unsupervised':12s} "
-              f"{status:10s} {spec.help}")
+        print(
+            f"{name:10s} {spec.cls:15s} {'supervised' if spec.supervised else 'unsupervised':12s} "
+            f"{status:10s} {spec.help}"
+        )
     return 0
 
 
@@ -365,15 +399,20 @@ def cmd_methods(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     from fsviz import __version__
 
-    p = argparse.ArgumentParser(prog="fsviz", description="Feature grouping and selection for high-dimensional data.")
+    p = argparse.ArgumentParser(
+        prog="fsviz", description="Feature grouping and selection for high-dimensional data."
+    )
     p.add_argument("--version", action="version", version=f"fsviz {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def data_args(q: argparse.ArgumentParser) -> None:
         q.add_argument("data", metavar="DATA", help="CSV/TSV, Parquet, .mat, LIBSVM or .npz file")
         q.add_argument("--label", help="label column (CSV/TSV/Parquet); default: the loader's choice")
-        q.add_argument("--format", choices=["csv", "tsv", "parquet", "mat", "libsvm", "npz"],
-                       help="file format when the extension does not tell")
+        q.add_argument(
+            "--format",
+            choices=["csv", "tsv", "parquet", "mat", "libsvm", "npz"],
+            help="file format when the extension does not tell",
+        )
         q.add_argument("-q", "--quiet", action="store_true", help="no progress or messages on stderr")
 
     q = sub.add_parser("info", help="summary of a dataset")
@@ -383,36 +422,69 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("histogram", help="histogram of |correlation| over all feature pairs (TPAMI Fig. 1)")
     data_args(q)
-    q.add_argument("--bins", type=int, default=20, help="equal-width bins on [0, 1] (default 20: steps of 0.05)")
+    q.add_argument(
+        "--bins", type=int, default=20, help="equal-width bins on [0, 1] (default 20: steps of 0.05)"
+    )
     q.add_argument("--edges", help="explicit bin edges, comma-separated, e.g. 0,0.1,0.3,0.5,1")
     g = q.add_mutually_exclusive_group()
-    g.add_argument("--exact", dest="estimate", action="store_false", help="exact counts over all pairs (default)")
+    g.add_argument(
+        "--exact", dest="estimate", action="store_false", help="exact counts over all pairs (default)"
+    )
     g.add_argument("--estimate", dest="estimate", action="store_true", help="estimate from sampled pairs")
     q.set_defaults(estimate=False)
     q.add_argument("--sample-pairs", type=int, default=1_000_000, help="pairs sampled with --estimate")
     q.add_argument("--seed", type=int, default=0, help="seed of the pair sample")
     q.add_argument("--block-size", type=int, default=2048, help="features per block (dense data)")
-    q.add_argument("--precision", choices=["float64", "float32"], default="float64",
-                   help="dense BLAS precision (float32 re-checks values near edges; counts stay exact)")
-    q.add_argument("--out-of-core", action="store_true",
-                   help="read .npy (memory-mapped), .parquet or zarr block by block instead of loading it")
+    q.add_argument(
+        "--precision",
+        choices=["float64", "float32"],
+        default="float64",
+        help="dense BLAS precision (float32 re-checks values near edges; counts stay exact)",
+    )
+    q.add_argument(
+        "--out-of-core",
+        action="store_true",
+        help="read .npy (memory-mapped), .parquet or zarr block by block instead of loading it",
+    )
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
-    q.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="give up connecting to the scheduler after this long (default 10)")
+    q.add_argument(
+        "--scheduler-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="give up connecting to the scheduler after this long (default 10)",
+    )
     q.add_argument("-o", "--output", help="write the histogram CSV here (default: stdout)")
     q.set_defaults(func=cmd_histogram)
 
     q = sub.add_parser("select", help="run a feature selector and export the selection as CSV")
     data_args(q)
     q.add_argument("--method", required=True, choices=sorted(METHODS), help="selector")
-    q.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="estimator parameter, repeatable (e.g. --param tau=0.3 --param max_iter=5)")
-    q.add_argument("-k", "--n-features", type=int, help="number of features to keep (scorers, subset methods)")
-    q.add_argument("--base", default="fisher", choices=sorted(k for k, v in METHODS.items() if v.kind == "score"),
-                   help="base score refined by --method grm (default fisher)")
-    q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client")
-    q.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="give up connecting to the scheduler after this long (default 10)")
+    q.add_argument(
+        "--param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="estimator parameter, repeatable (e.g. --param tau=0.3 --param max_iter=5)",
+    )
+    q.add_argument(
+        "-k", "--n-features", type=int, help="number of features to keep (scorers, subset methods)"
+    )
+    q.add_argument(
+        "--base",
+        default="fisher",
+        choices=sorted(k for k, v in METHODS.items() if v.kind == "score"),
+        help="base score refined by --method grm (default fisher)",
+    )
+    q.add_argument(
+        "--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client"
+    )
+    q.add_argument(
+        "--scheduler-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="give up connecting to the scheduler after this long (default 10)",
+    )
     q.add_argument("-o", "--output", help="CSV path (index,name,score,role,group); default: stdout")
     q.set_defaults(func=cmd_select)
 
@@ -451,8 +523,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:
         if os.environ.get("FSVIZ_DEBUG"):
             raise
-        print(f"fsviz: internal error: {type(e).__name__}: {e} (set FSVIZ_DEBUG=1 for the traceback)",
-              file=sys.stderr)
+        print(
+            f"fsviz: internal error: {type(e).__name__}: {e} (set FSVIZ_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
         return 3
 
 

@@ -164,7 +164,7 @@ def summarize(_dataset) -> Summary:
     classes: tuple = ()
     if getattr(_dataset, "y", None) is not None:
         labels, counts = np.unique(np.asarray(_dataset.y), return_counts=True)
-        classes = tuple((_plain(a), int(c)) for a, c in zip(labels, counts))
+        classes = tuple((_plain(a), int(c)) for a, c in zip(labels, counts, strict=False))
     shape = getattr(_dataset, "image_shape", None)
     return Summary(
         name=str(_dataset.name),
@@ -1082,7 +1082,7 @@ def random_partition(n_features: int, n_groups: int, seed: int = 0) -> list[list
 def decision_counts(result: StreamResult) -> dict[str, int]:
     """How many arriving features ended in each decision."""
     values, counts = np.unique(np.asarray(result.decision, dtype=object).astype(str), return_counts=True)
-    return {str(v): int(c) for v, c in zip(values, counts)}
+    return {str(v): int(c) for v, c in zip(values, counts, strict=False)}
 
 
 def group_choices(result: GroupResult, image_shape: tuple | None = None) -> dict:
@@ -1094,7 +1094,7 @@ def group_choices(result: GroupResult, image_shape: tuple | None = None) -> dict
     out: dict = {-1: f"all {len(result.support)} groups"}
     sizes = result.group_sizes()
     order = np.argsort(-sizes, kind="stable")
-    for s, n in zip(result.support[order].tolist(), sizes[order].tolist()):
+    for s, n in zip(result.support[order].tolist(), sizes[order].tolist(), strict=False):
         where = f" (row {s // image_shape[1]}, col {s % image_shape[1]})" if image_shape else ""
         out[int(s)] = f"group of feature {s}{where}: {n} affiliated"
     return out

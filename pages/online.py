@@ -45,7 +45,7 @@ counts = fc.decision_counts(res)
 cols = out.columns(5)
 cols[0].metric("features arrived", f"{len(res.arrival):,}")
 cols[1].metric("final selection", len(res.selected))
-for c, d in zip(cols[2:], ["irrelevant", "redundant", "removed"]):
+for c, d in zip(cols[2:], ["irrelevant", "redundant", "removed"], strict=False):
     c.metric(d, counts.get(d, 0))
 out.caption(f"{res.method}: {fc.params_label(res.key[2])}; {res.seconds:.2f} s")
 out.plotly_chart(stream_progress(res.set_size, res.decision), key="stream")

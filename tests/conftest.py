@@ -1,4 +1,5 @@
 """Shared fixtures: real benchmark data (FSVIZ_DATASETS) and the browser for end-to-end tests."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """The command line: main(argv) exit codes and outputs, and real subprocess runs."""
+
 from __future__ import annotations
 
 import csv
@@ -47,7 +48,9 @@ def test_chi2_on_signed_data_is_a_clean_error(tmp_path, capsys, rng):
     df = pd.DataFrame(rng.normal(size=(30, 4)), columns=list("abcd"))
     df["label"] = np.arange(30) % 2
     df.to_csv(p, index=False)
-    code, _, err = run(["select", "--method", "chi2", p, "--label", "label", "-o", tmp_path / "o.csv"], capsys)
+    code, _, err = run(
+        ["select", "--method", "chi2", p, "--label", "label", "-o", tmp_path / "o.csv"], capsys
+    )
     assert code == 1 and "non-negative" in err
 
 
@@ -84,8 +87,21 @@ def test_histogram_matches_library(loader, csv_path, tmp_path, capsys):
 
 
 def test_histogram_estimate_and_edges(loader, csv_path, capsys):
-    code, out, err = run(["histogram", csv_path, "--label", "label", "--estimate", "--sample-pairs", "5000",
-                          "--edges", "0,0.5,1", "-q"], capsys)
+    code, out, err = run(
+        [
+            "histogram",
+            csv_path,
+            "--label",
+            "label",
+            "--estimate",
+            "--sample-pairs",
+            "5000",
+            "--edges",
+            "0,0.5,1",
+            "-q",
+        ],
+        capsys,
+    )
     assert code == 0 and err == ""
     got = pd.read_csv(io.StringIO(out))
     assert len(got) == 2 and not got["exact"].any()
@@ -95,8 +111,10 @@ def test_histogram_estimate_and_edges(loader, csv_path, capsys):
 def test_histogram_out_of_core_npy(tmp_path, rng, capsys):
     X = rng.normal(size=(30, 40))
     np.save(tmp_path / "x.npy", X)
-    code, out, err = run(["histogram", tmp_path / "x.npy", "--out-of-core", "--block-size", "7",
-                          "--precision", "float32"], capsys)
+    code, out, err = run(
+        ["histogram", tmp_path / "x.npy", "--out-of-core", "--block-size", "7", "--precision", "float32"],
+        capsys,
+    )
     assert code == 0, err
     got = pd.read_csv(io.StringIO(out))
     np.testing.assert_array_equal(got["count"], correlation_histogram(X).counts)
@@ -112,8 +130,19 @@ def test_histogram_out_of_core_npy(tmp_path, rng, capsys):
         (["histogram", "{npy}", "--out-of-core", "--edges", "0.5,0.2"], 1, "strictly increasing"),
         (["histogram", "{npy}", "--out-of-core", "--block-size", "0"], 1, "'block_size' must be"),
         (["histogram", "{txt}", "--out-of-core"], 1, "cannot read"),
-        (["histogram", "{npy}", "--out-of-core", "--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"], 1,
-         "could not connect"),
+        (
+            [
+                "histogram",
+                "{npy}",
+                "--out-of-core",
+                "--scheduler",
+                "tcp://127.0.0.1:1",
+                "--scheduler-timeout",
+                "1",
+            ],
+            1,
+            "could not connect",
+        ),
         (["select", "--method", "nosuch", "{npy}"], 2, "invalid choice"),
         (["frobnicate"], 2, "invalid choice"),
         ([], 2, "required"),
@@ -144,7 +173,11 @@ def test_help_and_version(capsys):
 
 def test_parse_params():
     assert cli._parse_params(["tau=0.3", "corr=su", "max_iter=5", "prior_groups=[[0, 1], [2]]"]) == {
-        "tau": 0.3, "corr": "su", "max_iter": 5, "prior_groups": [[0, 1], [2]]}
+        "tau": 0.3,
+        "corr": "su",
+        "max_iter": 5,
+        "prior_groups": [[0, 1], [2]],
+    }
 
 
 # ---------------------------------------------------------------------------------- select
@@ -178,17 +211,26 @@ def test_select_every_method(loader, csv_path, tmp_path, capsys, name):
 
 
 def test_select_unknown_param_message(loader, csv_path, capsys):
-    code, _, err = run(["select", "--method", "fisher", "--param", "bogus=1", csv_path, "--label", "label"], capsys)
+    code, _, err = run(
+        ["select", "--method", "fisher", "--param", "bogus=1", csv_path, "--label", "label"], capsys
+    )
     assert code == 1 and "has no parameter(s) ['bogus']" in err
 
 
 def test_rows_for_groups_and_rankings():
     names = [f"f{j}" for j in range(6)]
-    gdm = SimpleNamespace(support_=np.array([4, 1]), groups_={4: np.array([0, 2]), 1: np.array([], int)},
-                          scores_=np.arange(6) / 10)
+    gdm = SimpleNamespace(
+        support_=np.array([4, 1]),
+        groups_={4: np.array([0, 2]), 1: np.array([], int)},
+        scores_=np.arange(6) / 10,
+    )
     rows = cli._rows_from(gdm, cli.METHODS["gdm"], names, None)
-    assert rows == [[4, "f4", "0.4", "SF", 1], [1, "f1", "0.1", "SF", 2],
-                    [0, "f0", "0", "AF", 1], [2, "f2", "0.2", "AF", 1]]
+    assert rows == [
+        [4, "f4", "0.4", "SF", 1],
+        [1, "f1", "0.1", "SF", 2],
+        [0, "f0", "0", "AF", 1],
+        [2, "f2", "0.2", "AF", 1],
+    ]
 
     class Scorer:
         scores_ = np.array([0.1, 0.9, 0.5, 0.7])
@@ -223,8 +265,15 @@ def test_internal_error_has_no_traceback(monkeypatch, capsys, tmp_path):
 # ------------------------------------------------------------------------------ subprocess
 def _sub(*args, cwd=ROOT):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "fsviz", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "fsviz", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_subprocess_histogram_and_errors(tmp_path, rng):
@@ -253,13 +302,34 @@ def test_scheduler_address(loader, csv_path, tmp_path, rng, capsys):
     X = rng.normal(size=(25, 30))
     np.save(tmp_path / "x.npy", X)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc:
-        code, out, err = run(["histogram", tmp_path / "x.npy", "--out-of-core", "--block-size", "8",
-                              "--scheduler", lc.scheduler_address], capsys)
+        code, out, err = run(
+            [
+                "histogram",
+                tmp_path / "x.npy",
+                "--out-of-core",
+                "--block-size",
+                "8",
+                "--scheduler",
+                lc.scheduler_address,
+            ],
+            capsys,
+        )
         assert code == 0, err
         assert "connected to Dask scheduler" in err
         np.testing.assert_array_equal(pd.read_csv(io.StringIO(out))["count"], correlation_histogram(X).counts)
-        code, out, err = run(["select", "--method", "saola", csv_path, "--label", "label",
-                              "--scheduler", lc.scheduler_address], capsys)
+        code, out, err = run(
+            [
+                "select",
+                "--method",
+                "saola",
+                csv_path,
+                "--label",
+                "label",
+                "--scheduler",
+                lc.scheduler_address,
+            ],
+            capsys,
+        )
         assert code == 0, err
         local = run(["select", "--method", "saola", csv_path, "--label", "label"], capsys)[1]
         assert out == local  # same selection on the cluster

@@ -1,5 +1,6 @@
 """fsviz._dask: feature blocks and map_blocks (the local path; the cluster path runs in
 tests/test_stats_correlation.py::test_dask_matches_local and tests/test_data_chunked.py)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,8 +31,13 @@ def test_strided_blocks_partition():
 def test_map_blocks_local_order_and_progress(rng):
     X = rng.normal(size=(5, 11))
     seen = []
-    out = map_blocks(_colsum, feature_blocks(11, 3), shared=(X,), kwargs={"scale": 2.0},
-                     progress=lambda d, t: seen.append((d, t)))
+    out = map_blocks(
+        _colsum,
+        feature_blocks(11, 3),
+        shared=(X,),
+        kwargs={"scale": 2.0},
+        progress=lambda d, t: seen.append((d, t)),
+    )
     np.testing.assert_allclose(np.concatenate(out), 2 * X.sum(axis=0))
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
 

@@ -1,4 +1,5 @@
 """Out-of-core sources: same statistics, histograms and pairs as the in-memory array."""
+
 from __future__ import annotations
 
 import pickle
@@ -133,8 +134,10 @@ def test_sources_on_local_cluster(tmp_path, X):
     distributed = pytest.importorskip("distributed")
     p = _npy(tmp_path, X)
     ref = correlation_histogram(X, bins=20, block_size=16)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc, \
-            distributed.Client(lc) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc,
+        distributed.Client(lc) as client,
+    ):
         got = correlation_histogram(str(p), bins=20, block_size=16, client=client)
         np.testing.assert_array_equal(got.counts, ref.counts)
         # a dask array travels as its graph; workers compute their blocks themselves

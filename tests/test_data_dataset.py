@@ -1,4 +1,5 @@
 """Dataset: normalisation, validation messages, fingerprint, summary, subsets, export."""
+
 from __future__ import annotations
 
 import hashlib
@@ -44,8 +45,9 @@ def test_caller_array_is_copied_not_frozen(rng):
 
 def test_sparse_stays_sparse_and_is_canonical():
     # duplicates are summed, explicit zeros removed, COO becomes CSR
-    coo = sp.coo_matrix((np.array([1.0, 2.0, 0.0, 5.0]), (np.array([0, 0, 1, 2]), np.array([1, 1, 0, 2]))),
-                        shape=(3, 3))
+    coo = sp.coo_matrix(
+        (np.array([1.0, 2.0, 0.0, 5.0]), (np.array([0, 0, 1, 2]), np.array([1, 1, 0, 2]))), shape=(3, 3)
+    )
     ds = Dataset(coo)
     assert sp.issparse(ds.X) and ds.X.format == "csr"
     assert ds.X.nnz == 2
@@ -63,7 +65,9 @@ def test_string_labels_encoded_with_mapping():
 
 
 def test_given_class_names_order_is_respected():
-    ds = Dataset(np.arange(8.0).reshape(4, 2), y=["dog", "cat", "dog", "emu"], class_names=["emu", "dog", "cat"])
+    ds = Dataset(
+        np.arange(8.0).reshape(4, 2), y=["dog", "cat", "dog", "emu"], class_names=["emu", "dog", "cat"]
+    )
     assert ds.y.tolist() == [1, 2, 1, 0]
     assert ds.labels.tolist() == ["dog", "cat", "dog", "emu"]
     codes = Dataset(np.arange(8.0).reshape(4, 2), y=[0, 1, 1, 0], class_names=["no", "yes"])
@@ -80,10 +84,13 @@ def test_label_kinds():
 
 
 # ---------------------------------------------------------------------------- errors
-@pytest.mark.parametrize("bad,msg", [
-    (np.nan, r"1 non-finite value\(s\) \(1 missing/NaN, 0 infinite\).*row 2 column 'f1'.*impute"),
-    (np.inf, r"\(0 missing/NaN, 1 infinite\).*row 2 column 'f1' \(inf\)"),
-])
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        (np.nan, r"1 non-finite value\(s\) \(1 missing/NaN, 0 infinite\).*row 2 column 'f1'.*impute"),
+        (np.inf, r"\(0 missing/NaN, 1 infinite\).*row 2 column 'f1' \(inf\)"),
+    ],
+)
 def test_non_finite_named(bad, msg):
     X = np.ones((4, 3))
     X[2, 1] = bad
@@ -93,7 +100,9 @@ def test_non_finite_named(bad, msg):
 
 def test_non_finite_sparse_counted():
     X = sp.csr_matrix(np.array([[0, np.nan, 0], [np.inf, 0, 1.0]]))
-    with pytest.raises(ValueError, match=r"2 non-finite value\(s\) \(1 missing/NaN, 1 infinite\) in 2 column"):
+    with pytest.raises(
+        ValueError, match=r"2 non-finite value\(s\) \(1 missing/NaN, 1 infinite\) in 2 column"
+    ):
         Dataset(X)
 
 
@@ -129,15 +138,25 @@ def test_error_messages():
 def test_fingerprint_stable_and_matches_definition(rng):
     X = _dense(rng, 5, 3)
     ds = Dataset(X, y=[0, 1, 0, 1, 1], feature_names=["a", "b", "c"], name="one")
-    again = Dataset(X.copy(), y=np.array([0, 1, 0, 1, 1]), feature_names=("a", "b", "c"), name="two",
-                    description="d", meta={"x": 1})
+    again = Dataset(
+        X.copy(),
+        y=np.array([0, 1, 0, 1, 1]),
+        feature_names=("a", "b", "c"),
+        name="two",
+        description="d",
+        meta={"x": 1},
+    )
     assert ds.fingerprint == again.fingerprint  # name/description/meta do not change results
     assert len(ds.fingerprint) == 64 and int(ds.fingerprint, 16) >= 0
     # independent recomputation from the documented definition
     h = hashlib.sha256()
     h.update(b"fsviz-dataset-v1")
-    h.update(json.dumps({"storage": "dense", "shape": [5, 3], "dtype": "float64", "y": ["int64", 5],
-                         "class_names": None}, sort_keys=True).encode())
+    h.update(
+        json.dumps(
+            {"storage": "dense", "shape": [5, 3], "dtype": "float64", "y": ["int64", 5], "class_names": None},
+            sort_keys=True,
+        ).encode()
+    )
     h.update(b'["a", "b", "c"]')
     h.update(np.array([0, 1, 0, 1, 1], dtype=np.int64).tobytes())
     h.update(np.ascontiguousarray(X).tobytes())
@@ -326,8 +345,11 @@ def test_dense_export_of_huge_sparse_refused(monkeypatch):
     monkeypatch.setattr(dsmod, "_DENSE_EXPORT_LIMIT", 10_000)
     big = Dataset(sp.csr_matrix((100, 3_000)))
     Dataset(np.zeros((100, 3_000))).to_csv()  # dense data are written whatever their size
-    with pytest.raises(ValueError, match=r"would become 100 x 3,000 = 300,000 dense cells.*Fix: save it as "
-                                         r"\.npz or svmlight"):
+    with pytest.raises(
+        ValueError,
+        match=r"would become 100 x 3,000 = 300,000 dense cells.*Fix: save it as "
+        r"\.npz or svmlight",
+    ):
         big.to_csv()
     with pytest.raises(ValueError, match=r"Dataset\.save \(Parquet\): this sparse dataset"):
         big.save(io.BytesIO(), fmt="parquet")

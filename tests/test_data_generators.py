@@ -117,14 +117,16 @@ def test_blocks_structure():
 
 
 def test_blocks_uninformative_and_shuffle():
-    X, y, truth = make_correlated_blocks(n_samples=200, n_features=53, n_blocks=5, n_informative_blocks=2,
-                                         shuffle=True, random_state=2)
+    X, y, truth = make_correlated_blocks(
+        n_samples=200, n_features=53, n_blocks=5, n_informative_blocks=2, shuffle=True, random_state=2
+    )
     assert sorted(len(b) for b in truth.blocks) == [10, 10, 11, 11, 11]
     assert truth.informative_blocks.size == 2
     nz = np.unique(truth.block[truth.mean_shift != 0])
     assert np.array_equal(nz, truth.informative_blocks)
-    X2, y2, t2 = make_correlated_blocks(n_samples=200, n_features=53, n_blocks=5, n_informative_blocks=2,
-                                        shuffle=True, random_state=2)
+    X2, y2, t2 = make_correlated_blocks(
+        n_samples=200, n_features=53, n_blocks=5, n_informative_blocks=2, shuffle=True, random_state=2
+    )
     assert np.array_equal(X, X2) and np.array_equal(truth.block, t2.block)
 
 
@@ -144,7 +146,9 @@ def test_blocks_errors(kwargs, match):
 
 # ----------------------------------------------------------------------------- text
 def test_sparse_text_small_exact_nnz_and_counts():
-    X, y, truth = make_sparse_text(n_samples=300, n_features=20000, nnz=15000, return_truth=True, random_state=1)
+    X, y, truth = make_sparse_text(
+        n_samples=300, n_features=20000, nnz=15000, return_truth=True, random_state=1
+    )
     assert sp.isspmatrix_csr(X) and X.shape == (300, 20000)
     assert X.nnz == 15000
     assert np.all(X.data >= 1) and np.all(X.data == np.round(X.data))

@@ -1,4 +1,5 @@
 """load_dataset / save_dataset: every format, buffers, real .mat files, every error message."""
+
 from __future__ import annotations
 
 import io
@@ -54,9 +55,15 @@ def test_csv_default_label_names_and_values():
     assert ds.name == "t" and ds.meta["label_column"] == "class" and ds.meta["format"] == "csv"
 
 
-@pytest.mark.parametrize("header,label_col", [
-    ("label,a,b", "label"), ("a,Target,b", "Target"), ("y,a,b", "y"), ("a,b,CLASS", "CLASS"),
-])
+@pytest.mark.parametrize(
+    "header,label_col",
+    [
+        ("label,a,b", "label"),
+        ("a,Target,b", "Target"),
+        ("y,a,b", "y"),
+        ("a,b,CLASS", "CLASS"),
+    ],
+)
 def test_csv_label_candidates(header, label_col):
     cols = header.split(",")
     rows = "\n".join(",".join(str(i + j) for j in range(3)) for i in range(4))
@@ -90,8 +97,11 @@ def test_csv_explicit_label_by_name_position_and_none():
 
 
 def test_wrong_label_column_lists_columns():
-    with pytest.raises(ValueError, match=r"load_dataset: label column 'klass' not found; columns are "
-                                         r"\['a', 'b', 'c'\]\. Fix: pass label="):
+    with pytest.raises(
+        ValueError,
+        match=r"load_dataset: label column 'klass' not found; columns are "
+        r"\['a', 'b', 'c'\]\. Fix: pass label=",
+    ):
         load_dataset(named(b"a,b,c\n1,2,3\n", "t.csv"), label="klass")
     with pytest.raises(ValueError, match=r"label column 'Class' not found \(did you mean 'class'\?\)"):
         load_dataset(named(b"a,class\n1,2\n", "t.csv"), label="Class")
@@ -118,8 +128,11 @@ def test_csv_numeric_strings_labels_and_float_labels():
 
 
 def test_csv_missing_values_reported_with_position():
-    with pytest.raises(ValueError, match=r"2 non-finite value\(s\) \(2 missing/NaN, 0 infinite\) in 2 column\(s\) "
-                                         r"\['a', 'b'\]: row 1 column 'a' \(NaN\); row 2 column 'b' \(NaN\)\..*Fix"):
+    with pytest.raises(
+        ValueError,
+        match=r"2 non-finite value\(s\) \(2 missing/NaN, 0 infinite\) in 2 column\(s\) "
+        r"\['a', 'b'\]: row 1 column 'a' \(NaN\); row 2 column 'b' \(NaN\)\..*Fix",
+    ):
         load_dataset(named(b"a,b,label\n1,2,0\n,3,1\n4,NA,0\n", "t.csv"))
     with pytest.raises(ValueError, match=r"\(0 missing/NaN, 1 infinite\).*row 0 column 'b' \(inf\)"):
         load_dataset(named(b"a,b\n1,inf\n2,3\n", "t.csv"))
@@ -131,8 +144,11 @@ def test_csv_missing_label():
 
 
 def test_csv_non_numeric_columns_named():
-    with pytest.raises(ValueError, match=r"2 non-numeric feature column\(s\): 'color' \(e\.g\. 'red' at row 0\); "
-                                         r"'size' \(e\.g\. 'big' at row 1\)\. Features must be numbers\. Fix"):
+    with pytest.raises(
+        ValueError,
+        match=r"2 non-numeric feature column\(s\): 'color' \(e\.g\. 'red' at row 0\); "
+        r"'size' \(e\.g\. 'big' at row 1\)\. Features must be numbers\. Fix",
+    ):
         load_dataset(named(b"color,size,x,label\nred,1,2,0\nblue,big,3,1\n", "t.csv"))
 
 
@@ -177,9 +193,14 @@ def test_buffers_paths_bytes_and_uploads(tmp_path):
     data = b"a,b,label\n1,2,0\n3,4,1\n"
     p = tmp_path / "d.csv"
     p.write_bytes(data)
-    fps = {load_dataset(p).fingerprint, load_dataset(str(p)).fingerprint,
-           load_dataset(named(data, "d.csv")).fingerprint, load_dataset(Upload(data, "d.csv")).fingerprint,
-           load_dataset(data, fmt="csv").fingerprint, load_dataset(io.BytesIO(data)).fingerprint}
+    fps = {
+        load_dataset(p).fingerprint,
+        load_dataset(str(p)).fingerprint,
+        load_dataset(named(data, "d.csv")).fingerprint,
+        load_dataset(Upload(data, "d.csv")).fingerprint,
+        load_dataset(data, fmt="csv").fingerprint,
+        load_dataset(io.BytesIO(data)).fingerprint,
+    }
     assert len(fps) == 1
     with open(p, "rb") as fh:
         assert load_dataset(fh).fingerprint in fps
@@ -214,14 +235,17 @@ def test_unknown_format_and_missing_file(tmp_path):
 GARBAGE = bytes(np.random.default_rng(7).integers(0, 256, size=4096, dtype=np.uint8))
 
 
-@pytest.mark.parametrize("suffix,pattern", [
-    (".csv", r"could not read 'g\.csv' as CSV|non-numeric"),
-    (".tsv", r"could not read 'g\.tsv' as TSV|non-numeric"),
-    (".parquet", r"could not read 'g\.parquet' as Parquet"),
-    (".mat", r"could not read 'g\.mat' as a MATLAB \.mat file"),
-    (".svm", r"could not read 'g\.svm' as LIBSVM/svmlight"),
-    (".npz", r"could not read 'g\.npz' as \.npz"),
-])
+@pytest.mark.parametrize(
+    "suffix,pattern",
+    [
+        (".csv", r"could not read 'g\.csv' as CSV|non-numeric"),
+        (".tsv", r"could not read 'g\.tsv' as TSV|non-numeric"),
+        (".parquet", r"could not read 'g\.parquet' as Parquet"),
+        (".mat", r"could not read 'g\.mat' as a MATLAB \.mat file"),
+        (".svm", r"could not read 'g\.svm' as LIBSVM/svmlight"),
+        (".npz", r"could not read 'g\.npz' as \.npz"),
+    ],
+)
 @pytest.mark.parametrize("payload", ["random", "truncated", "text"])
 def test_garbage_bytes_give_value_error(suffix, pattern, payload, tmp_path):
     if payload == "random":
@@ -288,7 +312,9 @@ def test_npz_plain_arrays_and_scipy_sparse(tmp_path):
 
 def test_npz_errors(tmp_path):
     np.savez(tmp_path / "nox.npz", A=np.ones((2, 2)))
-    with pytest.raises(ValueError, match=r"no feature matrix; arrays are \['A'\]\. Fix: save the features as 'X'"):
+    with pytest.raises(
+        ValueError, match=r"no feature matrix; arrays are \['A'\]\. Fix: save the features as 'X'"
+    ):
         load_dataset(tmp_path / "nox.npz")
     np.savez(tmp_path / "obj.npz", X=np.ones((2, 2)), y=np.array(["a", None], dtype=object))
     with pytest.raises(ValueError, match=r"holds object arrays, which are not loaded \(allow_pickle=False"):
@@ -297,7 +323,9 @@ def test_npz_errors(tmp_path):
     with pytest.raises(ValueError, match=r"2 labels but 3 samples; they must match"):
         load_dataset(tmp_path / "len.npz")
     np.savez(tmp_path / "lab.npz", X=np.ones((2, 2)), y=np.array([0, 1]))
-    with pytest.raises(ValueError, match=r"label array 'cls' not found in 'lab\.npz'; arrays are \['X', 'y'\]"):
+    with pytest.raises(
+        ValueError, match=r"label array 'cls' not found in 'lab\.npz'; arrays are \['X', 'y'\]"
+    ):
         load_dataset(tmp_path / "lab.npz", label="cls")
     np.save(tmp_path / "single.npy", np.ones((2, 2)))
     with pytest.raises(ValueError, match=r"single \.npy array, not an \.npz archive"):
@@ -315,8 +343,11 @@ def test_svmlight_foreign_one_based_file_kept_sparse():
     np.testing.assert_array_equal(ds.X.toarray(), [[0.5, 0, 2], [0, 1.25, 0], [1, 1, 1]])
     assert ds.y.tolist() == [1, -1, 1]
     assert load_dataset(named(text, "d.libsvm"), label=None).y is None
-    with pytest.raises(ValueError, match=r"LIBSVM/svmlight file, whose labels are the first field of every line; "
-                                         r"label must be 'auto' or None, got 'class'"):
+    with pytest.raises(
+        ValueError,
+        match=r"LIBSVM/svmlight file, whose labels are the first field of every line; "
+        r"label must be 'auto' or None, got 'class'",
+    ):
         load_dataset(named(text, "d.libsvm"), label="class")
 
 
@@ -352,11 +383,16 @@ def test_mat_errors(tmp_path):
     with pytest.raises(ValueError, match=r"no feature matrix; variables are \['A'\], expected 'X'"):
         load_dataset(tmp_path / "nox.mat")
     sio.savemat(tmp_path / "t.mat", {"X": np.ones((4, 3)), "Y": np.ones((3, 1))})
-    with pytest.raises(ValueError, match=r"Y has 3 labels but X has 4 rows \(samples\); they must match\. "
-                                         r"X looks transposed"):
+    with pytest.raises(
+        ValueError,
+        match=r"Y has 3 labels but X has 4 rows \(samples\); they must match\. "
+        r"X looks transposed",
+    ):
         load_dataset(tmp_path / "t.mat")
     sio.savemat(tmp_path / "k.mat", {"X": np.ones((2, 2)), "Y": np.ones((2, 1))})
-    with pytest.raises(ValueError, match=r"label variable 'gnd' not found in 'k\.mat'; variables are \['X', 'Y'\]"):
+    with pytest.raises(
+        ValueError, match=r"label variable 'gnd' not found in 'k\.mat'; variables are \['X', 'Y'\]"
+    ):
         load_dataset(tmp_path / "k.mat", label="gnd")
 
 
@@ -366,11 +402,16 @@ def test_mat_v73_hdf5_gets_clear_error(tmp_path):
     with h5py.File(p, "w", userblock_size=512) as f:
         f["X"] = np.ones((3, 2))
         f["Y"] = np.ones((1, 3))
-    header = b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Sun Nov 22 00:00:00 2026 HDF5 schema 1.00 ."
+    header = (
+        b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: Sun Nov 22 00:00:00 2026 HDF5 schema 1.00 ."
+    )
     with open(p, "r+b") as fh:
         fh.write(header.ljust(116, b" ") + b"\x00" * 8 + b"\x00\x02IM")
-    with pytest.raises(ValueError, match=r"MATLAB v7\.3 \(HDF5\) file, which scipy cannot read\. Fix: re-save it "
-                                         r"in MATLAB as version 7 \(save\(filename, 'X', 'Y', '-v7'\)\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"MATLAB v7\.3 \(HDF5\) file, which scipy cannot read\. Fix: re-save it "
+        r"in MATLAB as version 7 \(save\(filename, 'X', 'Y', '-v7'\)\)",
+    ):
         load_dataset(p)
     with open(p, "rb") as fh:  # also without a helpful header: plain HDF5 at offset 512
         raw = bytearray(fh.read())
@@ -420,10 +461,18 @@ def _symmetry(img: np.ndarray) -> tuple[float, float]:
     return lr, ud
 
 
-@pytest.mark.parametrize("name,shape", [
-    ("COIL20", (32, 32)), ("ORL", (32, 32)), ("Yale", (32, 32)), ("orlraws10P", (112, 92)),
-    ("pixraw10P", (100, 100)), ("warpAR10P", (60, 40)), ("warpPIE10P", (55, 44)),
-])
+@pytest.mark.parametrize(
+    "name,shape",
+    [
+        ("COIL20", (32, 32)),
+        ("ORL", (32, 32)),
+        ("Yale", (32, 32)),
+        ("orlraws10P", (112, 92)),
+        ("pixraw10P", (100, 100)),
+        ("warpAR10P", (60, 40)),
+        ("warpPIE10P", (55, 44)),
+    ],
+)
 def test_real_images_upright(name, shape, skfeature_path):
     path = skfeature_path(name)
     raw = sio.loadmat(path)
@@ -456,9 +505,15 @@ def test_real_coil20_exact_and_fast(skfeature_path):
     assert perm[j] == 17 * 32 + 3
 
 
-@pytest.mark.parametrize("name,shape,n_classes", [
-    ("lung_small", (73, 325), 7), ("colon", (62, 2000), 2), ("arcene", (200, 10000), 2), ("BASEHOCK", (1993, 4862), 2),
-])
+@pytest.mark.parametrize(
+    "name,shape,n_classes",
+    [
+        ("lung_small", (73, 325), 7),
+        ("colon", (62, 2000), 2),
+        ("arcene", (200, 10000), 2),
+        ("BASEHOCK", (1993, 4862), 2),
+    ],
+)
 def test_real_non_image_sets(name, shape, n_classes, skfeature_path):
     path = skfeature_path(name)
     raw = sio.loadmat(path)
@@ -496,10 +551,15 @@ def test_mat_upload_buffer_keeps_known_shape(skfeature_path):
 
 def test_blank_column_names_and_dates_rejected():
     df = pd.DataFrame({"a": [1.0, 2.0], "label": [0, 1]}, index=["r1", "r2"])
-    with pytest.raises(ValueError, match=r"position\(s\) \[0\] have no name \(a saved DataFrame index\? "
-                                         r"write it with index=False\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"position\(s\) \[0\] have no name \(a saved DataFrame index\? "
+        r"write it with index=False\)",
+    ):
         load_dataset(named(df.to_csv().encode(), "i.csv"))
-    dates = pd.DataFrame({"a": [1.0, 2.0], "when": pd.to_datetime(["2020-01-01", "2021-01-01"]), "label": [0, 1]})
+    dates = pd.DataFrame(
+        {"a": [1.0, 2.0], "when": pd.to_datetime(["2020-01-01", "2021-01-01"]), "label": [0, 1]}
+    )
     buf = io.BytesIO()
     dates.to_parquet(buf)
     with pytest.raises(ValueError, match=r"1 non-numeric feature column\(s\): 'when'"):

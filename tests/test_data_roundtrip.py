@@ -1,4 +1,5 @@
 """Property-based round trips: save -> load keeps every value, name, label and order exactly."""
+
 from __future__ import annotations
 
 import io
@@ -28,9 +29,11 @@ def _is_number(s: str) -> bool:
 
 
 feature_name = st.text(name_chars, min_size=1, max_size=8).filter(
-    lambda s: s.strip() == s and s.strip() != "" and s.lower() not in LABEL_CANDIDATES)
+    lambda s: s.strip() == s and s.strip() != "" and s.lower() not in LABEL_CANDIDATES
+)
 class_name = st.text(name_chars, min_size=1, max_size=6).filter(
-    lambda s: s.strip() == s and s != "" and not _is_number(s))
+    lambda s: s.strip() == s and s != "" and not _is_number(s)
+)
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
 
@@ -48,7 +51,7 @@ def datasets(draw, labels=("none", "int", "float", "str"), sparse: bool = False)
     kind = draw(st.sampled_from(labels))
     y = None
     if kind == "int":
-        y = draw(st.lists(st.integers(-2**40, 2**40), min_size=n, max_size=n))
+        y = draw(st.lists(st.integers(-(2**40), 2**40), min_size=n, max_size=n))
     elif kind == "float":
         y = draw(st.lists(finite.filter(lambda v: v != round(v)), min_size=n, max_size=n))
     elif kind == "str":

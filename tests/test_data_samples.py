@@ -1,4 +1,5 @@
 """Bundled samples: deterministic files, list/load API, ground truth, the writer CLI."""
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,9 @@ def test_files_match_generators_exactly(folder):
 
 def test_synthetic_groups_truth(folder):
     ds = load_sample("synthetic-groups", folder)
-    X, y, truth = make_grouped_classification(n_samples=600, n_features=2000, n_groups=12, max_affiliates=5,
-                                              random_state=0)
+    X, y, truth = make_grouped_classification(
+        n_samples=600, n_features=2000, n_groups=12, max_affiliates=5, random_state=0
+    )
     np.testing.assert_array_equal(ds.X, X)
     np.testing.assert_array_equal(ds.y, y)
     assert isinstance(ds.truth, GroundTruth)
@@ -61,7 +63,9 @@ def test_synthetic_groups_truth(folder):
 
 def test_blocks_truth(folder):
     ds = load_sample("correlated-blocks", folder)
-    X, _, truth = make_correlated_blocks(n_samples=400, n_features=100, n_blocks=10, block_corr=0.8, random_state=0)
+    X, _, truth = make_correlated_blocks(
+        n_samples=400, n_features=100, n_blocks=10, block_corr=0.8, random_state=0
+    )
     np.testing.assert_array_equal(ds.X, X)
     assert isinstance(ds.truth, BlockTruth)
     np.testing.assert_array_equal(ds.truth.block, truth.block)
@@ -91,7 +95,9 @@ def test_if_missing_skips_current_files_and_rewrites_missing(folder):
 
 def test_load_sample_generates_missing_files(tmp_path):
     ds = load_sample("correlated-blocks", tmp_path)
-    assert (tmp_path / "correlated-blocks.npz").is_file() and (tmp_path / "correlated-blocks.truth.npz").is_file()
+    assert (tmp_path / "correlated-blocks.npz").is_file() and (
+        tmp_path / "correlated-blocks.truth.npz"
+    ).is_file()
     assert load_sample("correlated-blocks", tmp_path) is ds  # cached
 
 
@@ -103,13 +109,25 @@ def test_unknown_sample():
 
 
 def test_cli_if_missing(tmp_path):
-    cmd = [sys.executable, "-m", "fsviz.data.samples", "--if-missing", "--dir", str(tmp_path), "digits-0-vs-1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "fsviz.data.samples",
+        "--if-missing",
+        "--dir",
+        str(tmp_path),
+        "digits-0-vs-1",
+    ]
     first = subprocess.run(cmd, capture_output=True, text=True, check=True)
     assert "wrote digits-0-vs-1" in first.stderr and first.stdout == ""
     again = subprocess.run(cmd, capture_output=True, text=True, check=True)
     assert "up to date" in again.stderr
-    bad = subprocess.run([sys.executable, "-m", "fsviz.data.samples", "--dir", str(tmp_path), "zzz"],
-                         capture_output=True, text=True, check=False)
+    bad = subprocess.run(
+        [sys.executable, "-m", "fsviz.data.samples", "--dir", str(tmp_path), "zzz"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert bad.returncode == 2 and "unknown sample 'zzz'" in bad.stderr
 
 

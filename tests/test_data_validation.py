@@ -1,4 +1,5 @@
 """Validation helpers: label requirements for supervised methods, finite checks, constant warnings."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,11 @@ from fsviz.data.validation import check_finite, names_preview, warn_constant
 def test_require_labels():
     ds = Dataset(np.eye(3), y=[0, 1, 0])
     assert require_labels(ds, who="FisherScore").tolist() == [0, 1, 0]
-    with pytest.raises(ValueError, match=r"FisherScore: needs class labels, but dataset 'u' has none \(y is None\)\. "
-                                         r"Fix: load it with a label column"):
+    with pytest.raises(
+        ValueError,
+        match=r"FisherScore: needs class labels, but dataset 'u' has none \(y is None\)\. "
+        r"Fix: load it with a label column",
+    ):
         require_labels(Dataset(np.eye(3), name="u"), who="FisherScore")
 
 
@@ -25,10 +29,15 @@ def test_check_classification_ok():
 
 
 def test_check_classification_errors():
-    with pytest.raises(ValueError, match=r"GDM: needs at least 2 classes in y; got a single class \(1\) among 3 "
-                                         r"samples\. Fix: choose another label column"):
+    with pytest.raises(
+        ValueError,
+        match=r"GDM: needs at least 2 classes in y; got a single class \(1\) among 3 "
+        r"samples\. Fix: choose another label column",
+    ):
         check_classification([1, 1, 1], who="GDM")
-    with pytest.raises(ValueError, match=r"ReliefF: every class needs at least 3 samples; class\(es\) \[0\] have 1"):
+    with pytest.raises(
+        ValueError, match=r"ReliefF: every class needs at least 3 samples; class\(es\) \[0\] have 1"
+    ):
         check_classification([0, 1, 1, 1], who="ReliefF", min_per_class=3)
     with pytest.raises(ValueError, match=r"needs class labels, but y is continuous \(e\.g\. 0\.5\)"):
         check_classification([0.5, 1.0, 2.0])
@@ -48,8 +57,11 @@ def test_check_finite_dense_and_sparse_positions():
     X = np.zeros((3, 3))
     X[0, 2] = np.nan
     X[2, 0] = -np.inf
-    with pytest.raises(ValueError, match=r"X must be finite; found 2 non-finite value\(s\) \(1 missing/NaN, 1 infinite\) "
-                                         r"in 2 column\(s\) \['c', 'a'\]|in 2 column\(s\) \['a', 'c'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"X must be finite; found 2 non-finite value\(s\) \(1 missing/NaN, 1 infinite\) "
+        r"in 2 column\(s\) \['c', 'a'\]|in 2 column\(s\) \['a', 'c'\]",
+    ):
         check_finite(X, ["a", "b", "c"], who="t")
     with pytest.raises(ValueError, match=r"row 0 column 'c' \(NaN\); row 2 column 'a' \(-inf\)"):
         check_finite(sp.csc_matrix(X), ["a", "b", "c"], who="t")

@@ -1,4 +1,5 @@
 """cv_accuracy: stratified folds, reselection inside folds, models, errors."""
+
 import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
@@ -50,8 +51,15 @@ def test_knn_model(rng):
     X, y = planted(rng)
     res = cv_accuracy(X, y, np.array([0, 1]), model="knn", n_neighbors=3, random_state=0)
     skf = StratifiedKFold(5, shuffle=True, random_state=0)
-    want = [np.mean(make_pipeline(StandardScaler(), KNeighborsClassifier(3)).fit(X[tr][:, :2], y[tr])
-                    .predict(X[te][:, :2]) == y[te]) for tr, te in skf.split(X, y)]
+    want = [
+        np.mean(
+            make_pipeline(StandardScaler(), KNeighborsClassifier(3))
+            .fit(X[tr][:, :2], y[tr])
+            .predict(X[te][:, :2])
+            == y[te]
+        )
+        for tr, te in skf.split(X, y)
+    ]
     np.testing.assert_allclose(res.fold_scores, want)
 
 
@@ -71,13 +79,16 @@ def test_reselection_avoids_selection_bias():
 
 def test_callable_selector_and_planted_signal(rng):
     X, y = planted(rng)
-    res = cv_accuracy(X, y, lambda Xt, yt: np.argsort(-np.abs(np.corrcoef(Xt.T, yt)[-1, :-1]))[:2], random_state=0)
+    res = cv_accuracy(
+        X, y, lambda Xt, yt: np.argsort(-np.abs(np.corrcoef(Xt.T, yt)[-1, :-1]))[:2], random_state=0
+    )
     assert res.mean > 0.9
     assert all(set(s) == {0, 1} for s in res.selected)
 
 
 def test_saola_inside_folds(rng):
     from fsviz.select import SAOLA
+
     X, y = planted(rng)
     res = cv_accuracy(X, y, SAOLA(), random_state=0)
     assert res.mean > 0.85 and res.reselected

@@ -1,4 +1,5 @@
 """NMI against scikit-learn, ACC by Hungarian matching against brute force over permutations."""
+
 import itertools
 
 import numpy as np
@@ -14,7 +15,8 @@ def test_nmi_equals_sklearn(average, rng):
         a = rng.integers(0, 4, 80)
         b = rng.integers(0, 5, 80)
         assert normalized_mutual_info(a, b, average) == pytest.approx(
-            normalized_mutual_info_score(a, b, average_method=average), abs=1e-12)
+            normalized_mutual_info_score(a, b, average_method=average), abs=1e-12
+        )
 
 
 def test_acc_equals_brute_force(rng):

@@ -1,4 +1,5 @@
 """success_hits against hand-computed cases in the TPAMI paper's form."""
+
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,8 +11,10 @@ from fsviz.evaluate import success_hits
 @pytest.fixture
 def truth():
     # 3 SFs with 2, 0, 1 affiliated features: 6 true features
-    return SimpleNamespace(support=np.array([10, 20, 30]),
-                           groups={10: np.array([11, 12]), 20: np.array([], dtype=int), 30: np.array([31])})
+    return SimpleNamespace(
+        support=np.array([10, 20, 30]),
+        groups={10: np.array([11, 12]), 20: np.array([], dtype=int), 30: np.array([31])},
+    )
 
 
 def test_selection_form(truth):
@@ -55,7 +58,10 @@ def test_with_generator_ground_truth():
     perfect = success_hits(truth.support, truth.groups, truth)
     assert perfect.rate == 1.0 and perfect.n_truth == n_true and perfect.n_matched == n_true
     assert perfect.triple == f"{len(truth.support)}/0/0"
-    noise = [j for j in range(X.shape[1]) if j not in set(truth.support) and
-             all(j not in v for v in truth.groups.values())][:3]
+    noise = [
+        j
+        for j in range(X.shape[1])
+        if j not in set(truth.support) and all(j not in v for v in truth.groups.values())
+    ][:3]
     h = success_hits(list(truth.support[:2]) + noise, None, truth)
     assert h.triple == "2/0/3" and h.rate == pytest.approx(2 / n_true)

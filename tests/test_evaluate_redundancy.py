@@ -1,4 +1,5 @@
 """redundancy_rate against np.corrcoef and hand-computed values."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -27,7 +28,7 @@ def test_against_corrcoef(kind, rng):
     # GRM eq. (31) literally: 1/(m(m-1)) * sum over ordered pairs i != j of A_ij
     if kind == "cosine2":
         m = len(sel)
-        A = R ** 2
+        A = R**2
         assert redundancy_rate(X, sel, kind) == pytest.approx((A.sum() - np.trace(A)) / (m * (m - 1)))
     mask = np.zeros(30, dtype=bool)
     mask[sel] = True

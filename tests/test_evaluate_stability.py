@@ -1,4 +1,5 @@
 """Kuncheva index and Jaccard against the textbook formulas."""
+
 import itertools
 
 import numpy as np
@@ -30,7 +31,8 @@ def test_kuncheva_hand_values():
 
 def test_jaccard():
     assert selection_stability([[0, 1, 2], [1, 2, 3], [7]], 10, "jaccard") == pytest.approx(
-        np.mean([2 / 4, 0.0, 0.0]))
+        np.mean([2 / 4, 0.0, 0.0])
+    )
     assert selection_stability([[], []], 5, "jaccard") == 1.0
     mask = np.zeros(10, dtype=bool)
     mask[[1, 2, 3]] = True

@@ -1,10 +1,14 @@
 """FCBF against a literal transcription of Yu & Liu (2003), Fig. 1."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.stats import entropy
 from sklearn.metrics import mutual_info_score as sk_mutual_info_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fsviz.select import FCBF
+from fsviz.stats.information import discretize
 
 
 def mutual_info_score(a, b):
@@ -23,9 +27,6 @@ def test_reference_mi_equals_sklearn():
     for _ in range(5):
         a, b = rng.integers(0, 5, 100), rng.integers(0, 3, 100)
         assert mutual_info_score(a, b) == pytest.approx(sk_mutual_info_score(a, b), abs=1e-12)
-
-from fsviz.select import FCBF
-from fsviz.stats.information import discretize
 
 
 def su(a, b):
@@ -55,8 +56,10 @@ def data(seed, discrete):
     rng = np.random.default_rng(seed)
     n = 200
     Z = rng.normal(size=(n, 5))
-    X = np.column_stack([Z[:, i % 5] + rng.uniform(0.1, 1.2) * rng.normal(size=n) for i in range(30)]
-                        + [rng.normal(size=n) for _ in range(10)])
+    X = np.column_stack(
+        [Z[:, i % 5] + rng.uniform(0.1, 1.2) * rng.normal(size=n) for i in range(30)]
+        + [rng.normal(size=n) for _ in range(10)]
+    )
     y = (Z[:, 0] + Z[:, 1] - Z[:, 2] > 0).astype(int)
     if discrete:
         X = np.clip(np.round(X), -2, 2)

@@ -85,7 +85,9 @@ def _planted(n=150, m=120, seed=0, near=0.995):
             X[:, base + k] = sign * (near * X[:, base] + np.sqrt(1 - near**2) * rng.standard_normal(n))
         X[:, base + 4] = 0.8 * X[:, base] + 0.6 * rng.standard_normal(n)
     X[:, 100] = 5.0  # constant
-    y = (X[:, [0, 6, 12, 18]] @ np.array([1.0, -1.0, 0.8, 0.6]) + 0.3 * rng.standard_normal(n) > 0).astype(int)
+    y = (X[:, [0, 6, 12, 18]] @ np.array([1.0, -1.0, 0.8, 0.6]) + 0.3 * rng.standard_normal(n) > 0).astype(
+        int
+    )
     return X, y
 
 
@@ -116,11 +118,12 @@ def test_crm_walk_matches_brute_force(tau, sparse):
     state = G._SFState(X.shape[0], 40, "pearson")
     window = np.sqrt(2 * tau) * np.linalg.norm(v - v.mean()) * (1 + 1e-9)
     # two CRM calls: the second meets the SFs of the first again
-    d1, n1, af1, own1, _, nc1 = G._crm_walk(X, None, mean, safe, np.abs(t), t, eligible, state, window,
-                                            1 - tau, 8)
+    d1, n1, af1, own1, _, nc1 = G._crm_walk(
+        X, None, mean, safe, np.abs(t), t, eligible, state, window, 1 - tau, 8
+    )
     bd1, bn1, baf1 = _brute_walk(X, np.abs(t), eligible, [], tau, 8)
     assert d1 == bd1 and n1 == bn1
-    got = {int(f): state.idx[o] for f, o in zip(af1, own1)}
+    got = {int(f): state.idx[o] for f, o in zip(af1, own1, strict=False)}
     assert got == baf1
     v2 = rng.standard_normal(X.shape[0])
     u2 = np.asarray(X.T @ v2).ravel()
@@ -129,11 +132,12 @@ def test_crm_walk_matches_brute_force(tau, sparse):
     elig2[list(got)] = False
     existing = list(state.idx)
     window2 = np.sqrt(2 * tau) * np.linalg.norm(v2 - v2.mean()) * (1 + 1e-9)
-    d2, n2, af2, own2, _, nc2 = G._crm_walk(X, None, mean, safe, np.abs(t2), t2, elig2, state, window2,
-                                            1 - tau, 8)
+    d2, n2, af2, own2, _, nc2 = G._crm_walk(
+        X, None, mean, safe, np.abs(t2), t2, elig2, state, window2, 1 - tau, 8
+    )
     bd2, bn2, baf2 = _brute_walk(X, np.abs(t2), elig2, existing, tau, 8)
     assert d2 == bd2 and n2 == bn2
-    assert {int(f): state.idx[o] for f, o in zip(af2, own2)} == baf2
+    assert {int(f): state.idx[o] for f, o in zip(af2, own2, strict=False)} == baf2
     # the window prunes: fewer correlations than candidates x SFs would need
     assert nc1 + nc2 > 0
 
@@ -182,7 +186,9 @@ def test_synthetic_benchmark_recovers_groups(synthetic):
     g = GDM(tau=0.3).fit(X, y)
     support = set(g.support_.tolist())
     assert set(truth.support.tolist()) <= support
-    hits = sum(len(set(truth.groups[int(s)].tolist()) & set(g.groups_[int(s)].tolist())) for s in truth.support)
+    hits = sum(
+        len(set(truth.groups[int(s)].tolist()) & set(g.groups_[int(s)].tolist())) for s in truth.support
+    )
     assert hits >= 0.8 * truth.n_affiliated
     m = X.shape[1]
     assert g.n_correlations_ <= 1.1 * (len(g.support_) * m + 100 * len(g.support_))
@@ -232,9 +238,16 @@ def test_master_problem_kkt_and_reference(C):
     # and an independent solver of min_a max_t g_t(a) agrees on theta*
     x0 = np.r_[np.full(n, 1 / n), 1.0]
     cons = [{"type": "eq", "fun": lambda x: x[:n].sum() - 1}] + [
-        {"type": "ineq", "fun": (lambda x, t=t: x[n] - _g(Z, y, ko, C, x[:n], t))} for t in range(3)]
-    ref = minimize(lambda x: x[n], x0, constraints=cons, bounds=[(0, None)] * n + [(None, None)],
-                   method="SLSQP", options=dict(ftol=1e-14, maxiter=2000))
+        {"type": "ineq", "fun": (lambda x, t=t: x[n] - _g(Z, y, ko, C, x[:n], t))} for t in range(3)
+    ]
+    ref = minimize(
+        lambda x: x[n],
+        x0,
+        constraints=cons,
+        bounds=[(0, None)] * n + [(None, None)],
+        method="SLSQP",
+        options=dict(ftol=1e-14, maxiter=2000),
+    )
     assert r.objective == pytest.approx(ref.fun, rel=1e-6)
 
 
@@ -244,7 +257,7 @@ def test_svm_primal_dual_relation():
     y = np.sign(Z[:, 0] + 0.2 * rng.standard_normal(60))
     w, gamma, xi, _ = solve_svm_primal(Z * y[:, None], np.ones(4), 2.0)
     alpha = 2.0 * xi
-    assert alpha.sum() == pytest.approx(1.0)              # dgamma = 0
+    assert alpha.sum() == pytest.approx(1.0)  # dgamma = 0
     assert np.allclose(w, Z.T @ (alpha * y), atol=1e-10)  # dw = 0
 
 
@@ -253,10 +266,10 @@ def test_objective_history_monotone_and_converges():
     g = GDM(tau=0.3, n_per_iter=2, max_iter=40, C=0.05, tol=1e-3).fit(X, y)
     h = g.objective_history_
     assert h.size == g.n_iter_ >= 2
-    assert np.all(np.diff(h) >= -1e-6 * h[1:])          # Theorem 2: lower bounds increase
-    assert g.n_iter_ < 40                                # stopped by convergence ...
-    assert (h[-1] - h[-2]) <= 1e-3 * h[-1]               # ... at the stated tolerance
-    assert np.all(g.gap_history_ <= 1e-6 * h + 1e-15)    # every master solved to mkl_tol
+    assert np.all(np.diff(h) >= -1e-6 * h[1:])  # Theorem 2: lower bounds increase
+    assert g.n_iter_ < 40  # stopped by convergence ...
+    assert (h[-1] - h[-2]) <= 1e-3 * h[-1]  # ... at the stated tolerance
+    assert np.all(g.gap_history_ <= 1e-6 * h + 1e-15)  # every master solved to mkl_tol
 
 
 # ----------------------------------------------------------------------------- sparse == dense
@@ -279,16 +292,20 @@ def test_su_groups_match_brute_force():
     rng = np.random.default_rng(0)
     n = 300
     base = rng.standard_normal((n, 8))
-    X = np.column_stack([base, np.exp(base[:, 0]), base[:, 1] ** 3, -base[:, 2],
-                         rng.standard_normal((n, 30))])
+    X = np.column_stack(
+        [base, np.exp(base[:, 0]), base[:, 1] ** 3, -base[:, 2], rng.standard_normal((n, 30))]
+    )
     y = (base[:, 0] + base[:, 1] - base[:, 2] > 0).astype(int)
     tau = 0.5
     g = GDM(corr="su", tau=tau, n_per_iter=3, max_iter=3).fit(X, y)
     codes = discretize(X, n_bins=10, strategy="uniform")
     S = su_cross(codes, g.support_, np.arange(X.shape[1]))
     for j, s in enumerate(g.support_):
-        members = [k for k in range(X.shape[1]) if k not in set(g.support_.tolist())
-                   and np.argmax(S[:, k]) == j and S[j, k] >= 1 - tau]
+        members = [
+            k
+            for k in range(X.shape[1])
+            if k not in set(g.support_.tolist()) and np.argmax(S[:, k]) == j and S[j, k] >= 1 - tau
+        ]
         assert sorted(g.groups_[int(s)].tolist()) == sorted(members)
     # the monotone transforms of the relevant features are found as affiliated features
     grouped = set(np.concatenate(list(g.groups_.values())).tolist())
@@ -333,7 +350,9 @@ def test_ecv_single_set_and_more_stable():
         e = GDM(n_per_iter=4, max_iter=3, cv_folds=5, random_state=0).fit(X[idx], y[idx])
         assert e.support_.ndim == 1 and len(set(e.support_.tolist())) == e.support_.size  # one set
         sups["ecv"].append(e.support_)
-    stab = {k: np.mean([_jaccard(v[i], v[j]) for i in range(8) for j in range(i + 1, 8)]) for k, v in sups.items()}
+    stab = {
+        k: np.mean([_jaccard(v[i], v[j]) for i in range(8) for j in range(i + 1, 8)]) for k, v in sups.items()
+    }
     assert stab["ecv"] > stab["gdm"] + 0.03, stab
 
 
@@ -407,15 +426,22 @@ def test_bad_inputs():
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 
 @pytest.mark.dask
 @pytest.mark.parametrize("sparse", [False, True])
-@pytest.mark.parametrize("params", [dict(), dict(corr="su", tau=0.5), dict(cv_folds=3, random_state=0),
-                                    dict(one_class=True)], ids=["pcc", "su", "ecv", "oc"])
+@pytest.mark.parametrize(
+    "params",
+    [dict(), dict(corr="su", tau=0.5), dict(cv_folds=3, random_state=0), dict(one_class=True)],
+    ids=["pcc", "su", "ecv", "oc"],
+)
 def test_dask_identical_to_local(dask_client, sparse, params):
     X, y, _ = make_grouped_classification(n_samples=300, n_features=900, random_state=2)
     if sparse:
@@ -443,7 +469,7 @@ def test_rows_dot_kernel_matches_numpy_and_python_body():
     assert np.allclose(GK.rows_dot.py_func(X, rows, w), ref, rtol=1e-12, atol=1e-12)
 
 
-# ----------------------------------------------------------------------------- master problem: inner iterations
+# ------------------------------------------------------------------------ master problem: inner iterations
 def _count_inner(monkeypatch):
     """Wrap the fixed-active-set mu solver and count its calls and steps."""
     from fsviz.select import _mkl
@@ -475,7 +501,7 @@ def test_master_problem_inner_iterations_bounded_on_digits(monkeypatch):
     X, y = _digits_01()
     seen = _count_inner(monkeypatch)
     g = GDM(tau=0.3).fit(X, y)
-    assert seen["calls"] >= g.n_iter_                       # one per master problem at least
+    assert seen["calls"] >= g.n_iter_  # one per master problem at least
     assert seen["steps"] <= 250
     assert seen["steps"] <= 20 * seen["calls"]
     h = g.objective_history_
@@ -500,4 +526,4 @@ def test_master_problem_digits_tight_tolerance_kkt(monkeypatch):
     g = np.array([_g(Z, y, ko, 1.0, r.alpha, t) for t in range(10)])
     assert np.all(r.mu >= 0) and r.mu.sum() == pytest.approx(1.0)
     assert r.objective == pytest.approx(g.max(), rel=1e-12)
-    assert np.all(g[r.mu > 1e-6] >= g.max() * (1 - 1e-8))   # complementary slackness
+    assert np.all(g[r.mu > 1e-6] >= g.max() * (1 - 1e-8))  # complementary slackness

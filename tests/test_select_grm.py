@@ -1,4 +1,6 @@
-"""GRM: simplex projection KKT, optimality against scipy, the paper's Fig. 1, prior groups, Red on real data."""
+"""GRM: simplex projection KKT, optimality against scipy, the paper's Fig. 1, prior groups,
+Red on real data."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,9 +50,15 @@ def test_simplex_projection_kkt_and_sort_reference(w):
 @pytest.mark.parametrize("seed", range(5))
 def test_simplex_projection_equals_scipy(seed):
     w = np.random.default_rng(seed).normal(scale=2.0, size=7)
-    r = minimize(lambda z: 0.5 * ((z - w) ** 2).sum(), np.full(7, 1 / 7), jac=lambda z: z - w,
-                 bounds=[(0, None)] * 7, constraints=[{"type": "eq", "fun": lambda z: z.sum() - 1}],
-                 method="SLSQP", options={"ftol": 1e-14, "maxiter": 500})
+    r = minimize(
+        lambda z: 0.5 * ((z - w) ** 2).sum(),
+        np.full(7, 1 / 7),
+        jac=lambda z: z - w,
+        bounds=[(0, None)] * 7,
+        constraints=[{"type": "eq", "fun": lambda z: z.sum() - 1}],
+        method="SLSQP",
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
     np.testing.assert_allclose(simplex_projection(w), r.x, atol=1e-6)
 
 
@@ -81,7 +89,9 @@ def fig1_data(n=50, seed=0):
 def test_fig1_keeps_features_2_and_3():
     X = fig1_data()
     A = squared_cosine_matrix(X)
-    np.testing.assert_allclose(A, [[1, .5, .5, 0], [.5, 1, 0, 0], [.5, 0, 1, 0], [0, 0, 0, 1]], atol=1e-12)
+    np.testing.assert_allclose(
+        A, [[1, 0.5, 0.5, 0], [0.5, 1, 0, 0], [0.5, 0, 1, 0], [0, 0, 0, 1]], atol=1e-12
+    )
     grm = GRM(n_top=4, n_features=2).fit(X, [10, 9.8, 9.5, 1])
     assert set(grm.selected_) == {1, 2}
     # the score ranking would keep feature 1 (score 10) together with one of 2/3
@@ -104,9 +114,14 @@ def test_grm_reaches_scipy_optimum(seed):
     z = grm.scores_
     best = np.inf
     for start in (np.full(12, 1 / 12), s / s.sum()):
-        r = minimize(lambda v: grm_objective(A, s, v), start, bounds=[(0, 1)] * 12,
-                     constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1}], method="SLSQP",
-                     options={"ftol": 1e-15, "maxiter": 1000})
+        r = minimize(
+            lambda v: grm_objective(A, s, v),
+            start,
+            bounds=[(0, 1)] * 12,
+            constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1}],
+            method="SLSQP",
+            options={"ftol": 1e-15, "maxiter": 1000},
+        )
         best = min(best, r.fun)
     assert grm_objective(A, s, z) <= best * (1 + 1e-6)
     assert z.sum() == pytest.approx(1.0) and np.all(z >= 0)
@@ -139,7 +154,9 @@ def test_scores_and_ranking_conventions():
     assert grm.scores_[top].sum() == pytest.approx(1.0)
     # working-set features rank first; outside ones after them in input-score order
     assert set(grm.ranking_[top]) == set(range(1, 16))
-    np.testing.assert_array_equal(np.argsort(grm.ranking_)[15:], outside[np.argsort(-s[outside], kind="stable")])
+    np.testing.assert_array_equal(
+        np.argsort(grm.ranking_)[15:], outside[np.argsort(-s[outside], kind="stable")]
+    )
     # positive z first, in z order
     pos = np.flatnonzero(grm.scores_ > 0)
     assert np.all(grm.ranking_[pos] <= pos.size)
@@ -162,8 +179,9 @@ def test_scale_invariance_in_scores():
     rng = np.random.default_rng(4)
     X = rng.standard_normal((60, 30))
     s = rng.random(30) + 0.1
-    np.testing.assert_allclose(GRM(n_top=30).fit(X, s).scores_, GRM(n_top=30).fit(X, 1000 * s).scores_,
-                               atol=1e-7)
+    np.testing.assert_allclose(
+        GRM(n_top=30).fit(X, s).scores_, GRM(n_top=30).fit(X, 1000 * s).scores_, atol=1e-7
+    )
 
 
 # ---------------------------------------------------------------- prior groups
@@ -213,15 +231,18 @@ def test_prior_groups_correct_move_rate(skfeature_path, scorer):
 
 
 # ---------------------------------------------------------------- validation
-@pytest.mark.parametrize("kwargs,scores,match", [
-    ({}, -np.ones(6), "must be non-negative"),
-    ({}, np.zeros(6), "positive for at least one feature"),
-    ({}, np.ones(5), "one score per feature"),
-    ({"n_top": 0}, np.ones(6), "'n_top' must be an int >= 1"),
-    ({"gamma": -1.0}, np.ones(6), "'gamma' must be a finite float >= 0"),
-    ({"rho": 2.5}, np.ones(6), "'rho' must lie in \\(1, 2\\)"),
-    ({"prior_groups": [[0, 7]]}, np.ones(6), "prior_groups\\[0\\]' must hold integer feature indices"),
-])
+@pytest.mark.parametrize(
+    "kwargs,scores,match",
+    [
+        ({}, -np.ones(6), "must be non-negative"),
+        ({}, np.zeros(6), "positive for at least one feature"),
+        ({}, np.ones(5), "one score per feature"),
+        ({"n_top": 0}, np.ones(6), "'n_top' must be an int >= 1"),
+        ({"gamma": -1.0}, np.ones(6), "'gamma' must be a finite float >= 0"),
+        ({"rho": 2.5}, np.ones(6), "'rho' must lie in \\(1, 2\\)"),
+        ({"prior_groups": [[0, 7]]}, np.ones(6), "prior_groups\\[0\\]' must hold integer feature indices"),
+    ],
+)
 def test_errors(kwargs, scores, match):
     X = np.random.default_rng(0).standard_normal((10, 6))
     with pytest.raises(ValueError, match=match):
@@ -259,17 +280,40 @@ def test_grm_lowers_redundancy_of_top20(skfeature_path, name, scorer):
 # that fits with per-*sample* targets therefore fails by design (length mismatch error). The
 # checks that do not fit (parameters, clone, repr, tags, ...) must pass.
 _Y_IS_PER_SAMPLE = "fit(X, y) passes per-sample targets; GRM takes per-feature scores"
-_GRM_XFAIL = {name: _Y_IS_PER_SAMPLE for name in [
-    "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
-    "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimator_sparse_tag",
-    "check_estimator_sparse_array", "check_estimator_sparse_matrix", "check_estimators_pickle",
-    "check_f_contiguous_array_estimator", "check_transformer_data_not_an_array", "check_transformer_general",
-    "check_transformer_preserve_dtypes", "check_transformer_n_iter", "check_methods_sample_order_invariance",
-    "check_methods_subset_invariance", "check_fit2d_1feature", "check_dict_unchanged", "check_fit_idempotent",
-    "check_fit_check_is_fitted", "check_n_features_in", "check_fit2d_predict1d", "check_requires_y_none",
-]}
+_GRM_XFAIL = {
+    name: _Y_IS_PER_SAMPLE
+    for name in [
+        "check_fit_score_takes_y",
+        "check_estimators_overwrite_params",
+        "check_dont_overwrite_parameters",
+        "check_estimators_fit_returns_self",
+        "check_readonly_memmap_input",
+        "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit",
+        "check_estimators_dtypes",
+        "check_dtype_object",
+        "check_pipeline_consistency",
+        "check_estimators_nan_inf",
+        "check_estimator_sparse_tag",
+        "check_estimator_sparse_array",
+        "check_estimator_sparse_matrix",
+        "check_estimators_pickle",
+        "check_f_contiguous_array_estimator",
+        "check_transformer_data_not_an_array",
+        "check_transformer_general",
+        "check_transformer_preserve_dtypes",
+        "check_transformer_n_iter",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_fit2d_1feature",
+        "check_dict_unchanged",
+        "check_fit_idempotent",
+        "check_fit_check_is_fitted",
+        "check_n_features_in",
+        "check_fit2d_predict1d",
+        "check_requires_y_none",
+    ]
+}
 
 
 @parametrize_with_checks([GRM(n_top=5, n_features=2)], expected_failed_checks=lambda est: _GRM_XFAIL)

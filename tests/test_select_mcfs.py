@@ -1,4 +1,5 @@
 """MCFS: spectral embedding against a dense generalized eigensolver, scores against a direct reference."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,9 +1,13 @@
 """mRMR (MID) against a brute-force transcription that recomputes every MI from scratch."""
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.metrics import mutual_info_score as sk_mutual_info_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fsviz.select import MRMR
+from fsviz.stats.information import discretize
 
 
 def mutual_info_score(a, b):
@@ -22,9 +26,6 @@ def test_reference_mi_equals_sklearn():
     for _ in range(5):
         a, b = rng.integers(0, 5, 100), rng.integers(0, 3, 100)
         assert mutual_info_score(a, b) == pytest.approx(sk_mutual_info_score(a, b), abs=1e-12)
-
-from fsviz.select import MRMR
-from fsviz.stats.information import discretize
 
 
 def brute_mrmr(codes, y, k):
@@ -55,8 +56,10 @@ def data(seed, discrete):
     rng = np.random.default_rng(seed)
     n = 150
     Z = rng.normal(size=(n, 4))
-    X = np.column_stack([Z[:, i % 4] + rng.uniform(0.2, 1.5) * rng.normal(size=n) for i in range(24)]
-                        + [rng.normal(size=n) for _ in range(6)])
+    X = np.column_stack(
+        [Z[:, i % 4] + rng.uniform(0.2, 1.5) * rng.normal(size=n) for i in range(24)]
+        + [rng.normal(size=n) for _ in range(6)]
+    )
     y = (Z[:, 0] - Z[:, 1] + 0.5 * Z[:, 2] > 0).astype(int) + (Z[:, 3] > 1)
     if discrete:
         X = np.clip(np.round(X), -2, 2)
@@ -126,5 +129,8 @@ def test_kernel_equals_python_body():
     h = c.entropies()
     cands = np.arange(1, X.shape[1])
     for su_flag in (False, True):
-        np.testing.assert_allclose(mi_su_one_vs_many(c.codes, c.k, h, 0, cands, su_flag),
-                                   mi_su_one_vs_many.py_func(c.codes, c.k, h, 0, cands, su_flag), atol=1e-12)
+        np.testing.assert_allclose(
+            mi_su_one_vs_many(c.codes, c.k, h, 0, cands, su_flag),
+            mi_su_one_vs_many.py_func(c.codes, c.k, h, 0, cands, su_flag),
+            atol=1e-12,
+        )

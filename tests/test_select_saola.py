@@ -1,4 +1,5 @@
 """SAOLA / group-SAOLA against plain-Python transcriptions of Alg. 1 and Alg. 2."""
+
 from __future__ import annotations
 
 import os
@@ -219,14 +220,17 @@ def test_exact_duplicate_keeps_the_first():
 
 
 @settings(max_examples=15, deadline=None)
-@given(cuts=st.lists(st.integers(1, 49), max_size=8), seed=st.integers(0, 3),
-       mode=st.sampled_from(["continuous", "discrete"]))
+@given(
+    cuts=st.lists(st.integers(1, 49), max_size=8),
+    seed=st.integers(0, 3),
+    mode=st.sampled_from(["continuous", "discrete"]),
+)
 def test_partial_fit_chunking_does_not_matter(cuts, seed, mode):
     X, y = clustered(seed=seed, discrete=(mode == "discrete"))
     whole = SAOLA(data=mode).fit(X, y)
     edges = [0] + sorted(set(cuts)) + [X.shape[1]]
     est = SAOLA(data=mode)
-    for a, b in zip(edges[:-1], edges[1:]):
+    for a, b in zip(edges[:-1], edges[1:], strict=False):
         est.partial_fit(X[:, a:b], y)
     np.testing.assert_array_equal(est.selected_, whole.selected_)
     assert est.n_features_in_ == X.shape[1]
@@ -285,9 +289,16 @@ def test_constant_features_are_irrelevant_not_nan():
     assert np.all(np.isfinite(est.scores_)) and est.scores_[4] == 0.0
 
 
-@pytest.mark.parametrize("kw, msg", [({"alpha": 0.0}, "'alpha' must be"), ({"alpha": 1.5}, "'alpha' must be"),
-                                     ({"delta": -0.1}, "'delta' must be"), ({"data": "text"}, "'data' must be"),
-                                     ({"n_bins": 1}, "'n_bins' must be")])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        ({"alpha": 0.0}, "'alpha' must be"),
+        ({"alpha": 1.5}, "'alpha' must be"),
+        ({"delta": -0.1}, "'delta' must be"),
+        ({"data": "text"}, "'data' must be"),
+        ({"n_bins": 1}, "'n_bins' must be"),
+    ],
+)
 def test_bad_parameters(kw, msg):
     X, y = clustered()
     with pytest.raises(ValueError, match=msg):
@@ -319,8 +330,12 @@ def test_dask_relevance_pass_identical():
     y = (X[:, 10] + X[:, 5000] > 0).astype(int)
     X[:, 8000] = X[:, 10] + 0.05 * rng.normal(size=150)
     local = SAOLA().fit(X, y)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
-                                  processes=True) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=":0", processes=True
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         remote = SAOLA().fit(X, y, client=client)
         Xd = np.clip(np.round(X), -2, 2)
         dl = SAOLA().fit(Xd, y)
@@ -340,7 +355,7 @@ def test_group_saola_matches_line_by_line_alg2(seed, mode):
     est = GroupSAOLA(data=mode).fit(X, y, groups)
     ref = ref_group_saola(X, y, [list(g) for g in groups], mode)
     assert est.selected_group_ids_ == [k for k, _ in ref]
-    for got, (_, want) in zip(est.selected_groups_, ref):
+    for got, (_, want) in zip(est.selected_groups_, ref, strict=False):
         np.testing.assert_array_equal(got, want)
 
 
@@ -368,7 +383,7 @@ def test_group_labels_equal_group_lists():
     order = list(dict.fromkeys(labels.tolist()))
     b = GroupSAOLA().fit(X, y, [np.flatnonzero(labels == g) for g in order])
     assert a.selected_group_ids_ == [order[i] for i in b.selected_group_ids_]
-    for u, v in zip(a.selected_groups_, b.selected_groups_):
+    for u, v in zip(a.selected_groups_, b.selected_groups_, strict=False):
         np.testing.assert_array_equal(u, v)
     h = a.history_
     assert len(h) == X.shape[1] and (h.group >= 0).all()
@@ -396,7 +411,7 @@ def test_random_feature_groups_is_a_partition():
     np.testing.assert_array_equal(np.sort(allf), np.arange(103))
     assert max(map(len, g)) - min(map(len, g)) <= 1
     g2 = random_feature_groups(103, 10, random_state=0)
-    assert all(np.array_equal(a, b) for a, b in zip(g, g2))
+    assert all(np.array_equal(a, b) for a, b in zip(g, g2, strict=False))
     with pytest.raises(ValueError, match="'n_groups' must be"):
         random_feature_groups(5, 6)
 
@@ -405,8 +420,9 @@ def test_random_feature_groups_is_a_partition():
     [SAOLA()],
     expected_failed_checks=lambda est: {
         "check_n_features_in_after_fitting": "partial_fit consumes NEW feature columns, so a call with a "
-                                             "different number of columns is the intended use, not an error",
-    })
+        "different number of columns is the intended use, not an error",
+    },
+)
 def test_sklearn_conventions(estimator, check):
     check(estimator)
 
@@ -422,11 +438,17 @@ def test_kernels_equal_their_python_bodies():
         C1, C2 = rng.uniform(0, 0.7, (s, b)), rng.uniform(0, 0.7, (b, b))
         outs = []
         for f in (K.saola_block_dense, K.saola_block_dense.py_func):
-            args = [np.ones(s, dtype=bool), np.zeros(b, dtype=np.int8), np.full(b, -1), np.full(b, np.nan),
-                    np.full(s, -1), np.full(b, -1)]
+            args = [
+                np.ones(s, dtype=bool),
+                np.zeros(b, dtype=np.int8),
+                np.full(b, -1),
+                np.full(b, np.nan),
+                np.full(s, -1),
+                np.full(b, -1),
+            ]
             aliveC = f(relS, args[0], relC, C1, C2, *args[1:])
             outs.append([aliveC] + args)
-        for u, v in zip(*outs):
+        for u, v in zip(*outs, strict=False):
             np.testing.assert_array_equal(u, v)
         g = 7
         rel, idx = rng.uniform(0.1, 0.6, g), np.arange(g) * 3
@@ -437,14 +459,20 @@ def test_kernels_equal_their_python_bodies():
             a = [np.ones(g, dtype=bool), np.zeros(g, dtype=np.int8), np.full(g, -1), np.full(g, np.nan)]
             f(rel, idx, D, *a)
             outs.append(a)
-        for u, v in zip(*outs):
+        for u, v in zip(*outs, strict=False):
             np.testing.assert_array_equal(u, v)
         C = rng.uniform(0, 0.7, (s, g))
         outs = []
         for f in (K.group_inter, K.group_inter.py_func):
-            a = [np.ones(s, dtype=bool), np.ones(g, dtype=bool), np.zeros(g, dtype=np.int8), np.full(g, -1),
-                 np.full(g, np.nan), np.full(s, -1)]
+            a = [
+                np.ones(s, dtype=bool),
+                np.ones(g, dtype=bool),
+                np.zeros(g, dtype=np.int8),
+                np.full(g, -1),
+                np.full(g, np.nan),
+                np.full(s, -1),
+            ]
             f(relS, np.arange(s), a[0], rel, idx + 100, a[1], C, *a[2:])
             outs.append(a)
-        for u, v in zip(*outs):
+        for u, v in zip(*outs, strict=False):
             np.testing.assert_array_equal(u, v)

@@ -1,4 +1,5 @@
 """Per-feature scores: agreement with scikit-learn and with slow textbook references, dense == sparse."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -116,7 +117,7 @@ def ref_relieff(X, y, k):
     rng_[rng_ == 0] = 1.0
     Xs = X / rng_
     classes, counts = np.unique(y, return_counts=True)
-    p = dict(zip(classes, counts / n))
+    p = dict(zip(classes, counts / n, strict=False))
     W = np.zeros(m)
     for i in range(n):
         dist = np.abs(Xs - Xs[i]).sum(1)
@@ -263,8 +264,14 @@ def test_manhattan_kernels_match_scipy():
 
 # ---------------------------------------------------------------- conventions
 ALL = [
-    (fisher_score, True), (f_score, True), (chi2_score, True), (mutual_info_score, True),
-    (relieff_score, True), (variance_score, False), (lgd_score, False), (laplacian_score, False),
+    (fisher_score, True),
+    (f_score, True),
+    (chi2_score, True),
+    (mutual_info_score, True),
+    (relieff_score, True),
+    (variance_score, False),
+    (lgd_score, False),
+    (laplacian_score, False),
 ]
 
 
@@ -302,18 +309,21 @@ def test_selector_classes_equal_functions_and_select(cls_data):
     np.testing.assert_array_equal(ReliefF(n_neighbors=2).fit(X, y).scores_, relieff_score(X, y, 2))
 
 
-@pytest.mark.parametrize("call,match", [
-    (lambda X, y: chi2_score(X - 5.0, y), "must be non-negative"),
-    (lambda X, y: fisher_score(X, np.zeros(len(y))), "at least 2 classes"),
-    (lambda X, y: lgd_score(X, n_neighbors=1), "'n_neighbors' must be an int in \\[2, 90\\]"),
-    (lambda X, y: laplacian_score(X, n_neighbors=90), "'n_neighbors' must be an int in \\[1, 89\\]"),
-    (lambda X, y: laplacian_score(X, kernel="rbf"), "'kernel' must be 'heat' or 'binary'"),
-    (lambda X, y: relieff_score(X, y, n_neighbors=0), "'n_neighbors' must be an int"),
-    (lambda X, y: mutual_info_score(X, y, strategy="kmeans"), "'strategy' must be"),
-    (lambda X, y: fisher_score(X, y[:-1]), "has 89 labels but X has 90 samples"),
-    (lambda X, y: FisherScore().fit(X), "requires y to be passed"),
-    (lambda X, y: FisherScore(n_features=0).fit(X, y), "'n_features' must be an int >= 1"),
-])
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda X, y: chi2_score(X - 5.0, y), "must be non-negative"),
+        (lambda X, y: fisher_score(X, np.zeros(len(y))), "at least 2 classes"),
+        (lambda X, y: lgd_score(X, n_neighbors=1), "'n_neighbors' must be an int in \\[2, 90\\]"),
+        (lambda X, y: laplacian_score(X, n_neighbors=90), "'n_neighbors' must be an int in \\[1, 89\\]"),
+        (lambda X, y: laplacian_score(X, kernel="rbf"), "'kernel' must be 'heat' or 'binary'"),
+        (lambda X, y: relieff_score(X, y, n_neighbors=0), "'n_neighbors' must be an int"),
+        (lambda X, y: mutual_info_score(X, y, strategy="kmeans"), "'strategy' must be"),
+        (lambda X, y: fisher_score(X, y[:-1]), "has 89 labels but X has 90 samples"),
+        (lambda X, y: FisherScore().fit(X), "requires y to be passed"),
+        (lambda X, y: FisherScore(n_features=0).fit(X, y), "'n_features' must be an int >= 1"),
+    ],
+)
 def test_errors_name_the_problem(cls_data, call, match):
     X, y = cls_data
     with pytest.raises(ValueError, match=match):
@@ -323,7 +333,9 @@ def test_errors_name_the_problem(cls_data, call, match):
 def test_sparse_100k_features_run_without_densifying():
     rng = np.random.default_rng(9)
     n, m = 300, 100_000
-    X = sp.random(n, m, density=0.002, format="csr", random_state=rng, data_rvs=lambda k: rng.integers(1, 5, k))
+    X = sp.random(
+        n, m, density=0.002, format="csr", random_state=rng, data_rvs=lambda k: rng.integers(1, 5, k)
+    )
     y = rng.integers(0, 2, n)
     for fn in (fisher_score, f_score, chi2_score, mutual_info_score, relieff_score):
         s = fn(X, y)
@@ -339,8 +351,16 @@ _XFAIL: dict[str, str] = {}
 
 
 @parametrize_with_checks(
-    [FisherScore(), FScore(), ChiSquare(), MutualInfo(), ReliefF(n_neighbors=2), VarianceScore(),
-     LGD(n_neighbors=2), LaplacianScore(n_neighbors=2)],
+    [
+        FisherScore(),
+        FScore(),
+        ChiSquare(),
+        MutualInfo(),
+        ReliefF(n_neighbors=2),
+        VarianceScore(),
+        LGD(n_neighbors=2),
+        LaplacianScore(n_neighbors=2),
+    ],
     expected_failed_checks=lambda est: _XFAIL,
 )
 def test_sklearn_compatible(estimator, check):
@@ -355,13 +375,14 @@ def test_class_ss_kernel_equals_python_body(cls_data):
     a = K.class_ss_rows(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
     b = K.class_ss_rows.py_func(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
     c = K.class_ss_cols(np.asfortranarray(Xc), codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
-    for u, v, w in zip(a, b, c):
+    for u, v, w in zip(a, b, c, strict=False):
         np.testing.assert_allclose(u, v, rtol=1e-13)
         np.testing.assert_allclose(u, w, rtol=1e-12)
     assert counts.sum() == len(y)
     # both layouts through the public function
-    np.testing.assert_allclose(fisher_score(np.asfortranarray(X), y), fisher_score(np.ascontiguousarray(X), y),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        fisher_score(np.asfortranarray(X), y), fisher_score(np.ascontiguousarray(X), y), rtol=1e-12
+    )
 
 
 def test_variance_kernels_both_orders_equal_numpy():

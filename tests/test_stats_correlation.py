@@ -1,4 +1,5 @@
 """All-pairs correlation histograms and thresholded pairs against brute force (np.corrcoef)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -217,7 +218,9 @@ def test_correlated_pairs_sparse(rng, threshold):
     if threshold > 0.9:  # (30, 31) never co-occur and have rho = -1: found analytically
         assert ((E["i"] == 30) & (E["j"] == 31) & np.isclose(E["rho"], -1)).any()
     M = correlated_pairs(S, threshold)
-    np.testing.assert_allclose(M[bi, bj].A1 if hasattr(M[bi, bj], "A1") else np.asarray(M[bi, bj]).ravel(), br)
+    np.testing.assert_allclose(
+        M[bi, bj].A1 if hasattr(M[bi, bj], "A1") else np.asarray(M[bi, bj]).ravel(), br
+    )
 
 
 def test_correlated_pairs_dense_refuses_too_many_pairs(dense_X):
@@ -258,8 +261,15 @@ def test_count_products_ge_matches_python(rng):
     assert got_strict[-1] == sum(b[i] * b[j] > thr[-1] for i in range(60) for j in range(i + 1, 60))
 
 
-@pytest.mark.parametrize("edges", [np.linspace(0, 1, 11), np.linspace(0.2, 0.7, 6),
-                                   np.array([0.0, 0.1, 0.15, 0.9]), np.linspace(0, 1, 201)])
+@pytest.mark.parametrize(
+    "edges",
+    [
+        np.linspace(0, 1, 11),
+        np.linspace(0.2, 0.7, 6),
+        np.array([0.0, 0.1, 0.15, 0.9]),
+        np.linspace(0, 1, 201),
+    ],
+)
 def test_slot_of_matches_searchsorted(rng, edges):
     lo = edges - 1e-9
     hi = edges[-1] + 1e-9
@@ -332,8 +342,12 @@ def test_accepts_dataset_like(dense_X):
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         yield client
 
 

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import mutual_info_score
 
-from fsviz.stats import information as I
 from fsviz.stats import _info_kernels as K
+from fsviz.stats import information as I
 
 
 def _su_textbook(a, b):

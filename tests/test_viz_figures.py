@@ -44,7 +44,7 @@ def test_group_tree_is_root_sf_af_tree():
     ids, parents = list(t.ids), list(t.parents)
     assert ids[0] == "root" and parents[0] == ""
     assert sum(p == "root" for p in parents) == 3
-    for a, s in zip(r.af, r.af_sf):
+    for a, s in zip(r.af, r.af_sf, strict=False):
         assert parents[ids.index(f"af:{a}")] == f"sf:{s}"
     hover = t.hovertext[ids.index(f"af:{r.af[0]}")]
     assert "px1" in hover and "|rho| to SF 0.990" in hover and "score" in hover
@@ -113,6 +113,7 @@ def test_pixel_masks_marks_sf_and_af_pixels():
     others = sorted(marked - set(chosen))
     np.testing.assert_array_equal(m1[chosen], m0[chosen])  # the chosen group stays bright
     assert (m1[others].min(1) > m0[others].min(1)).all()  # the others paler (nearer white)
+
     def first_image(f):
         return np.asarray(next(t for t in f.data if isinstance(t, go.Image)).z).reshape(64, 3).astype(int)
 

@@ -1,4 +1,5 @@
 """Datasets: the Dataset model, loaders with validation, and data generators."""
+
 from fsviz._lazy import lazy_exports
 
 _EXPORTS = {

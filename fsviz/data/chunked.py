@@ -16,6 +16,7 @@ mean and centred norm are computed in a first pass over column blocks
 (:meth:`ChunkedSource.column_stats`) and cached on the source. File-backed sources pickle
 as their path, so a Dask worker re-opens the file itself instead of receiving the data.
 """
+
 from __future__ import annotations
 
 import os
@@ -175,8 +176,15 @@ class ParquetSource(ChunkedSource):
         if label is not None and label not in names:
             raise ValueError(f"ParquetSource: label column {label!r} not found; columns are {names[:10]}.")
         feats = [c for c in names if c != label]
-        bad = [c for c in feats if not (pat.is_integer(schema.field(c).type) or pat.is_floating(schema.field(c).type)
-                                       or pat.is_boolean(schema.field(c).type))]
+        bad = [
+            c
+            for c in feats
+            if not (
+                pat.is_integer(schema.field(c).type)
+                or pat.is_floating(schema.field(c).type)
+                or pat.is_boolean(schema.field(c).type)
+            )
+        ]
         if bad:
             raise ValueError(
                 f"ParquetSource: non-numeric feature columns {bad[:5]} in {self.path!r}; "
@@ -238,7 +246,9 @@ class DaskArraySource(ChunkedSource):
         if darr.ndim != 2:
             raise ValueError(f"DaskArraySource: the dask array has shape {darr.shape}; expected 2-D.")
         if any(np.isnan(s) for s in darr.shape):
-            raise ValueError("DaskArraySource: the dask array has unknown chunk sizes; call compute_chunk_sizes().")
+            raise ValueError(
+                "DaskArraySource: the dask array has unknown chunk sizes; call compute_chunk_sizes()."
+            )
         self.darr = darr
         self.shape = tuple(int(s) for s in darr.shape)
 

@@ -1,4 +1,5 @@
 """The :class:`Dataset` model: validated data plus the content hash every cache keys on."""
+
 from __future__ import annotations
 
 import hashlib
@@ -40,8 +41,10 @@ def encode_labels(y, *, who: str = "Dataset") -> tuple[np.ndarray | None, np.nda
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.ravel()
     if arr.ndim != 1:
-        raise ValueError(f"{who}: y must be 1-D (one label per sample); got shape {arr.shape}. "
-                         "Fix: pass a single label column.")
+        raise ValueError(
+            f"{who}: y must be 1-D (one label per sample); got shape {arr.shape}. "
+            "Fix: pass a single label column."
+        )
     kind = arr.dtype.kind
     if kind == "b":
         return arr.astype(np.int64), None
@@ -52,8 +55,10 @@ def encode_labels(y, *, who: str = "Dataset") -> tuple[np.ndarray | None, np.nda
         bad = ~np.isfinite(arr)
         if bad.any():
             where = np.flatnonzero(bad)
-            raise ValueError(f"{who}: y holds {len(where)} missing/non-finite label(s), at rows "
-                             f"{names_preview(where.tolist())}. Fix: drop those samples or fill in their labels.")
+            raise ValueError(
+                f"{who}: y holds {len(where)} missing/non-finite label(s), at rows "
+                f"{names_preview(where.tolist())}. Fix: drop those samples or fill in their labels."
+            )
         if np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2**53):
             return arr.astype(np.int64), None
         return arr, None
@@ -64,8 +69,10 @@ def encode_labels(y, *, who: str = "Dataset") -> tuple[np.ndarray | None, np.nda
     missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v)) for v in obj], dtype=bool)
     if missing.any():
         where = np.flatnonzero(missing)
-        raise ValueError(f"{who}: y holds {len(where)} missing label(s), at rows {names_preview(where.tolist())}. "
-                         "Fix: drop those samples or fill in their labels.")
+        raise ValueError(
+            f"{who}: y holds {len(where)} missing label(s), at rows {names_preview(where.tolist())}. "
+            "Fix: drop those samples or fill in their labels."
+        )
     as_str = np.array([str(v) for v in obj], dtype=object)
     class_names, codes = np.unique(as_str, return_inverse=True)
     return codes.astype(np.int64).ravel(), class_names.astype(object)
@@ -93,8 +100,10 @@ def _as_matrix(X, who: str):
         X = X.to_numpy()
     arr = np.asarray(X)
     if arr.dtype.kind not in "biuf":
-        raise ValueError(f"{who}: X must be numeric; got dtype {arr.dtype}. Fix: convert or drop the "
-                         "non-numeric columns (load_dataset names them).")
+        raise ValueError(
+            f"{who}: X must be numeric; got dtype {arr.dtype}. Fix: convert or drop the "
+            "non-numeric columns (load_dataset names them)."
+        )
     out = np.ascontiguousarray(arr, dtype=np.float64)
     # never freeze (or hash) memory the caller can still write to: copy unless it is
     # already read-only or a fresh conversion
@@ -252,9 +261,11 @@ class Dataset:
         who = f"Dataset {self.name!r}"
         X = _as_matrix(self.X, who)
         if X.ndim != 2:
-            raise ValueError(f"{who}: X must be 2-D (n_samples, n_features); got shape {X.shape}. "
-                             "Fix: reshape a single sample with X.reshape(1, -1) or a single feature with "
-                             "X.reshape(-1, 1).")
+            raise ValueError(
+                f"{who}: X must be 2-D (n_samples, n_features); got shape {X.shape}. "
+                "Fix: reshape a single sample with X.reshape(1, -1) or a single feature with "
+                "X.reshape(-1, 1)."
+            )
         n, m = X.shape
         if n == 0 or m == 0:
             raise ValueError(f"{who}: X must have at least one sample and one feature; got shape {X.shape}.")
@@ -262,16 +273,22 @@ class Dataset:
         check_finite(X, names, who=who)
         y, class_names = encode_labels(self.y, who=who)
         if y is not None and len(y) != n:
-            raise ValueError(f"{who}: y has {len(y)} labels but X has {n} samples; they must match. "
-                             "Fix: pass one label per row of X (same order).")
+            raise ValueError(
+                f"{who}: y has {len(y)} labels but X has {n} samples; they must match. "
+                "Fix: pass one label per row of X (same order)."
+            )
         if self.class_names is not None:
-            given = np.array([str(c) for c in np.asarray(self.class_names, dtype=object).ravel()], dtype=object)
+            given = np.array(
+                [str(c) for c in np.asarray(self.class_names, dtype=object).ravel()], dtype=object
+            )
             if class_names is not None:  # y were strings: re-encode in the given order
                 lookup = {c: i for i, c in enumerate(given.tolist())}
                 missing = sorted(set(class_names.tolist()) - set(lookup))
                 if missing:
-                    raise ValueError(f"{who}: class_names {names_preview(list(given))} lack the labels "
-                                     f"{names_preview(missing)} found in y.")
+                    raise ValueError(
+                        f"{who}: class_names {names_preview(list(given))} lack the labels "
+                        f"{names_preview(missing)} found in y."
+                    )
                 remap = np.array([lookup[c] for c in class_names.tolist()], dtype=np.int64)
                 y = remap[y]
                 class_names = given
@@ -279,9 +296,11 @@ class Dataset:
                 if y is None:
                     raise ValueError(f"{who}: class_names given without labels y.")
                 if y.dtype.kind != "i" or (len(y) and (y.min() < 0 or y.max() >= len(given))):
-                    raise ValueError(f"{who}: with class_names of length {len(given)}, y must hold integer "
-                                     f"codes in [0, {len(given) - 1}]; got values in "
-                                     f"[{y.min()!r}, {y.max()!r}] ({y.dtype}).")
+                    raise ValueError(
+                        f"{who}: with class_names of length {len(given)}, y must hold integer "
+                        f"codes in [0, {len(given) - 1}]; got values in "
+                        f"[{y.min()!r}, {y.max()!r}] ({y.dtype})."
+                    )
                 class_names = given
         if y is not None:
             y.setflags(write=False)
@@ -315,14 +334,20 @@ class Dataset:
         if self.feature_names is None:
             names = default_feature_names(m)
         else:
-            names = np.array([str(v) for v in np.asarray(self.feature_names, dtype=object).ravel()], dtype=object)
+            names = np.array(
+                [str(v) for v in np.asarray(self.feature_names, dtype=object).ravel()], dtype=object
+            )
             if len(names) != m:
-                raise ValueError(f"{who}: {len(names)} feature_names for {m} features (columns of X); "
-                                 "they must match. Fix: give one name per column.")
+                raise ValueError(
+                    f"{who}: {len(names)} feature_names for {m} features (columns of X); "
+                    "they must match. Fix: give one name per column."
+                )
             if len(set(names.tolist())) != m:
                 uniq, counts = np.unique(names, return_counts=True)
-                raise ValueError(f"{who}: feature names must be unique; duplicated: "
-                                 f"{names_preview(list(uniq[counts > 1]))}. Fix: rename those columns.")
+                raise ValueError(
+                    f"{who}: feature names must be unique; duplicated: "
+                    f"{names_preview(list(uniq[counts > 1]))}. Fix: rename those columns."
+                )
         names.setflags(write=False)
         return names
 
@@ -332,20 +357,28 @@ class Dataset:
             return None
         s = tuple(s)
         if len(s) != 2 or not all(isinstance(v, Integral) and not isinstance(v, bool) and v > 0 for v in s):
-            raise ValueError(f"{who}: image_shape must be (height, width) with positive ints; got {self.image_shape!r}.")
+            raise ValueError(
+                f"{who}: image_shape must be (height, width) with positive ints; got {self.image_shape!r}."
+            )
         s = (int(s[0]), int(s[1]))
         if s[0] * s[1] != m:
-            raise ValueError(f"{who}: image_shape {s[0]} x {s[1]} = {s[0] * s[1]} pixels, but there are {m} "
-                             "features; give a shape whose product is the number of features.")
+            raise ValueError(
+                f"{who}: image_shape {s[0]} x {s[1]} = {s[0] * s[1]} pixels, but there are {m} "
+                "features; give a shape whose product is the number of features."
+            )
         return s
 
     def _hash(self) -> str:
         h = hashlib.sha256()
         X = self.X
         storage = X.format if sp.issparse(X) else "dense"
-        header = {"storage": storage, "shape": list(X.shape), "dtype": str(X.dtype),
-                  "y": None if self.y is None else [str(self.y.dtype), len(self.y)],
-                  "class_names": None if self.class_names is None else self.class_names.tolist()}
+        header = {
+            "storage": storage,
+            "shape": list(X.shape),
+            "dtype": str(X.dtype),
+            "y": None if self.y is None else [str(self.y.dtype), len(self.y)],
+            "class_names": None if self.class_names is None else self.class_names.tolist(),
+        }
         h.update(_HASH_VERSION)
         h.update(json.dumps(header, sort_keys=True).encode())
         # names as one JSON list: unambiguous (quoted and escaped) and fast for millions of names
@@ -418,11 +451,16 @@ class Dataset:
 
     def __repr__(self) -> str:
         kind = f"sparse {self.X.format}" if self.is_sparse else "dense"
-        lab = "no labels" if self.y is None else (f"{len(self.class_labels()[0])} classes" if self.is_classification
-                                                 else "continuous target")
+        lab = (
+            "no labels"
+            if self.y is None
+            else (f"{len(self.class_labels()[0])} classes" if self.is_classification else "continuous target")
+        )
         img = f", image {self.image_shape[0]}x{self.image_shape[1]}" if self.image_shape else ""
-        return (f"Dataset({self.name!r}: {self.n_samples} x {self.n_features} {kind}, {lab}{img}, "
-                f"fingerprint {self.fingerprint[:12]})")
+        return (
+            f"Dataset({self.name!r}: {self.n_samples} x {self.n_features} {kind}, {lab}{img}, "
+            f"fingerprint {self.fingerprint[:12]})"
+        )
 
     # ------------------------------------------------------------------ summary
     def summary(self) -> DatasetSummary:
@@ -433,12 +471,23 @@ class Dataset:
         names, counts = self.class_labels()
         kind = None if self.y is None else ("classes" if self.is_classification else "continuous")
         return DatasetSummary(
-            name=self.name, n_samples=int(n), n_features=int(m), is_sparse=self.is_sparse, nnz=nnz,
-            sparsity=float(1.0 - nnz / (n * m)), n_missing=0, has_labels=self.y is not None, label_kind=kind,
-            classes=tuple(names), class_counts=tuple(int(c) for c in counts),
+            name=self.name,
+            n_samples=int(n),
+            n_features=int(m),
+            is_sparse=self.is_sparse,
+            nnz=nnz,
+            sparsity=float(1.0 - nnz / (n * m)),
+            n_missing=0,
+            has_labels=self.y is not None,
+            label_kind=kind,
+            classes=tuple(names),
+            class_counts=tuple(int(c) for c in counts),
             n_constant=len(self.constant_features),
             constant_features=tuple(str(self.feature_names[j]) for j in self.constant_features),
-            is_image=self.is_image, image_shape=self.image_shape, fingerprint=self.fingerprint)
+            is_image=self.is_image,
+            image_shape=self.image_shape,
+            fingerprint=self.fingerprint,
+        )
 
     # ------------------------------------------------------------------ derived datasets
     def _feature_index(self, features) -> np.ndarray:
@@ -457,15 +506,19 @@ class Dataset:
             idx = arr.astype(np.intp)
             bad = (idx < -m) | (idx >= m)
             if bad.any():
-                raise ValueError(f"{who}: feature indices must be in [-{m}, {m - 1}]; got "
-                                 f"{names_preview(idx[bad].tolist())}.")
+                raise ValueError(
+                    f"{who}: feature indices must be in [-{m}, {m - 1}]; got "
+                    f"{names_preview(idx[bad].tolist())}."
+                )
             idx = np.where(idx < 0, idx + m, idx)
         else:
             lookup = {nm: j for j, nm in enumerate(self.feature_names)}
             missing = [str(v) for v in arr.tolist() if str(v) not in lookup]
             if missing:
-                raise ValueError(f"{who}: unknown feature name(s) {names_preview(missing)}; names are "
-                                 f"{names_preview(list(self.feature_names))}.")
+                raise ValueError(
+                    f"{who}: unknown feature name(s) {names_preview(missing)}; names are "
+                    f"{names_preview(list(self.feature_names))}."
+                )
             idx = np.array([lookup[str(v)] for v in arr.tolist()], dtype=np.intp)
         if len(np.unique(idx)) != len(idx):
             raise ValueError(f"{who}: features must not repeat; got duplicated indices.")
@@ -491,8 +544,10 @@ class Dataset:
             s = np.asarray(samples)
             if s.dtype.kind == "b":
                 if s.shape != (self.n_samples,):
-                    raise ValueError(f"Dataset.subset: a boolean sample mask must have length {self.n_samples}; "
-                                     f"got {s.shape}.")
+                    raise ValueError(
+                        f"Dataset.subset: a boolean sample mask must have length {self.n_samples}; "
+                        f"got {s.shape}."
+                    )
                 s_idx = np.flatnonzero(s)
             else:
                 s_idx = s.astype(np.intp).ravel()
@@ -512,9 +567,17 @@ class Dataset:
             meta["samples"] = s_idx
         if name is None:
             name = self.name if f_idx is None else f"{self.name}[{len(f_idx)} features]"
-        return Dataset(X, y=y, feature_names=names, image_shape=self.image_shape if keep_all else None,
-                       name=name, class_names=self.class_names, description=self.description,
-                       truth=self.truth if keep_all else None, meta=meta)
+        return Dataset(
+            X,
+            y=y,
+            feature_names=names,
+            image_shape=self.image_shape if keep_all else None,
+            name=name,
+            class_names=self.class_names,
+            description=self.description,
+            truth=self.truth if keep_all else None,
+            meta=meta,
+        )
 
     def with_image_shape(self, image_shape) -> Dataset:
         """The same data with another ``image_shape`` (validated; the fingerprint is unchanged)."""
@@ -522,7 +585,9 @@ class Dataset:
         for k, v in self.__dict__.items():
             object.__setattr__(new, k, v)
         object.__setattr__(new, "image_shape", image_shape)
-        object.__setattr__(new, "image_shape", new._check_image_shape(self.n_features, f"Dataset {self.name!r}"))
+        object.__setattr__(
+            new, "image_shape", new._check_image_shape(self.n_features, f"Dataset {self.name!r}")
+        )
         return new
 
     def with_name(self, name: str) -> Dataset:
@@ -573,8 +638,10 @@ class Dataset:
         check = header + ([str(c) for c in self.class_names] if self.class_names is not None else [])
         for nm in check:
             if nm == "" or any(ch in nm for ch in (sep, '"', "\n", "\r")):
-                raise ValueError(f"Dataset.to_csv: name {nm!r} is empty or contains the separator, a quote or a "
-                                 "newline; rename it or export to Parquet/.npz instead.")
+                raise ValueError(
+                    f"Dataset.to_csv: name {nm!r} is empty or contains the separator, a quote or a "
+                    "newline; rename it or export to Parquet/.npz instead."
+                )
         if path_or_buffer is None:
             out = io.StringIO()
             self._csv_lines(out.write, header, labels, sep)
@@ -592,21 +659,26 @@ class Dataset:
         n, m = self.X.shape
         step = max(1, _CSV_BLOCK_CELLS // max(m, 1))
         for a in range(0, n, step):
-            block = self.X[a:a + step]
+            block = self.X[a : a + step]
             block = block.toarray() if sp.issparse(block) else block
             # Python's float repr is the shortest string that reads back to the same double
             if labels is None:
                 lines = [sep.join(map(repr, row)) for row in block.tolist()]
             else:
-                lines = [sep.join(map(repr, row)) + sep + lab for row, lab in zip(block.tolist(), labels[a:a + step])]
+                lines = [
+                    sep.join(map(repr, row)) + sep + lab
+                    for row, lab in zip(block.tolist(), labels[a : a + step], strict=False)
+                ]
             write("\n".join(lines) + "\n")
 
     def _check_dense_export(self, what: str) -> None:
         n, m = self.X.shape
         limit = _DENSE_EXPORT_LIMIT
         if self.is_sparse and n * m > limit:
-            raise ValueError(f"Dataset.{what}: this sparse dataset would become {n:,} x {m:,} = {n * m:,} dense "
-                             f"cells (limit {limit:,}). Fix: save it as .npz or svmlight, which keep it sparse.")
+            raise ValueError(
+                f"Dataset.{what}: this sparse dataset would become {n:,} x {m:,} = {n * m:,} dense "
+                f"cells (limit {limit:,}). Fix: save it as .npz or svmlight, which keep it sparse."
+            )
 
     def save(self, path_or_buffer, fmt: str | None = None) -> None:
         """Write the dataset so that :func:`fsviz.data.load_dataset` reads it back exactly.

@@ -21,6 +21,7 @@ References
 .. [2] Wang, Nie & Huang, "Feature Selection via Global Redundancy Minimization",
    IEEE TKDE 27(10), 2015, section 6 (synthetic data, Fig. 2).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -51,8 +52,15 @@ def _check_int(func: str, name: str, value, low: int, high: int | None = None) -
     return value
 
 
-def _check_real(func: str, name: str, value, low: float, high: float | None = None,
-                low_open: bool = False, high_open: bool = False) -> float:
+def _check_real(
+    func: str,
+    name: str,
+    value,
+    low: float,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
         raise ValueError(f"{func}: '{name}' must be a finite real number; got {value!r}.")
     value = float(value)
@@ -194,7 +202,9 @@ def make_grouped_classification(
     try:
         lo, hi = (float(v) for v in affiliate_corr)
     except (TypeError, ValueError):
-        raise ValueError(f"{f}: 'affiliate_corr' must be a pair (low, high); got {affiliate_corr!r}.") from None
+        raise ValueError(
+            f"{f}: 'affiliate_corr' must be a pair (low, high); got {affiliate_corr!r}."
+        ) from None
     if not (0.0 < lo <= hi < 1.0):
         raise ValueError(f"{f}: 'affiliate_corr' must satisfy 0 < low <= high < 1; got ({lo}, {hi}).")
     need = n_groups * (1 + max_affiliates)
@@ -209,7 +219,7 @@ def make_grouped_classification(
     total_aff = int(n_aff.sum())
     X = rng.standard_normal((n_samples, n_features))
     # layout before shuffling: [SF 0..g-1 | AF grouped by SF | noise]
-    owner = np.repeat(np.arange(n_groups), n_aff)              # SF (group) of every AF
+    owner = np.repeat(np.arange(n_groups), n_aff)  # SF (group) of every AF
     rho = rng.uniform(lo, hi, size=total_aff)
     aff_cols = n_groups + np.arange(total_aff)
     X[:, aff_cols] = rho * X[:, owner] + np.sqrt(1.0 - rho**2) * X[:, aff_cols]
@@ -229,8 +239,10 @@ def make_grouped_classification(
     X = X[:, perm] if shuffle else X
     support = where[:n_groups]
     starts = np.concatenate([[0], np.cumsum(n_aff)])
-    groups = {int(support[g]): where[aff_cols[starts[g]:starts[g + 1]]].astype(np.intp) for g in range(n_groups)}
-    corr = {int(support[g]): rho[starts[g]:starts[g + 1]].copy() for g in range(n_groups)}
+    groups = {
+        int(support[g]): where[aff_cols[starts[g] : starts[g + 1]]].astype(np.intp) for g in range(n_groups)
+    }
+    corr = {int(support[g]): rho[starts[g] : starts[g + 1]].copy() for g in range(n_groups)}
     truth = GroundTruth(support=support.astype(np.intp), groups=groups, weights=w, affiliate_corr=corr)
     return np.ascontiguousarray(X), y, truth
 
@@ -346,7 +358,9 @@ def make_correlated_blocks(
     inf = np.sort(rng.choice(n_blocks, size=n_informative_blocks, replace=False))
     shift_b[inf] = class_sep * rng.uniform(0.2, 1.0, size=inf.size) * rng.choice([-1.0, 1.0], size=inf.size)
     U = rng.standard_normal((n_samples, n_blocks))
-    X = np.sqrt(block_corr) * U[:, block] + np.sqrt(1.0 - block_corr) * rng.standard_normal((n_samples, n_features))
+    X = np.sqrt(block_corr) * U[:, block] + np.sqrt(1.0 - block_corr) * rng.standard_normal(
+        (n_samples, n_features)
+    )
     mean_shift = shift_b[block]
     X += np.outer(y - 0.5, mean_shift)
 
@@ -355,8 +369,12 @@ def make_correlated_blocks(
         X = X[:, perm]
         block = block[perm]
         mean_shift = mean_shift[perm]
-    truth = BlockTruth(block=block.astype(np.intp), informative_blocks=inf.astype(np.intp),
-                       mean_shift=mean_shift, block_corr=block_corr)
+    truth = BlockTruth(
+        block=block.astype(np.intp),
+        informative_blocks=inf.astype(np.intp),
+        mean_shift=mean_shift,
+        block_corr=block_corr,
+    )
     return np.ascontiguousarray(X), y, truth
 
 
@@ -457,7 +475,9 @@ def make_sparse_text(
     n_features = _check_int(f, "n_features", n_features, 1)
     nnz = _check_int(f, "nnz", nnz, 1)
     if nnz > n_samples * n_features:
-        raise ValueError(f"{f}: 'nnz' must be <= n_samples * n_features = {n_samples * n_features}; got {nnz}.")
+        raise ValueError(
+            f"{f}: 'nnz' must be <= n_samples * n_features = {n_samples * n_features}; got {nnz}."
+        )
     if nnz > 0.5 * n_samples * n_features:
         raise ValueError(
             f"{f}: 'nnz' must be at most half of n_samples * n_features ({n_samples * n_features // 2}) "
@@ -465,8 +485,9 @@ def make_sparse_text(
         )
     zipf_exponent = _check_real(f, "zipf_exponent", zipf_exponent, 0.0, low_open=True)
     n_informative = _check_int(f, "n_informative", n_informative, 1, min(1990, n_features))
-    positive_fraction = _check_real(f, "positive_fraction", positive_fraction, 0.0, 1.0,
-                                    low_open=True, high_open=True)
+    positive_fraction = _check_real(
+        f, "positive_fraction", positive_fraction, 0.0, 1.0, low_open=True, high_open=True
+    )
     noise = _check_real(f, "noise", noise, 0.0)
     if format not in ("csr", "csc"):
         raise ValueError(f"{f}: 'format' must be 'csr' or 'csc'; got {format!r}.")

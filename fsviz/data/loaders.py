@@ -13,6 +13,7 @@ svmlight files that :func:`load_dataset` reads back exactly: every value bit for
 bit, every name, the order of rows and columns, labels and (except CSV/TSV and
 svmlight) the image shape.
 """
+
 from __future__ import annotations
 
 import csv
@@ -46,10 +47,18 @@ __all__ = [
 FORMATS = ("csv", "tsv", "parquet", "mat", "svmlight", "npz")
 
 _SUFFIXES = {
-    ".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "txt", ".dat": "txt",
-    ".parquet": "parquet", ".pq": "parquet",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".txt": "txt",
+    ".dat": "txt",
+    ".parquet": "parquet",
+    ".pq": "parquet",
     ".mat": "mat",
-    ".svm": "svmlight", ".libsvm": "svmlight", ".svmlight": "svmlight", ".svml": "svmlight",
+    ".svm": "svmlight",
+    ".libsvm": "svmlight",
+    ".svmlight": "svmlight",
+    ".svml": "svmlight",
     ".npz": "npz",
 }
 
@@ -76,8 +85,10 @@ KNOWN_IMAGE_SHAPES: dict[str, tuple[int, int]] = {
 KNOWN_NOT_IMAGES = frozenset({"arcene"})
 
 _FSVIZ_TAG = "fsviz-dataset"
-_MAT73_FIX = ("re-save it in MATLAB as version 7 (save(filename, 'X', 'Y', '-v7')) or convert it to "
-              ".npz/.parquet (e.g. read it with h5py and np.savez)")
+_MAT73_FIX = (
+    "re-save it in MATLAB as version 7 (save(filename, 'X', 'Y', '-v7')) or convert it to "
+    ".npz/.parquet (e.g. read it with h5py and np.savez)"
+)
 
 
 # ============================================================================ helpers
@@ -142,8 +153,10 @@ class _Source:
         elif hasattr(obj, "getvalue") or hasattr(obj, "read"):
             self.filename = os.path.basename(str(getattr(obj, "name", "") or ""))
         else:
-            raise ValueError(f"load_dataset: expected a path or a file-like object (BytesIO, open file, "
-                             f"uploaded file); got {type(obj).__name__}.")
+            raise ValueError(
+                f"load_dataset: expected a path or a file-like object (BytesIO, open file, "
+                f"uploaded file); got {type(obj).__name__}."
+            )
         self.label = repr(self.filename) if self.filename else "<buffer>"
 
     def bytes(self) -> bytes:
@@ -214,8 +227,14 @@ def _sniff(head: bytes) -> str | None:
 def _resolve_format(src: _Source, fmt: str | None) -> str:
     if fmt is not None:
         f = str(fmt).lower().lstrip(".")
-        aliases = {"libsvm": "svmlight", "svm": "svmlight", "pq": "parquet", "tab": "tsv", "txt": "txt",
-                   "matlab": "mat"}
+        aliases = {
+            "libsvm": "svmlight",
+            "svm": "svmlight",
+            "pq": "parquet",
+            "tab": "tsv",
+            "txt": "txt",
+            "matlab": "mat",
+        }
         f = aliases.get(f, f)
         if f not in FORMATS and f != "txt":
             raise ValueError(f"load_dataset: unknown fmt {fmt!r}; choose one of {list(FORMATS)}.")
@@ -226,9 +245,11 @@ def _resolve_format(src: _Source, fmt: str | None) -> str:
     sniffed = _sniff(src.head(4096))
     if sniffed is None:
         known = ", ".join(sorted(_SUFFIXES))
-        raise ValueError(f"load_dataset: cannot tell the format of {src.label} (suffix {suffix or 'none'!r}, "
-                         f"content not recognised). Fix: pass fmt= one of {list(FORMATS)} or use a file name "
-                         f"ending in one of {known}.")
+        raise ValueError(
+            f"load_dataset: cannot tell the format of {src.label} (suffix {suffix or 'none'!r}, "
+            f"content not recognised). Fix: pass fmt= one of {list(FORMATS)} or use a file name "
+            f"ending in one of {known}."
+        )
     return sniffed
 
 
@@ -320,15 +341,26 @@ def load_dataset(
     f = _resolve_format(src, fmt)
     if image_order not in ("auto", "C", "F"):
         raise ValueError(f"load_dataset: image_order must be 'auto', 'C' or 'F'; got {image_order!r}.")
-    readers = {"csv": _load_delimited, "tsv": _load_delimited, "txt": _load_delimited, "parquet": _load_parquet,
-               "mat": _load_mat, "svmlight": _load_svmlight, "npz": _load_npz}
+    readers = {
+        "csv": _load_delimited,
+        "tsv": _load_delimited,
+        "txt": _load_delimited,
+        "parquet": _load_parquet,
+        "mat": _load_mat,
+        "svmlight": _load_svmlight,
+        "npz": _load_npz,
+    }
     try:
         parts = readers[f](src, f, label) if f in ("csv", "tsv", "txt") else readers[f](src, label)
     except (ValueError, MemoryError):
         raise
     except Exception as e:  # a damaged file can make any parser fail in its own way
-        raise _parse_error(src, {"txt": "text"}.get(f, f), e, "the file looks damaged or is not in this "
-                                                              "format; re-export it.") from e
+        raise _parse_error(
+            src,
+            {"txt": "text"}.get(f, f),
+            e,
+            "the file looks damaged or is not in this format; re-export it.",
+        ) from e
     return _assemble(src, parts, image_shape=image_shape, name=name, image_order=image_order)
 
 
@@ -340,12 +372,16 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
     if n == 0:
         raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
     if m == 0:
-        raise ValueError(f"{who} has no feature columns"
-                         + (f" (only the label column {parts.get('label_column')!r})" if parts.get("label_column")
-                            else "") + ". Fix: check the separator and the label column.")
+        raise ValueError(
+            f"{who} has no feature columns"
+            + (f" (only the label column {parts.get('label_column')!r})" if parts.get("label_column") else "")
+            + ". Fix: check the separator and the label column."
+        )
     if y is not None and len(y) != n:
-        raise ValueError(f"{who}: {len(y)} labels but {n} samples; they must match. Fix: store one label "
-                         "per sample (row of X), e.g. Y as an n x 1 vector.")
+        raise ValueError(
+            f"{who}: {len(y)} labels but {n} samples; they must match. Fix: store one label "
+            "per sample (row of X), e.g. Y as an n x 1 vector."
+        )
     ds_name = name if name is not None else (parts.get("name") or src.stem or "dataset")
     check_finite(X, names if names is not None else None, who=who)
     meta = {"source": src.filename or None, "format": parts["format"]}
@@ -368,16 +404,21 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
         shape = infer_image_shape(m, X)
     if shape is not None:
         try:
-            ok = not isinstance(shape, str) and len(tuple(shape)) == 2 and all(
-                not isinstance(v, (str, bool)) and int(v) == v and v > 0 for v in shape)
+            ok = (
+                not isinstance(shape, str)
+                and len(tuple(shape)) == 2
+                and all(not isinstance(v, (str, bool)) and int(v) == v and v > 0 for v in shape)
+            )
         except (TypeError, ValueError):
             ok = False
         if not ok:
             raise ValueError(f"{who}: image_shape must be (height, width) with positive ints; got {shape!r}.")
         shape = (int(shape[0]), int(shape[1]))
         if shape[0] * shape[1] != m:
-            raise ValueError(f"{who}: image_shape {shape[0]} x {shape[1]} = {shape[0] * shape[1]} pixels, but "
-                             f"the data have {m} features; give a shape whose product is the feature count.")
+            raise ValueError(
+                f"{who}: image_shape {shape[0]} x {shape[1]} = {shape[0] * shape[1]} pixels, but "
+                f"the data have {m} features; give a shape whose product is the feature count."
+            )
         if order == "auto":
             order = fmt_order
         if order == "F":
@@ -391,8 +432,15 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
                 names = image_feature_names(shape)
             else:
                 names = np.asarray(names, dtype=object)[perm]
-    ds = Dataset(X, y=y, feature_names=names, image_shape=shape, name=str(ds_name),
-                 class_names=parts.get("class_names"), meta=meta)
+    ds = Dataset(
+        X,
+        y=y,
+        feature_names=names,
+        image_shape=shape,
+        name=str(ds_name),
+        class_names=parts.get("class_names"),
+        meta=meta,
+    )
     warn_constant(ds.constant_features, ds.feature_names, who=who, stacklevel=4)
     return ds
 
@@ -428,8 +476,10 @@ def _label_position(columns: list[str], label, src: _Source, frame_kind: str, no
     if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
         k = int(label)
         if not -len(columns) <= k < len(columns):
-            raise ValueError(f"{who}: label column position {k} is out of range for {len(columns)} columns "
-                             f"{names_preview(columns)}.")
+            raise ValueError(
+                f"{who}: label column position {k} is out of range for {len(columns)} columns "
+                f"{names_preview(columns)}."
+            )
         return k % len(columns)
     if label == "auto":
         for cand in LABEL_CANDIDATES:
@@ -447,9 +497,11 @@ def _label_position(columns: list[str], label, src: _Source, frame_kind: str, no
     if label not in columns:
         close = [c for c in columns if c.lower() == label.lower()]
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"load_dataset: label column {label!r} not found{hint}; columns are "
-                         f"{names_preview(columns, 20)}. Fix: pass label= one of them, or label=None for "
-                         "unlabelled data.")
+        raise ValueError(
+            f"load_dataset: label column {label!r} not found{hint}; columns are "
+            f"{names_preview(columns, 20)}. Fix: pass label= one of them, or label=None for "
+            "unlabelled data."
+        )
     return columns.index(label)
 
 
@@ -458,11 +510,15 @@ def _labels_from_strings(values: np.ndarray, who: str):
     import pandas as pd
 
     vals = np.asarray(values, dtype=object)
-    empty = np.array([v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "" for v in vals])
+    empty = np.array(
+        [v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "" for v in vals]
+    )
     if empty.any():
         where = np.flatnonzero(empty)
-        raise ValueError(f"{who}: {len(where)} missing label(s) at rows {names_preview(where.tolist())}. "
-                         "Fix: drop those samples or fill in their labels.")
+        raise ValueError(
+            f"{who}: {len(where)} missing label(s) at rows {names_preview(where.tolist())}. "
+            "Fix: drop those samples or fill in their labels."
+        )
     num = pd.to_numeric(pd.Series(vals), errors="coerce")
     if not num.isna().any():
         return num.to_numpy()
@@ -518,12 +574,19 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
     if bad:
         desc = "; ".join(f"{c!r} (e.g. {v!r} at row {r})" for c, v, r in bad[:10])
         more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
-        raise ValueError(f"{who}: {len(bad)} non-numeric feature column(s): {desc}{more}. Features must be "
-                         "numbers. Fix: drop or encode those columns (e.g. one-hot), or name one of them as the "
-                         "label column with label=...")
+        raise ValueError(
+            f"{who}: {len(bad)} non-numeric feature column(s): {desc}{more}. Features must be "
+            "numbers. Fix: drop or encode those columns (e.g. one-hot), or name one of them as the "
+            "label column with label=..."
+        )
     X = df.to_numpy(dtype=np.float64) if len(df.columns) else np.empty((len(df), 0))
-    return {"X": _readonly(np.ascontiguousarray(X)), "y": y, "feature_names": np.array(list(df.columns), dtype=object),
-            "label_column": label_column, "format": fmt}
+    return {
+        "X": _readonly(np.ascontiguousarray(X)),
+        "y": y,
+        "feature_names": np.array(list(df.columns), dtype=object),
+        "label_column": label_column,
+        "format": fmt,
+    }
 
 
 def _exact_floats() -> dict:
@@ -546,23 +609,33 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
     try:
         header = _header_fields(src, sep)
     except UnicodeDecodeError as e:
-        raise _parse_error(src, fmt.upper(), e, "save the file as UTF-8 text (this looks like binary data; "
-                                                "is the suffix right?).") from e
+        raise _parse_error(
+            src,
+            fmt.upper(),
+            e,
+            "save the file as UTF-8 text (this looks like binary data; is the suffix right?).",
+        ) from e
     if not header or all(h.strip() == "" for h in header):
-        raise ValueError(f"{who}: the first line (header) is empty. Fix: put the column names on the first line.")
+        raise ValueError(
+            f"{who}: the first line (header) is empty. Fix: put the column names on the first line."
+        )
     blank = [j for j, h in enumerate(header) if h.strip() == ""]
     if blank:
         hint = " (a saved DataFrame index? write it with index=False)" if blank == [0] else ""
-        raise ValueError(f"{who}: column(s) at position(s) {blank} have no name{hint}. Every column needs a "
-                         "name in the header. Fix: name them, or drop them before loading.")
+        raise ValueError(
+            f"{who}: column(s) at position(s) {blank} have no name{hint}. Every column needs a "
+            "name in the header. Fix: name them, or drop them before loading."
+        )
     seen, dups = set(), []
     for h in header:
         if h in seen and h not in dups:
             dups.append(h)
         seen.add(h)
     if dups:
-        raise ValueError(f"{who}: duplicated column name(s) {names_preview(dups)}. Column names must be unique. "
-                         "Fix: rename the duplicates.")
+        raise ValueError(
+            f"{who}: duplicated column name(s) {names_preview(dups)}. Column names must be unique. "
+            "Fix: rename the duplicates."
+        )
     pos = None
     if label is not None and label != "auto":
         pos = _label_position(header, label, src, fmt)
@@ -572,17 +645,33 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
     # missing-value tokens count in feature columns only: a class may be called "NA"
     na = {c: _NA_TOKENS for j, c in enumerate(header) if j != pos}
     try:
-        df = pd.read_csv(src.handle(), sep=sep, low_memory=False, dtype=dtype, keep_default_na=False,
-                         na_values=na, engine="c", encoding="utf-8", **_exact_floats())
+        df = pd.read_csv(
+            src.handle(),
+            sep=sep,
+            low_memory=False,
+            dtype=dtype,
+            keep_default_na=False,
+            na_values=na,
+            engine="c",
+            encoding="utf-8",
+            **_exact_floats(),
+        )
     except pd.errors.EmptyDataError as e:
         raise ValueError(f"{who} holds no data (empty). Fix: choose a file with a header and rows.") from e
     except Exception as e:  # parser errors, decoding errors, ...
-        raise _parse_error(src, fmt.upper(), e, "check the separator (comma for .csv, tab for .tsv), that "
-                                               "every row has as many fields as the header, and the encoding "
-                                               "(UTF-8).") from e
+        raise _parse_error(
+            src,
+            fmt.upper(),
+            e,
+            "check the separator (comma for .csv, tab for .tsv), that "
+            "every row has as many fields as the header, and the encoding "
+            "(UTF-8).",
+        ) from e
     if len(df.columns) != len(header):
-        raise ValueError(f"{who}: the header has {len(header)} fields but the rows parsed into "
-                         f"{len(df.columns)} columns. Fix: make every row have one field per column name.")
+        raise ValueError(
+            f"{who}: the header has {len(header)} fields but the rows parsed into "
+            f"{len(df.columns)} columns. Fix: make every row have one field per column name."
+        )
     df.columns = header
     if pos is not None and label == "auto":
         label = pos  # resolved from the header
@@ -599,8 +688,12 @@ def _load_parquet(src: _Source, label) -> dict:
     try:
         table = pq.read_table(src.handle())
     except Exception as e:
-        raise _parse_error(src, "Parquet", e, "check that the file is a valid Parquet file (re-export it, "
-                                             "e.g. DataFrame.to_parquet).") from e
+        raise _parse_error(
+            src,
+            "Parquet",
+            e,
+            "check that the file is a valid Parquet file (re-export it, e.g. DataFrame.to_parquet).",
+        ) from e
     meta = {}
     raw = (table.schema.metadata or {}).get(_FSVIZ_TAG.encode())
     if raw:
@@ -633,9 +726,15 @@ def _mat_labels(v, who: str):
     arr = np.asarray(v)
     if arr.dtype == object:  # cell array of strings
         flat = [np.asarray(e).ravel() for e in arr.ravel()]
-        return np.array(["".join(map(str, e.tolist())) if e.dtype.kind == "U" else str(e.item() if e.size == 1
-                                                                                        else e.tolist())
-                         for e in flat], dtype=object)
+        return np.array(
+            [
+                "".join(map(str, e.tolist()))
+                if e.dtype.kind == "U"
+                else str(e.item() if e.size == 1 else e.tolist())
+                for e in flat
+            ],
+            dtype=object,
+        )
     if arr.dtype.kind == "U":  # char matrix: one row per label
         if arr.ndim == 2 and arr.shape[1] != 1 and arr.shape[0] != 1:
             return np.array([str(r).strip() for r in arr], dtype=object)
@@ -644,8 +743,10 @@ def _mat_labels(v, who: str):
         return arr.ravel()
     if arr.ndim == 1:
         return arr
-    raise ValueError(f"{who}: the label variable must be a vector (n x 1); got shape {arr.shape}. "
-                     "Fix: store one label per sample.")
+    raise ValueError(
+        f"{who}: the label variable must be a vector (n x 1); got shape {arr.shape}. "
+        "Fix: store one label per sample."
+    )
 
 
 def _load_mat(src: _Source, label) -> dict:
@@ -653,22 +754,34 @@ def _load_mat(src: _Source, label) -> dict:
 
     who = f"load_dataset: {src.label}"
     head = src.head(1024)
-    if head[:19] == b"MATLAB 7.3 MAT-file" or head[:8] == b"\x89HDF\r\n\x1a\n" or head[512:520] == b"\x89HDF\r\n\x1a\n":
+    if (
+        head[:19] == b"MATLAB 7.3 MAT-file"
+        or head[:8] == b"\x89HDF\r\n\x1a\n"
+        or head[512:520] == b"\x89HDF\r\n\x1a\n"
+    ):
         raise ValueError(f"{who} is a MATLAB v7.3 (HDF5) file, which scipy cannot read. Fix: {_MAT73_FIX}.")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             d = sio.loadmat(src.handle())
     except NotImplementedError as e:  # scipy's own v7.3 detection
-        raise ValueError(f"{who} is a MATLAB v7.3 (HDF5) file, which scipy cannot read. Fix: {_MAT73_FIX}.") from e
+        raise ValueError(
+            f"{who} is a MATLAB v7.3 (HDF5) file, which scipy cannot read. Fix: {_MAT73_FIX}."
+        ) from e
     except Exception as e:
-        raise _parse_error(src, "a MATLAB .mat file", e, "check that it is a MATLAB v4-v7 .mat file with "
-                                                        "variables X (samples x features) and Y (labels).") from e
+        raise _parse_error(
+            src,
+            "a MATLAB .mat file",
+            e,
+            "check that it is a MATLAB v4-v7 .mat file with variables X (samples x features) and Y (labels).",
+        ) from e
     variables = sorted(k for k in d if not k.startswith("__"))
     xkey = next((k for k in _MAT_X_KEYS if k in d), None)
     if xkey is None:
-        raise ValueError(f"{who}: no feature matrix; variables are {variables}, expected 'X' (samples x features) "
-                         "as in scikit-feature. Fix: save the features as X (and the labels as Y).")
+        raise ValueError(
+            f"{who}: no feature matrix; variables are {variables}, expected 'X' (samples x features) "
+            "as in scikit-feature. Fix: save the features as X (and the labels as Y)."
+        )
     X = d[xkey]
     if sp.issparse(X):
         if X.dtype.kind not in "biuf":
@@ -677,8 +790,10 @@ def _load_mat(src: _Source, label) -> dict:
     else:
         X = np.asarray(X)
         if X.dtype.kind not in "biuf":
-            raise ValueError(f"{who}: {xkey} must be a numeric matrix; got MATLAB class with dtype {X.dtype}. "
-                             "Fix: store the features as a double/integer matrix.")
+            raise ValueError(
+                f"{who}: {xkey} must be a numeric matrix; got MATLAB class with dtype {X.dtype}. "
+                "Fix: store the features as a double/integer matrix."
+            )
         if X.ndim != 2:
             raise ValueError(f"{who}: {xkey} must be 2-D (samples x features); got shape {X.shape}.")
         X = _readonly(np.ascontiguousarray(X, dtype=np.float64))
@@ -688,18 +803,30 @@ def _load_mat(src: _Source, label) -> dict:
         ykey = next((k for k in _MAT_Y_KEYS if k in d), None)
     elif label is not None:
         if not isinstance(label, str) or label not in d:
-            raise ValueError(f"load_dataset: label variable {label!r} not found in {src.label}; variables are "
-                             f"{variables}. Fix: pass label= one of them, or label=None.")
+            raise ValueError(
+                f"load_dataset: label variable {label!r} not found in {src.label}; variables are "
+                f"{variables}. Fix: pass label= one of them, or label=None."
+            )
         ykey = label
     if ykey is not None:
         y = _mat_labels(d[ykey], who)
         if len(y) != X.shape[0]:
-            hint = (" X looks transposed (features x samples): save X' instead." if len(y) == X.shape[1]
-                    else "")
-            raise ValueError(f"{who}: {ykey} has {len(y)} labels but {xkey} has {X.shape[0]} rows (samples); "
-                             f"they must match.{hint} Fix: store X as samples x features and one label per sample.")
-    return {"X": X, "y": y, "feature_names": None, "names_are_default": True, "label_column": ykey,
-            "format": "mat", "image_order": "F"}
+            hint = (
+                " X looks transposed (features x samples): save X' instead." if len(y) == X.shape[1] else ""
+            )
+            raise ValueError(
+                f"{who}: {ykey} has {len(y)} labels but {xkey} has {X.shape[0]} rows (samples); "
+                f"they must match.{hint} Fix: store X as samples x features and one label per sample."
+            )
+    return {
+        "X": X,
+        "y": y,
+        "feature_names": None,
+        "names_are_default": True,
+        "label_column": ykey,
+        "format": "mat",
+        "image_order": "F",
+    }
 
 
 # ============================================================================ LIBSVM / svmlight
@@ -718,7 +845,7 @@ def _svm_meta(src: _Source) -> dict:
         line = raw[1:].strip()
         if line.startswith(_SVM_HEADER.encode()):
             try:
-                meta = json.loads(line[len(_SVM_HEADER):].decode("utf-8"))
+                meta = json.loads(line[len(_SVM_HEADER) :].decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 meta = {}
     return meta
@@ -728,28 +855,44 @@ def _load_svmlight(src: _Source, label) -> dict:
     from sklearn.datasets import load_svmlight_file
 
     if label not in ("auto", None):
-        raise ValueError(f"load_dataset: {src.label} is a LIBSVM/svmlight file, whose labels are the first field of "
-                         f"every line; label must be 'auto' or None, got {label!r}.")
+        raise ValueError(
+            f"load_dataset: {src.label} is a LIBSVM/svmlight file, whose labels are the first field of "
+            f"every line; label must be 'auto' or None, got {label!r}."
+        )
     meta = _svm_meta(src)
     zero_based = meta.get("zero_based", "auto")
     n_features = meta.get("n_features")
     try:
-        X, y = load_svmlight_file(src.handle(), n_features=n_features, dtype=np.float64, zero_based=zero_based)
+        X, y = load_svmlight_file(
+            src.handle(), n_features=n_features, dtype=np.float64, zero_based=zero_based
+        )
     except Exception as e:
-        raise _parse_error(src, "LIBSVM/svmlight", e, "every line must read '<label> <index>:<value> ...' with "
-                                                     "increasing indices.") from e
+        raise _parse_error(
+            src,
+            "LIBSVM/svmlight",
+            e,
+            "every line must read '<label> <index>:<value> ...' with increasing indices.",
+        ) from e
     X = X.tocsr()
     if meta.get("n_samples") is not None and int(meta["n_samples"]) != X.shape[0]:
-        raise ValueError(f"load_dataset: {src.label} is truncated or damaged: its fsviz header says "
-                         f"{meta['n_samples']} samples but {X.shape[0]} lines were read. Fix: re-export the file.")
+        raise ValueError(
+            f"load_dataset: {src.label} is truncated or damaged: its fsviz header says "
+            f"{meta['n_samples']} samples but {X.shape[0]} lines were read. Fix: re-export the file."
+        )
     has_labels = meta.get("has_labels", True)
     if label is None or not has_labels:
         y = None
     names = None
     if meta.get("feature_names_json"):
         names = meta["feature_names_json"]
-    parts = {"X": X, "y": y, "feature_names": np.array(names, dtype=object) if names is not None else None,
-             "names_are_default": names is None, "label_column": None, "format": "svmlight"}
+    parts = {
+        "X": X,
+        "y": y,
+        "feature_names": np.array(names, dtype=object) if names is not None else None,
+        "names_are_default": names is None,
+        "label_column": None,
+        "format": "svmlight",
+    }
     if meta.get("class_names") is not None and y is not None:
         parts["class_names"] = meta["class_names"]
     if meta.get("name"):
@@ -771,26 +914,44 @@ def _load_npz(src: _Source, label) -> dict:
     who = f"load_dataset: {src.label}"
     head = src.head(8)
     if head.startswith(b"\x93NUMPY"):
-        raise ValueError(f"{who} is a single .npy array, not an .npz archive. Fix: save it with "
-                         "np.savez(path, X=X, y=y).")
+        raise ValueError(
+            f"{who} is a single .npy array, not an .npz archive. Fix: save it with np.savez(path, X=X, y=y)."
+        )
     if not head.startswith(b"PK"):
-        raise _parse_error(src, ".npz", ValueError("not a zip archive (no 'PK' signature)"),
-                           "save it with np.savez / np.savez_compressed (keys X, y, feature_names) or "
-                           "scipy.sparse.save_npz.")
+        raise _parse_error(
+            src,
+            ".npz",
+            ValueError("not a zip archive (no 'PK' signature)"),
+            "save it with np.savez / np.savez_compressed (keys X, y, feature_names) or "
+            "scipy.sparse.save_npz.",
+        )
     try:
         z = np.load(src.handle(), allow_pickle=False)
     except ValueError as e:
         if "pickle" in str(e).lower():
-            raise ValueError(f"{who} holds object arrays, which are not loaded (allow_pickle=False, for safety). "
-                             "Fix: save names as string arrays, e.g. np.array(names, dtype=str).") from e
-        raise _parse_error(src, ".npz", e, "save it with np.savez / np.savez_compressed (keys X, y, "
-                                          "feature_names) or scipy.sparse.save_npz.") from e
+            raise ValueError(
+                f"{who} holds object arrays, which are not loaded (allow_pickle=False, for safety). "
+                "Fix: save names as string arrays, e.g. np.array(names, dtype=str)."
+            ) from e
+        raise _parse_error(
+            src,
+            ".npz",
+            e,
+            "save it with np.savez / np.savez_compressed (keys X, y, "
+            "feature_names) or scipy.sparse.save_npz.",
+        ) from e
     except Exception as e:
-        raise _parse_error(src, ".npz", e, "save it with np.savez / np.savez_compressed (keys X, y, "
-                                          "feature_names) or scipy.sparse.save_npz.") from e
+        raise _parse_error(
+            src,
+            ".npz",
+            e,
+            "save it with np.savez / np.savez_compressed (keys X, y, "
+            "feature_names) or scipy.sparse.save_npz.",
+        ) from e
     if not hasattr(z, "files"):
-        raise ValueError(f"{who} is a single .npy array, not an .npz archive. Fix: save it with "
-                         "np.savez(path, X=X, y=y).")
+        raise ValueError(
+            f"{who} is a single .npy array, not an .npz archive. Fix: save it with np.savez(path, X=X, y=y)."
+        )
     try:
         keys = list(z.files)
         meta = {}
@@ -808,16 +969,20 @@ def _load_npz(src: _Source, label) -> dict:
         elif {"data", "shape", "format"} <= set(keys):
             X = _sparse_from(z, "", who)
         else:
-            raise ValueError(f"{who}: no feature matrix; arrays are {keys}. Fix: save the features as 'X' "
-                             "(np.savez(path, X=X, y=y)) or save a sparse matrix with scipy.sparse.save_npz.")
+            raise ValueError(
+                f"{who}: no feature matrix; arrays are {keys}. Fix: save the features as 'X' "
+                "(np.savez(path, X=X, y=y)) or save a sparse matrix with scipy.sparse.save_npz."
+            )
         y = None
         ykey = None
         if label == "auto":
             ykey = meta.get("label_key", next((k for k in _NPZ_Y_KEYS if k in keys), None))
         elif label is not None:
             if label not in keys:
-                raise ValueError(f"load_dataset: label array {label!r} not found in {src.label}; arrays are "
-                                 f"{keys}. Fix: pass label= one of them, or label=None.")
+                raise ValueError(
+                    f"load_dataset: label array {label!r} not found in {src.label}; arrays are "
+                    f"{keys}. Fix: pass label= one of them, or label=None."
+                )
             ykey = label
         if ykey is not None:
             y = np.asarray(z[ykey])
@@ -832,8 +997,14 @@ def _load_npz(src: _Source, label) -> dict:
             names = np.array(meta["feature_names"], dtype=object)
         elif "feature_names" in keys:
             names = _npz_str_array(z, "feature_names")
-        parts = {"X": X, "y": y, "feature_names": names, "names_are_default": names is None,
-                 "label_column": ykey, "format": "npz"}
+        parts = {
+            "X": X,
+            "y": y,
+            "feature_names": names,
+            "names_are_default": names is None,
+            "label_column": ykey,
+            "format": "npz",
+        }
         if "class_names" in meta and y is not None:
             parts["class_names"] = meta["class_names"]
         elif "class_names" in keys and y is not None:
@@ -847,8 +1018,10 @@ def _load_npz(src: _Source, label) -> dict:
         return parts
     except ValueError as e:
         if "pickle" in str(e).lower() and not str(e).startswith("load_dataset"):
-            raise ValueError(f"{who} holds object arrays, which are not loaded (allow_pickle=False, for safety). "
-                             "Fix: save names and labels as string arrays, e.g. np.array(names, dtype=str).") from e
+            raise ValueError(
+                f"{who} holds object arrays, which are not loaded (allow_pickle=False, for safety). "
+                "Fix: save names and labels as string arrays, e.g. np.array(names, dtype=str)."
+            ) from e
         raise
     except (zipfile.BadZipFile, OSError, KeyError, EOFError, TypeError) as e:
         raise _parse_error(src, ".npz", e, "the archive is damaged; re-save it.") from e
@@ -875,17 +1048,24 @@ def _sparse_from(z, prefix: str, who: str):
 # ============================================================================ writing
 def _format_for_save(path_or_buffer, fmt: str | None) -> str:
     if fmt is None:
-        nm = os.fspath(path_or_buffer) if isinstance(path_or_buffer, (str, os.PathLike)) else \
-            str(getattr(path_or_buffer, "name", "") or "")
+        nm = (
+            os.fspath(path_or_buffer)
+            if isinstance(path_or_buffer, (str, os.PathLike))
+            else str(getattr(path_or_buffer, "name", "") or "")
+        )
         suffix = Path(nm).suffix.lower()
         fmt = _SUFFIXES.get(suffix)
         if fmt is None or fmt == "txt":
-            raise ValueError(f"save_dataset: cannot tell the format from {nm or 'the buffer'!r}; pass fmt= one of "
-                             "['csv', 'tsv', 'parquet', 'npz', 'svmlight'].")
+            raise ValueError(
+                f"save_dataset: cannot tell the format from {nm or 'the buffer'!r}; pass fmt= one of "
+                "['csv', 'tsv', 'parquet', 'npz', 'svmlight']."
+            )
     fmt = {"libsvm": "svmlight", "svm": "svmlight", "pq": "parquet"}.get(fmt.lower(), fmt.lower())
     if fmt not in ("csv", "tsv", "parquet", "npz", "svmlight"):
-        raise ValueError(f"save_dataset: cannot write fmt {fmt!r}; choose one of "
-                         "['csv', 'tsv', 'parquet', 'npz', 'svmlight'].")
+        raise ValueError(
+            f"save_dataset: cannot write fmt {fmt!r}; choose one of "
+            "['csv', 'tsv', 'parquet', 'npz', 'svmlight']."
+        )
     return fmt
 
 
@@ -926,8 +1106,11 @@ def save_dataset(dataset: Dataset, path_or_buffer, fmt: str | None = None) -> No
 
 
 def _meta_for(dataset: Dataset) -> dict:
-    return {"name": dataset.name, "image_shape": list(dataset.image_shape) if dataset.image_shape else None,
-            "class_names": None if dataset.class_names is None else [str(c) for c in dataset.class_names]}
+    return {
+        "name": dataset.name,
+        "image_shape": list(dataset.image_shape) if dataset.image_shape else None,
+        "class_names": None if dataset.class_names is None else [str(c) for c in dataset.class_names],
+    }
 
 
 def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
@@ -960,8 +1143,13 @@ def _write_npz(dataset: Dataset, path_or_buffer) -> None:
     arrays: dict[str, np.ndarray] = {}
     X = dataset.X
     if sp.issparse(X):
-        arrays.update(X_format=np.array(X.format), X_shape=np.array(X.shape, dtype=np.int64),
-                      X_data=X.data, X_indices=X.indices, X_indptr=X.indptr)
+        arrays.update(
+            X_format=np.array(X.format),
+            X_shape=np.array(X.shape, dtype=np.int64),
+            X_data=X.data,
+            X_indices=X.indices,
+            X_indptr=X.indptr,
+        )
     else:
         arrays["X"] = X
     if dataset.y is not None:
@@ -981,8 +1169,12 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
     X = dataset.X.tocsr() if dataset.is_sparse else sp.csr_matrix(dataset.X)
     X.sort_indices()
     meta = _meta_for(dataset)
-    meta.update(zero_based=True, n_features=int(X.shape[1]), n_samples=int(X.shape[0]),
-                has_labels=dataset.y is not None)
+    meta.update(
+        zero_based=True,
+        n_features=int(X.shape[1]),
+        n_samples=int(X.shape[0]),
+        has_labels=dataset.y is not None,
+    )
     names = dataset.feature_names
     if not np.array_equal(names, default_feature_names(len(names))):
         meta["feature_names_json"] = [str(c) for c in names]
@@ -992,7 +1184,7 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
     lines = [f"# {_SVM_HEADER} {json.dumps(meta)}"]
     for i in range(X.shape[0]):
         a, b = ip[i], ip[i + 1]
-        feats = " ".join([f"{j}:{v!r}" for j, v in zip(idx[a:b], vals[a:b])])
+        feats = " ".join([f"{j}:{v!r}" for j, v in zip(idx[a:b], vals[a:b], strict=False)])
         lines.append(f"{ylist[i]!r} {feats}" if feats else f"{ylist[i]!r}")
     out = io.StringIO()
     out.write("\n".join(lines) + "\n")

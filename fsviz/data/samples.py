@@ -24,6 +24,7 @@ every machine that gives the same floating-point results. :func:`load_sample`
 writes a missing file on first use, so the app works even without ``make samples``.
 The folder is ``FSVIZ_SAMPLE_DATA`` if set, else ``<repo>/sample_data``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -88,46 +89,79 @@ def _digits() -> Dataset:
     bunch = load_digits(n_class=2)
     X = np.asarray(bunch.data, dtype=np.float64)
     y = np.asarray(bunch.target, dtype=np.int64)
-    return Dataset(X, y=y, feature_names=image_feature_names((8, 8)), image_shape=(8, 8),
-                   name="digits-0-vs-1", class_names=["0", "1"], description=_INFO["digits-0-vs-1"].description)
+    return Dataset(
+        X,
+        y=y,
+        feature_names=image_feature_names((8, 8)),
+        image_shape=(8, 8),
+        name="digits-0-vs-1",
+        class_names=["0", "1"],
+        description=_INFO["digits-0-vs-1"].description,
+    )
 
 
 def _groups():
     from fsviz.data.generators import make_grouped_classification
 
-    X, y, truth = make_grouped_classification(n_samples=600, n_features=2000, n_groups=12, max_affiliates=5,
-                                              random_state=0)
-    ds = Dataset(X, y=y, name="synthetic-groups", description=_INFO["synthetic-groups"].description, truth=truth)
+    X, y, truth = make_grouped_classification(
+        n_samples=600, n_features=2000, n_groups=12, max_affiliates=5, random_state=0
+    )
+    ds = Dataset(
+        X, y=y, name="synthetic-groups", description=_INFO["synthetic-groups"].description, truth=truth
+    )
     return ds
 
 
 def _blocks():
     from fsviz.data.generators import make_correlated_blocks
 
-    X, y, truth = make_correlated_blocks(n_samples=400, n_features=100, n_blocks=10, block_corr=0.8,
-                                         random_state=0)
-    return Dataset(X, y=y, name="correlated-blocks", description=_INFO["correlated-blocks"].description,
-                   truth=truth)
+    X, y, truth = make_correlated_blocks(
+        n_samples=400, n_features=100, n_blocks=10, block_corr=0.8, random_state=0
+    )
+    return Dataset(
+        X, y=y, name="correlated-blocks", description=_INFO["correlated-blocks"].description, truth=truth
+    )
 
 
 _INFO: dict[str, SampleInfo] = {
     "digits-0-vs-1": SampleInfo(
-        "digits-0-vs-1", "Handwritten digits 0 vs 1 (8x8 pixels)",
+        "digits-0-vs-1",
+        "Handwritten digits 0 vs 1 (8x8 pixels)",
         "scikit-learn's bundled optical digits, classes 0 and 1: 360 images of 8x8 pixels with grey "
         "levels 0-16. Pixel features (pixel_<row>_<col>) show as masks on the images.",
-        360, 64, (8, 8), False, None, "digits-0-vs-1.npz"),
+        360,
+        64,
+        (8, 8),
+        False,
+        None,
+        "digits-0-vs-1.npz",
+    ),
     "synthetic-groups": SampleInfo(
-        "synthetic-groups", "Synthetic support/affiliated feature groups (ground truth)",
+        "synthetic-groups",
+        "Synthetic support/affiliated feature groups (ground truth)",
         "The GDM benchmark (TPAMI 2016, section 5.2) at 600 x 2,000: 12 support features drawn N(0,1), "
         "each with 0-5 affiliated features correlated 0.8-0.95 with it, the rest pure noise; labels a "
         "noisy linear function of the support features. The true groups come with it (Dataset.truth).",
-        600, 2000, None, True, "groups", "synthetic-groups.npz"),
+        600,
+        2000,
+        None,
+        True,
+        "groups",
+        "synthetic-groups.npz",
+    ),
     "correlated-blocks": SampleInfo(
-        "correlated-blocks", "Correlated feature blocks (GRM synthetic set)",
+        "correlated-blocks",
+        "Correlated feature blocks (GRM synthetic set)",
         "The GRM paper's synthetic data: 400 samples, 100 features in 10 blocks of 10 with within-block "
         "correlation 0.8, two classes whose means differ block by block. Block membership comes with it "
         "(Dataset.truth).",
-        400, 100, None, True, "blocks", "correlated-blocks.npz"),
+        400,
+        100,
+        None,
+        True,
+        "blocks",
+        "correlated-blocks.npz",
+    ),
 }
 _BUILDERS: dict[str, Callable[[], Dataset]] = {
     "digits-0-vs-1": _digits,
@@ -143,18 +177,40 @@ def _save_truth(truth, path: Path) -> None:
     if isinstance(truth, GroundTruth):
         support = np.asarray(truth.support, dtype=np.int64)
         lens = np.array([len(truth.groups[int(s)]) for s in support], dtype=np.int64)
-        af = np.concatenate([np.asarray(truth.groups[int(s)], dtype=np.int64) for s in support]) \
-            if len(support) else np.zeros(0, np.int64)
-        corr = np.concatenate([np.asarray(truth.affiliate_corr.get(int(s), np.full(len(truth.groups[int(s)]),
-                                                                                       np.nan)), dtype=np.float64)
-                               for s in support]) if len(support) else np.zeros(0)
-        arrays = dict(kind=np.array("groups"), support=support, group_sizes=lens, affiliated=af,
-                      affiliate_corr=corr, weights=np.asarray(truth.weights, dtype=np.float64))
+        af = (
+            np.concatenate([np.asarray(truth.groups[int(s)], dtype=np.int64) for s in support])
+            if len(support)
+            else np.zeros(0, np.int64)
+        )
+        corr = (
+            np.concatenate(
+                [
+                    np.asarray(
+                        truth.affiliate_corr.get(int(s), np.full(len(truth.groups[int(s)]), np.nan)),
+                        dtype=np.float64,
+                    )
+                    for s in support
+                ]
+            )
+            if len(support)
+            else np.zeros(0)
+        )
+        arrays = dict(
+            kind=np.array("groups"),
+            support=support,
+            group_sizes=lens,
+            affiliated=af,
+            affiliate_corr=corr,
+            weights=np.asarray(truth.weights, dtype=np.float64),
+        )
     elif isinstance(truth, BlockTruth):
-        arrays = dict(kind=np.array("blocks"), block=np.asarray(truth.block, dtype=np.int64),
-                      informative_blocks=np.asarray(truth.informative_blocks, dtype=np.int64),
-                      mean_shift=np.asarray(truth.mean_shift, dtype=np.float64),
-                      block_corr=np.array(float(truth.block_corr)))
+        arrays = dict(
+            kind=np.array("blocks"),
+            block=np.asarray(truth.block, dtype=np.int64),
+            informative_blocks=np.asarray(truth.informative_blocks, dtype=np.int64),
+            mean_shift=np.asarray(truth.mean_shift, dtype=np.float64),
+            block_corr=np.array(float(truth.block_corr)),
+        )
     else:
         raise ValueError(f"write_samples: unknown ground truth type {type(truth).__name__}.")
     with open(path, "wb") as fh:
@@ -170,13 +226,18 @@ def _load_truth(path: Path):
             support = z["support"]
             bounds = np.concatenate([[0], np.cumsum(z["group_sizes"])])
             af, corr = z["affiliated"], z["affiliate_corr"]
-            groups = {int(s): af[bounds[i]:bounds[i + 1]].astype(np.intp) for i, s in enumerate(support)}
-            acorr = {int(s): corr[bounds[i]:bounds[i + 1]] for i, s in enumerate(support)}
-            return GroundTruth(support=support.astype(np.intp), groups=groups, weights=z["weights"],
-                               affiliate_corr=acorr)
+            groups = {int(s): af[bounds[i] : bounds[i + 1]].astype(np.intp) for i, s in enumerate(support)}
+            acorr = {int(s): corr[bounds[i] : bounds[i + 1]] for i, s in enumerate(support)}
+            return GroundTruth(
+                support=support.astype(np.intp), groups=groups, weights=z["weights"], affiliate_corr=acorr
+            )
         if kind == "blocks":
-            return BlockTruth(block=z["block"].astype(np.intp), informative_blocks=z["informative_blocks"],
-                              mean_shift=z["mean_shift"], block_corr=float(z["block_corr"]))
+            return BlockTruth(
+                block=z["block"].astype(np.intp),
+                informative_blocks=z["informative_blocks"],
+                mean_shift=z["mean_shift"],
+                block_corr=float(z["block_corr"]),
+            )
     raise ValueError(f"load_sample: unknown ground truth kind {kind!r} in {path}.")
 
 
@@ -276,8 +337,11 @@ def _write_one(ds: Dataset, folder: Path) -> None:
         os.replace(ttmp, folder / f"{ds.name}.truth.npz")
     man = _manifest(folder)
     man.setdefault("samples", {})[ds.name] = {
-        "version": SAMPLES_VERSION, "file": info.filename, "shape": list(ds.shape),
-        "fingerprint": ds.fingerprint, "truth": f"{ds.name}.truth.npz" if ds.truth is not None else None,
+        "version": SAMPLES_VERSION,
+        "file": info.filename,
+        "shape": list(ds.shape),
+        "fingerprint": ds.fingerprint,
+        "truth": f"{ds.name}.truth.npz" if ds.truth is not None else None,
         "title": info.title,
     }
     man["written_by"] = "python -m fsviz.data.samples"
@@ -286,8 +350,9 @@ def _write_one(ds: Dataset, folder: Path) -> None:
     os.replace(mtmp, folder / "manifest.json")
 
 
-def write_samples(directory: str | os.PathLike | None = None, *, if_missing: bool = False,
-                  names: list[str] | None = None) -> list[str]:
+def write_samples(
+    directory: str | os.PathLike | None = None, *, if_missing: bool = False, names: list[str] | None = None
+) -> list[str]:
     """Write the sample files; return the names written.
 
     Parameters
@@ -306,7 +371,8 @@ def write_samples(directory: str | os.PathLike | None = None, *, if_missing: boo
             raise ValueError(f"write_samples: unknown sample {name!r}; samples are {list(_INFO)}.")
         info = _INFO[name]
         present = (folder / info.filename).is_file() and (
-            not info.has_truth or (folder / f"{name}.truth.npz").is_file())
+            not info.has_truth or (folder / f"{name}.truth.npz").is_file()
+        )
         if if_missing and present and _is_current(folder, name):
             continue
         _write_one(make_sample(name), folder)
@@ -319,11 +385,16 @@ def write_samples(directory: str | os.PathLike | None = None, *, if_missing: boo
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m fsviz.data.samples [--if-missing] [--dir DIR] [names ...]``."""
-    p = argparse.ArgumentParser(prog="python -m fsviz.data.samples",
-                                description="Write fsviz's bundled sample datasets.")
+    p = argparse.ArgumentParser(
+        prog="python -m fsviz.data.samples", description="Write fsviz's bundled sample datasets."
+    )
     p.add_argument("names", nargs="*", help=f"samples to write (default all: {', '.join(_INFO)})")
-    p.add_argument("--dir", default=None, help="target folder (default: FSVIZ_SAMPLE_DATA or <repo>/sample_data)")
-    p.add_argument("--if-missing", action="store_true", help="only write samples whose files are missing or stale")
+    p.add_argument(
+        "--dir", default=None, help="target folder (default: FSVIZ_SAMPLE_DATA or <repo>/sample_data)"
+    )
+    p.add_argument(
+        "--if-missing", action="store_true", help="only write samples whose files are missing or stale"
+    )
     args = p.parse_args(argv)
     try:
         written = write_samples(args.dir, if_missing=args.if_missing, names=args.names or None)

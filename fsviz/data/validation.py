@@ -4,6 +4,7 @@ Every function raises :class:`ValueError` whose message says which input broke
 which rule, what was received and how to fix it; recoverable problems (constant
 features) give a :class:`DataWarning` naming the features instead.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -28,8 +29,10 @@ class DataWarning(UserWarning):
 def names_preview(names, limit: int = 10) -> str:
     """``['a', 'b'] (+12 more)``: a bounded list of names for messages."""
     n = len(names)
-    head = [int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else str(v)
-            for v in list(names[:limit])]
+    head = [
+        int(v) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else str(v)
+        for v in list(names[:limit])
+    ]
     more = f" (+{n - limit} more)" if n > limit else ""
     return f"{head!r}{more}"
 
@@ -69,7 +72,7 @@ def check_finite(X, feature_names=None, *, who: str = "Dataset", what: str = "X"
     n_inf = int(len(vals) - n_nan)
     names = feature_names if feature_names is not None else None
     where = []
-    for r, c, v in zip(rows[:5], cols[:5], vals[:5]):
+    for r, c, v in zip(rows[:5], cols[:5], vals[:5], strict=False):
         col = repr(str(names[c])) if names is not None else str(int(c))
         where.append(f"row {int(r)} column {col} ({'NaN' if np.isnan(v) else v})")
     more = f" and {len(vals) - 5} more" if len(vals) > 5 else ""
@@ -83,7 +86,9 @@ def check_finite(X, feature_names=None, *, who: str = "Dataset", what: str = "X"
     )
 
 
-def warn_constant(constant: np.ndarray, feature_names, *, who: str = "load_dataset", stacklevel: int = 3) -> None:
+def warn_constant(
+    constant: np.ndarray, feature_names, *, who: str = "load_dataset", stacklevel: int = 3
+) -> None:
     """Warn (``DataWarning``) naming the constant features; they are kept and flagged."""
     if len(constant) == 0:
         return
@@ -118,8 +123,9 @@ def require_labels(dataset, *, who: str = "fsviz") -> np.ndarray:
     return y
 
 
-def check_classification(y, *, who: str = "fsviz", min_classes: int = 2, min_per_class: int = 1,
-                         n_samples: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def check_classification(
+    y, *, who: str = "fsviz", min_classes: int = 2, min_per_class: int = 1, n_samples: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Check class labels for a supervised method; return ``(classes, counts)``.
 
     Parameters
@@ -143,30 +149,42 @@ def check_classification(y, *, who: str = "fsviz", min_classes: int = 2, min_per
     if hasattr(y, "X") and hasattr(y, "fingerprint"):
         y = require_labels(y, who=who)
     if y is None:
-        raise ValueError(f"{who}: needs class labels; got y=None. Fix: pass the labels "
-                         "(or load the dataset with a label column).")
+        raise ValueError(
+            f"{who}: needs class labels; got y=None. Fix: pass the labels "
+            "(or load the dataset with a label column)."
+        )
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"{who}: y must be 1-D; got shape {y.shape}. Fix: pass y.ravel().")
     if n_samples is not None and len(y) != n_samples:
-        raise ValueError(f"{who}: y has {len(y)} labels but X has {n_samples} samples; "
-                         "they must match. Fix: pass the labels of the same rows.")
+        raise ValueError(
+            f"{who}: y has {len(y)} labels but X has {n_samples} samples; "
+            "they must match. Fix: pass the labels of the same rows."
+        )
     if y.dtype.kind == "f":
         if not np.isfinite(y).all():
-            raise ValueError(f"{who}: y holds {int((~np.isfinite(y)).sum())} missing/non-finite labels. "
-                             "Fix: drop those samples.")
+            raise ValueError(
+                f"{who}: y holds {int((~np.isfinite(y)).sum())} missing/non-finite labels. "
+                "Fix: drop those samples."
+            )
         if not np.all(y == np.round(y)):
-            raise ValueError(f"{who}: needs class labels, but y is continuous (e.g. {y[y != np.round(y)][0].item()!r}). "
-                             "Fix: bin the target into classes, or use an unsupervised method.")
+            raise ValueError(
+                f"{who}: needs class labels, but y is continuous (e.g. {y[y != np.round(y)][0].item()!r}). "
+                "Fix: bin the target into classes, or use an unsupervised method."
+            )
     classes, counts = np.unique(y, return_counts=True)
     if len(classes) < min_classes:
         got = f"a single class ({classes[0].item()!r})" if len(classes) == 1 else f"{len(classes)} classes"
-        raise ValueError(f"{who}: needs at least {min_classes} classes in y; got {got} among "
-                         f"{len(y)} samples. Fix: choose another label column or load data with "
-                         "several classes (one-class problems: GDM(one_class=True) or an unsupervised score).")
+        raise ValueError(
+            f"{who}: needs at least {min_classes} classes in y; got {got} among "
+            f"{len(y)} samples. Fix: choose another label column or load data with "
+            "several classes (one-class problems: GDM(one_class=True) or an unsupervised score)."
+        )
     if counts.min() < min_per_class:
         small = classes[counts < min_per_class]
-        raise ValueError(f"{who}: every class needs at least {min_per_class} samples; class(es) "
-                         f"{_preview(list(small))} have {int(counts.min())}. Fix: drop the rare classes "
-                         "or lower the requirement (e.g. fewer CV folds).")
+        raise ValueError(
+            f"{who}: every class needs at least {min_per_class} samples; class(es) "
+            f"{_preview(list(small))} have {int(counts.min())}. Fix: drop the rare classes "
+            "or lower the requirement (e.g. fewer CV folds)."
+        )
     return classes, counts

@@ -1,4 +1,5 @@
 """Evaluation of selections: redundancy, CV accuracy, ground truth, stability, clustering."""
+
 from fsviz._lazy import lazy_exports
 
 _EXPORTS = {

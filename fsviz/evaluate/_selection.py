@@ -1,4 +1,5 @@
 """Turn whatever the caller passes (indices, mask, callable, estimator) into feature indices."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,20 +20,28 @@ def as_indices(sel, n_features: int, name: str) -> np.ndarray:
     """Indices from an index array or a boolean mask, checked against ``n_features``."""
     a = np.asarray(sel)
     if a.ndim != 1:
-        raise ValueError(f"{name}: a selection must be a 1-D array of feature indices or a boolean mask; "
-                         f"got shape {a.shape}.")
+        raise ValueError(
+            f"{name}: a selection must be a 1-D array of feature indices or a boolean mask; "
+            f"got shape {a.shape}."
+        )
     if a.dtype.kind == "b":
         if a.shape[0] != n_features:
-            raise ValueError(f"{name}: boolean mask has {a.shape[0]} entries but X has {n_features} features.")
+            raise ValueError(
+                f"{name}: boolean mask has {a.shape[0]} entries but X has {n_features} features."
+            )
         return np.flatnonzero(a)
     if a.size and a.dtype.kind not in "iu":
         raise ValueError(f"{name}: feature indices must be integers; got dtype {a.dtype}.")
     a = a.astype(np.int64)
     if a.size and (a.min() < 0 or a.max() >= n_features):
-        raise ValueError(f"{name}: feature indices must lie in [0, {n_features}); got min {a.min()}, max {a.max()}.")
+        raise ValueError(
+            f"{name}: feature indices must lie in [0, {n_features}); got min {a.min()}, max {a.max()}."
+        )
     if np.unique(a).shape[0] != a.shape[0]:
-        raise ValueError(f"{name}: feature indices must not repeat; got {a.shape[0]} indices, "
-                         f"{np.unique(a).shape[0]} distinct.")
+        raise ValueError(
+            f"{name}: feature indices must not repeat; got {a.shape[0]} indices, "
+            f"{np.unique(a).shape[0]} distinct."
+        )
     return a
 
 
@@ -57,14 +66,18 @@ def fitted_indices(est, k: int | None, name: str) -> np.ndarray:
         return idx if k is None else idx[:k]
     if hasattr(est, "scores_"):
         if k is None:
-            raise ValueError(f"{name}: 'k' is required when the selector only scores features "
-                             f"({type(est).__name__} has scores_ but no selected_); pass k=20 for example.")
+            raise ValueError(
+                f"{name}: 'k' is required when the selector only scores features "
+                f"({type(est).__name__} has scores_ but no selected_); pass k=20 for example."
+            )
         return np.argsort(-np.asarray(est.scores_), kind="stable")[:k].astype(np.int64)
     if hasattr(est, "get_support"):
         idx = est.get_support(indices=True).astype(np.int64)
         return idx if k is None else idx[:k]
-    raise ValueError(f"{name}: cannot read a selection from {type(est).__name__}: it has none of selected_, "
-                     "support_, scores_ or get_support().")
+    raise ValueError(
+        f"{name}: cannot read a selection from {type(est).__name__}: it has none of selected_, "
+        "support_, scores_ or get_support()."
+    )
 
 
 def select(sel, X, y, k: int | None, name: str) -> np.ndarray:
@@ -76,5 +89,7 @@ def select(sel, X, y, k: int | None, name: str) -> np.ndarray:
     if callable(sel):
         idx = as_indices(sel(X, y), X.shape[1], name)
         return idx if k is None else idx[:k]
-    raise ValueError(f"{name}: expected a selector with fit(), a callable f(X, y) -> indices, or an array of "
-                     f"indices; got {type(sel).__name__}.")
+    raise ValueError(
+        f"{name}: expected a selector with fit(), a callable f(X, y) -> indices, or an array of "
+        f"indices; got {type(sel).__name__}."
+    )

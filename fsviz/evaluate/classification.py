@@ -1,4 +1,5 @@
 """Cross-validated accuracy of a feature selection, with selection redone inside each fold."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -50,11 +51,22 @@ def _model(model, n_neighbors: int):
         return make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=n_neighbors))
     if hasattr(model, "fit") and hasattr(model, "predict"):
         return clone(model)
-    raise ValueError(f"cv_accuracy: 'model' must be 'svm', 'knn' or a scikit-learn classifier; got {model!r}.")
+    raise ValueError(
+        f"cv_accuracy: 'model' must be 'svm', 'knn' or a scikit-learn classifier; got {model!r}."
+    )
 
 
-def cv_accuracy(X, y, selector_or_indices: Any, k: int | None = None, model: Any = "svm", n_splits: int = 5,
-                reselect: bool = True, random_state: int | None = 0, n_neighbors: int = 1) -> CVResult:
+def cv_accuracy(
+    X,
+    y,
+    selector_or_indices: Any,
+    k: int | None = None,
+    model: Any = "svm",
+    n_splits: int = 5,
+    reselect: bool = True,
+    random_state: int | None = 0,
+    n_neighbors: int = 1,
+) -> CVResult:
     """Stratified k-fold accuracy of a classifier on selected features.
 
     Parameters
@@ -99,8 +111,10 @@ def cv_accuracy(X, y, selector_or_indices: Any, k: int | None = None, model: Any
     if counts.shape[0] < 2:
         raise ValueError("cv_accuracy: y has a single class; accuracy needs at least two.")
     if counts.min() < n_splits:
-        raise ValueError(f"cv_accuracy: 'n_splits' must be <= the smallest class size ({counts.min()}) for "
-                         f"stratified folds; got {n_splits}.")
+        raise ValueError(
+            f"cv_accuracy: 'n_splits' must be <= the smallest class size ({counts.min()}) for "
+            f"stratified folds; got {n_splits}."
+        )
     if k is not None and (not isinstance(k, Integral) or k < 1):
         raise ValueError(f"cv_accuracy: 'k' must be a positive int or None; got {k!r}.")
     clf = _model(model, n_neighbors)

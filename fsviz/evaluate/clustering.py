@@ -1,4 +1,5 @@
 """Clustering quality of selected features: k-means, then NMI and accuracy (Hungarian matching)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,8 +26,10 @@ def clustering_accuracy(y_true, y_pred) -> float:
     y_true = np.asarray(y_true).ravel()
     y_pred = np.asarray(y_pred).ravel()
     if y_true.shape != y_pred.shape:
-        raise ValueError(f"clustering_accuracy: y_true and y_pred must have the same length; got "
-                         f"{y_true.shape[0]} and {y_pred.shape[0]}.")
+        raise ValueError(
+            f"clustering_accuracy: y_true and y_pred must have the same length; got "
+            f"{y_true.shape[0]} and {y_pred.shape[0]}."
+        )
     C = _contingency(y_pred, y_true)
     r, c = linear_sum_assignment(-C)
     return float(C[r, c].sum() / y_true.shape[0])
@@ -36,8 +39,10 @@ def normalized_mutual_info(y_true, y_pred, average: str = "max") -> float:
     """NMI = I(C; C') / norm(H(C), H(C')) with norm "max" (survey eq. 118), "arithmetic",
     "geometric" or "min"; 1.0 when both labelings are a single cluster."""
     if average not in ("max", "arithmetic", "geometric", "min"):
-        raise ValueError(f"normalized_mutual_info: 'average' must be 'max', 'arithmetic', 'geometric' or 'min'; "
-                         f"got {average!r}.")
+        raise ValueError(
+            f"normalized_mutual_info: 'average' must be 'max', 'arithmetic', 'geometric' or 'min'; "
+            f"got {average!r}."
+        )
     C = _contingency(np.asarray(y_true).ravel(), np.asarray(y_pred).ravel()).astype(np.float64)
     n = C.sum()
     pa, pb = C.sum(axis=1) / n, C.sum(axis=0) / n
@@ -48,8 +53,12 @@ def normalized_mutual_info(y_true, y_pred, average: str = "max") -> float:
     nz = C > 0
     P = C[nz] / n
     mi = float(np.sum(P * np.log(P / np.outer(pa, pb)[nz])))
-    den = {"max": max(ha, hb), "min": min(ha, hb), "arithmetic": 0.5 * (ha + hb),
-           "geometric": np.sqrt(ha * hb)}[average]
+    den = {
+        "max": max(ha, hb),
+        "min": min(ha, hb),
+        "arithmetic": 0.5 * (ha + hb),
+        "geometric": np.sqrt(ha * hb),
+    }[average]
     return float(max(mi, 0.0) / den) if den > 0 else 0.0
 
 
@@ -64,8 +73,14 @@ class ClusteringScores:
     n_clusters: int
 
 
-def clustering_scores(X_selected, y, n_clusters: int | None = None, random_state: int | None = 0,
-                      n_repeats: int = 1, nmi_average: str = "max") -> ClusteringScores:
+def clustering_scores(
+    X_selected,
+    y,
+    n_clusters: int | None = None,
+    random_state: int | None = 0,
+    n_repeats: int = 1,
+    nmi_average: str = "max",
+) -> ClusteringScores:
     """k-means on the selected features, scored against the classes by NMI and ACC.
 
     Parameters
@@ -95,10 +110,14 @@ def clustering_scores(X_selected, y, n_clusters: int | None = None, random_state
     X = check_array(X_selected, accept_sparse=("csr",), dtype=np.float64)
     y = np.asarray(y).ravel()
     if y.shape[0] != X.shape[0]:
-        raise ValueError(f"clustering_scores: y has {y.shape[0]} labels but X_selected has {X.shape[0]} rows.")
+        raise ValueError(
+            f"clustering_scores: y has {y.shape[0]} labels but X_selected has {X.shape[0]} rows."
+        )
     k = int(np.unique(y).shape[0]) if n_clusters is None else n_clusters
     if not isinstance(k, Integral) or not 1 <= k <= X.shape[0]:
-        raise ValueError(f"clustering_scores: 'n_clusters' must be an int in [1, {X.shape[0]}]; got {n_clusters!r}.")
+        raise ValueError(
+            f"clustering_scores: 'n_clusters' must be an int in [1, {X.shape[0]}]; got {n_clusters!r}."
+        )
     if not isinstance(n_repeats, Integral) or n_repeats < 1:
         raise ValueError(f"clustering_scores: 'n_repeats' must be a positive int; got {n_repeats!r}.")
     seeds = check_random_state(random_state).randint(0, 2**31 - 1, size=n_repeats)
@@ -107,5 +126,6 @@ def clustering_scores(X_selected, y, n_clusters: int | None = None, random_state
         lab = KMeans(n_clusters=k, n_init=10, random_state=int(s)).fit_predict(X)
         nmis.append(normalized_mutual_info(y, lab, nmi_average))
         accs.append(clustering_accuracy(y, lab))
-    return ClusteringScores(float(np.mean(nmis)), float(np.mean(accs)), float(np.std(nmis)),
-                            float(np.std(accs)), int(k))
+    return ClusteringScores(
+        float(np.mean(nmis)), float(np.mean(accs)), float(np.std(nmis)), float(np.std(accs)), int(k)
+    )

@@ -1,4 +1,5 @@
 """Success hits: how much of a known ground-truth group structure a method recovered."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -85,8 +86,10 @@ def success_hits(found_support, found_groups: Mapping | None, truth: Any) -> Suc
     Selection", TPAMI 2016, section 5.2 and Table 2.
     """
     if not hasattr(truth, "support") or not hasattr(truth, "groups"):
-        raise ValueError("success_hits: 'truth' needs attributes 'support' (int array) and 'groups' "
-                         f"(dict support -> affiliated array); got {type(truth).__name__}.")
+        raise ValueError(
+            "success_hits: 'truth' needs attributes 'support' (int array) and 'groups' "
+            f"(dict support -> affiliated array); got {type(truth).__name__}."
+        )
     sf = set(_ints(truth.support, "truth.support").tolist())
     gid = {s: s for s in sf}
     for s, afs in dict(truth.groups).items():
@@ -105,7 +108,12 @@ def success_hits(found_support, found_groups: Mapping | None, truth: Any) -> Suc
     n_correct = len(found & allt)
     matched = sum(1 for f in found & allt if key[f] in gid and gid[key[f]] == gid[f])
     return SuccessHits(
-        n_correct_support=len(fs_set & sf), n_correct_affiliated=len(fs_set & af),
-        n_incorrect=len(fs_set - allt), n_correct=n_correct, n_truth=len(allt),
-        rate=float(n_correct / len(allt)) if allt else 0.0, n_matched=int(matched),
-        n_spurious=len(found - allt))
+        n_correct_support=len(fs_set & sf),
+        n_correct_affiliated=len(fs_set & af),
+        n_incorrect=len(fs_set - allt),
+        n_correct=n_correct,
+        n_truth=len(allt),
+        rate=float(n_correct / len(allt)) if allt else 0.0,
+        n_matched=int(matched),
+        n_spurious=len(found - allt),
+    )

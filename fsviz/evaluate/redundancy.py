@@ -1,4 +1,5 @@
 """Redundancy of a selected feature set: mean |rho| (GDM papers) or mean squared cosine (GRM eq. 31)."""
+
 from __future__ import annotations
 
 import numpy as np

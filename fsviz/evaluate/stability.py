@@ -1,4 +1,5 @@
 """Stability of feature selection across data perturbations: Kuncheva index and Jaccard."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -69,11 +70,15 @@ def selection_stability(subsets: Sequence, n_features: int, measure: str = "kunc
         return float(np.mean(np.where(union > 0, r / np.maximum(union, 1), 1.0)))
     k = sizes[0]
     if np.any(sizes != k):
-        raise ValueError("selection_stability: the Kuncheva index needs selections of equal size; got sizes "
-                         f"{sorted(set(sizes.tolist()))}. Truncate them to a common top-k or use measure='jaccard'.")
+        raise ValueError(
+            "selection_stability: the Kuncheva index needs selections of equal size; got sizes "
+            f"{sorted(set(sizes.tolist()))}. Truncate them to a common top-k or use measure='jaccard'."
+        )
     if not 0 < k < n_features:
-        raise ValueError(f"selection_stability: the Kuncheva index needs 0 < k < n_features; got k={k}, "
-                         f"n_features={n_features}.")
+        raise ValueError(
+            f"selection_stability: the Kuncheva index needs 0 < k < n_features; got k={k}, "
+            f"n_features={n_features}."
+        )
     n = float(n_features)
     return float(np.mean((r * n - k * k) / (k * (n - k))))
 
@@ -87,9 +92,16 @@ class StabilityResult:
     subsets: tuple
 
 
-def subsample_stability(selector: Any, X, y, k: int | None = None, n_subsamples: int = 10,
-                        fraction: float = 0.8, measure: str = "kuncheva",
-                        random_state: int | None = 0) -> StabilityResult:
+def subsample_stability(
+    selector: Any,
+    X,
+    y,
+    k: int | None = None,
+    n_subsamples: int = 10,
+    fraction: float = 0.8,
+    measure: str = "kuncheva",
+    random_state: int | None = 0,
+) -> StabilityResult:
     """Run a selector on stratified random subsamples and measure how stable its choice is.
 
     Parameters

@@ -1,4 +1,5 @@
 """Feature selectors with a scikit-learn API; higher ``scores_`` is always better."""
+
 from fsviz._lazy import lazy_exports
 
 _EXPORTS = {

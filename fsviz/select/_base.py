@@ -11,6 +11,7 @@ non-negative score per feature, higher = better. The base class
 * selects either the ``n_features`` best features or, when ``threshold`` is given,
   every feature whose score is ``>= threshold``.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -67,7 +68,9 @@ def check_selection_params(owner: str, n_features, threshold) -> None:
     if n_features is not None and (
         not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool) or n_features < 1
     ):
-        raise ValueError(f"{owner}: 'n_features' must be an int >= 1 or None (all features); got {n_features!r}.")
+        raise ValueError(
+            f"{owner}: 'n_features' must be an int >= 1 or None (all features); got {n_features!r}."
+        )
     if threshold is not None and (not isinstance(threshold, numbers.Real) or not np.isfinite(threshold)):
         raise ValueError(f"{owner}: 'threshold' must be a finite float or None; got {threshold!r}.")
 
@@ -86,7 +89,8 @@ def encode_labels(owner: str, y) -> tuple[np.ndarray, np.ndarray]:
     if classes.size < 2:
         raise ValueError(
             f"{owner}: 'y' must contain at least 2 classes to score features against; got {classes.size} "
-            f"({classes.tolist()!r}). Use an unsupervised scorer (LGD, LaplacianScore, VarianceScore) instead."
+            f"({classes.tolist()!r}). Use an unsupervised scorer "
+            "(LGD, LaplacianScore, VarianceScore) instead."
         )
     codes = np.ascontiguousarray(codes.ravel(), dtype=np.int64)
     return codes, np.bincount(codes, minlength=classes.size).astype(np.int64)
@@ -136,10 +140,13 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
         self._validate_params_extra()
         if self._supervised:
             if y is None:
-                raise ValueError(f"{name}: requires y to be passed, but the target y is None; "
-                                 "call fit(X, y) with the class labels.")
-            X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
-                                 ensure_min_samples=2)
+                raise ValueError(
+                    f"{name}: requires y to be passed, but the target y is None; "
+                    "call fit(X, y) with the class labels."
+                )
+            X, y = validate_data(
+                self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2
+            )
             check_classification_targets(y)
         else:
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
@@ -150,8 +157,9 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "scores_")
-        return support_mask(self.scores_, self.ranking_, getattr(self, "n_features", None),
-                            getattr(self, "threshold", None))
+        return support_mask(
+            self.scores_, self.ranking_, getattr(self, "n_features", None), getattr(self, "threshold", None)
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -7,6 +7,7 @@ Fortran-ordered buffer that the kernels append to. Status codes per candidate:
 correlation), ``j >= 0`` affiliated feature (AF) of SF ``j`` (buffer order), ``-2`` not
 reached (``delta^t`` was complete before it).
 """
+
 from __future__ import annotations
 
 import numpy as np

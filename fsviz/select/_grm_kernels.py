@@ -2,6 +2,7 @@
 
 Plain functions on contiguous float64 arrays, no validation inside.
 """
+
 from __future__ import annotations
 
 import numpy as np

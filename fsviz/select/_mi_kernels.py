@@ -3,6 +3,7 @@
 Inputs: Fortran int32 code matrices (n, m), int64 level counts, float64 entropies;
 no validation inside.
 """
+
 from __future__ import annotations
 
 import numpy as np

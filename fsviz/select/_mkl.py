@@ -36,6 +36,7 @@ References
 .. [2] Tan, Wang & Tsang, "Learning sparse SVM for feature selection on very high
    dimensional datasets", ICML 2010 (the minimax relaxation and its MKL solution).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -68,18 +69,18 @@ def _chol_solve(c, B):
 class MKLResult:
     """Solution of the master problem."""
 
-    alpha: np.ndarray      # (n,) dual variables on the simplex
-    mu: np.ndarray         # (T,) kernel weights on the simplex
-    w: np.ndarray          # (p,) weights in the scaled space (xt = sqrt(d) z)
-    gamma: float           # learned margin / threshold
-    objective: float       # upper bound max_t g_t(alpha)  (theta* within the gap)
-    lower: float           # lower bound -F(w, gamma)
-    gap: float             # upper - lower
-    g: np.ndarray          # (T,) g_t(alpha)
-    n_iter: int            # mu updates
-    n_newton: int          # Newton steps in total
+    alpha: np.ndarray  # (n,) dual variables on the simplex
+    mu: np.ndarray  # (T,) kernel weights on the simplex
+    w: np.ndarray  # (p,) weights in the scaled space (xt = sqrt(d) z)
+    gamma: float  # learned margin / threshold
+    objective: float  # upper bound max_t g_t(alpha)  (theta* within the gap)
+    lower: float  # lower bound -F(w, gamma)
+    gap: float  # upper - lower
+    g: np.ndarray  # (T,) g_t(alpha)
+    n_iter: int  # mu updates
+    n_newton: int  # Newton steps in total
     coef: np.ndarray | None = None  # (p,) weights in the standardised space: d_j * (z_j . alpha~)
-    n_inner: int = 0       # Newton steps on mu (fixed active set) in total
+    n_inner: int = 0  # Newton steps on mu (fixed active set) in total
 
 
 def _svm_objective(w, gamma, xi_pos, C):
@@ -105,8 +106,16 @@ def _active_gram(Zy, act, gram, colsum, gram_act, cache):
     return G, ZI.sum(axis=0)
 
 
-def solve_svm_primal(Zy: np.ndarray, sqrt_d: np.ndarray, C: float, w0=None, gamma0=None,
-                     max_newton: int = 100, tol: float = 1e-12, cache: dict | None = None):
+def solve_svm_primal(
+    Zy: np.ndarray,
+    sqrt_d: np.ndarray,
+    C: float,
+    w0=None,
+    gamma0=None,
+    max_newton: int = 100,
+    tol: float = 1e-12,
+    cache: dict | None = None,
+):
     """Bias-free squared-hinge SVM with a learned margin, in the primal, by Newton's method.
 
     Parameters
@@ -146,7 +155,8 @@ def solve_svm_primal(Zy: np.ndarray, sqrt_d: np.ndarray, C: float, w0=None, gamm
     if cache is None:
         cache = {}
     gram, colsum, gram_act = cache.get("gram"), cache.get("colsum"), cache.get("act")
-    for steps in range(1, max_newton + 1):
+    for _ in range(max_newton):
+        steps += 1
         xa = np.where(act, xi, 0.0)
         g_w = w - C * sqrt_d * (Zy.T @ xa)
         g_g = -1.0 + C * float(xa.sum())
@@ -207,7 +217,7 @@ def _mu_eval(G, b, n_act, kernel_of, mu, C, T):
     M.flat[:: p + 1] += 1.0
     cf = _chol(M)
     sb = sd * b
-    x = _chol_solve(cf, sb)          # M^{-1} S b
+    x = _chol_solve(cf, sb)  # M^{-1} S b
     h = C * n_act - C * C * float(sb @ x)
     u = C * b - C * C * (G @ (sd * x))
     q = np.bincount(kernel_of, weights=u * u, minlength=T)
@@ -301,7 +311,8 @@ def _mu_on_active_set(G, b, n_act, kernel_of, mu, C, T, tol, max_iter=100):
                 # so a step that shrinks the simplex gap without raising h is taken too
                 ok = h_new <= h + 1e-4 * s * slope or (
                     h_new <= h * (1.0 + 1e-13)
-                    and float(q_new.max()) - float(mu_new @ q_new) < qmax - float(mu @ q))
+                    and float(q_new.max()) - float(mu_new @ q_new) < qmax - float(mu @ q)
+                )
             except LinAlgError:
                 ok = False
             if ok or s < 1e-12:
@@ -316,9 +327,17 @@ def _mu_on_active_set(G, b, n_act, kernel_of, mu, C, T, tol, max_iter=100):
     return mu, sd * (gamma * u), gamma, k
 
 
-def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol: float = 1e-6,
-              max_iter: int = 2000, mu0: np.ndarray | None = None,
-              alpha0: np.ndarray | None = None, gamma0: float | None = None) -> MKLResult:
+def solve_mkl(
+    Z: np.ndarray,
+    y: np.ndarray,
+    kernel_of: np.ndarray,
+    C: float,
+    tol: float = 1e-6,
+    max_iter: int = 2000,
+    mu0: np.ndarray | None = None,
+    alpha0: np.ndarray | None = None,
+    gamma0: float | None = None,
+) -> MKLResult:
     """Solve the GDM master problem (TPAMI eq. 8) to relative duality gap ``tol``.
 
     Parameters
@@ -364,7 +383,8 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
     cache: dict = {}
     stalled = 0
     prev, step = None, 1.0
-    for it in range(1, max_iter + 1):
+    for _ in range(max_iter):
+        it += 1
         d = mu[kernel_of]
         sqrt_d = np.sqrt(d)
         w, gamma, xi, k = solve_svm_primal(Zy, sqrt_d, C, w, gamma, cache=cache)
@@ -373,7 +393,7 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
         s_alpha = float(alpha.sum())
         lower = -_svm_objective(w, gamma, xi, C)
         a_hat = alpha / s_alpha if s_alpha > 0 else np.full(n, 1.0 / n)
-        v = Z.T @ (a_hat * y)                         # z_j . alpha~ for every selected column
+        v = Z.T @ (a_hat * y)  # z_j . alpha~ for every selected column
         q = 0.5 * np.bincount(kernel_of, weights=v * v, minlength=T)
         reg = 0.5 / C * float(a_hat @ a_hat)
         g = q + reg
@@ -396,10 +416,13 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
         # then an exact SVM solve above refreshes the active set and the rigorous gap
         act = xi > 0
         if cache.get("act") is None or not np.array_equal(cache["act"], act):
-            gram, colsum = _active_gram(Zy, act, cache.get("gram"), cache.get("colsum"), cache.get("act"), cache)
+            gram, colsum = _active_gram(
+                Zy, act, cache.get("gram"), cache.get("colsum"), cache.get("act"), cache
+            )
             cache.update(gram=gram, colsum=colsum, act=act.copy())
-        mu_new, w_new, gamma_new, k_in = _mu_on_active_set(cache["gram"], cache["colsum"], int(act.sum()),
-                                                           kernel_of, mu, C, T, 0.1 * tol)
+        mu_new, w_new, gamma_new, k_in = _mu_on_active_set(
+            cache["gram"], cache["colsum"], int(act.sum()), kernel_of, mu, C, T, 0.1 * tol
+        )
         total_inner += k_in
         if w_new is None:  # degenerate active set: one plain eta-trick step instead
             r = mu * np.sqrt(np.maximum(q, 0.0))
@@ -415,5 +438,17 @@ def solve_mkl(Z: np.ndarray, y: np.ndarray, kernel_of: np.ndarray, C: float, tol
         prev, step = (mu, lower, mu_new - mu, w, gamma), 1.0
         mu, w, gamma = mu_new, w_new, gamma_new
     gap, a_hat, mu, w, gamma, upper, lower, g = best
-    return MKLResult(alpha=a_hat, mu=mu, w=w, gamma=gamma, objective=upper, lower=lower, gap=gap,
-                     g=g, n_iter=it, n_newton=total_newton, n_inner=total_inner, coef=mu[kernel_of] * (Z.T @ (a_hat * y)))
+    return MKLResult(
+        alpha=a_hat,
+        mu=mu,
+        w=w,
+        gamma=gamma,
+        objective=upper,
+        lower=lower,
+        gap=gap,
+        g=g,
+        n_iter=it,
+        n_newton=total_newton,
+        n_inner=total_inner,
+        coef=mu[kernel_of] * (Z.T @ (a_hat * y)),
+    )

@@ -8,6 +8,7 @@ Conventions shared by every kernel here:
   make each other redundant can replace each other, so the one already kept stays);
 * decisions are coded ``DEC_*`` below; indices returned are local to the arrays passed.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -178,8 +179,9 @@ def saola_block_dense(relS, aliveS, relC, C1, C2, dec, red_with, pair_val, remov
 
 
 @njit(cache=True)
-def saola_block_discrete(codesS, kS, hS, relS, aliveS, codesC, kC, hC, relC,
-                         dec, red_with, pair_val, removed_by_S, removed_by_C):
+def saola_block_discrete(
+    codesS, kS, hS, relS, aliveS, codesC, kC, hC, relC, dec, red_with, pair_val, removed_by_S, removed_by_C
+):
     """Algorithm 1 with SU computed lazily, only for the pairs the algorithm visits."""
     s = relS.shape[0]
     b = relC.shape[0]

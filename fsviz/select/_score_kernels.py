@@ -5,12 +5,14 @@ kernels come in a serial and a threaded (``*_par``) version: a parallel region c
 tens of milliseconds when the cores are busy, so callers use the threaded one only
 when the work is large (:data:`PARALLEL_WORK`).
 """
+
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
 
 PARALLEL_WORK = 2e8  # element operations above which the threaded kernels pay off
+
 
 # ----------------------------------------------------------------------------- LGD
 @njit(cache=True)
@@ -91,7 +93,7 @@ def lgd_csc(data, indices, indptr, n, k):
     g = np.empty(m)
     loc = np.empty(m)
     for j in range(m):
-        vals = np.sort(data[indptr[j]:indptr[j + 1]])
+        vals = np.sort(data[indptr[j] : indptr[j + 1]])
         v = np.zeros(n)
         nneg = 0
         for t in range(vals.shape[0]):

@@ -1,4 +1,6 @@
-"""Helpers shared by the subset selectors (mRMR, FCBF, SAOLA): ranking from a selection order, support mask."""
+"""Helpers shared by the subset selectors (mRMR, FCBF, SAOLA): ranking from a selection order,
+support mask."""
+
 from __future__ import annotations
 
 import numpy as np

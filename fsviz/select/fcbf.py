@@ -1,4 +1,5 @@
 """Fast Correlation-Based Filter (FCBF, Yu & Liu 2003)."""
+
 from __future__ import annotations
 
 from numbers import Integral, Real
@@ -38,7 +39,7 @@ def fcbf_select(codes, y, delta: float) -> tuple[np.ndarray, np.ndarray, np.ndar
             continue
         p = int(order[i])
         sel.append(p)
-        later = i + 1 + np.flatnonzero(alive[i + 1:])
+        later = i + 1 + np.flatnonzero(alive[i + 1 :])
         if later.shape[0] == 0:
             break
         q = order[later]

@@ -25,6 +25,7 @@ References
 .. [2] Zhai, Ong & Tsang, "Making Trillion Correlations Feasible in Feature Grouping and
    Selection", IEEE TPAMI 38(12), 2016 (eq. 4-12, Alg. 1-4, Proposition 1).
 """
+
 from __future__ import annotations
 
 from numbers import Integral, Real
@@ -44,15 +45,16 @@ from fsviz.stats.moments import column_moments
 
 __all__ = ["GDM"]
 
-_CHUNK = 64          # candidates per CRM kernel call
-_SUB = 1024          # features per BLAS product in group completion (scan strategy)
-_SUB_W = 128         # features per product in the windowed strategy (narrow |t| ranges)
+_CHUNK = 64  # candidates per CRM kernel call
+_SUB = 1024  # features per BLAS product in group completion (scan strategy)
+_SUB_W = 128  # features per product in the windowed strategy (narrow |t| ranges)
 _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
 
 
 # ============================================================================ block scans
 # Module-level functions: the local path and Dask workers run exactly the same code on
 # exactly the same feature blocks.
+
 
 def _gather(X, cols, rows=None) -> np.ndarray:
     """Raw columns ``cols`` (optionally rows ``rows``) as a dense Fortran-ordered array."""
@@ -107,20 +109,22 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
     srt = ids[np.argsort(abs_tb[ids], kind="stable")]
     starts = np.arange(0, srt.size, _SUB_W)
     lo = np.searchsorted(abs_ts, abs_tb[srt[starts]] - window, side="left")
-    hi = np.searchsorted(abs_ts, abs_tb[srt[np.minimum(starts + _SUB_W, srt.size) - 1]] + window, side="right")
+    hi = np.searchsorted(
+        abs_ts, abs_tb[srt[np.minimum(starts + _SUB_W, srt.size) - 1]] + window, side="right"
+    )
     sizes = np.minimum(starts + _SUB_W, srt.size) - starts
     windowed = int(np.sum(sizes * np.maximum(hi - lo, 0)))
     if windowed <= 0.5 * elig_b.size * p:
         for k, a in enumerate(starts):
             if hi[k] <= lo[k]:
                 continue
-            sl = srt[a:a + _SUB_W]
+            sl = srt[a : a + _SUB_W]
             Xs = Xb[:, sl]
-            P = np.asarray(Xs.T @ Zs[:, lo[k]:hi[k]])
+            P = np.asarray(Xs.T @ Zs[:, lo[k] : hi[k]])
             # (x - mean) . z  ==  x . z - mean * sum(z): exact centring of the raw side
-            R = np.abs(P - mean_b[sl][:, None] * colsum[None, lo[k]:hi[k]]) / norm_b[sl][:, None]
+            R = np.abs(P - mean_b[sl][:, None] * colsum[None, lo[k] : hi[k]]) / norm_b[sl][:, None]
             n_corr += sl.size * int(hi[k] - lo[k])
-            collect(sl, R, pos[lo[k]:hi[k]])
+            collect(sl, R, pos[lo[k] : hi[k]])
     else:
         b = elig_b.size
         step = 4 * _SUB
@@ -128,7 +132,7 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
             sl = np.arange(a, min(a + step, b))
             if not elig_b[sl].any():
                 continue
-            P = np.asarray(Xb[:, a:a + step].T @ Zs)
+            P = np.asarray(Xb[:, a : a + step].T @ Zs)
             R = np.abs(P - mean_b[sl][:, None] * colsum[None, :]) / norm_b[sl][:, None]
             n_corr += sl.size * p
             collect(sl, R, pos)
@@ -147,7 +151,7 @@ def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strat
     n_corr = 0
     rows = np.arange(p)
     for start in range(0, ids.size, _SUB):
-        sl = ids[start:start + _SUB]
+        sl = ids[start : start + _SUB]
         cb = discretize(_gather(Xb, sl), n_bins=n_bins, strategy=strategy)
         codes = Codes(np.asfortranarray(np.hstack([codes_s, cb.codes])), np.concatenate([k_s, cb.k]))
         h = np.concatenate([h_s, cb.entropies()])
@@ -218,10 +222,14 @@ class _Scanner:
         """``func(block, *per_block[i], *common)`` for every block, results in block order."""
         if self.client is None:
             return [func(self._block(i), *per_block[i], *common) for i in range(len(self.bounds))]
-        common_f = [self.client.scatter(c, broadcast=True) if isinstance(c, np.ndarray) and c.size > 1024 else c
-                    for c in common]
-        futs = [self.client.submit(func, f, *per_block[i], *common_f, pure=False)
-                for i, f in enumerate(self._futures)]
+        common_f = [
+            self.client.scatter(c, broadcast=True) if isinstance(c, np.ndarray) and c.size > 1024 else c
+            for c in common
+        ]
+        futs = [
+            self.client.submit(func, f, *per_block[i], *common_f, pure=False)
+            for i, f in enumerate(self._futures)
+        ]
         return self.client.gather(futs)
 
     def close(self):
@@ -268,8 +276,9 @@ def _order_batches(key: np.ndarray, first: int):
     yield rest[np.lexsort((rest, -key[rest]))]
 
 
-def _crm_walk(X, rows, mean, norm, s_abs, t, eligible, state: _SFState, window, thr, need,
-              n_bins=10, strategy="uniform"):
+def _crm_walk(
+    X, rows, mean, norm, s_abs, t, eligible, state: _SFState, window, thr, need, n_bins=10, strategy="uniform"
+):
     """One CRM call (Alg. 2 / Alg. 3): the most violated constraint ``delta^t``.
 
     Walks the ``eligible`` features (not constant, not a known AF; existing SFs included)
@@ -300,7 +309,7 @@ def _crm_walk(X, rows, mean, norm, s_abs, t, eligible, state: _SFState, window, 
         for start in range(0, batch.size, _CHUNK):
             if found >= need:
                 break
-            chunk = batch[start:start + _CHUNK]
+            chunk = batch[start : start + _CHUNK]
             c = chunk.size
             is_sf = np.ascontiguousarray(is_sf_all[chunk])
             status = np.full(c, -2, dtype=np.int64)
@@ -313,14 +322,36 @@ def _crm_walk(X, rows, mean, norm, s_abs, t, eligible, state: _SFState, window, 
             elif state.corr == "pearson":
                 Xc = _gather(X, chunk, rows)
                 _, n_taken, nc, _ = GK.crm_walk_pcc(
-                    Xc, np.ascontiguousarray(mean[chunk]), np.ascontiguousarray(norm[chunk]),
-                    np.ascontiguousarray(t[chunk]), is_sf, state.Z, state.t, n0, float(window), float(thr),
-                    int(need - found), status, corr_out)
+                    Xc,
+                    np.ascontiguousarray(mean[chunk]),
+                    np.ascontiguousarray(norm[chunk]),
+                    np.ascontiguousarray(t[chunk]),
+                    is_sf,
+                    state.Z,
+                    state.t,
+                    n0,
+                    float(window),
+                    float(thr),
+                    int(need - found),
+                    status,
+                    corr_out,
+                )
             else:
                 cb = discretize(_gather(X, chunk, rows), n_bins=n_bins, strategy=strategy)
                 _, n_taken, nc, _ = GK.crm_walk_su(
-                    cb.codes, cb.k, cb.entropies(), is_sf, state.codes, state.k, state.h, n0, float(thr),
-                    int(need - found), status, corr_out)
+                    cb.codes,
+                    cb.k,
+                    cb.entropies(),
+                    is_sf,
+                    state.codes,
+                    state.k,
+                    state.h,
+                    n0,
+                    float(thr),
+                    int(need - found),
+                    status,
+                    corr_out,
+                )
             fresh = [int(j) for j in chunk[status == -1]]
             state.idx.extend(fresh)
             new_sf.extend(fresh)
@@ -334,7 +365,10 @@ def _crm_walk(X, rows, mean, norm, s_abs, t, eligible, state: _SFState, window, 
                 af_c.append(corr_out[isaf])
         if found >= need:
             break
-    cat = (lambda L, dt: np.concatenate(L).astype(dt) if L else np.empty(0, dt))
+
+    def cat(parts, dt):
+        return np.concatenate(parts).astype(dt) if parts else np.empty(0, dt)
+
     return delta, new_sf, cat(af_f, np.intp), cat(af_o, np.intp), cat(af_c, np.float64), n_corr
 
 
@@ -479,9 +513,22 @@ class GDM(SelectorMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False,
-                 cv_folds=None, random_state=None, tol=1e-3, mkl_tol=1e-6, n_bins=10,
-                 include_affiliated=False, block_size=None):
+    def __init__(
+        self,
+        tau=0.3,
+        n_per_iter=10,
+        max_iter=10,
+        C=1.0,
+        corr="pearson",
+        one_class=False,
+        cv_folds=None,
+        random_state=None,
+        tol=1e-3,
+        mkl_tol=1e-6,
+        n_bins=10,
+        include_affiliated=False,
+        block_size=None,
+    ):
         self.tau = tau
         self.n_per_iter = n_per_iter
         self.max_iter = max_iter
@@ -529,12 +576,15 @@ class GDM(SelectorMixin, BaseEstimator):
             if self.cv_folds > n_samples:
                 raise ValueError(
                     f"GDM: 'cv_folds' must be at most n_samples ({n_samples}) so every fold has a "
-                    f"sample; got {self.cv_folds}. Use fewer folds or cv_folds=None.")
+                    f"sample; got {self.cv_folds}. Use fewer folds or cv_folds=None."
+                )
         _check_real("tol", self.tol, 0.0)
         _check_real("mkl_tol", self.mkl_tol, 0.0, low_open=True)
         _check_int("n_bins", self.n_bins, 2)
         if not isinstance(self.include_affiliated, (bool, np.bool_)):
-            raise ValueError(f"GDM: 'include_affiliated' must be True or False; got {self.include_affiliated!r}.")
+            raise ValueError(
+                f"GDM: 'include_affiliated' must be True or False; got {self.include_affiliated!r}."
+            )
         _check_int("block_size", self.block_size, 1, none_ok=True)
         return tau
 
@@ -561,17 +611,21 @@ class GDM(SelectorMixin, BaseEstimator):
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
         else:
             if y is None:
-                raise ValueError("GDM requires y to be passed, but the target y is None: binary GDM "
-                                 "(one_class=False) needs labels. Pass y, or set one_class=True.")
-            X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64,
-                                 ensure_min_samples=2)
+                raise ValueError(
+                    "GDM requires y to be passed, but the target y is None: binary GDM "
+                    "(one_class=False) needs labels. Pass y, or set one_class=True."
+                )
+            X, y = validate_data(
+                self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2
+            )
             check_classification_targets(y)
             classes = np.unique(y)
             if classes.size != 2:
                 raise ValueError(
                     f"GDM: 'y' must have exactly 2 classes for binary GDM; got {classes.size} "
                     f"({classes[:5].tolist()}{' ...' if classes.size > 5 else ''}). Use one_class=True for "
-                    f"a single class, or one-vs-rest for more classes.")
+                    f"a single class, or one-vs-rest for more classes."
+                )
             self.classes_ = classes
         n, m = X.shape
         tau = self._check_params(n)
@@ -589,8 +643,21 @@ class GDM(SelectorMixin, BaseEstimator):
         block = self.block_size or _AUTO_BLOCK
         scanner = _Scanner(X, block, client)
         try:
-            ctx = dict(X=X, n=n, m=m, mean=mean, norm=norm, safe=safe, const=const, rawnorm=rawnorm,
-                       y=y_pm, tau=tau, thr=thr, strategy=strategy, scanner=scanner)
+            ctx = dict(
+                X=X,
+                n=n,
+                m=m,
+                mean=mean,
+                norm=norm,
+                safe=safe,
+                const=const,
+                rawnorm=rawnorm,
+                y=y_pm,
+                tau=tau,
+                thr=thr,
+                strategy=strategy,
+                scanner=scanner,
+            )
             if self.cv_folds is None:
                 self._cutting_plane(ctx)
             else:
@@ -626,7 +693,7 @@ class GDM(SelectorMixin, BaseEstimator):
         # design matrix of all delta^t columns, extended by the new ones only
         have = ctx.get("M_cols", [])
         M_old = ctx.get("M")
-        new_cols = cols[len(have):]
+        new_cols = cols[len(have) :]
         col_of = {c: i for i, c in enumerate(have)}
         fresh = sorted({c for c in new_cols if c not in col_of})
         M_fresh = self._model_columns(ctx, fresh) if fresh else None
@@ -642,9 +709,16 @@ class GDM(SelectorMixin, BaseEstimator):
             mu0 = np.empty(T)
             mu0[: T - 1] = warm.mu * (T - 1) / T
             mu0[T - 1] = 1.0 / T
-        res = solve_mkl(M, ctx["y"], np.asarray(kernel_of), float(self.C), tol=float(self.mkl_tol),
-                        mu0=mu0, alpha0=None if warm is None else warm.alpha,
-                        gamma0=None if warm is None else warm.gamma)
+        res = solve_mkl(
+            M,
+            ctx["y"],
+            np.asarray(kernel_of),
+            float(self.C),
+            tol=float(self.mkl_tol),
+            mu0=mu0,
+            alpha0=None if warm is None else warm.alpha,
+            gamma0=None if warm is None else warm.gamma,
+        )
         return res
 
     def _cutting_plane(self, ctx):
@@ -666,9 +740,21 @@ class GDM(SelectorMixin, BaseEstimator):
             if it == 1:
                 ctx["first"] = (t, self._window(v))
             eligible = ~ctx["const"] & (af_owner < 0)
-            delta, _, af_f, af_o, _, nc = _crm_walk(ctx["X"], None, ctx["mean"], ctx["safe"], np.abs(s), t,
-                                                      eligible, state, self._window(v), ctx["thr"], K_b,
-                                                      self.n_bins, ctx["strategy"])
+            delta, _, af_f, af_o, _, nc = _crm_walk(
+                ctx["X"],
+                None,
+                ctx["mean"],
+                ctx["safe"],
+                np.abs(s),
+                t,
+                eligible,
+                state,
+                self._window(v),
+                ctx["thr"],
+                K_b,
+                self.n_bins,
+                ctx["strategy"],
+            )
             n_corr += nc
             af_owner[af_f] = af_o
             if not delta:
@@ -678,8 +764,17 @@ class GDM(SelectorMixin, BaseEstimator):
             alpha = res.alpha
             if converged:
                 break
-        ctx.update(sf=list(state.idx), cols=cols, kernel_of=kernel_of, res=res, alpha=alpha, hist=hist,
-                   gaps=gaps, n_corr=n_corr, n_iter=it)
+        ctx.update(
+            sf=list(state.idx),
+            cols=cols,
+            kernel_of=kernel_of,
+            res=res,
+            alpha=alpha,
+            hist=hist,
+            gaps=gaps,
+            n_corr=n_corr,
+            n_iter=it,
+        )
 
     def _add_constraint(self, ctx, delta, cols, kernel_of, hist, gaps, res):
         """Add ``delta^t`` as a new base kernel, re-solve the master problem (Alg. 1, steps 3-4).
@@ -725,14 +820,34 @@ class GDM(SelectorMixin, BaseEstimator):
             score_min = np.zeros(m)
             for f in range(V):
                 vf = v[train[f]]
-                s_f, t_f = self._scores(ctx, U[:, f], vf.sum(), mu_f[f], safe_f[f], const_f[f],
-                                        None if raw_f is None else raw_f[f])
-                state = _fold_state(X, train[f], uni.idx, mu_f[f], safe_f[f], self.corr, K_b * T,
-                                    self.n_bins, ctx["strategy"])
+                s_f, t_f = self._scores(
+                    ctx,
+                    U[:, f],
+                    vf.sum(),
+                    mu_f[f],
+                    safe_f[f],
+                    const_f[f],
+                    None if raw_f is None else raw_f[f],
+                )
+                state = _fold_state(
+                    X, train[f], uni.idx, mu_f[f], safe_f[f], self.corr, K_b * T, self.n_bins, ctx["strategy"]
+                )
                 elig = ~const_f[f] & (af_owner_f[f] < 0)
-                delta_f, _, af_f, af_o, _, nc = _crm_walk(X, train[f], mu_f[f], safe_f[f], np.abs(s_f), t_f, elig,
-                                                            state, self._window(vf), ctx["thr"], K_b, self.n_bins,
-                                                            ctx["strategy"])
+                delta_f, _, af_f, af_o, _, nc = _crm_walk(
+                    X,
+                    train[f],
+                    mu_f[f],
+                    safe_f[f],
+                    np.abs(s_f),
+                    t_f,
+                    elig,
+                    state,
+                    self._window(vf),
+                    ctx["thr"],
+                    K_b,
+                    self.n_bins,
+                    ctx["strategy"],
+                )
                 n_corr += nc
                 if af_f.size:
                     af_owner_f[f, af_f] = np.asarray(state.idx, dtype=np.intp)[af_o]
@@ -749,9 +864,21 @@ class GDM(SelectorMixin, BaseEstimator):
             # order by votes, then by the weakest normalised fold score (votes dominate)
             key[cand] = votes[cand] * (2.0 + score_min[cand].max()) + score_min[cand]
             elig = (key >= 0) & (af_owner < 0)
-            delta, _, af_f, af_o, _, nc = _crm_walk(X, None, ctx["mean"], ctx["safe"], key, t, elig, uni,
-                                                      self._window(v), ctx["thr"], K_b, self.n_bins,
-                                                      ctx["strategy"])
+            delta, _, af_f, af_o, _, nc = _crm_walk(
+                X,
+                None,
+                ctx["mean"],
+                ctx["safe"],
+                key,
+                t,
+                elig,
+                uni,
+                self._window(v),
+                ctx["thr"],
+                K_b,
+                self.n_bins,
+                ctx["strategy"],
+            )
             n_corr += nc
             af_owner[af_f] = af_o
             if not delta:
@@ -761,8 +888,17 @@ class GDM(SelectorMixin, BaseEstimator):
             alpha = res.alpha
             if converged:
                 break
-        ctx.update(sf=list(uni.idx), cols=cols, kernel_of=kernel_of, res=res, alpha=alpha, hist=hist,
-                   gaps=gaps, n_corr=n_corr, n_iter=it)
+        ctx.update(
+            sf=list(uni.idx),
+            cols=cols,
+            kernel_of=kernel_of,
+            res=res,
+            alpha=alpha,
+            hist=hist,
+            gaps=gaps,
+            n_corr=n_corr,
+            n_iter=it,
+        )
 
     def _finish(self, ctx):
         n, m, y = ctx["n"], ctx["m"], ctx["y"]
@@ -816,15 +952,22 @@ class GDM(SelectorMixin, BaseEstimator):
             order = np.argsort(abs_t[sf], kind="stable")
             Zs = np.ascontiguousarray(Zs[:, order])
             common = (Zs, abs_t[sf][order], order.astype(np.intp), Zs.sum(axis=0))
-            per_block = [(a, ctx["mean"][a:b], ctx["safe"][a:b], abs_t[a:b], eligible[a:b])
-                         for a, b in bounds]
+            per_block = [
+                (a, ctx["mean"][a:b], ctx["safe"][a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds
+            ]
             out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(ctx["thr"])))
         else:
             cs = discretize(_gather(ctx["X"], sf), n_bins=self.n_bins, strategy=ctx["strategy"])
-            common = (np.asfortranarray(cs.codes), cs.k, cs.entropies(), )
-            out = scanner.run(_block_complete_su_wrap,
-                              [(a, eligible[a:b]) for a, b in bounds],
-                              common + (float(ctx["thr"]), int(self.n_bins), ctx["strategy"]))
+            common = (
+                np.asfortranarray(cs.codes),
+                cs.k,
+                cs.entropies(),
+            )
+            out = scanner.run(
+                _block_complete_su_wrap,
+                [(a, eligible[a:b]) for a, b in bounds],
+                common + (float(ctx["thr"]), int(self.n_bins), ctx["strategy"]),
+            )
         feats = np.concatenate([o[0] for o in out]) if out else np.empty(0, np.intp)
         owner = np.concatenate([o[1] for o in out]) if out else np.empty(0, np.intp)
         val = np.concatenate([o[2] for o in out]) if out else np.empty(0)
@@ -909,7 +1052,7 @@ def _fold_moments(X, mean, Tm, scanner):
     """Mean and centred norm of every feature on each training split (columns of ``Tm``)."""
     nv = Tm.sum(axis=0)  # (V,)
     if sp.issparse(X):
-        S1 = np.asarray(X.T @ Tm).T                      # (V, m)
+        S1 = np.asarray(X.T @ Tm).T  # (V, m)
         S2 = np.asarray(X.multiply(X).T @ Tm).T
         mu = S1 / nv[:, None]
         ss = np.maximum(S2 - nv[:, None] * mu**2, 0.0)
@@ -919,12 +1062,12 @@ def _fold_moments(X, mean, Tm, scanner):
         ss = np.empty((Tm.shape[1], m))
         step = max(1, int(2**24 // max(X.shape[0], 1)))
         for a in range(0, m, step):
-            Xb = X[:, a:a + step] - mean[a:a + step]      # shifted: accurate sums of squares
+            Xb = X[:, a : a + step] - mean[a : a + step]  # shifted: accurate sums of squares
             S1 = Tm.T @ Xb
             S2 = Tm.T @ (Xb * Xb)
             mb = S1 / nv[:, None]
-            mu[:, a:a + step] = mb + mean[a:a + step]
-            ss[:, a:a + step] = np.maximum(S2 - nv[:, None] * mb**2, 0.0)
+            mu[:, a : a + step] = mb + mean[a : a + step]
+            ss[:, a : a + step] = np.maximum(S2 - nv[:, None] * mb**2, 0.0)
     nrm = np.sqrt(ss)
     scale = np.abs(mu) * np.sqrt(nv[:, None]) + 1e-300
     nrm[nrm <= 1e-12 * scale] = 0.0

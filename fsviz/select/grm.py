@@ -16,6 +16,7 @@ handed to a small active-set KKT solve; when it satisfies all KKT conditions the
 solved exactly and the ALM loop stops early (``kkt_violation_`` reports the
 residual).
 """
+
 from __future__ import annotations
 
 import numbers
@@ -201,8 +202,19 @@ class GRM(SelectorMixin, BaseEstimator):
     (5,)
     """
 
-    def __init__(self, n_top=1000, prior_groups=None, gamma=1.0, n_features=20, threshold=None,
-                 rho=1.5, mu0=None, tol=1e-7, max_iter=50, max_inner=2000):
+    def __init__(
+        self,
+        n_top=1000,
+        prior_groups=None,
+        gamma=1.0,
+        n_features=20,
+        threshold=None,
+        rho=1.5,
+        mu0=None,
+        tol=1e-7,
+        max_iter=50,
+        max_inner=2000,
+    ):
         self.n_top = n_top
         self.prior_groups = prior_groups
         self.gamma = gamma
@@ -218,7 +230,9 @@ class GRM(SelectorMixin, BaseEstimator):
     def _check_params(self, m: int) -> None:
         check_selection_params("GRM", self.n_features, self.threshold)
         if not isinstance(self.n_top, numbers.Integral) or isinstance(self.n_top, bool) or self.n_top < 1:
-            raise ValueError(f"GRM: 'n_top' must be an int >= 1 (size of the working set); got {self.n_top!r}.")
+            raise ValueError(
+                f"GRM: 'n_top' must be an int >= 1 (size of the working set); got {self.n_top!r}."
+            )
         if not isinstance(self.gamma, numbers.Real) or not np.isfinite(self.gamma) or self.gamma < 0:
             raise ValueError(f"GRM: 'gamma' must be a finite float >= 0; got {self.gamma!r}.")
         if not isinstance(self.rho, numbers.Real) or not 1.0 < self.rho < 2.0:
@@ -332,7 +346,9 @@ class GRM(SelectorMixin, BaseEstimator):
             return self._alm(M, Q, evals, Qts, s, mu0, mu_max, tol, quad)
 
     @staticmethod
-    def _polish(M: np.ndarray, s: np.ndarray, lam: float, support: np.ndarray, tol: float, max_steps: int = 10):
+    def _polish(
+        M: np.ndarray, s: np.ndarray, lam: float, support: np.ndarray, tol: float, max_steps: int = 10
+    ):
         """Exact minimiser of ``z'Mz - lam s'z`` on the simplex from a guessed support, or None.
 
         A primal-dual active-set refinement: solve the KKT system
@@ -434,7 +450,8 @@ class GRM(SelectorMixin, BaseEstimator):
             warnings.warn(
                 f"GRM: lambda did not converge within max_iter={self.max_iter} outer iterations "
                 f"(last change {abs(self.lambda_history_[-1] - lam):.3g}); increase max_iter or tol.",
-                ConvergenceWarning, stacklevel=3,
+                ConvergenceWarning,
+                stacklevel=3,
             )
         # KKT of min z'Mz - lam s'z on the simplex: g = 2Mz - lam s equals nu on the support and
         # is >= nu off it; g - nu is the reduced cost of bringing a zero feature in
@@ -442,8 +459,10 @@ class GRM(SelectorMixin, BaseEstimator):
         support = z > 0
         reduced = np.maximum(g - g[support].mean(), 0.0)
         reduced[support] = 0.0
-        self.kkt_violation_ = float(max(np.ptp(g[support]), max(0.0, -float((g - g[support].mean()).min())))
-                                    / max(float(np.abs(g).max()), 1e-300))
+        self.kkt_violation_ = float(
+            max(np.ptp(g[support]), max(0.0, -float((g - g[support].mean()).min())))
+            / max(float(np.abs(g).max()), 1e-300)
+        )
         return z, reduced
 
     @staticmethod

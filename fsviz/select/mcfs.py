@@ -1,4 +1,5 @@
 """MCFS: Multi-Cluster Feature Selection (Cai, Zhang & He, 2010) -- spectral embedding + L1 regression."""
+
 from __future__ import annotations
 
 import numbers
@@ -60,8 +61,14 @@ def _l1_coefs(X, e: np.ndarray, n_nonzero: int) -> np.ndarray:
     return coef
 
 
-def mcfs_score(X, n_clusters: int = 5, n_neighbors: int = 5, n_nonzero: int = 20, kernel: str = "heat",
-               t: float | None = None) -> np.ndarray:
+def mcfs_score(
+    X,
+    n_clusters: int = 5,
+    n_neighbors: int = 5,
+    n_nonzero: int = 20,
+    kernel: str = "heat",
+    t: float | None = None,
+) -> np.ndarray:
     """MCFS score ``max_i |W(j, i)|`` over the ``n_clusters`` sparse regressions (survey eq. 63-66).
 
     1. kNN affinity graph on the samples (heat-kernel or 0/1 weights, as for the
@@ -142,8 +149,16 @@ class MCFS(ScoreSelector):
     Cai, Zhang & He (2010), KDD; Li et al. (2017), eq. (63)-(66).
     """
 
-    def __init__(self, n_clusters=5, n_neighbors=5, n_nonzero=None, kernel="heat", t=None, n_features=20,
-                 threshold=None):
+    def __init__(
+        self,
+        n_clusters=5,
+        n_neighbors=5,
+        n_nonzero=None,
+        kernel="heat",
+        t=None,
+        n_features=20,
+        threshold=None,
+    ):
         self.n_clusters = n_clusters
         self.n_neighbors = n_neighbors
         self.n_nonzero = n_nonzero

@@ -1,4 +1,5 @@
 """Minimum Redundancy Maximum Relevance (mRMR), MID criterion, incremental."""
+
 from __future__ import annotations
 
 from numbers import Integral
@@ -119,8 +120,10 @@ class MRMR(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         check_classification_targets(y)
         m = X.shape[1]
         if not isinstance(self.n_features, Integral) or not 1 <= self.n_features <= m:
-            raise ValueError(f"MRMR: 'n_features' must be an int in [1, {m}] (X has {m} features); "
-                             f"got {self.n_features!r}.")
+            raise ValueError(
+                f"MRMR: 'n_features' must be an int in [1, {m}] (X has {m} features); "
+                f"got {self.n_features!r}."
+            )
         if not isinstance(self.n_bins, Integral) or self.n_bins < 2:
             raise ValueError(f"MRMR: 'n_bins' must be an int >= 2; got {self.n_bins!r}.")
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))

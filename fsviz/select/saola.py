@@ -11,6 +11,7 @@ K. Yu, X. Wu, W. Ding, J. Pei, "Scalable and Accurate Online Feature Selection f
 Data", ACM TKDD 11(2), 2016 (``saola-online-feature-selection.txt``): Alg. 1, eq. (23),
 (25); Alg. 2; section 3.4.2 (Fisher's Z test for continuous data) and 3.4.3 (SU).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -27,10 +28,10 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from fsviz._dask import map_blocks
 from fsviz.select import _saola_kernels as K
+from fsviz.select._subset_common import SelectedSubsetMixin
 from fsviz.stats import _info_kernels as IK
 from fsviz.stats.information import Codes, encode_target, is_discrete, su_with_target
 from fsviz.stats.tests import fisher_z_test
-from fsviz.select._subset_common import SelectedSubsetMixin
 
 __all__ = ["SAOLA", "GroupSAOLA", "SaolaDecision", "SelectionHistory", "random_feature_groups"]
 
@@ -98,11 +99,16 @@ class SaolaDecision:
         if self.decision == "ungrouped":
             return f"feature {f}: not in any group, never streamed."
         if self.decision in ("redundant", "intra_redundant", "inter_redundant"):
-            where = {"redundant": "", "intra_redundant": " within its group",
-                     "inter_redundant": " to a previously selected group"}[self.decision]
-            return (f"feature {f}: dropped as redundant{where} with feature {self.redundant_with} "
-                    f"({measure}(F, Y) = {self.pair_value:.4g} >= {measure}(F, C) = {r:.4g}, "
-                    f"and Y is at least as relevant).")
+            where = {
+                "redundant": "",
+                "intra_redundant": " within its group",
+                "inter_redundant": " to a previously selected group",
+            }[self.decision]
+            return (
+                f"feature {f}: dropped as redundant{where} with feature {self.redundant_with} "
+                f"({measure}(F, Y) = {self.pair_value:.4g} >= {measure}(F, C) = {r:.4g}, "
+                f"and Y is at least as relevant)."
+            )
         out = f"feature {f}: admitted ({measure}(F, C) = {r:.4g})"
         if self.removed:
             out += f", removing {list(self.removed)}"
@@ -148,10 +154,18 @@ class SelectionHistory:
         i = int(i)
         if i < 0:
             i += len(self)
-        return SaolaDecision(int(self.feature[i]), str(self.decision[i]), float(self.relevance[i]),
-                             float(self.p_value[i]), int(self.redundant_with[i]), float(self.pair_value[i]),
-                             self.removed(i), int(self.removed_by[i]), bool(self.selected[i]),
-                             int(self.group[i]))
+        return SaolaDecision(
+            int(self.feature[i]),
+            str(self.decision[i]),
+            float(self.relevance[i]),
+            float(self.p_value[i]),
+            int(self.redundant_with[i]),
+            float(self.pair_value[i]),
+            self.removed(i),
+            int(self.removed_by[i]),
+            bool(self.selected[i]),
+            int(self.group[i]),
+        )
 
     def __iter__(self) -> Iterator[SaolaDecision]:
         return (self[i] for i in range(len(self)))
@@ -163,7 +177,7 @@ class SelectionHistory:
     def counts(self) -> dict:
         """Number of features per decision."""
         u, c = np.unique(self.decision, return_counts=True)
-        return {str(a): int(b) for a, b in zip(u, c)}
+        return {str(a): int(b) for a, b in zip(u, c, strict=False)}
 
     def to_frame(self):
         """The history as a pandas DataFrame (``removed`` as a list per row)."""
@@ -173,12 +187,20 @@ class SelectionHistory:
         rem = [[] for _ in range(len(self))]
         for remover, gone in self._removed.items():
             rem[row[remover]] = list(gone)
-        return pd.DataFrame({
-            "feature": self.feature, "group": self.group, "decision": self.decision,
-            "relevance": self.relevance, "p_value": self.p_value,
-            "redundant_with": self.redundant_with, "pair_value": self.pair_value,
-            "removed": rem, "removed_by": self.removed_by, "selected": self.selected,
-        })
+        return pd.DataFrame(
+            {
+                "feature": self.feature,
+                "group": self.group,
+                "decision": self.decision,
+                "relevance": self.relevance,
+                "p_value": self.p_value,
+                "redundant_with": self.redundant_with,
+                "pair_value": self.pair_value,
+                "removed": rem,
+                "removed_by": self.removed_by,
+                "selected": self.selected,
+            }
+        )
 
 
 class _HistoryLog:
@@ -209,10 +231,17 @@ class _HistoryLog:
         sel = np.zeros(n, dtype=bool)
         sel[selected] = True
         names = np.array([_DECISION_NAMES[i] for i in range(len(_DECISION_NAMES))], dtype=object)
-        arrays = dict(feature=np.arange(n, dtype=np.int64), decision=names[dec.astype(np.int64)],
-                      relevance=rel.astype(float), p_value=pval.astype(float),
-                      redundant_with=red.astype(np.int64), pair_value=pair.astype(float),
-                      removed_by=removed_by, selected=sel, group=grp.astype(np.int64))
+        arrays = dict(
+            feature=np.arange(n, dtype=np.int64),
+            decision=names[dec.astype(np.int64)],
+            relevance=rel.astype(float),
+            p_value=pval.astype(float),
+            redundant_with=red.astype(np.int64),
+            pair_value=pair.astype(float),
+            removed_by=removed_by,
+            selected=sel,
+            group=grp.astype(np.int64),
+        )
         for a in arrays.values():
             a.setflags(write=False)
         return SelectionHistory(**arrays, measure=measure)
@@ -290,9 +319,14 @@ class _Engine:
     def relevance(self, X, client=None) -> np.ndarray:
         """Signed correlation (continuous) or SU (discrete) of every column with y."""
         m = X.shape[1]
-        blocks = [X[:, s:s + _RELEVANCE_BLOCK] for s in range(0, m, _RELEVANCE_BLOCK)]
-        parts = map_blocks(_relevance_task, blocks, client=client, shared=(self.target,),
-                           kwargs={"mode": self.mode, "n_bins": self.n_bins})
+        blocks = [X[:, s : s + _RELEVANCE_BLOCK] for s in range(0, m, _RELEVANCE_BLOCK)]
+        parts = map_blocks(
+            _relevance_task,
+            blocks,
+            client=client,
+            shared=(self.target,),
+            kwargs={"mode": self.mode, "n_bins": self.n_bins},
+        )
         return np.concatenate(parts) if parts else np.empty(0)
 
     def decide_relevant(self, r: np.ndarray, alpha: float, delta: float):
@@ -329,8 +363,10 @@ class _Engine:
 
     @staticmethod
     def concat(a: tuple, b: tuple) -> tuple:
-        return tuple(np.asfortranarray(np.hstack([u, v])) if u.ndim == 2 else np.concatenate([u, v])
-                     for u, v in zip(a, b))
+        return tuple(
+            np.asfortranarray(np.hstack([u, v])) if u.ndim == 2 else np.concatenate([u, v])
+            for u, v in zip(a, b, strict=False)
+        )
 
     def dep(self, A: tuple, B: tuple) -> np.ndarray:
         """|rho| or SU between the columns of two stores -> (a, b)."""
@@ -352,7 +388,7 @@ def _looks_discrete(X, max_levels: int = 32) -> bool:
         return is_discrete(X, max_levels)
     lo, hi = np.inf, -np.inf
     for s in range(0, X.shape[1], 256):
-        B = X[:, s:s + 256]
+        B = X[:, s : s + 256]
         if not np.all(B == np.round(B)):
             return False
         if B.size:
@@ -494,8 +530,15 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self
         """
         _check_params(self, "SAOLA")
-        X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64,
-                             ensure_all_finite=True, y_numeric=False)
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse=("csc", "csr"),
+            dtype=np.float64,
+            ensure_all_finite=True,
+            y_numeric=False,
+        )
         if sp.issparse(X):
             X = X.tocsc()
         y = _check_y(y, X.shape[0], "SAOLA")
@@ -519,8 +562,9 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self
         """
         _check_params(self, "SAOLA")
-        X = check_array(X, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_all_finite=True,
-                        ensure_min_features=1)
+        X = check_array(
+            X, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_all_finite=True, ensure_min_features=1
+        )
         if sp.issparse(X):
             X = X.tocsc()
         if not hasattr(self, "_engine"):
@@ -528,11 +572,17 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
             self._start(X, y)
         else:
             y = np.asarray(y).ravel()
-            if X.shape[0] != self._engine.n or y.shape[0] != self._y.shape[0] or not np.array_equal(y, self._y):
+            if (
+                X.shape[0] != self._engine.n
+                or y.shape[0] != self._y.shape[0]
+                or not np.array_equal(y, self._y)
+            ):
                 raise ValueError(
                     "SAOLA.partial_fit: every call must bring new feature columns for the same samples "
-                    f"and the same y ({self._engine.n} samples); got X with {X.shape[0]} rows and a different y. "
-                    "Call fit() to start a new stream.")
+                    f"and the same y ({self._engine.n} samples); got "
+                    f"X with {X.shape[0]} rows and a different y. "
+                    "Call fit() to start a new stream."
+                )
         self._consume(X, self._engine.relevance(X))
         return self
 
@@ -567,7 +617,7 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         pair = np.full(b_all, np.nan)
         cand = np.flatnonzero(relevant)
         for s0 in range(0, cand.shape[0], _BLOCK):
-            loc = cand[s0:s0 + _BLOCK]
+            loc = cand[s0 : s0 + _BLOCK]
             C = eng.store(X[:, loc])
             relC = np.ascontiguousarray(rel[loc])
             b = loc.shape[0]
@@ -583,8 +633,22 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
                 C2 = eng.dep(C, C)
                 aliveC = K.saola_block_dense(self._S_rel, aliveS, relC, C1, C2, d, rw, pv, rbS, rbC)
             else:
-                aliveC = K.saola_block_discrete(self._S[0], self._S[1], self._S[2], self._S_rel, aliveS,
-                                                C[0], C[1], C[2], relC, d, rw, pv, rbS, rbC)
+                aliveC = K.saola_block_discrete(
+                    self._S[0],
+                    self._S[1],
+                    self._S[2],
+                    self._S_rel,
+                    aliveS,
+                    C[0],
+                    C[1],
+                    C[2],
+                    relC,
+                    d,
+                    rw,
+                    pv,
+                    rbS,
+                    rbC,
+                )
             gidx = loc + off
             # map local indices to stream indices
             both = np.concatenate([self._S_idx, gidx])
@@ -627,7 +691,9 @@ def random_feature_groups(n_features: int, n_groups: int, random_state=None) -> 
     if not isinstance(n_features, Integral) or n_features < 1:
         raise ValueError(f"random_feature_groups: 'n_features' must be a positive int; got {n_features!r}.")
     if not isinstance(n_groups, Integral) or not 1 <= n_groups <= n_features:
-        raise ValueError(f"random_feature_groups: 'n_groups' must be an int in [1, {n_features}]; got {n_groups!r}.")
+        raise ValueError(
+            f"random_feature_groups: 'n_groups' must be an int in [1, {n_features}]; got {n_groups!r}."
+        )
     rng = check_random_state(random_state)
     perm = rng.permutation(n_features)
     return [np.sort(g) for g in np.array_split(perm, n_groups)]
@@ -636,15 +702,22 @@ def random_feature_groups(n_features: int, n_groups: int, random_state=None) -> 
 def _normalize_groups(groups, m: int) -> tuple[list[np.ndarray], list]:
     """-> (list of index arrays in stream order, their ids)."""
     if groups is None:
-        raise ValueError("GroupSAOLA.fit: 'groups' is required: a list of feature-index arrays or one label per feature.")
+        raise ValueError(
+            "GroupSAOLA.fit: 'groups' is required: a list of feature-index arrays or one label per feature."
+        )
     seq = list(groups) if not isinstance(groups, np.ndarray) or groups.ndim == 1 else None
-    is_labels = isinstance(groups, np.ndarray) and groups.ndim == 1 or (
-        seq is not None and len(seq) > 0 and all(np.ndim(g) == 0 for g in seq))
+    is_labels = (
+        isinstance(groups, np.ndarray)
+        and groups.ndim == 1
+        or (seq is not None and len(seq) > 0 and all(np.ndim(g) == 0 for g in seq))
+    )
     if is_labels:
         lab = np.asarray(groups)
         if lab.shape[0] != m:
-            raise ValueError(f"GroupSAOLA.fit: 'groups' given as one label per feature must have {m} entries; "
-                             f"got {lab.shape[0]}.")
+            raise ValueError(
+                f"GroupSAOLA.fit: 'groups' given as one label per feature must have {m} entries; "
+                f"got {lab.shape[0]}."
+            )
         _, first, inv = np.unique(lab, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")  # groups arrive in order of first appearance
         members = np.argsort(inv, kind="stable")
@@ -652,21 +725,28 @@ def _normalize_groups(groups, m: int) -> tuple[list[np.ndarray], list]:
         by_label = np.split(members, bounds)
         return [by_label[g] for g in order], [lab[first[g]].item() for g in order]
     if seq is None or len(seq) == 0:
-        raise ValueError("GroupSAOLA.fit: 'groups' must be a non-empty list of feature-index arrays or one "
-                         f"label per feature; got {type(groups).__name__}.")
+        raise ValueError(
+            "GroupSAOLA.fit: 'groups' must be a non-empty list of feature-index arrays or one "
+            f"label per feature; got {type(groups).__name__}."
+        )
     out = []
     seen = np.zeros(m, dtype=bool)
     for gi, g in enumerate(seq):
         g = np.asarray(g)
         if g.ndim != 1 or (g.size and g.dtype.kind not in "iu"):
-            raise ValueError(f"GroupSAOLA.fit: group {gi} must be a 1-D array of feature indices; got {g!r:.60}.")
+            raise ValueError(
+                f"GroupSAOLA.fit: group {gi} must be a 1-D array of feature indices; got {g!r:.60}."
+            )
         g = g.astype(np.int64)
         if g.size and (g.min() < 0 or g.max() >= m):
-            raise ValueError(f"GroupSAOLA.fit: group {gi} has indices outside [0, {m}); got min {g.min()}, "
-                             f"max {g.max()}.")
+            raise ValueError(
+                f"GroupSAOLA.fit: group {gi} has indices outside [0, {m}); got min {g.min()}, max {g.max()}."
+            )
         if np.any(seen[g]) or np.unique(g).shape[0] != g.shape[0]:
-            raise ValueError(f"GroupSAOLA.fit: groups must not overlap (Alg. 2 assumes disjoint groups); group {gi} "
-                             "repeats a feature. Assign every feature to one group.")
+            raise ValueError(
+                f"GroupSAOLA.fit: groups must not overlap (Alg. 2 assumes disjoint groups); group {gi} "
+                "repeats a feature. Assign every feature to one group."
+            )
         seen[g] = True
         out.append(g)
     return out, list(range(len(out)))
@@ -750,7 +830,9 @@ class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self
         """
         _check_params(self, "GroupSAOLA")
-        X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_all_finite=True)
+        X, y = validate_data(
+            self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_all_finite=True
+        )
         if sp.issparse(X):
             X = X.tocsc()
         y = _check_y(y, X.shape[0], "GroupSAOLA")
@@ -788,8 +870,9 @@ class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
             rw2 = np.full(gr.shape[0], -1, dtype=np.int64)
             if s and aliveG.any():
                 C = eng.dep(S, G)
-                K.group_inter(np.ascontiguousarray(rel[S_idx]), S_idx, aliveS, relG, gr, aliveG, C,
-                              d, rw2, pv, rbS)
+                K.group_inter(
+                    np.ascontiguousarray(rel[S_idx]), S_idx, aliveS, relG, gr, aliveG, C, d, rw2, pv, rbS
+                )
                 inter = rw2 >= 0
                 red[gr[inter]] = S_idx[rw2[inter]]
                 removed_by[S_idx[rbS >= 0]] = gr[rbS[rbS >= 0]]

@@ -21,6 +21,7 @@ Li et al. (2017), "Feature Selection: A Data Perspective", ACM CSUR -- sections
 Wang, Nie & Huang (2015), "Feature Selection via Global Redundancy Minimization",
 IEEE TKDE -- eq. (29)-(30) (LGD).
 """
+
 from __future__ import annotations
 
 import numbers
@@ -43,8 +44,7 @@ _BLOCK_ELEMENTS = 1 << 22  # dense column blocks of ~32 MB float64
 
 # ------------------------------------------------------------------ helpers
 def _check_X(owner: str, X):
-    X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2,
-                    input_name="X")
+    X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2, input_name="X")
     return X
 
 
@@ -55,7 +55,9 @@ def _check_Xy(owner: str, X, y):
         raise ValueError(f"{owner}: 'y' must be 1-D class labels; got shape {y.shape}.")
     y = y.ravel()
     if y.shape[0] != X.shape[0]:
-        raise ValueError(f"{owner}: 'y' has {y.shape[0]} labels but X has {X.shape[0]} samples; they must match.")
+        raise ValueError(
+            f"{owner}: 'y' has {y.shape[0]} labels but X has {X.shape[0]} samples; they must match."
+        )
     return X, y
 
 
@@ -183,8 +185,10 @@ def _f(X, y) -> np.ndarray:
     codes, counts = encode_labels("f_score", y)
     n, c = X.shape[0], counts.size
     if n <= c:
-        raise ValueError(f"f_score: needs more samples than classes (n - c within-class degrees of freedom); "
-                         f"got {n} samples and {c} classes.")
+        raise ValueError(
+            f"f_score: needs more samples than classes (n - c within-class degrees of freedom); "
+            f"got {n} samples and {c} classes."
+        )
     between, within, const = _class_ss(X, codes, counts)
     out = _ratio(between / (c - 1), within / (n - c))
     out[const] = 0.0
@@ -217,10 +221,12 @@ def chi2_score(X, y) -> np.ndarray:
 
 
 def _chi2(X, y) -> np.ndarray:
-    xmin = (X.data.min(initial=0.0) if sp.issparse(X) else X.min(initial=0.0))
+    xmin = X.data.min(initial=0.0) if sp.issparse(X) else X.min(initial=0.0)
     if xmin < 0:
-        raise ValueError(f"chi2_score: Negative values in data; 'X' must be non-negative (counts or "
-                         f"frequencies); got minimum {xmin:.4g}. Use f_score or mutual_info_score for signed data.")
+        raise ValueError(
+            f"chi2_score: Negative values in data; 'X' must be non-negative (counts or "
+            f"frequencies); got minimum {xmin:.4g}. Use f_score or mutual_info_score for signed data."
+        )
     codes, counts = encode_labels("chi2_score", y)
     obs = _indicator(codes, counts.size) @ X
     obs = np.asarray(obs.toarray() if sp.issparse(obs) else obs, dtype=np.float64)
@@ -261,7 +267,9 @@ def mutual_info_score(X, y, n_bins: int = 10, strategy: str = "auto") -> np.ndar
 def _mi(X, y, n_bins, strategy) -> np.ndarray:
     encode_labels("mutual_info_score", y)
     if strategy not in ("auto", "uniform", "discrete"):
-        raise ValueError(f"mutual_info_score: 'strategy' must be 'auto', 'uniform' or 'discrete'; got {strategy!r}.")
+        raise ValueError(
+            f"mutual_info_score: 'strategy' must be 'auto', 'uniform' or 'discrete'; got {strategy!r}."
+        )
     _check_int("mutual_info_score", "n_bins", n_bins, 2)
     if strategy == "auto":
         strategy = "discrete" if is_discrete(X) else "uniform"
@@ -274,7 +282,9 @@ def _mi(X, y, n_bins, strategy) -> np.ndarray:
     return np.maximum(out, 0.0)
 
 
-def relieff_score(X, y, n_neighbors: int = 10, n_iterations: int | None = None, random_state=None) -> np.ndarray:
+def relieff_score(
+    X, y, n_neighbors: int = 10, n_iterations: int | None = None, random_state=None
+) -> np.ndarray:
     """ReliefF weights mapped to ``(1 + W) / 2`` in [0, 1] (higher = better).
 
     ``W_f = 1/m sum_i [ -sum_{h in H_i} diff_f(i, h) / k_h
@@ -330,11 +340,13 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
         Xs = sp.csr_matrix((Xs.data, Xs.indices.astype(np.int32), Xs.indptr.astype(np.int32)), shape=Xs.shape)
         pairs = []
         for b in range(0, rows.size, max(1, (1 << 24) // n)):
-            rb = rows[b:b + max(1, (1 << 24) // n)]
+            rb = rows[b : b + max(1, (1 << 24) // n)]
             D = manhattan_distances(Xs[rb], Xs)
             pairs.append(K.relieff_neighbours(np.ascontiguousarray(D), rb, codes, counts.size, k, prior))
-        W = sum(K.relieff_accumulate_csr(Xs.data, Xs.indices.astype(np.int64), Xs.indptr.astype(np.int64),
-                                         m, *p) for p in pairs)
+        W = sum(
+            K.relieff_accumulate_csr(Xs.data, Xs.indices.astype(np.int64), Xs.indptr.astype(np.int64), m, *p)
+            for p in pairs
+        )
     else:
         lo, hi = X.min(axis=0), X.max(axis=0)
         rng_ = hi - lo
@@ -347,7 +359,7 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
             pairs = []
             step = max(1, (1 << 24) // n)
             for b in range(0, rows.size, step):
-                rb = rows[b:b + step]
+                rb = rows[b : b + step]
                 pairs.append(K.relieff_neighbours(K.manhattan_rows(Xs, rb), rb, codes, counts.size, k, prior))
         W = sum(K.relieff_accumulate_dense(Xs, *p) for p in pairs)
     W = np.asarray(W) / rows.size
@@ -376,7 +388,7 @@ def variance_score(X) -> np.ndarray:
 def _variance(X) -> np.ndarray:
     if sp.issparse(X):
         _, norm = column_moments(X)
-        return norm ** 2 / X.shape[0]
+        return norm**2 / X.shape[0]
     if X.flags.f_contiguous and not X.flags.c_contiguous:
         ss, const = K.centred_ss_cols(X)
     else:
@@ -459,7 +471,9 @@ def _knn_affinity(owner: str, X, n_neighbors: int, kernel: str, t) -> sp.csr_mat
     if kernel not in ("heat", "binary"):
         raise ValueError(f"{owner}: 'kernel' must be 'heat' or 'binary'; got {kernel!r}.")
     if t is not None and (not isinstance(t, numbers.Real) or not t > 0):
-        raise ValueError(f"{owner}: 't' must be a float > 0 or None (mean squared neighbour distance); got {t!r}.")
+        raise ValueError(
+            f"{owner}: 't' must be a float > 0 or None (mean squared neighbour distance); got {t!r}."
+        )
     rows, cols, d2 = _knn_sq(X, k)
     G = sp.csr_matrix((d2, (rows, cols)), shape=(n, n))
     d2 = G.data
@@ -512,16 +526,19 @@ def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
     Wu = sp.triu(W, k=1).tocoo()
     # incidence matrix of the edges: (E f)_e = f_i - f_j, so f'Lf = sum_e w_e (f_i - f_j)^2 (>= 0 exactly)
     ne = Wu.nnz
-    E = sp.csr_matrix((np.r_[np.ones(ne), -np.ones(ne)], (np.r_[np.arange(ne), np.arange(ne)],
-                       np.r_[Wu.row, Wu.col])), shape=(ne, n))
+    E = sp.csr_matrix(
+        (np.r_[np.ones(ne), -np.ones(ne)], (np.r_[np.arange(ne), np.arange(ne)], np.r_[Wu.row, Wu.col])),
+        shape=(ne, n),
+    )
     if sp.issparse(X):
         EX = E @ X
         fLf = np.asarray(EX.multiply(EX).T @ Wu.data).ravel()
         fd = np.asarray(X.T @ deg).ravel()
-        fDf = np.asarray(X.multiply(X).T @ deg).ravel() - fd ** 2 / vol
+        fDf = np.asarray(X.multiply(X).T @ deg).ravel() - fd**2 / vol
     else:
-        fDf, fLf, const = K.laplacian_dense(np.ascontiguousarray(X), deg, Wu.row.astype(np.int64),
-                                            Wu.col.astype(np.int64), Wu.data)
+        fDf, fLf, const = K.laplacian_dense(
+            np.ascontiguousarray(X), deg, Wu.row.astype(np.int64), Wu.col.astype(np.int64), Wu.data
+        )
         out = _ratio(fDf, fLf)
         out[const] = 0.0
         return out

@@ -1,4 +1,5 @@
 """Statistics engines: correlation (dense, sparse, all-pairs histograms), information, tests."""
+
 from fsviz._lazy import lazy_exports
 
 _EXPORTS = {

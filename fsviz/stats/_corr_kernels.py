@@ -6,6 +6,7 @@ the ``K + 1`` lower thresholds ``edges[k] - tol`` and ``hi`` the upper threshold
 to slot ``K + 2`` when ``v > hi``. Slot 0 is "below the first edge", slots 1..K+1
 are folded into the K bins by the caller, slot K+2 is "above the last edge".
 """
+
 from __future__ import annotations
 
 import numpy as np

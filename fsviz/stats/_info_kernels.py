@@ -1,4 +1,5 @@
 """Numba kernels for discrete entropies; inputs are contiguous int32 codes, no validation."""
+
 from __future__ import annotations
 
 import numpy as np

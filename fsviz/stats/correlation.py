@@ -42,6 +42,7 @@ References
    grouping and selection", IEEE TPAMI 38(12), 2016: Section 1 and Fig. 1 (sparse
    correlation: the share of feature pairs per correlation interval).
 """
+
 from __future__ import annotations
 
 import time
@@ -143,14 +144,19 @@ class _Binning:
             try:
                 edges = np.asarray(bins, dtype=np.float64)
             except (TypeError, ValueError):
-                raise ValueError(f"{who}: 'bins' must be an int or a 1-D sequence of edges; got {bins!r}.") from None
+                raise ValueError(
+                    f"{who}: 'bins' must be an int or a 1-D sequence of edges; got {bins!r}."
+                ) from None
             if edges.ndim != 1 or edges.size < 2:
-                raise ValueError(f"{who}: 'bins' edges must be 1-D with at least 2 values; got shape {edges.shape}.")
+                raise ValueError(
+                    f"{who}: 'bins' edges must be 1-D with at least 2 values; got shape {edges.shape}."
+                )
             if not np.isfinite(edges).all() or edges[0] < 0 or edges[-1] > 1:
                 raise ValueError(f"{who}: 'bins' edges must lie in [0, 1] (|rho| is); got {edges.tolist()}.")
             if np.any(np.diff(edges) <= 4 * edge_tol):
                 raise ValueError(
-                    f"{who}: 'bins' edges must be strictly increasing with gaps > 4*edge_tol; got {edges.tolist()}."
+                    f"{who}: 'bins' edges must be strictly increasing "
+                    f"with gaps > 4*edge_tol; got {edges.tolist()}."
                 )
         self.edges = edges
         self.tol = float(edge_tol)
@@ -191,14 +197,20 @@ def _prepare(X: Any, who: str) -> tuple[str, Any]:
         if not np.isfinite(Xc.data).all():
             raise ValueError(f"{who}: X holds NaN or infinite values; impute or drop them first.")
         kind, obj = "sparse", Xc
-    elif isinstance(X, (ChunkedSource, str)) or _is_dask_array(X) or hasattr(X, "__fspath__") \
-            or type(X).__module__.startswith("zarr"):
+    elif (
+        isinstance(X, (ChunkedSource, str))
+        or _is_dask_array(X)
+        or hasattr(X, "__fspath__")
+        or type(X).__module__.startswith("zarr")
+    ):
         kind, obj = "dense", open_chunked(X)
     else:
         try:
             arr = np.asarray(X)
         except (TypeError, ValueError) as e:
-            raise ValueError(f"{who}: X must be an array-like of numbers; got {type(X).__name__}: {e}") from None
+            raise ValueError(
+                f"{who}: X must be an array-like of numbers; got {type(X).__name__}: {e}"
+            ) from None
         if arr.ndim != 2:
             raise ValueError(f"{who}: X must be 2-D (n_samples, n_features); got shape {arr.shape}.")
         if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
@@ -238,20 +250,20 @@ class _Stats:
 def _dense_tasks(m: int, block_size: int, client: Any) -> list[list[tuple[int, int]]]:
     blocks = feature_blocks(m, block_size)
     nb = len(blocks)
-    pairs = [(I, J) for I in range(nb) for J in range(I, nb)]
+    pairs = [(bi, bj) for bi in range(nb) for bj in range(bi, nb)]
     ntask = nb if client is None else max(nb, n_tasks_hint(client))
     ntask = max(1, min(ntask, len(pairs)))
     bounds = np.linspace(0, len(pairs), ntask + 1).astype(int)
     return [pairs[bounds[t] : bounds[t + 1]] for t in range(ntask) if bounds[t + 1] > bounds[t]]
 
 
-def _load_z(src: ChunkedSource, I: int, block_size: int, st: _Stats, precision: str) -> tuple:
-    """Block I standardised: global indices of its valid features and ``Z`` (n, w) float64.
+def _load_z(src: ChunkedSource, bi: int, block_size: int, st: _Stats, precision: str) -> tuple:
+    """Block bi standardised: global indices of its valid features and ``Z`` (n, w) float64.
 
     For ``precision="float32"`` also the float32 copy and the transposed float64 rows
     the re-check kernel reads contiguously.
     """
-    s = I * block_size
+    s = bi * block_size
     e = min(s + block_size, src.n_features)
     v = st.valid[s:e]
     B = src.read_columns(s, e)
@@ -273,17 +285,17 @@ def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, inv_w, precision, t
     out_i, out_j, out_r = [], [], []
     delta = 1.1 * (st.n + 2) * _U32 / (1 - (st.n + 2) * _U32) + 1e-12 if precision == "float32" else 0.0
     nthreads = numba.get_num_threads()
-    for I, J in pairs:
-        for key in (I, J):
+    for bi, bj in pairs:
+        for key in (bi, bj):
             if key not in cache:
-                for old in [k for k in cache if k != I]:  # keep block I and at most one other
+                for old in [k for k in cache if k != bi]:  # keep block bi and at most one other
                     del cache[old]
                 cache[key] = _load_z(src, key, block_size, st, precision)
-        idx_i, Zi, Zi32, ZiT = cache[I]
-        idx_j, Zj, Zj32, ZjT = cache[J]
+        idx_i, Zi, Zi32, ZiT = cache[bi]
+        idx_j, Zj, Zj32, ZjT = cache[bj]
         if idx_i.size == 0 or idx_j.size == 0:
             continue
-        diag = I == J
+        diag = bi == bj
         if mode == "hist":
             if precision == "float32":
                 G = Zi32.T @ Zj32
@@ -324,8 +336,12 @@ def _sparse_parts(Xc: sp.csc_matrix) -> tuple:
     Xr = Xc.tocsr()
     Xr.sort_indices()
     return (
-        Xc.indptr.astype(np.int64), Xc.indices.astype(np.int64), Xc.data,
-        Xr.indptr.astype(np.int64), Xr.indices.astype(np.int64), Xr.data,
+        Xc.indptr.astype(np.int64),
+        Xc.indices.astype(np.int64),
+        Xc.data,
+        Xr.indptr.astype(np.int64),
+        Xr.indices.astype(np.int64),
+        Xr.data,
     )
 
 
@@ -381,10 +397,10 @@ def correlation_histogram(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix, dask array, zarr array, ChunkedSource, path} of shape (n_samples, n_features)
-        The data. scipy.sparse input is never densified; a path to a ``.npy`` /
-        ``.parquet`` / zarr store is read out of core (see :func:`fsviz.data.chunked.open_chunked`);
-        an fsviz ``Dataset`` is accepted too.
+    X : {array-like, sparse matrix, dask array, zarr array, ChunkedSource, path}
+        Of shape (n_samples, n_features). The data. scipy.sparse input is never densified;
+        a path to a ``.npy`` / ``.parquet`` / zarr store is read out of core (see
+        :func:`fsviz.data.chunked.open_chunked`); an fsviz ``Dataset`` is accepted too.
     bins : int or array-like, default=20
         Number of equal-width bins on [0, 1] (default: steps of 0.05, the TPAMI Fig. 1
         view at twice its resolution), or the bin edges (increasing, within [0, 1]).
@@ -453,9 +469,14 @@ def correlation_histogram(
         slots[lo.size] = ge[lo.size - 1] - ge[lo.size]
         slots[lo.size + 1] = ge[lo.size]
         perm, parts, F = _sparse_setup(data, st)
-        res = map_blocks(_sparse_hist_task, _sparse_blocks(perm.size, client), client=client,
-                         shared=(parts, F, st.n), kwargs={"lo": lo, "hi": hi, "inv_w": binning.inv_w},
-                         progress=progress)
+        res = map_blocks(
+            _sparse_hist_task,
+            _sparse_blocks(perm.size, client),
+            client=client,
+            shared=(parts, F, st.n),
+            kwargs={"lo": lo, "hi": hi, "inv_w": binning.inv_w},
+            progress=progress,
+        )
         n_eval = 0
         for s, c in res:
             slots += s
@@ -463,9 +484,22 @@ def correlation_histogram(
         method, rechecked = "sparse-cooccurrence", 0
     else:
         tasks = _dense_tasks(m, block_size, client)
-        res = map_blocks(_dense_task, tasks, client=client, shared=(data, st), progress=progress,
-                         kwargs={"block_size": block_size, "mode": "hist", "lo": lo, "hi": hi,
-                                 "inv_w": binning.inv_w, "precision": precision, "thr": 0.0})
+        res = map_blocks(
+            _dense_task,
+            tasks,
+            client=client,
+            shared=(data, st),
+            progress=progress,
+            kwargs={
+                "block_size": block_size,
+                "mode": "hist",
+                "lo": lo,
+                "hi": hi,
+                "inv_w": binning.inv_w,
+                "precision": precision,
+                "thr": 0.0,
+            },
+        )
         slots = np.zeros(binning.n_slots, dtype=np.int64)
         rechecked = 0
         for s, r in res:
@@ -475,18 +509,33 @@ def correlation_histogram(
         method = "dense-blas" if precision == "float64" else "dense-blas-float32"
     counts, below, above = binning.fold(slots)
     if counts.sum() + below + above != st.n_pairs or (counts < 0).any():  # internal invariant
-        raise RuntimeError(f"{who}: internal count mismatch ({counts.sum() + below + above} != {st.n_pairs}).")
+        raise RuntimeError(
+            f"{who}: internal count mismatch ({counts.sum() + below + above} != {st.n_pairs})."
+        )
     return CorrelationHistogram(
-        edges=binning.edges, counts=counts.astype(np.int64), n_pairs=st.n_pairs, n_features=m,
-        constant_features=st.constant, exact=True, n_below=int(below), n_above=int(above),
-        n_evaluated=n_eval, method=method, seconds=time.perf_counter() - t0, edge_tol=binning.tol,
+        edges=binning.edges,
+        counts=counts.astype(np.int64),
+        n_pairs=st.n_pairs,
+        n_features=m,
+        constant_features=st.constant,
+        exact=True,
+        n_below=int(below),
+        n_above=int(above),
+        n_evaluated=n_eval,
+        method=method,
+        seconds=time.perf_counter() - t0,
+        edge_tol=binning.tol,
         n_rechecked=int(rechecked),
     )
 
 
 def _estimate(data, kind, st, binning, n_sample_pairs, random_state, t0, m) -> CorrelationHistogram:
     who = "correlation_histogram"
-    if isinstance(n_sample_pairs, bool) or not isinstance(n_sample_pairs, (int, np.integer)) or n_sample_pairs < 1:
+    if (
+        isinstance(n_sample_pairs, bool)
+        or not isinstance(n_sample_pairs, (int, np.integer))
+        or n_sample_pairs < 1
+    ):
         raise ValueError(f"{who}: 'n_sample_pairs' must be a positive int; got {n_sample_pairs!r}.")
     from sklearn.utils import check_random_state
 
@@ -502,8 +551,16 @@ def _estimate(data, kind, st, binning, n_sample_pairs, random_state, t0, m) -> C
         b = b + (b >= a)
         pi, pj = vidx[np.minimum(a, b)], vidx[np.maximum(a, b)]
         if kind == "sparse":
-            rho = K.sparse_pair_rho(pi, pj, data.indptr.astype(np.int64), data.indices.astype(np.int64),
-                                    data.data, st.mean, st.inv_s, float(st.n))
+            rho = K.sparse_pair_rho(
+                pi,
+                pj,
+                data.indptr.astype(np.int64),
+                data.indices.astype(np.int64),
+                data.data,
+                st.mean,
+                st.inv_s,
+                float(st.n),
+            )
         elif isinstance(data, ArraySource):
             X = data.X
             rho = np.empty(ns)
@@ -522,9 +579,18 @@ def _estimate(data, kind, st, binning, n_sample_pairs, random_state, t0, m) -> C
     counts, below, above = binning.fold(slots)
     scale = st.n_pairs / max(rho.size, 1)
     return CorrelationHistogram(
-        edges=binning.edges, counts=counts * scale, n_pairs=st.n_pairs, n_features=m,
-        constant_features=st.constant, exact=False, n_below=float(below * scale), n_above=float(above * scale),
-        n_evaluated=int(rho.size), method="sampled", seconds=time.perf_counter() - t0, edge_tol=binning.tol,
+        edges=binning.edges,
+        counts=counts * scale,
+        n_pairs=st.n_pairs,
+        n_features=m,
+        constant_features=st.constant,
+        exact=False,
+        n_below=float(below * scale),
+        n_above=float(above * scale),
+        n_evaluated=int(rho.size),
+        method="sampled",
+        seconds=time.perf_counter() - t0,
+        edge_tol=binning.tol,
     )
 
 
@@ -546,7 +612,8 @@ def correlated_pairs(
 
     Parameters
     ----------
-    X : {array-like, sparse matrix, dask array, zarr array, ChunkedSource, path} of shape (n_samples, n_features)
+    X : {array-like, sparse matrix, dask array, zarr array, ChunkedSource, path}
+        Of shape (n_samples, n_features).
     threshold : float
         In (0, 1]. A pair within ``edge_tol`` below the threshold is included.
     output : {"sparse", "edges"}, default="sparse"
@@ -573,8 +640,11 @@ def correlated_pairs(
     [[0, 4]]
     """
     who = "correlated_pairs"
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.floating)) \
-            or not 0 < float(threshold) <= 1:
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, (int, float, np.floating))
+        or not 0 < float(threshold) <= 1
+    ):
         raise ValueError(f"{who}: 'threshold' must be a number in (0, 1]; got {threshold!r}.")
     if output not in ("sparse", "edges"):
         raise ValueError(f"{who}: 'output' must be 'sparse' or 'edges'; got {output!r}.")
@@ -586,14 +656,21 @@ def correlated_pairs(
     if kind == "sparse":
         st = _Stats(*column_moments(data), n)
         perm, pparts, F = _sparse_setup(data, st)
-        res = map_blocks(_sparse_pairs_task, _sparse_blocks(perm.size, client), client=client,
-                         shared=(pparts, F, st.n), kwargs={"thr": thr}, progress=progress)
+        res = map_blocks(
+            _sparse_pairs_task,
+            _sparse_blocks(perm.size, client),
+            client=client,
+            shared=(pparts, F, st.n),
+            kwargs={"thr": thr},
+            progress=progress,
+        )
         res = [(np.minimum(perm[i], perm[j]), np.maximum(perm[i], perm[j]), r) for i, j, r in res]
         parts = (data.indptr.astype(np.int64), data.indices.astype(np.int64))
         vidx = np.flatnonzero(st.valid)
         order = vidx[np.argsort(st.b[vidx], kind="stable")]
-        ai, aj, ar, total = K.analytic_pairs(order, np.ascontiguousarray(st.b[order]), st.a, thr,
-                                             parts[0], parts[1], int(max_pairs))
+        ai, aj, ar, total = K.analytic_pairs(
+            order, np.ascontiguousarray(st.b[order]), st.a, thr, parts[0], parts[1], int(max_pairs)
+        )
         if total > max_pairs:
             raise ValueError(
                 f"{who}: {total} feature pairs that never co-occur have |rho| >= {threshold}; listing them "
@@ -603,10 +680,23 @@ def correlated_pairs(
     else:
         st = _Stats(*data.column_stats(block_size), n)
         tasks = _dense_tasks(m, block_size, client)
-        res = map_blocks(_dense_task, tasks, client=client, shared=(data, st), progress=progress,
-                         kwargs={"block_size": block_size, "mode": "pairs", "lo": np.zeros(1), "hi": 1.0,
-                                 "inv_w": 0.0, "precision": "float64", "thr": thr,
-                                 "max_pairs": int(max_pairs)})
+        res = map_blocks(
+            _dense_task,
+            tasks,
+            client=client,
+            shared=(data, st),
+            progress=progress,
+            kwargs={
+                "block_size": block_size,
+                "mode": "pairs",
+                "lo": np.zeros(1),
+                "hi": 1.0,
+                "inv_w": 0.0,
+                "precision": "float64",
+                "thr": thr,
+                "max_pairs": int(max_pairs),
+            },
+        )
     ii = np.concatenate([r[0] for r in res]) if res else np.empty(0, np.int64)
     jj = np.concatenate([r[1] for r in res]) if res else np.empty(0, np.int64)
     rr = np.concatenate([r[2] for r in res]) if res else np.empty(0)

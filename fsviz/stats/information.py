@@ -8,6 +8,7 @@ References
 ----------
 Yu & Liu (2003), FCBF; Yu et al. (2016), SAOLA, eq. (2)-(4); Zhai et al., GDM-SU.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -88,9 +89,10 @@ def discretize(X, n_bins: int = 10, strategy: str = "auto") -> Codes:
         blocks = []
         step = max(1, int(2**24 // max(X.shape[0], 1)))
         for s in range(0, X.shape[1], step):
-            blocks.append(discretize(X[:, s:s + step].toarray(), n_bins, strategy))
-        return Codes(np.asfortranarray(np.hstack([b.codes for b in blocks])),
-                     np.concatenate([b.k for b in blocks]))
+            blocks.append(discretize(X[:, s : s + step].toarray(), n_bins, strategy))
+        return Codes(
+            np.asfortranarray(np.hstack([b.codes for b in blocks])), np.concatenate([b.k for b in blocks])
+        )
     X = np.asarray(X, dtype=np.float64)
     if strategy == "discrete":
         return _encode_columns(X)
@@ -124,7 +126,9 @@ def mutual_information(x, y) -> float:
     """Mutual information (nats) of two discrete vectors; equals ``sklearn.metrics.mutual_info_score``."""
     a, ka = encode_target(x)
     b, kb = encode_target(y)
-    return float(max(K.entropy_codes(a, ka) + K.entropy_codes(b, kb) - K.joint_entropy_codes(a, ka, b, kb), 0.0))
+    return float(
+        max(K.entropy_codes(a, ka) + K.entropy_codes(b, kb) - K.joint_entropy_codes(a, ka, b, kb), 0.0)
+    )
 
 
 def symmetrical_uncertainty(x, y) -> float:

@@ -1,4 +1,5 @@
 """Per-feature moments for dense and sparse matrices, without densifying."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,7 +38,7 @@ def column_moments(X) -> tuple[np.ndarray, np.ndarray]:
         bad = np.flatnonzero(n_mean2 > 1e3 * np.maximum(ss, 0.0))
         if bad.size:
             for a in range(0, bad.size, 256):
-                cols = bad[a:a + 256]
+                cols = bad[a : a + 256]
                 D = X[:, cols] - mean[cols]
                 ss[cols] = np.einsum("ij,ij->j", D, D)
     ss = np.maximum(ss, 0.0)

@@ -1,4 +1,5 @@
 """Significance tests used by the online selectors."""
+
 from __future__ import annotations
 
 import numpy as np

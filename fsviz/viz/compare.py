@@ -21,7 +21,7 @@ def compare_scatter(frame) -> go.Figure:
         acc, ylabel = np.asarray(frame[CV_BIASED], dtype=float), CV_BIASED
     red = np.asarray(frame["redundancy"], dtype=float)
     nf = np.asarray(frame["n features"], dtype=float)
-    text = [f"{m}<br>{p}" for m, p in zip(frame["method"], frame["parameters"])]
+    text = [f"{m}<br>{p}" for m, p in zip(frame["method"], frame["parameters"], strict=False)]
     fig = go.Figure(
         go.Scatter(
             x=red,

@@ -100,7 +100,7 @@ def group_tree(
             f"<br>{len(members)} affiliated",
         )
         top, rest = members[:max_affiliated], members[max_affiliated:]
-        for t, nm in zip(top, names_of(feature_names, af[top])):
+        for t, nm in zip(top, names_of(feature_names, af[top]), strict=False):
             add(
                 f"af:{int(af[t])}",
                 nm,

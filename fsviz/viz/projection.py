@@ -33,7 +33,7 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
         cols=n,
         subplot_titles=[
             f"{t} ({len(p.features)} features; PC1+PC2 {100 * float(np.sum(p.explained)):.0f}% var.)"
-            for t, p in zip(titles, projections)
+            for t, p in zip(titles, projections, strict=False)
         ],
     )
     labels = np.asarray(y) if y is not None else None

@@ -44,7 +44,7 @@ def ranking_bump(
     feats = list(dict.fromkeys([*before[:k].tolist(), *after[:k].tolist()]))
     out = k + 1.5
     fig = go.Figure()
-    for f, nm in zip(feats, names_of(feature_names, feats)):
+    for f, nm in zip(feats, names_of(feature_names, feats), strict=False):
         rb, ra = rank_b.get(f, out), rank_a.get(f, out)
         color = "#2ca02c" if ra < rb else "#d62728" if ra > rb else "#7f7f7f"
         tb = f"#{rb}" if rb != out else f"> {k}"
@@ -86,7 +86,7 @@ def score_bars(
     fig = go.Figure(
         go.Bar(
             x=scores[top][::-1],
-            y=[f"{n} (#{i})" for n, i in zip(names, top)][::-1],
+            y=[f"{n} (#{i})" for n, i in zip(names, top, strict=False)][::-1],
             orientation="h",
             marker_color="#1f77b4",
             hovertemplate="%{y}<br>score %{x:.4g}<extra></extra>",

@@ -43,7 +43,7 @@ def correlation_sparsity(
     pct = 100.0 * counts / total if total else np.zeros_like(counts)
     tail = np.cumsum(counts[::-1])[::-1] / total if total else np.zeros_like(counts)
     mids = 0.5 * (edges[1:] + edges[:-1])
-    labels = [f"[{a:.2f}, {b:.2f})" for a, b in zip(edges[:-1], edges[1:])]
+    labels = [f"[{a:.2f}, {b:.2f})" for a, b in zip(edges[:-1], edges[1:], strict=False)]
     fig = make_subplots(
         rows=1,
         cols=2,
