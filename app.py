@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 import appkit
 import fsviz.compute as fc
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
-
-
-def parse_shape(text: str) -> tuple[int, int] | None:
-    """'28x28' / '28, 28' -> (28, 28); '' -> None; anything else -> ValueError naming the fix."""
-    text = (text or "").strip()
-    if not text:
-        return None
-    m = re.fullmatch(r"\s*(\d+)\s*[x×,\s]\s*(\d+)\s*", text)
-    if not m:
-        raise ValueError(f"image shape: expected 'height x width' such as '32x32'; got {text!r}.")
-    return int(m.group(1)), int(m.group(2))
 
 
 def choose_dataset() -> None:
@@ -34,16 +21,11 @@ def choose_dataset() -> None:
             help="For pixel data whose shape is not inferred, e.g. 32x32.",
         )
         try:
-            shape = parse_shape(shape_text)
+            shape = appkit.parse_shape(shape_text)
             if source == "Sample":
-                try:
-                    names = appkit.sample_names()
-                except (ImportError, AttributeError):
-                    st.info("Bundled samples are not in this build yet (fsviz.data.list_samples).")
-                    names = []
-                if names:
-                    name = st.selectbox("Sample dataset", names, appkit.default_sample(names), key="sample")
-                    appkit.load_sample(name, shape)
+                names = appkit.sample_names()
+                name = st.selectbox("Sample dataset", names, appkit.default_sample(names), key="sample")
+                appkit.load_sample(name, shape)
             else:
                 up = st.file_uploader(
                     "Data file",
@@ -79,25 +61,23 @@ def choose_dataset() -> None:
 def data_page() -> None:
     st.title("Data")
     ds = appkit.require_dataset()
-    s = appkit.summary(ds.fingerprint, ds)
+    s = ds.summary()
     cols = st.columns(4)
     cols[0].metric("samples", f"{s.n_samples:,}")
     cols[1].metric("features", f"{s.n_features:,}")
     cols[2].metric("classes", len(s.classes) if s.classes else "—")
-    cols[3].metric("non-zero fraction", f"{s.density:.3f}")
+    cols[3].metric("non-zero fraction", f"{1.0 - s.sparsity:.3f}")
     left, right = st.columns([1, 1])
     left.subheader(f"Summary of {s.name}")
     left.dataframe(fc.summary_frame(s), hide_index=True, width="stretch")
     if s.classes:
         right.subheader("Classes")
         right.dataframe(fc.classes_frame(s), hide_index=True, width="stretch")
-    if len(s.constant):
+    if s.n_constant:
         st.warning(
-            f"{len(s.constant)} constant feature(s) (kept; they score 0 and never join a group): "
-            f"{fc.names_preview(ds.feature_names, s.constant)}"
+            f"{s.n_constant} constant feature(s) (kept; they score 0 and never join a group): "
+            f"{fc.names_preview(ds.feature_names, ds.constant_features)}"
         )
-    if s.n_missing:
-        st.warning(f"{s.n_missing} missing values.")
     st.subheader("First rows")
     st.dataframe(fc.preview_frame(ds), width="stretch")
 

@@ -1,42 +1,59 @@
-"""The app's one Streamlit helper module: dataset choice, cache wrappers, shared state.
+"""The app's one Streamlit helper module: dataset choice, the result cache, shared widgets.
 
-Pages stay thin: they read widgets, call one function from here (which calls
-``fsviz.compute`` through a cache) and hand the result to an ``fsviz.viz`` builder.
+Pages stay thin: they read widgets into a :class:`fsviz.compute.Run`, ask :func:`page_result`
+or :func:`result` for its result, and hand that to an ``fsviz.viz`` builder.
 
 Caching
 -------
-* Datasets live in a ``st.cache_resource`` registry keyed by their fingerprint; the session
-  keeps only the fingerprint (``st.session_state["fingerprint"]``), never arrays.
-* Expensive results (GDM, scores, GRM, SAOLA, histograms, evaluations) live in a
-  process-wide ``st.cache_resource`` LRU store keyed by ``fsviz.compute.cache_key``:
-  ``(fingerprint, method, sorted params, seed, fsviz version)``. The dataset itself is never
-  hashed. A run shows its progress (``st.status`` / ``st.progress``) while it computes; a
-  cached result returns at once, so display-only widgets never recompute.
-* Cheap derived facts (summary, moments, projections, image panels) use ``st.cache_data``
-  with the fingerprint hashed and the dataset passed as the unhashed ``_dataset``.
-* ``st.session_state["runs"][fingerprint][slot]`` remembers the key of the last result of
-  each page and ``...["selections"][fingerprint]`` every selection computed, so results
-  survive page switches and feed the compare page.
+* One process-wide store maps :class:`ResultKey` ``(fingerprint, run key)`` to results;
+  every computation of the app (selectors, GRM, streams, histograms, evaluations,
+  projections, image panels) goes through it, so a cached result returns at once and
+  display-only widgets never recompute. The dataset itself is never hashed.
+* Datasets live in a second store keyed by :class:`DatasetKey` (fingerprint, name, image
+  shape), so two sessions that upload the same bytes under different names see their own.
+* The session keeps only keys: its dataset's, the Run each page shows
+  (``st.session_state["shown"]``) and the selections made (``["selections"]``), so
+  results survive page switches and feed the compare page.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+import re
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import streamlit as st
 
 import fsviz.compute as fc
+from fsviz.compute import Run
 
 #: a dataset is "small" when n_samples * n_features is below this: its default runs start
 #: by themselves on the first visit of a page (larger data waits for the Run button)
 AUTO_RUN_CELLS = 3_000_000
-STORE_SIZE = 96
+STORE_SIZE = 128
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq", "mat", "npz", "svm", "libsvm", "svmlight"]
+
+
+@dataclass(frozen=True)
+class ResultKey:
+    """Where a result lives in the store: the data's fingerprint and the Run's key."""
+
+    fingerprint: str
+    run: str
+
+
+@dataclass(frozen=True)
+class DatasetKey:
+    """Which dataset a session shows: its content, its name and its image shape."""
+
+    fingerprint: str
+    name: str
+    image_shape: tuple | None
 
 
 # ---------------------------------------------------------------------------- stores
@@ -53,7 +70,7 @@ class _LRU:
                 return self.data[key]
         return None
 
-    def put(self, key, value):
+    def put(self, key, value) -> None:
         with self.lock:
             self.data[key] = value
             self.data.move_to_end(key)
@@ -71,8 +88,9 @@ def _datasets() -> _LRU:
     return _LRU(8)
 
 
-def _state(name: str, fp: str) -> dict:
-    return st.session_state.setdefault(name, {}).setdefault(fp, {})
+def _session(name: str, ds) -> dict:
+    """Per-session, per-dataset state (``shown`` runs, ``selections``, prior-group rows)."""
+    return st.session_state.setdefault(name, {}).setdefault(dataset_key(ds), {})
 
 
 # ---------------------------------------------------------------------------- datasets
@@ -97,14 +115,12 @@ def _load_sample(name: str):
 
 
 @st.cache_resource(show_spinner="Loading file …", max_entries=4)
-def _load_upload(digest: str, filename: str, label, shape: tuple | None, _data: bytes):
-    import io
-
+def _load_upload(digest: str, filename: str, label, _data: bytes):
     from fsviz.data import load_dataset
 
     buf = io.BytesIO(_data)
     buf.name = filename  # the loader takes the format from the name
-    return load_dataset(buf, label=label, image_shape=shape, name=Path(filename).stem)
+    return load_dataset(buf, label=label, name=Path(filename).stem)
 
 
 def parse_label(text: str | None):
@@ -115,37 +131,40 @@ def parse_label(text: str | None):
     return int(text) if text.lstrip("-").isdigit() else text
 
 
-def with_image_shape(ds, shape: tuple[int, int] | None):
-    """The dataset with a caller-given image shape (validated against the feature count)."""
-    if shape is None or tuple(shape) == tuple(getattr(ds, "image_shape", None) or ()):
-        return ds
-    h, w = shape
-    if h * w != ds.X.shape[1]:
-        raise ValueError(
-            f"image shape: {h} x {w} = {h * w} pixels, but the dataset has "
-            f"{ds.X.shape[1]} features; give a shape whose product is the feature count."
-        )
-    import dataclasses
+def parse_shape(text: str | None) -> tuple[int, int] | None:
+    """'28x28' / '28, 28' -> (28, 28); '' -> None; anything else -> ValueError naming the fix."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*[x×,\s]\s*(\d+)\s*", text)
+    if not m:
+        raise ValueError(f"image shape: expected 'height x width' such as '32x32'; got {text!r}.")
+    return int(m.group(1)), int(m.group(2))
 
-    if dataclasses.is_dataclass(ds):
-        return dataclasses.replace(ds, image_shape=(int(h), int(w)))
-    ds.image_shape = (int(h), int(w))
-    return ds
+
+def dataset_key(ds) -> DatasetKey:
+    shape = tuple(ds.image_shape) if ds.image_shape is not None else None
+    return DatasetKey(ds.fingerprint, str(ds.name), shape)
 
 
 def activate(ds) -> None:
-    """Make ``ds`` the session's dataset (only its fingerprint and shape go into session state)."""
-    key = f"{ds.fingerprint}|{getattr(ds, 'image_shape', None)}"
+    """Make ``ds`` the session's dataset (only its key goes into session state)."""
+    key = dataset_key(ds)
     _datasets().put(key, ds)
     if st.session_state.get("dataset_key") not in (None, key):  # another dataset: forms start afresh
         for k in [k for k in st.session_state if str(k).split("_")[0] in FORM_PREFIXES]:
             del st.session_state[k]
     st.session_state["dataset_key"] = key
-    st.session_state["fingerprint"] = ds.fingerprint
+
+
+def _with_shape(ds, shape: tuple[int, int] | None):
+    if shape is None or tuple(shape) == tuple(ds.image_shape or ()):
+        return ds
+    return ds.with_image_shape(tuple(shape))
 
 
 def load_sample(name: str, shape: tuple[int, int] | None = None):
-    ds = with_image_shape(_load_sample(name), shape)
+    ds = _with_shape(_load_sample(name), shape)
     activate(ds)
     return ds
 
@@ -153,7 +172,7 @@ def load_sample(name: str, shape: tuple[int, int] | None = None):
 def load_upload(filename: str, data: bytes, label: str | None, shape: tuple[int, int] | None = None):
     """Load an uploaded file (cached by its content hash); raises the loader's ValueError."""
     digest = hashlib.sha256(data).hexdigest()
-    ds = _load_upload(digest, filename, parse_label(label), tuple(shape) if shape else None, data)
+    ds = _with_shape(_load_upload(digest, filename, parse_label(label), data), shape)
     activate(ds)
     return ds
 
@@ -170,11 +189,15 @@ def entry_ran() -> None:
 
 
 def _ensure_entry_ran() -> None:
-    """A deep link (e.g. /groups) on a fresh server runs the page without app.py.
+    """Run app.py first when a deep link (e.g. /groups) opens a page on a fresh server.
 
-    Streamlit's legacy "pages/ directory" mode does that until the first ``st.navigation``
-    call of the process. Switch that mode off (what ``st.navigation`` itself does) and
-    rerun, so app.py (page config, dataset chooser, navigation) runs first.
+    Because a ``pages/`` directory sits next to app.py (DESIGN's layout), Streamlit starts
+    in its legacy "pages directory" mode and runs the linked page alone, without app.py's
+    page config, sidebar and ``st.navigation``, until the first ``st.navigation`` call of
+    the process switches that mode off. Streamlit has no public switch for it, so we set
+    the same private flag ``st.navigation`` sets (``PagesManager.uses_pages_directory``)
+    and rerun; ``tests/test_browser.py::test_deep_link_on_a_fresh_server`` covers it, so
+    a Streamlit upgrade that moves the flag fails loudly.
     """
     if not st.session_state.get("_entry_ran"):
         from streamlit.runtime.pages_manager import PagesManager
@@ -198,82 +221,53 @@ def seed() -> int:
 
 
 def small(ds) -> bool:
-    return ds.X.shape[0] * ds.X.shape[1] <= AUTO_RUN_CELLS
+    return ds.n_samples * ds.n_features <= AUTO_RUN_CELLS
 
 
-def library_ready(module: str, *names: str) -> bool:
-    """Whether ``fsviz.<module>`` provides ``names`` yet; shows an st.info when not."""
-    import importlib
-
-    missing = []
-    for n in names:
-        try:
-            getattr(importlib.import_module(f"fsviz.{module}"), n)
-        except (ImportError, AttributeError):
-            missing.append(n)
-    if missing:
-        st.info(
-            f"This view needs fsviz.{module}.{', '.join(missing)}, which is not in this build yet. "
-            "Nothing is shown rather than made-up results."
-        )
-    return not missing
+# ---------------------------------------------------------------------------- results
+def stored(ds, run: Run):
+    """The stored result of ``run`` on ``ds``, or None."""
+    return _results().get(ResultKey(ds.fingerprint, run.key))
 
 
-# ---------------------------------------------------------------------------- cheap cached facts
-@st.cache_data(show_spinner=False, max_entries=16)
-def summary(fingerprint: str, _dataset) -> fc.Summary:
-    return fc.summarize(_dataset)
+def _dependency(ds):
+    """``results(run)`` for the runs a run depends on: from the store, else computed and stored."""
+
+    def get(run: Run):
+        hit = stored(ds, run)
+        if hit is None:
+            hit = run.execute(ds, results=get)
+            _results().put(ResultKey(ds.fingerprint, run.key), hit)
+        return hit
+
+    return get
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def moments(fingerprint: str, _dataset):
-    return fc.feature_moments(_dataset)
+def result(ds, run: Run, label: str | None = None, *, auto: bool = True, progress: bool = False):
+    """The result of ``run`` on ``ds``: from the store, else computed (with progress) when ``auto``.
 
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def projection(fingerprint: str, indices: tuple, _dataset) -> fc.Projection:
-    return fc.project(_dataset, list(indices))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def image_panels(fingerprint: str, n_examples: int, seed_: int, _dataset) -> fc.ImagePanels:
-    return fc.image_panels(_dataset, n_examples, seed_)
-
-
-# ---------------------------------------------------------------------------- expensive, keyed runs
-def cached_run(
-    key: tuple, label: str, fn: Callable[..., Any], *args, auto: bool = True, progress: bool = False, **kwargs
-):
-    """Return the result stored under ``key``; compute it (with progress) only when ``auto``.
-
-    ``fn(*args, **kwargs)`` is a pure ``fsviz.compute`` function; with ``progress=True`` it
-    receives a ``progress(fraction, text)`` callback drawn as an ``st.progress`` bar.
-    Returns None when the result is not stored and ``auto`` is False.
+    A ValueError of the library shows as ``st.error`` and gives None; the session stays usable.
     """
-    store = _results()
-    hit = store.get(key)
+    hit = stored(ds, run)
     if hit is not None or not auto:
         return hit
+    label = label or f"Running {run.spec.label}"
     slot = st.empty()  # the progress box disappears once the result is there
     with slot.status(f"{label} …", expanded=progress) as status:
-        if progress:
-            kwargs["progress"] = _live_progress()
         try:
-            result = fn(*args, **kwargs)
+            res = run.execute(ds, _live_progress() if progress else None, results=_dependency(ds))
         except ValueError as e:
-            status.update(label=f"{label}: failed", state="error")
+            status.update(label=f"{label}: failed", state="error", expanded=True)
             st.error(str(e))
             return None
     slot.empty()
-    store.put(key, result)
-    return result
+    _results().put(ResultKey(ds.fingerprint, run.key), res)
+    return res
 
 
 def _live_progress():
     """A progress callback drawing a bar, and for streams a live selected-set-size chart
     (redrawn at most every 0.3 s)."""
-    import time
-
     import pandas as pd
 
     bar = st.progress(0.0, text="starting")
@@ -288,95 +282,113 @@ def _live_progress():
             now = time.monotonic()
             if now - last[0] > 0.3 or frac >= 1:
                 last[0] = now
-                holder.line_chart(
-                    pd.Series(seen, name="selected features"), x_label="features arrived", height=180
-                )
+                series = pd.Series(seen, name="selected features")
+                holder.line_chart(series, x_label="features arrived", height=180)
 
     return update
 
 
-def remember(slot: str, ds, result) -> None:
-    """Remember the key of this page's last result (survives page switches)."""
-    _state("runs", ds.fingerprint)[slot] = result.key
+def shown(slot: str, ds) -> Run | None:
+    """The Run whose result page ``slot`` shows for this dataset, or None."""
+    return _session("shown", ds).get(slot)
 
 
-def last(slot: str, ds):
-    """This page's last result for the dataset, if still stored."""
-    key = _state("runs", ds.fingerprint).get(slot)
-    return _results().get(key) if key else None
-
-
-def add_selection(ds, selection: fc.Selection) -> None:
-    """Register a selection for the compare/export and projection pages."""
-    skey = ("selection", selection.key, selection.method, selection.n_features)
-    _results().put(skey, selection)
-    _state("selections", ds.fingerprint)[skey] = (
-        f"{selection.method} [{fc.params_label(selection.params)}] — {selection.n_features} features"
-    )
-
-
-def selections(ds) -> dict[str, fc.Selection]:
-    """Every selection computed for this dataset still in the store: label -> Selection."""
-    out = {}
-    for skey, label in _state("selections", ds.fingerprint).items():
-        sel = _results().get(skey)
-        if sel is not None:
-            out[label] = sel
-    return out
-
-
-def _slot_run(slot: str, ds, run: bool, key: tuple, label: str, fn, *args, **kwargs):
-    """A page's main result: computed on Run; else the page's last result (it survives page
-    switches); else, on small data only, computed with the default parameters at once."""
-    prev = last(slot, ds)
-    if not run and (prev is not None or not small(ds)):
-        return prev
-    res = cached_run(key, label, fn, *args, **kwargs)
+def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None, progress: bool = False):
+    """A page's main result: ``run`` when Run was clicked; else the result the page showed
+    last (it survives page switches); else, on small data only, ``run`` at once."""
+    prev = shown(slot, ds)
+    if not clicked and prev is not None:
+        res = result(ds, prev, label, auto=small(ds), progress=progress)
+        if res is not None:
+            return res
+    if not clicked and not small(ds):
+        return None
+    res = result(ds, run, label, progress=progress)
     if res is None:
-        return prev if run else None
-    remember(slot, ds, res)
+        return result(ds, prev, auto=False) if prev is not None else None
+    _session("shown", ds)[slot] = run
+    if run.spec.selects:
+        add_selection(ds, run)
     return res
 
 
+# ---------------------------------------------------------------------------- selections
+def add_selection(ds, run: Run, k: int | None = None) -> None:
+    """Register a selection (Run, top k) for the compare/export and projection pages."""
+    _session("selections", ds)[(run, k)] = None
+
+
+def selections(ds) -> dict[str, fc.Selection]:
+    """Every selection made on this dataset whose result is still stored: label -> Selection."""
+    out = {}
+    for run, k in _session("selections", ds):
+        res = stored(ds, run)
+        if res is not None:
+            sel = res.selection(k)
+            out[sel.label] = sel
+    return out
+
+
+def evaluation(ds, run: Run, k: int, reselect: bool = True, auto: bool = True) -> fc.Evaluation | None:
+    """CV accuracy and redundancy of the top ``k`` of ``run``'s selection (see fc.Method 'evaluation')."""
+    ev = Run("evaluation", {"of": run, "k": int(k), "reselect": bool(reselect)}, seed())
+    how = "selection redone in each training fold" if reselect else "selection on all samples"
+    return result(ds, ev, f"Cross-validating {run.spec.label} ({how})", auto=auto)
+
+
+def compare_rows(ds, k: int, auto: bool, biased: bool = False) -> list[tuple]:
+    """(selection, honest evaluation, evaluation with the selection on all samples or None)."""
+    rows = []
+    for sel in selections(ds).values():
+        honest = evaluation(ds, sel.run, k, auto=auto)
+        rows.append((sel, honest, evaluation(ds, sel.run, k, reselect=False, auto=auto) if biased else None))
+    return rows
+
+
+def default_pair(sels: dict) -> tuple[int, int]:
+    """Positions of the latest (base score, its GRM refinement) pair of selections, else the first two."""
+    labels = list(sels)
+    grm_i = [i for i, lab in enumerate(labels) if sels[lab].run.method == "grm"]
+    if grm_i:
+        j = grm_i[-1]
+        base = sels[labels[j]].run.get("base")
+        cand = [i for i, lab in enumerate(labels) if sels[lab].run == base]
+        return (cand[-1] if cand else 0), j
+    return 0, min(1, len(labels) - 1)
+
+
+def projection(ds, sel: fc.Selection, k: int) -> fc.Projection | None:
+    run = Run("projection", {"features": sel.top(k)}, seed())
+    return result(ds, run, "Projecting")
+
+
+def image_panels(ds, n_examples: int) -> fc.ImagePanels | None:
+    run = Run("images", {"shape": ds.image_shape, "n_examples": int(n_examples)}, seed())
+    return result(ds, run, "Drawing images")
+
+
+def file_name(ds, sel: fc.Selection, what: str) -> str:
+    """``digits-0-vs-1_gdm_tau-0.3_selection.csv``: letters, digits, '.', '-' and '_' only."""
+    params = fc.params_label(sel.run).replace(", ", "_").replace("=", "-")
+    raw = f"{ds.name}_{sel.run.method}_{params}_seed-{sel.run.seed}_{what}"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-_")[:150] + ".csv"
+
+
+def reduced_csv(ds, sel: fc.Selection) -> bytes | None:
+    """The reduced dataset's CSV (st.error and None when it cannot be written)."""
+    try:
+        return fc.reduced_csv(ds, sel.indices)
+    except ValueError as e:
+        st.error(str(e))
+        return None
+
+
+# ---------------------------------------------------------------------------- forms
 FORM_PREFIXES = ("gdm", "grm", "saola", "hist", "mask")
 GDM_DEFAULTS = dict(
     tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None
 )
 SAOLA_DEFAULTS = dict(alpha=0.01, delta=0.0, data="auto", chunk=200)
-
-
-def grm_form_defaults(ds) -> dict:
-    """The GRM form's starting values: those of the result shown, else the defaults."""
-    p = shown_params("grm", ds)
-    base = dict(p.get("base_params", ()))
-    return {
-        "method": p.get("base", "score:lgd").split(":", 1)[1],
-        "n_neighbors": base.get("n_neighbors", 5),
-        "n_top": min(p.get("n_top", 500), ds.X.shape[1]),
-        "gamma": p.get("gamma", 1.0),
-    }
-
-
-def saola_form_defaults(ds) -> dict:
-    """The SAOLA form's starting values: those of the stream shown, else the defaults."""
-    shown = shown_params("stream", ds)
-    return {k: shown.get(k, v) for k, v in SAOLA_DEFAULTS.items()}
-
-
-def class_labels(ds) -> list[str]:
-    """The class labels of the dataset as strings (empty without labels)."""
-    return [str(c) for c, _ in summary(ds.fingerprint, ds).classes]
-
-
-def default_gdm_params(ds) -> dict:
-    """GDM's default parameters for this dataset (one vs rest of the first class if multiclass)."""
-    classes = class_labels(ds)
-    return GDM_DEFAULTS | positive_param(classes[0] if len(classes) > 2 else None)
-
-
-def positive_param(positive: str | None) -> dict:
-    """GDM's one-vs-rest class as a parameter (only for more than two classes)."""
-    return {} if positive is None else {"positive": positive}
 
 
 def seed_form(prefix: str, values: dict) -> None:
@@ -387,161 +399,54 @@ def seed_form(prefix: str, values: dict) -> None:
         st.session_state.setdefault(f"{prefix}_{name}", value)
 
 
-def shown_params(slot: str, ds) -> dict:
-    """Parameters of the result a page shows (its form starts from them), or {}."""
-    res = last(slot, ds)
-    return dict(res.key[2]) if res is not None else {}
+def class_labels(ds) -> list[str]:
+    """The class names of the dataset as strings (empty without class labels)."""
+    return ds.class_labels()[0]
 
 
-def gdm(ds, params: dict, run: bool):
-    """GDM groups for ``params``; tau-independent moments are cached apart and reused."""
-    key = fc.cache_key(ds.fingerprint, "gdm", params, seed())
-    res = _slot_run(
-        "gdm", ds, run, key, "Running GDM", fc.run_gdm, ds, params, seed(), moments(ds.fingerprint, ds)
-    )
-    if res is not None:
-        add_selection(ds, res.to_selection())
-    return res
+def gdm_form_defaults(ds) -> dict:
+    """The GDM form's starting values: those of the result shown, else the defaults."""
+    run = shown("gdm", ds) or default_gdm(ds)
+    p = GDM_DEFAULTS | run.kwargs
+    return p | {"cv_folds": p.get("cv_folds") or 0, "positive": p.get("positive")}
 
 
-def score(ds, method: str, params: dict):
-    key = fc.cache_key(ds.fingerprint, f"score:{method}", params, seed())
-    return cached_run(
-        key, f"Scoring features ({fc.SCORE_METHODS[method][1]})", fc.run_score, ds, method, params, seed()
-    )
+def default_gdm(ds) -> Run:
+    classes = class_labels(ds)
+    positive = {"positive": classes[0]} if len(classes) > 2 else {}
+    return Run("gdm", GDM_DEFAULTS | positive, seed())
 
 
-def grm(ds, method: str, score_params: dict, n_top: int, prior: list, gamma: float, k: int, run: bool):
-    """GRM on top of a separately cached base score; registers the base and GRM top-k selections."""
-    kp = {
-        "n_top": int(n_top),
-        "gamma": float(gamma),
-        "base": f"score:{method}",
-        "base_params": fc.cache_key("", "", score_params)[2],
-        "prior_groups": [list(map(int, g)) for g in prior] or (),
+def grm_form_defaults(ds) -> dict:
+    """The GRM form's starting values: those of the result shown, else the defaults."""
+    run = shown("grm", ds)
+    base = run.get("base") if run is not None else Run("lgd", {"n_neighbors": 5})
+    return {
+        "method": base.method,
+        "n_neighbors": base.get("n_neighbors", 5),
+        "n_top": min(run.get("n_top", 500) if run else 500, ds.n_features),
+        "gamma": run.get("gamma", 1.0) if run else 1.0,
     }
-    key = fc.cache_key(ds.fingerprint, "grm", kp, seed())
-    prev = last("grm", ds)
-    if not run and (prev is not None or not small(ds)):
-        res = prev
+
+
+def saola_form_defaults(ds) -> dict:
+    """The SAOLA form's starting values: those of the stream shown, else the defaults."""
+    run = shown("stream", ds)
+    shown_params = run.kwargs if run is not None else {}
+    return {k: shown_params.get(k, v) for k, v in SAOLA_DEFAULTS.items()}
+
+
+def stream_run(ds, method: str, params: dict, chunk: int, grouping: str) -> Run | None:
+    """The SAOLA / group-SAOLA Run the online page asks for (None: GDM groups not there yet)."""
+    if method == "saola":
+        return Run("saola", params | {"chunk": int(chunk)}, seed())
+    if grouping == "GDM groups":
+        groups = shown("gdm", ds)
+        if groups is None:
+            return None
     else:
-        base = score(ds, method, score_params)
-        res = (
-            None
-            if base is None
-            else cached_run(key, "Running GRM", fc.run_grm, ds, base, n_top, prior, gamma, seed())
-        )
-        if res is None:
-            return prev
-        remember("grm", ds, res)
-        remember("grm-base", ds, base)
-    if res is not None:
-        base = last("grm-base", ds)
-        if base is not None:
-            add_selection(ds, base.to_selection(k))
-        add_selection(ds, res.to_selection(k))
-    return res
-
-
-def evaluation(ds, indices, k: int, auto: bool = True) -> fc.Evaluation | None:
-    idx = tuple(int(i) for i in list(indices)[:k])
-    key = fc.cache_key(ds.fingerprint, "evaluate", {"features": idx}, seed())
-    return cached_run(
-        key,
-        f"Evaluating top {len(idx)} (CV accuracy, redundancy)",
-        fc.evaluate_top,
-        ds,
-        idx,
-        k,
-        seed(),
-        auto=auto,
-    )
-
-
-def histogram(ds, n_bins: int, max_features: int, run: bool):
-    key = fc.cache_key(
-        ds.fingerprint, "histogram", {"bins": int(n_bins), "max_features": int(max_features)}, seed()
-    )
-    return _slot_run(
-        "histogram",
-        ds,
-        run,
-        key,
-        "Counting |rho| over all pairs",
-        fc.run_histogram,
-        ds,
-        n_bins,
-        max_features,
-        seed(),
-        progress=True,
-    )
-
-
-def stream(ds, method: str, params: dict, chunk: int, groups, run: bool):
-    kp = dict(params, chunk=int(chunk)) if method == "saola" else dict(params, groups=groups)
-    key = fc.cache_key(ds.fingerprint, method, kp, seed())
-    if method == "group-saola" and not groups:
-        return last("stream", ds) if not run else None
-    res = _slot_run(
-        "stream",
-        ds,
-        run,
-        key,
-        f"Streaming features through {method}",
-        fc.run_stream,
-        ds,
-        method,
-        params,
-        chunk,
-        seed(),
-        groups,
-        progress=True,
-    )
-    if res is not None:
-        add_selection(ds, res.to_selection())
-    return res
-
-
-def default_pair(sels: dict) -> tuple[int, int]:
-    """Positions of the latest (base score, its GRM refinement) pair of selections, else the first two."""
-    labels = list(sels)
-    grm_i = [i for i, lab in enumerate(labels) if sels[lab].method.startswith("GRM(")]
-    if grm_i:
-        j = grm_i[-1]
-        base = sels[labels[j]].method[4:-1]
-        cand = [i for i, lab in enumerate(labels) if sels[lab].method == base]
-        return (cand[-1] if cand else 0), j
-    return 0, min(1, len(labels) - 1)
-
-
-def honest_evaluation(ds, sel: fc.Selection, k: int, auto: bool = True) -> fc.Evaluation | None:
-    """CV accuracy of ``sel``'s top k with its method refitted inside every training fold."""
-    key = fc.cache_key(ds.fingerprint, "evaluate-reselect", {"selection": sel.key, "k": int(k)}, seed())
-    return cached_run(
-        key,
-        f"Cross-validating {sel.method} (selection redone in each training fold)",
-        fc.evaluate_top,
-        ds,
-        tuple(int(i) for i in sel.indices[:k]),
-        k,
-        seed(),
-        selector=fc.reselector(sel, seed()),
-        auto=auto,
-    )
-
-
-def compare_rows(ds, k: int, auto: bool, biased: bool = False):
-    """(selection, honest evaluation, [evaluation with selection on all samples]) per selection."""
-    rows = []
-    for sel in selections(ds).values():
-        row = (sel, honest_evaluation(ds, sel, k, auto=auto))
-        rows.append(row + (evaluation(ds, sel.indices, k, auto=auto),) if biased else row)
-    return rows
-
-
-@st.cache_data(show_spinner="Writing the reduced dataset …", max_entries=8)
-def reduced_csv(fingerprint: str, indices: tuple, _dataset) -> bytes:
-    return fc.reduced_csv(_dataset, list(indices))
+        groups = max(2, ds.n_features // 10)  # the SAOLA paper's random groups of ~10 features
+    return Run("group-saola", params | {"groups": groups}, seed())
 
 
 def prior_groups_editor(ds) -> list[list[int]]:
@@ -552,7 +457,7 @@ def prior_groups_editor(ds) -> list[list[int]]:
     """
     import pandas as pd
 
-    state = _state("prior", ds.fingerprint)
+    state = _session("prior", ds)
     if "rows" not in state:
         state["rows"] = pd.DataFrame(
             {"feature": pd.Series([], dtype="int64"), "group": pd.Series([], dtype=str)}
@@ -560,7 +465,8 @@ def prior_groups_editor(ds) -> list[list[int]]:
         state["version"] = 0
     c1, c2, _ = st.columns([1, 1, 3])
     if c1.button("Add current GDM groups", key="prior_add_gdm"):
-        res = last("gdm", ds)
+        gdm = shown("gdm", ds)
+        res = stored(ds, gdm) if gdm is not None else None
         if res is None:
             st.warning("No GDM groups yet: run GDM on the Groups page first.")
         else:
@@ -570,7 +476,7 @@ def prior_groups_editor(ds) -> list[list[int]]:
     if c2.button("Clear", key="prior_clear"):
         state["rows"] = state["rows"].iloc[:0]
         state["version"] += 1
-    m = ds.X.shape[1]
+    m = ds.n_features
     edited = st.data_editor(
         state["rows"],
         num_rows="dynamic",
@@ -594,19 +500,3 @@ def prior_groups_editor(ds) -> list[list[int]]:
         "prior-knowledge term (rows of a single-feature group carry no constraint)."
     )
     return prior
-
-
-def stream_groups(ds, method: str, grouping: str):
-    """Feature groups for group-SAOLA (None for plain SAOLA or when GDM has not run)."""
-    if method != "group-saola":
-        return None
-    m = ds.X.shape[1]
-    if grouping == "GDM groups":
-        res = last("gdm", ds)
-        return fc.gdm_partition(res, m) if res is not None else None
-    return fc.random_partition(m, max(2, m // 10), seed())
-
-
-def score_classes() -> list[str]:
-    """fsviz.select class names behind the GRM page's base scores."""
-    return [cls for cls, _, _ in fc.SCORE_METHODS.values()]

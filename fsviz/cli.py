@@ -6,8 +6,13 @@ Examples::
     fsviz histogram data.mat --bins 20 -o hist.csv
     fsviz histogram big.npy --out-of-core --block-size 4096 --scheduler tcp://10.0.0.5:8786
     fsviz select --method gdm --param tau=0.3 data.csv --label class -o selected.csv
-    fsviz select --method fisher -k 50 data.mat -o top50.csv
-    fsviz select --method grm --base laplacian --param n_top=2000 data.mat -o grm.csv
+    fsviz select --method fisher -k 50 data.mat -o top50.csv --reduced top50-data.csv
+    fsviz select --method grm --base laplacian --base-param n_neighbors=5 --param n_top=2000 data.mat
+
+``select`` runs the same :class:`fsviz.compute.Run` as the app: the same method, parameters
+and ``--seed`` give the same selection and a byte-identical selection CSV
+(``rank,index,name,score,role,group``) as the app's download, and ``--reduced`` writes the
+reduced dataset exactly as the app's download does.
 
 Results go to stdout or ``-o``; progress and messages go to stderr. Bad input ends with
 a one-line message and a non-zero exit code, never a traceback:
@@ -26,7 +31,6 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import inspect
 import io
 import json
 import os
@@ -34,59 +38,15 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["METHODS", "main"]
-
-
-# ----------------------------------------------------------------------------- method table
-@dataclass(frozen=True)
-class MethodSpec:
-    """How the CLI runs one selector: its class in ``fsviz.select`` and what fit needs."""
-
-    cls: str
-    supervised: bool
-    kind: str  # "score" (ranking + top-k), "subset" (selected_), "groups" (support_/groups_), "grm"
-    help: str
-
-
-METHODS: dict[str, MethodSpec] = {
-    "gdm": MethodSpec(
-        "GDM", True, "groups", "Group Discovery Machine: support (SF) + affiliated (AF) features"
-    ),
-    "saola": MethodSpec("SAOLA", True, "subset", "online streaming selection (Fisher's Z or SU tests)"),
-    "grm": MethodSpec("GRM", False, "grm", "global redundancy minimisation of a base score (--base)"),
-    "fisher": MethodSpec("FisherScore", True, "score", "Fisher score"),
-    "laplacian": MethodSpec("LaplacianScore", False, "score", "Laplacian score (unsupervised)"),
-    "lgd": MethodSpec("LGD", False, "score", "local-global discrepancy score (unsupervised)"),
-    "relieff": MethodSpec("ReliefF", True, "score", "ReliefF"),
-    "mi": MethodSpec("MutualInfo", True, "score", "mutual information with the label"),
-    "f": MethodSpec("FScore", True, "score", "ANOVA F-score"),
-    "chi2": MethodSpec("ChiSquare", True, "score", "chi-square (non-negative features)"),
-    "variance": MethodSpec("VarianceScore", False, "score", "variance (unsupervised)"),
-    "mcfs": MethodSpec("MCFS", False, "score", "multi-cluster feature selection (unsupervised)"),
-    "mrmr": MethodSpec("MRMR", True, "subset", "minimum redundancy maximum relevance"),
-    "fcbf": MethodSpec("FCBF", True, "subset", "fast correlation-based filter"),
-}
+__all__ = ["main"]
 
 
 class CLIError(Exception):
     """A problem the user can fix; printed as one line, exit code 1."""
-
-
-def _method_class(name: str):
-    spec = METHODS[name]
-    try:
-        import fsviz.select as sel
-
-        return getattr(sel, spec.cls)
-    except (ImportError, AttributeError) as e:
-        raise CLIError(
-            f"method {name!r} ({spec.cls}) is not available in this installation: {type(e).__name__}: {e}"
-        ) from None
 
 
 # --------------------------------------------------------------------------------- helpers
@@ -120,23 +80,17 @@ def _say(args: argparse.Namespace, msg: str) -> None:
 
 def _load(args: argparse.Namespace):
     """The dataset through ``fsviz.data.load_dataset`` (label column, format)."""
+    from fsviz.data import load_dataset
+
     path = args.data
     if not os.path.exists(path):
         raise OSError(f"input file {path!r} does not exist.")
-    try:
-        from fsviz.data import load_dataset
-    except (ImportError, AttributeError) as e:
-        raise CLIError(f"the data loaders (fsviz.data.load_dataset) are not available: {e}") from None
     kwargs: dict[str, Any] = {"fmt": args.format}
     if args.label is not None:
         kwargs["label"] = args.label
     t = time.perf_counter()
     ds = load_dataset(path, **kwargs)
-    _say(
-        args,
-        f"loaded {path}: {ds.X.shape[0]} samples x {ds.X.shape[1]} "
-        f"features in {time.perf_counter() - t:.1f} s",
-    )
+    _say(args, f"loaded {path}: {ds.n_samples} x {ds.n_features} in {time.perf_counter() - t:.1f} s")
     return ds
 
 
@@ -165,47 +119,24 @@ def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
     return out
 
 
-def _names(ds, m: int) -> list[str]:
-    names = getattr(ds, "feature_names", None)
-    if names is None or len(names) != m:
-        return [f"f{j}" for j in range(m)]
-    return [str(n) for n in names]
-
-
 # -------------------------------------------------------------------------------- commands
 def cmd_info(args: argparse.Namespace) -> int:
-    import scipy.sparse as sp
-
     ds = _load(args)
-    X, y = ds.X, getattr(ds, "y", None)
-    n, m = X.shape
-    if sp.issparse(X):
-        nnz = int(X.nnz)
-        from fsviz.stats.moments import column_moments
-
-        _, norm = column_moments(X)
-    else:
-        Xa = np.asarray(X)
-        nnz = int(np.count_nonzero(Xa))
-        norm = Xa.std(axis=0)
+    s = ds.summary()
     info: dict[str, Any] = {
-        "name": getattr(ds, "name", os.path.basename(args.data)),
+        "name": s.name,
         "path": args.data,
-        "n_samples": int(n),
-        "n_features": int(m),
-        "storage": "sparse" if sp.issparse(X) else "dense",
-        "density": nnz / max(n * m, 1),
-        # the Dataset's exact check (all values equal); a std of 0 misses constants with rounding
-        "constant_features": len(ds.constant_features)
-        if hasattr(ds, "constant_features")
-        else int((norm == 0).sum()),
-        "pairs": m * (m - 1) // 2,
-        "fingerprint": getattr(ds, "fingerprint", None),
-        "image_shape": list(ds.image_shape) if getattr(ds, "image_shape", None) else None,
+        "n_samples": s.n_samples,
+        "n_features": s.n_features,
+        "storage": "sparse" if s.is_sparse else "dense",
+        "density": 1.0 - s.sparsity,
+        "constant_features": s.n_constant,
+        "pairs": s.n_features * (s.n_features - 1) // 2,
+        "fingerprint": s.fingerprint,
+        "image_shape": list(s.image_shape) if s.image_shape else None,
     }
-    if y is not None:
-        vals, cnt = np.unique(np.asarray(y), return_counts=True)
-        info["classes"] = {str(v): int(c) for v, c in zip(vals, cnt, strict=False)}
+    if s.label_kind == "classes":
+        info["classes"] = dict(zip(s.classes, s.class_counts, strict=True))
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -288,116 +219,78 @@ def _write(args: argparse.Namespace, text: str) -> None:
     _say(args, f"wrote {args.output}")
 
 
-def _fit_kwargs(est, args, client) -> dict[str, Any]:
-    if client is None:
-        return {}
-    if "client" in inspect.signature(est.fit).parameters:
-        return {"client": client}
-    _say(args, f"{type(est).__name__}.fit does not take a Dask client; running locally")
-    return {}
+class _RunProgress(_Progress):
+    """A Run's ``progress(fraction, text)`` printed like the histogram's block counts."""
+
+    def __call__(self, frac: float, text: str = "", **info: Any) -> None:  # type: ignore[override]
+        super().__call__(int(round(1000 * frac)), 1000)
 
 
-def _make(name: str, params: dict[str, Any], args: argparse.Namespace):
-    cls = _method_class(name)
-    accepted = set(inspect.signature(cls.__init__).parameters) - {"self"}
-    if args.n_features is not None and "n_features" in accepted:
-        params.setdefault("n_features", args.n_features)
-    unknown = sorted(set(params) - accepted)
-    if unknown:
-        raise CLIError(f"method {name!r} has no parameter(s) {unknown}; valid: {sorted(accepted)}.")
-    return cls(**params)
+def _run_of(args: argparse.Namespace):
+    """The :class:`fsviz.compute.Run` that ``fsviz select`` asks for (checked before loading)."""
+    import fsviz.compute as fc
 
-
-def _rows_from(est, spec: MethodSpec, names: list[str], k: int | None) -> list[list[Any]]:
-    scores = getattr(est, "scores_", None)
-    scores = None if scores is None else np.asarray(scores, dtype=np.float64)
-
-    def sc(j: int) -> str:
-        return "" if scores is None or j >= scores.size else f"{scores[j]:.10g}"
-
-    rows: list[list[Any]] = []
-    if spec.kind == "groups":
-        support = [int(j) for j in np.asarray(est.support_).ravel()]
-        groups = getattr(est, "groups_", {}) or {}
-        for g, s in enumerate(support, start=1):
-            rows.append([s, names[s], sc(s), "SF", g])
-        for g, s in enumerate(support, start=1):
-            for a in np.asarray(groups.get(s, ()), dtype=int).ravel():
-                rows.append([int(a), names[int(a)], sc(int(a)), "AF", g])
-        return rows
-    if spec.kind in ("subset",) or (spec.kind == "grm" and hasattr(est, "selected_")):
-        sel = np.asarray(est.selected_, dtype=int).ravel()
-    else:
-        sel = np.asarray(est.get_support(indices=True), dtype=int)
-        ranking = getattr(est, "ranking_", None)
-        if ranking is not None:
-            sel = sel[np.argsort(np.asarray(ranking)[sel], kind="stable")]
-    if k is not None and spec.kind == "subset":
-        sel = sel[:k]
-    return [[int(j), names[int(j)], sc(int(j)), "selected", ""] for j in sel]
+    spec = fc.method(args.method)
+    params = _parse_params(args.param)
+    if (
+        args.n_features is not None
+        and spec.kind == "subset"
+        and "n_features" in spec.estimator().get_params()
+    ):
+        params.setdefault("n_features", args.n_features)  # mRMR selects as many as it exports
+    if spec.name == "grm":
+        params["base"] = fc.Run(args.base, _parse_params(args.base_param), args.seed)
+    elif args.base_param:
+        raise CLIError("--base-param applies to --method grm only.")
+    if spec.name == "group-saola" and params.get("groups", "gdm") == "gdm":
+        params["groups"] = fc.Run("gdm", {}, args.seed)  # GDM's groups (with its defaults)
+    run = fc.Run(spec.name, params, args.seed)
+    for r in (run, run.get("base"), run.get("groups")):
+        if isinstance(r, fc.Run) and r.spec.estimator is not None:
+            try:
+                r.spec.make(r)  # unknown parameters fail here, before the data is read
+            except (TypeError, ValueError) as e:
+                raise CLIError(f"method {r.method!r}: {e}") from None
+    return run
 
 
 def cmd_select(args: argparse.Namespace) -> int:
-    name = args.method
-    spec = METHODS[name]
-    params = _parse_params(args.param)
-    est = _make(name, params, args)  # fails fast on unknown methods/params, before loading data
+    import fsviz.compute as fc
+
+    run = _run_of(args)
     ds = _load(args)
-    X, y = ds.X, getattr(ds, "y", None)
-    if spec.supervised and y is None:
-        raise CLIError(f"method {name!r} needs class labels; name the label column with --label.")
     client = _client(args)
-    names = _names(ds, X.shape[1])
-    t = time.perf_counter()
-    _say(args, f"running {type(est).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())}) ...")
-    if spec.kind == "grm":
-        base_spec = METHODS[args.base]
-        if base_spec.kind != "score":
-            raise CLIError(
-                f"--base must be a scoring method "
-                f"({', '.join(k for k, v in METHODS.items() if v.kind == 'score')}); got {args.base!r}."
-            )
-        if base_spec.supervised and y is None:
-            raise CLIError(f"--base {args.base} needs class labels; name the label column with --label.")
-        base = _make(args.base, {}, argparse.Namespace(n_features=None))
-        base.fit(X, y)
-        scores = np.asarray(base.scores_, dtype=np.float64)
-        _say(args, f"base score {args.base} computed in {time.perf_counter() - t:.1f} s")
-        est.fit(X, scores)
-    else:
-        try:
-            est.fit(X, y, **_fit_kwargs(est, args, client))
-        finally:
-            if client is not None:
-                client.close()
-    _say(args, f"{name} finished in {time.perf_counter() - t:.1f} s")
-    rows = _rows_from(est, spec, names, args.n_features)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["index", "name", "score", "role", "group"])
-    w.writerows(rows)
-    _write(args, buf.getvalue())
-    _say(args, f"{len(rows)} features selected")
+    _say(args, f"running {run.label}, seed {run.seed} ...")
+    try:
+        res = run.execute(ds, _RunProgress(run.method, args.quiet), client=client)
+    finally:
+        if client is not None:
+            client.close()
+    _say(args, f"{run.spec.label} finished in {res.seconds:.1f} s")
+    sel = res.selection(args.n_features)
+    _write(args, fc.selection_csv(sel, ds.feature_names).decode())
+    if args.reduced:
+        with open(args.reduced, "wb") as fh:
+            fh.write(fc.reduced_csv(ds, sel.indices))
+        _say(args, f"wrote the reduced dataset ({sel.n_features} features) to {args.reduced}")
+    _say(args, f"{sel.n_features} features selected")
     return 0
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    for name, spec in METHODS.items():
-        try:
-            _method_class(name)
-            status = "available"
-        except CLIError as e:
-            status = f"unavailable ({str(e).split(': ', 1)[-1]})"
-        print(
-            f"{name:10s} {spec.cls:15s} {'supervised' if spec.supervised else 'unsupervised':12s} "
-            f"{status:10s} {spec.help}"
-        )
+    import fsviz.compute as fc
+
+    for name in fc.selection_methods():
+        spec = fc.method(name)
+        kind = "supervised" if spec.supervised else "unsupervised"
+        print(f"{name:12s} {spec.estimator.__name__:15s} {spec.kind:7s} {kind:12s} {spec.label}: {spec.help}")
     return 0
 
 
 # ---------------------------------------------------------------------------------- parser
 def _parser() -> argparse.ArgumentParser:
     from fsviz import __version__
+    from fsviz.compute import score_methods, selection_methods
 
     p = argparse.ArgumentParser(
         prog="fsviz", description="Feature grouping and selection for high-dimensional data."
@@ -459,7 +352,7 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("select", help="run a feature selector and export the selection as CSV")
     data_args(q)
-    q.add_argument("--method", required=True, choices=sorted(METHODS), help="selector")
+    q.add_argument("--method", required=True, choices=selection_methods(), help="selector")
     q.add_argument(
         "--param",
         action="append",
@@ -467,13 +360,25 @@ def _parser() -> argparse.ArgumentParser:
         help="estimator parameter, repeatable (e.g. --param tau=0.3 --param max_iter=5)",
     )
     q.add_argument(
-        "-k", "--n-features", type=int, help="number of features to keep (scorers, subset methods)"
+        "-k",
+        "--n-features",
+        type=int,
+        help="export the first K features (default: all the method ranks or selects; mRMR selects K)",
     )
     q.add_argument(
         "--base",
         default="fisher",
-        choices=sorted(k for k, v in METHODS.items() if v.kind == "score"),
+        choices=score_methods(),
         help="base score refined by --method grm (default fisher)",
+    )
+    q.add_argument(
+        "--base-param",
+        action="append",
+        metavar="NAME=VALUE",
+        help="parameter of the --base score, repeatable (e.g. --base-param n_neighbors=5)",
+    )
+    q.add_argument(
+        "--seed", type=int, default=0, help="random_state of every estimator (default 0, as the app)"
     )
     q.add_argument(
         "--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client"
@@ -485,7 +390,10 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="give up connecting to the scheduler after this long (default 10)",
     )
-    q.add_argument("-o", "--output", help="CSV path (index,name,score,role,group); default: stdout")
+    q.add_argument("-o", "--output", help="selection CSV (rank,index,name,score,role,group); default: stdout")
+    q.add_argument(
+        "--reduced", metavar="PATH", help="also write the dataset restricted to the exported features (CSV)"
+    )
     q.set_defaults(func=cmd_select)
 
     q = sub.add_parser("methods", help="list the selection methods and whether they are available")

@@ -18,8 +18,7 @@ with st.form("evaluate"):
     biased = st.checkbox(
         "also: CV accuracy with the selection made on all samples (fast, optimistic)", key="cmp_biased"
     )
-    run = st.form_submit_button("Evaluate", type="primary")
-ready = appkit.library_ready("evaluate", "cv_accuracy", "redundancy_rate")
+    clicked = st.form_submit_button("Evaluate", type="primary")
 st.caption(
     "CV accuracy: stratified 5-fold (fewer if a class is smaller), linear SVM; each method is refitted "
     "with the same parameters on every training fold, so the test fold never picks the features "
@@ -34,7 +33,7 @@ def table(k, auto, biased):
     st.plotly_chart(compare_scatter(frame), key="compare")
 
 
-table(k, ready and (run or appkit.small(ds)), biased)
+table(k, clicked or appkit.small(ds), biased)
 
 
 @st.fragment
@@ -44,21 +43,23 @@ def export():
     sel = sels[label]
     c1, c2 = st.columns(2)
     c1.download_button(
-        "Selection CSV (index, name, score, role, group)",
+        "Selection CSV (rank, index, name, score, role, group)",
         fc.selection_csv(sel, ds.feature_names),
-        file_name=f"{ds.name}-{sel.method}-selection.csv",
+        file_name=appkit.file_name(ds, sel, "selection"),
         mime="text/csv",
         key="dl_sel",
         on_click="ignore",
     )
-    c2.download_button(
-        "Reduced dataset CSV",
-        appkit.reduced_csv(ds.fingerprint, tuple(sel.indices.tolist()), ds),
-        file_name=f"{ds.name}-{sel.method}-reduced.csv",
-        mime="text/csv",
-        key="dl_data",
-        on_click="ignore",
-    )
+    reduced = appkit.reduced_csv(ds, sel)
+    if reduced is not None:
+        c2.download_button(
+            "Reduced dataset CSV",
+            reduced,
+            file_name=appkit.file_name(ds, sel, "reduced"),
+            mime="text/csv",
+            key="dl_data",
+            on_click="ignore",
+        )
     st.dataframe(fc.selection_frame(sel, ds.feature_names), hide_index=True, width="stretch", height=300)
 
 

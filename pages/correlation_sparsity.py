@@ -3,15 +3,15 @@
 import streamlit as st
 
 import appkit
+from fsviz.compute import Run
 from fsviz.viz import correlation_sparsity
 
 st.title("Correlation sparsity")
 ds = appkit.require_dataset()
-if not appkit.library_ready("stats", "correlation_histogram"):
-    st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 
-appkit.seed_form("hist", {"bins": 20, "max_features": 20_000} | appkit.shown_params("histogram", ds))
+shown = appkit.shown("histogram", ds)
+appkit.seed_form("hist", {"bins": 20, "max_features": 20_000} | (shown.kwargs if shown else {}))
 with ctl.form("hist"):
     n_bins = st.select_slider("intervals on [0, 1]", [10, 20, 50, 100], key="hist_bins")
     max_features = st.number_input(
@@ -21,10 +21,11 @@ with ctl.form("hist"):
         step=1000,
         key="hist_max_features",
     )
-    run = st.form_submit_button("Count pairs", type="primary", width="stretch")
+    clicked = st.form_submit_button("Count pairs", type="primary", width="stretch")
 
+run = Run("histogram", {"bins": int(n_bins), "max_features": int(max_features)}, appkit.seed())
 with out:
-    res = appkit.histogram(ds, n_bins, int(max_features), run)
+    res = appkit.page_result("histogram", ds, run, clicked, "Counting |rho| over all pairs", progress=True)
 if res is None:
     out.info("Press **Count pairs**.")
     st.stop()
@@ -34,6 +35,7 @@ ctl.caption(
     f"Counts are **{how}** {res.n_pairs_total:,} pairs of non-constant features "
     f"({res.n_constant} constant features not counted); {res.seconds:.2f} s."
 )
+gdm = appkit.shown("gdm", ds)
 
 
 @st.fragment
@@ -42,7 +44,7 @@ def view(res):
         "tau to mark (1 − τ is GDM's affiliation threshold)",
         0.0,
         1.0,
-        float(appkit.shown_params("gdm", ds).get("tau", 0.3)),
+        float(gdm.get("tau", 0.3) if gdm else 0.3),
         0.01,
     )
     st.plotly_chart(

@@ -4,47 +4,46 @@ import streamlit as st
 
 import appkit
 import fsviz.compute as fc
+from fsviz.compute import Run
 from fsviz.viz import ranking_bump
 
 st.title("GRM refinement")
 ds = appkit.require_dataset()
-if not appkit.library_ready("select", "GRM", *appkit.score_classes()) or not appkit.library_ready(
-    "evaluate", "redundancy_rate", "cv_accuracy"
-):
-    st.stop()
-m = ds.X.shape[1]
+m = ds.n_features
 ctl, out = st.columns([1, 3], gap="medium")
 
 appkit.seed_form("grm", appkit.grm_form_defaults(ds) | {"k": 20})
 with ctl.form("grm"):
     method = st.selectbox(
-        "base score", list(fc.SCORE_METHODS), key="grm_method", format_func=lambda k: fc.SCORE_METHODS[k][1]
+        "base score", fc.score_methods(), key="grm_method", format_func=lambda k: fc.method(k).label
     )
     n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, key="grm_n_neighbors")
     n_top = st.number_input("n_top (features GRM re-ranks)", 2, max(m, 2), key="grm_n_top")
     gamma = st.slider("gamma (weight of the group constraints)", 0.0, 10.0, step=0.1, key="grm_gamma")
     k = st.slider("top-k evaluated", 2, 100, key="grm_k")
-    run = st.form_submit_button("Run GRM", type="primary", width="stretch")
+    clicked = st.form_submit_button("Run GRM", type="primary", width="stretch")
 
 with ctl.expander("Group constraints (prior knowledge)", expanded=False):
     st.caption("Rows feature → group: features of one group should rank together (GRM eq. 25–26).")
     prior = appkit.prior_groups_editor(ds)
 
+base = Run(method, fc.score_params(method, n_nb), appkit.seed())
+run = Run(
+    "grm", {"base": base, "n_top": int(n_top), "gamma": float(gamma), "prior_groups": prior}, appkit.seed()
+)
 with out:
-    res = appkit.grm(ds, method, fc.score_params(method, n_nb), int(n_top), prior, gamma, k, run)
+    res = appkit.page_result("grm", ds, run, clicked, "Running GRM")
 if res is None:
     out.info("Choose a base score and press **Run GRM**.")
     st.stop()
-out.caption(f"Shown: GRM on {res.base_method} — {fc.params_label(res.key[2])}; GRM {res.seconds:.2f} s")
+appkit.add_selection(ds, res.base_run)
+out.caption(f"Shown: {res.run.label}; GRM {res.seconds:.2f} s")
 
 
 @st.fragment(parallel=True)  # CV runs in a worker thread: the chart and table below do not wait
 def quality(res, k):
-    base = appkit.last("grm-base", ds)
-    if base is None:
-        return
-    before = appkit.honest_evaluation(ds, base.to_selection(k), k)
-    after = appkit.honest_evaluation(ds, res.to_selection(k), k)
+    before = appkit.evaluation(ds, res.base_run, k)
+    after = appkit.evaluation(ds, res.run, k)
     if before is None or after is None:
         return
     c1, c2 = st.columns(2)

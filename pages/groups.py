@@ -4,17 +4,15 @@ import streamlit as st
 
 import appkit
 import fsviz.compute as fc
+from fsviz.compute import Run
 from fsviz.viz import group_tree
 
 st.title("Groups (GDM)")
 ds = appkit.require_dataset()
-if not appkit.library_ready("select", "GDM"):
-    st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 
-p = appkit.default_gdm_params(ds) | appkit.shown_params("gdm", ds)  # the form starts from the result shown
 classes = appkit.class_labels(ds)
-appkit.seed_form("gdm", p | {"cv_folds": p["cv_folds"] or 0, "positive": p.get("positive")})
+appkit.seed_form("gdm", appkit.gdm_form_defaults(ds))  # the form starts from the result shown
 with ctl.form("gdm"):
     tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, step=0.01, key="gdm_tau")
     c1, c2 = st.columns(2)
@@ -37,7 +35,7 @@ with ctl.form("gdm"):
         if len(classes) > 2
         else None
     )
-    run = st.form_submit_button("Run GDM", type="primary", width="stretch")
+    clicked = st.form_submit_button("Run GDM", type="primary", width="stretch")
 
 params = dict(
     tau=tau,
@@ -47,9 +45,10 @@ params = dict(
     corr=corr,
     one_class=bool(one_class),
     cv_folds=int(folds) or None,
-) | appkit.positive_param(positive)
+)
+run = Run("gdm", params | ({"positive": positive} if positive is not None else {}), appkit.seed())
 with out:
-    res = appkit.gdm(ds, params, run)
+    res = appkit.page_result("gdm", ds, run, clicked, "Running GDM")
 if res is None:
     out.info("Set the parameters and press **Run GDM**.")
     st.stop()
@@ -71,7 +70,7 @@ m4.metric(
     delta_color="off",
     delta_arrow="off",
 )
-out.caption(f"Shown: {fc.params_label(res.key[2])}")
+out.caption(f"Shown: {res.run.label}, seed {res.run.seed}")
 
 
 @st.fragment

@@ -8,20 +8,19 @@ from fsviz.viz import pixel_masks
 
 st.title("Image masks")
 ds = appkit.require_dataset()
-if getattr(ds, "image_shape", None) is None:
+if ds.image_shape is None:
     st.info(
         f"{ds.name} has no image shape. Pick the digits sample, or give the image shape "
         "(height x width) in the sidebar for pixel data."
     )
     st.stop()
-res = appkit.last("gdm", ds)
-if res is None and appkit.library_ready("select", "GDM"):
-    res = appkit.gdm(ds, appkit.default_gdm_params(ds), run=False)
+run = appkit.shown("gdm", ds) or appkit.default_gdm(ds)
+res = appkit.page_result("gdm", ds, run, clicked=False, label="Running GDM")
 if res is None:
     st.info("Run GDM on the **Groups** page first; its groups are drawn here.")
     st.stop()
 st.caption(
-    f"GDM groups: {fc.params_label(res.key[2])} — {len(res.support)} support, "
+    f"GDM groups: {res.run.label} — {len(res.support)} support, "
     f"{len(res.af)} affiliated pixels. Change them on the Groups page."
 )
 
@@ -35,8 +34,11 @@ def masks(res):
     n_ex = c2.slider("example images", 1, 8, 4, key="mask_examples")
     alpha = c3.slider("overlay opacity", 0.0, 1.0, step=0.05, key="mask_alpha")
     show_af = c4.toggle("affiliated", True, key="mask_af")
-    panels = appkit.image_panels(ds.fingerprint, n_ex, appkit.seed(), ds)
-    st.plotly_chart(pixel_masks(panels, res, highlight=hl, show_af=show_af, alpha=alpha), key="pixel_masks")
+    panels = appkit.image_panels(ds, n_ex)
+    if panels is not None:
+        st.plotly_chart(
+            pixel_masks(panels, res, highlight=hl, show_af=show_af, alpha=alpha), key="pixel_masks"
+        )
 
 
 masks(res)

@@ -8,8 +8,6 @@ from fsviz.viz import stream_progress
 
 st.title("Online selection (SAOLA)")
 ds = appkit.require_dataset()
-if not appkit.library_ready("select", "SAOLA", "GroupSAOLA"):
-    st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 
 appkit.seed_form("saola", appkit.saola_form_defaults(ds))
@@ -19,7 +17,7 @@ with ctl.form("saola"):
         ["saola", "group-saola"],
         horizontal=True,
         key="saola_method",
-        format_func={"saola": "SAOLA", "group-saola": "group-SAOLA"}.get,
+        format_func=lambda k: fc.method(k).label,
     )
     alpha = st.number_input("alpha (Fisher's Z significance)", 1e-6, 0.5, format="%.4g", key="saola_alpha")
     delta = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, key="saola_delta")
@@ -28,36 +26,40 @@ with ctl.form("saola"):
         "features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], key="saola_chunk"
     )
     grouping = st.selectbox("groups (group-SAOLA)", ["GDM groups", "random partition"], key="saola_groups")
-    run = st.form_submit_button("Run stream", type="primary", width="stretch")
+    clicked = st.form_submit_button("Run stream", type="primary", width="stretch")
 
-groups = appkit.stream_groups(ds, method, grouping)
+run = appkit.stream_run(ds, method, dict(alpha=alpha, delta=delta, data=data), chunk, grouping)
 with out:
-    res = appkit.stream(ds, method, dict(alpha=alpha, delta=delta, data=data), chunk, groups, run)
+    res = None
+    if run is not None:
+        res = appkit.page_result("stream", ds, run, clicked, f"Streaming features through {method}", True)
+    elif appkit.shown("stream", ds) is not None and not clicked:
+        res = appkit.stored(ds, appkit.shown("stream", ds))
 if res is None:
     out.info(
-        "Press **Run stream**."
-        if method == "saola" or groups
-        else "group-SAOLA with GDM groups needs a GDM run (Groups page) first."
+        "group-SAOLA with GDM groups needs a GDM run (Groups page) first."
+        if run is None
+        else "Press **Run stream**."
     )
     st.stop()
 
-counts = fc.decision_counts(res)
+counts = res.counts()
 cols = out.columns(5)
 cols[0].metric("features arrived", f"{len(res.arrival):,}")
 cols[1].metric("final selection", len(res.selected))
-for c, d in zip(cols[2:], ["irrelevant", "redundant", "removed"], strict=False):
+for c, d in zip(cols[2:], ["irrelevant", "redundant", "removed"], strict=True):
     c.metric(d, counts.get(d, 0))
-out.caption(f"{res.method}: {fc.params_label(res.key[2])}; {res.seconds:.2f} s")
-out.plotly_chart(stream_progress(res.set_size, res.decision), key="stream")
+out.caption(f"{res.run.label}; {res.seconds:.2f} s")
+out.plotly_chart(stream_progress(res.set_size, res.outcome), key="stream")
 
 
 @st.fragment
 def decisions(res):
     st.subheader("Every arriving feature and why (sortable)")
-    which = st.multiselect("show decisions", sorted(counts), default=sorted(counts), key="saola_show")
+    which = st.multiselect("show outcomes", sorted(counts), default=sorted(counts), key="saola_show")
     st.dataframe(fc.stream_frame(res, ds.feature_names, which), hide_index=True, width="stretch", height=320)
     st.subheader("Final selection")
-    st.dataframe(fc.selection_frame(res.to_selection(), ds.feature_names), hide_index=True, width="stretch")
+    st.dataframe(fc.selection_frame(res.selection(), ds.feature_names), hide_index=True, width="stretch")
 
 
 decisions(res)

@@ -22,9 +22,10 @@ def view():
     left = c1.selectbox("left", labels, index=left_i, key="proj_left")
     right = c2.selectbox("right", labels, index=right_i, key="proj_right")
     k = c3.slider("top-k features", 1, 200, 20, key="proj_k")
-    pl = appkit.projection(ds.fingerprint, tuple(sels[left].top(k).tolist()), ds)
-    pr = appkit.projection(ds.fingerprint, tuple(sels[right].top(k).tolist()), ds)
-    st.plotly_chart(pca_pair([pl, pr], ds.y, titles=(sels[left].method, sels[right].method)), key="pca")
+    pl = appkit.projection(ds, sels[left], k)
+    pr = appkit.projection(ds, sels[right], k)
+    if pl is not None and pr is not None:
+        st.plotly_chart(pca_pair([pl, pr], ds.y, titles=(sels[left].method, sels[right].method)), key="pca")
 
 
 view()

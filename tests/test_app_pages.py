@@ -245,12 +245,12 @@ def test_bad_upload_shows_error_and_app_stays_usable():
     with pytest.raises(ValueError) as loader:
         load_dataset(buf, name="broken")
     at = start()
-    fingerprint = at.session_state["fingerprint"]
+    fingerprint = at.session_state["dataset_key"]
     at.radio(key="source").set_value("Upload").run()
     at.file_uploader(key="upload").set_value(("broken.csv", bad, "text/csv")).run()
     assert not at.exception
     assert [e.value for e in at.error] == [str(loader.value)]  # the loader's own message
-    assert at.session_state["fingerprint"] == fingerprint  # the previous dataset stays active
+    assert at.session_state["dataset_key"] == fingerprint  # the previous dataset stays active
     goto(at, "groups")  # still usable
     assert not at.exception and at.get("plotly_chart")
 

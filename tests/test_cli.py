@@ -9,12 +9,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import fsviz.compute as fc
 from fsviz import cli
 from fsviz.stats import correlation_histogram
 
@@ -181,74 +181,96 @@ def test_parse_params():
 
 
 # ---------------------------------------------------------------------------------- select
-def _available(name: str) -> bool:
-    try:
-        cli._method_class(name)
-        return True
-    except cli.CLIError:
-        return False
+def _cli_run(name: str, k: int | None) -> tuple[list[str], fc.Run]:
+    """The CLI arguments for ``name`` and the Run the app would build for the same request."""
+    argv, params = ["--method", name, "--seed", "3"], {}
+    if name == "grm":
+        argv += ["--base", "lgd", "--base-param", "n_neighbors=4", "--param", "n_top=8"]
+        params = {"base": fc.Run("lgd", {"n_neighbors": 4}, 3), "n_top": 8}
+    elif name == "group-saola":
+        params = {"groups": fc.Run("gdm", {}, 3)}
+    elif name == "saola":
+        argv += ["--param", "chunk=5"]
+        params = {"chunk": 5}
+    elif name == "mrmr" and k is not None:
+        params = {"n_features": k}
+    if k is not None:
+        argv += ["-k", str(k)]
+    return argv, fc.Run(name, params, 3)
 
 
-@pytest.mark.parametrize("name", sorted(cli.METHODS))
-def test_select_every_method(loader, csv_path, tmp_path, capsys, name):
-    out_csv = tmp_path / "sel.csv"
-    argv = ["select", "--method", name, csv_path, "--label", "label", "-o", out_csv]
-    if cli.METHODS[name].kind in ("score", "subset", "grm"):
-        argv += ["-k", "3"]
-    assert _available(name), f"method {name!r} does not import"
-    code, _, err = run(argv, capsys)
+@pytest.mark.parametrize("name", fc.selection_methods())
+def test_select_every_method_writes_the_apps_csv(loader, csv_path, tmp_path, capsys, name):
+    """Same method, parameters and seed: byte for byte the CSV the app's download writes."""
+    k = None if fc.method(name).kind in ("groups", "stream") else 3
+    argv, app_run = _cli_run(name, k)
+    out_csv, red_csv = tmp_path / "sel.csv", tmp_path / "red.csv"
+    code, _, err = run(
+        ["select", *argv, csv_path, "--label", "label", "-o", out_csv, "--reduced", red_csv], capsys
+    )
     assert code == 0, err
+    ds = loader(csv_path, label="label")
+    sel = app_run.execute(ds).selection(k)
+    assert out_csv.read_bytes() == fc.selection_csv(sel, ds.feature_names)
+    assert red_csv.read_bytes() == fc.reduced_csv(ds, sel.indices)
     with open(out_csv) as f:
         rows = list(csv.DictReader(f))
-    assert rows and list(rows[0]) == ["index", "name", "score", "role", "group"]
-    for r in rows:
-        assert r["name"] == f"g{int(r['index'])}"
+    assert rows and list(rows[0]) == list(fc.SELECTION_COLUMNS)
+    for i, r in enumerate(rows, start=1):
+        assert r["name"] == f"g{int(r['index'])}" and int(r["rank"]) == i
         assert r["role"] in ("SF", "AF", "selected")
-    if cli.METHODS[name].kind == "groups":
+    if name == "gdm":
         assert any(r["role"] == "SF" for r in rows)
-    else:
+        assert {int(r["group"]) for r in rows} == set(range(1, sum(r["role"] == "SF" for r in rows) + 1))
+    elif k is not None:
         assert 1 <= len(rows) <= 3
+
+
+def test_select_grm_on_lgd_keeps_constant_pixels_out(tmp_path, capsys):
+    """Regression: GRM on LGD put all 12 constant pixels of the digits sample in its top 20."""
+    from fsviz.data import load_sample
+
+    ds = load_sample("digits-0-vs-1")
+    path = tmp_path / "digits.csv"
+    ds.to_csv(path)
+    out = tmp_path / "grm.csv"
+    argv = ["select", "--method", "grm", "--base", "lgd", "-k", "20", path, "--label", "y", "-o", out]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    top = pd.read_csv(out)["index"].tolist()
+    assert len(top) == 20 and not set(top) & set(ds.constant_features.tolist())
+
+
+def test_reduced_never_overwrites_a_feature_called_label(tmp_path, capsys, rng):
+    df = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "label", "b"])
+    df["tumour"] = np.where(np.arange(30) % 2, "glioma", "normal")
+    df.to_csv(tmp_path / "d.csv", index=False)
+    argv = ["select", "--method", "fisher", "-k", "2", tmp_path / "d.csv", "--label", "tumour"]
+    code, _, err = run([*argv, "-o", tmp_path / "s.csv", "--reduced", tmp_path / "r.csv"], capsys)
+    assert code == 0, err
+    red = pd.read_csv(tmp_path / "r.csv")
+    assert "label" in pd.read_csv(tmp_path / "s.csv")["name"].tolist() or "label" not in red.columns
+    assert red["tumour"].tolist() == df["tumour"].tolist()  # class names kept, under their column
+    for c in red.columns[:-1]:
+        assert red[c].tolist() == df[c].tolist()
 
 
 def test_select_unknown_param_message(loader, csv_path, capsys):
     code, _, err = run(
         ["select", "--method", "fisher", "--param", "bogus=1", csv_path, "--label", "label"], capsys
     )
-    assert code == 1 and "has no parameter(s) ['bogus']" in err
-
-
-def test_rows_for_groups_and_rankings():
-    names = [f"f{j}" for j in range(6)]
-    gdm = SimpleNamespace(
-        support_=np.array([4, 1]),
-        groups_={4: np.array([0, 2]), 1: np.array([], int)},
-        scores_=np.arange(6) / 10,
+    assert code == 1 and "unknown parameter(s) ['bogus']" in err
+    code, _, err = run(
+        ["select", "--method", "gdm", "--base-param", "n=1", csv_path, "--label", "label"], capsys
     )
-    rows = cli._rows_from(gdm, cli.METHODS["gdm"], names, None)
-    assert rows == [
-        [4, "f4", "0.4", "SF", 1],
-        [1, "f1", "0.1", "SF", 2],
-        [0, "f0", "0", "AF", 1],
-        [2, "f2", "0.2", "AF", 1],
-    ]
-
-    class Scorer:
-        scores_ = np.array([0.1, 0.9, 0.5, 0.7])
-        ranking_ = np.array([4, 1, 3, 2])
-
-        def get_support(self, indices=False):
-            return np.array([1, 2, 3])
-
-    rows = cli._rows_from(Scorer(), cli.METHODS["fisher"], names, 3)
-    assert [r[0] for r in rows] == [1, 3, 2] and all(r[3] == "selected" for r in rows)
-    sub = SimpleNamespace(selected_=np.array([3, 0, 2]), scores_=None)
-    assert [r[0] for r in cli._rows_from(sub, cli.METHODS["mrmr"], names, 2)] == [3, 0]
+    assert code == 1 and "--base-param applies to --method grm only" in err
 
 
-def test_unavailable_method_is_a_clear_error(monkeypatch, csv_path, capsys):
-    monkeypatch.setitem(cli.METHODS, "fisher", cli.MethodSpec("NoSuchSelector", True, "score", "x"))
-    code, _, err = run(["select", "--method", "fisher", csv_path], capsys)
-    assert code == 1 and "method 'fisher' (NoSuchSelector) is not available" in err
+def test_methods_lists_the_registry(capsys):
+    assert cli.main(["methods"]) == 0
+    out = capsys.readouterr().out
+    for name in fc.selection_methods():
+        assert out.count(f"\n{name} ") + out.startswith(f"{name} ") == 1, name
 
 
 def test_internal_error_has_no_traceback(monkeypatch, capsys, tmp_path):

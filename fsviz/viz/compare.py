@@ -5,6 +5,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+#: column names of the compare table (``fsviz.compute.compare_frame``) this figure reads
+CV_HONEST = "CV accuracy (selection redone in folds)"
+CV_BIASED = "CV accuracy (selection on all samples, optimistic)"
+
 
 def compare_scatter(frame) -> go.Figure:
     """CV accuracy against redundancy, one marker per selection (size ~ number of features).
@@ -13,8 +17,6 @@ def compare_scatter(frame) -> go.Figure:
     accuracy (selection redone in each training fold) where it has one, else the accuracy
     with the selection made on all samples (the axis title says which).
     """
-    from fsviz.compute import CV_BIASED, CV_HONEST
-
     acc = np.asarray(frame[CV_HONEST], dtype=float)
     ylabel = CV_HONEST
     if not np.isfinite(acc).any() and CV_BIASED in frame:

@@ -1,0 +1,474 @@
+"""The one registry of what fsviz can run: selectors, their refinements, and the views.
+
+Each :class:`Method` names its estimator class directly (grep from a page's Run to the
+estimator it fits) and carries the runner that turns a :class:`~fsviz.compute.Run` into a
+result. The app, the CLI and the fold refits of cross-validation all go through
+:meth:`Run.execute <fsviz.compute.Run.execute>`, which calls these runners.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from fsviz import select as S
+from fsviz.compute import results as R
+from fsviz.compute.runs import Context, Run
+
+#: kinds of method whose result is a feature selection (``result.selection(k)``)
+SELECTION_KINDS = ("score", "subset", "groups", "grm", "stream")
+
+
+@dataclass(frozen=True)
+class Method:
+    """How one method runs: its estimator, what fit needs, and the runner.
+
+    Attributes
+    ----------
+    name : str
+        The registry key (``Run.method``).
+    label : str
+        The name a person reads (``"Fisher score"``).
+    kind : str
+        ``"score"`` (ranks every feature), ``"subset"`` (selects some, in order),
+        ``"groups"`` (GDM: support and affiliated features), ``"grm"`` (refines a base
+        score), ``"stream"`` (online, with a decision per arriving feature), or a view:
+        ``"histogram"``, ``"evaluation"``, ``"projection"``, ``"images"``.
+    estimator : type or None
+        The ``fsviz.select`` class it fits.
+    supervised : bool
+        Needs class labels.
+    help : str
+        One line for ``fsviz methods`` and the app.
+    runner : callable
+        ``runner(run, context) -> result``.
+    """
+
+    name: str
+    label: str
+    kind: str
+    estimator: type | None
+    supervised: bool
+    help: str
+    runner: Callable[[Run, Context], Any]
+
+    @property
+    def selects(self) -> bool:
+        """Whether its result is a feature selection."""
+        return self.kind in SELECTION_KINDS
+
+    def execute(self, run: Run, ctx: Context):
+        ds = ctx.dataset
+        if self.supervised and getattr(ds, "y", None) is None:
+            raise ValueError(
+                f"{self.label} needs class labels; dataset {ds.name!r} has none. Name the label column "
+                "(app: sidebar; CLI: --label) or choose an unsupervised method."
+            )
+        return self.runner(run, ctx)
+
+    def make(self, run: Run):
+        """The estimator with the run's parameters (and ``random_state=seed`` if it takes one)."""
+        valid = self.estimator().get_params()
+        kw = {k: v for k, v in run.params if k in valid}
+        unknown = sorted(set(run.kwargs) - set(valid) - set(_RUN_ONLY.get(self.name, ())))
+        if unknown:
+            raise ValueError(
+                f"{self.label}: unknown parameter(s) {unknown}; "
+                f"valid are {sorted(set(valid) - {'random_state'})}."
+            )
+        if "random_state" in valid:
+            kw["random_state"] = run.seed
+        kw = {k: (list(map(list, v)) if k == "prior_groups" and v else v) for k, v in kw.items()}
+        return self.estimator(**kw)
+
+
+#: parameters a Run takes that are not the estimator's (how the run feeds it)
+_RUN_ONLY = {
+    "grm": ("base",),
+    "saola": ("chunk",),
+    "group-saola": ("groups",),
+}
+
+
+def _fit(est, ds, y, client=None) -> float:
+    t0 = time.perf_counter()
+    if client is not None and "client" in inspect.signature(est.fit).parameters:
+        est.fit(ds.X, y, client=client)
+    else:
+        est.fit(ds.X, y)
+    return time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------------------- selectors
+def _score(run: Run, ctx: Context) -> R.ScoreResult:
+    ds = ctx.dataset
+    est = run.spec.make(run)
+    seconds = _fit(est, ds, getattr(ds, "y", None))
+    return R.ScoreResult(
+        run,
+        ds.fingerprint,
+        np.asarray(est.scores_, dtype=np.float64),
+        np.asarray(est.ranking_, dtype=np.int64),
+        seconds,
+    )
+
+
+def _subset(run: Run, ctx: Context) -> R.SubsetResult:
+    ds = ctx.dataset
+    est = run.spec.make(run)
+    seconds = _fit(est, ds, ds.y)
+    return R.SubsetResult(
+        run,
+        ds.fingerprint,
+        np.asarray(est.selected_, dtype=np.int64),
+        np.asarray(est.scores_, dtype=np.float64),
+        seconds,
+    )
+
+
+def _class_value(ds, name):
+    """The value in ``ds.y`` of the class a person named (class names are shown as text)."""
+    if name is None:
+        return None
+    names = getattr(ds, "class_names", None)
+    if names is not None:
+        hit = np.flatnonzero(np.asarray(names).astype(str) == str(name))
+        if hit.size:
+            return int(hit[0])
+    values = np.unique(np.asarray(ds.y))
+    hit = [v for v in values.tolist() if str(v) == str(name)]
+    if not hit:
+        shown = np.asarray(names).astype(str).tolist() if names is not None else values.tolist()
+        raise ValueError(f"GDM: 'positive' class {name!r} is not one of the labels {shown[:10]}.")
+    return hit[0]
+
+
+def _gdm(run: Run, ctx: Context) -> R.GroupResult:
+    ds = ctx.dataset
+    positive = _class_value(ds, run.get("positive")) if not run.get("one_class") else None
+    est = run.spec.make(run.replace(positive=None))
+    if positive is not None:
+        est.set_params(positive=positive)
+    y = np.ones(ds.X.shape[0]) if run.get("one_class") else ds.y
+    seconds = _fit(est, ds, y, ctx.client)
+    support = np.asarray(est.support_, dtype=np.int64)
+    parts = [np.asarray(est.groups_.get(int(s), ()), dtype=np.int64) for s in support]
+    rhos = [np.abs(np.asarray(est.group_corr_.get(int(s), ()), dtype=np.float64)) for s in support]
+    af = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    scores = np.abs(np.asarray(est.scores_, dtype=np.float64))
+    return R.GroupResult(
+        run,
+        ds.fingerprint,
+        support,
+        scores[support],
+        af,
+        np.repeat(support, [len(p) for p in parts]) if parts else np.zeros(0, dtype=np.int64),
+        np.concatenate(rhos) if rhos else np.zeros(0),
+        scores,
+        int(est.n_correlations_),
+        int(ds.X.shape[1]),
+        np.asarray(est.objective_history_, dtype=np.float64),
+        seconds,
+    )
+
+
+def _grm(run: Run, ctx: Context) -> R.GRMResult:
+    ds = ctx.dataset
+    base_run = run.get("base")
+    if not isinstance(base_run, Run) or base_run.spec.kind != "score":
+        raise ValueError(
+            f"GRM: 'base' must be a Run of a scoring method ({', '.join(score_methods())}); got {base_run!r}."
+        )
+    base = ctx.result(base_run)
+    est = run.spec.make(run)
+    t0 = time.perf_counter()
+    est.fit(ds.X, base.scores)
+    seconds = time.perf_counter() - t0
+    cand = np.asarray(est.top_, dtype=np.int64)
+    refined = np.asarray(est.scores_, dtype=np.float64)
+    return R.GRMResult(
+        run,
+        ds.fingerprint,
+        base_run,
+        cand,
+        base.scores[cand],
+        refined[cand],
+        np.asarray(est.ranking_, dtype=np.int64),
+        refined,
+        np.asarray(est.lambda_history_, dtype=np.float64),
+        seconds,
+    )
+
+
+def _stream_result(run, ds, est, arrival, seconds) -> R.StreamResult:
+    hist = est.history_
+    return R.StreamResult(
+        run,
+        ds.fingerprint,
+        arrival,
+        tuple(hist.outcomes(arrival).tolist()),
+        tuple(hist.explanations(arrival).tolist()),
+        hist.set_sizes(arrival),
+        np.asarray(est.selected_, dtype=np.int64),
+        np.asarray(est.scores_, dtype=np.float64),
+        seconds,
+    )
+
+
+def _saola(run: Run, ctx: Context) -> R.StreamResult:
+    """Features arrive ``chunk`` at a time (``partial_fit``); with a Dask client all at once."""
+    ds = ctx.dataset
+    est = run.spec.make(run)
+    X, m = ds.X, ds.X.shape[1]
+    chunk = int(run.get("chunk", 200))
+    if chunk < 1:
+        raise ValueError(f"SAOLA: 'chunk' must be a positive number of features per arrival; got {chunk}.")
+    t0 = time.perf_counter()
+    if ctx.client is not None:
+        est.fit(X, ds.y, client=ctx.client)
+    else:
+        for start in range(0, m, chunk):
+            stop = min(start + chunk, m)
+            est.partial_fit(X[:, start:stop], ds.y)
+            n_sel = len(est.selected_)
+            text = f"{stop:,} of {m:,} features arrived; {n_sel:,} selected"
+            ctx.progress(stop / m, text, arrived=stop, selected=n_sel)
+    seconds = time.perf_counter() - t0
+    return _stream_result(run, ds, est, np.arange(m), seconds)
+
+
+def _group_saola(run: Run, ctx: Context) -> R.StreamResult:
+    """Groups arrive one at a time: GDM's groups (``groups`` = a GDM Run) or a random partition
+    into ``groups`` parts (the SAOLA paper's set-up), seeded by the run's seed."""
+    ds = ctx.dataset
+    m = ds.X.shape[1]
+    spec = run.get("groups")
+    if isinstance(spec, Run):
+        if spec.method != "gdm":
+            raise ValueError(f"group-SAOLA: 'groups' must be a GDM Run or a number of groups; got {spec!r}.")
+        groups = ctx.result(spec).partition()
+    elif isinstance(spec, int) and not isinstance(spec, bool):
+        groups = S.random_feature_groups(m, min(max(spec, 1), m), random_state=run.seed)
+    else:
+        raise ValueError(
+            "group-SAOLA: 'groups' must be a GDM Run (its groups) or the number of random groups; "
+            f"got {spec!r}."
+        )
+    est = run.spec.make(run)
+    ctx.progress(0.0, f"{len(groups)} groups arriving")
+    t0 = time.perf_counter()
+    est.fit(ds.X, ds.y, [np.asarray(g, dtype=np.int64) for g in groups])
+    seconds = time.perf_counter() - t0
+    ctx.progress(1.0, "done")
+    arrival = np.concatenate([np.asarray(g, dtype=np.int64) for g in groups])
+    arrival = np.concatenate([arrival, np.setdiff1d(np.arange(m), arrival)])  # ungrouped last
+    return _stream_result(run, ds, est, arrival, seconds)
+
+
+# ---------------------------------------------------------------------------- views
+def _histogram(run: Run, ctx: Context) -> R.HistogramResult:
+    """Exact over all pairs up to ``max_features`` features, else a sampled estimate (flagged)."""
+    from fsviz.stats import correlation_histogram
+
+    ds = ctx.dataset
+    exact = ds.X.shape[1] <= int(run.get("max_features", 20_000))
+    res = correlation_histogram(
+        ds.X,
+        bins=int(run.get("bins", 20)),
+        exact=exact,
+        random_state=run.seed,
+        client=ctx.client,
+        progress=lambda done, total: ctx.progress(done / max(total, 1), f"{done} of {total} blocks"),
+    )
+    counts = np.asarray(res.counts, dtype=np.float64)
+    return R.HistogramResult(
+        run,
+        ds.fingerprint,
+        np.asarray(res.edges, dtype=np.float64),
+        counts,
+        bool(res.exact),
+        int(round(counts.sum())),
+        int(res.n_pairs),
+        len(res.constant_features),
+        float(res.seconds),
+    )
+
+
+def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
+    """CV accuracy and redundancy of the top ``k`` of the selection made by Run ``of``.
+
+    ``reselect=True`` (default) redoes the selection inside every training fold through
+    the same Run (no selection bias, Ambroise & McLachlan, PNAS 2002); ``False`` evaluates
+    the features chosen on all samples (optimistic; for comparison only).
+    """
+    from fsviz.evaluate import cv_accuracy, redundancy_rate
+
+    ds = ctx.dataset
+    of, k = run.get("of"), int(run.get("k", 20))
+    reselect = bool(run.get("reselect", True))
+    t0 = time.perf_counter()
+    chosen = ctx.result(of).selection(k).indices
+    red = float(redundancy_rate(ds.X, chosen)) if len(chosen) > 1 else 0.0
+    acc = float("nan")
+    y = getattr(ds, "y", None)
+    smallest = int(np.unique(y, return_counts=True)[1].min()) if y is not None else 0
+    if len(chosen) and smallest >= 2:
+        acc = cv_accuracy(
+            ds.X,
+            y,
+            fold_selector(of, k, ds) if reselect else chosen,
+            k=k if reselect else None,
+            model=str(run.get("model", "svm")),
+            n_splits=min(5, smallest),
+            reselect=True,
+            random_state=run.seed,
+        ).mean
+    return R.Evaluation(run, ds.fingerprint, len(chosen), float(acc), red, reselect, time.perf_counter() - t0)
+
+
+def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray], np.ndarray]:
+    """``f(X_train, y_train) -> indices``: Run ``of`` executed on a training fold.
+
+    Given to :func:`fsviz.evaluate.cv_accuracy`, it redoes the whole selection (a GRM's
+    base score, a group-SAOLA's GDM groups included) inside every training fold.
+    """
+    from fsviz.data import Dataset
+
+    def fit(X, y) -> np.ndarray:
+        fold = Dataset(X, y=np.asarray(y), feature_names=dataset.feature_names, name="training fold")
+        return of.execute(fold).selection(k).indices
+
+    return fit
+
+
+def _projection(run: Run, ctx: Context) -> R.Projection:
+    """PCA to two components of the standardised columns ``features``."""
+    from sklearn.decomposition import PCA
+
+    ds = ctx.dataset
+    idx = np.asarray(run.get("features", ()), dtype=np.intp)
+    if idx.size == 0:
+        raise ValueError("projection: 'features' is empty; choose a selection with at least one feature.")
+    Xs = ds.X[:, idx]
+    Xs = Xs.toarray() if sp.issparse(Xs) else np.asarray(Xs, dtype=np.float64)
+    std = Xs.std(axis=0)
+    Xs = (Xs - Xs.mean(axis=0)) / np.where(std > 0, std, 1.0)
+    n_comp = min(2, Xs.shape[1], Xs.shape[0])
+    pca = PCA(n_components=n_comp, random_state=run.seed).fit(Xs)
+    coords = pca.transform(Xs)
+    if n_comp < 2:
+        coords = np.column_stack([coords, np.zeros(len(coords))])
+    explained = np.pad(pca.explained_variance_ratio_, (0, 2 - n_comp))
+    return R.Projection(run, ds.fingerprint, coords, explained, idx.astype(np.int64))
+
+
+def _images(run: Run, ctx: Context) -> R.ImagePanels:
+    """Example images (one per class, round robin) and per-class means, in ``shape``.
+
+    Rows of X are reshaped in C order (the loader already turned MATLAB's column-major
+    images upright). With more than ``max_means`` classes the first ``max_means`` are shown.
+    """
+    ds = ctx.dataset
+    shape = run.get("shape")
+    if not shape:
+        raise ValueError(f"image panels: dataset {ds.name!r} has no image shape; set it in the sidebar.")
+    h, w = map(int, shape)
+    if h * w != ds.X.shape[1]:
+        raise ValueError(f"image panels: {h} x {w} pixels do not match the {ds.X.shape[1]} features.")
+    n_examples, max_means = int(run.get("n_examples", 4)), int(run.get("max_means", 4))
+    X = ds.X.toarray() if sp.issparse(ds.X) else np.asarray(ds.X, dtype=np.float64)
+    rng = np.random.default_rng(run.seed)
+    y = getattr(ds, "y", None)
+    if y is None:
+        pick = rng.choice(len(X), size=min(n_examples, len(X)), replace=False)
+        mean = X.mean(0).reshape(1, h, w)
+        examples = X[pick].reshape(-1, h, w)
+        return R.ImagePanels(run, ds.fingerprint, examples, ("",) * len(pick), mean, ("all samples",), (h, w))
+    names = np.asarray(ds.labels).astype(str)
+    classes = np.unique(y)
+    per = [rng.permutation(np.flatnonzero(y == c)) for c in classes]
+    n_cls = len(classes)
+    pick = [per[i % n_cls][i // n_cls] for i in range(n_examples) if i // n_cls < len(per[i % n_cls])]
+    shown = classes[:max_means]
+    means = np.stack([X[y == c].mean(0) for c in shown]).reshape(-1, h, w)
+    mean_labels = tuple(f"mean of class {names[np.flatnonzero(y == c)[0]]}" for c in shown)
+    return R.ImagePanels(
+        run,
+        ds.fingerprint,
+        X[pick].reshape(-1, h, w),
+        tuple(str(names[p]) for p in pick),
+        means,
+        mean_labels,
+        (h, w),
+    )
+
+
+# ---------------------------------------------------------------------------- the registry
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in [
+        Method("gdm", "GDM", "groups", S.GDM, True, "Group Discovery Machine: support + affiliated", _gdm),
+        Method("saola", "SAOLA", "stream", S.SAOLA, True, "online streaming selection", _saola),
+        Method("group-saola", "group-SAOLA", "stream", S.GroupSAOLA, True, "SAOLA over groups", _group_saola),
+        Method("grm", "GRM", "grm", S.GRM, False, "global redundancy minimisation of a base score", _grm),
+        Method("lgd", "LGD", "score", S.LGD, False, "local-global discrepancy (unsupervised)", _score),
+        Method("laplacian", "Laplacian score", "score", S.LaplacianScore, False, "unsupervised", _score),
+        Method("fisher", "Fisher score", "score", S.FisherScore, True, "Fisher score", _score),
+        Method("relieff", "ReliefF", "score", S.ReliefF, True, "ReliefF", _score),
+        Method("mi", "Mutual information", "score", S.MutualInfo, True, "MI with the label", _score),
+        Method("f", "F-score", "score", S.FScore, True, "ANOVA F-score", _score),
+        Method("chi2", "Chi-square", "score", S.ChiSquare, True, "chi-square (non-negative data)", _score),
+        Method("variance", "Variance", "score", S.VarianceScore, False, "variance (unsupervised)", _score),
+        Method("mcfs", "MCFS", "score", S.MCFS, False, "multi-cluster feature selection", _score),
+        Method("mrmr", "mRMR", "subset", S.MRMR, True, "minimum redundancy maximum relevance (MID)", _subset),
+        Method("fcbf", "FCBF", "subset", S.FCBF, True, "fast correlation-based filter", _subset),
+        Method("histogram", "|rho| histogram", "histogram", None, False, "|rho| of all pairs", _histogram),
+        Method("evaluation", "Evaluation", "evaluation", None, False, "CV accuracy, redundancy", _evaluation),
+        Method("projection", "PCA projection", "projection", None, False, "PCA of features", _projection),
+        Method("images", "Image panels", "images", None, False, "examples and class means", _images),
+    ]
+}
+
+#: base scores GRM refines; the neighbourhood size applies to those that have one
+NEIGHBOUR_METHODS = ("lgd", "laplacian", "relieff", "mcfs")
+
+
+def method(name: str) -> Method:
+    """The registered method ``name``; ValueError listing the known ones otherwise."""
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise ValueError(f"unknown method {name!r}; known are {sorted(METHODS)}.") from None
+
+
+def selection_methods() -> list[str]:
+    """Names of the methods that select features, in registry order."""
+    return [n for n, m in METHODS.items() if m.selects]
+
+
+def score_methods() -> list[str]:
+    """Names of the scoring methods (GRM's possible bases), in registry order."""
+    return [n for n, m in METHODS.items() if m.kind == "score"]
+
+
+def score_params(name: str, n_neighbors: int) -> dict:
+    """A base score's parameters from the GRM page: the neighbourhood size where it has one."""
+    return {"n_neighbors": int(n_neighbors)} if name in NEIGHBOUR_METHODS else {}
+
+
+__all__ = [
+    "METHODS",
+    "Method",
+    "NEIGHBOUR_METHODS",
+    "fold_selector",
+    "method",
+    "score_methods",
+    "score_params",
+    "selection_methods",
+]

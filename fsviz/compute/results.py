@@ -1,0 +1,309 @@
+"""Frozen result dataclasses: plain arrays and simple fields, never fitted estimators.
+
+Every result names the :class:`~fsviz.compute.Run` that made it and the fingerprint of
+the data it ran on; results that select features give a :class:`Selection`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fsviz.compute.runs import Run
+
+ROLES = ("SF", "AF", "selected")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Chosen features in rank order, for the compare table, projections and CSV export.
+
+    ``indices`` are the features best first; ``scores``, ``roles`` and ``groups`` are
+    aligned with them. ``groups`` holds a group number ``1..K`` (GDM: the K support
+    features in the order found, each with its affiliated features) and 0 for a feature
+    in no group. ``k`` is the number of features asked for (None: all the method ranks).
+    """
+
+    run: Run
+    fingerprint: str
+    indices: np.ndarray
+    scores: np.ndarray
+    roles: tuple
+    groups: np.ndarray
+    seconds: float
+    k: int | None = None
+
+    @property
+    def n_features(self) -> int:
+        return len(self.indices)
+
+    @property
+    def method(self) -> str:
+        return self.run.spec.label
+
+    @property
+    def label(self) -> str:
+        """``"GDM [tau=0.3] — 52 features"``: tells two runs of one method apart."""
+        return f"{self.run.label} — {self.n_features} features"
+
+    def top(self, k: int) -> np.ndarray:
+        """The first ``k`` selected features (rank order)."""
+        return self.indices[: max(int(k), 0)]
+
+
+def _plain_selection(run, fingerprint, idx, scores, seconds, k) -> Selection:
+    idx = np.asarray(idx, dtype=np.int64)
+    return Selection(
+        run,
+        fingerprint,
+        idx,
+        np.asarray(scores, dtype=np.float64),
+        ("selected",) * len(idx),
+        np.zeros(len(idx), dtype=np.int64),
+        float(seconds),
+        k,
+    )
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """GDM's support features and their affiliated features, as plain arrays.
+
+    ``af`` lists every affiliated feature, ``af_sf`` the support feature of its group and
+    ``af_rho`` its |rho| to that support feature (``GDM.group_corr_``).
+    """
+
+    run: Run
+    fingerprint: str
+    support: np.ndarray
+    sf_scores: np.ndarray
+    af: np.ndarray
+    af_sf: np.ndarray
+    af_rho: np.ndarray
+    scores: np.ndarray  # |s_j| of every feature at the last iteration
+    n_correlations: int
+    n_features: int
+    objective_history: np.ndarray
+    seconds: float
+
+    @property
+    def n_pairs(self) -> int:
+        """m(m-1)/2, the number of pairs a brute-force correlation matrix computes."""
+        return self.n_features * (self.n_features - 1) // 2
+
+    def group_sizes(self) -> np.ndarray:
+        """Number of affiliated features of each support feature, in ``support`` order."""
+        return np.bincount(self.group_positions(), minlength=len(self.support))
+
+    def group_positions(self) -> np.ndarray:
+        """Position in ``support`` of each affiliated feature's support feature."""
+        if self.af.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        order = np.argsort(self.support, kind="stable")
+        return order[np.searchsorted(self.support, self.af_sf, sorter=order)]
+
+    def partition(self) -> list[np.ndarray]:
+        """Feature groups for group-SAOLA: each SF with its AFs, every other feature alone."""
+        n_sf = len(self.support)
+        grouped = np.concatenate([self.support, self.af]).astype(np.int64)
+        pos = np.concatenate([np.arange(n_sf), self.group_positions()])
+        split = np.argsort(pos, kind="stable")
+        bounds = np.searchsorted(pos[split], np.arange(1, n_sf))
+        groups = list(np.split(grouped[split], bounds)) if n_sf else []
+        rest = np.setdiff1d(np.arange(self.n_features), grouped)
+        return groups + list(rest.reshape(-1, 1))
+
+    def selection(self, k: int | None = None) -> Selection:
+        """Support features first (order found), then each group's affiliated features by |rho|."""
+        pos = self.group_positions()
+        order = np.lexsort((-self.af_rho, pos))
+        idx = np.concatenate([self.support, self.af[order]]).astype(np.int64)
+        scores = np.concatenate([self.sf_scores, self.scores[self.af[order]]])
+        roles = ("SF",) * len(self.support) + ("AF",) * len(self.af)
+        groups = np.concatenate([np.arange(1, len(self.support) + 1), pos[order] + 1]).astype(np.int64)
+        if k is not None:
+            idx, scores, roles, groups = idx[:k], scores[:k], roles[:k], groups[:k]
+        return Selection(self.run, self.fingerprint, idx, scores, roles, groups, self.seconds, k)
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """A scorer's ``scores_`` (higher = better) and ``ranking_`` (1 = best) over all features."""
+
+    run: Run
+    fingerprint: str
+    scores: np.ndarray
+    ranking: np.ndarray
+    seconds: float
+
+    @property
+    def order(self) -> np.ndarray:
+        """Feature indices best first (the scorer's ``ranking_``)."""
+        return np.argsort(self.ranking, kind="stable")
+
+    def selection(self, k: int | None = None) -> Selection:
+        idx = self.order if k is None else self.order[:k]
+        return _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
+
+
+@dataclass(frozen=True)
+class SubsetResult:
+    """A subset selector's ``selected_`` in selection order, with its ``scores_``."""
+
+    run: Run
+    fingerprint: str
+    selected: np.ndarray
+    scores: np.ndarray
+    seconds: float
+
+    def selection(self, k: int | None = None) -> Selection:
+        idx = self.selected if k is None else self.selected[:k]
+        return _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
+
+
+@dataclass(frozen=True)
+class GRMResult:
+    """GRM's refinement of a base score over its working set.
+
+    ``candidates`` are the working-set features (GRM's ``top_``); ``base`` and ``refined``
+    their base and refined scores; ``ranking`` is GRM's ``ranking_`` over all features.
+    """
+
+    run: Run
+    fingerprint: str
+    base_run: Run
+    candidates: np.ndarray
+    base: np.ndarray
+    refined: np.ndarray
+    ranking: np.ndarray
+    refined_all: np.ndarray
+    lambda_history: np.ndarray
+    seconds: float
+
+    @property
+    def base_method(self) -> str:
+        return self.base_run.spec.label
+
+    @property
+    def base_order(self) -> np.ndarray:
+        """The working set, best base score first."""
+        return self.candidates[np.argsort(-self.base, kind="stable")]
+
+    @property
+    def refined_order(self) -> np.ndarray:
+        """The working set in GRM's order."""
+        return self.candidates[np.argsort(self.ranking[self.candidates], kind="stable")]
+
+    def selection(self, k: int | None = None) -> Selection:
+        order = np.argsort(self.ranking, kind="stable")
+        idx = order if k is None else order[:k]
+        return _plain_selection(self.run, self.fingerprint, idx, self.refined_all[idx], self.seconds, k)
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """An online run: per arriving feature its outcome, the reason and the set size after it.
+
+    ``outcome[i]`` is the decision on the feature that arrived i-th (``arrival[i]``):
+    ``"selected"``, ``"irrelevant"``, ``"redundant"``, ``"removed"`` (admitted, later
+    displaced) or ``"ungrouped"``; ``reason[i]`` is SAOLA's own explanation
+    (``SelectionHistory.explanations``); ``set_size[i]`` the selected-set size after it.
+    """
+
+    run: Run
+    fingerprint: str
+    arrival: np.ndarray
+    outcome: tuple
+    reason: tuple
+    set_size: np.ndarray
+    selected: np.ndarray
+    scores: np.ndarray
+    seconds: float
+
+    def counts(self) -> dict[str, int]:
+        """How many arriving features ended in each outcome."""
+        values, counts = np.unique(np.asarray(self.outcome, dtype=str), return_counts=True)
+        return {str(v): int(c) for v, c in zip(values, counts, strict=True)}
+
+    def selection(self, k: int | None = None) -> Selection:
+        idx = self.selected if k is None else self.selected[:k]
+        return _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
+
+
+@dataclass(frozen=True)
+class HistogramResult:
+    """Counts of |rho| per interval over all feature pairs (or a sampled estimate)."""
+
+    run: Run
+    fingerprint: str
+    edges: np.ndarray
+    counts: np.ndarray
+    exact: bool
+    n_pairs: int  # pairs counted
+    n_pairs_total: int  # m(m-1)/2 over the non-constant features
+    n_constant: int
+    seconds: float
+
+    @property
+    def percent(self) -> np.ndarray:
+        total = self.counts.sum()
+        return 100.0 * self.counts / total if total else np.zeros_like(self.counts, dtype=float)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Quality of the first ``k`` features of a selection.
+
+    ``reselected``: the selection was redone inside every training fold (no selection
+    bias); otherwise the features chosen on all samples were evaluated (optimistic).
+    """
+
+    run: Run
+    fingerprint: str
+    k: int
+    cv_accuracy: float  # NaN without labels or with a class of one sample
+    redundancy: float
+    reselected: bool
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Projection:
+    """PCA 2-D coordinates of the samples on a feature subset."""
+
+    run: Run
+    fingerprint: str
+    coords: np.ndarray
+    explained: np.ndarray
+    features: np.ndarray
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ImagePanels:
+    """Pictures for the pixel-mask view: a few example images and the class means."""
+
+    run: Run
+    fingerprint: str
+    examples: np.ndarray  # (k, h, w)
+    example_labels: tuple
+    means: np.ndarray  # (c, h, w)
+    mean_labels: tuple
+    shape: tuple
+    seconds: float = 0.0
+
+
+__all__ = [
+    "ROLES",
+    "Evaluation",
+    "GRMResult",
+    "GroupResult",
+    "HistogramResult",
+    "ImagePanels",
+    "Projection",
+    "ScoreResult",
+    "Selection",
+    "StreamResult",
+    "SubsetResult",
+]

@@ -1,0 +1,173 @@
+"""``Run``: one computation (method, parameters, seed) as a frozen, hashable value.
+
+A ``Run`` names what to compute, never on which data: ``run.execute(dataset)`` computes
+it, and ``(dataset.fingerprint, run.key)`` identifies the result. The app, the CLI and the
+cross-validation that refits a selection inside each training fold all build Runs and
+execute them, so the same method, parameters and seed give the same result everywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fsviz import __version__
+
+#: ``progress(fraction_done, text, **info)``; a stream also passes ``arrived=`` and ``selected=``
+Progress = Callable[..., None]
+
+
+def _noop(frac: float, text: str, **info: Any) -> None:
+    return None
+
+
+def plain(value: Any) -> Any:
+    """A hashable, order-stable form of a parameter value (lists -> tuples, numpy -> Python).
+
+    Mappings become sorted ``(name, value)`` tuples; a nested :class:`Run` stays a Run.
+    """
+    if isinstance(value, Run):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return tuple(plain(v) for v in value.tolist())
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), plain(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(plain(v) for v in value)
+    return value
+
+
+def _text(value: Any) -> str:
+    """Canonical text of a parameter value: floats by repr, nested Runs by their key."""
+    if isinstance(value, Run):
+        return value.key
+    if isinstance(value, tuple):
+        return "(" + ",".join(_text(v) for v in value) + ")"
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One computation: a registered method, its parameters and the seed.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`fsviz.compute.METHODS` (e.g. ``"gdm"``, ``"fisher"``, ``"grm"``).
+    params : mapping, default=None
+        The method's parameters by name; their order does not matter. Values are stored
+        in a hashable form (lists become tuples); another ``Run`` may be a value (GRM's
+        base score, the GDM run whose groups group-SAOLA streams).
+    seed : int, default=0
+        Passed as ``random_state`` wherever randomness enters.
+
+    Examples
+    --------
+    >>> from fsviz.compute import Run
+    >>> Run("gdm", {"tau": 0.3, "C": 1.0}) == Run("gdm", {"C": 1.0, "tau": 0.3})
+    True
+    >>> Run("gdm", {"tau": 0.3}).get("tau")
+    0.3
+    """
+
+    method: str
+    params: tuple = field(default=())
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        params = self.params
+        if params is None:
+            params = {}
+        if not isinstance(params, Mapping):
+            params = dict(params)
+        object.__setattr__(self, "method", str(self.method))
+        object.__setattr__(self, "params", plain(params))
+        object.__setattr__(self, "seed", int(self.seed))
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        """The parameters as a dict."""
+        return dict(self.params)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """One parameter's value (``default`` when the run does not set it)."""
+        return self.kwargs.get(name, default)
+
+    def replace(self, **params: Any) -> Run:
+        """The same run with some parameters changed (``None`` removes one)."""
+        kw = self.kwargs | params
+        return Run(self.method, {k: v for k, v in kw.items() if v is not None}, self.seed)
+
+    @property
+    def key(self) -> str:
+        """Canonical text of method, parameters, seed and fsviz version: equal runs, equal keys.
+
+        Long keys (prior groups, explicit feature lists) are shortened to a SHA-256 digest
+        of the full text.
+        """
+        body = ",".join(f"{k}={_text(v)}" for k, v in self.params)
+        text = f"{self.method}({body})seed={self.seed};fsviz={__version__}"
+        if len(text) > 400:
+            text = f"{self.method}#{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+        return text
+
+    @property
+    def spec(self):
+        """The registered :class:`~fsviz.compute.registry.Method` behind this run."""
+        from fsviz.compute.registry import method
+
+        return method(self.method)
+
+    @property
+    def label(self) -> str:
+        """A short human label: ``"GDM [tau=0.3, C=1]"``."""
+        from fsviz.compute.tables import params_label
+
+        p = params_label(self)
+        return f"{self.spec.label} [{p}]" if p else self.spec.label
+
+    def execute(self, dataset, progress: Progress | None = None, *, results=None, client=None):
+        """Compute this run on ``dataset``.
+
+        Parameters
+        ----------
+        dataset : fsviz.data.Dataset
+        progress : callable, optional
+            ``progress(fraction_done, text, **info)``, called as the run advances.
+        results : callable, optional
+            ``results(run) -> result`` for runs this one depends on (a GRM's base score, a
+            group-SAOLA's GDM groups); the app passes its cache. Default: execute them.
+        client : dask.distributed.Client, optional
+            Handed to the estimators that scale out (GDM, SAOLA).
+
+        Returns
+        -------
+        A frozen result dataclass of :mod:`fsviz.compute.results`.
+        """
+        ctx = Context(dataset, progress or _noop, results, client)
+        return self.spec.execute(self, ctx)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a method's runner gets besides its Run: the data, progress, dependencies, client."""
+
+    dataset: Any
+    progress: Progress = _noop
+    results: Callable[[Run], Any] | None = None
+    client: Any = None
+
+    def result(self, run: Run):
+        """The result of a run this one depends on, on the same data."""
+        if self.results is not None:
+            return self.results(run)
+        return run.execute(self.dataset, client=self.client)
+
+
+__all__ = ["Context", "Progress", "Run", "plain"]

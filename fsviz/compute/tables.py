@@ -1,0 +1,316 @@
+"""Tables for pages and exports: pure functions of results and datasets -> DataFrames / bytes.
+
+The selection CSV written here is the one export format of a selection: the app's
+download and ``fsviz select -o`` both write :func:`selection_csv`, and the reduced
+dataset is :meth:`fsviz.data.Dataset.subset` written by :meth:`~fsviz.data.Dataset.to_csv`
+(class names kept; the label column never takes a feature's name).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from fsviz.compute.results import Evaluation, GRMResult, GroupResult, Selection, StreamResult
+from fsviz.compute.runs import Run
+from fsviz.viz.compare import CV_BIASED, CV_HONEST
+
+#: columns of the selection CSV, in order
+SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")
+
+
+def params_label(run: Run) -> str:
+    """``"C=1, tau=0.3"``: a short human label of a run's parameters.
+
+    A nested Run (GRM's base score, group-SAOLA's GDM groups) shows as its own label;
+    long lists (prior groups, feature lists) by their length.
+    """
+    out = []
+    for k, v in run.params:
+        if isinstance(v, Run):
+            v = v.label
+        elif isinstance(v, float):
+            v = f"{v:g}"
+        elif isinstance(v, tuple):
+            v = f"<{len(v)} items>" if len(v) > 4 else ",".join(map(str, v)) or "none"
+        out.append(f"{k}={v}")
+    return ", ".join(out)
+
+
+def names_preview(feature_names: Sequence[str], indices, limit: int = 12) -> str:
+    """``'a, b, c … (+n more)'`` for a list of feature indices."""
+    idx = np.asarray(indices, dtype=np.int64)
+    names = np.asarray(feature_names, dtype=object)[idx[:limit]]
+    more = f" … (+{len(idx) - limit} more)" if len(idx) > limit else ""
+    return ", ".join(map(str, names)) + more
+
+
+# ---------------------------------------------------------------------------- dataset facts
+def summary_frame(summary) -> pd.DataFrame:
+    """A :class:`fsviz.data.DatasetSummary` as a two-column table (quantity, value)."""
+    shape = summary.image_shape
+    rows = [
+        ("samples", summary.n_samples),
+        ("features", summary.n_features),
+        ("storage", "sparse" if summary.is_sparse else "dense"),
+        ("non-zero fraction", f"{1.0 - summary.sparsity:.4f}"),
+        ("constant features", summary.n_constant),
+        ("classes", len(summary.classes) if summary.classes else "none (unlabelled)"),
+        ("image shape", "x".join(map(str, shape)) if shape else "none"),
+        ("fingerprint", summary.fingerprint[:16]),
+    ]
+    return pd.DataFrame(rows, columns=["quantity", "value"]).astype({"value": str})
+
+
+def classes_frame(summary) -> pd.DataFrame:
+    """Class names with their sample counts and shares."""
+    counts = np.asarray(summary.class_counts, dtype=np.int64)
+    share = np.round(counts / max(int(counts.sum()), 1), 4)
+    return pd.DataFrame({"class": [str(c) for c in summary.classes], "samples": counts, "share": share})
+
+
+def preview_frame(dataset, n_rows: int = 8, n_cols: int = 20) -> pd.DataFrame:
+    """The first rows and columns of the dataset (label column last) as a table."""
+    cols = min(n_cols, dataset.n_features)
+    sub = dataset.subset(features=np.arange(cols), samples=np.arange(min(n_rows, dataset.n_samples)))
+    X = sub.X.toarray() if sub.is_sparse else np.asarray(sub.X)
+    frame = pd.DataFrame(X, columns=[str(c) for c in sub.feature_names])
+    if sub.y is not None:
+        frame[sub.label_column()] = sub.labels
+    return frame
+
+
+# ---------------------------------------------------------------------------- selections
+def selection_frame(selection: Selection, feature_names: Sequence[str]) -> pd.DataFrame:
+    """The export table: ``rank, index, name, score, role, group``, one row per feature.
+
+    ``group`` is the group number 1..K (GDM: the K-th support feature found and its
+    affiliated features), 0 for a feature in no group.
+    """
+    names = np.asarray(feature_names, dtype=object)
+    idx = np.asarray(selection.indices, dtype=np.int64)
+    return pd.DataFrame(
+        {
+            "rank": np.arange(1, len(idx) + 1, dtype=np.int64),
+            "index": idx,
+            "name": names[idx].astype(str) if idx.size else np.array([], dtype=str),
+            "score": np.asarray(selection.scores, dtype=np.float64),
+            "role": np.asarray(selection.roles, dtype=object).astype(str),
+            "group": np.asarray(selection.groups, dtype=np.int64),
+        },
+        columns=list(SELECTION_COLUMNS),
+    )
+
+
+def selection_csv(selection: Selection, feature_names: Sequence[str]) -> bytes:
+    """CSV bytes of :func:`selection_frame`; floats with 17 significant digits (round-trips)."""
+    frame = selection_frame(selection, feature_names)
+    return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n").encode()
+
+
+def read_selection_csv(data: bytes) -> pd.DataFrame:
+    """Inverse of :func:`selection_csv`."""
+    dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": np.float64, "role": str}
+    return pd.read_csv(io.BytesIO(data), dtype=dtypes | {"group": np.int64}, keep_default_na=False)
+
+
+def reduced_csv(dataset, indices: Sequence[int]) -> bytes:
+    """The dataset restricted to ``indices`` as CSV (``Dataset.subset(...).to_csv()``).
+
+    Feature names as columns in selection order, then the label column with the class
+    names as loaded; floats written so that reading back gives the same bits.
+    """
+    idx = np.asarray(indices, dtype=np.int64)
+    return dataset.subset(features=idx).to_csv().encode()
+
+
+# ---------------------------------------------------------------------------- GDM
+def groups_frame(result: GroupResult, feature_names: Sequence[str]) -> pd.DataFrame:
+    """One row per feature in a group: group (1..K), role, index, name, score, |rho| to its SF."""
+    names = np.asarray(feature_names, dtype=object)
+    sel = result.selection()
+    idx = sel.indices
+    sf_of = np.asarray(result.support)[sel.groups - 1] if len(idx) else idx
+    rho = dict(zip(result.af.tolist(), result.af_rho.tolist(), strict=True))
+    return pd.DataFrame(
+        {
+            "group": sel.groups,
+            "support feature": names[sf_of].astype(str) if len(idx) else [],
+            "role": list(sel.roles),
+            "index": idx,
+            "name": names[idx].astype(str) if len(idx) else [],
+            "score": sel.scores,
+            "|rho| to SF": [
+                1.0 if r == "SF" else rho[i] for i, r in zip(idx.tolist(), sel.roles, strict=True)
+            ],
+        }
+    )
+
+
+def group_choices(result: GroupResult, image_shape: tuple | None = None) -> dict:
+    """Selectbox options for highlighting a group: -1 -> all groups, SF index -> label.
+
+    Groups are listed largest first (ties in support order), so the big regions of an
+    image (e.g. a face's cheek) are at the top of a long list.
+    """
+    out: dict = {-1: f"all {len(result.support)} groups"}
+    sizes = result.group_sizes()
+    order = np.argsort(-sizes, kind="stable")
+    for s, n in zip(result.support[order].tolist(), sizes[order].tolist(), strict=True):
+        where = f" (row {s // image_shape[1]}, col {s % image_shape[1]})" if image_shape else ""
+        out[int(s)] = f"group of feature {s}{where}: {n} affiliated"
+    return out
+
+
+def mask_opacity(result: GroupResult) -> float:
+    """Default overlay opacity of the pixel masks: 0.6, or 0.35 when more than 30 % of the
+    pixels are tinted (e.g. GDM on 32 x 32 faces), so the images stay readable under the colours."""
+    tinted = (len(result.support) + len(result.af)) / max(int(result.n_features), 1)
+    return 0.35 if tinted > 0.3 else 0.6
+
+
+def gdm_prior_rows(result: GroupResult) -> pd.DataFrame:
+    """The current GDM groups as prior-group editor rows (feature, group = ``G<group number>``)."""
+    sel = result.selection()
+    has_af = np.bincount(sel.groups, minlength=len(result.support) + 1) > 1  # groups with an AF
+    keep = has_af[sel.groups]
+    return pd.DataFrame({"feature": sel.indices[keep], "group": [f"G{g}" for g in sel.groups[keep]]})
+
+
+def validate_prior_groups(frame: pd.DataFrame, n_features: int) -> list[list[int]]:
+    """Rows ``feature -> group`` (from the constraint editor) -> GRM's ``prior_groups``.
+
+    Raises ValueError naming the row when a feature index is not an integer in
+    ``[0, n_features)``, a group label is empty, or a feature is given twice. Groups with
+    a single feature carry no constraint and are dropped.
+    """
+    if frame is None or len(frame) == 0:
+        return []
+    missing = {"feature", "group"} - set(frame.columns)
+    if missing:
+        raise ValueError(f"prior groups: columns {sorted(missing)} missing; expected 'feature' and 'group'.")
+    rows = frame[["feature", "group"]].dropna(how="all")
+    feats = pd.to_numeric(rows["feature"], errors="coerce")
+    bad = rows.index[feats.isna() | (feats % 1 != 0) | (feats < 0) | (feats >= n_features)]
+    if len(bad):
+        r = bad[0]
+        raise ValueError(
+            f"prior groups: row {r}: 'feature' must be an integer index in [0, {n_features}); "
+            f"got {rows.loc[r, 'feature']!r}."
+        )
+    labels = rows["group"].astype(str).str.strip()
+    empty = rows.index[rows["group"].isna() | (labels == "")]
+    if len(empty):
+        raise ValueError(f"prior groups: row {empty[0]}: 'group' is empty; give every feature a group label.")
+    feats = feats.astype(np.int64)
+    dup = feats[feats.duplicated()]
+    if len(dup):
+        raise ValueError(
+            f"prior groups: feature {int(dup.iloc[0])} appears in more than one row; "
+            "a feature belongs to one group."
+        )
+    out = [sorted(int(f) for f in g) for _, g in feats.groupby(labels.values)]
+    return [g for g in out if len(g) > 1]
+
+
+# ---------------------------------------------------------------------------- GRM
+def grm_frame(result: GRMResult, feature_names: Sequence[str]) -> pd.DataFrame:
+    """The working set with base and GRM scores and ranks (1 = best), sortable."""
+    names = np.asarray(feature_names, dtype=object)
+    n = len(result.candidates)
+    base_rank = np.empty(n, dtype=np.int64)
+    base_rank[np.argsort(-result.base, kind="stable")] = np.arange(1, n + 1)
+    grm_rank = np.empty(n, dtype=np.int64)
+    grm_rank[np.argsort(result.ranking[result.candidates], kind="stable")] = np.arange(1, n + 1)
+    frame = pd.DataFrame(
+        {
+            "index": result.candidates,
+            "name": names[result.candidates].astype(str),
+            "base score": result.base,
+            "base rank": base_rank,
+            "GRM score": result.refined,
+            "GRM rank": grm_rank,
+            "rank change": base_rank - grm_rank,
+        }
+    )
+    return frame.sort_values("GRM rank", kind="stable").reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------- streams
+def stream_frame(
+    result: StreamResult, feature_names: Sequence[str], outcomes: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """One row per arriving feature: arrival, index, name, outcome, reason, selected-set size.
+
+    ``outcomes`` keeps only the rows with those outcomes (all when None).
+    """
+    names = np.asarray(feature_names, dtype=object)
+    frame = pd.DataFrame(
+        {
+            "arrival": np.arange(len(result.arrival)),
+            "index": result.arrival,
+            "name": names[result.arrival].astype(str),
+            "outcome": list(result.outcome),
+            "reason": list(result.reason),
+            "set size": result.set_size,
+        }
+    )
+    if outcomes is not None:
+        frame = frame[frame["outcome"].isin(list(outcomes))].reset_index(drop=True)
+    return frame
+
+
+# ---------------------------------------------------------------------------- compare
+def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation | None]]) -> pd.DataFrame:
+    """The compare table: method, parameters, n features, CV accuracy, redundancy, run time.
+
+    ``rows`` are ``(selection, honest evaluation, evaluation of the fixed selection)``;
+    either evaluation may be None. :data:`CV_HONEST` is the accuracy with the selection
+    redone in each training fold; :data:`CV_BIASED` that of the features chosen on all
+    samples, labelled optimistic.
+    """
+    out = []
+    for sel, honest, biased in rows:
+        any_ev = honest or biased
+        out.append(
+            {
+                "method": sel.method,
+                "parameters": params_label(sel.run),
+                "seed": sel.run.seed,
+                "n features": sel.n_features,
+                CV_HONEST: np.nan if honest is None else honest.cv_accuracy,
+                CV_BIASED: np.nan if biased is None else biased.cv_accuracy,
+                "redundancy": np.nan if any_ev is None else any_ev.redundancy,
+                "evaluated on top": np.nan if any_ev is None else any_ev.k,
+                "run time (s)": sel.seconds,
+            }
+        )
+    columns = ["method", "parameters", "seed", "n features", CV_HONEST, CV_BIASED, "redundancy"]
+    return pd.DataFrame(out, columns=columns + ["evaluated on top", "run time (s)"])
+
+
+__all__ = [
+    "CV_BIASED",
+    "CV_HONEST",
+    "SELECTION_COLUMNS",
+    "classes_frame",
+    "compare_frame",
+    "gdm_prior_rows",
+    "grm_frame",
+    "group_choices",
+    "groups_frame",
+    "mask_opacity",
+    "names_preview",
+    "params_label",
+    "preview_frame",
+    "read_selection_csv",
+    "reduced_csv",
+    "selection_csv",
+    "selection_frame",
+    "stream_frame",
+    "summary_frame",
+    "validate_prior_groups",
+]
