@@ -204,6 +204,7 @@ class GRM(SelectorMixin, BaseEstimator):
 
     def __init__(
         self,
+        *,
         n_top=1000,
         prior_groups=None,
         gamma=1.0,

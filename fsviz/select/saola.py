@@ -507,7 +507,7 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, alpha: float = 0.01, delta: float = 0.0, data: str = "auto", n_bins: int = 10):
+    def __init__(self, *, alpha: float = 0.01, delta: float = 0.0, data: str = "auto", n_bins: int = 10):
         self.alpha = alpha
         self.delta = delta
         self.data = data
@@ -806,7 +806,7 @@ class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, alpha: float = 0.01, delta: float = 0.0, data: str = "auto", n_bins: int = 10):
+    def __init__(self, *, alpha: float = 0.01, delta: float = 0.0, data: str = "auto", n_bins: int = 10):
         self.alpha = alpha
         self.delta = delta
         self.data = data
