@@ -1,7 +1,10 @@
 import ast
+import inspect
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import fsviz
 
@@ -40,3 +43,32 @@ def test_library_layers_import_one_way():
                     if parts[0] == "fsviz" and len(parts) > 1 and parts[1] in LAYERS[i + 1 :]:
                         wrong.append(f"{path.relative_to(root)}:{node.lineno} imports {name}")
     assert not wrong, wrong
+
+
+KEYWORD_ONLY_ESTIMATORS = [
+    "FisherScore",
+    "FScore",
+    "ChiSquare",
+    "MutualInfo",
+    "ReliefF",
+    "VarianceScore",
+    "LGD",
+    "LaplacianScore",
+    "MCFS",
+    "MRMR",
+    "FCBF",
+    "SAOLA",
+    "GroupSAOLA",
+    "GRM",
+]
+
+
+def test_estimator_parameters_are_keyword_only():
+    from fsviz import select
+
+    for name in KEYWORD_ONLY_ESTIMATORS:
+        cls = getattr(select, name)
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        assert params and all(p.kind is p.KEYWORD_ONLY for p in params), name
+        with pytest.raises(TypeError):
+            cls(params[0].default)
