@@ -15,7 +15,7 @@ from sklearn.metrics import mutual_info_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import SAOLA, GroupSAOLA
-from fsviz.select.saola import OUTCOMES, random_feature_groups
+from fsviz.select.saola import OUTCOMES, SelectionHistory, random_feature_groups
 
 
 # ----------------------------------------------------------------------------- data
@@ -586,3 +586,31 @@ def test_set_sizes_after_partial_fit_chunks():
     h = est.history_
     np.testing.assert_array_equal(h.set_sizes(), _set_sizes_ref(h, np.arange(len(h))))
     assert h.set_sizes()[-1] == len(est.selected_)
+
+
+def test_history_tables_on_a_hand_made_history():
+    """The app's former decode_history cases, now answered by the library."""
+    h = SelectionHistory(
+        feature=np.arange(6),
+        decision=np.array(
+            ["admitted", "irrelevant", "redundant", "admitted", "admitted", "intra_redundant"], dtype=object
+        ),
+        relevance=np.array([0.5, 0.01, 0.4, 0.6, 0.3, 0.2]),
+        p_value=np.array([1e-3, 0.5, 0.01, 1e-4, 0.01, 0.02]),
+        redundant_with=np.array([-1, -1, 0, -1, -1, 4]),
+        pair_value=np.array([np.nan, np.nan, 0.9, np.nan, np.nan, 0.7]),
+        removed_by=np.array([3, -1, -1, -1, -1, -1]),
+        selected=np.array([0, 0, 0, 1, 1, 0], bool),
+        group=np.full(6, -1),
+        measure="|rho|",
+    )
+    assert list(h.outcomes()) == ["removed", "irrelevant", "redundant", "selected", "selected", "redundant"]
+    assert list(h.set_sizes()) == [1, 1, 1, 1, 2, 2]
+    order = np.array([4, 0, 1, 2, 3, 5])
+    assert h.outcomes(order)[1] == "removed" and list(h.set_sizes(order)) == [1, 2, 2, 2, 2, 2]
+    why = h.explanations()
+    assert why[0] == "feature 0: admitted (|rho|(F, C) = 0.5); later removed as redundant by feature 3."
+    assert why[3] == "feature 3: admitted (|rho|(F, C) = 0.6), removing [0]."
+    assert why[1] == "feature 1: dropped as irrelevant to the target (|rho|(F, C) = 0.01, p = 0.5)."
+    assert "redundant within its group with feature 4 (|rho|(F, Y) = 0.7 >= |rho|(F, C) = 0.2" in why[5]
+    assert list(why) == [_explain_ref(h, i) for i in range(6)]
