@@ -10,7 +10,7 @@ import pytest
 from fsviz.data import ChunkedSource, open_chunked
 from fsviz.data.chunked import ArraySource, DaskArraySource, NpySource, ParquetSource, ZarrSource
 from fsviz.stats import correlated_pairs, correlation_histogram
-from fsviz.stats.moments import column_moments
+from fsviz.stats.moments import column_moments, source_moments
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_source_reads_and_stats(tmp_path, X, kind):
     src = open_chunked(obj, label="label") if kind == "parquet" else open_chunked(obj)
     assert isinstance(src, ChunkedSource) and src.shape == X.shape
     np.testing.assert_array_equal(src.read_columns(5, 47), X[:, 5:47])
-    mean, norm = src.column_stats(block_size=17)
+    mean, norm = source_moments(src, block_size=17)
     m0, n0 = column_moments(X)
     np.testing.assert_allclose(mean, m0, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(norm, n0, rtol=1e-12, atol=1e-13)
@@ -70,6 +70,7 @@ def test_source_reads_and_stats(tmp_path, X, kind):
     if kind == "parquet":
         assert src.feature_names[:2] == ["f0", "f1"] and "label" not in src.feature_names
         assert src.n_row_groups == 4
+    assert source_moments(src)[0] is mean  # one pass per source, then cached
     # file-backed sources pickle without their open handle and work after unpickling
     src2 = pickle.loads(pickle.dumps(src))
     np.testing.assert_array_equal(src2.read_columns(0, 3), X[:, :3])

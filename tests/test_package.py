@@ -1,5 +1,12 @@
+import ast
+import inspect
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+import fsviz
 
 
 def test_import_fsviz_does_not_import_streamlit():
@@ -14,3 +21,54 @@ def test_version():
     import fsviz
 
     assert fsviz.__version__
+
+
+LAYERS = ["data", "stats", "select", "evaluate", "viz"]  # imports flow one way, left to right
+
+
+def test_library_layers_import_one_way():
+    root = Path(fsviz.__file__).parent
+    wrong = []
+    for i, layer in enumerate(LAYERS):
+        for path in sorted((root / layer).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    names = [node.module]
+                elif isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                else:
+                    continue
+                for name in names:
+                    parts = name.split(".")
+                    if parts[0] == "fsviz" and len(parts) > 1 and parts[1] in LAYERS[i + 1 :]:
+                        wrong.append(f"{path.relative_to(root)}:{node.lineno} imports {name}")
+    assert not wrong, wrong
+
+
+KEYWORD_ONLY_ESTIMATORS = [
+    "FisherScore",
+    "FScore",
+    "ChiSquare",
+    "MutualInfo",
+    "ReliefF",
+    "VarianceScore",
+    "LGD",
+    "LaplacianScore",
+    "MCFS",
+    "MRMR",
+    "FCBF",
+    "SAOLA",
+    "GroupSAOLA",
+    "GRM",
+]
+
+
+def test_estimator_parameters_are_keyword_only():
+    from fsviz import select
+
+    for name in KEYWORD_ONLY_ESTIMATORS:
+        cls = getattr(select, name)
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        assert params and all(p.kind is p.KEYWORD_ONLY for p in params), name
+        with pytest.raises(TypeError):
+            cls(params[0].default)

@@ -184,6 +184,103 @@ def test_scale_invariance_in_scores():
     )
 
 
+# ---------------------------------------------------------------- zero and negative scores
+def test_constant_features_never_enter_top_k_on_digits():
+    """Digits 0 vs 1 has 12 constant pixels (LGD score 0): no evidence, so never in the top."""
+    from fsviz.data import load_sample
+
+    X = np.asarray(load_sample("digits-0-vs-1").X, dtype=float)
+    const = np.flatnonzero(np.ptp(X, axis=0) == 0)
+    assert const.size == 12
+    s = LGD().fit(X).scores_
+    assert np.all(s[const] == 0)
+    grm = GRM(n_top=1000, n_features=20).fit(X, s)
+    assert np.intersect1d(grm.selected_, const).size == 0
+    assert np.intersect1d(grm.top_, const).size == 0
+    assert grm.top_.size == np.count_nonzero(s > 0) == X.shape[1] - 12
+    assert np.all(grm.scores_[const] == 0)
+    assert np.all(grm.ranking_[const] > grm.top_.size)  # after every working-set feature
+    np.testing.assert_array_equal(np.sort(grm.ranking_[const]), np.arange(53, 65))
+    assert grm.kkt_violation_ < 1e-5
+
+
+def _mixed_scores(seed, m=16):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((40, m))
+    X[:, 1] = X[:, 0] + 0.3 * rng.standard_normal(40)
+    s = rng.random(m) + 0.1
+    s[[2, 5, 9]] = 0.0
+    s[[3, 7, 11, 12]] = -rng.random(4) - 0.05
+    return X, s
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_negative_scores_count_as_zero_and_are_not_shifted(seed):
+    X, s = _mixed_scores(seed)
+    pos = np.flatnonzero(s > 0)
+    a = GRM(n_top=16).fit(X, s)
+    b = GRM(n_top=16).fit(X, np.maximum(s, 0.0))
+    np.testing.assert_array_equal(a.top_, b.top_)
+    np.testing.assert_array_equal(np.sort(a.top_), pos)  # n_top > #positive: all positives, no more
+    np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-12)
+    np.testing.assert_array_equal(a.ranking_[pos], b.ranking_[pos])
+    # the non-positive ones rank last, by input score, ties by index
+    rest = np.setdiff1d(np.arange(16), pos)
+    np.testing.assert_array_equal(
+        np.argsort(a.ranking_)[pos.size :], rest[np.argsort(-s[rest], kind="stable")]
+    )
+    # a shift would change the result: GRM must not have applied one
+    shifted = GRM(n_top=16).fit(X, s - s.min() + 0.01)
+    assert not np.allclose(shifted.scores_[pos], a.scores_[pos], atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_working_set_of_positive_scores_reaches_scipy_optimum(seed):
+    """With zero/negative scores present, z is still the optimum of problem (1) on the positives."""
+    X, s = _mixed_scores(seed)
+    pos = np.flatnonzero(s > 0)
+    grm = GRM(n_top=16).fit(X, s)
+    A = squared_cosine_matrix(X[:, pos])
+    sp_ = s[pos]
+    z = grm.scores_[pos]
+    r = minimize(
+        lambda v: grm_objective(A, sp_, v),
+        np.full(pos.size, 1 / pos.size),
+        bounds=[(0, 1)] * pos.size,
+        constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1}],
+        method="SLSQP",
+        options={"ftol": 1e-15, "maxiter": 1000},
+    )
+    assert grm_objective(A, sp_, z) <= r.fun * (1 + 1e-6)
+    assert z.sum() == pytest.approx(1.0)
+    assert grm.kkt_violation_ < 1e-5
+    # same as GRM run on the positive columns alone
+    np.testing.assert_allclose(GRM(n_top=16).fit(X[:, pos], sp_).scores_, z, atol=1e-9)
+
+
+def test_n_top_counts_only_positive_scores():
+    X, s = _mixed_scores(0)
+    grm = GRM(n_top=4).fit(X, s)
+    np.testing.assert_array_equal(grm.top_, np.argsort(-s, kind="stable")[:4])
+    assert np.all(s[grm.top_] > 0)
+
+
+def test_single_positive_feature_is_the_whole_working_set():
+    X = np.random.default_rng(0).standard_normal((30, 6))
+    grm = GRM(n_features=3).fit(X, [0.0, -1.0, 2.0, 0.0, -3.0, 0.0])
+    np.testing.assert_array_equal(grm.top_, [2])
+    np.testing.assert_array_equal(grm.scores_, [0, 0, 1, 0, 0, 0])
+    np.testing.assert_array_equal(grm.ranking_, [2, 5, 1, 3, 6, 4])
+    np.testing.assert_array_equal(grm.selected_, [2, 0, 3])
+
+
+def test_non_finite_score_error_names_the_feature():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(np.random.default_rng(0).standard_normal((10, 3)), columns=["a", "b", "c"])
+    with pytest.raises(ValueError, match="feature 2 \\('c'\\) has score nan"):
+        GRM().fit(X, [1.0, 0.5, np.nan])
+
+
 # ---------------------------------------------------------------- prior groups
 def test_group_laplacian_equals_explicit_GtG():
     groups = [[0, 3, 5], [5, 6], [2, 9], [1]]
@@ -234,8 +331,10 @@ def test_prior_groups_correct_move_rate(skfeature_path, scorer):
 @pytest.mark.parametrize(
     "kwargs,scores,match",
     [
-        ({}, -np.ones(6), "must be non-negative"),
+        ({}, -np.ones(6), "positive for at least one feature .*score <= 0"),
         ({}, np.zeros(6), "positive for at least one feature"),
+        ({}, [1.0, np.nan, 1, 1, np.inf, 1], "must be finite; feature 1 has score nan \\(2 non-finite"),
+        ({}, [1.0, 1, 1, -np.inf, 1, 1], "must be finite; feature 3 has score -inf"),
         ({}, np.ones(5), "one score per feature"),
         ({"n_top": 0}, np.ones(6), "'n_top' must be an int >= 1"),
         ({"gamma": -1.0}, np.ones(6), "'gamma' must be a finite float >= 0"),

@@ -15,7 +15,7 @@ from sklearn.metrics import mutual_info_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import SAOLA, GroupSAOLA
-from fsviz.select.saola import random_feature_groups
+from fsviz.select.saola import OUTCOMES, SelectionHistory, random_feature_groups
 
 
 # ----------------------------------------------------------------------------- data
@@ -476,3 +476,141 @@ def test_kernels_equal_their_python_bodies():
             outs.append(a)
         for u, v in zip(*outs, strict=False):
             np.testing.assert_array_equal(u, v)
+
+
+# ----------------------------------------------------------------------------- history tables
+def _explain_ref(h, j):
+    """The sentence rule written out per feature in plain Python (the pre-vectorised code)."""
+    m = h.measure
+    f, r, p = int(h.feature[j]), float(h.relevance[j]), float(h.p_value[j])
+    d = str(h.decision[j])
+    if d == "irrelevant":
+        extra = f", p = {p:.3g}" if np.isfinite(p) else ""
+        return f"feature {f}: dropped as irrelevant to the target ({m}(F, C) = {r:.4g}{extra})."
+    if d == "ungrouped":
+        return f"feature {f}: not in any group, never streamed."
+    if d in ("redundant", "intra_redundant", "inter_redundant"):
+        where = {"redundant": "", "intra_redundant": " within its group"}.get(
+            d, " to a previously selected group"
+        )
+        return (
+            f"feature {f}: dropped as redundant{where} with feature {int(h.redundant_with[j])} "
+            f"({m}(F, Y) = {float(h.pair_value[j]):.4g} >= {m}(F, C) = {r:.4g}, "
+            "and Y is at least as relevant)."
+        )
+    out = f"feature {f}: admitted ({m}(F, C) = {r:.4g})"
+    gone = [int(k) for k in np.flatnonzero(h.removed_by == f)]
+    if gone:
+        out += f", removing {gone}"
+    if h.removed_by[j] >= 0:
+        out += f"; later removed as redundant by feature {int(h.removed_by[j])}"
+    return out + "."
+
+
+def _set_sizes_ref(h, order):
+    size, out, pos = 0, [], {int(f): k for k, f in enumerate(order)}
+    removals = {}
+    for j in np.flatnonzero(h.removed_by >= 0):
+        removals[pos[int(h.removed_by[j])]] = removals.get(pos[int(h.removed_by[j])], 0) + 1
+    for k, f in enumerate(order):
+        size += int(h.decision[f] == "admitted") - removals.get(k, 0)
+        out.append(size)
+    return np.array(out)
+
+
+def _runs():
+    X, y = clustered(seed=7, n_noise=60)
+    Xd, yd = clustered(seed=3, discrete=True)
+    perm = np.random.default_rng(3).permutation(X.shape[1])
+    groups = np.split(perm[: X.shape[1] - 9], 9)  # unsorted groups of 9; the last 9 features ungrouped
+    return {
+        "saola": SAOLA(alpha=0.05).fit(X, y),
+        "saola-discrete": SAOLA().fit(Xd, yd),
+        "group-saola": GroupSAOLA(alpha=0.05).fit(X, y, groups),
+    }, groups
+
+
+@pytest.mark.parametrize("kind", ["saola", "saola-discrete", "group-saola"])
+def test_history_explanations_equal_explain_and_reference(kind):
+    runs, _ = _runs()
+    h = runs[kind].history_
+    n = len(h)
+    rows = np.arange(n)
+    texts = h.explanations(rows)
+    assert texts.shape == (n,)
+    assert list(texts) == [h.explain(i) for i in range(n)]
+    assert list(texts) == [_explain_ref(h, i) for i in range(n)]
+    assert list(texts) == [d.explain(h.measure) for d in h]  # SaolaDecision: the same rule
+    # any order / subset, default = stream order
+    sub = np.array([5, 0, 5, n - 1])
+    assert list(h.explanations(sub)) == [h.explain(i) for i in sub]
+    assert list(h.explanations()) == [h.explain(i) for i in h.arrival]
+    assert h.explain(-1) == h.explain(n - 1)
+    assert (h.removed_by >= 0).any()  # the run exercises removals (", removing [...]")
+
+
+@pytest.mark.parametrize("kind", ["saola", "saola-discrete", "group-saola"])
+def test_history_outcomes_and_set_sizes(kind):
+    runs, groups = _runs()
+    est = runs[kind]
+    h = est.history_
+    n = len(h)
+    out = h.outcomes(np.arange(n))
+    sel = np.zeros(n, dtype=bool)
+    sel[est.selected_] = True
+    np.testing.assert_array_equal(out == "selected", sel)
+    np.testing.assert_array_equal(out == "removed", (h.decision == "admitted") & ~sel)
+    assert set(out) <= set(OUTCOMES)
+    if kind == "group-saola":
+        expected = np.concatenate(groups + [np.setdiff1d(np.arange(n), np.concatenate(groups))])
+        np.testing.assert_array_equal(h.arrival, expected)
+        assert set(h.outcomes()[-9:]) == {"ungrouped"}
+    else:
+        np.testing.assert_array_equal(h.arrival, np.arange(n))
+    sizes = h.set_sizes()
+    np.testing.assert_array_equal(sizes, _set_sizes_ref(h, h.arrival))
+    assert sizes[-1] == len(est.selected_) and sizes.min() >= 0
+    order = np.random.default_rng(1).permutation(n)
+    np.testing.assert_array_equal(h.set_sizes(order), _set_sizes_ref(h, order))
+    with pytest.raises(ValueError, match="permutation of all"):
+        h.set_sizes(np.arange(n - 1))
+    with pytest.raises(ValueError, match="feature indices in"):
+        h.explanations([n])
+
+
+def test_set_sizes_after_partial_fit_chunks():
+    X, y = clustered(seed=7, n_noise=60)
+    est = SAOLA(alpha=0.05)
+    for a in range(0, X.shape[1], 25):
+        est.partial_fit(X[:, a : a + 25], y)
+    h = est.history_
+    np.testing.assert_array_equal(h.set_sizes(), _set_sizes_ref(h, np.arange(len(h))))
+    assert h.set_sizes()[-1] == len(est.selected_)
+
+
+def test_history_tables_on_a_hand_made_history():
+    """The app's former decode_history cases, now answered by the library."""
+    h = SelectionHistory(
+        feature=np.arange(6),
+        decision=np.array(
+            ["admitted", "irrelevant", "redundant", "admitted", "admitted", "intra_redundant"], dtype=object
+        ),
+        relevance=np.array([0.5, 0.01, 0.4, 0.6, 0.3, 0.2]),
+        p_value=np.array([1e-3, 0.5, 0.01, 1e-4, 0.01, 0.02]),
+        redundant_with=np.array([-1, -1, 0, -1, -1, 4]),
+        pair_value=np.array([np.nan, np.nan, 0.9, np.nan, np.nan, 0.7]),
+        removed_by=np.array([3, -1, -1, -1, -1, -1]),
+        selected=np.array([0, 0, 0, 1, 1, 0], bool),
+        group=np.full(6, -1),
+        measure="|rho|",
+    )
+    assert list(h.outcomes()) == ["removed", "irrelevant", "redundant", "selected", "selected", "redundant"]
+    assert list(h.set_sizes()) == [1, 1, 1, 1, 2, 2]
+    order = np.array([4, 0, 1, 2, 3, 5])
+    assert h.outcomes(order)[1] == "removed" and list(h.set_sizes(order)) == [1, 2, 2, 2, 2, 2]
+    why = h.explanations()
+    assert why[0] == "feature 0: admitted (|rho|(F, C) = 0.5); later removed as redundant by feature 3."
+    assert why[3] == "feature 3: admitted (|rho|(F, C) = 0.6), removing [0]."
+    assert why[1] == "feature 1: dropped as irrelevant to the target (|rho|(F, C) = 0.01, p = 0.5)."
+    assert "redundant within its group with feature 4 (|rho|(F, Y) = 0.7 >= |rho|(F, C) = 0.2" in why[5]
+    assert list(why) == [_explain_ref(h, i) for i in range(6)]

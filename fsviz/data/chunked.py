@@ -12,9 +12,10 @@ need a few column blocks of ``X`` at a time plus per-feature statistics. A
 - :class:`ArraySource` - an in-memory ndarray, so every path shares one code.
 
 :func:`open_chunked` picks the right one from a path or an array object. The per-feature
-mean and centred norm are computed in a first pass over column blocks
-(:meth:`ChunkedSource.column_stats`) and cached on the source. File-backed sources pickle
-as their path, so a Dask worker re-opens the file itself instead of receiving the data.
+mean and centred norm come from a first pass over column blocks in the stats layer
+(:func:`fsviz.stats.moments.source_moments`, cached per source); this module only reads
+data and imports nothing above ``fsviz.data``. File-backed sources pickle as their path,
+so a Dask worker re-opens the file itself instead of receiving the data.
 """
 
 from __future__ import annotations
@@ -87,25 +88,6 @@ class ChunkedSource:
         for s in range(0, self.n_features, int(block_size)):
             e = min(s + int(block_size), self.n_features)
             yield s, e, self.read_columns(s, e)
-
-    def column_stats(self, block_size: int = 2048) -> tuple[np.ndarray, np.ndarray]:
-        """Per-feature mean and centred Euclidean norm, from one pass over column blocks.
-
-        Cached on the source after the first call. Uses
-        :func:`fsviz.stats.moments.column_moments` on every block (two-pass, exact to
-        rounding), so the statistics equal those of the in-memory array.
-        """
-        cached = getattr(self, "_stats", None)
-        if cached is not None:
-            return cached
-        from fsviz.stats.moments import column_moments
-
-        mean = np.empty(self.n_features)
-        norm = np.empty(self.n_features)
-        for s, e, block in self.iter_column_blocks(block_size):
-            mean[s:e], norm[s:e] = column_moments(block)
-        self._stats = (mean, norm)
-        return self._stats
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)

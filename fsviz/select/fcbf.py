@@ -101,7 +101,7 @@ class FCBF(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     (False, 2)
     """
 
-    def __init__(self, delta: float = 0.0, n_bins: int = 10):
+    def __init__(self, *, delta: float = 0.0, n_bins: int = 10):
         self.delta = delta
         self.n_bins = n_bins
 

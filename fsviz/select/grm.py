@@ -109,9 +109,9 @@ class GRM(SelectorMixin, BaseEstimator):
     Parameters
     ----------
     n_top : int, default=1000
-        Size of the working set: the ``n_top`` best features of the input score
-        (Algorithm 3's remark: GRM only needs the head of the ranking). Capped at
-        ``n_features_in_``.
+        Largest size of the working set: the ``n_top`` best features among those with a
+        positive input score (Algorithm 3's remark: GRM only needs the head of the
+        ranking). Fewer when fewer features have a positive score.
     prior_groups : list of list of int, default=None
         Prior knowledge (section 2.4): each inner list holds original feature indices
         that belong together (any size, groups may overlap). Members outside the
@@ -142,7 +142,8 @@ class GRM(SelectorMixin, BaseEstimator):
     ----------
     scores_ : ndarray of shape (n_features_in_,)
         Refined scores ``z`` on the simplex for the working set (they sum to 1);
-        features outside the working set get 0.
+        features outside the working set (including every feature whose input score
+        is ``<= 0``) get 0.
     ranking_ : ndarray of shape (n_features_in_,)
         1 = best. Ordered by ``z`` (descending). The exact minimiser is sparse, so
         many working-set features have ``z = 0``: they are ordered by their reduced
@@ -150,9 +151,10 @@ class GRM(SelectorMixin, BaseEstimator):
         the KKT multiplier), i.e. by how much each would raise the objective -- a
         feature redundant with the selected ones or far from its prior-group partners
         comes late -- then by the input score. Features outside the working set rank
-        after all working-set features, in input-score order.
-    top_ : ndarray of shape (n_top,)
-        The working set (original indices), best input score first.
+        after all working-set features, in input-score order (ties by index).
+    top_ : ndarray of shape (min(n_top, n_positive),)
+        The working set (original indices), best input score first: the ``n_top``
+        best features among the ``n_positive`` with an input score ``> 0``.
     selected_ : ndarray
         Indices of the selected features, best first.
     lambda_history_ : list of float
@@ -173,12 +175,19 @@ class GRM(SelectorMixin, BaseEstimator):
 
     Notes
     -----
-    The input score must be finite and non-negative with higher = better, and
-    positive for at least one working-set feature. Every scorer in
-    :mod:`fsviz.select` produces such scores (see each scorer's Notes: Laplacian
-    score is inverted, ReliefF is mapped to ``(1 + W) / 2``); for any other score
-    where lower is better, pass e.g. ``1 / score`` or ``score.max() - score``.
-    GRM is invariant to a positive rescaling of the scores, not to a shift.
+    Zero and negative scores. The input score must be finite, with higher = better.
+    A feature whose score is ``<= 0`` carries no evidence and never enters the
+    working set: it gets ``z = 0`` and ranks after every working-set feature (among
+    themselves such features keep their input-score order, ties by index). Without
+    this rule a feature with no evidence but no redundancy either -- a constant pixel,
+    say, whose ``A`` row is ``e_i`` -- lowers ``z'Mz / z's`` when it takes weight from
+    a redundant support, so GRM would lift it into the top. Scores are never shifted:
+    problem (1) is invariant to a positive rescaling of ``s``, not to a shift, so a
+    negative score counts exactly like 0 (same working set, same ``z``). At least one
+    score must be positive (``ValueError`` otherwise); a single positive feature is
+    the whole working set and gets ``z = 1``. A non-finite score is a ``ValueError``
+    naming the feature. For a score where lower is better, pass e.g. ``1 / score``
+    (see each fsviz scorer's Notes for the form it returns).
 
     Cost: ``A`` takes one ``n x d x d`` product and ``M = A + gamma G'G`` one
     ``d x d`` eigendecomposition; every ALM iteration then costs one dense and one
@@ -204,6 +213,7 @@ class GRM(SelectorMixin, BaseEstimator):
 
     def __init__(
         self,
+        *,
         n_top=1000,
         prior_groups=None,
         gamma=1.0,
@@ -269,8 +279,9 @@ class GRM(SelectorMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The data the redundancy matrix ``A`` is computed from.
         scores : array-like of shape (n_features,)
-            Input score, finite, non-negative, higher = better (e.g. any fsviz
-            scorer's ``scores_``).
+            Input score, finite, higher = better (e.g. any fsviz scorer's
+            ``scores_``). Features with a score ``<= 0`` stay out of the working set
+            (see Notes); at least one score must be positive.
 
         Returns
         -------
@@ -281,22 +292,37 @@ class GRM(SelectorMixin, BaseEstimator):
         self._check_params(m)
         if scores is None:
             raise ValueError("GRM: fit(X, scores) needs the input feature scores; got scores=None.")
-        s_all = check_array(scores, ensure_2d=False, dtype=np.float64, input_name="scores").ravel()
+        s_all = check_array(
+            scores, ensure_2d=False, dtype=np.float64, ensure_all_finite=False, input_name="scores"
+        ).ravel()
         if s_all.shape[0] != m:
             raise ValueError(
                 f"GRM: 'scores' must hold one score per feature (length {m}); got length {s_all.shape[0]}. "
                 "Pass a scorer's scores_, not the class labels."
             )
-        if s_all.min() < 0:
+        bad = np.flatnonzero(~np.isfinite(s_all))
+        if bad.size:
+            j = int(bad[0])
+            name = f" ({self.feature_names_in_[j]!r})" if hasattr(self, "feature_names_in_") else ""
             raise ValueError(
-                f"GRM: 'scores' must be non-negative with higher = better; got minimum {s_all.min():.4g}. "
-                "Use an fsviz scorer's scores_ or transform your score, e.g. scores - scores.min()."
+                f"GRM: 'scores' must be finite; feature {j}{name} has score {float(s_all[j])!r}"
+                + (f" ({bad.size} non-finite in all)" if bad.size > 1 else "")
+                + ". Give a feature without evidence the score 0: it then stays out of the working set."
             )
-        d = min(int(self.n_top), m)
+        n_pos = int(np.count_nonzero(s_all > 0))
+        if n_pos == 0:
+            raise ValueError(
+                "GRM: 'scores' must be positive for at least one feature (features with a score <= 0 "
+                f"carry no evidence and never enter the working set); got maximum {s_all.max():.4g}. "
+                "Pass a score where higher = better and positive means evidence, e.g. an fsviz scorer's "
+                "scores_ or 1 / score for a lower-is-better score; do not shift scores (GRM is not "
+                "shift-invariant)."
+            )
+        # the working set: the n_top best among the features with a positive score (those come
+        # first in the descending order); the others get z = 0 and rank after all of them
+        d = min(int(self.n_top), n_pos)
         top = np.argsort(-s_all, kind="stable")[:d]
         s = s_all[top]
-        if not s.max() > 0:
-            raise ValueError("GRM: 'scores' must be positive for at least one feature; got all zeros.")
         s_scaled = s / s.max()  # GRM is invariant to rescaling s; this keeps the numbers O(1)
 
         Xt = X.tocsc()[:, top] if sp.issparse(X) else X[:, top]

@@ -151,6 +151,7 @@ class MCFS(ScoreSelector):
 
     def __init__(
         self,
+        *,
         n_clusters=5,
         n_neighbors=5,
         n_nonzero=None,

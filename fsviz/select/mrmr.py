@@ -99,7 +99,7 @@ class MRMR(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     [9, 4]
     """
 
-    def __init__(self, n_features: int = 20, n_bins: int = 10):
+    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
         self.n_features = n_features
         self.n_bins = n_bins
 

@@ -580,7 +580,7 @@ class FisherScore(ScoreSelector):
 
     _supervised = True
 
-    def __init__(self, n_features=20, threshold=None):
+    def __init__(self, *, n_features=20, threshold=None):
         self.n_features = n_features
         self.threshold = threshold
 
@@ -611,7 +611,7 @@ class FScore(ScoreSelector):
 
     _supervised = True
 
-    def __init__(self, n_features=20, threshold=None):
+    def __init__(self, *, n_features=20, threshold=None):
         self.n_features = n_features
         self.threshold = threshold
 
@@ -642,7 +642,7 @@ class ChiSquare(ScoreSelector):
 
     _supervised = True
 
-    def __init__(self, n_features=20, threshold=None):
+    def __init__(self, *, n_features=20, threshold=None):
         self.n_features = n_features
         self.threshold = threshold
 
@@ -680,7 +680,7 @@ class MutualInfo(ScoreSelector):
 
     _supervised = True
 
-    def __init__(self, n_bins=10, strategy="auto", n_features=20, threshold=None):
+    def __init__(self, *, n_bins=10, strategy="auto", n_features=20, threshold=None):
         self.n_bins = n_bins
         self.strategy = strategy
         self.n_features = n_features
@@ -718,7 +718,9 @@ class ReliefF(ScoreSelector):
 
     _supervised = True
 
-    def __init__(self, n_neighbors=10, n_iterations=None, random_state=None, n_features=20, threshold=None):
+    def __init__(
+        self, *, n_neighbors=10, n_iterations=None, random_state=None, n_features=20, threshold=None
+    ):
         self.n_neighbors = n_neighbors
         self.n_iterations = n_iterations
         self.random_state = random_state
@@ -750,7 +752,7 @@ class VarianceScore(ScoreSelector):
     Li et al. (2017), section 2.4.1.
     """
 
-    def __init__(self, n_features=20, threshold=None):
+    def __init__(self, *, n_features=20, threshold=None):
         self.n_features = n_features
         self.threshold = threshold
 
@@ -790,7 +792,7 @@ class LGD(ScoreSelector):
     2
     """
 
-    def __init__(self, n_neighbors=5, n_features=20, threshold=None):
+    def __init__(self, *, n_neighbors=5, n_features=20, threshold=None):
         self.n_neighbors = n_neighbors
         self.n_features = n_features
         self.threshold = threshold
@@ -825,7 +827,7 @@ class LaplacianScore(ScoreSelector):
     He, Cai & Niyogi (2005); Li et al. (2017), eq. (2)-(3).
     """
 
-    def __init__(self, n_neighbors=5, kernel="heat", t=None, n_features=20, threshold=None):
+    def __init__(self, *, n_neighbors=5, kernel="heat", t=None, n_features=20, threshold=None):
         self.n_neighbors = n_neighbors
         self.kernel = kernel
         self.t = t

@@ -7,6 +7,7 @@ _EXPORTS = {
     "correlated_pairs": ".correlation",
     "CorrelationHistogram": ".correlation",
     "column_moments": ".moments",
+    "source_moments": ".moments",
     "discretize": ".information",
     "entropy": ".information",
     "mutual_information": ".information",

@@ -57,7 +57,7 @@ import scipy.sparse as sp
 from fsviz._dask import feature_blocks, map_blocks, n_tasks_hint, strided_blocks
 from fsviz.data.chunked import ArraySource, ChunkedSource, open_chunked
 from fsviz.stats import _corr_kernels as K
-from fsviz.stats.moments import column_moments
+from fsviz.stats.moments import column_moments, source_moments
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -454,7 +454,7 @@ def correlation_histogram(
     if kind == "sparse":
         st = _Stats(*column_moments(data), n)
     else:
-        st = _Stats(*data.column_stats(block_size), n)
+        st = _Stats(*source_moments(data, block_size), n)
     lo, hi = binning.lo, binning.hi
 
     if not exact:
@@ -678,7 +678,7 @@ def correlated_pairs(
             )
         res = list(res) + [(ai, aj, ar)]
     else:
-        st = _Stats(*data.column_stats(block_size), n)
+        st = _Stats(*source_moments(data, block_size), n)
         tasks = _dense_tasks(m, block_size, client)
         res = map_blocks(
             _dense_task,

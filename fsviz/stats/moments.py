@@ -1,6 +1,8 @@
-"""Per-feature moments for dense and sparse matrices, without densifying."""
+"""Per-feature moments for dense and sparse matrices (without densifying) and chunked sources."""
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,4 +48,51 @@ def column_moments(X) -> tuple[np.ndarray, np.ndarray]:
     # relative threshold: sums of squares at rounding level mean "constant"
     scale = np.abs(mean) * np.sqrt(n) + 1e-300
     norm[norm <= 1e-12 * scale] = 0.0
+    return mean, norm
+
+
+# source -> (mean, norm); weak keys, so a cached pass lives exactly as long as its source
+_SOURCE_MOMENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def source_moments(source, block_size: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`column_moments` of an out-of-core source, from one pass over column blocks.
+
+    Parameters
+    ----------
+    source : fsviz.data.chunked.ChunkedSource
+        Any object with ``n_features`` and ``iter_column_blocks(block_size)`` yielding
+        ``(start, stop, block)``.
+    block_size : int, default=2048
+        Columns read per block (bounds the memory of the pass).
+
+    Returns
+    -------
+    mean, norm : ndarray of shape (n_features,)
+        As :func:`column_moments` (two-pass per block, exact to rounding), so they equal
+        those of the in-memory array. Cached per source object after the first call
+        (whatever ``block_size`` later calls pass); the cache is dropped with the source.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.data.chunked import ArraySource
+    >>> X = np.arange(12.0).reshape(4, 3); X[:, 1] = 5.0
+    >>> mean, norm = source_moments(ArraySource(X), block_size=2)
+    >>> mean.tolist(), float(norm[1])
+    ([4.5, 5.0, 6.5], 0.0)
+    """
+    try:
+        return _SOURCE_MOMENTS[source]
+    except (KeyError, TypeError):  # TypeError: not weak-referenceable / hashable
+        pass
+    m = int(source.n_features)
+    mean = np.empty(m)
+    norm = np.empty(m)
+    for s, e, block in source.iter_column_blocks(block_size):
+        mean[s:e], norm[s:e] = column_moments(block)
+    try:
+        _SOURCE_MOMENTS[source] = (mean, norm)
+    except TypeError:
+        pass
     return mean, norm
