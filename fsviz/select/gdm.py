@@ -595,6 +595,14 @@ class GDM(SelectorMixin, BaseEstimator):
         Features per block of the score and group-completion scans (and per Dask task);
         None uses 16384. Results do not depend on it, except ``n_correlations_``'s
         window bookkeeping.
+    positive : object or None, default=None
+        The class to separate from the others, compared with the values of ``y`` as
+        given to ``fit``. With more than two classes, GDM runs one vs rest: samples of
+        class ``positive`` are the +1 class, all others -1 (fitting on
+        ``np.where(y == positive, 1, -1)`` gives the same model). With two classes it
+        picks which one is the +1 class. None: ``y`` must have exactly two classes and
+        the larger label (``np.unique(y)[1]``) is the +1 class. Ignored when
+        ``one_class=True``; a value that is not a label of ``y`` raises ValueError.
 
     Attributes
     ----------
@@ -603,7 +611,13 @@ class GDM(SelectorMixin, BaseEstimator):
     groups_ : dict of int -> ndarray of int
         For each SF, its affiliated features ordered by decreasing ``|corr|``.
     group_corr_ : dict of int -> ndarray of float
-        ``|corr|`` of each affiliated feature with its SF (aligned with ``groups_``).
+        For each SF, the correlation of each of its affiliated features with it, in the
+        same order as ``groups_[sf]`` (decreasing, ties by feature index): the absolute
+        Pearson correlation ``|rho|`` on all training samples for ``corr="pearson"`` (the
+        sign is not kept; equal to ``abs(np.corrcoef(X[:, af], X[:, sf])[0, 1])`` up to
+        rounding), the symmetrical uncertainty of the discretised features for
+        ``corr="su"``. Every value is ``>= 1 - tau``; an SF without AFs maps to an empty
+        array.
     scores_ : ndarray of shape (n_features,)
         ``|s_j|`` at the last iteration (0 for constant features); higher is better.
     coef_ : ndarray of shape (n_features,)
@@ -624,8 +638,11 @@ class GDM(SelectorMixin, BaseEstimator):
         Duality gap of each master solve.
     n_iter_ : int
         Cutting-plane iterations run.
-    classes_ : ndarray
-        Class labels (binary mode); ``classes_[1]`` is the +1 class.
+    classes_ : ndarray of shape (2,)
+        Not set for one-class. ``classes_[1]`` is the +1 class, ``predict`` returns these
+        values: ``np.unique(y)`` without ``positive``; ``[other label, positive]`` with
+        ``positive`` and two classes; ``[False, True]`` in one vs rest (more than two
+        classes), ``True`` meaning "predicted to be ``positive``".
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X has string feature names.
