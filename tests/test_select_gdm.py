@@ -388,6 +388,17 @@ def test_ecv_deterministic_and_valid():
         assert np.array_equal(a.groups_[s], ref[s])
 
 
+def test_ecv_stops_when_no_split_proposes_a_feature():
+    # every feature is constant on each training split (cv_folds=2: a split is one fold),
+    # so no split votes for anything: the cutting plane stops like on an empty delta^t
+    n = 20
+    fold = np.empty(n, dtype=int)
+    fold[np.random.RandomState(0).permutation(n)] = np.arange(n) % 2  # GDM's split for seed 0
+    X = np.column_stack([fold * 1.0, 2.0 * fold + 1.0, 3.0 - fold])
+    g = GDM(cv_folds=2, random_state=0).fit(X, np.arange(n) % 2)
+    assert g.support_.size == 0 and g.n_iter_ == 0 and g.objective_history_.size == 0
+
+
 # ----------------------------------------------------------------------------- selector API
 def test_selector_api_and_affiliated_option():
     X, y = _planted(seed=6)
