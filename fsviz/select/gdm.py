@@ -403,7 +403,7 @@ class _FitState:
     n_iter: int = 0
     # (t, window) of the first iteration: a second Theorem 1 window offered to completion
     first: tuple[np.ndarray, float] | None = None
-    M: np.ndarray | None = None  # master design, one column per entry of cols (grown in place)
+    M: np.ndarray | None = None  # master design, one column per entry of cols (extended each iteration)
 
     @property
     def n(self) -> int:
