@@ -1,12 +1,18 @@
 """Run a function over feature blocks locally or on a ``dask.distributed`` cluster.
 
-This is the one place fsviz talks to Dask. Heavy scans (all-pairs correlation,
-GDM's score and CRM scans, SAOLA's relevance pass) cut their work into
-*feature blocks*, hand each block to a module-level function, and merge the
-per-block results exactly (integer counts add, index lists concatenate).
-:func:`map_blocks` runs those block functions either in this process or on a
-cluster, and always returns the results **in the order of the blocks**, so the
-merge never depends on which worker finished first.
+Heavy scans (all-pairs correlation in :mod:`fsviz.stats.correlation`, SAOLA's
+relevance pass) cut their work into *feature blocks*, hand each block to a
+module-level function, and merge the per-block results exactly (integer counts
+add, index lists concatenate). :func:`map_blocks` runs those block functions
+either in this process or on a cluster, and always returns the results **in the
+order of the blocks**, so the merge never depends on which worker finished first.
+
+GDM (:mod:`fsviz.select.gdm`) does not go through :func:`map_blocks`: its private
+``_Scanner`` scatters GDM's own feature blocks to the workers once per ``fit``
+and reuses them for every score scan ``X' alpha~`` of the cutting plane and for
+the group-completion scan (one task per block, results in block order, as here);
+its CRM walks and master problems run locally. Reading Dask arrays
+(:mod:`fsviz.data.chunked`) is the other place outside this module that uses Dask.
 
 Typical use in a library function that accepts ``client=None``::
 

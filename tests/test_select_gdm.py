@@ -165,6 +165,28 @@ def test_groups_match_brute_force(tau, sparse):
     assert 0 < g.n_correlations_ < m * (m - 1) / 2
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_group_corr_is_abs_pearson_in_group_order(sparse):
+    X, y = _planted(seed=4)
+    if sparse:
+        X = X.copy()
+        X[np.abs(X) < 0.3] = 0.0
+        X = sp.csr_matrix(X)
+    g = GDM(tau=0.3, n_per_iter=4, max_iter=4, block_size=37).fit(X, y)
+    Xd = X.toarray() if sp.issparse(X) else X
+    assert g.group_corr_.keys() == g.groups_.keys()
+    n_af, n_neg = 0, 0
+    for s, afs in g.groups_.items():
+        assert g.group_corr_[s].shape == afs.shape
+        for af, val in zip(afs, g.group_corr_[s], strict=True):
+            rho = np.corrcoef(Xd[:, af], Xd[:, s])[0, 1]
+            assert val == pytest.approx(abs(rho), rel=1e-10, abs=1e-12), (s, af)
+            n_af += 1
+            n_neg += rho < 0
+        assert np.all(np.diff(g.group_corr_[s]) <= 0)  # decreasing, like groups_[s]
+    assert n_af > 0 and n_neg > 0  # anti-correlated AFs are reported by |rho|
+
+
 def test_window_prunes_when_tau_is_small():
     rng = np.random.default_rng(0)
     n, m = 400, 4000
@@ -366,6 +388,17 @@ def test_ecv_deterministic_and_valid():
         assert np.array_equal(a.groups_[s], ref[s])
 
 
+def test_ecv_stops_when_no_split_proposes_a_feature():
+    # every feature is constant on each training split (cv_folds=2: a split is one fold),
+    # so no split votes for anything: the cutting plane stops like on an empty delta^t
+    n = 20
+    fold = np.empty(n, dtype=int)
+    fold[np.random.RandomState(0).permutation(n)] = np.arange(n) % 2  # GDM's split for seed 0
+    X = np.column_stack([fold * 1.0, 2.0 * fold + 1.0, 3.0 - fold])
+    g = GDM(cv_folds=2, random_state=0).fit(X, np.arange(n) % 2)
+    assert g.support_.size == 0 and g.n_iter_ == 0 and g.objective_history_.size == 0
+
+
 # ----------------------------------------------------------------------------- selector API
 def test_selector_api_and_affiliated_option():
     X, y = _planted(seed=6)
@@ -378,6 +411,70 @@ def test_selector_api_and_affiliated_option():
     assert n_af > 0 and ga.get_support().sum() == len(ga.support_) + n_af
     assert g.coef_.shape == (X.shape[1],) and np.count_nonzero(g.coef_) <= len(g.support_)
     assert g.scores_[100] == 0.0  # the constant feature
+
+
+# ----------------------------------------------------------------------------- positive
+def _three_classes(seed=7):
+    X, y = _planted(seed=seed)
+    rng = np.random.default_rng(seed)
+    y3 = np.where(y == 1, np.where(X[:, 24] > 0, "b", "c"), "a")  # 3 string labels
+    y3[rng.choice(y3.size, 10, replace=False)] = "c"
+    return X, y3
+
+
+def _same_fit(a, b):
+    assert np.array_equal(a.support_, b.support_)
+    assert a.groups_.keys() == b.groups_.keys()
+    assert all(np.array_equal(a.groups_[k], b.groups_[k]) for k in a.groups_)
+    assert all(np.array_equal(a.group_corr_[k], b.group_corr_[k]) for k in a.groups_)
+    for attr in ("scores_", "coef_", "alpha_", "objective_history_"):
+        assert np.array_equal(getattr(a, attr), getattr(b, attr)), attr
+    assert a.n_correlations_ == b.n_correlations_
+
+
+@pytest.mark.parametrize("cv_folds", [None, 3])
+@pytest.mark.parametrize("positive", ["a", "b", "c"])
+def test_positive_one_vs_rest_equals_mapped_labels(positive, cv_folds):
+    X, y3 = _three_classes()
+    params = dict(n_per_iter=3, max_iter=3, cv_folds=cv_folds, random_state=0)
+    ovr = GDM(positive=positive, **params).fit(X, y3)
+    by_hand = GDM(**params).fit(X, np.where(y3 == positive, 1, -1))
+    _same_fit(ovr, by_hand)
+    assert ovr.classes_.tolist() == [False, True]
+    assert np.array_equal(ovr.predict(X), by_hand.predict(X) == 1)
+    assert np.array_equal(ovr.decision_function(X), by_hand.decision_function(X))
+
+
+def test_positive_picks_the_plus_one_class_of_binary_labels():
+    X, y = _planted(seed=8)
+    default = GDM(n_per_iter=3, max_iter=3).fit(X, y)
+    _same_fit(GDM(n_per_iter=3, max_iter=3, positive=1).fit(X, y), default)
+    flipped = GDM(n_per_iter=3, max_iter=3, positive=0).fit(X, y)
+    _same_fit(flipped, GDM(n_per_iter=3, max_iter=3).fit(X, 1 - y))
+    assert flipped.classes_.tolist() == [1, 0]
+    assert set(np.unique(flipped.predict(X)).tolist()) <= {0, 1}
+    assert np.mean(flipped.predict(X) == y) > 0.8
+    # one-class ignores y and positive alike
+    oc = GDM(one_class=True, n_per_iter=3, max_iter=3)
+    _same_fit(oc.fit(X), GDM(one_class=True, n_per_iter=3, max_iter=3, positive="zzz").fit(X, y))
+
+
+def test_positive_errors():
+    X, y3 = _three_classes()
+    with pytest.raises(
+        ValueError, match=r"'positive' must be one of the labels of y \['a', 'b', 'c'\]; got 'd'"
+    ):
+        GDM(positive="d").fit(X, y3)
+    with pytest.raises(ValueError, match=r"got 3 \(\['a', 'b', 'c'\]\)\. Pass positive=<label>"):
+        GDM().fit(X, y3)
+    X, y = _planted()
+    with pytest.raises(ValueError, match=r"'positive' must be one of the labels of y \[0, 1\]; got '1'"):
+        GDM(positive="1").fit(X, y)  # compared with the values of y as given: 1 != '1'
+
+
+def test_parameters_are_keyword_only():
+    with pytest.raises(TypeError):
+        GDM(0.3)
 
 
 @parametrize_with_checks([GDM(n_per_iter=2, max_iter=2), GDM(one_class=True, n_per_iter=2, max_iter=2)])

@@ -28,7 +28,9 @@ References
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,7 +41,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsviz.select import _gdm_kernels as GK
-from fsviz.select._mkl import solve_mkl
+from fsviz.select._mkl import MKLResult, solve_mkl
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
 from fsviz.stats.moments import column_moments
 
@@ -372,6 +374,139 @@ def _crm_walk(
     return delta, new_sf, cat(af_f, np.intp), cat(af_o, np.intp), cat(af_c, np.float64), n_corr
 
 
+# ============================================================================ fit state
+@dataclass
+class _FitState:
+    """What one ``fit`` shares between the cutting plane, the master problem and completion.
+
+    The first block is set up by ``fit``; the rest starts empty and is filled by the
+    cutting plane (``_cutting_plane``, ``_add_constraint``, ``_master``).
+    """
+
+    X: np.ndarray | sp.csc_matrix  # float64; sparse input as CSC with sorted indices
+    y: np.ndarray  # (n,) +1 / -1 targets (all +1 for one-class)
+    mean: np.ndarray  # (m,) column means
+    safe: np.ndarray  # (m,) centred column norms, 1.0 for constant features (safe divisor)
+    const: np.ndarray  # (m,) bool: constant features, never scored, selected or grouped
+    rawnorm: np.ndarray | None  # (m,) uncentred column norms; one-class only
+    thr: float  # grouping threshold 1 - tau; inf when tau == 0 (no correlation constraints)
+    strategy: str  # discretisation for corr="su": "discrete" or "uniform"
+    scanner: _Scanner
+    sf: list[int] = field(default_factory=list)  # support features in the order found
+    cols: list[int] = field(default_factory=list)  # delta^1, delta^2, ... concatenated
+    kernel_of: list[int] = field(default_factory=list)  # iteration (base kernel) of each entry of cols
+    hist: list[float] = field(default_factory=list)  # master objective after each iteration
+    gaps: list[float] = field(default_factory=list)  # duality gap of each master solve
+    res: MKLResult | None = None  # latest master solution (None before the first)
+    alpha: np.ndarray | None = None  # dual variables when the cutting plane stopped
+    n_corr: int = 0  # correlations computed by the CRM walks (all folds included)
+    n_iter: int = 0
+    # (t, window) of the first iteration: a second Theorem 1 window offered to completion
+    first: tuple[np.ndarray, float] | None = None
+    M: np.ndarray | None = None  # master design, one column per entry of cols (extended each iteration)
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def m(self) -> int:
+        return self.X.shape[1]
+
+
+class _Ranking(NamedTuple):
+    """What the cutting plane needs from one scan to run the CRM walk of an iteration."""
+
+    key: np.ndarray  # (m,) >= 0 on candidates: the walk visits them by decreasing key
+    candidates: np.ndarray  # (m,) bool: features the walk may take (known AFs are removed later)
+    t: np.ndarray  # (m,) Theorem 1 statistics on all data (windows of the walk)
+    n_correlations: int  # correlations spent producing the ranking
+
+
+class _MarginalRanking:
+    """Plain GDM (Alg. 1, step 2): walk the features by their scores ``|s_j|`` on all data."""
+
+    def __init__(self, gdm: GDM, st: _FitState):
+        self.gdm, self.st = gdm, st
+
+    def __call__(self, v: np.ndarray, sf: list[int]) -> _Ranking:
+        st = self.st
+        u = st.scanner.dot(v)
+        s, t = self.gdm._scores(st, u, v.sum(), st.mean, st.safe, st.const, st.rawnorm)
+        return _Ranking(np.abs(s), ~st.const, t, 0)
+
+
+class _FoldVoteRanking:
+    """Embedded Cross Validation (Alg. 4): walk the features by the votes of the V splits.
+
+    Each training split (all samples but one fold, standardised on the split) runs its own
+    CRM walk ``delta_v^t`` with the current ``alpha`` and the universal SFs, keeping its
+    own AFs. Candidates are ranked by how many splits put them in their ``delta_v^t``,
+    ties by their weakest normalised score over the splits; the cutting plane's CRM walk
+    on all data then turns that ranking into the single universal ``delta^t``.
+    """
+
+    def __init__(self, gdm: GDM, st: _FitState):
+        self.gdm, self.st = gdm, st
+        n, V = st.n, int(gdm.cv_folds)
+        rng = check_random_state(gdm.random_state)
+        fold = np.empty(n, dtype=np.intp)
+        fold[rng.permutation(n)] = np.arange(n) % V
+        self.train = [np.flatnonzero(fold != f) for f in range(V)]
+        self.Tm = np.stack([fold != f for f in range(V)], axis=1).astype(np.float64)  # (n, V) splits
+        # per-fold moments of the training splits, without copying X per fold
+        self.mu_f, nrm_f = _fold_moments(st.X, st.mean, self.Tm, st.scanner)
+        self.const_f = (nrm_f <= 0) | st.const[None, :]
+        self.safe_f = np.where(self.const_f, 1.0, nrm_f)
+        self.raw_f = np.sqrt(nrm_f**2 + self.Tm.sum(0)[:, None] * self.mu_f**2) if gdm.one_class else None
+        self.af_owner_f = np.full((V, st.m), -1, dtype=np.intp)  # AFs found on each split
+
+    def __call__(self, v: np.ndarray, sf: list[int]) -> _Ranking:
+        gdm, st = self.gdm, self.st
+        V = len(self.train)
+        K_b, T = int(gdm.n_per_iter), int(gdm.max_iter)
+        U = st.scanner.dot(np.column_stack([v[:, None] * self.Tm, v]))  # (m, V + 1)
+        votes = np.zeros(st.m)
+        score_min = np.zeros(st.m)
+        n_corr = 0
+        for f in range(V):
+            rows, vf = self.train[f], v[self.train[f]]
+            mu, safe, const = self.mu_f[f], self.safe_f[f], self.const_f[f]
+            s_f, t_f = gdm._scores(
+                st, U[:, f], vf.sum(), mu, safe, const, None if self.raw_f is None else self.raw_f[f]
+            )
+            state = _fold_state(st.X, rows, sf, mu, safe, gdm.corr, K_b * T, gdm.n_bins, st.strategy)
+            delta_f, _, af_f, af_o, _, nc = _crm_walk(
+                st.X,
+                rows,
+                mu,
+                safe,
+                np.abs(s_f),
+                t_f,
+                ~const & (self.af_owner_f[f] < 0),
+                state,
+                gdm._window(vf),
+                st.thr,
+                K_b,
+                gdm.n_bins,
+                st.strategy,
+            )
+            n_corr += nc
+            if af_f.size:
+                self.af_owner_f[f, af_f] = np.asarray(state.idx, dtype=np.intp)[af_o]
+            votes[delta_f] += 1
+            # consistency across folds: the weakest normalised score over the splits
+            sc = np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
+            score_min = sc if f == 0 else np.minimum(score_min, sc)
+        _, t = gdm._scores(st, U[:, V], v.sum(), st.mean, st.safe, st.const, st.rawnorm)
+        cand = np.flatnonzero(votes > 0)
+        key = np.full(st.m, -1.0)
+        if cand.size:
+            # order by votes, then by the weakest normalised fold score (votes dominate)
+            key[cand] = votes[cand] * (2.0 + score_min[cand].max()) + score_min[cand]
+        return _Ranking(key, key >= 0, t, n_corr)
+
+
 # ============================================================================ estimator
 def _check_int(name, value, low, high=None, none_ok=False):
     if value is None and none_ok:
@@ -460,6 +595,14 @@ class GDM(SelectorMixin, BaseEstimator):
         Features per block of the score and group-completion scans (and per Dask task);
         None uses 16384. Results do not depend on it, except ``n_correlations_``'s
         window bookkeeping.
+    positive : object or None, default=None
+        The class to separate from the others, compared with the values of ``y`` as
+        given to ``fit``. With more than two classes, GDM runs one vs rest: samples of
+        class ``positive`` are the +1 class, all others -1 (fitting on
+        ``np.where(y == positive, 1, -1)`` gives the same model). With two classes it
+        picks which one is the +1 class. None: ``y`` must have exactly two classes and
+        the larger label (``np.unique(y)[1]``) is the +1 class. Ignored when
+        ``one_class=True``; a value that is not a label of ``y`` raises ValueError.
 
     Attributes
     ----------
@@ -468,7 +611,13 @@ class GDM(SelectorMixin, BaseEstimator):
     groups_ : dict of int -> ndarray of int
         For each SF, its affiliated features ordered by decreasing ``|corr|``.
     group_corr_ : dict of int -> ndarray of float
-        ``|corr|`` of each affiliated feature with its SF (aligned with ``groups_``).
+        For each SF, the correlation of each of its affiliated features with it, in the
+        same order as ``groups_[sf]`` (decreasing, ties by feature index): the absolute
+        Pearson correlation ``|rho|`` on all training samples for ``corr="pearson"`` (the
+        sign is not kept; equal to ``abs(np.corrcoef(X[:, af], X[:, sf])[0, 1])`` up to
+        rounding), the symmetrical uncertainty of the discretised features for
+        ``corr="su"``. Every value is ``>= 1 - tau``; an SF without AFs maps to an empty
+        array.
     scores_ : ndarray of shape (n_features,)
         ``|s_j|`` at the last iteration (0 for constant features); higher is better.
     coef_ : ndarray of shape (n_features,)
@@ -489,8 +638,11 @@ class GDM(SelectorMixin, BaseEstimator):
         Duality gap of each master solve.
     n_iter_ : int
         Cutting-plane iterations run.
-    classes_ : ndarray
-        Class labels (binary mode); ``classes_[1]`` is the +1 class.
+    classes_ : ndarray of shape (2,)
+        Not set for one-class. ``classes_[1]`` is the +1 class, ``predict`` returns these
+        values: ``np.unique(y)`` without ``positive``; ``[other label, positive]`` with
+        ``positive`` and two classes; ``[False, True]`` in one vs rest (more than two
+        classes), ``True`` meaning "predicted to be ``positive``".
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X has string feature names.
@@ -515,6 +667,7 @@ class GDM(SelectorMixin, BaseEstimator):
 
     def __init__(
         self,
+        *,
         tau=0.3,
         n_per_iter=10,
         max_iter=10,
@@ -528,6 +681,7 @@ class GDM(SelectorMixin, BaseEstimator):
         n_bins=10,
         include_affiliated=False,
         block_size=None,
+        positive=None,
     ):
         self.tau = tau
         self.n_per_iter = n_per_iter
@@ -542,6 +696,7 @@ class GDM(SelectorMixin, BaseEstimator):
         self.n_bins = n_bins
         self.include_affiliated = include_affiliated
         self.block_size = block_size
+        self.positive = positive
 
     # ------------------------------------------------------------------ sklearn plumbing
     def __sklearn_tags__(self):
@@ -597,7 +752,8 @@ class GDM(SelectorMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data; sparse input (CSR/CSC) stays sparse.
         y : array-like of shape (n_samples,)
-            Binary labels (any two values). Ignored (may be None) when ``one_class=True``.
+            Class labels: two classes, or more together with ``positive`` (one vs rest).
+            Ignored (may be None) when ``one_class=True``.
         client : dask.distributed.Client or None, default=None
             When given, the score scans ``X' alpha~`` and the group-completion scan run on
             the cluster, split into feature blocks of ``block_size`` and merged exactly;
@@ -619,307 +775,198 @@ class GDM(SelectorMixin, BaseEstimator):
                 self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2
             )
             check_classification_targets(y)
-            classes = np.unique(y)
-            if classes.size != 2:
-                raise ValueError(
-                    f"GDM: 'y' must have exactly 2 classes for binary GDM; got {classes.size} "
-                    f"({classes[:5].tolist()}{' ...' if classes.size > 5 else ''}). Use one_class=True for "
-                    f"a single class, or one-vs-rest for more classes."
-                )
-            self.classes_ = classes
+            self.classes_, y_pos = self._binary_target(y)
         n, m = X.shape
         tau = self._check_params(n)
         if sp.issparse(X):
             X = X.tocsc()
             X.sort_indices()
-        y_pm = np.ones(n) if self.one_class else np.where(y == self.classes_[1], 1.0, -1.0)
+        y_pm = np.ones(n) if self.one_class else np.where(y_pos, 1.0, -1.0)
 
         mean, norm = column_moments(X)
         const = norm <= 0
-        safe = np.where(const, 1.0, norm)
-        rawnorm = np.sqrt(norm**2 + n * mean**2) if self.one_class else None
-        thr = 1.0 - tau if tau > 0 else np.inf
-        strategy = ("discrete" if is_discrete(X) else "uniform") if self.corr == "su" else "uniform"
-        block = self.block_size or _AUTO_BLOCK
-        scanner = _Scanner(X, block, client)
+        scanner = _Scanner(X, self.block_size or _AUTO_BLOCK, client)
         try:
-            ctx = dict(
+            st = _FitState(
                 X=X,
-                n=n,
-                m=m,
-                mean=mean,
-                norm=norm,
-                safe=safe,
-                const=const,
-                rawnorm=rawnorm,
                 y=y_pm,
-                tau=tau,
-                thr=thr,
-                strategy=strategy,
+                mean=mean,
+                safe=np.where(const, 1.0, norm),
+                const=const,
+                rawnorm=np.sqrt(norm**2 + n * mean**2) if self.one_class else None,
+                thr=1.0 - tau if tau > 0 else np.inf,
+                strategy=("discrete" if is_discrete(X) else "uniform") if self.corr == "su" else "uniform",
                 scanner=scanner,
             )
-            if self.cv_folds is None:
-                self._cutting_plane(ctx)
-            else:
-                self._cutting_plane_ecv(ctx)
-            self._finish(ctx)
+            rank = _MarginalRanking(self, st) if self.cv_folds is None else _FoldVoteRanking(self, st)
+            self._cutting_plane(st, rank)
+            self._finish(st)
         finally:
             scanner.close()
         return self
 
-    # ------------------------------------------------------------------ helpers
-    def _scores(self, ctx, u, sv, mean, safe, const, rawnorm):
-        """Model scores ``s`` and pruning statistics ``t`` from raw products ``u = X' v``."""
-        t = np.where(const, 0.0, (u - mean * sv) / safe)
-        root_n = np.sqrt(ctx["n"])
-        if self.one_class:
-            s = np.where(const, 0.0, root_n * u / np.where(rawnorm > 0, rawnorm, 1.0))
-        else:
-            s = root_n * t
-        return s, t
+    def _binary_target(self, y):
+        """``classes_`` and the boolean +1 mask of ``y``, applying ``positive`` (one vs rest)."""
+        classes = np.unique(y)
+        shown = f"{classes[:10].tolist()}{' ...' if classes.size > 10 else ''}"
+        if classes.size < 2:
+            raise ValueError(
+                f"GDM: 'y' must have exactly 2 classes for binary GDM; got {classes.size} ({shown}). "
+                "Use one_class=True for a single class."
+            )
+        if self.positive is None:
+            if classes.size > 2:
+                raise ValueError(
+                    f"GDM: 'y' must have exactly 2 classes for binary GDM; got {classes.size} ({shown}). "
+                    "Pass positive=<label> to separate one class from the rest (one vs rest)."
+                )
+            return classes, y == classes[1]
+        hit = np.array([bool(c == self.positive) for c in classes])
+        if not hit.any():
+            raise ValueError(
+                f"GDM: 'positive' must be one of the labels of y {shown}; got {self.positive!r}."
+            )
+        y_pos = y == classes[hit][0]
+        if classes.size == 2:
+            return np.array([classes[~hit][0], classes[hit][0]]), y_pos
+        return np.array([False, True]), y_pos
 
-    def _model_columns(self, ctx, idx):
-        """Columns of the master problem's design: standardised (binary) or unit-norm (one-class)."""
-        Xs = _gather(ctx["X"], np.asarray(idx, dtype=np.intp))
-        root_n = np.sqrt(ctx["n"])
-        if self.one_class:
-            return Xs * (root_n / ctx["rawnorm"][idx])
-        return (Xs - ctx["mean"][idx]) * (root_n / ctx["safe"][idx])
+    # ------------------------------------------------------------------ cutting plane
+    def _cutting_plane(self, st, rank):
+        """Alg. 1 (and, with the fold-vote ranking, Alg. 4): add ``delta^t`` until convergence.
 
-    def _window(self, v):
-        return np.sqrt(2.0 * self.tau) * np.linalg.norm(v - v.mean()) * (1.0 + 1e-9) + 1e-15
+        Each iteration asks ``rank`` for the walk order of the features under the current
+        ``alpha~ = alpha * y`` -- marginal scores ``|s_j|`` (plain GDM) or votes of the V
+        training splits (ECV) -- and lets one CRM walk over all data turn it into
+        ``delta^t`` (new SFs and re-met ones; correlated candidates become AFs). Stops
+        when ``delta^t`` is empty, the objective converges (``tol``) or after ``max_iter``.
+        Fills the cutting-plane fields of ``st``.
+        """
+        K_b, T = int(self.n_per_iter), int(self.max_iter)
+        sfs = _SFState(st.n, K_b * T, self.corr)
+        af_owner = np.full(st.m, -1, dtype=np.intp)
+        alpha = np.full(st.n, 1.0 / st.n)
+        it = 0
+        for it in range(1, T + 1):
+            v = alpha * st.y
+            window = self._window(v)
+            r = rank(v, sfs.idx)
+            st.n_corr += r.n_correlations
+            if it == 1:
+                st.first = (r.t, window)
+            delta, _, af_f, af_o, _, nc = _crm_walk(
+                st.X,
+                None,
+                st.mean,
+                st.safe,
+                r.key,
+                r.t,
+                r.candidates & (af_owner < 0),
+                sfs,
+                window,
+                st.thr,
+                K_b,
+                self.n_bins,
+                st.strategy,
+            )
+            st.n_corr += nc
+            af_owner[af_f] = af_o
+            if not delta:
+                it -= 1
+                break
+            converged = self._add_constraint(st, delta)
+            alpha = st.res.alpha
+            if converged:
+                break
+        st.sf = list(sfs.idx)
+        st.alpha = alpha
+        st.n_iter = it
 
-    def _master(self, ctx, cols, kernel_of, warm):
+    def _add_constraint(self, st, delta) -> bool:
+        """Add ``delta^t`` as a new base kernel, re-solve the master problem (Alg. 1, steps 3-4).
+
+        Appends to ``st.cols``, ``st.kernel_of``, ``st.hist`` and ``st.gaps`` and replaces
+        ``st.res``; returns whether the objective rose by less than ``tol`` (relative).
+        """
+        st.cols.extend(delta)
+        st.kernel_of.extend([len(st.hist)] * len(delta))
+        st.res = self._master(st, st.res)
+        st.hist.append(st.res.objective)
+        st.gaps.append(st.res.gap)
+        hist = st.hist
+        return len(hist) > 1 and hist[-1] - hist[-2] <= self.tol * abs(hist[-1])
+
+    def _master(self, st, warm):
         # design matrix of all delta^t columns, extended by the new ones only
-        have = ctx.get("M_cols", [])
-        M_old = ctx.get("M")
+        cols = st.cols
+        have = cols[: 0 if st.M is None else st.M.shape[1]]
         new_cols = cols[len(have) :]
         col_of = {c: i for i, c in enumerate(have)}
         fresh = sorted({c for c in new_cols if c not in col_of})
-        M_fresh = self._model_columns(ctx, fresh) if fresh else None
+        M_fresh = self._model_columns(st, fresh) if fresh else None
         pos_fresh = {c: i for i, c in enumerate(fresh)}
-        parts = [M_old] if M_old is not None else []
+        parts = [st.M] if st.M is not None else []
         for c in new_cols:
-            parts.append(M_old[:, [col_of[c]]] if c in col_of else M_fresh[:, [pos_fresh[c]]])
-        M = np.hstack(parts) if len(parts) > 1 else parts[0]
-        ctx["M"], ctx["M_cols"] = M, list(cols)
-        T = int(max(kernel_of)) + 1
+            parts.append(st.M[:, [col_of[c]]] if c in col_of else M_fresh[:, [pos_fresh[c]]])
+        st.M = np.hstack(parts) if len(parts) > 1 else parts[0]
+        T = int(max(st.kernel_of)) + 1
         mu0 = None
         if warm is not None:
             mu0 = np.empty(T)
             mu0[: T - 1] = warm.mu * (T - 1) / T
             mu0[T - 1] = 1.0 / T
-        res = solve_mkl(
-            M,
-            ctx["y"],
-            np.asarray(kernel_of),
+        return solve_mkl(
+            st.M,
+            st.y,
+            np.asarray(st.kernel_of),
             float(self.C),
             tol=float(self.mkl_tol),
             mu0=mu0,
             alpha0=None if warm is None else warm.alpha,
             gamma0=None if warm is None else warm.gamma,
         )
-        return res
 
-    def _cutting_plane(self, ctx):
-        n, m, y = ctx["n"], ctx["m"], ctx["y"]
-        K_b, T = int(self.n_per_iter), int(self.max_iter)
-        state = _SFState(n, K_b * T, self.corr)
-        af_owner = np.full(m, -1, dtype=np.intp)
-        alpha = np.full(n, 1.0 / n)
-        kernel_of: list[int] = []
-        cols: list[int] = []
-        hist, gaps = [], []
-        n_corr = 0
-        res = None
-        it = 0
-        for it in range(1, T + 1):
-            v = alpha * y
-            u = ctx["scanner"].dot(v)
-            s, t = self._scores(ctx, u, v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
-            if it == 1:
-                ctx["first"] = (t, self._window(v))
-            eligible = ~ctx["const"] & (af_owner < 0)
-            delta, _, af_f, af_o, _, nc = _crm_walk(
-                ctx["X"],
-                None,
-                ctx["mean"],
-                ctx["safe"],
-                np.abs(s),
-                t,
-                eligible,
-                state,
-                self._window(v),
-                ctx["thr"],
-                K_b,
-                self.n_bins,
-                ctx["strategy"],
-            )
-            n_corr += nc
-            af_owner[af_f] = af_o
-            if not delta:
-                it -= 1
-                break
-            res, converged = self._add_constraint(ctx, delta, cols, kernel_of, hist, gaps, res)
-            alpha = res.alpha
-            if converged:
-                break
-        ctx.update(
-            sf=list(state.idx),
-            cols=cols,
-            kernel_of=kernel_of,
-            res=res,
-            alpha=alpha,
-            hist=hist,
-            gaps=gaps,
-            n_corr=n_corr,
-            n_iter=it,
-        )
+    # ------------------------------------------------------------------ helpers
+    def _scores(self, st, u, sv, mean, safe, const, rawnorm):
+        """Model scores ``s`` and pruning statistics ``t`` from raw products ``u = X' v``."""
+        t = np.where(const, 0.0, (u - mean * sv) / safe)
+        root_n = np.sqrt(st.n)
+        if self.one_class:
+            s = np.where(const, 0.0, root_n * u / np.where(rawnorm > 0, rawnorm, 1.0))
+        else:
+            s = root_n * t
+        return s, t
 
-    def _add_constraint(self, ctx, delta, cols, kernel_of, hist, gaps, res):
-        """Add ``delta^t`` as a new base kernel, re-solve the master problem (Alg. 1, steps 3-4).
+    def _model_columns(self, st, idx):
+        """Columns of the master problem's design: standardised (binary) or unit-norm (one-class)."""
+        Xs = _gather(st.X, np.asarray(idx, dtype=np.intp))
+        root_n = np.sqrt(st.n)
+        if self.one_class:
+            return Xs * (root_n / st.rawnorm[idx])
+        return (Xs - st.mean[idx]) * (root_n / st.safe[idx])
 
-        Appends to ``cols``, ``kernel_of``, ``hist`` and ``gaps`` in place; returns the new
-        master solution and whether the objective rose by less than ``tol`` (relative).
-        """
-        cols.extend(delta)
-        kernel_of.extend([len(hist)] * len(delta))
-        res = self._master(ctx, cols, kernel_of, res)
-        hist.append(res.objective)
-        gaps.append(res.gap)
-        return res, len(hist) > 1 and hist[-1] - hist[-2] <= self.tol * abs(hist[-1])
+    def _window(self, v):
+        return np.sqrt(2.0 * self.tau) * np.linalg.norm(v - v.mean()) * (1.0 + 1e-9) + 1e-15
 
-    def _cutting_plane_ecv(self, ctx):
-        X, n, m, y = ctx["X"], ctx["n"], ctx["m"], ctx["y"]
-        V = int(self.cv_folds)
-        K_b, T = int(self.n_per_iter), int(self.max_iter)
-        rng = check_random_state(self.random_state)
-        fold = np.empty(n, dtype=np.intp)
-        fold[rng.permutation(n)] = np.arange(n) % V
-        train = [np.flatnonzero(fold != f) for f in range(V)]
-        Tm = np.stack([fold != f for f in range(V)], axis=1).astype(np.float64)  # (n, V) training splits
-        # per-fold moments of the training splits, without copying X per fold
-        mu_f, nrm_f = _fold_moments(X, ctx["mean"], Tm, ctx["scanner"])
-        const_f = (nrm_f <= 0) | ctx["const"][None, :]
-        safe_f = np.where(const_f, 1.0, nrm_f)
-        raw_f = np.sqrt(nrm_f**2 + Tm.sum(0)[:, None] * mu_f**2) if self.one_class else None
-        uni = _SFState(n, K_b * T, self.corr)
-        af_owner_f = np.full((V, m), -1, dtype=np.intp)
-        af_owner = np.full(m, -1, dtype=np.intp)
-        alpha = np.full(n, 1.0 / n)
-        kernel_of: list[int] = []
-        cols: list[int] = []
-        hist, gaps = [], []
-        n_corr = 0
-        res = None
-        it = 0
-        for it in range(1, T + 1):
-            v = alpha * y
-            U = ctx["scanner"].dot(np.column_stack([v[:, None] * Tm, v]))  # (m, V + 1)
-            votes = np.zeros(m)
-            score_min = np.zeros(m)
-            for f in range(V):
-                vf = v[train[f]]
-                s_f, t_f = self._scores(
-                    ctx,
-                    U[:, f],
-                    vf.sum(),
-                    mu_f[f],
-                    safe_f[f],
-                    const_f[f],
-                    None if raw_f is None else raw_f[f],
-                )
-                state = _fold_state(
-                    X, train[f], uni.idx, mu_f[f], safe_f[f], self.corr, K_b * T, self.n_bins, ctx["strategy"]
-                )
-                elig = ~const_f[f] & (af_owner_f[f] < 0)
-                delta_f, _, af_f, af_o, _, nc = _crm_walk(
-                    X,
-                    train[f],
-                    mu_f[f],
-                    safe_f[f],
-                    np.abs(s_f),
-                    t_f,
-                    elig,
-                    state,
-                    self._window(vf),
-                    ctx["thr"],
-                    K_b,
-                    self.n_bins,
-                    ctx["strategy"],
-                )
-                n_corr += nc
-                if af_f.size:
-                    af_owner_f[f, af_f] = np.asarray(state.idx, dtype=np.intp)[af_o]
-                votes[delta_f] += 1
-                # consistency across folds: the weakest normalised score over the splits
-                sc = np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
-                score_min = sc if f == 0 else np.minimum(score_min, sc)
-            # universal delta^t: most-voted candidates, filtered by CRM on all data
-            _, t = self._scores(ctx, U[:, V], v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
-            if it == 1:
-                ctx["first"] = (t, self._window(v))
-            cand = np.flatnonzero(votes > 0)
-            key = np.full(m, -1.0)
-            # order by votes, then by the weakest normalised fold score (votes dominate)
-            key[cand] = votes[cand] * (2.0 + score_min[cand].max()) + score_min[cand]
-            elig = (key >= 0) & (af_owner < 0)
-            delta, _, af_f, af_o, _, nc = _crm_walk(
-                X,
-                None,
-                ctx["mean"],
-                ctx["safe"],
-                key,
-                t,
-                elig,
-                uni,
-                self._window(v),
-                ctx["thr"],
-                K_b,
-                self.n_bins,
-                ctx["strategy"],
-            )
-            n_corr += nc
-            af_owner[af_f] = af_o
-            if not delta:
-                it -= 1
-                break
-            res, converged = self._add_constraint(ctx, delta, cols, kernel_of, hist, gaps, res)
-            alpha = res.alpha
-            if converged:
-                break
-        ctx.update(
-            sf=list(uni.idx),
-            cols=cols,
-            kernel_of=kernel_of,
-            res=res,
-            alpha=alpha,
-            hist=hist,
-            gaps=gaps,
-            n_corr=n_corr,
-            n_iter=it,
-        )
-
-    def _finish(self, ctx):
-        n, m, y = ctx["n"], ctx["m"], ctx["y"]
-        sf = np.asarray(ctx["sf"], dtype=np.intp)
-        alpha = ctx["alpha"]
-        v = alpha * y
-        u = ctx["scanner"].dot(v)
-        s, t = self._scores(ctx, u, v.sum(), ctx["mean"], ctx["safe"], ctx["const"], ctx["rawnorm"])
+    def _finish(self, st):
+        sf = np.asarray(st.sf, dtype=np.intp)
+        alpha = st.alpha
+        v = alpha * st.y
+        u = st.scanner.dot(v)
+        s, t = self._scores(st, u, v.sum(), st.mean, st.safe, st.const, st.rawnorm)
         # any vector gives a valid Theorem 1 window; take the cheaper of the first scan's
         # (marginal scores: informative SFs stand out) and the final one
-        cands = [(t, self._window(v))] + ([ctx["first"]] if ctx.get("first") is not None else [])
-        t_win, w_win = min(cands, key=lambda tw: _window_cost(np.abs(tw[0]), ~ctx["const"], sf, tw[1]))
-        groups, gcorr, nc = self._complete(ctx, sf, t_win, w_win)
-        res = ctx["res"]
-        coef = np.zeros(m)
+        cands = [(t, self._window(v))] + ([st.first] if st.first is not None else [])
+        t_win, w_win = min(cands, key=lambda tw: _window_cost(np.abs(tw[0]), ~st.const, sf, tw[1]))
+        groups, gcorr, nc = self._complete(st, sf, t_win, w_win)
+        res = st.res
+        coef = np.zeros(st.m)
         self.intercept_ = 0.0
         if res is not None:
-            cols = np.asarray(ctx["cols"], dtype=np.intp)
+            cols = np.asarray(st.cols, dtype=np.intp)
             np.add.at(coef, cols, res.coef)  # a feature in several delta^t: weights add up
             if self.one_class:
-                self.intercept_ = -_kkt_threshold(self._model_columns(ctx, cols), res, float(self.C))
+                self.intercept_ = -_kkt_threshold(self._model_columns(st, cols), res, float(self.C))
             self.mu_ = res.mu
         else:
             self.mu_ = np.empty(0)
@@ -929,35 +976,33 @@ class GDM(SelectorMixin, BaseEstimator):
         self.scores_ = np.abs(s)
         self.coef_ = coef
         self.alpha_ = alpha
-        self.n_correlations_ = int(ctx["n_corr"] + nc)
-        self.objective_history_ = np.asarray(ctx["hist"], dtype=np.float64)
-        self.gap_history_ = np.asarray(ctx["gaps"], dtype=np.float64)
-        self.n_iter_ = int(ctx["n_iter"])
-        self._mean_sf = ctx["mean"][sf]
-        self._scale_sf = (ctx["rawnorm"][sf] if self.one_class else ctx["safe"][sf]) / np.sqrt(n)
+        self.n_correlations_ = int(st.n_corr + nc)
+        self.objective_history_ = np.asarray(st.hist, dtype=np.float64)
+        self.gap_history_ = np.asarray(st.gaps, dtype=np.float64)
+        self.n_iter_ = int(st.n_iter)
+        self._mean_sf = st.mean[sf]
+        self._scale_sf = (st.rawnorm[sf] if self.one_class else st.safe[sf]) / np.sqrt(st.n)
 
-    def _complete(self, ctx, sf, t, window):
+    def _complete(self, st, sf, t, window):
         """Exact group completion: every non-SF feature with |corr| >= 1 - tau to a final SF."""
         groups = {int(j): np.empty(0, dtype=np.intp) for j in sf}
         gcorr = {int(j): np.empty(0) for j in sf}
-        if sf.size == 0 or not np.isfinite(ctx["thr"]):
+        if sf.size == 0 or not np.isfinite(st.thr):
             return groups, gcorr, 0
-        eligible = ~ctx["const"]
+        eligible = ~st.const
         eligible[sf] = False
-        scanner = ctx["scanner"]
+        scanner = st.scanner
         bounds = scanner.bounds
         abs_t = np.abs(t)
         if self.corr == "pearson":
-            Zs = self._standardised(ctx, sf)
+            Zs = self._standardised(st, sf)
             order = np.argsort(abs_t[sf], kind="stable")
             Zs = np.ascontiguousarray(Zs[:, order])
             common = (Zs, abs_t[sf][order], order.astype(np.intp), Zs.sum(axis=0))
-            per_block = [
-                (a, ctx["mean"][a:b], ctx["safe"][a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds
-            ]
-            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(ctx["thr"])))
+            per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
+            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
         else:
-            cs = discretize(_gather(ctx["X"], sf), n_bins=self.n_bins, strategy=ctx["strategy"])
+            cs = discretize(_gather(st.X, sf), n_bins=self.n_bins, strategy=st.strategy)
             common = (
                 np.asfortranarray(cs.codes),
                 cs.k,
@@ -966,7 +1011,7 @@ class GDM(SelectorMixin, BaseEstimator):
             out = scanner.run(
                 _block_complete_su_wrap,
                 [(a, eligible[a:b]) for a, b in bounds],
-                common + (float(ctx["thr"]), int(self.n_bins), ctx["strategy"]),
+                common + (float(st.thr), int(self.n_bins), st.strategy),
             )
         feats = np.concatenate([o[0] for o in out]) if out else np.empty(0, np.intp)
         owner = np.concatenate([o[1] for o in out]) if out else np.empty(0, np.intp)
@@ -983,9 +1028,9 @@ class GDM(SelectorMixin, BaseEstimator):
                     gcorr[int(sf[p])] = val[a:b]
         return groups, gcorr, nc
 
-    def _standardised(self, ctx, idx):
-        Xs = _gather(ctx["X"], np.asarray(idx, dtype=np.intp))
-        return (Xs - ctx["mean"][idx]) / ctx["safe"][idx]
+    def _standardised(self, st, idx):
+        Xs = _gather(st.X, np.asarray(idx, dtype=np.intp))
+        return (Xs - st.mean[idx]) / st.safe[idx]
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X):
