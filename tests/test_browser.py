@@ -1,12 +1,15 @@
 """The app in a real browser: `streamlit run app.py` driven by Playwright on Debian's Chromium.
 
-Visits every page, moves the tau slider and sees the group tree change, uploads a CSV, and
-downloads the export to compare it with the library's own result. Screenshots go to a
+Visits every page, moves the tau slider and sees the group tree change, uploads a CSV,
+downloads the export and compares it byte for byte with the CLI's, and opens a deep link on
+a fresh server. Screenshots go to a
 temporary directory (printed; kept by pytest's tmp_path_factory).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import signal
@@ -55,33 +58,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
+@contextlib.contextmanager
+def _server(log_dir: Path):
+    """``streamlit run app.py`` headless on a free 127.0.0.1 port; yields its URL once healthy."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        stdout=open(log, "wb"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    log = log_dir / "server.log"
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true"]
+    cmd += ["--server.address", "127.0.0.1", "--server.port", str(port)]
+    cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    out = open(log, "wb")  # closed with the server
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90
@@ -98,6 +84,13 @@ def server(tmp_path_factory):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=20)
+        out.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with _server(tmp_path_factory.mktemp("server")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -223,37 +216,58 @@ def test_upload_csv(page, tmp_path):
     assert page.locator('[data-testid="stMetricValue"]').nth(1).inner_text().strip() == "7"
 
 
-def test_download_matches_the_library(page, tmp_path):
+def test_download_is_byte_identical_to_the_cli(page, tmp_path):
+    """The app's two downloads after its default GDM run equal ``fsviz select`` byte for byte."""
     import appkit
+    from fsviz import cli
     from fsviz.data import list_samples, load_sample
-    from fsviz.select import GDM
 
     goto(page, "Groups (GDM)")
     tree_title(page)
     goto(page, "Compare and export")
     with page.expect_download() as info:
         page.get_by_text("Selection CSV", exact=False).first.click()
-    got = pd.read_csv(info.value.path())
+    got = Path(info.value.path()).read_bytes()
     with page.expect_download() as info2:
         page.get_by_text("Reduced dataset CSV", exact=False).first.click()
-    reduced = pd.read_csv(info2.value.path())
+    reduced = Path(info2.value.path()).read_bytes()
+    assert info.value.suggested_filename.endswith("_selection.csv")
+    assert " " not in info.value.suggested_filename and "[" not in info.value.suggested_filename
 
     names = list(list_samples())
     ds = load_sample(names[appkit.default_sample(names)])
-    est = GDM(**appkit.GDM_DEFAULTS, random_state=0).fit(ds.X, ds.y)
-    sf = got[got["role"] == "SF"]
-    assert list(sf["index"]) == [int(i) for i in est.support_]
-    for s, afs in est.groups_.items():
-        rows = got[(got["role"] == "AF") & (got["group"] == int(s))]
-        assert sorted(rows["index"]) == sorted(int(a) for a in afs)
-    assert list(got["name"]) == [str(ds.feature_names[i]) for i in got["index"]]
-    X = np.asarray(ds.X.toarray() if hasattr(ds.X, "toarray") else ds.X, dtype=np.float64)
-    assert list(reduced.columns[:-1]) == list(got["name"])
-    assert (
-        reduced.iloc[:, :-1].to_numpy(dtype=np.float64).tobytes()
-        == np.ascontiguousarray(X[:, got["index"]]).tobytes()
-    )
-    np.testing.assert_array_equal(reduced["label"].to_numpy(), np.asarray(ds.y))
+    data = tmp_path / "sample.npz"
+    ds.save(data)
+    argv = ["select", "--method", "gdm", str(data), "-q", "-o", str(tmp_path / "s.csv")]
+    params = [f"{k}={v}" for k, v in appkit.GDM_DEFAULTS.items()]
+    argv += [a for p in params for a in ("--param", p)] + ["--reduced", str(tmp_path / "r.csv")]
+    assert cli.main(argv) == 0
+    assert got == (tmp_path / "s.csv").read_bytes()
+    assert reduced == (tmp_path / "r.csv").read_bytes()
+    frame = pd.read_csv(io.BytesIO(got))
+    assert (frame["role"] == "SF").sum() >= 1 and list(frame["rank"]) == list(range(1, len(frame) + 1))
+
+
+def test_deep_link_on_a_fresh_server(browser, tmp_path):
+    """Opening /groups first on a new server runs app.py (sidebar, navigation) before the page.
+
+    Covers the private Streamlit flag appkit._ensure_entry_ran sets: if an upgrade moves it,
+    the page opens without the sidebar and this fails.
+    """
+    with _server(tmp_path) as url:
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        p = ctx.new_page()
+        p.set_default_timeout(120_000)
+        p.goto(url + "/groups")
+        p.wait_for_function(
+            "() => { const h = document.querySelector('h1'); "
+            "return h && h.innerText.trim() === 'Groups (GDM)'; }"
+        )
+        settle(p)
+        assert p.locator('[data-testid="stSidebar"]').get_by_text("Dataset", exact=True).count() == 1
+        assert p.get_by_role("link", name="Compare and export", exact=True).count() >= 1
+        assert p.locator('[data-testid="stException"]').count() == 0
+        ctx.close()
 
 
 def test_face_upload_highlights_one_group(page, shots, skfeature_path):

@@ -272,7 +272,7 @@ def test_group_saola_streams_gdm_groups_or_random_ones(digits):
     assert len(by_gdm.arrival) == 64 and by_gdm.arrival[: len(parts[0])].tolist() == parts[0].tolist()
     rand = Run("group-saola", {"alpha": 0.05, "groups": 8}, 0).execute(digits)
     assert set(rand.selected) <= set(range(64)) and len(rand.arrival) == 64
-    with pytest.raises(ValueError, match="'groups' must be a GDM Run or the number"):
+    with pytest.raises(ValueError, match=r"'groups' must be a GDM Run \(its groups\) or the number"):
         Run("group-saola", {"groups": "many"}).execute(digits)
 
 
