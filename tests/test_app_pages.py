@@ -192,8 +192,8 @@ def test_online_page_streams_and_explains(digits):
     frames = [d.value for d in at.dataframe]
     why = next(f for f in frames if "reason" in f.columns)
     assert (why["reason"].str.len() > 0).all()
-    assert set(why["decision"]) <= {"selected", "irrelevant", "redundant", "removed", "ungrouped"}
-    dropped = why[why["decision"] == "redundant"]
+    assert set(why["outcome"]) <= {"selected", "irrelevant", "redundant", "removed", "ungrouped"}
+    dropped = why[why["outcome"] == "redundant"]
     assert dropped["reason"].str.contains("redundant").all()
     size_before = metric(at, "final selection")
     next(n for n in at.number_input if n.label.startswith("alpha")).set_value(1e-6)
@@ -207,7 +207,7 @@ def test_online_page_streams_and_explains(digits):
     at.selectbox(key="saola_groups").set_value("random partition")
     button(at, "Run stream").click().run()
     assert not at.exception and not at.error
-    assert any(c.value.startswith("group-SAOLA:") for c in at.caption)
+    assert any(c.value.startswith("group-SAOLA [") for c in at.caption)
 
 
 def test_projection_and_compare_after_runs(digits):

@@ -245,11 +245,6 @@ class HistogramResult:
     n_constant: int
     seconds: float
 
-    @property
-    def percent(self) -> np.ndarray:
-        total = self.counts.sum()
-        return 100.0 * self.counts / total if total else np.zeros_like(self.counts, dtype=float)
-
 
 @dataclass(frozen=True)
 class Evaluation:
