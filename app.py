@@ -14,6 +14,7 @@ def choose_dataset() -> None:
     """Sidebar: sample or upload, label column, image shape. Errors show, the app stays usable."""
     with st.sidebar:
         st.header("Dataset")
+        appkit.restore_from_url()
         source = st.radio("Source", ["Sample", "Upload"], horizontal=True, key="source")
         shape_text = st.text_input(
             "Image shape (height x width, optional)",
@@ -24,7 +25,8 @@ def choose_dataset() -> None:
             shape = appkit.parse_shape(shape_text)
             if source == "Sample":
                 names = appkit.sample_names()
-                name = st.selectbox("Sample dataset", names, appkit.default_sample(names), key="sample")
+                st.session_state.setdefault("sample", names[appkit.default_sample(names)])
+                name = st.selectbox("Sample dataset", names, key="sample")
                 appkit.load_sample(name, shape)
             else:
                 up = st.file_uploader(
@@ -41,13 +43,16 @@ def choose_dataset() -> None:
                 )
                 if up is not None:
                     appkit.load_upload(up.name, up.getvalue(), label, shape)
+                elif appkit.reuse_upload(shape) is not None:
+                    st.caption("Using the file uploaded earlier in this session; drop another to replace it.")
         except ValueError as e:
+            appkit.failed(str(e))
             st.error(str(e))
+        st.session_state.setdefault("seed", 0)
         st.number_input(
             "Random seed",
             min_value=0,
             max_value=2**31 - 1,
-            value=0,
             step=1,
             key="seed",
             help="Every run is seeded, so results are reproducible and cached.",
@@ -56,6 +61,29 @@ def choose_dataset() -> None:
         if ds is not None:
             n, m = ds.X.shape
             st.caption(f"Active: **{ds.name}** — {n:,} samples × {m:,} features")
+            session_files(ds)
+        appkit.sync_url(ds)
+
+
+def session_files(ds) -> None:
+    """Save this session's runs as JSON, or load such a file back (same dataset)."""
+    with st.expander("Session file"):
+        st.download_button(
+            "Save session (JSON)",
+            appkit.session_json(ds),
+            file_name="fsviz-session.json",
+            mime="application/json",
+            on_click="ignore",
+            key="session_save",
+        )
+        up = st.file_uploader("Load a session", type=["json"], key="session_load")
+        if up is not None and st.session_state.get("_session_loaded") != up.file_id:
+            try:
+                n = appkit.load_session(ds, up.getvalue())
+                st.session_state["_session_loaded"] = up.file_id
+                st.success(f"Restored {n} page result(s); they show on their pages.")
+            except ValueError as e:
+                st.error(str(e))
 
 
 def data_page() -> None:
@@ -97,3 +125,4 @@ page = st.navigation(PAGES)
 choose_dataset()
 appkit.entry_ran()
 page.run()
+appkit.sync_url(appkit.current())  # the runs this page showed, for a refresh

@@ -18,8 +18,10 @@ Caching
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
+import json
 import re
 import threading
 import time
@@ -151,6 +153,7 @@ def activate(ds) -> None:
     """Make ``ds`` the session's dataset (only its key goes into session state)."""
     key = dataset_key(ds)
     _datasets().put(key, ds)
+    st.session_state.pop("load_error", None)
     if st.session_state.get("dataset_key") not in (None, key):  # another dataset: forms start afresh
         for k in [k for k in st.session_state if str(k).split("_")[0] in FORM_PREFIXES]:
             del st.session_state[k]
@@ -172,9 +175,113 @@ def load_sample(name: str, shape: tuple[int, int] | None = None):
 def load_upload(filename: str, data: bytes, label: str | None, shape: tuple[int, int] | None = None):
     """Load an uploaded file (cached by its content hash); raises the loader's ValueError."""
     digest = hashlib.sha256(data).hexdigest()
-    ds = _with_shape(_load_upload(digest, filename, parse_label(label), data), shape)
+    ds = _load_upload(digest, filename, parse_label(label), data)
+    st.session_state["last_upload"] = dataset_key(ds)  # kept across Sample <-> Upload switches
+    ds = _with_shape(ds, shape)
     activate(ds)
     return ds
+
+
+def reuse_upload(shape: tuple[int, int] | None = None):
+    """The file this session uploaded last (the uploader forgets it when the source switches)."""
+    key = st.session_state.get("last_upload")
+    ds = _datasets().get(key) if key is not None else None
+    if ds is None:
+        return None
+    ds = _with_shape(ds, shape)
+    activate(ds)
+    return ds
+
+
+def failed(message: str) -> None:
+    """A dataset could not be loaded: nothing stays active, every page shows the message."""
+    st.session_state["load_error"] = message
+    st.session_state.pop("dataset_key", None)
+
+
+# ---------------------------------------------------------------------------- URL and session files
+_URL_KEYS = ("source", "sample", "seed")
+
+
+def restore_from_url() -> None:
+    """On a new session (e.g. a browser refresh) take source, sample and seed from the URL."""
+    if st.session_state.get("_url_read"):
+        return
+    st.session_state["_url_read"] = True
+    q = st.query_params
+    if q.get("source") in ("Sample", "Upload"):
+        st.session_state.setdefault("source", q["source"])
+    if q.get("sample") in sample_names():
+        st.session_state.setdefault("sample", q["sample"])
+    if str(q.get("seed", "")).isdigit():
+        st.session_state.setdefault("seed", int(q["seed"]))
+    st.session_state["_url_runs"] = q.get("runs")
+
+
+def sync_url(ds) -> None:
+    """Write the dataset choice, seed and the runs the pages show into the URL."""
+    q = st.query_params
+    for k in _URL_KEYS:
+        v = st.session_state.get(k)
+        if v is not None and q.get(k) != str(v):
+            q[k] = str(v)
+    pending = st.session_state.pop("_url_runs", None)
+    if ds is None:
+        return
+    if pending:
+        try:
+            restore_runs(ds, json.loads(base64.urlsafe_b64decode(pending.encode())))
+        except (ValueError, TypeError):
+            pass  # a stale or edited URL: start with the defaults
+    shown_runs = {slot: run.to_dict() for slot, run in _session("shown", ds).items()}
+    text = base64.urlsafe_b64encode(json.dumps(shown_runs, separators=(",", ":")).encode()).decode()
+    if shown_runs and len(text) < 4000 and q.get("runs") != text:
+        q["runs"] = text
+
+
+def restore_runs(ds, runs: dict) -> None:
+    """Show ``{slot: Run dict}`` on the pages (results recompute or come from the store)."""
+    shown = _session("shown", ds)
+    for slot, data in runs.items():
+        run = Run.from_dict(data)
+        shown[slot] = run
+        if run.spec.selects:
+            add_selection(ds, run)
+
+
+def session_json(ds) -> bytes:
+    """This session as JSON: dataset name and fingerprint, seed, and every run it shows."""
+    from fsviz import __version__
+
+    data = {
+        "fsviz_version": __version__,
+        "dataset": {"name": str(ds.name), "fingerprint": ds.fingerprint},
+        "seed": seed(),
+        "shown": {slot: run.to_dict() for slot, run in _session("shown", ds).items()},
+        "selections": [{"run": run.to_dict(), "k": k} for run, k in _session("selections", ds)],
+    }
+    return json.dumps(data, indent=2).encode()
+
+
+def load_session(ds, data: bytes) -> int:
+    """Restore a :func:`session_json` file on the same dataset; returns the number of runs.
+
+    Raises ValueError naming the problem: not JSON, another dataset, a broken run.
+    """
+    try:
+        doc = json.loads(data)
+        want = doc["dataset"]
+    except (ValueError, KeyError, TypeError):
+        raise ValueError("session file: not an fsviz session (JSON with a 'dataset' entry).") from None
+    if want.get("fingerprint") != ds.fingerprint:
+        raise ValueError(
+            f"session file: it was saved on dataset {want.get('name')!r} (fingerprint "
+            f"{str(want.get('fingerprint'))[:12]}…), not on {ds.name!r}; load that dataset first."
+        )
+    restore_runs(ds, doc.get("shown", {}))
+    for item in doc.get("selections", []):
+        add_selection(ds, Run.from_dict(item["run"]), item.get("k"))
+    return len(doc.get("shown", {}))
 
 
 def current():
@@ -207,9 +314,12 @@ def _ensure_entry_ran() -> None:
 
 
 def require_dataset():
-    """The session's dataset; stops the page with a hint when there is none."""
+    """The session's dataset; stops the page with the load error or a hint when there is none."""
     _ensure_entry_ran()
     ds = current()
+    if st.session_state.get("load_error"):
+        st.error(f"No dataset is active: {st.session_state['load_error']}")
+        st.stop()
     if ds is None:
         st.info("Choose a sample dataset or upload one in the sidebar (Data page).")
         st.stop()
@@ -367,11 +477,11 @@ def image_panels(ds, n_examples: int) -> fc.ImagePanels | None:
     return result(ds, run, "Drawing images")
 
 
-def file_name(ds, sel: fc.Selection, what: str) -> str:
+def file_name(ds, sel: fc.Selection, what: str, ext: str = ".csv") -> str:
     """``digits-0-vs-1_gdm_tau-0.3_selection.csv``: letters, digits, '.', '-' and '_' only."""
     params = fc.params_label(sel.run).replace(", ", "_").replace("=", "-")
     raw = f"{ds.name}_{sel.run.method}_{params}_seed-{sel.run.seed}_{what}"
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-_")[:150] + ".csv"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-_")[:150] + ext
 
 
 def reduced_csv(ds, sel: fc.Selection) -> bytes | None:

@@ -273,6 +273,10 @@ def cmd_select(args: argparse.Namespace) -> int:
         with open(args.reduced, "wb") as fh:
             fh.write(fc.reduced_csv(ds, sel.indices))
         _say(args, f"wrote the reduced dataset ({sel.n_features} features) to {args.reduced}")
+    if args.provenance:
+        with open(args.provenance, "wb") as fh:
+            fh.write(fc.provenance_json(sel, ds))
+        _say(args, f"wrote the provenance (dataset, method, parameters, seed, version) to {args.provenance}")
     _say(args, f"{sel.n_features} features selected")
     return 0
 
@@ -393,6 +397,11 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("-o", "--output", help="selection CSV (rank,index,name,score,role,group); default: stdout")
     q.add_argument(
         "--reduced", metavar="PATH", help="also write the dataset restricted to the exported features (CSV)"
+    )
+    q.add_argument(
+        "--provenance",
+        metavar="PATH",
+        help="also write JSON: dataset name and fingerprint, method, every parameter, seed, version, date",
     )
     q.set_defaults(func=cmd_select)
 

@@ -41,7 +41,7 @@ def export():
     st.subheader("Export")
     label = st.selectbox("selection", list(sels), key="export_sel")
     sel = sels[label]
-    c1, c2 = st.columns(2)
+    c1, c2, c3 = st.columns(3)
     c1.download_button(
         "Selection CSV (rank, index, name, score, role, group)",
         fc.selection_csv(sel, ds.feature_names),
@@ -60,6 +60,15 @@ def export():
             key="dl_data",
             on_click="ignore",
         )
+    c3.download_button(
+        "Provenance (JSON)",
+        fc.provenance_json(sel, ds),
+        file_name=appkit.file_name(ds, sel, "provenance", ".json"),
+        mime="application/json",
+        key="dl_prov",
+        on_click="ignore",
+        help="dataset name and fingerprint, method, every parameter, seed, fsviz version, date",
+    )
     st.dataframe(fc.selection_frame(sel, ds.feature_names), hide_index=True, width="stretch", height=300)
 
 

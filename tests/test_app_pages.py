@@ -228,7 +228,10 @@ def test_projection_and_compare_after_runs(digits):
     assert len(table) >= 3 and table[fc.CV_HONEST].notna().all()
     assert (table["evaluated on top"] <= 20).all()
     assert figure(at)["layout"]["yaxis"]["title"]["text"] == fc.CV_HONEST
-    assert len(at.get("download_button")) == 2
+    labels = [b.label for b in at.get("download_button")]
+    assert labels[0].startswith("Selection CSV") and "Reduced dataset CSV" in labels
+    assert "Provenance (JSON)" in labels
+    assert list(table.columns[:5]) == ["method", "parameters", fc.CV_HONEST, fc.CV_STD, "redundancy"]
     slider(at, "evaluate the top-k").set_value(5)
     at.checkbox(key="cmp_biased").check()
     button(at, "Evaluate").click().run()
@@ -245,14 +248,32 @@ def test_bad_upload_shows_error_and_app_stays_usable():
     with pytest.raises(ValueError) as loader:
         load_dataset(buf, name="broken")
     at = start()
-    fingerprint = at.session_state["dataset_key"]
     at.radio(key="source").set_value("Upload").run()
     at.file_uploader(key="upload").set_value(("broken.csv", bad, "text/csv")).run()
     assert not at.exception
-    assert [e.value for e in at.error] == [str(loader.value)]  # the loader's own message
-    assert at.session_state["dataset_key"] == fingerprint  # the previous dataset stays active
-    goto(at, "groups")  # still usable
-    assert not at.exception and at.get("plotly_chart")
+    assert str(loader.value) in [e.value for e in at.sidebar.error]  # the loader's own message
+    # the main area says so too, and no result of the previous dataset stays on screen
+    assert any(str(loader.value) in e.value for e in at.main.error)
+    assert "dataset_key" not in at.session_state
+    goto(at, "groups")
+    assert not at.exception and not at.get("plotly_chart")
+    assert any(str(loader.value) in e.value for e in at.main.error)
+
+
+def test_a_good_upload_after_a_bad_one_and_source_switches_keep_it():
+    at = start()
+    fingerprint = at.session_state["dataset_key"]
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("broken.csv", b"a,b,label\n1,x,0\n", "text/csv")).run()
+    assert at.main.error and "dataset_key" not in at.session_state
+    good = b"a,b,label\n1,2,0\n2,3,1\n3,1,0\n4,4,1\n5,0,0\n6,6,1\n"
+    at.file_uploader(key="upload").set_value(("good.csv", good, "text/csv")).run()
+    assert not at.exception and not at.main.error and at.session_state["dataset_key"] != fingerprint
+    good_key = at.session_state["dataset_key"]
+    at.radio(key="source").set_value("Sample").run()
+    assert at.session_state["dataset_key"] == fingerprint
+    at.radio(key="source").set_value("Upload").run()
+    assert at.session_state["dataset_key"] == good_key
 
 
 def _upload_bytes(fmt: str, X: np.ndarray, y: np.ndarray) -> tuple[str, bytes]:
@@ -345,3 +366,45 @@ def test_uploaded_mat_keeps_its_name_and_image_shape(skfeature_path):
     images = [t for t in fig["data"] if t["type"] == "image"]
     assert len(images) >= 6
     assert {str(t["z"]["shape"]).replace(" ", "") for t in images} == {"60,40,3"}
+
+
+def test_refresh_restores_dataset_seed_and_runs_from_the_url(digits):
+    import base64
+
+    at = start(digits)
+    at.number_input(key="seed").set_value(3).run()
+    assert at.query_params["sample"] == digits and at.query_params["seed"] == "3"
+    at = goto(at, "groups")
+    slider(at, "tau").set_value(0.2)
+    button(at, "Run GDM").click().run()
+    at.switch_page("app.py").run()  # AppTest runs a switched-to page alone; app.py writes the URL
+    runs = json.loads(base64.urlsafe_b64decode(at.query_params["runs"].encode()))
+    assert runs["gdm"]["params"]["tau"] == 0.2
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)  # a browser refresh: a new session
+    fresh.query_params.update({"sample": digits, "seed": "3", "runs": at.query_params["runs"]})
+    fresh.run()
+    assert not fresh.exception and fresh.session_state["seed"] == 3
+    assert fresh.session_state["sample"] == digits
+    goto(fresh, "groups")
+    assert any("tau=0.2" in c.value for c in fresh.caption)
+
+
+def test_session_file_saves_and_restores_runs(digits):
+    at = start(digits)
+    assert any(b.label == "Save session (JSON)" for b in at.get("download_button"))
+    other = start(digits)
+    data = json.dumps(
+        {
+            "dataset": {"name": "x", "fingerprint": at.session_state["dataset_key"].fingerprint},
+            "shown": {"gdm": {"method": "gdm", "params": {"tau": 0.25}, "seed": 0}},
+            "selections": [],
+        }
+    ).encode()
+    other.file_uploader(key="session_load").set_value(("s.json", data, "application/json")).run()
+    assert not other.exception and any("Restored 1" in s.value for s in other.success)
+    goto(other, "groups")
+    assert any("tau=0.25" in c.value for c in other.caption)
+    wrong = data.replace(b'"fingerprint": "', b'"fingerprint": "00')
+    third = start(digits)
+    third.file_uploader(key="session_load").set_value(("s.json", wrong, "application/json")).run()
+    assert any("load that dataset first" in e.value for e in third.error)

@@ -226,6 +226,18 @@ def test_select_every_method_writes_the_apps_csv(loader, csv_path, tmp_path, cap
         assert 1 <= len(rows) <= 3
 
 
+def test_select_writes_provenance_that_recomputes_the_selection(loader, csv_path, tmp_path, capsys):
+    argv = ["select", "--method", "gdm", "--param", "tau=0.2", "--seed", "4", csv_path, "--label", "label"]
+    code, _, err = run([*argv, "-o", tmp_path / "s.csv", "--provenance", tmp_path / "p.json"], capsys)
+    assert code == 0, err
+    prov = json.loads((tmp_path / "p.json").read_text())
+    assert prov["run"] == {"method": "gdm", "params": {"tau": 0.2}, "seed": 4}
+    ds = loader(csv_path, label="label")
+    assert prov["dataset"]["fingerprint"] == ds.fingerprint and prov["dataset"]["label_column"] == "label"
+    sel = fc.Run.from_dict(prov["run"]).execute(ds).selection(prov["k"])
+    assert (tmp_path / "s.csv").read_bytes() == fc.selection_csv(sel, ds.feature_names)
+
+
 def test_select_grm_on_lgd_keeps_constant_pixels_out(tmp_path, capsys):
     """Regression: GRM on LGD put all 12 constant pixels of the digits sample in its top 20."""
     from fsviz.data import load_sample

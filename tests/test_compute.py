@@ -336,3 +336,26 @@ def test_fold_refits_reproduce_every_method_on_all_samples(digits):
         sel = run.execute(digits).selection(10)
         again = fc.fold_selector(run, 10, digits)(digits.X, digits.y)
         np.testing.assert_array_equal(again, sel.indices, err_msg=run.key)
+
+
+def test_run_dicts_and_provenance_round_trip(digits):
+    import json
+
+    run = Run("grm", {"base": Run("lgd", {"n_neighbors": 5}, 2), "prior_groups": [[1, 2]], "n_top": 20}, 2)
+    again = Run.from_dict(json.loads(json.dumps(run.to_dict())))
+    assert again == run and again.key == run.key
+    with pytest.raises(ValueError, match="Run.from_dict: expected"):
+        Run.from_dict({"params": {}})
+    sel = run.execute(digits).selection(5)
+    prov = json.loads(fc.provenance_json(sel, digits))
+    assert prov["dataset"]["fingerprint"] == digits.fingerprint and prov["fsviz_version"] == fsviz.__version__
+    assert (
+        prov["run"]["seed"] == 2 and prov["k"] == 5 and prov["n_selected"] == 5 and prov["run_key"] == run.key
+    )
+    assert Run.from_dict(prov["run"]).execute(digits).selection(5).indices.tolist() == sel.indices.tolist()
+    assert set(prov["columns"]) == set(fc.SELECTION_COLUMNS) - {"name"}
+
+
+def test_evaluation_reports_the_fold_spread(digits):
+    ev = Run("evaluation", {"of": Run("fisher"), "k": 5}).execute(digits)
+    assert ev.n_folds == 5 and 0 <= ev.cv_std < 0.2 and np.isfinite(ev.cv_accuracy)

@@ -36,6 +36,7 @@ from fsviz.compute.runs import Context, Progress, Run
 from fsviz.compute.tables import (
     CV_BIASED,
     CV_HONEST,
+    CV_STD,
     SELECTION_COLUMNS,
     classes_frame,
     compare_frame,
@@ -47,6 +48,8 @@ from fsviz.compute.tables import (
     names_preview,
     params_label,
     preview_frame,
+    provenance,
+    provenance_json,
     read_selection_csv,
     reduced_csv,
     selection_csv,
@@ -59,6 +62,7 @@ from fsviz.compute.tables import (
 __all__ = [
     "CV_BIASED",
     "CV_HONEST",
+    "CV_STD",
     "METHODS",
     "NEIGHBOUR_METHODS",
     "SELECTION_COLUMNS",
@@ -87,6 +91,8 @@ __all__ = [
     "method",
     "names_preview",
     "params_label",
+    "provenance",
+    "provenance_json",
     "preview_frame",
     "read_selection_csv",
     "reduced_csv",

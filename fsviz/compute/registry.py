@@ -315,21 +315,26 @@ def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
     t0 = time.perf_counter()
     chosen = ctx.result(of).selection(k).indices
     red = float(redundancy_rate(ds.X, chosen)) if len(chosen) > 1 else 0.0
-    acc = float("nan")
+    acc = std = float("nan")
+    n_folds = 0
     y = getattr(ds, "y", None)
     smallest = int(np.unique(y, return_counts=True)[1].min()) if y is not None else 0
     if len(chosen) and smallest >= 2:
-        acc = cv_accuracy(
+        n_folds = min(5, smallest)
+        cv = cv_accuracy(
             ds.X,
             y,
             fold_selector(of, k, ds) if reselect else chosen,
             k=k if reselect else None,
             model=str(run.get("model", "svm")),
-            n_splits=min(5, smallest),
+            n_splits=n_folds,
             reselect=True,
             random_state=run.seed,
-        ).mean
-    return R.Evaluation(run, ds.fingerprint, len(chosen), float(acc), red, reselect, time.perf_counter() - t0)
+        )
+        acc, std = cv.mean, cv.std
+    seconds = time.perf_counter() - t0
+    n = len(chosen)
+    return R.Evaluation(run, ds.fingerprint, n, float(acc), red, reselect, seconds, float(std), n_folds)
 
 
 def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray], np.ndarray]:

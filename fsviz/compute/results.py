@@ -261,6 +261,8 @@ class Evaluation:
     redundancy: float
     reselected: bool
     seconds: float
+    cv_std: float = float("nan")  # spread of the fold accuracies (population std)
+    n_folds: int = 0
 
 
 @dataclass(frozen=True)

@@ -132,6 +132,22 @@ class Run:
         p = params_label(self)
         return f"{self.spec.label} [{p}]" if p else self.spec.label
 
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form: ``{"method", "params", "seed"}``, nested Runs as dicts too."""
+        return {"method": self.method, "params": {k: _jsonable(v) for k, v in self.params}, "seed": self.seed}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Run:
+        """Inverse of :meth:`to_dict` (a session or provenance file back to a Run)."""
+        try:
+            params = {k: _from_jsonable(v) for k, v in dict(data.get("params") or {}).items()}
+            return cls(str(data["method"]), params, int(data.get("seed", 0)))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ValueError(
+                "Run.from_dict: expected {'method': str, 'params': dict, 'seed': int}; "
+                f"got {data!r:.200} ({e})."
+            ) from None
+
     def execute(self, dataset, progress: Progress | None = None, *, results=None, client=None):
         """Compute this run on ``dataset``.
 
@@ -152,6 +168,22 @@ class Run:
         """
         ctx = Context(dataset, progress or _noop, results, client)
         return self.spec.execute(self, ctx)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Run):
+        return {"run": value.to_dict()}
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _from_jsonable(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"run"}:
+        return Run.from_dict(value["run"])
+    if isinstance(value, list):
+        return [_from_jsonable(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,9 @@ from fsviz.compute.results import Evaluation, GRMResult, GroupResult, Selection,
 from fsviz.compute.runs import Run
 from fsviz.viz.compare import CV_BIASED, CV_HONEST
 
+#: spread of the honest accuracy over the folds
+CV_STD = "± (fold std)"
+
 #: columns of the selection CSV, in order
 SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")
 
@@ -115,6 +118,50 @@ def read_selection_csv(data: bytes) -> pd.DataFrame:
     """Inverse of :func:`selection_csv`."""
     dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": np.float64, "role": str}
     return pd.read_csv(io.BytesIO(data), dtype=dtypes | {"group": np.int64}, keep_default_na=False)
+
+
+def provenance(selection: Selection, dataset) -> dict:
+    """Where a selection comes from: dataset, method, every parameter, seed, version, date.
+
+    Written next to the selection CSV (the app's JSON download, ``fsviz select
+    --provenance``); ``Run.from_dict(provenance(...)["run"])`` gives the Run back, so the
+    selection can be recomputed.
+    """
+    import datetime
+
+    from fsviz import __version__
+
+    run = selection.run
+    return {
+        "fsviz_version": __version__,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "dataset": {
+            "name": str(dataset.name),
+            "fingerprint": str(dataset.fingerprint),
+            "n_samples": int(dataset.n_samples),
+            "n_features": int(dataset.n_features),
+            "label_column": dataset.label_column() if dataset.y is not None else None,
+        },
+        "method": run.spec.label,
+        "run": run.to_dict(),
+        "run_key": run.key,
+        "k": selection.k,
+        "n_selected": selection.n_features,
+        "columns": {
+            "rank": "1 = first in the method's order",
+            "index": "0-based column index in the dataset",
+            "score": "the method's score of the feature (higher = better)",
+            "role": "SF support feature, AF affiliated feature (GDM), selected otherwise",
+            "group": "GDM group number 1..K (the K-th support feature found and its AFs); 0 = none",
+        },
+    }
+
+
+def provenance_json(selection: Selection, dataset) -> bytes:
+    """:func:`provenance` as indented JSON bytes."""
+    import json
+
+    return json.dumps(provenance(selection, dataset), indent=2).encode()
 
 
 def reduced_csv(dataset, indices: Sequence[int]) -> bytes:
@@ -265,7 +312,7 @@ def stream_frame(
 
 # ---------------------------------------------------------------------------- compare
 def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation | None]]) -> pd.DataFrame:
-    """The compare table: method, parameters, n features, CV accuracy, redundancy, run time.
+    """The compare table: accuracy (with its fold spread), redundancy and time first.
 
     ``rows`` are ``(selection, honest evaluation, evaluation of the fixed selection)``;
     either evaluation may be None. :data:`CV_HONEST` is the accuracy with the selection
@@ -279,22 +326,24 @@ def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation 
             {
                 "method": sel.method,
                 "parameters": params_label(sel.run),
-                "seed": sel.run.seed,
-                "n features": sel.n_features,
                 CV_HONEST: np.nan if honest is None else honest.cv_accuracy,
-                CV_BIASED: np.nan if biased is None else biased.cv_accuracy,
+                CV_STD: np.nan if honest is None else honest.cv_std,
                 "redundancy": np.nan if any_ev is None else any_ev.redundancy,
-                "evaluated on top": np.nan if any_ev is None else any_ev.k,
                 "run time (s)": sel.seconds,
+                "n features": sel.n_features,
+                "evaluated on top": np.nan if any_ev is None else any_ev.k,
+                "seed": sel.run.seed,
+                CV_BIASED: np.nan if biased is None else biased.cv_accuracy,
             }
         )
-    columns = ["method", "parameters", "seed", "n features", CV_HONEST, CV_BIASED, "redundancy"]
-    return pd.DataFrame(out, columns=columns + ["evaluated on top", "run time (s)"])
+    columns = ["method", "parameters", CV_HONEST, CV_STD, "redundancy", "run time (s)", "n features"]
+    return pd.DataFrame(out, columns=columns + ["evaluated on top", "seed", CV_BIASED])
 
 
 __all__ = [
     "CV_BIASED",
     "CV_HONEST",
+    "CV_STD",
     "SELECTION_COLUMNS",
     "classes_frame",
     "compare_frame",
@@ -305,6 +354,8 @@ __all__ = [
     "mask_opacity",
     "names_preview",
     "params_label",
+    "provenance",
+    "provenance_json",
     "preview_frame",
     "read_selection_csv",
     "reduced_csv",
