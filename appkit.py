@@ -37,6 +37,8 @@ from fsviz.compute import Run
 #: a dataset is "small" when n_samples * n_features is below this: its default runs start
 #: by themselves on the first visit of a page (larger data waits for the Run button)
 AUTO_RUN_CELLS = 3_000_000
+#: a page reruns as its widgets move when its last result took less than this (live tuning)
+LIVE_SECONDS = 1.0
 STORE_SIZE = 128
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq", "mat", "npz", "svm", "libsvm", "svmlight"]
 
@@ -404,21 +406,33 @@ def shown(slot: str, ds) -> Run | None:
 
 
 def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None, progress: bool = False):
-    """A page's main result: ``run`` when Run was clicked; else the result the page showed
-    last (it survives page switches); else, on small data only, ``run`` at once."""
+    """A page's main result for the parameters ``run`` asks for.
+
+    Computed when Run was clicked, when it is already stored, on the first visit of small
+    data, or — live tuning — when the result shown took less than :data:`LIVE_SECONDS`.
+    Otherwise the page keeps showing its last result, marked stale until Run is pressed.
+    """
     prev = shown(slot, ds)
-    if not clicked and prev is not None:
-        res = result(ds, prev, label, auto=small(ds), progress=progress)
+    prev_res = stored(ds, prev) if prev is not None else None
+    cheap = prev_res is not None and prev_res.seconds < LIVE_SECONDS
+    fresh = prev is None and small(ds)
+    if clicked or fresh or stored(ds, run) is not None or (run != prev and cheap):
+        res = result(ds, run, label, progress=progress)
         if res is not None:
+            _session("shown", ds)[slot] = run
+            if run.spec.selects:
+                add_selection(ds, run)
             return res
-    if not clicked and not small(ds):
+    if prev is None:
         return None
-    res = result(ds, run, label, progress=progress)
-    if res is None:
-        return result(ds, prev, auto=False) if prev is not None else None
-    _session("shown", ds)[slot] = run
-    if run.spec.selects:
-        add_selection(ds, run)
+    res = prev_res or result(ds, prev, label, auto=small(ds), progress=progress)
+    if res is not None and run != prev:
+        took = f"took {res.seconds:.1f} s" if res.seconds >= LIVE_SECONDS else "did not finish"
+        st.warning(
+            f"Stale: the result below is for {prev.label}. The last run {took}, so new parameters "
+            "apply when you press Run.",
+            icon="⏳",
+        )
     return res
 
 

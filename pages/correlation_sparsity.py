@@ -12,7 +12,7 @@ ctl, out = st.columns([1, 3], gap="medium")
 
 shown = appkit.shown("histogram", ds)
 appkit.seed_form("hist", {"bins": 20, "max_features": 20_000} | (shown.kwargs if shown else {}))
-with ctl.form("hist"):
+with ctl.container(border=True):
     n_bins = st.select_slider("intervals on [0, 1]", [10, 20, 50, 100], key="hist_bins")
     max_features = st.number_input(
         "exact up to this many features (else a sampled estimate)",
@@ -21,7 +21,7 @@ with ctl.form("hist"):
         step=1000,
         key="hist_max_features",
     )
-    clicked = st.form_submit_button("Count pairs", type="primary", width="stretch")
+    clicked = st.button("Count pairs", type="primary", width="stretch")
 
 run = Run("histogram", {"bins": int(n_bins), "max_features": int(max_features)}, appkit.seed())
 with out:

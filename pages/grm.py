@@ -13,7 +13,7 @@ m = ds.n_features
 ctl, out = st.columns([1, 3], gap="medium")
 
 appkit.seed_form("grm", appkit.grm_form_defaults(ds) | {"k": 20})
-with ctl.form("grm"):
+with ctl.container(border=True):
     method = st.selectbox(
         "base score", fc.score_methods(), key="grm_method", format_func=lambda k: fc.method(k).label
     )
@@ -21,7 +21,7 @@ with ctl.form("grm"):
     n_top = st.number_input("n_top (features GRM re-ranks)", 2, max(m, 2), key="grm_n_top")
     gamma = st.slider("gamma (weight of the group constraints)", 0.0, 10.0, step=0.1, key="grm_gamma")
     k = st.slider("top-k evaluated", 2, 100, key="grm_k")
-    clicked = st.form_submit_button("Run GRM", type="primary", width="stretch")
+    clicked = st.button("Run GRM", type="primary", width="stretch")
 
 with ctl.expander("Group constraints (prior knowledge)", expanded=False):
     st.caption("Rows feature → group: features of one group should rank together (GRM eq. 25–26).")

@@ -13,7 +13,7 @@ ctl, out = st.columns([1, 3], gap="medium")
 
 classes = appkit.class_labels(ds)
 appkit.seed_form("gdm", appkit.gdm_form_defaults(ds))  # the form starts from the result shown
-with ctl.form("gdm"):
+with ctl.container(border=True):
     tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, step=0.01, key="gdm_tau")
     c1, c2 = st.columns(2)
     n_per_iter = c1.number_input("features / iteration", 1, 200, key="gdm_n_per_iter")
@@ -35,7 +35,7 @@ with ctl.form("gdm"):
         if len(classes) > 2
         else None
     )
-    clicked = st.form_submit_button("Run GDM", type="primary", width="stretch")
+    clicked = st.button("Run GDM", type="primary", width="stretch")
 
 params = dict(
     tau=tau,

@@ -11,7 +11,7 @@ ds = appkit.require_dataset()
 ctl, out = st.columns([1, 3], gap="medium")
 
 appkit.seed_form("saola", appkit.saola_form_defaults(ds))
-with ctl.form("saola"):
+with ctl.container(border=True):
     method = st.radio(
         "method",
         ["saola", "group-saola"],
@@ -26,7 +26,7 @@ with ctl.form("saola"):
         "features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], key="saola_chunk"
     )
     grouping = st.selectbox("groups (group-SAOLA)", ["GDM groups", "random partition"], key="saola_groups")
-    clicked = st.form_submit_button("Run stream", type="primary", width="stretch")
+    clicked = st.button("Run stream", type="primary", width="stretch")
 
 run = appkit.stream_run(ds, method, dict(alpha=alpha, delta=delta, data=data), chunk, grouping)
 with out:

@@ -120,6 +120,23 @@ def test_groups_page_tree_and_tau_changes_result(digits):
     assert int(metric(at, "affiliated features")) == af_after
 
 
+def test_tau_applies_live_when_cheap_and_is_marked_stale_otherwise(digits, monkeypatch):
+    import appkit
+
+    monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
+    at = goto(start(digits), "groups")
+    shown = next(c.value for c in at.caption if c.value.startswith("Shown:"))
+    slider(at, "tau").set_value(0.6).run()  # no Run click: applied at once
+    assert not at.warning, [w.value for w in at.warning]
+    assert any("tau=0.6" in c.value for c in at.caption if c.value.startswith("Shown:"))
+    monkeypatch.setattr(appkit, "LIVE_SECONDS", 0.0)  # every run now counts as slow
+    slider(at, "tau").set_value(0.45).run()
+    assert any(w.value.startswith("Stale: the result below is for GDM") for w in at.warning)
+    assert any("tau=0.6" in c.value for c in at.caption if c.value.startswith("Shown:")) and shown
+    button(at, "Run GDM").click().run()
+    assert not at.warning and any("tau=0.45" in c.value for c in at.caption if c.value.startswith("Shown:"))
+
+
 def test_groups_result_survives_page_switch(digits):
     at = goto(start(digits), "groups")
     slider(at, "tau").set_value(0.5)
