@@ -10,7 +10,12 @@ from fsviz.viz import ranking_bump
 st.title("GRM refinement")
 ds = appkit.require_dataset()
 m = ds.n_features
-ctl, out = st.columns([1, 3], gap="medium")
+top, bottom = st.container(), st.container()  # the prior-group editor (bottom) feeds the run (top)
+ctl, out = top.columns([1, 3], gap="medium")
+
+with bottom:
+    st.subheader("Prior groups: features that should rank together (GRM eq. 25–26)")
+    prior = appkit.prior_groups_editor(ds)
 
 appkit.seed_form("grm", appkit.grm_form_defaults(ds) | {"k": 20})
 with ctl.container(border=True):
@@ -19,18 +24,14 @@ with ctl.container(border=True):
     )
     n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, key="grm_n_neighbors")
     n_top = st.number_input("n_top (features GRM re-ranks)", 2, max(m, 2), key="grm_n_top")
-    gamma = st.slider("gamma (weight of the group constraints)", 0.0, 10.0, step=0.1, key="grm_gamma")
+    gamma = st.slider("gamma (weight of the prior groups)", 0.0, 10.0, step=0.1, key="grm_gamma")
     k = st.slider("top-k evaluated", 2, 100, key="grm_k")
     clicked = st.button("Run GRM", type="primary", width="stretch")
-
-with ctl.expander("Group constraints (prior knowledge)", expanded=False):
-    st.caption("Rows feature → group: features of one group should rank together (GRM eq. 25–26).")
-    prior = appkit.prior_groups_editor(ds)
+ctl.caption(f"{len(prior)} prior group(s) over {sum(map(len, prior))} features (below).")
 
 base = Run(method, fc.score_params(method, n_nb), appkit.seed())
-run = Run(
-    "grm", {"base": base, "n_top": int(n_top), "gamma": float(gamma), "prior_groups": prior}, appkit.seed()
-)
+params = {"base": base, "n_top": int(n_top), "gamma": float(gamma), "prior_groups": prior}
+run = Run("grm", params, appkit.seed())
 with out:
     res = appkit.page_result("grm", ds, run, clicked, "Running GRM")
 if res is None:
@@ -54,13 +55,17 @@ def quality(res, k):
         delta_color="inverse",
     )
     c2.metric(
-        f"CV accuracy of top {after.k}",
-        f"{after.cv_accuracy:.3f}",
-        f"{after.cv_accuracy - before.cv_accuracy:+.3f} vs base {before.cv_accuracy:.3f}",
+        f"CV accuracy of top {after.k} (± fold std)",
+        f"{after.cv_accuracy:.3f} ± {after.cv_std:.3f}",
+        f"{after.cv_accuracy - before.cv_accuracy:+.3f} vs base "
+        f"{before.cv_accuracy:.3f} ± {before.cv_std:.3f}",
         help="Stratified 5-fold (fewer if a class is smaller), linear SVM; the base score and GRM are "
         "refitted on every training fold, so the test fold never picks the features (no selection bias).",
     )
-    st.caption("CV accuracy with the selection redone in each training fold (no selection bias).")
+    st.caption(
+        "CV accuracy with the selection redone in each training fold (no selection bias). "
+        "A lower redundancy is worth it only if the accuracy holds."
+    )
 
 
 with out:
@@ -80,5 +85,24 @@ def ranking(res):
 
 with out:
     ranking(res)
-st.subheader("Scores and ranks (sortable)")
-st.dataframe(fc.grm_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)
+top.subheader("Scores and ranks (sortable)")
+top.dataframe(fc.grm_frame(res, ds.feature_names, prior), hide_index=True, width="stretch", height=320)
+
+if prior:
+    with bottom:
+        st.subheader("What the prior groups change")
+        plain = appkit.result(ds, res.run.replace(prior_groups=()), "Running GRM without priors")
+        if plain is not None:
+            appkit.prior_effect(ds, plain, res, prior, k)
+            st.plotly_chart(
+                ranking_bump(
+                    plain.refined_order,
+                    res.refined_order,
+                    ds.feature_names,
+                    k=20,
+                    labels=("GRM without priors", f"GRM with priors (gamma={res.run.get('gamma'):g})"),
+                ),
+                key="bump_priors",
+            )
+        if st.button("Sweep gamma (0, 0.3, 1, 3, 10)", key="grm_sweep"):
+            appkit.gamma_sweep(ds, res.run, prior, k)

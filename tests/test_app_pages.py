@@ -199,8 +199,31 @@ def test_grm_page_base_scores_and_prior_groups(digits):
     # one click adds the current GDM groups to the constraint editor
     goto(at, "groups")
     goto(at, "grm")
-    button(at, "Add current GDM groups").click().run()
-    assert any("constraint group" in c.value for c in at.caption)
+    button(at, "Add the GDM groups of the Groups page").click().run()
+    button(at, "Run GRM").click().run()  # applies the priors even when the last run counted as slow
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("prior group(s) over" in c.value and not c.value.startswith("0 ") for c in at.caption)
+    assert any(s.value.startswith("What the prior groups change") for s in at.subheader)
+    assert any("prior group" in d.value.columns for d in at.dataframe)
+
+
+def test_prior_groups_by_name_refuse_unknown_names(digits):
+    at = goto(start(digits), "grm")
+    at.text_area(key="prior_text").set_value("pixel_3_4, pixel_3_5\npixel_3_44, pixel_2_2").run()
+    button(at, "Add pasted groups").click().run()
+    assert any("unknown feature name(s) 'pixel_3_44' (did you mean" in e.value for e in at.error)
+    assert any(c.value.startswith("0 prior group(s)") for c in at.caption)  # nothing coerced
+    at.text_area(key="prior_text").set_value("pixel_3_4, pixel_3_5\npixel_2_4, pixel_2_2").run()
+    button(at, "Add pasted groups").click().run()
+    assert not at.error and any(c.value.startswith("2 prior group(s) over 4 features") for c in at.caption)
+    groups = next(d.value for d in at.dataframe if "features" in d.value.columns)
+    assert groups["features"].tolist() == ["pixel_3_4, pixel_3_5", "pixel_2_2, pixel_2_4"]
+    at.multiselect(key="prior_pick").set_value([28, 29]).run()  # pixel_3_4 is feature 28
+    button(at, "Add as a group").click().run()
+    assert any("'pixel_3_4' is already in prior group 1" in e.value for e in at.error)
+    button(at, "Sweep gamma (0, 0.3, 1, 3, 10)").click().run()
+    sweep = next(d.value for d in at.dataframe if "mean rank spread in a prior group" in d.value.columns)
+    assert len(sweep) == 5 and not at.exception
 
 
 def test_online_page_streams_and_explains(digits):

@@ -113,9 +113,6 @@ def test_group_result_selection_tables_and_partition():
     assert frame.loc[frame["index"] == 8, "|rho| to SF"].item() == pytest.approx(0.9)
     assert frame.loc[frame["index"] == 8, "support feature"].item() == "g7"
     assert r.n_pairs == 66
-    rows = fc.gdm_prior_rows(r)
-    assert sorted(rows["feature"]) == [0, 1, 2, 7, 8]
-    assert fc.validate_prior_groups(rows, 12) == [[0, 1, 2], [7, 8]]
     parts = [g.tolist() for g in r.partition()]
     assert sorted(sum(parts, [])) == list(range(12)) and [0, 1, 2] in parts and [7, 8] in parts
     choices = fc.group_choices(r, (3, 4))
@@ -163,24 +160,6 @@ def test_reduced_csv_keeps_class_names_and_a_feature_called_label(sparse):
     dense = ds.X.toarray() if sparse else ds.X
     assert back.X.tobytes() == np.ascontiguousarray(dense[:, [11, 3, 0]]).tobytes()
     assert back.labels.tolist() == ds.labels.tolist()  # "neg"/"pos", not 0/1
-
-
-def test_validate_prior_groups_errors_name_the_row():
-    ok = pd.DataFrame({"feature": [0, 1, 4, 5, 9], "group": ["a", "a", "b", "b", "c"]})
-    assert fc.validate_prior_groups(ok, 12) == [[0, 1], [4, 5]]  # single-feature groups dropped
-    bad = [
-        (
-            {"feature": [0, 20], "group": ["a", "a"]},
-            r"row 1: 'feature' must be an integer index in \[0, 12\)",
-        ),
-        ({"feature": [0, 1.5], "group": ["a", "a"]}, "row 1: 'feature' must be an integer"),
-        ({"feature": [0, 1], "group": ["a", ""]}, "row 1: 'group' is empty"),
-        ({"feature": [0, 0], "group": ["a", "b"]}, "feature 0 appears in more than one row"),
-        ({"feature": [0]}, "columns \\['group'\\] missing"),
-    ]
-    for rows, msg in bad:
-        with pytest.raises(ValueError, match=msg):
-            fc.validate_prior_groups(pd.DataFrame(rows), 12)
 
 
 def test_compare_frame():
@@ -359,3 +338,22 @@ def test_run_dicts_and_provenance_round_trip(digits):
 def test_evaluation_reports_the_fold_spread(digits):
     ev = Run("evaluation", {"of": Run("fisher"), "k": 5}).execute(digits)
     assert ev.n_folds == 5 and 0 <= ev.cv_std < 0.2 and np.isfinite(ev.cv_accuracy)
+
+
+def test_prior_groups_from_names_refuse_unknown_and_overlapping():
+    names = ["pixel_3_4", "pixel_3_5", "pixel_2_2", "34", "a"]
+    assert fc.parse_prior_groups("pixel_3_4, pixel_3_5\n\n34, a", names) == [[0, 1], [3, 4]]
+    with pytest.raises(
+        ValueError, match=r"unknown feature name\(s\) 'pixel_3_44' \(did you mean 'pixel_3_4'\?\)"
+    ):
+        fc.parse_prior_groups("pixel_3_44, a", names)
+    with pytest.raises(ValueError, match="'a' is in line 1 and line 2"):
+        fc.parse_prior_groups("a, 34\na, pixel_2_2", names)
+    with pytest.raises(ValueError, match="line 1 names one feature"):
+        fc.parse_prior_groups("a, a", names)
+    frame = fc.prior_groups_frame([[0, 1], [3, 4]], names)
+    assert frame["features"].tolist() == ["pixel_3_4, pixel_3_5", "34, a"]
+    ranking = np.array([1, 5, 2, 3, 4])
+    assert fc.prior_group_spread(ranking, [[0, 1], [3, 4]]) == pytest.approx((4 + 1) / 2)
+    assert np.isnan(fc.prior_group_spread(ranking, []))
+    assert fc.gdm_prior_groups(group_result()) == [[0, 1, 2], [7, 8]]

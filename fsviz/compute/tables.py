@@ -219,53 +219,83 @@ def mask_opacity(result: GroupResult) -> float:
     return 0.35 if tinted > 0.3 else 0.6
 
 
-def gdm_prior_rows(result: GroupResult) -> pd.DataFrame:
-    """The current GDM groups as prior-group editor rows (feature, group = ``G<group number>``)."""
-    sel = result.selection()
-    has_af = np.bincount(sel.groups, minlength=len(result.support) + 1) > 1  # groups with an AF
-    keep = has_af[sel.groups]
-    return pd.DataFrame({"feature": sel.indices[keep], "group": [f"G{g}" for g in sel.groups[keep]]})
+def gdm_prior_groups(result: GroupResult) -> list[list[int]]:
+    """GDM's groups with at least one affiliated feature, as GRM prior groups (SF first)."""
+    return [g.tolist() for g in result.partition() if len(g) > 1]
 
 
-def validate_prior_groups(frame: pd.DataFrame, n_features: int) -> list[list[int]]:
-    """Rows ``feature -> group`` (from the constraint editor) -> GRM's ``prior_groups``.
+def parse_prior_groups(text: str, feature_names: Sequence[str]) -> list[list[int]]:
+    """Prior groups from pasted text: one group per line, feature names separated by commas.
 
-    Raises ValueError naming the row when a feature index is not an integer in
-    ``[0, n_features)``, a group label is empty, or a feature is given twice. Groups with
-    a single feature carry no constraint and are dropped.
+    Names must match exactly (a number is a name too, never an index); blank lines are
+    skipped. Raises ValueError naming unknown names (with a close match when there is one),
+    a feature given in two groups, or a group of one feature.
     """
-    if frame is None or len(frame) == 0:
-        return []
-    missing = {"feature", "group"} - set(frame.columns)
-    if missing:
-        raise ValueError(f"prior groups: columns {sorted(missing)} missing; expected 'feature' and 'group'.")
-    rows = frame[["feature", "group"]].dropna(how="all")
-    feats = pd.to_numeric(rows["feature"], errors="coerce")
-    bad = rows.index[feats.isna() | (feats % 1 != 0) | (feats < 0) | (feats >= n_features)]
-    if len(bad):
-        r = bad[0]
+    import difflib
+
+    lookup = {str(n): j for j, n in enumerate(feature_names)}
+    groups, seen, unknown = [], {}, []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        names = [n.strip() for n in line.split(",") if n.strip()]
+        if not names:
+            continue
+        unknown += [n for n in names if n not in lookup]
+        idx = [lookup[n] for n in names if n in lookup]
+        for j in idx:
+            if j in seen and seen[j] != line_no:
+                raise ValueError(
+                    f"prior groups: feature {feature_names[j]!r} is in line {seen[j]} and line {line_no}; "
+                    "a feature belongs to one group."
+                )
+            seen[j] = line_no
+        if len(set(idx)) == 1 and not unknown:
+            raise ValueError(f"prior groups: line {line_no} names one feature; a group needs at least two.")
+        groups.append(sorted(set(idx)))
+    if unknown:
+        hints = [
+            f"{n!r}"
+            + (f" (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(n, lookup, 1)) else "")
+            for n in unknown[:5]
+        ]
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         raise ValueError(
-            f"prior groups: row {r}: 'feature' must be an integer index in [0, {n_features}); "
-            f"got {rows.loc[r, 'feature']!r}."
+            f"prior groups: unknown feature name(s) {', '.join(hints)}{more}; names must match exactly."
         )
-    labels = rows["group"].astype(str).str.strip()
-    empty = rows.index[rows["group"].isna() | (labels == "")]
-    if len(empty):
-        raise ValueError(f"prior groups: row {empty[0]}: 'group' is empty; give every feature a group label.")
-    feats = feats.astype(np.int64)
-    dup = feats[feats.duplicated()]
-    if len(dup):
-        raise ValueError(
-            f"prior groups: feature {int(dup.iloc[0])} appears in more than one row; "
-            "a feature belongs to one group."
-        )
-    out = [sorted(int(f) for f in g) for _, g in feats.groupby(labels.values)]
-    return [g for g in out if len(g) > 1]
+    return groups
+
+
+def prior_groups_frame(groups: Sequence[Sequence[int]], feature_names: Sequence[str]) -> pd.DataFrame:
+    """One row per prior group: its number, size and member names."""
+    names = np.asarray(feature_names, dtype=object)
+    return pd.DataFrame(
+        {
+            "group": np.arange(1, len(groups) + 1),
+            "size": [len(g) for g in groups],
+            "features": [", ".join(map(str, names[np.asarray(g, dtype=np.int64)])) for g in groups],
+        }
+    )
+
+
+def prior_group_spread(ranking: np.ndarray, groups: Sequence[Sequence[int]]) -> float:
+    """Mean over prior groups of the spread of their members' ranks (max − min rank).
+
+    Small when the features of each group are ranked together (what GRM's prior term asks,
+    eq. 25–26); NaN without groups.
+    """
+    if not groups:
+        return float("nan")
+    r = np.asarray(ranking)
+    return float(np.mean([np.ptp(r[np.asarray(g, dtype=np.int64)]) for g in groups]))
 
 
 # ---------------------------------------------------------------------------- GRM
-def grm_frame(result: GRMResult, feature_names: Sequence[str]) -> pd.DataFrame:
-    """The working set with base and GRM scores and ranks (1 = best), sortable."""
+def grm_frame(
+    result: GRMResult, feature_names: Sequence[str], prior_groups: Sequence[Sequence[int]] = ()
+) -> pd.DataFrame:
+    """The working set with base and GRM scores and ranks (1 = best), sortable.
+
+    With ``prior_groups``, a column names each feature's prior group (0 for none).
+    """
     names = np.asarray(feature_names, dtype=object)
     n = len(result.candidates)
     base_rank = np.empty(n, dtype=np.int64)
@@ -283,6 +313,11 @@ def grm_frame(result: GRMResult, feature_names: Sequence[str]) -> pd.DataFrame:
             "rank change": base_rank - grm_rank,
         }
     )
+    if prior_groups:
+        member = np.zeros(len(names), dtype=np.int64)
+        for i, g in enumerate(prior_groups, start=1):
+            member[np.asarray(g, dtype=np.int64)] = i
+        frame["prior group"] = member[result.candidates]
     return frame.sort_values("GRM rank", kind="stable").reset_index(drop=True)
 
 
@@ -347,7 +382,10 @@ __all__ = [
     "SELECTION_COLUMNS",
     "classes_frame",
     "compare_frame",
-    "gdm_prior_rows",
+    "gdm_prior_groups",
+    "parse_prior_groups",
+    "prior_group_spread",
+    "prior_groups_frame",
     "grm_frame",
     "group_choices",
     "groups_frame",
@@ -363,5 +401,4 @@ __all__ = [
     "selection_frame",
     "stream_frame",
     "summary_frame",
-    "validate_prior_groups",
 ]
