@@ -536,9 +536,11 @@ def gdm_form_defaults(ds) -> dict:
 
 
 def default_gdm(ds) -> Run:
+    """GDM's defaults for this dataset: one vs rest of the first class if multiclass, one-class
+    (GDM-OC) without a target."""
     classes = class_labels(ds)
     positive = {"positive": classes[0]} if len(classes) > 2 else {}
-    return Run("gdm", GDM_DEFAULTS | positive, seed())
+    return Run("gdm", GDM_DEFAULTS | positive | {"one_class": ds.y is None}, seed())
 
 
 def grm_form_defaults(ds) -> dict:

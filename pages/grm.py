@@ -19,15 +19,16 @@ with bottom:
 
 appkit.seed_form("grm", appkit.grm_form_defaults(ds) | {"k": 20})
 with ctl.container(border=True):
-    method = st.selectbox(
-        "base score", fc.score_methods(), key="grm_method", format_func=lambda k: fc.method(k).label
-    )
+    bases = [n for n in fc.score_methods() if ds.y is not None or not fc.method(n).supervised]
+    method = st.selectbox("base score", bases, key="grm_method", format_func=lambda k: fc.method(k).label)
     n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, key="grm_n_neighbors")
     n_top = st.number_input("n_top (features GRM re-ranks)", 2, max(m, 2), key="grm_n_top")
     gamma = st.slider("gamma (weight of the prior groups)", 0.0, 10.0, step=0.1, key="grm_gamma")
     k = st.slider("top-k evaluated", 2, 100, key="grm_k")
     clicked = st.button("Run GRM", type="primary", width="stretch")
 ctl.caption(f"{len(prior)} prior group(s) over {sum(map(len, prior))} features (below).")
+if ds.y is None:
+    ctl.caption("No target column: only unsupervised base scores are offered, and no CV accuracy.")
 
 base = Run(method, fc.score_params(method, n_nb), appkit.seed())
 params = {"base": base, "n_top": int(n_top), "gamma": float(gamma), "prior_groups": prior}

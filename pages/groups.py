@@ -13,6 +13,8 @@ ctl, out = st.columns([1, 3], gap="medium")
 
 classes = appkit.class_labels(ds)
 appkit.seed_form("gdm", appkit.gdm_form_defaults(ds))  # the form starts from the result shown
+if ds.y is None:
+    ctl.info("No target column: GDM runs one-class (GDM-OC). Choose a target in the sidebar for two classes.")
 with ctl.container(border=True):
     tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, step=0.01, key="gdm_tau")
     c1, c2 = st.columns(2)
@@ -27,7 +29,7 @@ with ctl.container(border=True):
         key="gdm_corr",
         format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get,
     )
-    one_class = st.toggle("one-class (GDM-OC)", key="gdm_one_class")
+    one_class = st.toggle("one-class (GDM-OC)", key="gdm_one_class", disabled=ds.y is None)
     positive = (
         st.selectbox(
             "one vs rest: positive class", classes, key="gdm_positive", help="GDM separates two classes"

@@ -8,6 +8,12 @@ from fsviz.viz import stream_progress
 
 st.title("Online selection (SAOLA)")
 ds = appkit.require_dataset()
+if ds.y is None:
+    st.info(
+        f"SAOLA tests each arriving feature against the target, and {ds.name!r} has none. "
+        "Choose the target column in the sidebar (upload: 'Label column')."
+    )
+    st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 
 appkit.seed_form("saola", appkit.saola_form_defaults(ds))

@@ -448,3 +448,25 @@ def test_session_file_saves_and_restores_runs(digits):
     third = start(digits)
     third.file_uploader(key="session_load").set_value(("s.json", wrong, "application/json")).run()
     assert any("load that dataset first" in e.value for e in third.error)
+
+
+def test_pages_without_a_target_say_so_and_unsupervised_ones_work():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 8))
+    X[:, 1] = X[:, 0] + 0.01 * rng.normal(size=60)
+    data = pd.DataFrame(X, columns=[f"c{i}" for i in range(8)]).to_csv(index=False).encode()
+    at = start()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("nolabel.csv", data, "text/csv")).run()
+    assert not at.exception and not at.error
+    at = goto(at, "groups")
+    assert any("No target column: GDM runs one-class" in i.value for i in at.info)
+    assert not at.error, [e.value for e in at.error]
+    assert any("one_class=True" in c.value for c in at.caption)
+    goto(at, "online")
+    assert any("has none" in i.value for i in at.info) and not at.error
+    goto(at, "grm")
+    base = next(s for s in at.selectbox if s.label == "base score")
+    unsupervised = {fc.method(n).label for n in fc.score_methods() if not fc.method(n).supervised}
+    assert set(base.options) == unsupervised
+    assert not at.exception and not at.error

@@ -357,3 +357,12 @@ def test_prior_groups_from_names_refuse_unknown_and_overlapping():
     assert fc.prior_group_spread(ranking, [[0, 1], [3, 4]]) == pytest.approx((4 + 1) / 2)
     assert np.isnan(fc.prior_group_spread(ranking, []))
     assert fc.gdm_prior_groups(group_result()) == [[0, 1, 2], [7, 8]]
+
+
+def test_gdm_one_class_runs_without_labels():
+    X = np.random.default_rng(0).normal(size=(40, 6))
+    ds = Dataset(X, name="raw")
+    with pytest.raises(ValueError, match="GDM needs class labels"):
+        Run("gdm").execute(ds)
+    res = Run("gdm", {"one_class": True, "max_iter": 2}).execute(ds)
+    assert len(res.support) >= 1

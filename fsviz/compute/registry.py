@@ -48,6 +48,9 @@ class Method:
         One line for ``fsviz methods`` and the app.
     runner : callable
         ``runner(run, context) -> result``.
+    unsupervised_with : str or None
+        A parameter that, when true, lets a supervised method run without labels
+        (GDM's ``one_class``).
     """
 
     name: str
@@ -57,6 +60,7 @@ class Method:
     supervised: bool
     help: str
     runner: Callable[[Run, Context], Any]
+    unsupervised_with: str | None = None
 
     @property
     def selects(self) -> bool:
@@ -65,7 +69,8 @@ class Method:
 
     def execute(self, run: Run, ctx: Context):
         ds = ctx.dataset
-        if self.supervised and getattr(ds, "y", None) is None:
+        lifted = self.unsupervised_with is not None and bool(run.get(self.unsupervised_with))
+        if self.supervised and not lifted and getattr(ds, "y", None) is None:
             raise ValueError(
                 f"{self.label} needs class labels; dataset {ds.name!r} has none. Name the label column "
                 "(app: sidebar; CLI: --label) or choose an unsupervised method."
@@ -418,7 +423,7 @@ def _images(run: Run, ctx: Context) -> R.ImagePanels:
 METHODS: dict[str, Method] = {
     m.name: m
     for m in [
-        Method("gdm", "GDM", "groups", S.GDM, True, "Group Discovery Machine: support + affiliated", _gdm),
+        Method("gdm", "GDM", "groups", S.GDM, True, "support + affiliated groups", _gdm, "one_class"),
         Method("saola", "SAOLA", "stream", S.SAOLA, True, "online streaming selection", _saola),
         Method("group-saola", "group-SAOLA", "stream", S.GroupSAOLA, True, "SAOLA over groups", _group_saola),
         Method("grm", "GRM", "grm", S.GRM, False, "global redundancy minimisation of a base score", _grm),
