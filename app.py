@@ -35,12 +35,7 @@ def choose_dataset() -> None:
                     key="upload",
                     help="CSV/TSV, Parquet, MATLAB .mat, LIBSVM/svmlight or .npz",
                 )
-                label = st.text_input(
-                    "Label column (name or position; empty = automatic)",
-                    key="label",
-                    help="CSV/TSV/Parquet: a column name or position (-1 = last); "
-                    ".mat/.npz: the variable name. Empty: label/class/y/target.",
-                )
+                label = target_picker(up)
                 if up is not None:
                     appkit.load_upload(up.name, up.getvalue(), label, shape)
                 elif appkit.reuse_upload(shape) is not None:
@@ -63,6 +58,28 @@ def choose_dataset() -> None:
             st.caption(f"Active: **{ds.name}** — {n:,} samples × {m:,} features")
             session_files(ds)
         appkit.sync_url(ds)
+
+
+def target_picker(up) -> str | int | None:
+    """The target column of an uploaded table, picked from a list (likely targets first)."""
+    head = appkit.upload_head(up.name, up.getvalue()) if up is not None else None
+    if head is None:
+        text = st.text_input(
+            "Label variable / column (empty = automatic)",
+            key="label",
+            help=".mat/.npz: the variable name; LIBSVM: the first field. Empty: Y/y/gnd/label/target.",
+        )
+        return appkit.parse_label(text)
+    options, default = appkit.target_options(head)
+    choice = st.selectbox(
+        "Target column",
+        options,
+        index=default,
+        key=f"target_{up.file_id}",
+        help="Likely targets first (text columns, few integer values, names such as label/class/"
+        "diagnosis/outcome). Every other column is a feature.",
+    )
+    return None if choice == appkit.NO_TARGET else choice
 
 
 def session_files(ds) -> None:

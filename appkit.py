@@ -146,6 +146,53 @@ def parse_shape(text: str | None) -> tuple[int, int] | None:
     return int(m.group(1)), int(m.group(2))
 
 
+#: tables wider than this skip the target picker (its sniffing reads every column header)
+PICKER_MAX_COLUMNS = 20_000
+NO_TARGET = "(no target: unsupervised)"
+
+
+def upload_head(filename: str, data: bytes):
+    """The first rows of an uploaded table (CSV/TSV/TXT/Parquet) for the target picker.
+
+    None for formats that carry their labels as a variable (.mat, .npz, LIBSVM) and for
+    tables wider than :data:`PICKER_MAX_COLUMNS`; ValueError when the head cannot be read.
+    """
+    import csv
+
+    import pandas as pd
+
+    ext = Path(filename).suffix.lower().lstrip(".")
+    try:
+        if ext in ("parquet", "pq"):
+            import pyarrow.parquet as pq
+
+            pf = pq.ParquetFile(io.BytesIO(data))
+            if len(pf.schema_arrow.names) > PICKER_MAX_COLUMNS:
+                return None
+            return next(pf.iter_batches(batch_size=200)).to_pandas()
+        if ext not in ("csv", "tsv", "txt"):
+            return None
+        sep = {"csv": ",", "tsv": "\t"}.get(ext)
+        first = data[: 1 << 20].split(b"\n", 1)[0].decode("utf-8", "replace")
+        width = len(first.split()) if sep is None else len(next(csv.reader([first], delimiter=sep), []))
+        if width > PICKER_MAX_COLUMNS:
+            return None
+        return pd.read_csv(
+            io.BytesIO(data), sep=sep or r"\s+", nrows=200, engine="python" if sep is None else "c"
+        )
+    except (ValueError, OSError, StopIteration, UnicodeError) as e:
+        raise ValueError(f"{filename}: its first rows cannot be read as a table ({e}).") from None
+
+
+def target_options(head) -> tuple[list[str], int]:
+    """Target picker options (suggested columns first, then none, then the rest) and the default."""
+    from fsviz.data.roles import suggest_targets
+
+    suggested = suggest_targets(head)
+    rest = [str(c) for c in head.columns if str(c) not in suggested]
+    return suggested + [NO_TARGET] + rest, 0
+
+
 def dataset_key(ds) -> DatasetKey:
     shape = tuple(ds.image_shape) if ds.image_shape is not None else None
     return DatasetKey(ds.fingerprint, str(ds.name), shape)
@@ -174,10 +221,13 @@ def load_sample(name: str, shape: tuple[int, int] | None = None):
     return ds
 
 
-def load_upload(filename: str, data: bytes, label: str | None, shape: tuple[int, int] | None = None):
-    """Load an uploaded file (cached by its content hash); raises the loader's ValueError."""
+def load_upload(filename: str, data: bytes, label, shape: tuple[int, int] | None = None):
+    """Load an uploaded file (cached by its content hash); raises the loader's ValueError.
+
+    ``label`` is the loader's: a column name, a position, ``"auto"`` or None (no target).
+    """
     digest = hashlib.sha256(data).hexdigest()
-    ds = _load_upload(digest, filename, parse_label(label), data)
+    ds = _load_upload(digest, filename, label, data)
     st.session_state["last_upload"] = dataset_key(ds)  # kept across Sample <-> Upload switches
     ds = _with_shape(ds, shape)
     activate(ds)
