@@ -10,6 +10,8 @@ import plotly.graph_objects as go
 import pytest
 
 from fsviz.viz import (
+    class_colors,
+    class_symbols,
     compare_scatter,
     correlation_sparsity,
     group_tree,
@@ -186,3 +188,34 @@ def test_compare_scatter():
     )
     fig = compare_scatter(frame)
     assert list(fig.data[0].y) == [0.9, 0.8]
+
+
+@pytest.mark.parametrize("n", [0, 1, 8, 9, 12, 40, 200])
+def test_class_colors_are_distinct_hex(n):
+    c = class_colors(n)
+    assert len(c) == n and len(set(c)) == n
+    assert all(len(x) == 7 and x[0] == "#" for x in c)
+
+
+def test_class_colors_okabe_ito_then_spread():
+    assert class_colors(2) == ["#E69F00", "#56B4E9"]
+    rgb = np.array([[int(x[k : k + 2], 16) for k in (1, 3, 5)] for x in class_colors(40)], float)
+    d = np.sqrt(((rgb[:, None] - rgb[None]) ** 2).sum(-1))[np.triu_indices(40, 1)]
+    assert d.min() > 15  # no two of the 40 colours nearly equal
+    assert set(class_symbols(8)) == {"circle"} and len(set(class_symbols(40))) == 8
+    pairs = set(zip(class_colors(40), class_symbols(40), strict=True))
+    assert len(pairs) == 40
+    with pytest.raises(ValueError, match="'n' must be >= 0"):
+        class_colors(-1)
+
+
+def test_pca_pair_forty_classes_get_forty_colours():
+    p = SimpleNamespace(
+        coords=np.random.default_rng(0).normal(size=(400, 2)),
+        explained=np.array([0.5, 0.2]),
+        features=np.arange(3),
+    )
+    y = np.repeat(np.arange(40), 10)
+    fig = pca_pair([p], y, titles=("Fisher",))
+    assert len({t.marker.color for t in fig.data}) == 40
+    assert len({(t.marker.color, t.marker.symbol) for t in fig.data}) == 40

@@ -16,6 +16,8 @@ _EXPORTS = {
     "pca_pair": ".projection",
     "stream_progress": ".stream",
     "compare_scatter": ".compare",
+    "class_colors": "._common",
+    "class_symbols": "._common",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
