@@ -14,6 +14,7 @@ from fsviz.viz import (
     class_symbols,
     compare_scatter,
     correlation_sparsity,
+    find_feature_group,
     group_tree,
     pca_pair,
     pixel_masks,
@@ -72,7 +73,7 @@ def test_group_tree_aggregates_large_results():
     t = fig.data[0]
     assert isinstance(t, go.Sunburst)
     assert len(t.ids) <= 1 + 20 * 12 + 1
-    assert "more-groups" in t.ids and "+280 more groups" in t.labels
+    assert t.ids[-1] == "more-groups" and t.labels[-1].startswith("+280 more groups<br>(")
 
 
 def test_group_tree_highlight_zooms_and_bad_kind():
@@ -80,6 +81,86 @@ def test_group_tree_highlight_zooms_and_bad_kind():
     assert group_tree(r, highlight=10).data[0].level == "sf:10"
     with pytest.raises(ValueError, match="'kind' must be"):
         group_tree(r, kind="pie")
+    with pytest.raises(ValueError, match="'max_groups' must be a positive int"):
+        group_tree(r, max_groups=0)
+
+
+def make_many_groups(n_groups=150, n_af=3500, m=10_000, seed=0):
+    """150 groups with Zipf-like sizes summing to 3,500 affiliated features."""
+    rng = np.random.default_rng(seed)
+    feats = rng.permutation(m)
+    support = feats[:n_groups]
+    w = 1.0 / np.arange(1, n_groups + 1)
+    sizes = np.floor(w / w.sum() * n_af).astype(int)
+    sizes[0] += n_af - sizes.sum()
+    af = feats[n_groups : n_groups + n_af]
+    af_sf = np.repeat(support, sizes)
+    scores = rng.random(m)
+    return SimpleNamespace(
+        support=support,
+        sf_scores=scores[support],
+        af=af,
+        af_sf=af_sf,
+        af_rho=rng.uniform(0.6, 1, n_af),
+        scores=scores,
+    ), sizes
+
+
+@pytest.mark.parametrize("kind", ["treemap", "sunburst", "icicle"])
+def test_group_tree_readable_with_150_groups(kind):
+    r, sizes = make_many_groups()
+    fig = group_tree(r, max_groups=30, max_affiliated=20, kind=kind)
+    t = fig.data[0]
+    assert type(t).__name__.lower() == kind
+    assert len(t.ids) <= 1 + 30 * (20 + 2) + 1
+    ids, parents, values = list(t.ids), list(t.parents), np.asarray(t.values)
+    # groups largest first, the aggregate last and not the largest top-level tile
+    top = [k for k, p in enumerate(parents) if p == "root"]
+    assert ids[top[-1]] == "more-groups"
+    assert (
+        t.labels[top[-1]] == "+120 more groups<br>(" + str(120 + sizes[30:].sum()) + " features, tile capped)"
+    )
+    group_area = {ids[k]: values[k] for k in top}
+    for k, p in enumerate(parents):
+        if p.startswith("sf:"):
+            group_area[p] += values[k]
+    shown_sf = [ids[k] for k in top[:-1]]
+    size_of = {f"sf:{s}": n + 1 for s, n in zip(r.support, sizes, strict=True)}
+    shown_sizes = [size_of[s] for s in shown_sf]
+    assert shown_sizes == sorted(shown_sizes, reverse=True)
+    assert min(shown_sizes) >= max(size_of[s] for s in size_of if s not in shown_sf)
+    assert group_area["more-groups"] <= min(group_area[s] for s in shown_sf)
+    assert group_area["more-groups"] < max(group_area.values())
+    # aggregated tiles are neutral: their colour value sits below the score range
+    cmin = t.marker.cmin
+    assert t.marker.colors[top[-1]] == cmin and cmin < min(r.scores)
+    assert t.marker.colorbar.title.text == "GDM score |s_j|"
+    assert fig.layout.uniformtext.mode == "hide"
+
+
+def test_group_tree_highlight_shows_a_hidden_group():
+    r, _ = make_many_groups()
+    small = int(r.support[-1])
+    fig = group_tree(r, max_groups=10, highlight=small)
+    assert f"sf:{small}" in fig.data[0].ids and fig.data[0].level == f"sf:{small}"
+
+
+def test_find_feature_group():
+    r, sizes = make_many_groups()
+    names = [f"g{i}" for i in range(10_000)]
+    a = find_feature_group(r, int(r.af[sizes[0] + 1]), names)  # an AF of the second group
+    assert a["role"] == "AF" and a["support_feature"] == r.support[1]
+    assert a["group_size"] == sizes[1] + 1 and a["group_rank"] == 2 and a["n_groups"] == 150
+    assert a["rho"] == pytest.approx(r.af_rho[sizes[0] + 1])
+    s = find_feature_group(r, names[r.support[0]], names)
+    assert s["role"] == "SF" and s["rho"] == 1.0 and s["group_rank"] == 1 and s["name"] == names[r.support[0]]
+    assert s["score"] == r.scores[r.support[0]]
+    lone = np.setdiff1d(np.arange(10_000), np.concatenate([r.support, r.af]))[0]
+    assert find_feature_group(r, int(lone)) is None
+    with pytest.raises(ValueError, match="no feature is named"):
+        find_feature_group(r, "nope", names)
+    with pytest.raises(ValueError, match="needs 'feature_names'"):
+        find_feature_group(r, "g1")
 
 
 def test_pixel_masks_marks_sf_and_af_pixels():

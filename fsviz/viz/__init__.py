@@ -9,6 +9,7 @@ from fsviz._lazy import lazy_exports
 
 _EXPORTS = {
     "group_tree": ".groups",
+    "find_feature_group": ".groups",
     "pixel_masks": ".images",
     "correlation_sparsity": ".sparsity",
     "ranking_bump": ".ranking",
