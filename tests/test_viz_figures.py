@@ -13,6 +13,8 @@ from fsviz.viz import (
     class_colors,
     class_symbols,
     compare_scatter,
+    correlation_bars,
+    correlation_network,
     correlation_sparsity,
     find_feature_group,
     group_tree,
@@ -300,3 +302,39 @@ def test_pca_pair_forty_classes_get_forty_colours():
     fig = pca_pair([p], y, titles=("Fisher",))
     assert len({t.marker.color for t in fig.data}) == 40
     assert len({(t.marker.color, t.marker.symbol) for t in fig.data}) == 40
+
+
+def test_correlation_network_nodes_edges_and_layouts():
+    pairs = pd.DataFrame({"i": [0, 0, 3, 5], "j": [1, 2, 4, 6], "rho": [0.97, -0.85, 0.6, 0.3]})
+    names = [f"g{i}" for i in range(8)]
+    for layout in ("circular", "spring"):
+        fig = correlation_network(pairs, names, layout=layout, max_pairs=3)
+        nodes = fig.data[-1]
+        assert list(nodes.text) == ["g0", "g1", "g2", "g3", "g4"]  # pair (5, 6) beyond max_pairs
+        xy = np.column_stack([nodes.x, nodes.y])
+        assert np.isfinite(xy).all() and len({tuple(p) for p in np.round(xy, 6)}) == 5
+        again = correlation_network(pairs, names, layout=layout, max_pairs=3).data[-1]
+        np.testing.assert_array_equal(xy, np.column_stack([again.x, again.y]))  # deterministic
+        edges = [t for t in fig.data if t.mode == "lines"]
+        assert sum(np.isnan(np.asarray(t.x, float)).sum() for t in edges) == 3  # one segment per pair
+        widths = {t.name: t.line.width for t in edges}
+        assert widths["+ |rho| 0.95–1.00"] > widths["− |rho| 0.80–0.90"] > widths["+ |rho| 0.50–0.70"]
+        hover = fig.data[-2].hovertext
+        assert hover[0] == "g0 – g1<br>rho = +0.970" and hover[1] == "g0 – g2<br>rho = -0.850"
+    # circular: the component {0, 1, 2} sits together, the hub first
+    nodes = correlation_network(pairs, names).data[-1]
+    angle = np.arctan2(nodes.y, nodes.x) % (2 * np.pi)
+    assert np.allclose(angle[:3], 2 * np.pi * np.arange(3) / 7)
+    with pytest.raises(ValueError, match="'layout' must be 'circular' or 'spring'"):
+        correlation_network(pairs, layout="tsne")
+
+
+def test_correlation_bars_top_k_signed():
+    rhos = np.array([0.1, -0.9, 0.5, 0.5, 0.0])
+    fig = correlation_bars(rhos, [f"g{i}" for i in range(5)], k=3, against="tumour_type")
+    b = fig.data[0]
+    assert list(b.y) == ["g3", "g2", "g1"] and list(b.x) == [0.5, 0.5, -0.9]
+    assert list(b.marker.color) == ["#D55E00", "#D55E00", "#0072B2"]
+    assert "tumour_type" in fig.layout.title.text
+    with pytest.raises(ValueError, match="'k' must be a positive int"):
+        correlation_bars(rhos, k=0)

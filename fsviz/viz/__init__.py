@@ -18,6 +18,8 @@ _EXPORTS = {
     "stream_progress": ".stream",
     "compare_scatter": ".compare",
     "class_colors": "._common",
+    "correlation_network": ".correlation",
+    "correlation_bars": ".correlation",
     "class_symbols": "._common",
 }
 __all__ = sorted(_EXPORTS)
