@@ -101,6 +101,7 @@ def spring_layout(
         f = (d * (weights * dl / kk)[:, None]) if d.size else d  # attraction along edges
         np.add.at(disp, edges_u, -f)
         np.add.at(disp, edges_v, f)
+        disp -= 2.0 * kk * pos  # gravity: keeps separate components from drifting apart
         length = np.maximum(np.sqrt((disp**2).sum(-1)), 1e-9)
         pos += disp / length[:, None] * np.minimum(length, temp)[:, None]
         temp *= 0.98
