@@ -22,6 +22,7 @@ from fsviz.viz import (
     pixel_masks,
     ranking_bump,
     score_bars,
+    stability_bars,
     stream_progress,
 )
 
@@ -338,3 +339,14 @@ def test_correlation_bars_top_k_signed():
     assert "tumour_type" in fig.layout.title.text
     with pytest.raises(ValueError, match="'k' must be a positive int"):
         correlation_bars(rhos, k=0)
+
+
+def test_stability_bars_top_k_and_title():
+    freq = np.array([0.25, 1.0, 0.5, 0.0, 0.5])
+    fig = stability_bars(freq, [f"g{i}" for i in range(5)], k=3, kuncheva=0.4123, jaccard=0.5, n_resamples=20)
+    b = fig.data[0]
+    assert list(b.y) == ["g4", "g2", "g1"] and list(b.x) == [0.5, 0.5, 1.0]
+    assert "Kuncheva 0.412" in fig.layout.title.text and "Jaccard 0.500" in fig.layout.title.text
+    assert "10 of 20 resamples" in b.hovertext[0]
+    with pytest.raises(ValueError, match="frequencies in \\[0, 1\\]"):
+        stability_bars(np.array([1.5]))

@@ -18,6 +18,7 @@ _EXPORTS = {
     "stream_progress": ".stream",
     "compare_scatter": ".compare",
     "class_colors": "._common",
+    "stability_bars": ".stability",
     "correlation_network": ".correlation",
     "correlation_bars": ".correlation",
     "class_symbols": "._common",
