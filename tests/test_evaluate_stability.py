@@ -5,7 +5,13 @@ import itertools
 import numpy as np
 import pytest
 
-from fsviz.evaluate import selection_stability, subsample_stability
+from fsviz.evaluate import (
+    bootstrap_selections,
+    group_frequency,
+    selection_frequency,
+    selection_stability,
+    subsample_stability,
+)
 
 
 def kuncheva_ref(A, B, n):
@@ -64,3 +70,46 @@ def test_subsample_stability_planted_vs_noise(rng):
     bad = subsample_stability(noise3, X, y, n_subsamples=6, random_state=0)
     assert good.index > 0.9 and bad.index < 0.5
     assert len(good.subsets) == 6
+
+
+def test_selection_frequency_hand_made():
+    subsets = [[0, 1], [1, 2], np.array([False, True, False, True, False]), [1, 0]]
+    np.testing.assert_array_equal(selection_frequency(subsets, 5), [0.5, 1.0, 0.25, 0.25, 0.0])
+    with pytest.raises(ValueError, match="selection_frequency: feature indices must lie in"):
+        selection_frequency([[7]], 5)
+    with pytest.raises(ValueError, match="needs at least one selection"):
+        selection_frequency([], 5)
+
+
+def test_group_frequency_any_member_counts():
+    subsets = [[0], [2, 5], [4], [1, 2]]
+    groups = [[0, 1, 2], [3, 4], [5], [6]]
+    # group 0 is hit by resamples 0, 1, 3 (resample 3 twice, counted once)
+    np.testing.assert_allclose(group_frequency(subsets, groups, 7), [0.75, 0.25, 0.25, 0.0])
+    np.testing.assert_allclose(group_frequency(subsets, groups), [0.75, 0.25, 0.25, 0.0])
+    with pytest.raises(ValueError, match=r"group members must lie in \[0, 5\)"):
+        group_frequency(subsets[:1], [[0, 9]], 5)
+
+
+def test_bootstrap_selections_resamples_rows_deterministically():
+    X = np.arange(40.0).reshape(20, 2)
+    y = np.arange(20) % 2
+    seen = []
+
+    def pick(Xb, yb):
+        seen.append(Xb[:, 0].copy())
+        return [int(Xb[:, 0].sum() > 380)]  # depends on the resample
+
+    a = bootstrap_selections(pick, X, y, n_boot=6, random_state=3)
+    rows_a = [s.copy() for s in seen]
+    b = bootstrap_selections(pick, X, y, n_boot=6, random_state=3)
+    assert len(a) == 6 and all(s.dtype == np.int64 for s in a)
+    assert [s.tolist() for s in a] == [s.tolist() for s in b]
+    assert all(r.shape == (20,) and np.isin(r, X[:, 0]).all() for r in rows_a)
+    assert any(np.unique(r).size < 20 for r in rows_a)  # drawn with replacement
+    freq = selection_frequency(a, 2)
+    assert freq.sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="'n_boot' must be an int >= 2; got 1"):
+        bootstrap_selections(pick, X, y, n_boot=1)
+    with pytest.raises(ValueError, match="'select_fn' must be a callable"):
+        bootstrap_selections([0], X, y)

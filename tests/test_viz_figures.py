@@ -10,13 +10,19 @@ import plotly.graph_objects as go
 import pytest
 
 from fsviz.viz import (
+    class_colors,
+    class_symbols,
     compare_scatter,
+    correlation_bars,
+    correlation_network,
     correlation_sparsity,
+    find_feature_group,
     group_tree,
     pca_pair,
     pixel_masks,
     ranking_bump,
     score_bars,
+    stability_bars,
     stream_progress,
 )
 
@@ -70,7 +76,7 @@ def test_group_tree_aggregates_large_results():
     t = fig.data[0]
     assert isinstance(t, go.Sunburst)
     assert len(t.ids) <= 1 + 20 * 12 + 1
-    assert "more-groups" in t.ids and "+280 more groups" in t.labels
+    assert t.ids[-1] == "more-groups" and t.labels[-1].startswith("+280 more groups<br>(")
 
 
 def test_group_tree_highlight_zooms_and_bad_kind():
@@ -78,6 +84,86 @@ def test_group_tree_highlight_zooms_and_bad_kind():
     assert group_tree(r, highlight=10).data[0].level == "sf:10"
     with pytest.raises(ValueError, match="'kind' must be"):
         group_tree(r, kind="pie")
+    with pytest.raises(ValueError, match="'max_groups' must be a positive int"):
+        group_tree(r, max_groups=0)
+
+
+def make_many_groups(n_groups=150, n_af=3500, m=10_000, seed=0):
+    """150 groups with Zipf-like sizes summing to 3,500 affiliated features."""
+    rng = np.random.default_rng(seed)
+    feats = rng.permutation(m)
+    support = feats[:n_groups]
+    w = 1.0 / np.arange(1, n_groups + 1)
+    sizes = np.floor(w / w.sum() * n_af).astype(int)
+    sizes[0] += n_af - sizes.sum()
+    af = feats[n_groups : n_groups + n_af]
+    af_sf = np.repeat(support, sizes)
+    scores = rng.random(m)
+    return SimpleNamespace(
+        support=support,
+        sf_scores=scores[support],
+        af=af,
+        af_sf=af_sf,
+        af_rho=rng.uniform(0.6, 1, n_af),
+        scores=scores,
+    ), sizes
+
+
+@pytest.mark.parametrize("kind", ["treemap", "sunburst", "icicle"])
+def test_group_tree_readable_with_150_groups(kind):
+    r, sizes = make_many_groups()
+    fig = group_tree(r, max_groups=30, max_affiliated=20, kind=kind)
+    t = fig.data[0]
+    assert type(t).__name__.lower() == kind
+    assert len(t.ids) <= 1 + 30 * (20 + 2) + 1
+    ids, parents, values = list(t.ids), list(t.parents), np.asarray(t.values)
+    # groups largest first, the aggregate last and not the largest top-level tile
+    top = [k for k, p in enumerate(parents) if p == "root"]
+    assert ids[top[-1]] == "more-groups"
+    assert (
+        t.labels[top[-1]] == "+120 more groups<br>(" + str(120 + sizes[30:].sum()) + " features, tile capped)"
+    )
+    group_area = {ids[k]: values[k] for k in top}
+    for k, p in enumerate(parents):
+        if p.startswith("sf:"):
+            group_area[p] += values[k]
+    shown_sf = [ids[k] for k in top[:-1]]
+    size_of = {f"sf:{s}": n + 1 for s, n in zip(r.support, sizes, strict=True)}
+    shown_sizes = [size_of[s] for s in shown_sf]
+    assert shown_sizes == sorted(shown_sizes, reverse=True)
+    assert min(shown_sizes) >= max(size_of[s] for s in size_of if s not in shown_sf)
+    assert group_area["more-groups"] <= min(group_area[s] for s in shown_sf)
+    assert group_area["more-groups"] < max(group_area.values())
+    # aggregated tiles are neutral: their colour value sits below the score range
+    cmin = t.marker.cmin
+    assert t.marker.colors[top[-1]] == cmin and cmin < min(r.scores)
+    assert t.marker.colorbar.title.text == "GDM score |s_j|"
+    assert fig.layout.uniformtext.mode == "hide"
+
+
+def test_group_tree_highlight_shows_a_hidden_group():
+    r, _ = make_many_groups()
+    small = int(r.support[-1])
+    fig = group_tree(r, max_groups=10, highlight=small)
+    assert f"sf:{small}" in fig.data[0].ids and fig.data[0].level == f"sf:{small}"
+
+
+def test_find_feature_group():
+    r, sizes = make_many_groups()
+    names = [f"g{i}" for i in range(10_000)]
+    a = find_feature_group(r, int(r.af[sizes[0] + 1]), names)  # an AF of the second group
+    assert a["role"] == "AF" and a["support_feature"] == r.support[1]
+    assert a["group_size"] == sizes[1] + 1 and a["group_rank"] == 2 and a["n_groups"] == 150
+    assert a["rho"] == pytest.approx(r.af_rho[sizes[0] + 1])
+    s = find_feature_group(r, names[r.support[0]], names)
+    assert s["role"] == "SF" and s["rho"] == 1.0 and s["group_rank"] == 1 and s["name"] == names[r.support[0]]
+    assert s["score"] == r.scores[r.support[0]]
+    lone = np.setdiff1d(np.arange(10_000), np.concatenate([r.support, r.af]))[0]
+    assert find_feature_group(r, int(lone)) is None
+    with pytest.raises(ValueError, match="no feature is named"):
+        find_feature_group(r, "nope", names)
+    with pytest.raises(ValueError, match="needs 'feature_names'"):
+        find_feature_group(r, "g1")
 
 
 def test_pixel_masks_marks_sf_and_af_pixels():
@@ -186,3 +272,81 @@ def test_compare_scatter():
     )
     fig = compare_scatter(frame)
     assert list(fig.data[0].y) == [0.9, 0.8]
+
+
+@pytest.mark.parametrize("n", [0, 1, 8, 9, 12, 40, 200])
+def test_class_colors_are_distinct_hex(n):
+    c = class_colors(n)
+    assert len(c) == n and len(set(c)) == n
+    assert all(len(x) == 7 and x[0] == "#" for x in c)
+
+
+def test_class_colors_okabe_ito_then_spread():
+    assert class_colors(2) == ["#E69F00", "#56B4E9"]
+    rgb = np.array([[int(x[k : k + 2], 16) for k in (1, 3, 5)] for x in class_colors(40)], float)
+    d = np.sqrt(((rgb[:, None] - rgb[None]) ** 2).sum(-1))[np.triu_indices(40, 1)]
+    assert d.min() > 15  # no two of the 40 colours nearly equal
+    assert set(class_symbols(8)) == {"circle"} and len(set(class_symbols(40))) == 8
+    pairs = set(zip(class_colors(40), class_symbols(40), strict=True))
+    assert len(pairs) == 40
+    with pytest.raises(ValueError, match="'n' must be >= 0"):
+        class_colors(-1)
+
+
+def test_pca_pair_forty_classes_get_forty_colours():
+    p = SimpleNamespace(
+        coords=np.random.default_rng(0).normal(size=(400, 2)),
+        explained=np.array([0.5, 0.2]),
+        features=np.arange(3),
+    )
+    y = np.repeat(np.arange(40), 10)
+    fig = pca_pair([p], y, titles=("Fisher",))
+    assert len({t.marker.color for t in fig.data}) == 40
+    assert len({(t.marker.color, t.marker.symbol) for t in fig.data}) == 40
+
+
+def test_correlation_network_nodes_edges_and_layouts():
+    pairs = pd.DataFrame({"i": [0, 0, 3, 5], "j": [1, 2, 4, 6], "rho": [0.97, -0.85, 0.6, 0.3]})
+    names = [f"g{i}" for i in range(8)]
+    for layout in ("circular", "spring"):
+        fig = correlation_network(pairs, names, layout=layout, max_pairs=3)
+        nodes = fig.data[-1]
+        assert list(nodes.text) == ["g0", "g1", "g2", "g3", "g4"]  # pair (5, 6) beyond max_pairs
+        xy = np.column_stack([nodes.x, nodes.y])
+        assert np.isfinite(xy).all() and len({tuple(p) for p in np.round(xy, 6)}) == 5
+        again = correlation_network(pairs, names, layout=layout, max_pairs=3).data[-1]
+        np.testing.assert_array_equal(xy, np.column_stack([again.x, again.y]))  # deterministic
+        edges = [t for t in fig.data if t.mode == "lines"]
+        assert sum(np.isnan(np.asarray(t.x, float)).sum() for t in edges) == 3  # one segment per pair
+        widths = {t.name: t.line.width for t in edges}
+        assert widths["+ |rho| 0.95–1.00"] > widths["− |rho| 0.80–0.90"] > widths["+ |rho| 0.50–0.70"]
+        hover = fig.data[-2].hovertext
+        assert hover[0] == "g0 – g1<br>rho = +0.970" and hover[1] == "g0 – g2<br>rho = -0.850"
+    # circular: the component {0, 1, 2} sits together, the hub first
+    nodes = correlation_network(pairs, names).data[-1]
+    angle = np.arctan2(nodes.y, nodes.x) % (2 * np.pi)
+    assert np.allclose(angle[:3], 2 * np.pi * np.arange(3) / 7)
+    with pytest.raises(ValueError, match="'layout' must be 'circular' or 'spring'"):
+        correlation_network(pairs, layout="tsne")
+
+
+def test_correlation_bars_top_k_signed():
+    rhos = np.array([0.1, -0.9, 0.5, 0.5, 0.0])
+    fig = correlation_bars(rhos, [f"g{i}" for i in range(5)], k=3, against="tumour_type")
+    b = fig.data[0]
+    assert list(b.y) == ["g3", "g2", "g1"] and list(b.x) == [0.5, 0.5, -0.9]
+    assert list(b.marker.color) == ["#D55E00", "#D55E00", "#0072B2"]
+    assert "tumour_type" in fig.layout.title.text
+    with pytest.raises(ValueError, match="'k' must be a positive int"):
+        correlation_bars(rhos, k=0)
+
+
+def test_stability_bars_top_k_and_title():
+    freq = np.array([0.25, 1.0, 0.5, 0.0, 0.5])
+    fig = stability_bars(freq, [f"g{i}" for i in range(5)], k=3, kuncheva=0.4123, jaccard=0.5, n_resamples=20)
+    b = fig.data[0]
+    assert list(b.y) == ["g4", "g2", "g1"] and list(b.x) == [0.5, 0.5, 1.0]
+    assert "Kuncheva 0.412" in fig.layout.title.text and "Jaccard 0.500" in fig.layout.title.text
+    assert "10 of 20 resamples" in b.hovertext[0]
+    with pytest.raises(ValueError, match="frequencies in \\[0, 1\\]"):
+        stability_bars(np.array([1.5]))

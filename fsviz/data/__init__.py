@@ -21,6 +21,8 @@ _EXPORTS = {
     "GroundTruth": ".generators",
     "BlockTruth": ".generators",
     "TextTruth": ".generators",
+    "suggest_targets": ".roles",
+    "leaky_features": ".roles",
     "ChunkedSource": ".chunked",
     "open_chunked": ".chunked",
 }

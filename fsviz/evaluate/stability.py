@@ -1,8 +1,8 @@
-"""Stability of feature selection across data perturbations: Kuncheva index and Jaccard."""
+"""Stability of feature selection across data perturbations: Kuncheva, Jaccard, frequencies."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -10,16 +10,19 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.model_selection import StratifiedShuffleSplit
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
 from fsviz.evaluate._selection import as_indices, select
 
 
-def _membership(subsets: Sequence, n_features: int) -> tuple[sp.csr_matrix, np.ndarray]:
+def _membership(
+    subsets: Sequence, n_features: int, who: str = "selection_stability"
+) -> tuple[sp.csr_matrix, np.ndarray]:
     rows, cols = [], []
     sizes = []
     for i, s in enumerate(subsets):
-        idx = as_indices(s, n_features, "selection_stability")
+        idx = as_indices(s, n_features, who)
         rows.append(np.full(idx.shape[0], i))
         cols.append(idx)
         sizes.append(idx.shape[0])
@@ -137,3 +140,129 @@ def subsample_stability(
     for tr, _ in sss.split(np.zeros(X.shape[0]), y):
         subsets.append(select(selector, X[tr], y[tr], k, "subsample_stability"))
     return StabilityResult(selection_stability(subsets, X.shape[1], measure), measure, tuple(subsets))
+
+
+def bootstrap_selections(
+    select_fn: Callable[[Any, np.ndarray], Any],
+    X,
+    y,
+    n_boot: int = 20,
+    random_state: int | None = 0,
+) -> list[np.ndarray]:
+    """Run a selection on bootstrap resamples of the rows and collect the chosen features.
+
+    Parameters
+    ----------
+    select_fn : callable ``select_fn(X_b, y_b) -> indices``
+        Returns the selected feature indices (or a boolean mask) for one resample.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    n_boot : int, default=20
+        Number of resamples (>= 2).
+    random_state : int or None, default=0
+        Seed of the resampling (converted once with ``check_random_state``).
+
+    Returns
+    -------
+    list of ndarray of int
+        One array of feature indices per resample: the input of
+        :func:`selection_frequency`, :func:`group_frequency` and
+        :func:`selection_stability` (``measure="jaccard"`` when the sizes vary).
+
+    Examples
+    --------
+    >>> X = np.arange(20.0).reshape(10, 2); y = np.arange(10) % 2
+    >>> subsets = bootstrap_selections(lambda Xb, yb: [0], X, y, n_boot=3)
+    >>> [s.tolist() for s in subsets]
+    [[0], [0], [0]]
+    """
+    if not callable(select_fn):
+        raise ValueError(
+            f"bootstrap_selections: 'select_fn' must be a callable f(X, y) -> indices; "
+            f"got {type(select_fn).__name__}."
+        )
+    if isinstance(n_boot, bool) or not isinstance(n_boot, Integral) or n_boot < 2:
+        raise ValueError(f"bootstrap_selections: 'n_boot' must be an int >= 2; got {n_boot!r}.")
+    X, y = check_X_y(X, y, accept_sparse=("csr", "csc"), dtype=None)
+    rng = check_random_state(random_state)
+    n = X.shape[0]
+    rows = rng.randint(0, n, size=(int(n_boot), n))
+    return [select(select_fn, X[r], y[r], None, "bootstrap_selections") for r in rows]
+
+
+def selection_frequency(subsets: Sequence, n_features: int) -> np.ndarray:
+    """Fraction of the selections that contain each feature.
+
+    Parameters
+    ----------
+    subsets : sequence of array-like of int (or boolean masks)
+        E.g. from :func:`bootstrap_selections`; at least one.
+    n_features : int
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        Values in [0, 1].
+
+    Examples
+    --------
+    >>> selection_frequency([[0, 1], [1, 2], [1, 3], [1, 0]], 5).tolist()
+    [0.5, 1.0, 0.25, 0.25, 0.0]
+    """
+    subsets = list(subsets)
+    if not isinstance(n_features, Integral) or n_features < 1:
+        raise ValueError(f"selection_frequency: 'n_features' must be a positive int; got {n_features!r}.")
+    if not subsets:
+        raise ValueError("selection_frequency: needs at least one selection; got 0.")
+    M, _ = _membership(subsets, n_features, "selection_frequency")
+    return np.asarray(M.sum(axis=0), dtype=np.float64).ravel() / len(subsets)
+
+
+def group_frequency(subsets: Sequence, groups: Sequence, n_features: int | None = None) -> np.ndarray:
+    """Per feature group: fraction of the selections that pick at least one of its members.
+
+    A group-aware stability view: GDM's groups are interchangeable correlated features,
+    so a selection that swaps a support feature for one of its affiliated features still
+    "selects the group".
+
+    Parameters
+    ----------
+    subsets : sequence of array-like of int (or boolean masks)
+    groups : sequence of array-like of int
+        Member indices of each group (e.g. ``[support[g], *afs of g]``, or
+        ``GroupResult.partition()``). A feature may belong to several groups.
+    n_features : int, default=None
+        Total number of features; by default ``1 + `` the largest index seen.
+
+    Returns
+    -------
+    ndarray of shape (n_groups,)
+        Values in [0, 1]; 0 for an empty group.
+
+    Examples
+    --------
+    >>> group_frequency([[0], [2], [4]], [[0, 1, 2], [3, 4], [5]]).tolist()
+    [0.6666666666666666, 0.3333333333333333, 0.0]
+    """
+    subsets = list(subsets)
+    groups = [np.asarray(g, dtype=np.int64).ravel() for g in groups]
+    if not subsets:
+        raise ValueError("group_frequency: needs at least one selection; got 0.")
+    if n_features is None:
+        tops = [int(g.max()) for g in groups if g.size] + [
+            int(np.max(np.flatnonzero(a) if np.asarray(a).dtype == bool else a))
+            for a in subsets
+            if np.asarray(a).size
+        ]
+        n_features = 1 + max(tops, default=0)
+    M, _ = _membership(subsets, n_features, "group_frequency")  # (n_subsets, n_features)
+    cols = np.concatenate(groups) if groups else np.zeros(0, np.int64)
+    if cols.size and (cols.min() < 0 or cols.max() >= n_features):
+        raise ValueError(
+            f"group_frequency: group members must lie in [0, {n_features}); got min {cols.min()}, "
+            f"max {cols.max()}."
+        )
+    rows = np.repeat(np.arange(len(groups)), [g.size for g in groups])
+    G = sp.csr_matrix((np.ones(cols.size), (cols, rows)), shape=(n_features, len(groups)))
+    hits = np.asarray((M @ G).todense()) > 0  # (n_subsets, n_groups): any member selected
+    return hits.mean(axis=0)

@@ -6,6 +6,8 @@ _EXPORTS = {
     "correlation_histogram": ".correlation",
     "correlated_pairs": ".correlation",
     "CorrelationHistogram": ".correlation",
+    "top_pairs": ".pairs",
+    "correlations_with": ".pairs",
     "column_moments": ".moments",
     "source_moments": ".moments",
     "discretize": ".information",

@@ -9,6 +9,7 @@ from fsviz._lazy import lazy_exports
 
 _EXPORTS = {
     "group_tree": ".groups",
+    "find_feature_group": ".groups",
     "pixel_masks": ".images",
     "correlation_sparsity": ".sparsity",
     "ranking_bump": ".ranking",
@@ -16,6 +17,11 @@ _EXPORTS = {
     "pca_pair": ".projection",
     "stream_progress": ".stream",
     "compare_scatter": ".compare",
+    "class_colors": "._common",
+    "stability_bars": ".stability",
+    "correlation_network": ".correlation",
+    "correlation_bars": ".correlation",
+    "class_symbols": "._common",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

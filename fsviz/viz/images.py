@@ -6,14 +6,9 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from fsviz.viz._common import QUALITATIVE
+from fsviz.viz._common import class_colors, hex_to_rgb
 
 SF_RGB = np.array([230, 25, 25], dtype=np.float64)
-
-
-def _rgb(hex_color: str) -> np.ndarray:
-    h = hex_color.lstrip("#")
-    return np.array([int(h[i : i + 2], 16) for i in (0, 2, 4)], dtype=np.float64)
 
 
 def _grey(img: np.ndarray) -> np.ndarray:
@@ -64,8 +59,8 @@ def overlay_rgb(
         rgb[idx] = (1 - a) * rgb[idx] + a * target
 
     if af.size:
-        cols = np.stack([_rgb(c) for c in QUALITATIVE])
-        tint(af, cols[af_group % len(QUALITATIVE)], _weights(af.size, af_keep))
+        cols = hex_to_rgb(class_colors(int(af_group.max()) + 1))
+        tint(af, cols[af_group], _weights(af.size, af_keep))
     if support.size:
         tint(support, np.broadcast_to(SF_RGB, (support.size, 3)), _weights(support.size, support_keep))
     return np.clip(rgb, 0, 255).astype(np.uint8).reshape(h, w, 3)
@@ -170,9 +165,9 @@ def pixel_masks(
     image(sf_mask.reshape(h, w, 3).astype(np.uint8), 2, len(means) + 1, "support pixels")
     af_mask = np.full((h * w, 3), 255.0)
     if af.size:
-        cols = np.stack([_rgb(c) for c in QUALITATIVE])
+        cols = hex_to_rgb(class_colors(int(af_group.max()) + 1))
         wa = _weights(af.size, keep_af)[:, None]
-        af_mask[af] = (1 - wa) * 255.0 + wa * cols[af_group % len(QUALITATIVE)]
+        af_mask[af] = (1 - wa) * 255.0 + wa * cols[af_group]
     ws = _weights(support.size, keep)[:, None]
     af_mask[support] = (1 - ws) * 255.0 + ws * np.array([120.0, 0.0, 0.0])
     image(af_mask.reshape(h, w, 3).astype(np.uint8), 2, len(means) + 2, "affiliated pixels")

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from fsviz.viz._common import QUALITATIVE
+from fsviz.viz._common import class_colors, class_symbols
 
 
 def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", "GRM")) -> go.Figure:
@@ -20,6 +20,9 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
         Each has ``coords`` (n_samples, 2) and ``explained`` (2,) variance ratios.
     y : array of shape (n_samples,), default=None
         Class labels for colours (one legend entry per class, shared by all panels).
+        Colours come from :func:`fsviz.viz._common.class_colors`: Okabe-Ito up to 8
+        classes; beyond that distinct hues x lightness levels plus a cycling marker
+        symbol, so 40 classes get 40 distinct (colour, symbol) pairs.
     titles : sequence of str
         One per projection.
 
@@ -38,6 +41,7 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
     )
     labels = np.asarray(y) if y is not None else None
     classes = np.unique(labels) if labels is not None else [None]
+    colors, symbols = class_colors(len(classes)), class_symbols(len(classes))
     for col, p in enumerate(projections, start=1):
         xy = np.asarray(p.coords)
         for ci, c in enumerate(classes):
@@ -50,7 +54,7 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
                     name="samples" if c is None else f"class {c}",
                     legendgroup=str(c),
                     showlegend=col == 1,
-                    marker=dict(size=6, opacity=0.75, color=QUALITATIVE[ci % len(QUALITATIVE)]),
+                    marker=dict(size=6, opacity=0.75, color=colors[ci], symbol=symbols[ci]),
                 ),
                 1,
                 col,

@@ -1,0 +1,82 @@
+"""Target-role detection: suggest_targets and leaky_features on hand-made tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+from fsviz.data import DataWarning, leaky_features, suggest_targets
+
+
+@pytest.fixture
+def frame():
+    rng = np.random.default_rng(0)
+    n = 60
+    f = pd.DataFrame(rng.normal(size=(n, 5)), columns=[f"gene{i}" for i in range(5)])
+    f["sample_id"] = [f"S{i:03d}" for i in range(n)]  # identifier: never a target
+    f["batch"] = rng.integers(1, 4, n)  # low-cardinality integers
+    f["tumour_type"] = rng.choice(["luminal", "basal", "her2"], n)
+    f["age"] = rng.integers(30, 80, n).astype(float)
+    return f
+
+
+def test_tumour_type_is_suggested_first(frame):
+    got = suggest_targets(frame)
+    assert got[0] == "tumour_type"
+    assert "batch" in got and "sample_id" not in got and "gene0" not in got
+
+
+def test_suggest_targets_name_hints_and_order():
+    f = pd.DataFrame(
+        {
+            "x1": [0.1, 0.2, 0.3, 0.4],
+            "DiseaseStatus": [0.5, 1.5, 0.5, 2.5],  # a word of the name is a target word
+            "label": [0, 1, 0, 1],  # exact target name + integer codes
+            "const": ["a"] * 4,  # one value: never
+        }
+    )
+    assert suggest_targets(f) == ["label", "DiseaseStatus"]
+    assert suggest_targets(pd.DataFrame()) == []
+    with pytest.raises(ValueError, match="must be a pandas DataFrame; got ndarray"):
+        suggest_targets(np.zeros((3, 3)))
+
+
+def test_copy_of_label_is_leaky_random_features_are_not():
+    rng = np.random.default_rng(1)
+    n = 120
+    y = rng.choice(["normal", "tumour", "metastasis"], n)
+    X = rng.normal(size=(n, 50))
+    codes = np.unique(y, return_inverse=True)[1]
+    X[:, 7] = codes * 10 + 3  # a recoding of the label
+    X[:, 20] = codes + rng.uniform(0, 0.9, n)  # intervals per class, many values
+    got = leaky_features(X, y, [f"g{i}" for i in range(50)], block_size=16)
+    assert [g[:2] for g in got] == [(7, "g7"), (20, "g20")]
+    assert "one value per class" in got[0][2] and "2 thresholds" in got[1][2]
+    assert leaky_features(sp.csr_matrix(X), y, block_size=16)[0][:2] == (7, "f7")
+
+
+def test_binary_threshold_leak_and_ties_are_not_perfect():
+    y = np.array([0, 0, 0, 1, 1, 1])
+    X = np.column_stack(
+        [
+            [1.0, 2, 3, 4, 5, 6],  # threshold 3.5 separates
+            [1.0, 2, 4, 4, 5, 6],  # the value 4 is shared by both classes
+            [1.0, 5, 2, 6, 3, 4],  # not monotone
+        ]
+    )
+    got = leaky_features(X, y)
+    assert [g[0] for g in got] == [0]
+    assert "threshold 3.5" in got[0][2] and "below: 0, above: 1" in got[0][2]
+
+
+def test_leaky_features_budget_and_errors():
+    y = np.array([0, 1] * 10)
+    X = np.column_stack([np.random.default_rng(2).normal(size=(20, 3)), y])
+    with pytest.warns(DataWarning, match="checked the first 3 of 4 features"):
+        assert leaky_features(X, y, max_features=3) == []
+    with pytest.raises(ValueError, match="at least 2 classes; got 1"):
+        leaky_features(X, np.zeros(20))
+    with pytest.raises(ValueError, match="X has 20 rows but y has 3 labels"):
+        leaky_features(X, y[:3])
