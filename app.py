@@ -118,11 +118,20 @@ def data_page() -> None:
     if s.classes:
         right.subheader("Classes")
         right.dataframe(fc.classes_frame(s), hide_index=True, width="stretch")
+    leaks = appkit.result(ds, fc.Run("leakage"), "Checking for features that give the target away")
+    if leaks is not None and leaks.features:
+        st.warning(
+            f"Possible target leakage: {len(leaks.features)} feature(s) predict the target perfectly on "
+            f"their own ({fc.names_preview([n for _, n, _ in leaks.features], range(len(leaks.features)))}). "
+            "Every selection would rank them first; drop them or check the target column."
+        )
     if s.n_constant:
         st.warning(
             f"{s.n_constant} constant feature(s) (kept; they score 0 and never join a group): "
             f"{fc.names_preview(ds.feature_names, ds.constant_features)}"
         )
+    st.subheader("Column roles")
+    st.dataframe(fc.roles_frame(ds, leaks.features if leaks else ()), hide_index=True, width="stretch")
     st.subheader("First rows")
     st.dataframe(fc.preview_frame(ds), width="stretch")
 

@@ -282,11 +282,11 @@ def test_projection_and_compare_after_runs(digits):
 def test_bad_upload_shows_error_and_app_stays_usable():
     from fsviz.data import load_dataset
 
-    bad = b"a,b,label\n1,x,0\n2,3,\n"
+    bad = b"a,b,label\n1,2,0\n2,3,\n3,4,1\n"
     buf = io.BytesIO(bad)
     buf.name = "broken.csv"
     with pytest.raises(ValueError) as loader:
-        load_dataset(buf, name="broken")
+        load_dataset(buf, label="label", name="broken")
     at = start()
     at.radio(key="source").set_value("Upload").run()
     at.file_uploader(key="upload").set_value(("broken.csv", bad, "text/csv")).run()
@@ -359,9 +359,31 @@ def test_good_csv_upload_becomes_the_dataset():
     at = start()
     at.radio(key="source").set_value("Upload").run()
     at.file_uploader(key="upload").set_value(("mine.csv", data, "text/csv")).run()
-    at.text_input(key="label").set_value("label").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert metric(at, "features") == "6" and metric(at, "samples") == "60"
+    assert metric(at, "features") == "6" and metric(at, "samples") == "60"  # 'label' suggested first
+
+
+def test_target_column_is_picked_from_a_list_and_not_taken_for_a_feature():
+    """Regression: a label column not named label/class/y/target was silently a feature."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    frame = pd.DataFrame(X, columns=[f"gene{i}" for i in range(5)])
+    frame["tumour_type"] = np.where(X[:, 0] > 0, "glioma", "normal")
+    frame["batch"] = np.arange(60) % 3
+    data = frame.to_csv(index=False).encode()
+    at = start()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("tumours.csv", data, "text/csv")).run()
+    picker = next(s for s in at.selectbox if s.label == "Target column")
+    assert picker.value == "tumour_type" and "(no target: unsupervised)" in picker.options
+    assert not at.error and metric(at, "features") == "6" and metric(at, "classes") == "2"
+    # with another target (or none) the text column would be a feature: refused, with the reason
+    next(s for s in at.selectbox if s.label == "Target column").set_value("(no target: unsupervised)").run()
+    assert any("tumour_type" in e.value for e in at.main.error) and not at.exception
+    numeric = frame.drop(columns="tumour_type").to_csv(index=False).encode()
+    at.file_uploader(key="upload").set_value(("numbers.csv", numeric, "text/csv")).run()
+    next(s for s in at.selectbox if s.label == "Target column").set_value("(no target: unsupervised)").run()
+    assert metric(at, "features") == "6" and metric(at, "classes") == "—"
 
 
 def test_uploaded_face_images_get_pixel_masks(skfeature_path):
@@ -470,3 +492,23 @@ def test_pages_without_a_target_say_so_and_unsupervised_ones_work():
     unsupervised = {fc.method(n).label for n in fc.score_methods() if not fc.method(n).supervised}
     assert set(base.options) == unsupervised
     assert not at.exception and not at.error
+
+
+def test_a_feature_that_gives_the_target_away_is_flagged():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 4))
+    frame = pd.DataFrame(X, columns=[f"gene{i}" for i in range(4)])
+    y = np.where(X[:, 0] > 0, "glioma", "normal")
+    frame["code"] = (y == "glioma").astype(int) * 7.0  # a recoding of the target
+    frame["diagnosis"] = y
+    at = start()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(
+        ("leak.csv", frame.to_csv(index=False).encode(), "text/csv")
+    ).run()
+    assert any(
+        w.value.startswith("Possible target leakage: 1 feature(s)") and "code" in w.value for w in at.warning
+    )
+    roles = next(d.value for d in at.dataframe if "role" in d.value.columns)
+    assert roles.set_index("column").loc["code", "role"] == "feature: possible leak"
+    assert roles.set_index("column").loc["diagnosis", "role"] == "target"

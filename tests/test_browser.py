@@ -197,18 +197,14 @@ def test_upload_csv(page, tmp_path):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(80, 7))
     frame = pd.DataFrame(X, columns=[f"gene{i}" for i in range(7)])
-    frame["label"] = (X[:, 0] + X[:, 1] > 0).astype(int)
+    frame["tumour_type"] = np.where(X[:, 0] + X[:, 1] > 0, "glioma", "normal")
     path = tmp_path / "upload.csv"
     frame.to_csv(path, index=False)
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("Upload", exact=True).click()
     settle(page)
     sidebar.locator('input[type="file"]').set_input_files(str(path))
-    settle(page)
-    label = sidebar.get_by_role("textbox", name="Label column (name or position; empty = automatic)")
-    label.fill("label")
-    label.press("Enter")
-    settle(page)
+    settle(page)  # the target picker suggests tumour_type: no typing needed
     page.wait_for_function(
         "() => document.body.innerText.includes('80 samples × 7 features')", timeout=60_000
     )

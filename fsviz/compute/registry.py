@@ -357,6 +357,18 @@ def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray]
     return fit
 
 
+def _leakage(run: Run, ctx: Context) -> R.LeakageResult:
+    """``fsviz.data.leaky_features`` of the dataset's target (empty without classes)."""
+    from fsviz.data import leaky_features
+
+    ds = ctx.dataset
+    t0 = time.perf_counter()
+    found = ()
+    if ds.y is not None and ds.is_classification and len(np.unique(ds.y)) > 1:
+        found = tuple(leaky_features(ds.X, ds.labels, ds.feature_names))
+    return R.LeakageResult(run, ds.fingerprint, found, time.perf_counter() - t0)
+
+
 def _projection(run: Run, ctx: Context) -> R.Projection:
     """PCA to two components of the standardised columns ``features``."""
     from sklearn.decomposition import PCA
@@ -440,6 +452,9 @@ METHODS: dict[str, Method] = {
         Method("fcbf", "FCBF", "subset", S.FCBF, True, "fast correlation-based filter", _subset),
         Method("histogram", "|rho| histogram", "histogram", None, False, "|rho| of all pairs", _histogram),
         Method("evaluation", "Evaluation", "evaluation", None, False, "CV accuracy, redundancy", _evaluation),
+        Method(
+            "leakage", "Leakage check", "leakage", None, False, "features that give the target away", _leakage
+        ),
         Method("projection", "PCA projection", "projection", None, False, "PCA of features", _projection),
         Method("images", "Image panels", "images", None, False, "examples and class means", _images),
     ]

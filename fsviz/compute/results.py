@@ -266,6 +266,16 @@ class Evaluation:
 
 
 @dataclass(frozen=True)
+class LeakageResult:
+    """Features that predict the target perfectly on their own: ``(index, name, why)``."""
+
+    run: Run
+    fingerprint: str
+    features: tuple
+    seconds: float
+
+
+@dataclass(frozen=True)
 class Projection:
     """PCA 2-D coordinates of the samples on a feature subset."""
 
@@ -298,6 +308,7 @@ __all__ = [
     "GroupResult",
     "HistogramResult",
     "ImagePanels",
+    "LeakageResult",
     "Projection",
     "ScoreResult",
     "Selection",

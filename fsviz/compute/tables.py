@@ -75,6 +75,28 @@ def classes_frame(summary) -> pd.DataFrame:
     return pd.DataFrame({"class": [str(c) for c in summary.classes], "samples": counts, "share": share})
 
 
+def roles_frame(dataset, leaks: Sequence[tuple] = ()) -> pd.DataFrame:
+    """The columns that need a look, with their role: the target, constant features, leaks.
+
+    One row for the target column, one per constant feature and per feature that predicts
+    the target perfectly on its own (``leaks`` from ``fsviz.data.leaky_features``), and a
+    last row counting the other features.
+    """
+    names = np.asarray(dataset.feature_names, dtype=object)
+    rows = []
+    if dataset.y is not None:
+        kind = f"{len(dataset.class_labels()[0])} classes" if dataset.is_classification else "continuous"
+        rows.append((dataset.label_column(), "target", kind))
+    rows += [
+        (str(names[j]), "constant feature", "one value: scores 0, in no group")
+        for j in dataset.constant_features
+    ]
+    rows += [(str(name), "feature: possible leak", why) for _, name, why in leaks]
+    flagged = len(dataset.constant_features) + len(leaks)
+    rows.append((f"the other {dataset.n_features - flagged:,} columns", "feature", ""))
+    return pd.DataFrame(rows, columns=["column", "role", "note"])
+
+
 def preview_frame(dataset, n_rows: int = 8, n_cols: int = 20) -> pd.DataFrame:
     """The first rows and columns of the dataset (label column last) as a table."""
     cols = min(n_cols, dataset.n_features)
@@ -397,6 +419,7 @@ __all__ = [
     "preview_frame",
     "read_selection_csv",
     "reduced_csv",
+    "roles_frame",
     "selection_csv",
     "selection_frame",
     "stream_frame",
