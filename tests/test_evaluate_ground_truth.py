@@ -65,3 +65,18 @@ def test_with_generator_ground_truth():
     ][:3]
     h = success_hits(list(truth.support[:2]) + noise, None, truth)
     assert h.triple == "2/0/3" and h.rate == pytest.approx(2 / n_true)
+
+
+def test_precision_reports_false_positives(truth):
+    h = success_hits([10, 20, 12, 99, 98], None, truth)
+    assert (h.n_found, h.n_spurious) == (5, 2)
+    assert h.precision == pytest.approx(3 / 5) and h.selection_precision == pytest.approx(3 / 5)
+    # a grouping with one spurious affiliated feature: full hit rate, precision 6/7
+    g = success_hits([10, 20, 30], {10: np.array([11, 12, 50]), 30: np.array([31])}, truth)
+    assert g.rate == 1.0 and g.precision == pytest.approx(6 / 7) and g.selection_precision == 1.0
+    assert "precision 85.7% (6/7)" in str(g)
+    # reporting everything gets the full hit rate but a low precision
+    every = success_hits(np.arange(1000), None, truth)
+    assert every.rate == 1.0 and every.precision == pytest.approx(6 / 1000)
+    empty = success_hits(np.array([], dtype=int), None, truth)
+    assert empty.precision == 0.0 and empty.selection_precision == 0.0 and empty.n_found == 0

@@ -14,7 +14,7 @@ from scipy.optimize import minimize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.evaluate import redundancy_rate
-from fsviz.select import GRM, LGD, FisherScore, LaplacianScore, VarianceScore
+from fsviz.select import GRM, LGD, FisherScore, LaplacianScore, ReliefF, VarianceScore
 from fsviz.select._grm_kernels import simplex_project
 from fsviz.select.grm import group_laplacian, simplex_projection, squared_cosine_matrix
 
@@ -418,3 +418,32 @@ _GRM_XFAIL = {
 @parametrize_with_checks([GRM(n_top=5, n_features=2)], expected_failed_checks=lambda est: _GRM_XFAIL)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ---------------------------------------------------------------- input contract (scorers -> GRM)
+def test_shift_changes_the_result_rescaling_does_not():
+    """Problem (1) is invariant to s -> c s, not to s -> s + c: scorers must not shift."""
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((80, 6))
+    X = np.repeat(base, 5, axis=1) + 0.3 * rng.standard_normal((80, 30))
+    s = np.linspace(3.0, 0.1, 30)
+    z = GRM(n_top=30, n_features=5).fit(X, s).scores_
+    np.testing.assert_allclose(GRM(n_top=30, n_features=5).fit(X, 7.0 * s).scores_, z, atol=1e-6)
+    shifted = GRM(n_top=30, n_features=5).fit(X, s + 10.0).scores_
+    assert np.abs(shifted - z).max() > 0.01
+
+
+@pytest.mark.parametrize("name", ["ALLAML", "COIL20"])
+def test_relieff_raw_w_keeps_grm_at_the_head_of_the_ranking(skfeature_path, name):
+    """The issue's worst cell: with (1 + W) / 2 GRM picked features ReliefF ranks 700-980."""
+    d = loadmat(skfeature_path(name))
+    X = np.asarray(d["X"], dtype=float)
+    y = np.asarray(d["Y"]).ravel()
+    w = ReliefF().fit(X, y).scores_
+    assert w.max() <= 1.0 and np.sort(w)[-1000] < 0.05  # raw W: the top 1000 is not flat
+    rank = np.empty(w.size, dtype=np.int64)
+    rank[np.argsort(-w, kind="stable")] = np.arange(w.size)
+    raw = GRM(n_top=1000, n_features=20).fit(X, w).selected_
+    flat = GRM(n_top=1000, n_features=20).fit(X, (1.0 + w) / 2.0).selected_
+    med_raw, med_flat = np.median(rank[raw]), np.median(rank[flat])
+    assert med_raw < 500 and med_raw < med_flat - 200, (med_raw, med_flat)

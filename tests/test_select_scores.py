@@ -107,7 +107,7 @@ def ref_laplacian(X, k):
         ft = f - (f @ Dm @ one) / (one @ Dm @ one) * one
         den = ft @ Dm @ ft
         ls = (ft @ L @ ft) / den if den > 1e-12 else np.nan
-        out.append(0.0 if np.isnan(ls) else 1.0 / ls)
+        out.append(0.0 if np.isnan(ls) else 1.0 / ls - 1.0)
     return np.array(out)
 
 
@@ -131,7 +131,7 @@ def ref_relieff(X, y, k):
                 W -= diff
             else:
                 W += p[c] / (1 - p[y[i]]) * diff
-    return (1 + W / n) / 2
+    return W / n
 
 
 # ---------------------------------------------------------------- against scikit-learn
@@ -276,7 +276,7 @@ ALL = [
 
 
 @pytest.mark.parametrize("fn,sup", ALL, ids=lambda v: getattr(v, "__name__", ""))
-def test_scores_finite_nonnegative_and_planted_feature_wins(fn, sup):
+def test_scores_finite_zero_for_constant_and_planted_feature_wins(fn, sup):
     rng = np.random.default_rng(8)
     n = 120
     y = np.repeat([0, 1], n // 2)
@@ -284,8 +284,10 @@ def test_scores_finite_nonnegative_and_planted_feature_wins(fn, sup):
     X[:, 4] = y * 3.0 + 0.3 * rng.random(n)  # planted: two tight, well separated clusters
     X[:, 9] = 1.0  # constant
     s = fn(X, y) if sup else fn(X)
-    assert np.all(np.isfinite(s)) and np.all(s >= 0)
-    assert s[9] == 0.0 or fn is relieff_score
+    assert np.all(np.isfinite(s))
+    # only ReliefF (raw W) and the Laplacian score (1/LS - 1) are signed: 0 = no evidence
+    assert np.all(s >= 0) or fn in (relieff_score, laplacian_score)
+    assert s[9] == 0.0
     if fn is not variance_score:
         assert np.argmax(s) == 4
 
@@ -396,3 +398,20 @@ def test_variance_kernels_both_orders_equal_numpy():
     ss, const = K.centred_ss_cols.py_func(np.asfortranarray(X))
     np.testing.assert_allclose(ss / 23, ref, rtol=1e-12, atol=1e-15)
     assert const[2] and not const[0]
+
+
+# ---------------------------------------------------------------- GRM input contract
+def test_signed_scores_are_zero_for_structureless_features():
+    """ReliefF's W and 1/LS - 1 are ~0 for noise, so GRM sees no evidence there."""
+    rng = np.random.default_rng(3)
+    n = 200
+    y = np.repeat([0, 1], n // 2)
+    X = rng.standard_normal((n, 60))
+    X[:, 0] += 3.0 * y  # informative and smooth on the sample graph
+    X[:, 1:] *= 0.01  # noise too small to shape the graph: independent of it, LS ~ 1
+    w = relieff_score(X, y, n_neighbors=10)
+    lap = laplacian_score(X, n_neighbors=5)
+    assert w[0] > 0.05 and np.abs(np.median(w[1:])) < 0.02
+    assert lap[0] > 0.5 and np.abs(np.median(lap[1:])) < 0.1
+    assert np.any(w < 0) and np.any(lap < 0)  # signed, not shifted to be positive
+    np.testing.assert_array_equal(np.argsort(-lap, kind="stable")[:1], [0])

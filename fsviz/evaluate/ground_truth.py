@@ -32,7 +32,17 @@ class SuccessHits:
         Found true features placed with their own true group (a found group whose support
         feature belongs to the same true group).
     n_spurious : int
-        Found features (selected or grouped) that are not true features.
+        Found features (selected or grouped) that are not true features: the false
+        positives of the grouping form.
+    n_found : int
+        Distinct features found (selected or grouped).
+    precision : float
+        ``n_correct / n_found`` (1 - false discovery rate): the share of what the method
+        reported that is true. 0.0 when nothing was found. ``rate`` alone rewards
+        reporting everything; read the two together.
+    selection_precision : float
+        ``(n_correct_support + n_correct_affiliated) / len(found_support)``: the same on
+        the selected features only (the triple's false positives are ``n_incorrect``).
     """
 
     n_correct_support: int
@@ -43,6 +53,9 @@ class SuccessHits:
     rate: float
     n_matched: int
     n_spurious: int
+    n_found: int = 0
+    precision: float = 0.0
+    selection_precision: float = 0.0
 
     @property
     def triple(self) -> str:
@@ -50,7 +63,10 @@ class SuccessHits:
         return f"{self.n_correct_support}/{self.n_correct_affiliated}/{self.n_incorrect}"
 
     def __str__(self) -> str:
-        return f"{100 * self.rate:.1f}% ({self.n_correct}/{self.n_truth}); selection {self.triple}"
+        return (
+            f"{100 * self.rate:.1f}% ({self.n_correct}/{self.n_truth}), precision "
+            f"{100 * self.precision:.1f}% ({self.n_correct}/{self.n_found}); selection {self.triple}"
+        )
 
 
 def _ints(a, what: str) -> np.ndarray:
@@ -78,7 +94,8 @@ def success_hits(found_support, found_groups: Mapping | None, truth: Any) -> Suc
     SuccessHits
         ``rate`` is the grouping form (#CORRECT / #ALL, 86.8 % = 33/38 for GDM in Table 2
         of the TPAMI paper); ``triple`` the selection form "#correct SF / #correct AF /
-        #incorrect feature" computed on ``found_support``.
+        #incorrect feature" computed on ``found_support``. ``precision`` (#CORRECT /
+        #FOUND) and ``n_spurious`` report the false positives the hit rate ignores.
 
     References
     ----------
@@ -107,6 +124,7 @@ def success_hits(found_support, found_groups: Mapping | None, truth: Any) -> Suc
     found = set(key)
     n_correct = len(found & allt)
     matched = sum(1 for f in found & allt if key[f] in gid and gid[key[f]] == gid[f])
+    n_sel_correct = len(fs_set & allt)
     return SuccessHits(
         n_correct_support=len(fs_set & sf),
         n_correct_affiliated=len(fs_set & af),
@@ -116,4 +134,7 @@ def success_hits(found_support, found_groups: Mapping | None, truth: Any) -> Suc
         rate=float(n_correct / len(allt)) if allt else 0.0,
         n_matched=int(matched),
         n_spurious=len(found - allt),
+        n_found=len(found),
+        precision=float(n_correct / len(found)) if found else 0.0,
+        selection_precision=float(n_sel_correct / len(fs_set)) if fs_set else 0.0,
     )

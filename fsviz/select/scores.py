@@ -1,4 +1,4 @@
-"""Classic per-feature scores with one convention: higher is better, finite, non-negative.
+"""Classic per-feature scores with one convention: higher is better, finite.
 
 Plain functions (``fisher_score(X, y) -> ndarray``) and selector classes
 (``FisherScore().fit(X, y).scores_``) compute the same numbers. Every function takes
@@ -10,8 +10,15 @@ samples.
 Degenerate features never give NaN: a constant feature scores 0, and a ratio
 score whose denominator vanishes while its numerator does not (a perfectly
 separating or perfectly locally-smooth feature) is capped at ``1e12`` times its
-numerator's scale, i.e. ranks first. All outputs are non-negative, so any of them
-can be passed to :class:`fsviz.select.GRM` directly.
+numerator's scale, i.e. ranks first.
+
+GRM input contract: every score is returned in the form :class:`fsviz.select.GRM`
+takes as it is, with 0 meaning "no evidence" (GRM's ratio objective is invariant to
+a rescaling of the scores, not to a shift, and features scoring ``<= 0`` stay out
+of its working set). Fisher, F, chi-square, MI, variance and LGD are non-negative
+by definition; ReliefF is its raw weight ``W`` in [-1, 1] (0 = irrelevant); the
+Laplacian score is ``1 / LS - 1`` (0 = no graph structure). Do not shift a score
+before GRM.
 
 References
 ----------
@@ -285,16 +292,21 @@ def _mi(X, y, n_bins, strategy) -> np.ndarray:
 def relieff_score(
     X, y, n_neighbors: int = 10, n_iterations: int | None = None, random_state=None
 ) -> np.ndarray:
-    """ReliefF weights mapped to ``(1 + W) / 2`` in [0, 1] (higher = better).
+    """ReliefF weights ``W`` in [-1, 1] (higher = better), as Robnik-Sikonja & Kononenko define them.
 
     ``W_f = 1/m sum_i [ -sum_{h in H_i} diff_f(i, h) / k_h
     + sum_{C != y_i} p(C) / (1 - p(y_i)) sum_{j in M_i(C)} diff_f(i, j) / k_C ]``
     with ``diff_f(i, j) = |x_if - x_jf| / (max_f - min_f)``, ``H_i`` the ``n_neighbors``
     nearest hits and ``M_i(C)`` the nearest misses of class ``C`` under the Manhattan
     distance of the range-scaled features (Robnik-Sikonja & Kononenko 2003, Fig. 3).
-    ``W`` lies in [-1, 1]; the affine map keeps the ranking and makes it non-negative
-    for :class:`GRM`. Neighbour ties are broken by sample index; ``k_h``/``k_C`` are
-    the numbers of neighbours actually available (fewer in small classes).
+    ``W`` lies in [-1, 1] and is returned as it is: 0 is the value of an irrelevant
+    (or constant) feature, a negative ``W`` means neighbours of the same class differ
+    more than neighbours of other classes. This is the form :class:`GRM` needs (its
+    ratio objective is invariant to a rescaling of the scores, not to a shift): an
+    affine map such as ``(1 + W) / 2`` leaves the top 1000 nearly flat (min/max ~0.8)
+    and makes GRM pick features ReliefF ranks 700-980. Neighbour ties are broken by
+    sample index; ``k_h``/``k_C`` are the numbers of neighbours actually available
+    (fewer in small classes).
 
     Parameters
     ----------
@@ -309,6 +321,7 @@ def relieff_score(
     Returns
     -------
     scores : ndarray of shape (n_features,)
+        ``W``, in [-1, 1]; 0 for constant features.
 
     References
     ----------
@@ -363,7 +376,7 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
                 pairs.append(K.relieff_neighbours(K.manhattan_rows(Xs, rb), rb, codes, counts.size, k, prior))
         W = sum(K.relieff_accumulate_dense(Xs, *p) for p in pairs)
     W = np.asarray(W) / rows.size
-    return np.clip((1.0 + W) / 2.0, 0.0, 1.0)
+    return np.clip(W, -1.0, 1.0)
 
 
 # ------------------------------------------------------------------ unsupervised scores
@@ -486,13 +499,18 @@ def _knn_affinity(owner: str, X, n_neighbors: int, kernel: str, t) -> sp.csr_mat
 
 
 def laplacian_score(X, n_neighbors: int = 5, kernel: str = "heat", t: float | None = None) -> np.ndarray:
-    """Inverse Laplacian score ``f'Df / f'Lf`` of the D-centred features (higher = better).
+    """Laplacian score as a higher-is-better evidence score: ``1 / LS - 1``.
 
-    He et al.'s Laplacian score ``LS = f~'L f~ / f~'D f~`` (survey eq. 2) is lower-is-better;
-    fsviz returns ``1 / LS`` -- the ratio of the graph-weighted global variance to the
-    local (graph) variation, the same shape as LGD's eq. (29) -- so that higher is
-    better and the score is positive (>= 0.5) as :class:`GRM` needs. Ranking by it is
-    ranking by LS ascending.
+    He et al.'s Laplacian score ``LS = f~'L f~ / f~'D f~`` (survey eq. 2, GRM paper eq. 27)
+    is lower-is-better, and ``LS ~ 1`` for a feature independent of the sample graph
+    (its graph neighbours are no more alike than random pairs of samples). fsviz returns ``1 / LS - 1``:
+    the ratio of the graph-weighted global variance to the local (graph) variation --
+    the same shape as LGD's eq. (29) -- minus its value for a structureless feature.
+    Ranking by it is ranking by LS ascending; it is 0 for a structureless feature,
+    negative for a feature rougher on the graph than random, positive for one smooth
+    on the graph. This is the form :class:`GRM` needs: GRM's ratio objective is
+    invariant to a rescaling of the scores but not to a shift, and the shifted
+    ``1 / LS`` (>= 0.5) would count the structureless baseline as evidence.
 
     Parameters
     ----------
@@ -508,7 +526,7 @@ def laplacian_score(X, n_neighbors: int = 5, kernel: str = "heat", t: float | No
     Returns
     -------
     scores : ndarray of shape (n_features,)
-        0 for constant features.
+        ``1 / LS - 1`` in [-0.5, 1e12]; 0 for constant features.
 
     References
     ----------
@@ -539,10 +557,10 @@ def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
         fDf, fLf, const = K.laplacian_dense(
             np.ascontiguousarray(X), deg, Wu.row.astype(np.int64), Wu.col.astype(np.int64), Wu.data
         )
-        out = _ratio(fDf, fLf)
+        out = _ratio(fDf, fLf) - 1.0
         out[const] = 0.0
         return out
-    return _zero_constant(_ratio(fDf, fLf), X)
+    return _zero_constant(_ratio(fDf, fLf) - 1.0, X)
 
 
 # ------------------------------------------------------------------ selector classes
@@ -691,7 +709,7 @@ class MutualInfo(ScoreSelector):
 
 
 class ReliefF(ScoreSelector):
-    """ReliefF selector (supervised); ``scores_ = (1 + W) / 2`` of the ReliefF weights ``W``.
+    """ReliefF selector (supervised); ``scores_`` are the ReliefF weights ``W`` in [-1, 1].
 
     Parameters
     ----------
@@ -706,7 +724,9 @@ class ReliefF(ScoreSelector):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features_in_,)
-        :func:`relieff_score` of every feature, in [0, 1].
+        :func:`relieff_score` of every feature: the raw weight ``W`` in [-1, 1]
+        (0 = irrelevant or constant). Pass it to :class:`GRM` as it is; features with
+        ``W <= 0`` stay out of GRM's working set.
     ranking_ : ndarray of shape (n_features_in_,)
     n_features_in_ : int
     feature_names_in_ : ndarray
@@ -816,7 +836,9 @@ class LaplacianScore(ScoreSelector):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features_in_,)
-        :func:`laplacian_score` of every feature.
+        :func:`laplacian_score` of every feature: ``1 / LS - 1``, 0 for a feature with
+        no graph structure (and for constant ones), negative for one rougher than
+        random. Pass it to :class:`GRM` as it is.
     ranking_ : ndarray of shape (n_features_in_,)
         1 = best = smallest textbook Laplacian score.
     n_features_in_ : int
