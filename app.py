@@ -144,6 +144,7 @@ PAGES = [
     st.Page("pages/grm.py", title="GRM refinement"),
     st.Page("pages/online.py", title="Online (SAOLA)"),
     st.Page("pages/projection.py", title="Projection (PCA)"),
+    st.Page("pages/stability.py", title="Stability (bootstrap)"),
     st.Page("pages/compare.py", title="Compare and export"),
 ]
 

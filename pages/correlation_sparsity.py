@@ -1,10 +1,12 @@
-"""Correlation sparsity: |rho| over all feature pairs (TPAMI GDM paper, Fig. 1), 1 - tau marked."""
+"""Correlation sparsity: |rho| over all feature pairs (TPAMI GDM paper, Fig. 1), 1 - tau marked;
+the most correlated pairs and every feature's correlation with one feature or the target."""
 
 import streamlit as st
 
 import appkit
+import fsviz.compute as fc
 from fsviz.compute import Run
-from fsviz.viz import correlation_sparsity
+from fsviz.viz import correlation_bars, correlation_network, correlation_sparsity
 
 st.title("Correlation sparsity")
 ds = appkit.require_dataset()
@@ -57,3 +59,39 @@ def view(res):
 
 with out:
     view(res)
+
+st.header("Correlation explorer")
+
+
+@st.fragment
+def explorer():
+    c1, c2, c3 = st.columns([1, 1, 2])
+    method = c1.radio("correlation", ["pearson", "spearman"], horizontal=True, key="cx_method")
+    k = c2.number_input("top pairs", 5, 2000, 50, step=5, key="cx_k")
+    layout = c3.radio("network layout", ["circular", "spring"], horizontal=True, key="cx_layout")
+    pairs = appkit.result(
+        ds, Run("pairs", {"k": int(k), "method": method}), "Finding the most correlated pairs"
+    )
+    if pairs is not None:
+        left, right = st.columns([3, 2])
+        left.plotly_chart(
+            correlation_network((pairs.i, pairs.j, pairs.rho), ds.feature_names, layout=layout), key="cx_net"
+        )
+        right.dataframe(fc.pairs_frame(pairs, ds.feature_names), hide_index=True, width="stretch", height=420)
+    names = [str(n) for n in ds.feature_names]
+    options = (["the target"] if ds.y is not None else []) + list(range(ds.n_features))
+    against = st.selectbox(
+        "every feature's correlation with",
+        options,
+        format_func=lambda o: o if isinstance(o, str) else names[o],
+        key="cx_against",
+    )
+    run = Run(
+        "correlations", {"against": "target" if isinstance(against, str) else int(against), "method": method}
+    )
+    corr = appkit.result(ds, run, "Correlating every feature")
+    if corr is not None:
+        st.plotly_chart(correlation_bars(corr.rho, ds.feature_names, against=corr.against), key="cx_bars")
+
+
+explorer()

@@ -5,7 +5,7 @@ import streamlit as st
 import appkit
 import fsviz.compute as fc
 from fsviz.compute import Run
-from fsviz.viz import group_tree
+from fsviz.viz import find_feature_group, group_tree
 
 st.title("Groups (GDM)")
 ds = appkit.require_dataset()
@@ -78,7 +78,7 @@ out.caption(f"Shown: {res.run.label}, seed {res.run.seed}")
 @st.fragment
 def tree_view(res):
     c1, c2, c3 = st.columns(3)
-    kind = c1.radio("layout", ["treemap", "sunburst"], horizontal=True, key="tree_kind")
+    kind = c1.radio("layout", ["treemap", "icicle", "sunburst"], horizontal=True, key="tree_kind")
     max_groups = c2.slider("groups shown", 1, 200, 40, key="tree_groups")
     max_af = c3.slider("affiliated shown per group", 1, 100, 25, key="tree_af")
     st.plotly_chart(
@@ -89,5 +89,34 @@ def tree_view(res):
 
 with out:
     tree_view(res)
+
+
+@st.fragment
+def which_group(res):
+    names = [str(n) for n in ds.feature_names]
+    feature = st.selectbox(
+        "Which group is this feature in? (type to search)",
+        range(ds.n_features),
+        index=None,
+        format_func=names.__getitem__,
+        key="find_feature",
+    )
+    if feature is None:
+        return
+    g = find_feature_group(res, int(feature), names)
+    if g is None:
+        st.info(
+            f"{names[feature]} is in no group: neither a support feature nor affiliated to one at this tau."
+        )
+    else:
+        st.success(
+            f"{g['name']} is the {'support' if g['role'] == 'SF' else 'an affiliated'} feature of the group "
+            f"of {g['support_name']} (|ρ| = {g['rho']:.3f}; {g['group_size']} features; the "
+            f"{g['group_rank']}. largest of {g['n_groups']} groups)."
+        )
+
+
+with out:
+    which_group(res)
 st.subheader("Groups table (sortable)")
 st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)

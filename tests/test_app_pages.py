@@ -512,3 +512,36 @@ def test_a_feature_that_gives_the_target_away_is_flagged():
     roles = next(d.value for d in at.dataframe if "role" in d.value.columns)
     assert roles.set_index("column").loc["code", "role"] == "feature: possible leak"
     assert roles.set_index("column").loc["diagnosis", "role"] == "target"
+
+
+def test_correlation_explorer_pairs_and_correlations(digits):
+    at = goto(start(digits), "correlation_sparsity")
+    assert not at.exception and not at.error
+    pairs = next(d.value for d in at.dataframe if "feature A" in d.value.columns)
+    assert len(pairs) == 50 and (pairs["rho"].abs().diff().dropna() <= 1e-12).all()
+    titles = [
+        figure(at, i)["layout"].get("title", {}).get("text", "") for i in range(len(at.get("plotly_chart")))
+    ]
+    assert len(titles) >= 3
+    at.radio(key="cx_method").set_value("spearman").run()
+    assert not at.exception and not at.error
+    at.selectbox(key="cx_against").set_value(28).run()
+    assert not at.exception and not at.error
+
+
+def test_stability_page_resamples_a_selection(digits):
+    at = goto(start(digits), "groups")
+    at = goto(at, "stability")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert 0.0 <= float(metric(at, "Jaccard index")) <= 1.0
+    assert len(at.get("plotly_chart")) == 2  # features, and GDM groups
+
+
+def test_which_group_is_a_feature_in(digits):
+    at = goto(start(digits), "groups")
+    at.selectbox(key="find_feature").set_value(0).run()  # pixel_0_0 is constant: in no group
+    assert any("is in no group" in i.value for i in at.info)
+    groups = next(d.value for d in at.dataframe if "support feature" in d.value.columns)
+    af = groups[groups["role"] == "AF"].iloc[0]
+    at.selectbox(key="find_feature").set_value(int(af["index"])).run()
+    assert any(f"group of {af['support feature']}" in s.value for s in at.success)

@@ -48,6 +48,7 @@ PAGES = {
     "GRM refinement": "GRM refinement",
     "Online (SAOLA)": "Online selection (SAOLA)",
     "Projection (PCA)": "Projection (PCA)",
+    "Stability (bootstrap)": "Stability (bootstrap)",
     "Compare and export": "Compare and export",
 }
 

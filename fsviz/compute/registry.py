@@ -357,6 +357,81 @@ def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray]
     return fit
 
 
+def _pairs(run: Run, ctx: Context) -> R.PairsResult:
+    """``fsviz.stats.top_pairs``: the ``k`` most correlated pairs, Pearson or Spearman."""
+    from fsviz.stats import top_pairs
+
+    ds = ctx.dataset
+    t0 = time.perf_counter()
+    frame = top_pairs(ds.X, int(run.get("k", 50)), method=str(run.get("method", "pearson")))
+    i, j = frame["i"].to_numpy(np.int64), frame["j"].to_numpy(np.int64)
+    return R.PairsResult(
+        run, ds.fingerprint, i, j, frame["rho"].to_numpy(np.float64), time.perf_counter() - t0
+    )
+
+
+def _correlations(run: Run, ctx: Context) -> R.CorrelationsResult:
+    """``fsviz.stats.correlations_with`` one feature (``against`` = its index) or the target."""
+    from fsviz.stats import correlations_with
+
+    ds = ctx.dataset
+    against = run.get("against", "target")
+    t0 = time.perf_counter()
+    if against == "target":
+        if ds.y is None:
+            raise ValueError(f"correlation with the target: dataset {ds.name!r} has none; pick a feature.")
+        rho, label = correlations_with(ds.X, ds.y, method=str(run.get("method", "pearson"))), "the target"
+    else:
+        j = int(against)
+        rho = correlations_with(ds.X, j, method=str(run.get("method", "pearson")))
+        label = str(ds.feature_names[j])
+    return R.CorrelationsResult(run, ds.fingerprint, np.asarray(rho), label, time.perf_counter() - t0)
+
+
+def _stability(run: Run, ctx: Context) -> R.StabilityResult:
+    """Run ``of`` redone on ``n_boot`` bootstrap resamples of the samples (its top ``k``).
+
+    Per-feature selection frequency, Kuncheva's index (equal sizes) and Jaccard; for GDM
+    also how often each of its groups (on all samples) has a member selected.
+    """
+    from fsviz.evaluate import bootstrap_selections, group_frequency, selection_frequency, selection_stability
+
+    ds = ctx.dataset
+    of, k, n_boot = run.get("of"), run.get("k"), int(run.get("n_boot", 20))
+    if ds.y is None and of.spec.supervised:
+        raise ValueError(f"stability: {of.spec.label} needs the target, and dataset {ds.name!r} has none.")
+    t0 = time.perf_counter()
+    select = fold_selector(of, None if k is None else int(k), ds)
+    y = ds.y if ds.y is not None else np.zeros(ds.n_samples)
+    subsets = bootstrap_selections(select, ds.X, y, n_boot=n_boot, random_state=run.seed)
+    m = ds.n_features
+    sizes = {len(s) for s in subsets}
+    kun = (
+        selection_stability(subsets, m, measure="kuncheva")
+        if len(sizes) == 1 and 0 < sizes.pop() < m
+        else np.nan
+    )
+    jac = selection_stability(subsets, m, measure="jaccard")
+    gfreq, gsup = np.zeros(0), np.zeros(0, dtype=np.int64)
+    if of.method == "gdm":
+        base = ctx.result(of)
+        parts = [g for g in base.partition() if len(g) > 1 or g[0] in set(base.support.tolist())]
+        gfreq = group_frequency(subsets, parts, m)
+        gsup = np.array([g[0] for g in parts], dtype=np.int64)
+    freq = selection_frequency(subsets, m)
+    return R.StabilityResult(
+        run,
+        ds.fingerprint,
+        tuple(subsets),
+        freq,
+        float(kun),
+        float(jac),
+        gfreq,
+        gsup,
+        time.perf_counter() - t0,
+    )
+
+
 def _leakage(run: Run, ctx: Context) -> R.LeakageResult:
     """``fsviz.data.leaky_features`` of the dataset's target (empty without classes)."""
     from fsviz.data import leaky_features
@@ -432,6 +507,11 @@ def _images(run: Run, ctx: Context) -> R.ImagePanels:
 
 
 # ---------------------------------------------------------------------------- the registry
+def _view(name: str, label: str, help: str, runner: Callable[[Run, Context], Any]) -> Method:
+    """A computation the app shows that is not a selector (its kind is its name)."""
+    return Method(name, label, name, None, False, help, runner)
+
+
 METHODS: dict[str, Method] = {
     m.name: m
     for m in [
@@ -450,13 +530,14 @@ METHODS: dict[str, Method] = {
         Method("mcfs", "MCFS", "score", S.MCFS, False, "multi-cluster feature selection", _score),
         Method("mrmr", "mRMR", "subset", S.MRMR, True, "minimum redundancy maximum relevance (MID)", _subset),
         Method("fcbf", "FCBF", "subset", S.FCBF, True, "fast correlation-based filter", _subset),
-        Method("histogram", "|rho| histogram", "histogram", None, False, "|rho| of all pairs", _histogram),
-        Method("evaluation", "Evaluation", "evaluation", None, False, "CV accuracy, redundancy", _evaluation),
-        Method(
-            "leakage", "Leakage check", "leakage", None, False, "features that give the target away", _leakage
-        ),
-        Method("projection", "PCA projection", "projection", None, False, "PCA of features", _projection),
-        Method("images", "Image panels", "images", None, False, "examples and class means", _images),
+        _view("histogram", "|rho| histogram", "|rho| of all pairs", _histogram),
+        _view("evaluation", "Evaluation", "CV accuracy and redundancy of a top k", _evaluation),
+        _view("pairs", "Top correlated pairs", "the most correlated pairs", _pairs),
+        _view("correlations", "Correlations with", "every feature's rho with one vector", _correlations),
+        _view("stability", "Bootstrap stability", "a selection redone on resamples", _stability),
+        _view("leakage", "Leakage check", "features that give the target away", _leakage),
+        _view("projection", "PCA projection", "PCA of a feature subset", _projection),
+        _view("images", "Image panels", "example images and class means", _images),
     ]
 }
 

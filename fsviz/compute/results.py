@@ -266,6 +266,48 @@ class Evaluation:
 
 
 @dataclass(frozen=True)
+class PairsResult:
+    """The most correlated feature pairs ``(i[t], j[t], rho[t])``, largest |rho| first."""
+
+    run: Run
+    fingerprint: str
+    i: np.ndarray
+    j: np.ndarray
+    rho: np.ndarray
+    seconds: float
+
+
+@dataclass(frozen=True)
+class CorrelationsResult:
+    """Every feature's correlation with one feature or with the target (``against``)."""
+
+    run: Run
+    fingerprint: str
+    rho: np.ndarray
+    against: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class StabilityResult:
+    """A selection redone on bootstrap resamples: the subsets, per-feature frequency, indices.
+
+    ``group_frequency`` is per GDM group (the selection's own groups) when the selection
+    is GDM's, else empty.
+    """
+
+    run: Run
+    fingerprint: str
+    subsets: tuple
+    frequency: np.ndarray
+    kuncheva: float
+    jaccard: float
+    group_frequency: np.ndarray
+    group_support: np.ndarray
+    seconds: float
+
+
+@dataclass(frozen=True)
 class LeakageResult:
     """Features that predict the target perfectly on their own: ``(index, name, why)``."""
 
@@ -307,7 +349,10 @@ __all__ = [
     "GRMResult",
     "GroupResult",
     "HistogramResult",
+    "CorrelationsResult",
     "ImagePanels",
+    "PairsResult",
+    "StabilityResult",
     "LeakageResult",
     "Projection",
     "ScoreResult",

@@ -241,6 +241,12 @@ def mask_opacity(result: GroupResult) -> float:
     return 0.35 if tinted > 0.3 else 0.6
 
 
+def group_names(support: Sequence[int], feature_names: Sequence[str]) -> list[str]:
+    """``"group of <SF name>"`` for each support feature, as labels of per-group values."""
+    names = np.asarray(feature_names, dtype=object)
+    return [f"group of {names[int(s)]}" for s in support]
+
+
 def gdm_prior_groups(result: GroupResult) -> list[list[int]]:
     """GDM's groups with at least one affiliated feature, as GRM prior groups (SF first)."""
     return [g.tolist() for g in result.partition() if len(g) > 1]
@@ -367,6 +373,21 @@ def stream_frame(
     return frame
 
 
+# ---------------------------------------------------------------------------- correlations
+def pairs_frame(result, feature_names: Sequence[str]) -> pd.DataFrame:
+    """The most correlated pairs as a table: names, indices and rho, largest |rho| first."""
+    names = np.asarray(feature_names, dtype=object)
+    return pd.DataFrame(
+        {
+            "feature A": names[result.i].astype(str) if len(result.i) else [],
+            "feature B": names[result.j].astype(str) if len(result.j) else [],
+            "rho": result.rho,
+            "index A": result.i,
+            "index B": result.j,
+        }
+    )
+
+
 # ---------------------------------------------------------------------------- compare
 def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation | None]]) -> pd.DataFrame:
     """The compare table: accuracy (with its fold spread), redundancy and time first.
@@ -410,9 +431,11 @@ __all__ = [
     "prior_groups_frame",
     "grm_frame",
     "group_choices",
+    "group_names",
     "groups_frame",
     "mask_opacity",
     "names_preview",
+    "pairs_frame",
     "params_label",
     "provenance",
     "provenance_json",

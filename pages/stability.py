@@ -1,0 +1,53 @@
+"""Stability: a selection redone on bootstrap resamples — how often each feature and GDM group returns."""
+
+import streamlit as st
+
+import appkit
+import fsviz.compute as fc
+from fsviz.compute import Run
+from fsviz.viz import stability_bars
+
+st.title("Stability (bootstrap)")
+ds = appkit.require_dataset()
+sels = appkit.selections(ds)
+if not sels:
+    st.info("No selection computed for this dataset yet: run GDM, GRM, a score or SAOLA first.")
+    st.stop()
+
+ctl, out = st.columns([1, 3], gap="medium")
+with ctl.container(border=True):
+    label = st.selectbox("selection", list(sels), key="stab_sel")
+    of = sels[label].run
+    has_k = of.spec.kind in ("score", "grm")
+    k = st.slider("top-k of each resample", 2, 100, 20, key="stab_k") if has_k else None
+    n_boot = st.select_slider("bootstrap resamples", [5, 10, 20, 50, 100], 20, key="stab_n")
+    clicked = st.button("Resample", type="primary", width="stretch")
+ctl.caption(
+    "Each resample draws the samples with replacement and reruns the whole selection with the same "
+    "parameters. Kuncheva's index (equal sizes; 0 = chance, 1 = identical) and Jaccard's (mean overlap) "
+    "summarise the agreement (the survey's open problem on stability)."
+)
+
+run = Run("stability", {"of": of, "k": k, "n_boot": int(n_boot)}, appkit.seed())
+with out:
+    res = appkit.page_result("stability", ds, run, clicked, f"Resampling {of.spec.label} {n_boot} times")
+if res is None:
+    out.info("Press **Resample**.")
+    st.stop()
+
+m1, m2, m3 = out.columns(3)
+m1.metric("Kuncheva index", "—" if res.kuncheva != res.kuncheva else f"{res.kuncheva:.3f}")
+m2.metric("Jaccard index", f"{res.jaccard:.3f}")
+m3.metric("resamples", len(res.subsets), f"{res.seconds:.1f} s", delta_color="off", delta_arrow="off")
+out.caption(f"Shown: {res.run.get('of').label}; top {res.run.get('k') or 'all'}; seed {res.run.seed}")
+out.plotly_chart(
+    stability_bars(res.frequency, ds.feature_names, k=30, kuncheva=res.kuncheva, jaccard=res.jaccard),
+    key="stab_features",
+)
+if len(res.group_frequency):
+    st.subheader("GDM groups: how often a resample selects any member of the group")
+    st.caption(
+        "A resample that swaps a support feature for one of its affiliated features still selects its group."
+    )
+    names = fc.group_names(res.group_support, ds.feature_names)
+    st.plotly_chart(stability_bars(res.group_frequency, names, k=30), key="stab_groups")
