@@ -781,7 +781,7 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
         pos = _label_position(header, label, src, fmt)
     elif label == "auto":
         pos = _label_position(header, "auto", src, fmt, None)
-    rows = _count_lines(src)
+    rows = max(_count_lines(src) - 1, 1)  # minus the header
     src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
     if len(header) > _WIDE_COLUMNS:  # pandas keeps Python objects per column (and crashed at 10^6)
         return _load_wide(src, fmt, sep, header, pos, label)

@@ -47,6 +47,35 @@ def blas_limits(always: bool = False):
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
+#: |values| above this are scaled down (by a power of two) before scoring: squares and
+#: sums of squares of values near 1e200 overflow float64 (1.8e308)
+EXTREME = 1e100
+
+
+def scale_extreme(X):
+    """``X`` divided by a power of two when its largest ``|value|`` exceeds :data:`EXTREME`, else ``X``.
+
+    A power of two changes no value's mantissa, so sums of squares and distances stay
+    finite without losing precision on the large values (only values below about
+    1e-200 times the largest would underflow). Every fsviz score and selection is
+    invariant to multiplying ``X`` by a constant except the scale of ``VarianceScore``
+    and ``ChiSquare`` scores (their ranking is unchanged); those are then reported for
+    the scaled data. Dense or sparse input; the input is never modified.
+    """
+    data = X.data if hasattr(X, "tocsr") else X
+    if data.size == 0:
+        return X
+    top = float(np.max(np.abs(data)))
+    if not np.isfinite(top) or top <= EXTREME:
+        return X
+    shift = -int(np.frexp(top)[1])  # top * 2**shift in [0.5, 1)
+    if hasattr(X, "tocsr"):
+        X = X.copy()
+        X.data = np.ldexp(X.data, shift)
+        return X
+    return np.ldexp(X, shift)
+
+
 def rank_scores(scores: np.ndarray, tie_break: np.ndarray | None = None) -> np.ndarray:
     """Ranks of ``scores`` in scikit-learn's meaning: 1 = best (highest score).
 
@@ -150,6 +179,7 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
             check_classification_targets(y)
         else:
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
+        X = scale_extreme(X)
         scores = np.asarray(self._compute_scores(X, y), dtype=np.float64)
         self.scores_ = scores
         self.ranking_ = rank_scores(scores)
