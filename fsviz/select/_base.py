@@ -47,17 +47,18 @@ def blas_limits(always: bool = False):
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
-#: |values| above this are scaled down (by a power of two) before scoring: squares and
-#: sums of squares of values near 1e200 overflow float64 (1.8e308)
+#: data whose largest |value| is above this (or below its inverse) are scaled by a power of
+#: two before scoring: squares of values near 1e200 overflow float64, near 1e-200 underflow
 EXTREME = 1e100
 
 
 def scale_extreme(X):
-    """``X`` divided by a power of two when its largest ``|value|`` exceeds :data:`EXTREME`, else ``X``.
+    """``X`` times a power of two when its largest ``|value|`` is above :data:`EXTREME` or below
+    ``1/EXTREME`` (so that it lands in [0.5, 1)), else ``X`` itself.
 
-    A power of two changes no value's mantissa, so sums of squares and distances stay
-    finite without losing precision on the large values (only values below about
-    1e-200 times the largest would underflow). Every fsviz score and selection is
+    A power of two changes no value's mantissa, so sums of squares and distances neither
+    overflow (|x| ~ 1e200) nor underflow (|x| ~ 1e-200) and nothing is rounded (only
+    values below about 1e-300 times the largest could underflow). Every fsviz score and selection is
     invariant to multiplying ``X`` by a constant except the scale of ``VarianceScore``
     and ``ChiSquare`` scores (their ranking is unchanged); those are then reported for
     the scaled data. Dense or sparse input; the input is never modified.
@@ -66,7 +67,7 @@ def scale_extreme(X):
     if data.size == 0:
         return X
     top = float(np.max(np.abs(data)))
-    if not np.isfinite(top) or top <= EXTREME:
+    if not np.isfinite(top) or top == 0.0 or 1.0 / EXTREME <= top <= EXTREME:
         return X
     shift = -int(np.frexp(top)[1])  # top * 2**shift in [0.5, 1)
     if hasattr(X, "tocsr"):
