@@ -23,11 +23,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.lib import format as npf
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.validation import check_array
 
 from fsviz import cli
 from fsviz.data import load_dataset
 from fsviz.data.budget import MemoryBudgetError, parse_size, resolve_budget
 from fsviz.data.dataset import default_feature_names
+from fsviz.select import GroupSAOLA
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDE = 10_001  # more columns than the loader reads with pandas
@@ -597,3 +600,26 @@ def test_battery_grm(case):
         est = grm.fit(X * 2.0**660, s)
         assert np.isfinite(est.scores_).all()
         np.testing.assert_array_equal(est.get_support(), ref.get_support())
+
+
+# ----------------------------------------------------------------------------- scikit-learn checks
+
+
+class GroupSAOLAPairs(GroupSAOLA):
+    """GroupSAOLA streaming consecutive pairs of columns when ``fit`` gets no ``groups``.
+
+    scikit-learn's checks call ``fit(X, y)``; GroupSAOLA requires ``groups`` (no silent
+    default), so the checks run on this subclass, which only fills in ``groups``: every
+    other line is GroupSAOLA's.
+    """
+
+    def fit(self, X, y, groups=None):
+        if groups is None:
+            m = check_array(X, accept_sparse=True, ensure_all_finite=False, dtype=None).shape[1]
+            groups = np.arange(m) // 2
+        return super().fit(X, y, groups=groups)
+
+
+@parametrize_with_checks([GroupSAOLAPairs()])
+def test_group_saola_sklearn_conventions(estimator, check):
+    check(estimator)
