@@ -149,6 +149,9 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
     def _validate_params_extra(self) -> None:
         """Hook: subclasses check their own parameters here (called in fit)."""
 
+    def _check_data(self, X) -> None:
+        """Hook: subclasses check the validated data here, before any rescaling."""
+
     def _compute_scores(self, X, y) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -180,6 +183,7 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
             check_classification_targets(y)
         else:
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
+        self._check_data(X)
         X = scale_extreme(X)
         scores = np.asarray(self._compute_scores(X, y), dtype=np.float64)
         self.scores_ = scores
