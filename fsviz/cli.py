@@ -14,8 +14,10 @@ and ``--seed`` give the same selection and a byte-identical selection CSV
 (``rank,index,name,score,role,group``) as the app's download, and ``--reduced`` writes the
 reduced dataset exactly as the app's download does.
 
-Results go to stdout or ``-o``; progress and messages go to stderr. Bad input ends with
-a one-line message and a non-zero exit code, never a traceback:
+Results go to stdout or ``-o``; progress and messages go to stderr. Every failure ends with
+one ``fsviz: error: ...`` line and a non-zero exit code, never a traceback; data larger than
+``--memory-budget`` (default: ``$FSVIZ_MEMORY_BUDGET``, else 1/8 of the available RAM) are
+refused before they are read, and running out of memory is an error like any other:
 
 ==  =====================================================================
 0   success
@@ -85,7 +87,7 @@ def _load(args: argparse.Namespace):
     path = args.data
     if not os.path.exists(path):
         raise OSError(f"input file {path!r} does not exist.")
-    kwargs: dict[str, Any] = {"fmt": args.format}
+    kwargs: dict[str, Any] = {"fmt": args.format, "memory_budget": args.memory_budget}
     if args.label is not None:
         kwargs["label"] = args.label
     t = time.perf_counter()
@@ -310,6 +312,12 @@ def _parser() -> argparse.ArgumentParser:
             choices=["csv", "tsv", "parquet", "mat", "libsvm", "npz"],
             help="file format when the extension does not tell",
         )
+        q.add_argument(
+            "--memory-budget",
+            metavar="SIZE",
+            help="refuse data that would take more memory than this, e.g. 4G or 512M ('none': no "
+            "limit; default: $FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM)",
+        )
         q.add_argument("-q", "--quiet", action="store_true", help="no progress or messages on stderr")
 
     q = sub.add_parser("info", help="summary of a dataset")
@@ -432,7 +440,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CLIError, ValueError, OSError, ImportError, TypeError, KeyError, MemoryError) as e:
         if os.environ.get("FSVIZ_DEBUG"):
             raise
-        msg = str(e).strip() or type(e).__name__
+        if isinstance(e, MemoryError) and not isinstance(e, ValueError):
+            from fsviz.data.budget import out_of_memory
+
+            e = out_of_memory(f"fsviz {getattr(args, 'command', '')}".strip(), e)
+        msg = " ".join(str(e).split()) or type(e).__name__  # one line, whatever the message
         if isinstance(e, (TypeError, KeyError)):
             msg = f"{type(e).__name__}: {msg}"
         print(f"fsviz: error: {msg}", file=sys.stderr)
@@ -440,8 +452,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:
         if os.environ.get("FSVIZ_DEBUG"):
             raise
+        msg = " ".join(str(e).split())
         print(
-            f"fsviz: internal error: {type(e).__name__}: {e} (set FSVIZ_DEBUG=1 for the traceback)",
+            f"fsviz: error: internal error: {type(e).__name__}: {msg} (set FSVIZ_DEBUG=1 for the traceback)",
             file=sys.stderr,
         )
         return 3

@@ -6,6 +6,8 @@ _EXPORTS = {
     "Dataset": ".dataset",
     "DatasetSummary": ".dataset",
     "load_dataset": ".loaders",
+    "MemoryBudgetError": ".budget",
+    "default_memory_budget": ".budget",
     "save_dataset": ".loaders",
     "KNOWN_IMAGE_SHAPES": ".loaders",
     "infer_image_shape": ".loaders",

@@ -22,8 +22,22 @@ _CSV_BLOCK_CELLS = 1_000_000  # cells formatted at a time by Dataset.to_csv
 _DENSE_EXPORT_LIMIT = 200_000_000  # sparse data larger than this (n x m) are not written densely
 
 
-def default_feature_names(n_features: int) -> np.ndarray:
-    """``f0, f1, ...`` (0-based column indices) as an object array of str."""
+def default_feature_names(n_features: int, *, memory_budget=None) -> np.ndarray:
+    """``f0, f1, ...`` (0-based column indices) as an object array of str.
+
+    One Python str per feature (about 70 bytes each): ``n_features`` is checked against
+    the memory budget first (see :mod:`fsviz.data.budget`), so a file declaring 10^12
+    features gives a :class:`~fsviz.data.budget.MemoryBudgetError` instead of
+    exhausting memory.
+    """
+    from fsviz.data.budget import PER_FEATURE_BYTES, check_memory
+
+    check_memory(
+        PER_FEATURE_BYTES * int(n_features),
+        f"default names for {int(n_features):,} features",
+        memory_budget,
+        who="default_feature_names",
+    )
     return np.array([f"f{j}" for j in range(n_features)], dtype=object)
 
 

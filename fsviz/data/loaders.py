@@ -29,6 +29,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from fsviz.data.budget import (
+    PER_FEATURE_BYTES,
+    check_memory,
+    dense_bytes,
+    format_bytes,
+    out_of_memory,
+    resolve_budget,
+    sparse_bytes,
+)
 from fsviz.data.dataset import Dataset, default_feature_names
 from fsviz.data.validation import check_finite, names_preview, warn_constant
 
@@ -158,6 +167,11 @@ class _Source:
                 f"uploaded file); got {type(obj).__name__}."
             )
         self.label = repr(self.filename) if self.filename else "<buffer>"
+        self.budget = 0  # bytes the loaded data may take (0: no limit); set by load_dataset
+
+    def check(self, needed: int, what: str) -> None:
+        """Refuse data whose declared size exceeds the budget (before allocating it)."""
+        check_memory(needed, what, self.budget, who=f"load_dataset: {self.label}")
 
     def bytes(self) -> bytes:
         if self._data is None:
@@ -267,6 +281,7 @@ def load_dataset(
     name: str | None = None,
     *,
     image_order: str = "auto",
+    memory_budget: int | str | None = None,
 ) -> Dataset:
     """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
 
@@ -306,6 +321,12 @@ def load_dataset(
         column of each feature is kept in ``meta["source_columns"]`` and pixel
         features are named ``pixel_<row>_<col>``. ``"C"`` (default elsewhere)
         keeps the columns as they are.
+    memory_budget : int, str or None, default=None
+        Bytes the loaded data may take (an int, or a size such as ``"2G"``); ``0`` or
+        ``"none"``: no limit. None: ``FSVIZ_MEMORY_BUDGET`` or 1/8 of the available RAM
+        (see :mod:`fsviz.data.budget`). Checked from the sizes the file declares (LIBSVM
+        indices and header, .npy headers and sparse shapes in .npz, MATLAB variable
+        shapes, Parquet metadata, CSV column and row counts) *before* allocating.
 
     Returns
     -------
@@ -318,6 +339,9 @@ def load_dataset(
         missing label column (the message lists the columns), non-numeric feature
         columns (named), NaN/inf values (how many and where), mismatched lengths,
         duplicate feature names, a bad image shape.
+    MemoryBudgetError
+        (a ``ValueError``) The data would exceed ``memory_budget``, or the process ran
+        out of memory while reading them.
 
     Warns
     -----
@@ -336,8 +360,11 @@ def load_dataset(
     ([[1.0, 2.0], [3.0, 4.0]], [0, 1], ['x', 'y'])
     """
     src = _Source(path_or_buffer)
-    if src.size() == 0:
+    src.budget = resolve_budget(memory_budget)
+    size = src.size()
+    if size == 0:
         raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
+    src.check(size, f"the file itself ({format_bytes(size)})")
     f = _resolve_format(src, fmt)
     if image_order not in ("auto", "C", "F"):
         raise ValueError(f"load_dataset: image_order must be 'auto', 'C' or 'F'; got {image_order!r}.")
@@ -352,8 +379,16 @@ def load_dataset(
     }
     try:
         parts = readers[f](src, f, label) if f in ("csv", "tsv", "txt") else readers[f](src, label)
-    except (ValueError, MemoryError):
+        X = parts["X"]
+        if sp.issparse(X):
+            src.check(sparse_bytes(*X.shape, X.nnz), f"a sparse {X.shape[0]} x {X.shape[1]} matrix")
+        else:
+            src.check(dense_bytes(*X.shape), f"a dense {X.shape[0]} x {X.shape[1]} matrix")
+        return _assemble(src, parts, image_shape=image_shape, name=name, image_order=image_order)
+    except ValueError:
         raise
+    except MemoryError as e:
+        raise out_of_memory(f"load_dataset: {src.label}", e) from None
     except Exception as e:  # a damaged file can make any parser fail in its own way
         raise _parse_error(
             src,
@@ -361,7 +396,6 @@ def load_dataset(
             e,
             "the file looks damaged or is not in this format; re-export it.",
         ) from e
-    return _assemble(src, parts, image_shape=image_shape, name=name, image_order=image_order)
 
 
 def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> Dataset:
@@ -384,6 +418,8 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
         )
     ds_name = name if name is not None else (parts.get("name") or src.stem or "dataset")
     check_finite(X, names if names is not None else None, who=who)
+    if names is None:
+        names = default_feature_names(m, memory_budget=src.budget)
     meta = {"source": src.filename or None, "format": parts["format"]}
     if parts.get("label_column") is not None:
         meta["label_column"] = parts["label_column"]
@@ -596,6 +632,110 @@ def _exact_floats() -> dict:
     return {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 
+#: more columns than this are read row by row (_load_wide) instead of by pandas
+_WIDE_COLUMNS = 10_000
+_NA_LOWER = frozenset(t.lower() for t in _NA_TOKENS)
+
+
+def _count_lines(src: _Source) -> int:
+    """Lines in the file (an upper bound on the rows), counted in 16 MiB chunks."""
+    if src.path is None:
+        return src.bytes().count(b"\n") + 1
+    n = 1
+    with open(src.path, "rb") as fh:
+        while chunk := fh.read(1 << 24):
+            n += chunk.count(b"\n")
+    return n
+
+
+def _wide_rows(src: _Source, sep: str):
+    """The fields of every non-blank data line (the header skipped), one list at a time."""
+    text = io.TextIOWrapper(
+        open(src.path, "rb") if src.path is not None else io.BytesIO(src.bytes()),
+        encoding="utf-8-sig",
+        newline="",
+    )
+    with text:
+        if sep == r"\s+":
+            lines = (ln.split() for ln in text)
+        else:
+            lines = csv.reader(text, delimiter=sep)
+        next(lines, None)
+        for fields in lines:
+            if fields and not (len(fields) == 1 and not fields[0].strip()):
+                yield fields
+
+
+def _wide_floats(fields: list[str], names: list[str], row: int, who: str) -> np.ndarray:
+    try:
+        return np.array(fields, dtype=np.float64)
+    except ValueError:
+        pass
+    out = np.empty(len(fields))
+    for j, v in enumerate(fields):
+        try:
+            out[j] = float(v)
+        except ValueError:
+            if v.strip().lower() not in _NA_LOWER:
+                raise ValueError(
+                    f"{who}: non-numeric feature column {names[j]!r} (e.g. {v.strip()!r} at row {row}). "
+                    "Features must be numbers. Fix: drop or encode that column (e.g. one-hot), or name "
+                    "it as the label column with label=..."
+                ) from None
+            out[j] = np.nan
+    return out
+
+
+def _load_wide(src: _Source, fmt: str, sep: str, header: list[str], pos: int | None, label) -> dict:
+    """A very wide CSV/TSV read row by row: no Python object per column (pandas' parser keeps
+    several, ~10 KiB each, and crashed on 10^6 columns)."""
+    who = f"load_dataset: {src.label}"
+    m = len(header)
+    guess_last = label == "auto" and pos is None  # the last column may hold class names
+    lab = pos if pos is not None else (m - 1 if guess_last else None)
+    keep = [j for j in range(m) if j != lab]
+    names = [header[j] for j in keep]
+    rows, labels = [], []
+    for i, fields in enumerate(_wide_rows(src, sep)):
+        if len(fields) != m:
+            raise ValueError(
+                f"{who}: row {i} has {len(fields)} fields but the header has {m}. Fix: make every row "
+                "have one field per column name (check the separator)."
+            )
+        if lab is not None:
+            labels.append(fields[lab])
+            del fields[lab]
+        rows.append(_wide_floats(fields, names, i, who))
+    if not rows:
+        raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
+    X = np.vstack(rows)
+    del rows
+    y = None
+    label_column = None
+    if lab is not None:
+        values = np.array(labels, dtype=object)
+        numeric = True
+        if guess_last:
+            try:
+                last = np.array([float(v) for v in labels])
+                numeric = True
+            except ValueError:
+                numeric = False
+        if guess_last and numeric:  # an ordinary numeric feature after all
+            X = np.hstack([X, last[:, None]])
+            names.append(header[lab])
+        else:
+            label_column = header[lab]
+            y = _labels_from_strings(values, who)
+    return {
+        "X": _readonly(np.ascontiguousarray(X)),
+        "y": y,
+        "feature_names": np.array(names, dtype=object),
+        "label_column": label_column,
+        "format": fmt,
+    }
+
+
 def _load_delimited(src: _Source, fmt: str, label) -> dict:
     import pandas as pd
 
@@ -641,6 +781,10 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
         pos = _label_position(header, label, src, fmt)
     elif label == "auto":
         pos = _label_position(header, "auto", src, fmt, None)
+    rows = max(_count_lines(src) - 1, 1)  # minus the header
+    src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
+    if len(header) > _WIDE_COLUMNS:  # pandas keeps Python objects per column (and crashed at 10^6)
+        return _load_wide(src, fmt, sep, header, pos, label)
     dtype = {header[pos]: str} if pos is not None else None
     # missing-value tokens count in feature columns only: a class may be called "NA"
     na = {c: _NA_TOKENS for j, c in enumerate(header) if j != pos}
@@ -685,6 +829,16 @@ def _load_parquet(src: _Source, label) -> dict:
     import pyarrow.parquet as pq
 
     who = f"load_dataset: {src.label}"
+    try:
+        md = pq.ParquetFile(src.handle()).metadata
+    except Exception as e:
+        raise _parse_error(
+            src,
+            "Parquet",
+            e,
+            "check that the file is a valid Parquet file (re-export it, e.g. DataFrame.to_parquet).",
+        ) from e
+    src.check(dense_bytes(md.num_rows, md.num_columns), f"{md.num_rows:,} rows x {md.num_columns:,} columns")
     try:
         table = pq.read_table(src.handle())
     except Exception as e:
@@ -749,6 +903,31 @@ def _mat_labels(v, who: str):
     )
 
 
+def _mat_check_sizes(src: _Source) -> None:
+    """Refuse a .mat file whose variables (shapes from its headers) exceed the budget."""
+    import scipy.io as sio
+
+    if not src.budget:
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            variables = sio.whosmat(src.handle())
+    except Exception:  # noqa: BLE001 - loadmat says what is wrong
+        return
+    total, what = 0, "the variables in the file"
+    for name, shape, cls in variables:
+        cells = math.prod(int(v) for v in shape)
+        if cls == "sparse" and len(shape) == 2:
+            total += PER_FEATURE_BYTES * int(shape[1])  # the values count once read
+        elif cls not in ("cell", "struct", "object"):
+            total += 8 * cells
+        if name in _MAT_X_KEYS and len(shape) == 2:
+            what = f"{cls} variable {name!r} of shape {shape[0]:,} x {shape[1]:,}"
+            total += PER_FEATURE_BYTES * int(shape[1])
+    src.check(total, what)
+
+
 def _load_mat(src: _Source, label) -> dict:
     import scipy.io as sio
 
@@ -760,6 +939,7 @@ def _load_mat(src: _Source, label) -> dict:
         or head[512:520] == b"\x89HDF\r\n\x1a\n"
     ):
         raise ValueError(f"{who} is a MATLAB v7.3 (HDF5) file, which scipy cannot read. Fix: {_MAT73_FIX}.")
+    _mat_check_sizes(src)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -862,6 +1042,13 @@ def _load_svmlight(src: _Source, label) -> dict:
     meta = _svm_meta(src)
     zero_based = meta.get("zero_based", "auto")
     n_features = meta.get("n_features")
+    if n_features is not None:
+        if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 0:
+            raise ValueError(
+                f"load_dataset: {src.label}: its fsviz header says n_features={n_features!r}; it must be "
+                "a count >= 0. Fix: re-export the file, or delete the '# fsviz-svmlight' header line."
+            )
+        src.check(sparse_bytes(0, n_features, 0), f"a sparse matrix of {n_features:,} features (header)")
     try:
         X, y = load_svmlight_file(
             src.handle(), n_features=n_features, dtype=np.float64, zero_based=zero_based
@@ -925,6 +1112,7 @@ def _load_npz(src: _Source, label) -> dict:
             "save it with np.savez / np.savez_compressed (keys X, y, feature_names) or "
             "scipy.sparse.save_npz.",
         )
+    _npz_check_sizes(src)
     try:
         z = np.load(src.handle(), allow_pickle=False)
     except ValueError as e:
@@ -1027,6 +1215,63 @@ def _load_npz(src: _Source, label) -> dict:
         raise _parse_error(src, ".npz", e, "the archive is damaged; re-save it.") from e
     finally:
         z.close()
+
+
+def _npy_member(zf, info):
+    """``(shape, dtype)`` from the header of an .npy member of a zip, or None if unreadable."""
+    from numpy.lib import format as npf
+
+    try:
+        with zf.open(info) as fh:
+            version = npf.read_magic(fh)
+            reader = npf.read_array_header_1_0 if version == (1, 0) else npf.read_array_header_2_0
+            shape, _, dtype = reader(fh)
+        return tuple(int(v) for v in shape), np.dtype(dtype)
+    except Exception:  # noqa: BLE001 - not an .npy member: np.load reports it
+        return None
+
+
+def _npz_check_sizes(src: _Source) -> None:
+    """Refuse an .npz whose arrays (from their .npy headers, not decompressed) exceed the budget."""
+    import zipfile
+
+    if not src.budget:
+        return
+    try:
+        zf = zipfile.ZipFile(src.handle())
+    except Exception:  # noqa: BLE001 - np.load says what is wrong
+        return
+    with zf:
+        headers = {}
+        total = 0
+        for info in zf.infolist():
+            key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            head = _npy_member(zf, info)
+            if head is None:
+                total += int(info.file_size)  # the decompressed size the archive declares
+                continue
+            headers[key] = head
+            shape, dtype = head
+            if not dtype.hasobject:
+                total += math.prod(shape) * dtype.itemsize
+        what = f"the arrays in the archive ({format_bytes(total)} decompressed)"
+        for prefix in ("X_", ""):
+            if prefix + "shape" in headers and prefix + "data" in headers:
+                shape_head = headers[prefix + "shape"]
+                if math.prod(shape_head[0]) != 2 or shape_head[1].kind not in "iu":
+                    break
+                with zf.open(prefix + "shape.npy") as fh:
+                    n, m = (int(v) for v in np.lib.format.read_array(fh, allow_pickle=False).ravel())
+                nnz = math.prod(headers[prefix + "data"][0])
+                total += sparse_bytes(n, m, nnz)
+                what = f"a sparse {n:,} x {m:,} matrix with {nnz:,} stored values"
+                break
+        else:
+            if "X" in headers and len(headers["X"][0]) == 2:
+                (n, m), dtype = headers["X"]
+                total += dense_bytes(0, m) + (n * m * 8 if dtype != np.float64 else 0)
+                what = f"a dense {n:,} x {m:,} matrix of {dtype} (as float64, with per-feature names)"
+        src.check(total, what)
 
 
 def _sparse_from(z, prefix: str, who: str):

@@ -47,6 +47,36 @@ def blas_limits(always: bool = False):
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 
+#: data whose largest |value| is above this (or below its inverse) are scaled by a power of
+#: two before scoring: squares of values near 1e200 overflow float64, near 1e-200 underflow
+EXTREME = 1e100
+
+
+def scale_extreme(X):
+    """``X`` times a power of two when its largest ``|value|`` is above :data:`EXTREME` or below
+    ``1/EXTREME`` (so that it lands in [0.5, 1)), else ``X`` itself.
+
+    A power of two changes no value's mantissa, so sums of squares and distances neither
+    overflow (|x| ~ 1e200) nor underflow (|x| ~ 1e-200) and nothing is rounded (only
+    values below about 1e-300 times the largest could underflow). Every fsviz score and selection is
+    invariant to multiplying ``X`` by a constant except the scale of ``VarianceScore``
+    and ``ChiSquare`` scores (their ranking is unchanged); those are then reported for
+    the scaled data. Dense or sparse input; the input is never modified.
+    """
+    data = X.data if hasattr(X, "tocsr") else X
+    if data.size == 0:
+        return X
+    top = float(np.max(np.abs(data)))
+    if not np.isfinite(top) or top == 0.0 or 1.0 / EXTREME <= top <= EXTREME:
+        return X
+    shift = -int(np.frexp(top)[1])  # top * 2**shift in [0.5, 1)
+    if hasattr(X, "tocsr"):
+        X = X.copy()
+        X.data = np.ldexp(X.data, shift)
+        return X
+    return np.ldexp(X, shift)
+
+
 def rank_scores(scores: np.ndarray, tie_break: np.ndarray | None = None) -> np.ndarray:
     """Ranks of ``scores`` in scikit-learn's meaning: 1 = best (highest score).
 
@@ -119,6 +149,9 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
     def _validate_params_extra(self) -> None:
         """Hook: subclasses check their own parameters here (called in fit)."""
 
+    def _check_data(self, X) -> None:
+        """Hook: subclasses check the validated data here, before any rescaling."""
+
     def _compute_scores(self, X, y) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -150,6 +183,8 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
             check_classification_targets(y)
         else:
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
+        self._check_data(X)
+        X = scale_extreme(X)
         scores = np.asarray(self._compute_scores(X, y), dtype=np.float64)
         self.scores_ = scores
         self.ranking_ = rank_scores(scores)

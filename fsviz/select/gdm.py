@@ -41,6 +41,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsviz.select import _gdm_kernels as GK
+from fsviz.select._base import scale_extreme
 from fsviz.select._mkl import MKLResult, solve_mkl
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
 from fsviz.stats.moments import column_moments
@@ -776,6 +777,7 @@ class GDM(SelectorMixin, BaseEstimator):
             )
             check_classification_targets(y)
             self.classes_, y_pos = self._binary_target(y)
+        X = scale_extreme(X)
         n, m = X.shape
         tau = self._check_params(n)
         if sp.issparse(X):

@@ -29,7 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from fsviz.select._base import blas_limits, check_selection_params, support_mask
+from fsviz.select._base import blas_limits, check_selection_params, scale_extreme, support_mask
 from fsviz.select._grm_kernels import simplex_project as _simplex_project_kernel
 
 
@@ -287,7 +287,9 @@ class GRM(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
+        X = scale_extreme(
+            validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
+        )
         m = X.shape[1]
         self._check_params(m)
         if scores is None:

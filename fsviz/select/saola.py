@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from fsviz._dask import map_blocks
 from fsviz.select import _saola_kernels as K
+from fsviz.select._base import scale_extreme
 from fsviz.select._subset_common import SelectedSubsetMixin
 from fsviz.stats import _info_kernels as IK
 from fsviz.stats.information import Codes, encode_target, is_discrete, su_with_target
@@ -763,6 +764,7 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         )
         if sp.issparse(X):
             X = X.tocsc()
+        X = scale_extreme(X)
         y = _check_y(y, X.shape[0], "SAOLA")
         self._start(X, y)
         r = self._engine.relevance(X, client=client)
@@ -1057,6 +1059,7 @@ class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         )
         if sp.issparse(X):
             X = X.tocsc()
+        X = scale_extreme(X)
         y = _check_y(y, X.shape[0], "GroupSAOLA")
         m = X.shape[1]
         glist, gids = _normalize_groups(groups, m)

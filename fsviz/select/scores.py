@@ -41,7 +41,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
 from fsviz.select import _score_kernels as K
-from fsviz.select._base import ScoreSelector, blas_limits, encode_labels
+from fsviz.select._base import ScoreSelector, blas_limits, encode_labels, scale_extreme
 from fsviz.stats.information import discretize, is_discrete, mi_with_target
 from fsviz.stats.moments import column_moments
 
@@ -50,13 +50,13 @@ _BLOCK_ELEMENTS = 1 << 22  # dense column blocks of ~32 MB float64
 
 
 # ------------------------------------------------------------------ helpers
-def _check_X(owner: str, X):
+def _check_X(owner: str, X, scale: bool = True):
     X = check_array(X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2, input_name="X")
-    return X
+    return scale_extreme(X) if scale else X
 
 
-def _check_Xy(owner: str, X, y):
-    X = _check_X(owner, X)
+def _check_Xy(owner: str, X, y, scale: bool = True):
+    X = _check_X(owner, X, scale)
     y = np.asarray(y)
     if y.ndim != 1 and not (y.ndim == 2 and y.shape[1] == 1):
         raise ValueError(f"{owner}: 'y' must be 1-D class labels; got shape {y.shape}.")
@@ -223,17 +223,23 @@ def chi2_score(X, y) -> np.ndarray:
     ----------
     Liu & Setiono (1995); Li et al. (2017), eq. (82).
     """
-    X, y = _check_Xy("chi2_score", X, y)
+    X, y = _check_Xy("chi2_score", X, y, scale=False)
+    _chi2_nonneg(X)  # before scaling: the message shows the data's own minimum
+    X = scale_extreme(X)
     return _chi2(X, y)
 
 
-def _chi2(X, y) -> np.ndarray:
+def _chi2_nonneg(X) -> None:
     xmin = X.data.min(initial=0.0) if sp.issparse(X) else X.min(initial=0.0)
     if xmin < 0:
         raise ValueError(
             f"chi2_score: Negative values in data; 'X' must be non-negative (counts or "
             f"frequencies); got minimum {xmin:.4g}. Use f_score or mutual_info_score for signed data."
         )
+
+
+def _chi2(X, y) -> np.ndarray:
+    _chi2_nonneg(X)
     codes, counts = encode_labels("chi2_score", y)
     obs = _indicator(codes, counts.size) @ X
     obs = np.asarray(obs.toarray() if sp.issparse(obs) else obs, dtype=np.float64)
@@ -663,6 +669,9 @@ class ChiSquare(ScoreSelector):
     def __init__(self, *, n_features=20, threshold=None):
         self.n_features = n_features
         self.threshold = threshold
+
+    def _check_data(self, X) -> None:
+        _chi2_nonneg(X)
 
     def _compute_scores(self, X, y):
         return _chi2(X, y)
