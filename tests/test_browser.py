@@ -202,9 +202,9 @@ def test_upload_csv(page, tmp_path):
     path = tmp_path / "upload.csv"
     frame.to_csv(path, index=False)
     sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Upload", exact=True).click()
+    sidebar.get_by_test_id("stRadioGroup").get_by_text("Upload", exact=True).click()
     settle(page)
-    sidebar.locator('input[type="file"]').set_input_files(str(path))
+    sidebar.locator('input[type="file"]').first.set_input_files(str(path))
     settle(page)  # the target picker suggests tumour_type: no typing needed
     page.wait_for_function(
         "() => document.body.innerText.includes('80 samples × 7 features')", timeout=60_000
@@ -270,9 +270,9 @@ def test_deep_link_on_a_fresh_server(browser, tmp_path):
 def test_face_upload_highlights_one_group(page, shots, skfeature_path):
     """ORL faces uploaded as .mat: 32 x 32 masks; highlighting the largest group fades the others."""
     sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Upload", exact=True).click()
+    sidebar.get_by_test_id("stRadioGroup").get_by_text("Upload", exact=True).click()
     settle(page)
-    sidebar.locator('input[type="file"]').set_input_files(str(skfeature_path("ORL")))
+    sidebar.locator('input[type="file"]').first.set_input_files(str(skfeature_path("ORL")))
     settle(page)
     page.wait_for_function(
         "() => document.body.innerText.includes('400 samples × 1,024 features')", timeout=60_000
