@@ -120,6 +120,9 @@ def _load_sample(name: str):
 
 @st.cache_resource(show_spinner="Loading file …", max_entries=4)
 def _load_upload(digest: str, filename: str, label, _data: bytes):
+    """The loader checks the sizes the file declares against the memory budget before it
+    allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
+    the server, and every session on it, down."""
     from fsviz.data import load_dataset
 
     buf = io.BytesIO(_data)

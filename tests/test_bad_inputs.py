@@ -623,3 +623,30 @@ class GroupSAOLAPairs(GroupSAOLA):
 @parametrize_with_checks([GroupSAOLAPairs()])
 def test_group_saola_sklearn_conventions(estimator, check):
     check(estimator)
+
+
+# ---------------------------------------------------------------------------- the app's upload door
+@pytest.mark.parametrize("name, content, kwargs, match", HOSTILE, ids=[h[0] for h in HOSTILE])
+def test_hostile_file_through_the_app_upload(tmp_path, monkeypatch, name, content, kwargs, match):
+    """Every hostile file uploaded in the app: st.error (never an exception box), no dataset
+    active, and the session still usable (a sample loads again)."""
+    from streamlit.testing.v1 import AppTest
+
+    import appkit
+
+    if kwargs.get("label", "auto") != "auto":
+        pytest.skip("the app's target picker offers only the file's own columns; library door covers it")
+    if Path(name).suffix.lstrip(".") not in appkit.UPLOAD_TYPES:
+        pytest.skip("the uploader's type filter refuses this extension in the browser")
+    if name == "text.csv":
+        pytest.skip("the app's picker suggests the text column as the target: a valid reading, no error")
+    if "memory_budget" in kwargs:
+        monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", str(kwargs["memory_budget"]))
+    data = _write(tmp_path, name, content).read_bytes()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.error and "dataset_key" not in at.session_state
+    at.radio(key="source").set_value("Sample").run()
+    assert not at.exception and "dataset_key" in at.session_state and not at.main.error

@@ -366,3 +366,14 @@ def test_gdm_one_class_runs_without_labels():
         Run("gdm").execute(ds)
     res = Run("gdm", {"one_class": True, "max_iter": 2}).execute(ds)
     assert len(res.support) >= 1
+
+
+def test_a_memory_error_in_a_run_becomes_a_clear_value_error(digits, monkeypatch):
+    from fsviz.data import MemoryBudgetError
+
+    def boom(self, X, y=None):
+        raise MemoryError()
+
+    monkeypatch.setattr(S.FisherScore, "fit", boom)
+    with pytest.raises(MemoryBudgetError, match="Fisher score: ran out of memory"):
+        Run("fisher").execute(digits)

@@ -75,7 +75,12 @@ class Method:
                 f"{self.label} needs class labels; dataset {ds.name!r} has none. Name the label column "
                 "(app: sidebar; CLI: --label) or choose an unsupervised method."
             )
-        return self.runner(run, ctx)
+        try:
+            return self.runner(run, ctx)
+        except MemoryError as e:  # one error contract: a ValueError naming the run and the fix
+            from fsviz.data.budget import out_of_memory
+
+            raise out_of_memory(self.label, e) from None
 
     def make(self, run: Run):
         """The estimator with the run's parameters (and ``random_state=seed`` if it takes one)."""
