@@ -545,3 +545,30 @@ def test_which_group_is_a_feature_in(digits):
     af = groups[groups["role"] == "AF"].iloc[0]
     at.selectbox(key="find_feature").set_value(int(af["index"])).run()
     assert any(f"group of {af['support feature']}" in s.value for s in at.success)
+
+
+def test_two_sessions_with_the_same_bytes_see_only_their_own_names_and_shapes():
+    """Regression: summaries and image panels were keyed by content only, so one session saw
+    the other's file name and image shape."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(30, 16)), columns=[f"p{i}" for i in range(16)])
+    frame["label"] = np.arange(30) % 2
+    data = frame.to_csv(index=False).encode()
+    sessions = {}
+    for who, shape in (("alice", "4x4"), ("bob", "2x8")):
+        at = start()
+        at.text_input(key="shape").set_value(shape).run()
+        at.radio(key="source").set_value("Upload").run()
+        at.file_uploader(key="upload").set_value((f"{who}.csv", data, "text/csv")).run()
+        sessions[who] = at
+    for who, at in sessions.items():
+        at.run()
+        assert any(s.value == f"Summary of {who}" for s in at.subheader), [s.value for s in at.subheader]
+        assert any(f"Active: **{who}**" in c.value for c in at.sidebar.caption)
+    alice = goto(sessions["alice"], "image_masks")
+    bob = goto(sessions["bob"], "image_masks")
+    shape_of = {
+        n: {str(t["z"]["shape"]).replace(" ", "") for t in figure(at)["data"] if t["type"] == "image"}
+        for n, at in (("alice", alice), ("bob", bob))
+    }
+    assert shape_of["alice"] == {"4,4,3"} and shape_of["bob"] == {"2,8,3"}
