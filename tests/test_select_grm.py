@@ -447,3 +447,24 @@ def test_relieff_raw_w_keeps_grm_at_the_head_of_the_ranking(skfeature_path, name
     flat = GRM(n_top=1000, n_features=20).fit(X, (1.0 + w) / 2.0).selected_
     med_raw, med_flat = np.median(rank[raw]), np.median(rank[flat])
     assert med_raw < 500 and med_raw < med_flat - 200, (med_raw, med_flat)
+
+
+def test_ranking_is_identical_across_blas_thread_counts(skfeature_path):
+    """GRM's last bits depend on the BLAS thread count (reduction order); its ranking must not.
+
+    blas_limits() picks one thread on a busy machine, so the same call can run with 1 or 2
+    threads: the documented contract is identical ``ranking_`` and scores within 1e-12.
+    """
+    from threadpoolctl import threadpool_limits
+
+    from fsviz.data import load_dataset
+    from fsviz.select import FisherScore
+
+    ds = load_dataset(skfeature_path("GLIOMA"))
+    s = FisherScore().fit(ds.X, ds.y).scores_
+    fits = {}
+    for threads in (1, 2):
+        with threadpool_limits(threads, user_api="blas"):
+            fits[threads] = GRM(n_top=500).fit(ds.X, s)
+    np.testing.assert_array_equal(fits[1].ranking_, fits[2].ranking_)
+    np.testing.assert_allclose(fits[1].scores_, fits[2].scores_, rtol=0, atol=1e-12)
