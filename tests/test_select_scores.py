@@ -415,3 +415,21 @@ def test_signed_scores_are_zero_for_structureless_features():
     assert lap[0] > 0.5 and np.abs(np.median(lap[1:])) < 0.1
     assert np.any(w < 0) and np.any(lap < 0)  # signed, not shifted to be positive
     np.testing.assert_array_equal(np.argsort(-lap, kind="stable")[:1], [0])
+
+
+def test_relieff_sparse_and_dense_agree_with_distance_ties():
+    """Regression: with tied distances (integer data) and columns without zeros, sparse and
+    dense ReliefF ranked differently (other range, other tie order)."""
+    import scipy.sparse as sp
+
+    from fsviz.select import ReliefF
+
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        X = rng.integers(0, 3, size=(60, 40)).astype(float)
+        X[:, 5] += 1.0  # a column with no zero
+        y = rng.integers(0, 2, 60)
+        dense = ReliefF(n_neighbors=5).fit(X, y)
+        sparse = ReliefF(n_neighbors=5).fit(sp.csr_matrix(X), y)
+        np.testing.assert_array_equal(dense.ranking_, sparse.ranking_)
+        np.testing.assert_allclose(dense.scores_, sparse.scores_, rtol=0, atol=1e-12)

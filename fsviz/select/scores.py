@@ -349,8 +349,9 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
     prior = counts / n
     if sp.issparse(X):
         Xr = X.tocsr()
-        lo = np.minimum(np.asarray(Xr.min(axis=0).toarray()).ravel(), 0.0)
-        hi = np.maximum(np.asarray(Xr.max(axis=0).toarray()).ravel(), 0.0)
+        # the range as the dense path sees it (scipy's min/max count implicit zeros)
+        lo = np.asarray(Xr.min(axis=0).toarray()).ravel()
+        hi = np.asarray(Xr.max(axis=0).toarray()).ravel()
         rng_ = hi - lo
         scale = np.where(rng_ > 0, 1.0 / np.where(rng_ > 0, rng_, 1.0), 0.0)
         Xs = (Xr @ sp.diags(scale)).tocsr()
@@ -360,8 +361,8 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
         pairs = []
         for b in range(0, rows.size, max(1, (1 << 24) // n)):
             rb = rows[b : b + max(1, (1 << 24) // n)]
-            D = manhattan_distances(Xs[rb], Xs)
-            pairs.append(K.relieff_neighbours(np.ascontiguousarray(D), rb, codes, counts.size, k, prior))
+            D = _snap(manhattan_distances(Xs[rb], Xs))
+            pairs.append(K.relieff_neighbours(D, rb, codes, counts.size, k, prior))
         W = sum(
             K.relieff_accumulate_csr(Xs.data, Xs.indices.astype(np.int64), Xs.indptr.astype(np.int64), m, *p)
             for p in pairs
@@ -373,16 +374,25 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
         Xs = np.multiply(X, scale, order="C")
         if n <= 4000:
             D = (K.manhattan_full_par if n * n * m / 2 > K.PARALLEL_WORK else K.manhattan_full)(Xs)
-            pairs = [K.relieff_neighbours(np.ascontiguousarray(D[rows]), rows, codes, counts.size, k, prior)]
+            pairs = [K.relieff_neighbours(_snap(D[rows]), rows, codes, counts.size, k, prior)]
         else:
             pairs = []
             step = max(1, (1 << 24) // n)
             for b in range(0, rows.size, step):
                 rb = rows[b : b + step]
-                pairs.append(K.relieff_neighbours(K.manhattan_rows(Xs, rb), rb, codes, counts.size, k, prior))
+                pairs.append(
+                    K.relieff_neighbours(_snap(K.manhattan_rows(Xs, rb)), rb, codes, counts.size, k, prior)
+                )
         W = sum(K.relieff_accumulate_dense(Xs, *p) for p in pairs)
     W = np.asarray(W) / rows.size
     return np.clip(W, -1.0, 1.0)
+
+
+def _snap(D: np.ndarray) -> np.ndarray:
+    """Distances rounded to 1e-9: sparse (scikit-learn) and dense (numba) kernels sum in other
+    orders, and the last-bit differences would break distance ties differently; rounded,
+    equal distances tie exactly and the stable sort breaks them by sample index in both."""
+    return np.ascontiguousarray(np.round(D, 9))
 
 
 # ------------------------------------------------------------------ unsupervised scores
