@@ -40,9 +40,9 @@ def choose_dataset() -> None:
                     appkit.load_upload(up.name, up.getvalue(), label, shape)
                 elif appkit.reuse_upload(shape) is not None:
                     st.caption("Using the file uploaded earlier in this session; drop another to replace it.")
-        except ValueError as e:
-            appkit.failed(str(e))
-            st.error(str(e))
+        except Exception as e:  # every failure becomes a message; the session goes on
+            appkit.failed(str(e) if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
+            appkit.show_error(e, "loading the dataset")
         st.session_state.setdefault("seed", 0)
         st.number_input(
             "Random seed",

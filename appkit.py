@@ -248,6 +248,22 @@ def reuse_upload(shape: tuple[int, int] | None = None):
     return ds
 
 
+def show_error(e: Exception, what: str) -> None:
+    """``st.error`` with the message, and the details (type, traceback) in an expander.
+
+    A ValueError is the library's own message (problem and fix); anything else is a bug,
+    said so, with the traceback to report.
+    """
+    import traceback
+
+    if isinstance(e, ValueError):
+        st.error(str(e))
+    else:
+        st.error(f"{what} failed with an internal error ({type(e).__name__}: {e}). Please report it.")
+    with st.expander("Details"):
+        st.code("".join(traceback.format_exception(e)), language=None)
+
+
 def failed(message: str) -> None:
     """A dataset could not be loaded: nothing stays active, every page shows the message."""
     st.session_state["load_error"] = message
@@ -421,9 +437,9 @@ def result(ds, run: Run, label: str | None = None, *, auto: bool = True, progres
     with slot.status(f"{label} …", expanded=progress) as status:
         try:
             res = run.execute(ds, _live_progress() if progress else None, results=_dependency(ds))
-        except ValueError as e:
+        except Exception as e:  # every failure becomes a message; the session goes on
             status.update(label=f"{label}: failed", state="error", expanded=True)
-            st.error(str(e))
+            show_error(e, f"{run.label} on {ds.name!r}")
             return None
     slot.empty()
     _results().put(ResultKey(ds.fingerprint, run.key), res)

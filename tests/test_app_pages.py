@@ -572,3 +572,18 @@ def test_two_sessions_with_the_same_bytes_see_only_their_own_names_and_shapes():
         for n, at in (("alice", alice), ("bob", bob))
     }
     assert shape_of["alice"] == {"4,4,3"} and shape_of["bob"] == {"2,8,3"}
+
+
+def test_an_internal_error_in_a_run_is_a_message_with_details(digits, monkeypatch):
+    from fsviz.select import FisherScore
+
+    def boom(self, X, y=None):
+        raise RuntimeError("kaputt")
+
+    monkeypatch.setattr(FisherScore, "fit", boom)
+    at = goto(start(digits), "grm")
+    next(s for s in at.selectbox if s.label == "base score").set_value("fisher")
+    button(at, "Run GRM").click().run()
+    assert not at.exception
+    assert any("internal error (RuntimeError: kaputt)" in e.value for e in at.error)
+    assert any(x.label == "Details" for x in at.expander)
