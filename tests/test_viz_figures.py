@@ -350,3 +350,24 @@ def test_stability_bars_top_k_and_title():
     assert "10 of 20 resamples" in b.hovertext[0]
     with pytest.raises(ValueError, match="frequencies in \\[0, 1\\]"):
         stability_bars(np.array([1.5]))
+
+
+def test_compare_scatter_tells_runs_of_one_method_apart_and_shows_the_fold_spread():
+    import pandas as pd
+
+    from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_STD, compare_scatter
+
+    frame = pd.DataFrame(
+        {
+            "method": ["GDM", "GDM", "SAOLA"],
+            "parameters": ["tau=0.3", "tau=0.5", "alpha=0.01"],
+            CV_HONEST: [0.9, 0.8, 0.85],
+            CV_STD: [0.02, 0.05, 0.01],
+            "redundancy": [0.2, 0.3, 0.4],
+            "n features": [10, 20, 5],
+            CV_BIASED: [np.nan] * 3,
+        }
+    )
+    trace = compare_scatter(frame).data[0]
+    assert list(trace.text) == ["GDM #1", "GDM #2", "SAOLA"]
+    np.testing.assert_allclose(trace.error_y.array, [0.02, 0.05, 0.01])

@@ -16,10 +16,7 @@ import pandas as pd
 
 from fsviz.compute.results import Evaluation, GRMResult, GroupResult, Selection, StreamResult
 from fsviz.compute.runs import Run
-from fsviz.viz.compare import CV_BIASED, CV_HONEST
-
-#: spread of the honest accuracy over the folds
-CV_STD = "± (fold std)"
+from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_STD
 
 #: columns of the selection CSV, in order
 SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")

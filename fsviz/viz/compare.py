@@ -8,14 +8,16 @@ import plotly.graph_objects as go
 #: column names of the compare table (``fsviz.compute.compare_frame``) this figure reads
 CV_HONEST = "CV accuracy (selection redone in folds)"
 CV_BIASED = "CV accuracy (selection on all samples, optimistic)"
+CV_STD = "± (fold std)"
 
 
 def compare_scatter(frame) -> go.Figure:
     """CV accuracy against redundancy, one marker per selection (size ~ number of features).
 
     ``frame`` is :func:`fsviz.compute.compare_frame`'s table: the y axis is its honest
-    accuracy (selection redone in each training fold) where it has one, else the accuracy
-    with the selection made on all samples (the axis title says which).
+    accuracy (selection redone in each training fold, with the fold spread as error bars)
+    where it has one, else the accuracy with the selection made on all samples (the axis
+    title says which). Two runs of one method are labelled by their table row (``GDM #2``).
     """
     acc = np.asarray(frame[CV_HONEST], dtype=float)
     ylabel = CV_HONEST
@@ -24,12 +26,18 @@ def compare_scatter(frame) -> go.Figure:
     red = np.asarray(frame["redundancy"], dtype=float)
     nf = np.asarray(frame["n features"], dtype=float)
     text = [f"{m}<br>{p}" for m, p in zip(frame["method"], frame["parameters"], strict=False)]
+    methods = [str(m) for m in frame["method"]]
+    labels = [  # runs of one method told apart by their number (the table's row)
+        f"{m} #{i + 1}" if methods.count(m) > 1 else m for i, m in enumerate(methods)
+    ]
+    std = np.asarray(frame[CV_STD], dtype=float) if CV_STD in frame and ylabel == CV_HONEST else None
     fig = go.Figure(
         go.Scatter(
             x=red,
             y=acc,
+            error_y=None if std is None else dict(type="data", array=std, visible=True, thickness=1),
             mode="markers+text",
-            text=list(frame["method"]),
+            text=labels,
             cliponaxis=False,
             textposition="top center",
             customdata=np.column_stack([text, nf]),
