@@ -9,114 +9,118 @@ from fsviz.viz import find_feature_group, group_tree
 
 st.title("Groups (GDM)")
 ds = appkit.require_dataset()
-ctl, out = st.columns([1, 3], gap="medium")
 
-classes = appkit.class_labels(ds)
-appkit.seed_form("gdm", appkit.gdm_form_defaults(ds))  # the form starts from the result shown
-if ds.y is None:
-    ctl.info("No target column: GDM runs one-class (GDM-OC). Choose a target in the sidebar for two classes.")
-with ctl.container(border=True):
-    tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, step=0.01, key="gdm_tau")
-    c1, c2 = st.columns(2)
-    n_per_iter = c1.number_input("features / iteration", 1, 200, key="gdm_n_per_iter")
-    max_iter = c2.number_input("iterations", 1, 100, key="gdm_max_iter")
-    C = c1.number_input("C", 1e-4, 1e4, format="%.4g", key="gdm_C")
-    folds = c2.number_input("ECV folds (0 = off)", 0, 20, key="gdm_cv_folds")
-    corr = st.radio(
-        "correlation",
-        ["pearson", "su"],
-        horizontal=True,
-        key="gdm_corr",
-        format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get,
-    )
-    one_class = st.toggle("one-class (GDM-OC)", key="gdm_one_class", disabled=ds.y is None)
-    positive = (
-        st.selectbox(
-            "one vs rest: positive class", classes, key="gdm_positive", help="GDM separates two classes"
+
+@st.fragment  # a tau move reruns this view only, not the sidebar: live tuning stays quick
+def groups_view():
+    ctl, out = st.columns([1, 3], gap="medium")
+
+    classes = appkit.class_labels(ds)
+    appkit.seed_form("gdm", appkit.gdm_form_defaults(ds))  # the form starts from the result shown
+    if ds.y is None:
+        ctl.info(
+            "No target column: GDM runs one-class (GDM-OC). Choose a target in the sidebar for two classes."
         )
-        if len(classes) > 2
-        else None
+    with ctl.container(border=True):
+        tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, step=0.01, key="gdm_tau")
+        c1, c2 = st.columns(2)
+        n_per_iter = c1.number_input("features / iteration", 1, 200, key="gdm_n_per_iter")
+        max_iter = c2.number_input("iterations", 1, 100, key="gdm_max_iter")
+        C = c1.number_input("C", 1e-4, 1e4, format="%.4g", key="gdm_C")
+        folds = c2.number_input("ECV folds (0 = off)", 0, 20, key="gdm_cv_folds")
+        corr = st.radio(
+            "correlation",
+            ["pearson", "su"],
+            horizontal=True,
+            key="gdm_corr",
+            format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get,
+        )
+        one_class = st.toggle("one-class (GDM-OC)", key="gdm_one_class", disabled=ds.y is None)
+        positive = (
+            st.selectbox(
+                "one vs rest: positive class", classes, key="gdm_positive", help="GDM separates two classes"
+            )
+            if len(classes) > 2
+            else None
+        )
+        clicked = st.button("Run GDM", type="primary", width="stretch")
+
+    params = dict(
+        tau=tau,
+        n_per_iter=int(n_per_iter),
+        max_iter=int(max_iter),
+        C=float(C),
+        corr=corr,
+        one_class=bool(one_class),
+        cv_folds=int(folds) or None,
     )
-    clicked = st.button("Run GDM", type="primary", width="stretch")
-
-params = dict(
-    tau=tau,
-    n_per_iter=int(n_per_iter),
-    max_iter=int(max_iter),
-    C=float(C),
-    corr=corr,
-    one_class=bool(one_class),
-    cv_folds=int(folds) or None,
-)
-run = Run("gdm", params | ({"positive": positive} if positive is not None else {}), appkit.seed())
-with out:
-    res = appkit.page_result("gdm", ds, run, clicked, "Running GDM")
-if res is None:
-    out.info("Set the parameters and press **Run GDM**.")
-    st.stop()
-
-m1, m2, m3, m4 = out.columns(4)
-m1.metric("support features", len(res.support))
-m2.metric("affiliated features", len(res.af))
-m3.metric(
-    "correlations computed",
-    f"{res.n_correlations:,}",
-    f"{100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of m(m−1)/2",
-    delta_color="off",
-    delta_arrow="off",
-)
-m4.metric(
-    "all pairs m(m−1)/2",
-    f"{res.n_pairs:,}",
-    f"GDM fit {res.seconds:.2f} s",
-    delta_color="off",
-    delta_arrow="off",
-)
-out.caption(f"Shown: {res.run.label}, seed {res.run.seed}")
-
-
-@st.fragment
-def tree_view(res):
-    c1, c2, c3 = st.columns(3)
-    kind = c1.radio("layout", ["treemap", "icicle", "sunburst"], horizontal=True, key="tree_kind")
-    max_groups = c2.slider("groups shown", 1, 200, 40, key="tree_groups")
-    max_af = c3.slider("affiliated shown per group", 1, 100, 25, key="tree_af")
-    st.plotly_chart(
-        group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af, kind=kind),
-        key="group_tree",
-    )
-
-
-with out:
-    tree_view(res)
-
-
-@st.fragment
-def which_group(res):
-    names = [str(n) for n in ds.feature_names]
-    feature = st.selectbox(
-        "Which group is this feature in? (type to search)",
-        range(ds.n_features),
-        index=None,
-        format_func=names.__getitem__,
-        key="find_feature",
-    )
-    if feature is None:
+    run = Run("gdm", params | ({"positive": positive} if positive is not None else {}), appkit.seed())
+    with out:
+        res = appkit.page_result("gdm", ds, run, clicked, "Running GDM")
+    if res is None:
+        out.info("Set the parameters and press **Run GDM**.")
         return
-    g = find_feature_group(res, int(feature), names)
-    if g is None:
-        st.info(
-            f"{names[feature]} is in no group: neither a support feature nor affiliated to one at this tau."
-        )
-    else:
-        st.success(
-            f"{g['name']} is the {'support' if g['role'] == 'SF' else 'an affiliated'} feature of the group "
-            f"of {g['support_name']} (|ρ| = {g['rho']:.3f}; {g['group_size']} features; the "
-            f"{g['group_rank']}. largest of {g['n_groups']} groups)."
+
+    m1, m2, m3, m4 = out.columns(4)
+    m1.metric("support features", len(res.support))
+    m2.metric("affiliated features", len(res.af))
+    m3.metric(
+        "correlations computed",
+        f"{res.n_correlations:,}",
+        f"{100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of m(m−1)/2",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    m4.metric(
+        "all pairs m(m−1)/2",
+        f"{res.n_pairs:,}",
+        f"GDM fit {res.seconds:.2f} s",
+        delta_color="off",
+        delta_arrow="off",
+    )
+    out.caption(f"Shown: {res.run.label}, seed {res.run.seed}")
+
+    def tree_view(res):
+        c1, c2, c3 = st.columns(3)
+        kind = c1.radio("layout", ["treemap", "icicle", "sunburst"], horizontal=True, key="tree_kind")
+        max_groups = c2.slider("groups shown", 1, 200, 40, key="tree_groups")
+        max_af = c3.slider("affiliated shown per group", 1, 100, 25, key="tree_af")
+        st.plotly_chart(
+            group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af, kind=kind),
+            key="group_tree",
         )
 
+    with out:
+        tree_view(res)
 
-with out:
-    which_group(res)
-st.subheader("Groups table (sortable)")
-st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)
+    def which_group(res):
+        names = [str(n) for n in ds.feature_names]
+        feature = st.selectbox(
+            "Which group is this feature in? (type to search)",
+            range(ds.n_features),
+            index=None,
+            format_func=names.__getitem__,
+            key="find_feature",
+        )
+        if feature is None:
+            return
+        g = find_feature_group(res, int(feature), names)
+        if g is None:
+            st.info(
+                f"{names[feature]} is in no group: not a support feature, nor affiliated to one at this tau."
+            )
+        else:
+            st.success(
+                f"{g['name']} is the {'support' if g['role'] == 'SF' else 'an affiliated'} feature "
+                f"of the group of {g['support_name']} (|ρ| = {g['rho']:.3f}; {g['group_size']} features; the "
+                f"{g['group_rank']}. largest of {g['n_groups']} groups)."
+            )
+
+    with out:
+        which_group(res)
+    st.subheader("Groups table (sortable)")
+    st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)
+    appkit.sync_url(ds)
+
+
+groups_view()
