@@ -183,7 +183,12 @@ class _InfoCriterionSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         if not isinstance(self.n_bins, Integral) or isinstance(self.n_bins, bool) or self.n_bins < 2:
             raise ValueError(f"{name}: 'n_bins' must be an int >= 2; got {self.n_bins!r}.")
         beta = self._beta()
-        encode_labels(name, y)  # at least two classes, with a message naming the estimator
+        classes = np.unique(y)
+        if classes.size < 2:
+            raise ValueError(
+                f"{name}: 'y' must contain at least 2 classes to select features against; "
+                f"got 1 class ({classes.tolist()!r})."
+            )
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
         self.selected_, self.criterion_, self.relevance_ = info_select(
             codes, y, int(n_features), self._criterion, beta=beta
