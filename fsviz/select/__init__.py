@@ -16,6 +16,9 @@ _EXPORTS = {
     "FScore": ".scores",
     "ChiSquare": ".scores",
     "VarianceScore": ".scores",
+    "TScore": ".scores",
+    "GiniIndex": ".scores",
+    "CFS": ".cfs",
     "MCFS": ".mcfs",
     "MRMR": ".mrmr",
     "FCBF": ".fcbf",
@@ -34,6 +37,9 @@ _EXPORTS = {
     "f_score": ".scores",
     "chi2_score": ".scores",
     "variance_score": ".scores",
+    "t_score": ".scores",
+    "gini_index": ".scores",
+    "gini_index_score": ".scores",
     "mcfs_score": ".mcfs",
 }
 __all__ = sorted(_EXPORTS)
