@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas as sla_blas
 from sklearn.metrics.pairwise import manhattan_distances
-from sklearn.utils import check_random_state
+from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_array
 
 from fsviz.select import _score_kernels as K
@@ -282,16 +282,17 @@ def t_score(X, y) -> np.ndarray:
     return _t(X, y)
 
 
-def _t(X, y) -> np.ndarray:
-    codes, counts = encode_labels("t_score", y)
+def _t(X, y, owner: str = "t_score") -> np.ndarray:
+    codes, counts = encode_labels(owner, y)
     if counts.size != 2:
         raise ValueError(
-            f"t_score: the t-score compares exactly 2 classes (survey eq. 80); got {counts.size} classes "
+            f"{owner}: the t-score compares exactly 2 classes (survey eq. 80); got {counts.size} classes "
             f"{np.unique(y).tolist()[:10]!r}. Use FScore (f_score), its multi-class generalisation."
         )
     if counts.min() < 2:
         raise ValueError(
-            f"t_score: each class needs at least 2 samples for its variance; got class sizes {counts.tolist()}."
+            f"{owner}: each class needs at least 2 samples for its variance; "
+            f"got class sizes {counts.tolist()}."
         )
     n_c = counts.astype(np.float64)
     if sp.issparse(X):
@@ -865,7 +866,13 @@ class TScore(ScoreSelector):
         self.threshold = threshold
 
     def _compute_scores(self, X, y):
-        return _t(X, y)
+        return _t(X, y, "TScore")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # binary targets only: scikit-learn's estimator checks then pass two-class y
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        return tags
 
 
 class GiniIndex(ScoreSelector):
