@@ -209,7 +209,8 @@ class MIFS(_InfoCriterionSelector):
     ----------
     beta : float, default=1.0
         Redundancy weight, >= 0. "In the original paper, the parameter beta is empirically
-        set to be one" (survey, after eq. (38)); scikit-feature's default too.
+        set to be one" (survey, after eq. (38)), hence the default. scikit-feature's
+        ``mifs`` defaults to 0.5 instead: pass ``beta=0.5`` to compare with it.
     n_features : int, default=20
         Number of features to select (at most the number of features).
     n_bins : int, default=10
