@@ -246,3 +246,16 @@ def test_kernel_equals_python_body_and_definition():
     got = joint_entropies_with(a, 2000, codes, k, np.arange(2))
     np.testing.assert_allclose(got, [entropy(a, codes[:, j]) for j in range(2)], atol=1e-12)
     np.testing.assert_allclose(got, joint_entropies_with.py_func(a, 2000, codes, k, np.arange(2)), atol=1e-12)
+
+
+def test_coil20_all_criteria(skfeature_path):
+    """Real data: 20 features of each criterion on COIL20 (1440 x 1024, 20 classes)."""
+    from fsviz.data import load_dataset
+
+    ds = load_dataset(skfeature_path("COIL20"))
+    runs = {c: cls(n_features=20).fit(ds.X, ds.y) for c, cls in SELECTORS.items()}
+    first = {int(r.selected_[0]) for r in runs.values()}
+    assert first == {int(np.argmax(runs["mifs"].relevance_))}
+    assert len({int(runs[c].selected_[1]) for c in ("cife", "jmi", "cmim")}) == 1
+    for r in runs.values():
+        assert len(set(r.selected_.tolist())) == 20 and np.all(np.isfinite(r.criterion_))
