@@ -259,3 +259,14 @@ def test_coil20_all_criteria(skfeature_path):
     assert len({int(runs[c].selected_[1]) for c in ("cife", "jmi", "cmim")}) == 1
     for r in runs.values():
         assert len(set(r.selected_.tolist())) == 20 and np.all(np.isfinite(r.criterion_))
+
+
+@pytest.mark.parametrize("criterion", list(SELECTORS))
+def test_constant_feature_selected_only_last(criterion):
+    """MIFS/CIFE/ICAP would give a constant feature J = 0 > the negative J of redundant ones,
+    and DISR would favour it through its normalisation; it comes after every other feature."""
+    X, y = data(1, True)
+    X = np.c_[np.full(X.shape[0], 2.0), X]  # feature 0 constant
+    m = X.shape[1]
+    assert SELECTORS[criterion](n_features=m).fit(X, y).selected_[-1] == 0
+    assert 0 not in MIFS(n_features=m - 1).fit(X, y).selected_

@@ -11,6 +11,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from fsviz.select._base import encode_labels
 from fsviz.select._mi_kernels import mi_su_one_vs_many
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import Codes, discretize, su_with_target
@@ -160,7 +161,7 @@ class CFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64)
+        X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         m = X.shape[1]
         nf = self.n_features
@@ -173,12 +174,7 @@ class CFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
             raise ValueError(f"CFS: 'patience' must be an int >= 1; got {p!r}.")
         if not isinstance(self.n_bins, Integral) or isinstance(self.n_bins, bool) or self.n_bins < 2:
             raise ValueError(f"CFS: 'n_bins' must be an int >= 2; got {self.n_bins!r}.")
-        classes = np.unique(y)
-        if classes.size < 2:
-            raise ValueError(
-                f"CFS: 'y' must contain at least 2 classes to select features against; "
-                f"got 1 class ({classes.tolist()!r})."
-            )
+        encode_labels("CFS", y)  # at least two classes, as every supervised selector
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
         self.selected_, self.merit_, self.relevance_ = cfs_select(
             codes, y, None if nf is None else int(nf), int(p)

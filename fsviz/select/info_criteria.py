@@ -91,6 +91,12 @@ def info_select(
     -----
     Ties (criteria within 1e-10 nats of the best) go to the lowest feature index, so the
     order does not depend on the summation order of the accumulators.
+
+    Constant features (zero entropy) are selected only once every non-constant feature has
+    been: they carry no information, yet their criterion is 0 by vacuity, which would beat
+    the negative values MIFS/CIFE/ICAP give redundant features and DISR's normalisation
+    (``I(s;Y)/H(s,Y)`` for a constant ``f``) would favour them too. Their ``criterion_`` is
+    still the criterion's value.
     """
     if criterion not in CRITERIA:
         raise ValueError(f"info_select: 'criterion' must be one of {CRITERIA}; got {criterion!r}.")
@@ -108,7 +114,8 @@ def info_select(
 
     avail = np.ones(m, dtype=bool)
     acc = np.full(m, np.inf) if criterion == "cmim" else np.zeros(m)
-    first = int(np.argmax(rel))
+    informative = h > 0.0  # a constant feature is picked only when nothing else is left
+    first = _pick(rel, informative)
     sel = [first]
     crit = [float(rel[first])]
     avail[first] = False
@@ -141,11 +148,19 @@ def info_select(
         else:  # disr; H(f, s, Y) >= H(Y) > 0 with two or more classes
             acc[cands] += joint / hfsy
             J = acc[cands]
-        i = int(np.flatnonzero(J >= J.max() - _TIE)[0])
+        i = _pick(J, informative[cands])
         sel.append(int(cands[i]))
         crit.append(float(J[i]))
         avail[cands[i]] = False
     return np.asarray(sel, dtype=np.int64), np.asarray(crit), rel
+
+
+def _pick(J: np.ndarray, informative: np.ndarray) -> int:
+    """Position of the best ``J`` (ties within ``_TIE`` to the lowest position), among the
+    non-constant candidates when there are any."""
+    if informative.any() and not informative.all():
+        J = np.where(informative, J, -np.inf)
+    return int(np.flatnonzero(J >= J.max() - _TIE)[0])
 
 
 class _InfoCriterionSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
@@ -172,7 +187,7 @@ class _InfoCriterionSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self
         """
         name = type(self).__name__
-        X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64)
+        X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         m = X.shape[1]
         n_features = self.n_features
@@ -183,12 +198,7 @@ class _InfoCriterionSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         if not isinstance(self.n_bins, Integral) or isinstance(self.n_bins, bool) or self.n_bins < 2:
             raise ValueError(f"{name}: 'n_bins' must be an int >= 2; got {self.n_bins!r}.")
         beta = self._beta()
-        classes = np.unique(y)
-        if classes.size < 2:
-            raise ValueError(
-                f"{name}: 'y' must contain at least 2 classes to select features against; "
-                f"got 1 class ({classes.tolist()!r})."
-            )
+        encode_labels(name, y)  # at least two classes, as every supervised selector
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
         self.selected_, self.criterion_, self.relevance_ = info_select(
             codes, y, int(n_features), self._criterion, beta=beta
