@@ -14,17 +14,22 @@ from fsviz.select import (
     ChiSquare,
     FisherScore,
     FScore,
+    GiniIndex,
     LaplacianScore,
     MutualInfo,
     ReliefF,
+    TScore,
     VarianceScore,
     chi2_score,
     f_score,
     fisher_score,
+    gini_index,
+    gini_index_score,
     laplacian_score,
     lgd_score,
     mutual_info_score,
     relieff_score,
+    t_score,
     variance_score,
 )
 from fsviz.select import _score_kernels as K
@@ -269,6 +274,8 @@ ALL = [
     (chi2_score, True),
     (mutual_info_score, True),
     (relieff_score, True),
+    (t_score, True),
+    (gini_index_score, True),
     (variance_score, False),
     (lgd_score, False),
     (laplacian_score, False),
@@ -324,6 +331,13 @@ def test_selector_classes_equal_functions_and_select(cls_data):
         (lambda X, y: fisher_score(X, y[:-1]), "has 89 labels but X has 90 samples"),
         (lambda X, y: FisherScore().fit(X), "requires y to be passed"),
         (lambda X, y: FisherScore(n_features=0).fit(X, y), "'n_features' must be an int >= 1"),
+        (lambda X, y: t_score(X, y), r"t_score: the t-score compares exactly 2 classes .*got 3 classes"),
+        (lambda X, y: TScore().fit(X, y), r"exactly 2 classes .* Use FScore"),
+        (lambda X, y: t_score(X, np.r_[0, np.ones(len(y) - 1)]), r"at least 2 samples .* sizes \[1, 89\]"),
+        (lambda X, y: TScore().fit(X, np.zeros(len(y))), "at least 2 classes"),
+        (lambda X, y: GiniIndex().fit(X, np.zeros(len(y))), "at least 2 classes"),
+        (lambda X, y: TScore().fit(np.where(X > 1, np.nan, X), y > 0), "Input X contains NaN"),
+        (lambda X, y: GiniIndex().fit(np.where(X > 1, np.nan, X), y), "Input X contains NaN"),
     ],
 )
 def test_errors_name_the_problem(cls_data, call, match):
@@ -339,7 +353,15 @@ def test_sparse_100k_features_run_without_densifying():
         n, m, density=0.002, format="csr", random_state=rng, data_rvs=lambda k: rng.integers(1, 5, k)
     )
     y = rng.integers(0, 2, n)
-    for fn in (fisher_score, f_score, chi2_score, mutual_info_score, relieff_score):
+    for fn in (
+        fisher_score,
+        f_score,
+        chi2_score,
+        mutual_info_score,
+        relieff_score,
+        t_score,
+        gini_index_score,
+    ):
         s = fn(X, y)
         assert s.shape == (m,) and np.all(np.isfinite(s))
     for fn in (variance_score, lgd_score, laplacian_score):
@@ -362,6 +384,8 @@ _XFAIL: dict[str, str] = {}
         VarianceScore(),
         LGD(n_neighbors=2),
         LaplacianScore(n_neighbors=2),
+        TScore(),
+        GiniIndex(),
     ],
     expected_failed_checks=lambda est: _XFAIL,
 )
@@ -433,3 +457,74 @@ def test_relieff_sparse_and_dense_agree_with_distance_ties():
         sparse = ReliefF(n_neighbors=5).fit(sp.csr_matrix(X), y)
         np.testing.assert_array_equal(dense.ranking_, sparse.ranking_)
         np.testing.assert_allclose(dense.scores_, sparse.scores_, rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------- t-score and Gini index
+def ref_gini(x, y):
+    """Survey eq. (83) literally: every distinct value v splits into W = {x <= v}, W' = {x > v}."""
+    best = np.inf
+    for v in np.unique(x):
+        total = 0.0
+        for part in (x <= v, x > v):
+            if part.any():
+                p = np.array([np.mean(y[part] == c) for c in np.unique(y)])
+                total += part.mean() * (1.0 - np.sum(p**2))
+        best = min(best, total)
+    return best
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss")  # scipy on the constant columns (nan there)
+@pytest.mark.parametrize("Xin", [0, 1, 2])
+def test_t_score_equals_welch_ttest(cls_data, Xin):
+    from scipy.stats import ttest_ind
+
+    X, y = cls_data
+    y2 = (y > 0).astype(int)
+    ref = np.abs(ttest_ind(X[y2 == 0], X[y2 == 1], equal_var=False).statistic)
+    ref[np.isnan(ref)] = 0.0  # constant features: scipy gives nan, fsviz 0
+    # and the survey's formula (eq. 80) by hand, with sample standard deviations
+    a, b = X[y2 == 0], X[y2 == 1]
+    den = np.sqrt(a.var(0, ddof=1) / len(a) + b.var(0, ddof=1) / len(b))
+    by_hand = np.divide(np.abs(a.mean(0) - b.mean(0)), den, out=np.zeros(X.shape[1]), where=den > 0)
+    got = t_score(both(X)[Xin], np.where(y2 == 1, "pos", "neg"))
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got, by_hand, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(TScore().fit(X, y2).scores_, t_score(X, y2))
+
+
+def test_t_score_degenerate_features():
+    y = np.repeat([0, 1], 5)
+    X = np.column_stack([np.repeat([1.0, 2.0], 5), np.full(10, 7.0), np.arange(10.0)])
+    s = t_score(X, y)
+    assert s[0] >= 1e11 and s[1] == 0.0 and 0 < s[2] < s[0]  # perfect separation capped, constant 0
+
+
+@pytest.mark.parametrize("Xin", [0, 1, 2])
+def test_gini_matches_survey_definition(cls_data, count_data, Xin):
+    for X, y in (cls_data, count_data):
+        ref = np.array([ref_gini(X[:, j], y) for j in range(X.shape[1])])
+        np.testing.assert_allclose(gini_index(both(X)[Xin], y), ref, atol=1e-12)
+        parent = 1.0 - np.sum((np.bincount(y) / len(y)) ** 2)
+        np.testing.assert_allclose(gini_index_score(both(X)[Xin], y), parent - ref, atol=1e-12)
+
+
+def test_gini_selector_scores_are_higher_better(cls_data):
+    X, y = cls_data
+    g = GiniIndex(n_features=3).fit(X, y)
+    np.testing.assert_allclose(g.gini_, gini_index(X, y), atol=0)
+    np.testing.assert_allclose(g.scores_, g.gini_parent_ - g.gini_, atol=0)
+    assert g.scores_[7] == 0.0 and g.gini_[7] == pytest.approx(g.gini_parent_)  # constant feature
+    # ranking by scores_ (descending) is ranking by the survey's Gini index (ascending)
+    np.testing.assert_array_equal(np.argsort(g.ranking_), np.argsort(g.gini_, kind="stable"))
+    assert g.get_support(indices=True).tolist() == sorted(np.argsort(g.gini_, kind="stable")[:3].tolist())
+    bin_y = (y > 0).astype(int)
+    assert np.all(GiniIndex().fit(X, bin_y).gini_ <= 0.5)  # the survey's two-class maximum
+
+
+def test_gini_kernel_equals_python_body(cls_data):
+    X, y = cls_data
+    codes, counts = np.unique(y, return_inverse=True)[1].astype(np.int64), np.bincount(y).astype(np.int64)
+    Xf = np.asfortranarray(X[:, :8])
+    np.testing.assert_array_equal(
+        K.gini_best_split(Xf, codes, counts), K.gini_best_split.py_func(Xf, codes, counts)
+    )

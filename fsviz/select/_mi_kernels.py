@@ -1,4 +1,4 @@
-"""Numba kernels for the information-theoretic subset selectors (mRMR, FCBF).
+"""Numba kernels for the information-theoretic subset selectors (mRMR, FCBF, CFS, MIFS ... DISR).
 
 Inputs: Fortran int32 code matrices (n, m), int64 level counts, float64 entropies;
 no validation inside.
@@ -58,4 +58,53 @@ def mi_su_one_vs_many(codes, k, h, j, cands, su):
             out[t] = 2.0 * mi / den if den > 0.0 else 0.0
         else:
             out[t] = mi
+    return out
+
+
+_LARGE = 1 << 22  # joint tables up to this many cells are counted in one reused array
+
+
+@njit(cache=True)
+def joint_entropies_with(a, ka, codes, k, cands):
+    """Joint entropy H(a, X_c) (nats) of one coded vector ``a`` with each column ``c`` in ``cands``.
+
+    ``a`` holds int64 codes in ``[0, ka)``; pass a feature column for pairwise entropies
+    or the combined code ``x_s * k_y + y`` for the three-way H(X_s, Y, X_c). One count table
+    is reused for all candidates; a table larger than the sample emptied by revisiting the
+    samples (O(n) per candidate whatever its size); beyond ``_LARGE`` cells the sort-based
+    :func:`joint_entropy_codes` takes over. Serial, like :func:`mi_su_one_vs_many`.
+    """
+    n = codes.shape[0]
+    clogc = np.zeros(n + 1)
+    for c in range(2, n + 1):
+        clogc[c] = c * np.log(c)
+    logn = np.log(n) if n > 0 else 0.0
+    m = cands.shape[0]
+    out = np.empty(m)
+    kmax = 1
+    for t in range(m):
+        kmax = max(kmax, k[cands[t]])
+    counts = np.zeros(min(ka * kmax, _LARGE), dtype=np.int64)
+    for t in range(m):
+        c = cands[t]
+        kc = k[c]
+        size = ka * kc
+        col = codes[:, c]
+        if size <= _LARGE:
+            for i in range(n):
+                counts[a[i] * kc + col[i]] += 1
+            s = 0.0
+            if size <= n:
+                for v in range(size):
+                    s += clogc[counts[v]]
+                    counts[v] = 0
+            else:
+                for i in range(n):
+                    v = a[i] * kc + col[i]
+                    if counts[v] > 0:
+                        s += clogc[counts[v]]
+                        counts[v] = 0
+            out[t] = logn - s / n if n > 0 else 0.0
+        else:
+            out[t] = joint_entropy_codes(a, ka, col, kc)
     return out

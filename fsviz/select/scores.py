@@ -24,7 +24,8 @@ References
 ----------
 Li et al. (2017), "Feature Selection: A Data Perspective", ACM CSUR -- sections
 2.1.1 (Laplacian), 2.1.3 (Fisher), 2.1.5 (ReliefF), 2.2.1 (information gain),
-2.4.1 (variance), 2.4.3 (F-score), 2.4.4 (chi-square).
+2.4.1 (variance), 2.4.2 (t-score), 2.4.3 (F-score), 2.4.4 (chi-square),
+2.4.5 (Gini index).
 Wang, Nie & Huang (2015), "Feature Selection via Global Redundancy Minimization",
 IEEE TKDE -- eq. (29)-(30) (LGD).
 """
@@ -37,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas as sla_blas
 from sklearn.metrics.pairwise import manhattan_distances
-from sklearn.utils import check_random_state
+from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_array
 
 from fsviz.select import _score_kernels as K
@@ -248,6 +249,135 @@ def _chi2(X, y) -> np.ndarray:
     out = np.zeros_like(obs)
     np.divide((obs - expected) ** 2, expected, out=out, where=expected > 0)
     return out.sum(axis=0)
+
+
+def t_score(X, y) -> np.ndarray:
+    """Two-class t-score of every feature (survey eq. 80): Welch's statistic in absolute value.
+
+    ``t = |mu_1 - mu_2| / sqrt(s_1^2 / n_1 + s_2^2 / n_2)`` with the class means ``mu_c``,
+    the sample variances ``s_c^2`` (``ddof=1``) and the class sizes ``n_c``; equals
+    ``abs(scipy.stats.ttest_ind(x[y == a], x[y == b], equal_var=False).statistic)``.
+    (scikit-feature's ``t_score`` uses population variances, ``ddof=0``; the two rank
+    alike only when the classes have equal sizes.)
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Exactly two classes, each with at least two samples. The t-score has no
+        multi-class form; use :func:`f_score` (its multi-class generalisation, survey
+        eq. 81) for more classes.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        Non-negative; 0 when the class means are equal (constant features included),
+        capped at ``1e12 * |mu_1 - mu_2|`` when both classes are constant but different.
+
+    References
+    ----------
+    Davis & Sampson (1986); Li et al. (2017), eq. (80).
+    """
+    X, y = _check_Xy("t_score", X, y)
+    return _t(X, y)
+
+
+def _t(X, y, owner: str = "t_score") -> np.ndarray:
+    codes, counts = encode_labels(owner, y)
+    if counts.size != 2:
+        raise ValueError(
+            f"{owner}: the t-score compares exactly 2 classes (survey eq. 80); got {counts.size} classes "
+            f"{np.unique(y).tolist()[:10]!r}. Use FScore (f_score), its multi-class generalisation."
+        )
+    if counts.min() < 2:
+        raise ValueError(
+            f"{owner}: each class needs at least 2 samples for its variance; "
+            f"got class sizes {counts.tolist()}."
+        )
+    n_c = counts.astype(np.float64)
+    if sp.issparse(X):
+        Y = _indicator(codes, 2)
+        S1 = np.asarray((Y @ X).toarray())
+        S2 = np.asarray((Y @ X.multiply(X)).toarray())
+        mean = S1 / n_c[:, None]
+        var = np.maximum(S2 - S1 * mean, 0.0) / (n_c[:, None] - 1.0)
+    else:
+        mean = np.empty((2, X.shape[1]))
+        var = np.empty((2, X.shape[1]))
+        for c in range(2):  # two passes over each class's rows, in column blocks
+            rows = codes == c
+            for sl in _blocks(int(counts[c]), X.shape[1]):
+                Xc = X[rows, sl]
+                mean[c, sl] = Xc.mean(axis=0)
+                var[c, sl] = Xc.var(axis=0, ddof=1)
+    out = _ratio(np.abs(mean[0] - mean[1]), np.sqrt(var[0] / n_c[0] + var[1] / n_c[1]))
+    return _zero_constant(out, X)
+
+
+def gini_index(X, y) -> np.ndarray:
+    """Gini index of every feature (survey eq. 83); LOWER is better.
+
+    For a feature with values ``v_1 < ... < v_r`` every ``v_j`` splits the samples into
+    ``W = {x <= v_j}`` and ``W' = {x > v_j}``; the Gini index is the smallest weighted
+    impurity ``p(W) (1 - sum_s p(C_s|W)^2) + p(W') (1 - sum_s p(C_s|W')^2)`` over these
+    splits. The split at ``v_r`` leaves ``W'`` empty and gives the impurity of the labels,
+    ``1 - sum_s p(C_s)^2``, so a constant feature gets exactly that (the worst value).
+    Values are used as they are (ordered), continuous or discrete.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Class labels (two or more classes).
+
+    Returns
+    -------
+    gini : ndarray of shape (n_features,)
+        In ``[0, 1 - sum_s p(C_s)^2]`` (at most 0.5 for two classes); see
+        :func:`gini_index_score` for the higher-is-better form the selector uses.
+
+    References
+    ----------
+    Gini (1912); Li et al. (2017), eq. (83).
+    """
+    X, y = _check_Xy("gini_index", X, y)
+    return _gini(X, y)[0]
+
+
+def gini_index_score(X, y) -> np.ndarray:
+    """Gini gain of every feature: ``1 - sum_s p(C_s)^2 - gini_index(X, y)``; higher is better.
+
+    The impurity of the labels is the same for every feature, so ranking by this score
+    (descending) is ranking by the survey's Gini index (ascending); it is >= 0, 0 for a
+    feature whose best split does not lower the impurity (e.g. a constant feature).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+
+    References
+    ----------
+    Li et al. (2017), eq. (83).
+    """
+    X, y = _check_Xy("gini_index_score", X, y)
+    gini, parent = _gini(X, y)
+    return parent - gini
+
+
+def _gini(X, y) -> tuple[np.ndarray, float]:
+    codes, counts = encode_labels("gini_index", y)
+    n, m = X.shape
+    out = np.empty(m)
+    for sl in _blocks(n, m):
+        Xb = X[:, sl].toarray() if sp.issparse(X) else X[:, sl]
+        out[sl] = K.gini_best_split(np.asfortranarray(Xb, dtype=np.float64), codes, counts)
+    parent = 1.0 - float((counts.astype(np.float64) ** 2).sum()) / n / n
+    return out, parent
 
 
 def mutual_info_score(X, y, n_bins: int = 10, strategy: str = "auto") -> np.ndarray:
@@ -690,6 +820,111 @@ class ChiSquare(ScoreSelector):
         tags = super().__sklearn_tags__()
         tags.input_tags.positive_only = True
         return tags
+
+
+class TScore(ScoreSelector):
+    """Two-class t-score selector (supervised); ``scores_`` are :func:`t_score` (Welch's |t|).
+
+    Parameters
+    ----------
+    n_features : int or None, default=20
+        Number of best features :meth:`get_support` selects (None: all).
+    threshold : float or None, default=None
+        If set, select every feature with ``scores_ >= threshold`` instead.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        ``|mu_1 - mu_2| / sqrt(s_1^2/n_1 + s_2^2/n_2)`` of every feature (>= 0).
+    ranking_ : ndarray of shape (n_features_in_,)
+        1 = best; ties keep the feature order.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    Notes
+    -----
+    Binary targets only: more than two classes raise a ``ValueError`` pointing to
+    :class:`FScore`.
+
+    References
+    ----------
+    Davis & Sampson (1986); Li et al. (2017), eq. (80).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from fsviz.select import TScore
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> TScore(n_features=3).fit(X, y).get_support(indices=True)
+    array([ 7, 22, 27])
+    """
+
+    _supervised = True
+
+    def __init__(self, *, n_features=20, threshold=None):
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _t(X, y, "TScore")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # binary targets only: scikit-learn's estimator checks then pass two-class y
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        return tags
+
+
+class GiniIndex(ScoreSelector):
+    """Gini index selector (supervised); ``scores_`` is the Gini gain, higher = better.
+
+    The survey's Gini index (eq. 83, :func:`gini_index`) is lower-is-better. ``scores_``
+    reports ``gini_parent_ - gini_``, the drop in impurity of the feature's best
+    threshold split: the same ranking, non-negative, 0 for features that do not help.
+
+    Parameters
+    ----------
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+        Threshold on ``scores_`` (the Gini gain), not on the Gini index.
+
+    Attributes
+    ----------
+    gini_ : ndarray of shape (n_features_in_,)
+        Survey eq. (83) of every feature (lower = better).
+    gini_parent_ : float
+        Impurity of the labels, ``1 - sum_s p(C_s)^2`` (the Gini index of a constant
+        feature).
+    scores_ : ndarray of shape (n_features_in_,)
+        ``gini_parent_ - gini_`` (>= 0, higher = better).
+    ranking_ : ndarray of shape (n_features_in_,)
+        1 = best (lowest Gini index); ties keep the feature order.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Gini (1912); Li et al. (2017), eq. (83).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from fsviz.select import GiniIndex
+    >>> X, y = load_iris(return_X_y=True)
+    >>> sel = GiniIndex(n_features=2).fit(X, y)
+    >>> sel.get_support(indices=True), round(float(sel.gini_.min()), 4)
+    (array([2, 3]), 0.3333)
+    """
+
+    _supervised = True
+
+    def __init__(self, *, n_features=20, threshold=None):
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        self.gini_, self.gini_parent_ = _gini(X, y)
+        return self.gini_parent_ - self.gini_
 
 
 class MutualInfo(ScoreSelector):
