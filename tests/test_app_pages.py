@@ -580,7 +580,10 @@ def test_an_internal_error_in_a_run_is_a_message_with_details(digits, monkeypatc
     def boom(self, X, y=None):
         raise RuntimeError("kaputt")
 
+    import appkit
+
     monkeypatch.setattr(FisherScore, "fit", boom)
+    appkit._results().data.clear()  # results of earlier tests are process-wide: compute afresh
     at = goto(start(digits), "grm")
     next(s for s in at.selectbox if s.label == "base score").set_value("fisher")
     button(at, "Run GRM").click().run()

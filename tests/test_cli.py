@@ -192,8 +192,9 @@ def _cli_run(name: str, k: int | None) -> tuple[list[str], fc.Run]:
     elif name == "saola":
         argv += ["--param", "chunk=5"]
         params = {"chunk": 5}
-    elif name == "mrmr" and k is not None:
-        params = {"n_features": k}
+    elif k is not None and "n_features" in fc.method(name).estimator().get_params():
+        if fc.method(name).kind == "subset":
+            params = {"n_features": k}  # -k sets how many a sequential selector picks
     if k is not None:
         argv += ["-k", str(k)]
     return argv, fc.Run(name, params, 3)
