@@ -41,7 +41,13 @@ m2.metric("Jaccard index", f"{res.jaccard:.3f}")
 m3.metric("resamples", len(res.subsets), f"{res.seconds:.1f} s", delta_color="off", delta_arrow="off")
 out.caption(f"Shown: {res.run.get('of').label}; top {res.run.get('k') or 'all'}; seed {res.run.seed}")
 out.plotly_chart(
-    stability_bars(res.frequency, ds.feature_names, k=30, kuncheva=res.kuncheva, jaccard=res.jaccard),
+    stability_bars(
+        res.frequency,
+        ds.feature_names,
+        k=30,
+        kuncheva=res.kuncheva if res.kuncheva == res.kuncheva else None,  # NaN: sizes differ
+        jaccard=res.jaccard,
+    ),
     key="stab_features",
 )
 if len(res.group_frequency):
