@@ -122,12 +122,13 @@ def _load_sample(name: str):
 def _load_upload(digest: str, filename: str, label, _data: bytes):
     """The loader checks the sizes the file declares against the memory budget before it
     allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
-    the server, and every session on it, down."""
+    the server, and every session on it, down; a .mat file is parsed in a child process
+    (``sandbox=True``), so a reader that crashes on a damaged file cannot either."""
     from fsviz.data import load_dataset
 
     buf = io.BytesIO(_data)
     buf.name = filename  # the loader takes the format from the name
-    return load_dataset(buf, label=label, name=Path(filename).stem)
+    return load_dataset(buf, label=label, name=Path(filename).stem, sandbox=True)
 
 
 def parse_label(text: str | None):

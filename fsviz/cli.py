@@ -91,7 +91,7 @@ def _load(args: argparse.Namespace):
     if args.label is not None:
         kwargs["label"] = args.label
     t = time.perf_counter()
-    ds = load_dataset(path, **kwargs)
+    ds = load_dataset(path, sandbox=True, **kwargs)  # a crash in a file reader is an error line
     _say(args, f"loaded {path}: {ds.n_samples} x {ds.n_features} in {time.perf_counter() - t:.1f} s")
     return ds
 

@@ -668,3 +668,31 @@ def test_hostile_file_through_the_app_upload(tmp_path, monkeypatch, name, conten
     assert at.error and "dataset_key" not in at.session_state
     at.radio(key="source").set_value("Sample").run()
     assert not at.exception and "dataset_key" in at.session_state and not at.main.error
+
+
+# ---------------------------------------------------------------------------- crash isolation
+def test_a_reader_crash_in_the_sandbox_is_an_error_not_a_dead_process():
+    import os as _os
+
+    from fsviz.data.loaders import ChildCrashed, run_isolated
+
+    with pytest.raises(ChildCrashed, match=r"the reader crashed \(signal 6\)"):
+        run_isolated(_os.abort)
+    with pytest.raises(ZeroDivisionError):  # an exception in the child comes back as it is
+        run_isolated(divmod, 1, 0)
+    assert run_isolated(divmod, 7, 2) == (3, 1)
+
+
+def test_sandboxed_mat_loads_the_same_and_damage_is_a_value_error(tmp_path):
+    import scipy.io as sio
+
+    p = tmp_path / "ok.mat"
+    sio.savemat(p, {"X": np.arange(12.0).reshape(4, 3), "Y": np.array([[1], [2], [1], [2]])})
+    plain, boxed = load_dataset(p), load_dataset(p, sandbox=True)
+    assert plain.fingerprint == boxed.fingerprint
+    raw = bytearray(p.read_bytes())
+    raw[200:260] = b"\xff" * 60
+    bad = tmp_path / "bad.mat"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(ValueError, match="could not read 'bad.mat' as a MATLAB .mat file"):
+        load_dataset(bad, sandbox=True)

@@ -168,6 +168,7 @@ class _Source:
             )
         self.label = repr(self.filename) if self.filename else "<buffer>"
         self.budget = 0  # bytes the loaded data may take (0: no limit); set by load_dataset
+        self.sandbox = False  # parse crash-prone formats in a child process; set by load_dataset
 
     def check(self, needed: int, what: str) -> None:
         """Refuse data whose declared size exceeds the budget (before allocating it)."""
@@ -282,6 +283,7 @@ def load_dataset(
     *,
     image_order: str = "auto",
     memory_budget: int | str | None = None,
+    sandbox: bool = False,
 ) -> Dataset:
     """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
 
@@ -327,6 +329,11 @@ def load_dataset(
         (see :mod:`fsviz.data.budget`). Checked from the sizes the file declares (LIBSVM
         indices and header, .npy headers and sparse shapes in .npz, MATLAB variable
         shapes, Parquet metadata, CSV column and row counts) *before* allocating.
+    sandbox : bool, default=False
+        Parse formats whose reader can crash the process on a damaged file (MATLAB .mat:
+        ``scipy.io.loadmat`` has been seen to die by SIGSEGV) in a child process, so a
+        crash becomes a ValueError. For untrusted input (the app's uploads, the CLI);
+        costs a process start (~0.5 s) per .mat file.
 
     Returns
     -------
@@ -361,6 +368,7 @@ def load_dataset(
     """
     src = _Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
+    src.sandbox = bool(sandbox)
     size = src.size()
     if size == 0:
         raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
@@ -928,8 +936,52 @@ def _mat_check_sizes(src: _Source) -> None:
     src.check(total, what)
 
 
-def _load_mat(src: _Source, label) -> dict:
+def _loadmat_bytes(data) -> dict:
+    """``scipy.io.loadmat`` of a buffer or bytes (module level: runs in a child process too)."""
     import scipy.io as sio
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return sio.loadmat(io.BytesIO(data) if isinstance(data, bytes) else data)
+
+
+class ChildCrashed(RuntimeError):
+    """The child process of :func:`run_isolated` died (by a signal) instead of returning."""
+
+
+_CHILD = (
+    "import pickle, sys\n"
+    "fn, args = pickle.load(sys.stdin.buffer)\n"
+    "try:\n"
+    "    out = ('ok', fn(*args))\n"
+    "except Exception as e:\n"
+    "    out = ('error', e)\n"
+    "sys.stdout.buffer.write(pickle.dumps(out))\n"
+)
+
+
+def run_isolated(fn, *args, who: str = "load_dataset"):
+    """``fn(*args)`` in a fresh Python process: a crash there (SIGSEGV, abort) raises
+    :class:`ChildCrashed` here instead of taking this process down; an exception raised by
+    ``fn`` comes back as it is. ``fn`` must be importable (module level); arguments and
+    result travel pickled through pipes (no ``__main__`` re-import, unlike multiprocessing)."""
+    import pickle
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD], input=pickle.dumps((fn, args)), capture_output=True, check=False
+    )
+    if proc.returncode != 0 or not proc.stdout:
+        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit code {proc.returncode}"
+        raise ChildCrashed(f"{who}: the reader crashed ({how}).")
+    status, value = pickle.loads(proc.stdout)
+    if status == "error":
+        raise value
+    return value
+
+
+def _load_mat(src: _Source, label) -> dict:
 
     who = f"load_dataset: {src.label}"
     head = src.head(1024)
@@ -941,9 +993,15 @@ def _load_mat(src: _Source, label) -> dict:
         raise ValueError(f"{who} is a MATLAB v7.3 (HDF5) file, which scipy cannot read. Fix: {_MAT73_FIX}.")
     _mat_check_sizes(src)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            d = sio.loadmat(src.handle())
+        if src.sandbox:
+            d = run_isolated(_loadmat_bytes, src.bytes(), who=who)
+        else:
+            d = _loadmat_bytes(src.handle())
+    except ChildCrashed as e:
+        raise ValueError(
+            f"{e} The file is damaged or not a MATLAB .mat file. Fix: re-save it from MATLAB/Octave "
+            "(save -v7) or convert it to .npz or CSV."
+        ) from None
     except NotImplementedError as e:  # scipy's own v7.3 detection
         raise ValueError(
             f"{who} is a MATLAB v7.3 (HDF5) file, which scipy cannot read. Fix: {_MAT73_FIX}."
