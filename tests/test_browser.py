@@ -194,6 +194,58 @@ def test_tau_slider_changes_the_group_tree(page, shots):
     page.screenshot(path=str(shots / "groups_tau_0.6.png"), full_page=True)
 
 
+def shown_caption(page) -> str:
+    return page.get_by_text("Shown:").first.inner_text()
+
+
+def test_a_live_tau_step_applies_without_run_and_survives_a_refresh(page):
+    """Live tuning: one slider step reruns GDM (cheap on digits) with no Run click; a browser
+    refresh restores the dataset, the seed and the tau shown from the URL."""
+    goto(page, "Groups (GDM)")
+    tree_title(page)
+    slider = page.locator('input[type="range"][aria-label^="tau"]').first
+    slider.focus()
+    page.keyboard.press("ArrowRight")  # 0.30 -> 0.31, no Run click (the first run may count as slow)
+    settle(page)
+    if "tau=0.31" not in shown_caption(page):  # stale: the first run included numba's warm-up
+        assert page.get_by_text("Stale: the result below is for").count() == 1
+        page.get_by_role("button", name="Run GDM").click()
+        settle(page)
+        slider.focus()
+        page.keyboard.press("ArrowRight")  # now the last run was cheap: 0.32 applies live
+        settle(page)
+        page.wait_for_function("() => document.body.innerText.includes('tau=0.32]')", timeout=60_000)
+    want = "tau=0.32]" if "tau=0.32]" in shown_caption(page) else "tau=0.31]"
+    assert page.get_by_text("Stale:").count() == 0
+    page.reload()
+    settle(page)
+    page.wait_for_function(f"() => document.body.innerText.includes('{want}')", timeout=60_000)
+    assert want in shown_caption(page)
+
+
+def test_prior_groups_by_name_and_provenance_download(page, tmp_path):
+    import json
+
+    goto(page, "GRM refinement")
+    box = page.get_by_role(
+        "textbox", name="…or paste groups: one group per line, feature names separated by commas"
+    )
+    box.fill("pixel_3_4, pixel_3_5\npixel_3_44, pixel_2_2")
+    page.get_by_role("button", name="Add pasted groups").click()
+    settle(page)
+    assert page.get_by_text("unknown feature name(s) 'pixel_3_44'", exact=False).count() >= 1
+    box.fill("pixel_3_4, pixel_3_5\npixel_2_4, pixel_2_2")
+    page.get_by_role("button", name="Add pasted groups").click()
+    settle(page)
+    page.wait_for_function("() => document.body.innerText.includes('2 prior group(s) over 4 features')")
+    goto(page, "Compare and export")
+    with page.expect_download() as info:
+        page.get_by_text("Provenance (JSON)", exact=False).first.click()
+    prov = json.loads(Path(info.value.path()).read_text())
+    assert prov["run"]["method"] in {"gdm", "grm", "lgd", "saola"} and prov["fsviz_version"]
+    assert len(prov["dataset"]["fingerprint"]) == 64 and info.value.suggested_filename.endswith(".json")
+
+
 def test_upload_csv(page, tmp_path):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(80, 7))
