@@ -236,7 +236,9 @@ class Dataset:
         Not part of the fingerprint.
     meta : mapping, default=None
         Provenance (source file, format, label column, original column order
-        ``source_columns`` when columns were permuted, ...). Not part of the fingerprint.
+        ``source_columns`` when columns were permuted, ``missing``: what
+        :func:`~fsviz.data.load_dataset` imputed, ``categorical``: its one-hot blocks,
+        ...). Not part of the fingerprint.
 
     Attributes
     ----------
@@ -436,6 +438,30 @@ class Dataset:
     def is_classification(self) -> bool:
         """True when ``y`` holds class labels (ints), False for no or continuous labels."""
         return self.y is not None and self.y.dtype.kind == "i"
+
+    @property
+    def categorical_groups(self) -> list[list[int]]:
+        """Feature indices of each one-hot block (``load_dataset(..., categorical="onehot")``).
+
+        One list per encoded source column, in file order, holding the indices of its
+        ``column=value`` features (and ``column=missing`` when present); ready as GRM
+        ``prior_groups``. Empty when nothing was one-hot encoded. Derived from
+        ``meta["categorical"]`` (source column -> feature names), so it follows
+        :meth:`subset` (blocks keep their surviving features; emptied blocks vanish).
+        Not part of the fingerprint: the feature names it is built from already are,
+        and it changes no computed value unless passed on as prior groups (which are
+        then part of that run's parameters).
+        """
+        blocks = self.meta.get("categorical") or {}
+        if not blocks:
+            return []
+        lookup = {nm: j for j, nm in enumerate(self.feature_names.tolist())}
+        out = []
+        for block in blocks.values():
+            idx = [lookup[nm] for nm in block if nm in lookup]
+            if idx:
+                out.append(idx)
+        return out
 
     @property
     def label_mapping(self) -> dict | None:

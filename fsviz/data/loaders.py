@@ -39,7 +39,7 @@ from fsviz.data.budget import (
     sparse_bytes,
 )
 from fsviz.data.dataset import Dataset, default_feature_names
-from fsviz.data.validation import check_finite, names_preview, warn_constant
+from fsviz.data.validation import DataWarning, check_finite, names_preview, warn_constant
 
 __all__ = [
     "FORMATS",
@@ -74,6 +74,7 @@ _SUFFIXES = {
 #: label column names tried (in this order, exact then case-insensitive) when ``label="auto"``
 LABEL_CANDIDATES = ("label", "class", "y", "target")
 _NA_TOKENS = ["", "NA", "NaN", "nan", "N/A", "n/a", "null", "NULL", "None", "-nan", "#N/A"]
+_NA_LOWER = frozenset(t.lower() for t in _NA_TOKENS)
 _MAT_X_KEYS = ("X", "fea", "data")
 _MAT_Y_KEYS = ("Y", "y", "gnd", "label", "labels", "target")
 _NPZ_Y_KEYS = ("y", "Y", "label", "labels", "target")
@@ -169,6 +170,9 @@ class _Source:
         self.label = repr(self.filename) if self.filename else "<buffer>"
         self.budget = 0  # bytes the loaded data may take (0: no limit); set by load_dataset
         self.sandbox = False  # parse crash-prone formats in a child process; set by load_dataset
+        self.missing = "error"  # "error" | "mean" | "median"; set by load_dataset
+        self.missing_indicators = False  # add <name>=missing columns; set by load_dataset
+        self.categorical = "error"  # "error" | "onehot"; set by load_dataset
 
     def check(self, needed: int, what: str) -> None:
         """Refuse data whose declared size exceeds the budget (before allocating it)."""
@@ -284,6 +288,9 @@ def load_dataset(
     image_order: str = "auto",
     memory_budget: int | str | None = None,
     sandbox: bool = False,
+    missing: str = "error",
+    missing_indicators: bool = False,
+    categorical: str = "error",
 ) -> Dataset:
     """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
 
@@ -334,6 +341,29 @@ def load_dataset(
         ``scipy.io.loadmat`` has been seen to die by SIGSEGV) in a child process, so a
         crash becomes a ValueError. For untrusted input (the app's uploads, the CLI);
         costs a process start (~0.5 s) per .mat file.
+    missing : {"error", "mean", "median"}, default="error"
+        What to do with missing feature values (NaN in .npz/.mat/svmlight, empty cells and
+        NA tokens such as ``NA``, ``NaN``, ``null`` in CSV/TSV, nulls in Parquet).
+        ``"error"``: a ``ValueError`` saying how many and where. ``"mean"``/``"median"``:
+        each affected column is filled with the mean/median of its non-missing values
+        (a column with no value at all is a ``ValueError`` naming it). Sparse input:
+        only explicitly stored NaNs are missing (implicit zeros are values, so they count
+        in the mean/median). Infinite values stay an error; missing labels always do.
+        What was done (per-column counts and fill values) is kept in
+        ``Dataset.meta["missing"]`` and summarised in a :class:`DataWarning`.
+    missing_indicators : bool, default=False
+        Add one 0/1 feature ``<name>=missing`` (after all other features) for every
+        numeric column that had missing values; for one-hot columns (see
+        ``categorical``) a missing category becomes its own ``<name>=missing`` column in
+        the block instead of all zeros. An inferred image shape is dropped when
+        indicator columns are added (they are not pixels).
+    categorical : {"error", "onehot"}, default="error"
+        Non-numeric feature columns of CSV/TSV/Parquet files (up to 10,000 columns).
+        ``"error"``: a ``ValueError`` naming them. ``"onehot"``: each becomes one 0/1
+        column per distinct value, named ``column=value`` (values sorted as strings),
+        in the column's place; a missing category is all zeros (or its own column with
+        ``missing_indicators=True``) and is recorded in ``Dataset.meta["missing"]``.
+        The blocks are listed in ``Dataset.categorical_groups``.
 
     Returns
     -------
@@ -344,7 +374,9 @@ def load_dataset(
     ValueError
         Unknown/undetectable format, empty or corrupt file, MATLAB v7.3 (HDF5) file,
         missing label column (the message lists the columns), non-numeric feature
-        columns (named), NaN/inf values (how many and where), mismatched lengths,
+        columns (named; unless ``categorical="onehot"``), NaN values (how many and
+        where; unless ``missing="mean"`` or ``"median"``), a feature column with no
+        value at all (when imputing), inf values, missing labels, mismatched lengths,
         duplicate feature names, a bad image shape.
     MemoryBudgetError
         (a ``ValueError``) The data would exceed ``memory_budget``, or the process ran
@@ -354,7 +386,8 @@ def load_dataset(
     -----
     DataWarning
         When constant features are present (they are kept and listed in
-        ``Dataset.constant_features``).
+        ``Dataset.constant_features``); when missing values were imputed or encoded
+        (see ``Dataset.meta["missing"]``).
 
     Examples
     --------
@@ -369,6 +402,17 @@ def load_dataset(
     src = _Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
     src.sandbox = bool(sandbox)
+    if missing not in ("error", "mean", "median"):
+        raise ValueError(f"load_dataset: missing must be 'error', 'mean' or 'median'; got {missing!r}.")
+    if categorical not in ("error", "onehot"):
+        raise ValueError(f"load_dataset: categorical must be 'error' or 'onehot'; got {categorical!r}.")
+    if not isinstance(missing_indicators, (bool, np.bool_)):
+        raise ValueError(
+            f"load_dataset: missing_indicators must be True or False; got {missing_indicators!r}."
+        )
+    src.missing = missing
+    src.missing_indicators = bool(missing_indicators)
+    src.categorical = categorical
     size = src.size()
     if size == 0:
         raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
@@ -425,12 +469,44 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
             "per sample (row of X), e.g. Y as an n x 1 vector."
         )
     ds_name = name if name is not None else (parts.get("name") or src.stem or "dataset")
-    check_finite(X, names if names is not None else None, who=who)
     if names is None:
         names = default_feature_names(m, memory_budget=src.budget)
+    strategy = getattr(src, "missing", "error")
+    indicator = bool(getattr(src, "missing_indicators", False))
+    report, indicator_cols = None, []
+    if strategy != "error":
+        X, report = _impute(X, names, strategy, indicator, who)
+        if report is not None:
+            indicator_cols = report.pop("indicator_columns")
+            report["indicator_names"] = [nm for nm, _ in indicator_cols]
+    try:
+        check_finite(X, names, who=who)
+    except ValueError as e:
+        has_nan = np.isnan(X.data if sp.issparse(X) else X).any()
+        if not has_nan:
+            raise
+        raise ValueError(
+            f'{e} Or load with missing="mean" (or "median") to fill each column from its '
+            "non-missing values (missing_indicators=True also adds a 0/1 column per affected feature)."
+        ) from None
     meta = {"source": src.filename or None, "format": parts["format"]}
     if parts.get("label_column") is not None:
         meta["label_column"] = parts["label_column"]
+    cat_missing = parts.get("categorical_missing") or {}
+    if report is not None or cat_missing:
+        report = report or {
+            "strategy": strategy,
+            "indicators": indicator,
+            "counts": {},
+            "fill": {},
+            "indicator_names": [],
+        }
+        report["categorical_counts"] = dict(cat_missing)
+        meta["missing"] = report
+    if parts.get("categorical"):
+        meta["categorical"] = {str(c): list(v) for c, v in parts["categorical"].items()}
+        if image_shape is None:
+            image_shape = False  # one-hot blocks are not pixels
 
     # image shape: caller > file > known table > inference; image_shape=False: none at all
     order = image_order
@@ -476,6 +552,17 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
                 names = image_feature_names(shape)
             else:
                 names = np.asarray(names, dtype=object)[perm]
+    dropped_shape = None
+    if indicator_cols:
+        X, names = _append_indicators(X, names, indicator_cols)
+        if shape is not None:
+            if image_shape is not None and image_shape is not False:
+                raise ValueError(
+                    f"{who}: image_shape {shape!r} was given, but missing_indicators=True adds "
+                    f"{len(indicator_cols)} indicator column(s) that are not pixels. "
+                    "Fix: pass missing_indicators=False for image data."
+                )
+            dropped_shape, shape = shape, None
     ds = Dataset(
         X,
         y=y,
@@ -485,8 +572,126 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
         class_names=parts.get("class_names"),
         meta=meta,
     )
+    if report is not None:
+        _warn_missing(report, who, dropped_shape)
     warn_constant(ds.constant_features, ds.feature_names, who=who, stacklevel=4)
     return ds
+
+
+def _impute(X, names, strategy: str, indicator: bool, who: str):
+    """Fill the NaNs of every column with the mean/median of its non-missing values.
+
+    Sparse X: only stored NaNs are missing; implicit zeros are values. Returns
+    ``(X, report)``: the report holds per-column counts and fill values (plain types,
+    JSON-ready) and the 0/1 indicator columns to append (popped by _assemble).
+    """
+    n = X.shape[0]
+    counts, fills, all_missing, indicators = {}, {}, [], []
+    if sp.issparse(X):
+        fmt = X.format
+        X = X.tocsc(copy=True)
+        X.sum_duplicates()
+        col_of = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
+        nan_cols = np.unique(col_of[np.isnan(X.data)])
+        for j in nan_cols:
+            a, b = X.indptr[j], X.indptr[j + 1]
+            vals = X.data[a:b]
+            miss = np.isnan(vals)
+            ok = vals[~miss]
+            n_ok = n - int(miss.sum())
+            if n_ok == 0:
+                all_missing.append(str(names[j]))
+                continue
+            if strategy == "mean":
+                fill = float(ok.sum() / n_ok)
+            else:
+                fill = float(np.median(np.concatenate([ok, np.zeros(n - (b - a))])))
+            rows = X.indices[a:b][miss]
+            vals[miss] = fill
+            counts[str(names[j])] = int(miss.sum())
+            fills[str(names[j])] = fill
+            if indicator:
+                indicators.append((f"{names[j]}=missing", rows.copy()))
+        X = X.asformat(fmt)
+    else:
+        nan_cols = np.flatnonzero(np.isnan(X).any(axis=0))
+        if len(nan_cols):
+            X = np.array(X, dtype=np.float64)  # a writable copy
+        for j in nan_cols:
+            col = X[:, j]
+            miss = np.isnan(col)
+            ok = col[~miss]
+            if ok.size == 0:
+                all_missing.append(str(names[j]))
+                continue
+            fill = float(ok.mean() if strategy == "mean" else np.median(ok))
+            if indicator:
+                indicators.append((f"{names[j]}=missing", np.flatnonzero(miss)))
+            col[miss] = fill
+            counts[str(names[j])] = int(miss.sum())
+            fills[str(names[j])] = fill
+        if len(nan_cols):
+            X = _readonly(X)
+    if all_missing:
+        raise ValueError(
+            f"{who}: missing={strategy!r} cannot fill feature column(s) {names_preview(all_missing)}: "
+            f"they hold no value at all (every one of the {n} rows is missing). Fix: drop them "
+            "before loading."
+        )
+    if not counts:
+        return X, None
+    report = {
+        "strategy": strategy,
+        "indicators": indicator,
+        "counts": counts,
+        "fill": fills,
+        "indicator_columns": indicators,
+    }
+    return X, report
+
+
+def _append_indicators(X, names, cols: list):
+    """Append one 0/1 column per ``(name, missing rows)`` in ``cols``, after all features."""
+    n = X.shape[0]
+    new_names = [nm for nm, _ in cols]
+    names = np.concatenate([np.asarray(names, dtype=object), np.array(new_names, dtype=object)])
+    if sp.issparse(X):
+        rows = np.concatenate([r for _, r in cols])
+        cidx = np.repeat(np.arange(len(cols)), [len(r) for _, r in cols])
+        ind = sp.csc_matrix((np.ones(len(rows)), (rows, cidx)), shape=(n, len(cols)))
+        return sp.hstack([X, ind], format=X.format), names
+    ind = np.zeros((n, len(cols)))
+    for k, (_, r) in enumerate(cols):
+        ind[r, k] = 1.0
+    return np.hstack([X, ind]), names
+
+
+def _warn_missing(report: dict, who: str, dropped_shape) -> None:
+    """One DataWarning that says what was imputed and encoded (details in meta["missing"])."""
+    said = []
+    counts = report.get("counts") or {}
+    if counts:
+        cols = list(counts)
+        how = "column mean" if report["strategy"] == "mean" else "column median"
+        said.append(
+            f"filled {sum(counts.values())} missing value(s) in {len(cols)} feature column(s) "
+            f"{names_preview(cols)} with the {how}"
+        )
+    if report.get("indicator_names"):
+        said.append(f"added indicator column(s) {names_preview(report['indicator_names'])}")
+    cat = report.get("categorical_counts") or {}
+    if cat:
+        how = "its own '<column>=missing' column" if report["indicators"] else "all zeros"
+        said.append(
+            f"encoded {sum(cat.values())} missing categor(y/ies) in {names_preview(list(cat))} as {how}"
+        )
+    if dropped_shape is not None:
+        said.append(f"dropped the inferred image shape {dropped_shape[0]}x{dropped_shape[1]}")
+    warnings.warn(
+        f"{who}: {'; '.join(said)}. Per-column counts and fill values are in Dataset.meta['missing'].",
+        DataWarning,
+        stacklevel=4,
+    )
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -595,8 +800,9 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         else:
             y = col.to_numpy(dtype=object)
         df = df.drop(columns=[label_column])
+    onehot = getattr(src, "categorical", "error") == "onehot"
     bad = []
-    missing_cells = 0
+    categorical = {}  # column -> its raw values, one-hot encoded below
     for c in df.columns:
         s = df[c]
         if s.dtype.kind in "biuf":
@@ -604,33 +810,86 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         if s.dtype.kind in "mMc":  # dates, durations, complex: numbers, but not features
             bad.append((c, str(s.iloc[0]), 0))
             continue
+        s = s.astype(object) if isinstance(s.dtype, pd.CategoricalDtype) else s
         coerced = pd.to_numeric(s, errors="coerce")
         holes = coerced.isna() & ~s.isna()
         if holes.any():
             tokens = s[holes].astype(str).str.strip()
-            na_like = tokens.str.lower().isin(["", "na", "nan", "n/a", "null", "none", "-nan", "#n/a"])
+            na_like = tokens.str.lower().isin(sorted(_NA_LOWER))
             if (~na_like).any():
+                if onehot:
+                    categorical[c] = s
+                    continue
                 first = int(np.flatnonzero((~na_like).to_numpy())[0])
                 bad.append((c, tokens[~na_like].iloc[0], int(np.flatnonzero(holes.to_numpy())[first])))
                 continue
-            missing_cells += int(holes.sum())
         df[c] = coerced.astype(np.float64)
     if bad:
         desc = "; ".join(f"{c!r} (e.g. {v!r} at row {r})" for c, v, r in bad[:10])
         more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+        dates = onehot or any(df[c].dtype.kind in "mMc" for c, _, _ in bad)
+        fix = (
+            "drop or encode those columns"
+            if dates
+            else 'pass categorical="onehot" to one-hot encode them (columns named column=value), drop them'
+        )
         raise ValueError(
             f"{who}: {len(bad)} non-numeric feature column(s): {desc}{more}. Features must be "
-            "numbers. Fix: drop or encode those columns (e.g. one-hot), or name one of them as the "
-            "label column with label=..."
+            f"numbers. Fix: {fix}, or name one of them as the label column with label=..."
         )
-    X = df.to_numpy(dtype=np.float64) if len(df.columns) else np.empty((len(df), 0))
+    if not categorical:
+        X = df.to_numpy(dtype=np.float64) if len(df.columns) else np.empty((len(df), 0))
+        names = list(df.columns)
+        parts_extra = {}
+    else:
+        indicator = bool(getattr(src, "missing_indicators", False))
+        blocks, names, groups, cat_missing = [], [], {}, {}
+        for c in df.columns:
+            if c in categorical:
+                block, block_names, n_miss = _onehot(categorical[c], c, indicator)
+                blocks.append(block)
+                groups[c] = block_names
+                names.extend(block_names)
+                if n_miss:
+                    cat_missing[c] = n_miss
+            else:
+                blocks.append(df[c].to_numpy(dtype=np.float64)[:, None])
+                names.append(c)
+        X = np.hstack(blocks) if blocks else np.empty((len(df), 0))
+        parts_extra = {"categorical": groups, "categorical_missing": cat_missing}
     return {
         "X": _readonly(np.ascontiguousarray(X)),
         "y": y,
-        "feature_names": np.array(list(df.columns), dtype=object),
+        "feature_names": np.array(names, dtype=object),
         "label_column": label_column,
         "format": fmt,
+        **parts_extra,
     }
+
+
+def _onehot(s, column: str, indicator: bool) -> tuple[np.ndarray, list[str], int]:
+    """One 0/1 column per distinct value of ``s`` (as str, sorted), named ``column=value``.
+
+    Missing cells (null, NaN or an NA token) are all zeros, or 1 in a last
+    ``column=missing`` column when ``indicator``. Returns ``(block, names, n_missing)``.
+    """
+    import pandas as pd
+
+    vals = s.to_numpy(dtype=object)
+    miss = np.array([bool(pd.isna(v)) or str(v).strip().lower() in _NA_LOWER for v in vals], dtype=bool)
+    text = [str(v) for v in vals]
+    cats = sorted({t for t, m in zip(text, miss, strict=True) if not m})
+    code = {t: k for k, t in enumerate(cats)}
+    n_miss = int(miss.sum())
+    extra = 1 if indicator and n_miss else 0
+    block = np.zeros((len(vals), len(cats) + extra))
+    rows = np.flatnonzero(~miss)
+    block[rows, [code[text[i]] for i in rows]] = 1.0
+    names = [f"{column}={t}" for t in cats]
+    if extra:
+        block[miss, -1] = 1.0
+        names.append(f"{column}=missing")
+    return block, names, n_miss
 
 
 def _exact_floats() -> dict:
@@ -642,7 +901,6 @@ def _exact_floats() -> dict:
 
 #: more columns than this are read row by row (_load_wide) instead of by pandas
 _WIDE_COLUMNS = 10_000
-_NA_LOWER = frozenset(t.lower() for t in _NA_TOKENS)
 
 
 def _count_lines(src: _Source) -> int:
@@ -687,8 +945,9 @@ def _wide_floats(fields: list[str], names: list[str], row: int, who: str) -> np.
             if v.strip().lower() not in _NA_LOWER:
                 raise ValueError(
                     f"{who}: non-numeric feature column {names[j]!r} (e.g. {v.strip()!r} at row {row}). "
-                    "Features must be numbers. Fix: drop or encode that column (e.g. one-hot), or name "
-                    "it as the label column with label=..."
+                    'Features must be numbers (categorical="onehot" handles files up to 10,000 '
+                    "columns). Fix: drop or encode that column (e.g. one-hot), or name it as the "
+                    "label column with label=..."
                 ) from None
             out[j] = np.nan
     return out
