@@ -443,7 +443,7 @@ class Dataset:
     def categorical_groups(self) -> list[list[int]]:
         """Feature indices of each one-hot block (``load_dataset(..., categorical="onehot")``).
 
-        One list per encoded source column, in file order, holding the indices of its
+        One list per encoded source column, in file order, holding the sorted indices of its
         ``column=value`` features (and ``column=missing`` when present); ready as GRM
         ``prior_groups``. Empty when nothing was one-hot encoded. Derived from
         ``meta["categorical"]`` (source column -> feature names), so it follows
@@ -458,7 +458,7 @@ class Dataset:
         lookup = {nm: j for j, nm in enumerate(self.feature_names.tolist())}
         out = []
         for block in blocks.values():
-            idx = [lookup[nm] for nm in block if nm in lookup]
+            idx = sorted(lookup[nm] for nm in block if nm in lookup)
             if idx:
                 out.append(idx)
         return out

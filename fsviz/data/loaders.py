@@ -597,8 +597,8 @@ def _impute(X, names, strategy: str, indicator: bool, who: str):
             a, b = X.indptr[j], X.indptr[j + 1]
             vals = X.data[a:b]
             miss = np.isnan(vals)
-            ok = vals[~miss]
-            n_ok = n - int(miss.sum())
+            ok = vals[np.isfinite(vals)]  # inf stays an error below, not a fill value
+            n_ok = n - (b - a) + len(ok)
             if n_ok == 0:
                 all_missing.append(str(names[j]))
                 continue
@@ -620,7 +620,7 @@ def _impute(X, names, strategy: str, indicator: bool, who: str):
         for j in nan_cols:
             col = X[:, j]
             miss = np.isnan(col)
-            ok = col[~miss]
+            ok = col[np.isfinite(col)]  # inf stays an error below, not a fill value
             if ok.size == 0:
                 all_missing.append(str(names[j]))
                 continue
