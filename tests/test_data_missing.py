@@ -198,3 +198,24 @@ def test_round_trip_through_csv(cats, holes):
         np.testing.assert_array_equal(back.X, ds.X)
         assert back.feature_names.tolist() == ds.feature_names.tolist()
         assert "missing" not in back.meta and back.categorical_groups == []
+
+
+def test_onehot_parquet_category_and_string_dtypes():
+    df = pd.DataFrame(
+        {
+            "a": [1.0, 2.0, 3.0],
+            "c": pd.Categorical(["u", None, "v"]),
+            "s": pd.array(["p", pd.NA, "q"], dtype="string"),
+            "label": [0, 1, 0],
+        }
+    )
+    buf = io.BytesIO()
+    df.to_parquet(buf)
+    buf.name = "p.parquet"
+    buf.seek(0)
+    ds = quiet_load(buf, categorical="onehot")  # missing="error": missing categories are still encoded
+    assert ds.feature_names.tolist() == ["a", "c=u", "c=v", "s=p", "s=q"]
+    np.testing.assert_array_equal(ds.X, [[1, 1, 0, 1, 0], [2, 0, 0, 0, 0], [3, 0, 1, 0, 1]])
+    assert ds.categorical_groups == [[1, 2], [3, 4]]
+    assert ds.meta["missing"]["categorical_counts"] == {"c": 1, "s": 1}
+    assert ds.meta["missing"]["counts"] == {}
