@@ -83,8 +83,9 @@ def groups_view():
     def tree_view(res):
         c1, c2, c3 = st.columns(3)
         kind = c1.radio("layout", ["treemap", "icicle", "sunburst"], horizontal=True, key="tree_kind")
-        max_groups = c2.slider("groups shown", 1, 200, 40, key="tree_groups")
-        max_af = c3.slider("affiliated shown per group", 1, 100, 25, key="tree_af")
+        # defaults keep the tree at a few hundred tiles: it redraws quickly on every tau move
+        max_groups = c2.slider("groups shown", 1, 200, 30, key="tree_groups")
+        max_af = c3.slider("affiliated shown per group", 1, 100, 12, key="tree_af")
         st.plotly_chart(
             group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af, kind=kind),
             key="group_tree",
@@ -95,13 +96,19 @@ def groups_view():
 
     def which_group(res):
         names = [str(n) for n in ds.feature_names]
-        feature = st.selectbox(
-            "Which group is this feature in? (type to search)",
-            range(ds.n_features),
-            index=None,
-            format_func=names.__getitem__,
-            key="find_feature",
-        )
+        if ds.n_features <= 1000:
+            feature = st.selectbox(
+                "Which group is this feature in? (type to search)",
+                range(ds.n_features),
+                index=None,
+                format_func=names.__getitem__,
+                key="find_feature",
+            )
+        else:  # thousands of options would travel to the browser on every rerun
+            typed = st.text_input("Which group is this feature in? (its exact name)", key="find_feature_name")
+            feature = names.index(typed.strip()) if typed.strip() in names else None
+            if typed.strip() and feature is None:
+                st.warning(f"No feature is named {typed.strip()!r}.")
         if feature is None:
             return
         g = find_feature_group(res, int(feature), names)
