@@ -36,8 +36,24 @@ def choose_dataset() -> None:
                     help="CSV/TSV, Parquet, MATLAB .mat, LIBSVM/svmlight or .npz",
                 )
                 label = target_picker(up)
+                with st.expander("Missing values and text columns"):
+                    missing = st.radio(
+                        "missing values",
+                        ["error", "mean", "median"],
+                        horizontal=True,
+                        key="missing",
+                        help="error: refuse the file and say where the gaps are; mean/median: fill each "
+                        "feature from its own values (what was filled is shown on the Data page).",
+                    )
+                    categorical = st.radio(
+                        "text feature columns",
+                        ["error", "onehot"],
+                        horizontal=True,
+                        key="categorical",
+                        help="onehot: one 0/1 column per value, named column=value.",
+                    )
                 if up is not None:
-                    appkit.load_upload(up.name, up.getvalue(), label, shape)
+                    appkit.load_upload(up.name, up.getvalue(), label, shape, missing, categorical)
                 elif appkit.reuse_upload(shape) is not None:
                     st.caption("Using the file uploaded earlier in this session; drop another to replace it.")
         except Exception as e:  # every failure becomes a message; the session goes on
@@ -129,6 +145,13 @@ def data_page() -> None:
         st.warning(
             f"{s.n_constant} constant feature(s) (kept; they score 0 and never join a group): "
             f"{fc.names_preview(ds.feature_names, ds.constant_features)}"
+        )
+    filled = ds.meta.get("missing") or {}
+    if filled.get("counts"):
+        st.info(
+            f"Missing values filled with the {filled.get('strategy')} of their column: "
+            + ", ".join(f"{c}: {n}" for c, n in list(filled["counts"].items())[:12])
+            + (" …" if len(filled["counts"]) > 12 else "")
         )
     st.subheader("Column roles")
     st.dataframe(fc.roles_frame(ds, leaks.features if leaks else ()), hide_index=True, width="stretch")

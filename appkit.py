@@ -119,7 +119,7 @@ def _load_sample(name: str):
 
 
 @st.cache_resource(show_spinner="Loading file …", max_entries=4)
-def _load_upload(digest: str, filename: str, label, _data: bytes):
+def _load_upload(digest: str, filename: str, label, missing: str, categorical: str, _data: bytes):
     """The loader checks the sizes the file declares against the memory budget before it
     allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
     the server, and every session on it, down; a .mat file is parsed in a child process
@@ -128,7 +128,9 @@ def _load_upload(digest: str, filename: str, label, _data: bytes):
 
     buf = io.BytesIO(_data)
     buf.name = filename  # the loader takes the format from the name
-    return load_dataset(buf, label=label, name=Path(filename).stem, sandbox=True)
+    return load_dataset(
+        buf, label=label, name=Path(filename).stem, sandbox=True, missing=missing, categorical=categorical
+    )
 
 
 def parse_label(text: str | None):
@@ -225,13 +227,21 @@ def load_sample(name: str, shape: tuple[int, int] | None = None):
     return ds
 
 
-def load_upload(filename: str, data: bytes, label, shape: tuple[int, int] | None = None):
+def load_upload(
+    filename: str,
+    data: bytes,
+    label,
+    shape: tuple[int, int] | None = None,
+    missing: str = "error",
+    categorical: str = "error",
+):
     """Load an uploaded file (cached by its content hash); raises the loader's ValueError.
 
-    ``label`` is the loader's: a column name, a position, ``"auto"`` or None (no target).
+    ``label`` is the loader's: a column name, a position, ``"auto"`` or None (no target);
+    ``missing`` and ``categorical`` are its options for gaps and text feature columns.
     """
     digest = hashlib.sha256(data).hexdigest()
-    ds = _load_upload(digest, filename, label, data)
+    ds = _load_upload(digest, filename, label, missing, categorical, data)
     st.session_state["last_upload"] = dataset_key(ds)  # kept across Sample <-> Upload switches
     ds = _with_shape(ds, shape)
     activate(ds)

@@ -88,6 +88,7 @@ def _load(args: argparse.Namespace):
     if not os.path.exists(path):
         raise OSError(f"input file {path!r} does not exist.")
     kwargs: dict[str, Any] = {"fmt": args.format, "memory_budget": args.memory_budget}
+    kwargs |= {"missing": args.missing, "categorical": args.categorical}
     if args.label is not None:
         kwargs["label"] = args.label
     t = time.perf_counter()
@@ -317,6 +318,18 @@ def _parser() -> argparse.ArgumentParser:
             metavar="SIZE",
             help="refuse data that would take more memory than this, e.g. 4G or 512M ('none': no "
             "limit; default: $FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM)",
+        )
+        q.add_argument(
+            "--missing",
+            choices=["error", "mean", "median"],
+            default="error",
+            help="missing feature values: refuse (default) or fill each column with its mean/median",
+        )
+        q.add_argument(
+            "--categorical",
+            choices=["error", "onehot"],
+            default="error",
+            help="text feature columns: refuse (default) or one-hot encode them (column=value)",
         )
         q.add_argument("-q", "--quiet", action="store_true", help="no progress or messages on stderr")
 

@@ -590,3 +590,14 @@ def test_an_internal_error_in_a_run_is_a_message_with_details(digits, monkeypatc
     assert not at.exception
     assert any("internal error (RuntimeError: kaputt)" in e.value for e in at.error)
     assert any(x.label == "Details" for x in at.expander)
+
+
+def test_missing_values_can_be_filled_on_upload_and_the_data_page_says_so():
+    data = b"a,b,label\n1,2,0\n,3,1\n3,,0\n4,5,1\n5,6,0\n6,7,1\n"
+    at = start()
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload").set_value(("gaps.csv", data, "text/csv")).run()
+    assert any('missing="mean"' in e.value for e in at.error)  # refused, with the fix named
+    at.radio(key="missing").set_value("median").run()
+    assert not at.error and metric(at, "samples") == "6"
+    assert any(i.value.startswith("Missing values filled with the median") for i in at.info)

@@ -368,3 +368,14 @@ def test_scheduler_address(loader, csv_path, tmp_path, rng, capsys):
         assert code == 0, err
         local = run(["select", "--method", "saola", csv_path, "--label", "label"], capsys)[1]
         assert out == local  # same selection on the cluster
+
+
+def test_missing_and_categorical_options(tmp_path, capsys):
+    p = tmp_path / "gaps.csv"
+    p.write_text("a,b,colour,label\n1,2,red,0\n,3,blue,1\n3,,red,0\n4,5,blue,1\n5,6,red,0\n6,7,blue,1\n")
+    code, _, err = run(["info", p, "--label", "label"], capsys)
+    assert code == 1 and err.count("fsviz: error:") == 1
+    argv = ["info", p, "--label", "label", "--missing", "mean", "--categorical", "onehot", "--json"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert json.loads(out)["n_features"] == 4  # a, b, colour=blue, colour=red
