@@ -83,9 +83,9 @@ def groups_view():
     def tree_view(res):
         c1, c2, c3 = st.columns(3)
         kind = c1.radio("layout", ["treemap", "icicle", "sunburst"], horizontal=True, key="tree_kind")
-        # defaults keep the tree at a few hundred tiles: it redraws quickly on every tau move
-        max_groups = c2.slider("groups shown", 1, 200, 30, key="tree_groups")
-        max_af = c3.slider("affiliated shown per group", 1, 100, 12, key="tree_af")
+        # defaults keep the tree under ~200 tiles: it redraws quickly on every tau move
+        max_groups = c2.slider("groups shown", 1, 200, 20, key="tree_groups")
+        max_af = c3.slider("affiliated shown per group", 1, 100, 8, key="tree_af")
         st.plotly_chart(
             group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af, kind=kind),
             key="group_tree",
@@ -125,8 +125,9 @@ def groups_view():
 
     with out:
         which_group(res)
-    st.subheader("Groups table (sortable)")
-    st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)
+    # on demand: redrawing a table of every group member on each tau move costs ~0.1 s
+    if st.toggle("Show the groups table (sortable: group, role, name, score, |ρ| to SF)", key="gdm_table"):
+        st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)
     appkit.sync_url(ds)
 
 

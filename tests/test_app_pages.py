@@ -541,6 +541,7 @@ def test_which_group_is_a_feature_in(digits):
     at = goto(start(digits), "groups")
     at.selectbox(key="find_feature").set_value(0).run()  # pixel_0_0 is constant: in no group
     assert any("is in no group" in i.value for i in at.info)
+    at.toggle(key="gdm_table").set_value(True).run()
     groups = next(d.value for d in at.dataframe if "support feature" in d.value.columns)
     af = groups[groups["role"] == "AF"].iloc[0]
     at.selectbox(key="find_feature").set_value(int(af["index"])).run()
