@@ -219,3 +219,13 @@ def test_onehot_parquet_category_and_string_dtypes():
     assert ds.categorical_groups == [[1, 2], [3, 4]]
     assert ds.meta["missing"]["categorical_counts"] == {"c": 1, "s": 1}
     assert ds.meta["missing"]["counts"] == {}
+
+
+def test_summary_counts_the_values_filled_at_load():
+    from fsviz.compute import summary_frame
+
+    data = b"a,b,label\n1,2,0\n,3,1\n3,,0\n4,5,1\n"
+    ds = load_dataset(io.BytesIO(data), fmt="csv", missing="median")
+    assert ds.summary().n_missing == 2
+    frame = summary_frame(ds.summary()).set_index("quantity")["value"]
+    assert frame["missing values filled"] == "2"

@@ -58,6 +58,7 @@ def summary_frame(summary) -> pd.DataFrame:
         ("storage", "sparse" if summary.is_sparse else "dense"),
         ("non-zero fraction", f"{1.0 - summary.sparsity:.4f}"),
         ("constant features", summary.n_constant),
+        ("missing values filled", summary.n_missing),
         ("classes", len(summary.classes) if summary.classes else "none (unlabelled)"),
         ("image shape", "x".join(map(str, shape)) if shape else "none"),
         ("fingerprint", summary.fingerprint[:16]),

@@ -163,7 +163,8 @@ class DatasetSummary:
     sparsity : float
         Fraction of entries that are zero.
     n_missing : int
-        Missing/non-finite values (always 0 for a constructed Dataset, which rejects them).
+        Missing values filled at load time (``meta["missing"]``, see
+        ``load_dataset(missing=...)``); a constructed Dataset holds none (it rejects them).
     has_labels : bool
     label_kind : {"classes", "continuous", None}
     classes : tuple of str
@@ -517,7 +518,7 @@ class Dataset:
             is_sparse=self.is_sparse,
             nnz=nnz,
             sparsity=float(1.0 - nnz / (n * m)),
-            n_missing=0,
+            n_missing=int(sum((self.meta.get("missing") or {}).get("counts", {}).values())),
             has_labels=self.y is not None,
             label_kind=kind,
             classes=tuple(names),
