@@ -352,7 +352,9 @@ def rfs_solve(X, Y, gamma: float, *, max_iter: int = 100, tol: float = 1e-6):
     Nie et al.'s Algorithm 1 solves ``min ||U||_2,1 s.t. [X, gamma I] U = Y`` with
     ``U = D^-1 A' (A D^-1 A')^-1 Y``, ``D_ii = 1 / (2 ||U(i, :)||)``; written in ``W`` this is
     the reweighted least-squares step of :func:`_reweighted_ls` with residual weights, solved on
-    the smaller side (n x n or d x d), and its objective never increases (their Theorem 1).
+    the smaller side (n x n or d x d), and its objective never increases (their Theorem 1); when
+    rounding makes it rise (rows of ``W`` near 0 make the system ill-conditioned), the previous
+    ``W`` is kept and the loop stops.
     Starts from the ridge solution (``D = I``, as the paper). Stops when the relative decrease
     of the objective is ``<= tol``.
     """
@@ -363,10 +365,15 @@ def rfs_solve(X, Y, gamma: float, *, max_iter: int = 100, tol: float = 1e-6):
     it = 0
     with blas_limits():
         for it in range(1, max_iter + 1):
-            W = _reweighted_ls(X, Y, gamma, w_norms, r_norms)
-            R = np.asarray(X @ W) - Y
-            w_norms, r_norms = _row_norms(W), _row_norms(R)
-            history.append(float(r_norms.sum() + gamma * w_norms.sum()))
+            W_new = _reweighted_ls(X, Y, gamma, w_norms, r_norms)
+            R = np.asarray(X @ W_new) - Y
+            wn, rn = _row_norms(W_new), _row_norms(R)
+            obj = float(rn.sum() + gamma * wn.sum())
+            if history and obj > history[-1]:  # rounding floor reached (exact steps never increase it)
+                it -= 1
+                break
+            W, w_norms, r_norms = W_new, wn, rn
+            history.append(obj)
             if it > 1 and history[-2] - history[-1] <= tol * abs(history[-2]):
                 break
     return W, np.asarray(history), it
@@ -422,8 +429,8 @@ def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *
 
     ``M = X' L X`` with ``L`` from :func:`udfs_local_matrix`. Each iteration takes the
     ``n_clusters`` eigenvectors of ``M + alpha D`` with the smallest eigenvalues and sets
-    ``D_ii = 1 / (2 ||W(i, :)||)``; the objective never increases (their Theorem 1).
-    Constant features are left out (their rows of ``W`` are 0): ``tr(W'MW)`` is 0 on them, so
+    ``D_ii = 1 / (2 ||W(i, :)||)``; the objective never increases (their Theorem 1; a rise from
+    rounding keeps the previous ``W`` and stops). Constant features are left out (their rows of ``W`` are 0): ``tr(W'MW)`` is 0 on them, so
     the eigenproblem would otherwise pick exactly the features that carry no information.
     Returns ``W, history, n_iter``.
     """
@@ -447,10 +454,15 @@ def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *
         for it in range(1, max_iter + 1):
             P = M.copy()
             P[np.diag_indices(d)] += alpha * dvec
-            _, W = sla.eigh(P, subset_by_index=[0, c - 1], check_finite=False, driver="evr")
-            norms = _row_norms(W)
+            _, W_new = sla.eigh(P, subset_by_index=[0, c - 1], check_finite=False, driver="evr")
+            norms = _row_norms(W_new)
+            obj = float(np.einsum("ij,ij->", W_new, M @ W_new) + alpha * norms.sum())
+            if history and obj > history[-1]:  # rounding floor reached (exact steps never increase it)
+                it -= 1
+                break
+            W = W_new
             dvec = 1.0 / (2.0 * np.maximum(norms, _EPS))
-            history.append(float(np.einsum("ij,ij->", W, M @ W) + alpha * norms.sum()))
+            history.append(obj)
             if it > 1 and history[-2] - history[-1] <= tol * abs(history[-2]):
                 break
     W_all = np.zeros((d_all, c))
