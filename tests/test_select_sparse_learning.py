@@ -88,6 +88,7 @@ def test_lsl21_warns_when_alpha_zeroes_every_feature():
 
 # ---------------------------------------------------------------------------- LLL21
 def _lll21_objective(X, Y, alpha, eps=0.0):
+    """The objective written out (cross-entropy via log-sum-exp) and its gradient."""
     n, d = X.shape
     c = Y.shape[1]
 
@@ -95,8 +96,12 @@ def _lll21_objective(X, Y, alpha, eps=0.0):
         W, b = v[: d * c].reshape(d, c), v[d * c :]
         Z = X @ W + b
         Z = Z - Z.max(axis=1, keepdims=True)
-        ce = np.log(np.exp(Z).sum(1)) - np.sum(Z * Y, axis=1)
-        return ce.mean() + alpha * np.sqrt(np.sum(W * W, axis=1) + eps).sum()
+        lse = np.log(np.exp(Z).sum(1))
+        P = np.exp(Z - lse[:, None])
+        w = np.sqrt(np.sum(W * W, axis=1) + eps)
+        value = np.mean(lse - np.sum(Z * Y, axis=1)) + alpha * w.sum()
+        gW = X.T @ (P - Y) / n + alpha * W / np.maximum(w, 1e-300)[:, None]
+        return value, np.r_[gW.ravel(), (P - Y).mean(0)]
 
     return f
 
@@ -109,15 +114,13 @@ def test_lll21_satisfies_kkt_and_beats_a_generic_solver(sparse):
     est = LLL21(alpha=alpha, tol=1e-9, max_iter=50000).fit(sp.csc_matrix(X) if sparse else X, y)
     assert est.kkt_residual_ <= 1e-9
     assert monotone(est.objective_history_)
-    # independent check: L-BFGS on the smoothed objective, from zero
+    # independent check: BFGS on the smoothed objective, from zero
     f = _lll21_objective(X, Y, alpha, eps=1e-12)
-    ref = so.minimize(
-        f, np.zeros(X.shape[1] * 3 + 3), method="L-BFGS-B", options={"maxiter": 20000, "gtol": 1e-12}
-    )
-    ours = _lll21_objective(X, Y, alpha)(np.r_[est.coef_.ravel(), est.intercept_])
+    ref = so.minimize(f, np.zeros(X.shape[1] * 3 + 3), jac=True, method="BFGS", options={"maxiter": 20000})
+    ours = _lll21_objective(X, Y, alpha)(np.r_[est.coef_.ravel(), est.intercept_])[0]
     assert ours <= ref.fun + 1e-8
     np.testing.assert_allclose(est.objective_history_[-1], ours, rtol=1e-12)
-    assert ours >= ref.fun - 1e-3  # both near the same optimum (L-BFGS stalls on the kinks)
+    assert ours >= ref.fun - 1e-3  # both near the same optimum (BFGS stalls on the kinks)
     ref_norms = np.linalg.norm(ref.x[:24].reshape(8, 3), axis=1)
     np.testing.assert_array_equal(np.flatnonzero(est.scores_ > 0), np.flatnonzero(ref_norms > 1e-3))
 
@@ -151,7 +154,13 @@ def test_rfs_is_optimal_against_a_generic_solver(shape):
     obj = _rfs_objective(X, Y, gamma)
     ours = obj(est.coef_.ravel())
     np.testing.assert_allclose(est.objective_history_[-1], ours, rtol=1e-10)
-    smooth = so.minimize(_rfs_objective(X, Y, gamma, eps=1e-6), np.zeros(d * 3), method="L-BFGS-B")
+    def smoothed(v, eps=1e-6):  # the objective with sqrt(||.||^2 + eps) rows, and its gradient
+        W = v.reshape(d, 3)
+        R = X @ W - Y
+        r, w = np.sqrt(np.sum(R * R, 1) + eps), np.sqrt(np.sum(W * W, 1) + eps)
+        return r.sum() + gamma * w.sum(), (X.T @ (R / r[:, None]) + gamma * W / w[:, None]).ravel()
+
+    smooth = so.minimize(smoothed, np.zeros(d * 3), jac=True, method="BFGS", options={"maxiter": 5000})
     assert obj(smooth.x) - 0.05 * ours <= ours <= obj(smooth.x) + 1e-9  # smoothing costs <= (n+d)*1e-3
     # no direction improves (convexity: local = global), the subgradient inequality in 40 random directions
     rng = np.random.default_rng(0)
