@@ -154,6 +154,7 @@ def test_rfs_is_optimal_against_a_generic_solver(shape):
     obj = _rfs_objective(X, Y, gamma)
     ours = obj(est.coef_.ravel())
     np.testing.assert_allclose(est.objective_history_[-1], ours, rtol=1e-10)
+
     def smoothed(v, eps=1e-6):  # the objective with sqrt(||.||^2 + eps) rows, and its gradient
         W = v.reshape(d, 3)
         R = X @ W - Y

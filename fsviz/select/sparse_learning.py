@@ -430,8 +430,9 @@ def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *
     ``M = X' L X`` with ``L`` from :func:`udfs_local_matrix`. Each iteration takes the
     ``n_clusters`` eigenvectors of ``M + alpha D`` with the smallest eigenvalues and sets
     ``D_ii = 1 / (2 ||W(i, :)||)``; the objective never increases (their Theorem 1; a rise from
-    rounding keeps the previous ``W`` and stops). Constant features are left out (their rows of ``W`` are 0): ``tr(W'MW)`` is 0 on them, so
-    the eigenproblem would otherwise pick exactly the features that carry no information.
+    rounding keeps the previous ``W`` and stops). Constant features are left out (their rows of
+    ``W`` are 0): ``tr(W'MW)`` is 0 on them, so the eigenproblem would otherwise pick exactly the
+    features that carry no information.
     Returns ``W, history, n_iter``.
     """
     Lm = udfs_local_matrix(X, n_neighbors, reg)
@@ -497,6 +498,14 @@ def ndfs_solve(X, F0, Lap, alpha, beta, gamma, *, max_iter=100, tol=1e-6):
     :func:`_reweighted_ls`); ``F <- F * (gamma F) / (MF + gamma F F'F)`` with
     ``MF = LF + alpha (F - XW)`` (M is never formed), columns of ``F`` rescaled to unit norm,
     then ``D_ii = 1 / (2 ||W(i, :)||)``. Returns ``W, F, history, n_iter``.
+
+    ``M`` has negative entries, so the paper's denominator ``MF + gamma F F'F`` can be <= 0
+    where ``F`` is small (it then blows ``F`` up: seen on the digits sample with 5 clusters).
+    The negative part of ``MF`` is moved to the numerator instead,
+    ``F <- F * (gamma F + [MF]^-) / ([MF]^+ + gamma F F'F)`` -- the usual multiplicative rule for
+    a mixed-sign matrix (Ding, Li & Jordan 2010, semi-NMF); it keeps ``F >= 0`` and has the same
+    fixed points (``MF + gamma (F F'F - F) = 0`` where ``F > 0``), and it is the paper's rule
+    wherever ``MF >= 0``.
     """
     F = F0.copy()
     d = X.shape[1]
@@ -508,8 +517,9 @@ def ndfs_solve(X, F0, Lap, alpha, beta, gamma, *, max_iter=100, tol=1e-6):
         W = _reweighted_ls(X, F, beta, w_norms)
         for it in range(1, max_iter + 1):
             MF = Lap @ F + alpha * (F - np.asarray(X @ W))
-            den = MF + gamma * (F @ (F.T @ F))
-            F = F * (gamma * F) / np.maximum(den, tiny)
+            num = gamma * F + np.maximum(-MF, 0.0)
+            den = np.maximum(MF, 0.0) + gamma * (F @ (F.T @ F))
+            F = F * num / np.maximum(den, tiny)
             F = F / np.maximum(np.linalg.norm(F, axis=0), tiny)
             W = _reweighted_ls(X, F, beta, w_norms)
             w_norms = _row_norms(W)
