@@ -101,9 +101,12 @@ class _Centred:
     def sq_norm2(self) -> float:
         """Largest squared singular value of the centred matrix."""
         n, d = self.shape
-        if min(n, d) <= 300:
+        if min(n, d) <= 300:  # largest eigenvalue of the smaller Gram matrix
             A = self.X.toarray() - self.mu if self.sparse else self.X
-            return float(np.linalg.norm(A, 2) ** 2) if A.size else 0.0
+            if not A.size:
+                return 0.0
+            G = A @ A.T if n <= d else A.T @ A
+            return float(sla.eigvalsh(G, subset_by_index=[G.shape[0] - 1, G.shape[0] - 1])[0]) * (1.0 + 1e-10)
         op = spla.LinearOperator(
             (n, d),
             matvec=lambda v: self.dot(v.reshape(-1, 1)).ravel(),
@@ -139,30 +142,42 @@ def _warn_zero(owner: str, W: np.ndarray, what: str) -> None:
 
 
 # ------------------------------------------------------------------ LSL21 / LLL21 (FISTA)
-def _fista(objective, grad, prox, W0, L, max_iter, tol, stop):
-    """Monotone FISTA (Beck & Teboulle 2009, MFISTA) with step ``1/L``.
+def _fista(apply, adjoint, loss, penalty, prox, V0, L, max_iter, tol, stop):
+    """Monotone FISTA (Beck & Teboulle 2009, MFISTA) with step ``1/L`` and adaptive restart.
 
-    ``grad(Z) -> (G, aux)``; ``stop(W, it) -> float`` is a non-negative optimality measure
-    (duality gap or KKT residual) compared with ``tol``. Returns ``W``, the objective history
-    (non-increasing by construction) and the number of iterations.
+    The smooth part is ``loss(apply(V))`` with ``apply`` linear (``V -> Xc W + 1 b'``):
+    ``loss(Z) -> (value, dvalue/dZ)``, ``adjoint`` maps ``dvalue/dZ`` back to a gradient in ``V``.
+    Images ``apply(V)`` are carried along linearly, so an iteration costs one product with ``X``
+    and one with ``X'``. A step whose objective would rise is not taken; the momentum restarts
+    from the current point instead (function-value restart, O'Donoghue & Candes 2015), which keeps
+    the objective history non-increasing and removes FISTA's oscillations on ill-conditioned
+    ``X``. ``stop(V, image, dloss) -> float`` (duality gap or KKT residual, relative) is checked
+    every 5 iterations against ``tol``. Returns ``V``, the history and the number of iterations.
     """
-    W, Z = W0.copy(), W0.copy()
+    V, AV = V0, apply(V0)
+    f_V, g_V = loss(AV)
+    F_V = f_V + penalty(V)
+    Z, AZ = V, AV
     t = 1.0
-    F_W = objective(W)
     history = []
     it = 0
     for it in range(1, max_iter + 1):
-        G = grad(Z)
-        U = prox(Z - G / L, 1.0 / L)
-        F_U = objective(U)
-        W_new, F_new = (U, F_U) if F_U <= F_W else (W, F_W)
-        t_new = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
-        Z = W_new + (t / t_new) * (U - W_new) + ((t - 1.0) / t_new) * (W_new - W)
-        W, F_W, t = W_new, F_new, t_new
-        history.append(F_W)
-        if (it % 5 == 0 or it == max_iter) and stop(W) <= tol:
+        _, g_Z = loss(AZ)
+        U = prox(Z - adjoint(g_Z) / L, 1.0 / L)
+        AU = apply(U)
+        f_U, g_U = loss(AU)
+        F_U = f_U + penalty(U)
+        if F_U <= F_V:
+            t_new = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
+            beta = (t - 1.0) / t_new
+            Z, AZ = U + beta * (U - V), AU + beta * (AU - AV)
+            V, AV, F_V, g_V, t = U, AU, F_U, g_U, t_new
+        else:  # the momentum overshot: keep V, restart from it
+            Z, AZ, t = V, AV, 1.0
+        history.append(F_V)
+        if (it % 5 == 0 or it == max_iter) and stop(V, AV, g_V) <= tol:
             break
-    return W, np.asarray(history), it
+    return V, np.asarray(history), it
 
 
 def lsl21_solve(X, Y, alpha: float, *, fit_intercept: bool = True, max_iter: int = 1000, tol: float = 1e-4):
@@ -185,35 +200,41 @@ def lsl21_solve(X, Y, alpha: float, *, fit_intercept: bool = True, max_iter: int
     A = _Centred(X, fit_intercept)
     n, d = A.shape
     Yc = Y - Y.mean(axis=0) if fit_intercept else Y
-    L = A.sq_norm2() / n
     P0 = 0.5 * float(np.sum(Yc * Yc)) / n
     state = {"gap": np.inf}
 
-    def objective(W):
-        R = Yc - A.dot(W)
-        return 0.5 * float(np.sum(R * R)) / n + alpha * l21_norm(W)
+    def loss(Z):
+        R = Z - Yc
+        return 0.5 * float(np.sum(R * R)) / n, R / n
 
-    def grad(W):
-        return A.tdot(A.dot(W) - Yc) / n
+    def penalty(W):
+        return alpha * l21_norm(W)
 
-    def gap(W):
-        R = Yc - A.dot(W)
-        XtR = A.tdot(R) / n
-        top = float(_row_norms(XtR).max()) if d else 0.0
+    def gap(W, XW, G):  # G = (XW - Yc) / n = -Theta before scaling
+        XtG = A.tdot(G)
+        top = float(_row_norms(XtG).max()) if d else 0.0
         s = 1.0 if top <= alpha else alpha / top
-        theta = s * R / n
+        theta = -s * G
+        R = XW - Yc
         primal = 0.5 * float(np.sum(R * R)) / n + alpha * l21_norm(W)
         dual = float(np.sum(theta * Yc)) - 0.5 * n * float(np.sum(theta * theta))
         state["gap"] = max(primal - dual, 0.0)
         return state["gap"] / max(P0, np.finfo(float).tiny)
 
     W0 = np.zeros((d, Y.shape[1]))
-    if L <= 0 or P0 == 0:  # constant X or constant Y: W = 0 is optimal
-        return W0, Y.mean(axis=0) if fit_intercept else np.zeros(Y.shape[1]), np.array([P0]), 0, 0.0
+    zero_b = np.zeros(Y.shape[1])
+    if P0 == 0 or d == 0:
+        return W0, Y.mean(axis=0) if fit_intercept else zero_b, np.array([P0]), 0, 0.0
     with blas_limits():
-        W, history, it = _fista(objective, grad, prox_l21_scaled(alpha), W0, L, max_iter, tol, gap)
-        gap(W)
-    intercept = Y.mean(axis=0) - A.mean @ W if fit_intercept else np.zeros(Y.shape[1])
+        L = A.sq_norm2() / n
+    if L <= 0:  # constant X: W = 0 is optimal
+        return W0, Y.mean(axis=0) if fit_intercept else zero_b, np.array([P0]), 0, 0.0
+    with blas_limits():
+        W, history, it = _fista(
+            A.dot, A.tdot, loss, penalty, prox_l21_scaled(alpha), W0, L, max_iter, tol, gap
+        )
+        gap(W, A.dot(W), (A.dot(W) - Yc) / n)
+    intercept = Y.mean(axis=0) - A.mean @ W if fit_intercept else zero_b
     return W, intercept, history, it, state["gap"]
 
 
@@ -252,36 +273,32 @@ def lll21_solve(X, Y, alpha: float, *, max_iter: int = 1000, tol: float = 1e-4):
     A = _Centred(X, True)
     n, d = A.shape
     c = Y.shape[1]
-    L = max(A.sq_norm2(), float(n)) / (2.0 * n)
     prior = Y.mean(axis=0)
     alpha_max = float(_row_norms(A.tdot(Y - prior)).max()) / n if d else 0.0
     state = {"kkt": np.inf}
-    ones = np.ones((n, 1))
 
-    def split(V):
-        return V[:d], V[d]
+    def apply(V):
+        return A.dot(V[:d]) + V[d]
 
-    def scores(V):
-        W, b = split(V)
-        return A.dot(W) + b
+    def adjoint(G):
+        return np.vstack([A.tdot(G), G.sum(axis=0)])
 
-    def objective(V):
-        return _softmax_loss(scores(V), Y)[0] + alpha * l21_norm(split(V)[0])
+    def loss(Z):
+        value, P = _softmax_loss(Z, Y)
+        return value, (P - Y) / n
 
-    def grad(V):
-        _, P = _softmax_loss(scores(V), Y)
-        R = (P - Y) / n
-        return np.vstack([A.tdot(R), ones.T @ R])
+    def penalty(V):
+        return alpha * l21_norm(V[:d])
 
     def prox(V, step):
         out = V.copy()
         out[:d] = prox_l21(V[:d], alpha * step)
         return out
 
-    def kkt(V):
-        W, _ = split(V)
-        G = grad(V)
-        Gw, gb = G[:d], G[d]
+    def kkt(V, _, G):
+        W = V[:d]
+        Gv = adjoint(G)
+        Gw, gb = Gv[:d], Gv[d]
         norms = _row_norms(W)
         nz = norms > 0
         res = np.zeros(d)
@@ -292,13 +309,15 @@ def lll21_solve(X, Y, alpha: float, *, max_iter: int = 1000, tol: float = 1e-4):
         return state["kkt"]
 
     V0 = np.zeros((d + 1, c))
-    with np.errstate(divide="ignore"):
-        V0[d] = np.log(np.maximum(prior, np.finfo(float).tiny))  # the optimal b for W = 0
+    V0[d] = np.log(np.maximum(prior, np.finfo(float).tiny))  # the optimal b for W = 0
     V0[d] -= V0[d].mean()
+    if d == 0:
+        return V0[:0], V0[0], np.array([_softmax_loss(apply(V0), Y)[0]]), 0, 0.0
     with blas_limits():
-        V, history, it = _fista(objective, grad, prox, V0, L, max_iter, tol, kkt)
-        kkt(V)
-    W, b = split(V)
+        L = max(A.sq_norm2(), float(n)) / (2.0 * n)
+        V, history, it = _fista(apply, adjoint, loss, penalty, prox, V0, L, max_iter, tol, kkt)
+        kkt(V, None, loss(apply(V))[1])
+    W, b = V[:d], V[d]
     return W, b - A.mean @ W, history, it, state["kkt"]
 
 
@@ -435,7 +454,8 @@ def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *
     features that carry no information.
     Returns ``W, history, n_iter``.
     """
-    Lm = udfs_local_matrix(X, n_neighbors, reg)
+    with blas_limits():
+        Lm = udfs_local_matrix(X, n_neighbors, reg)
     d_all = X.shape[1]
     keep = np.flatnonzero(column_moments(X)[1] > 0)  # constant features: zero rows of W
     X = X[:, keep]
