@@ -30,8 +30,7 @@ from fsviz.select.scores import _knn_affinity
 K = 20
 SEED = 0
 RFS_GAMMA = 1.0  # the peer's default
-LS_Z = 1.0  # peer's z (sum of squares / 2); fsviz alpha = z / n
-LL_Z = 0.01  # peer's z on its mean logistic loss
+RATIO = 0.1  # LS/LL: alpha = 0.1 alpha_max on each side (fsviz's default), in each side's own scaling
 UDFS_ALPHA = 0.1  # the peer's default gamma (it uses it for both alpha and lambda)
 N_CLUSTERS = 5
 
@@ -68,24 +67,27 @@ def _rfs_peer(X, y):
 
 # ---------------------------------------------------------------------------- LS-l2,1
 def _ls_ours(X, y):
-    return _top(LSL21(alpha=LS_Z / X.shape[0], fit_intercept=False).fit(X, y).scores_)
+    return _top(LSL21().fit(X, y).scores_)  # default alpha = 0.1 alpha_max, with intercept
 
 
 def _ls_ours_pm(X, y):
-    W, *_ = SL.lsl21_solve(X, _pm(y), LS_Z / X.shape[0], fit_intercept=False)
+    Y = _pm(y)
+    W, *_ = SL.lsl21_solve(X, Y, RATIO * SL.alpha_max(X, Y, centre=False), fit_intercept=False)
     return _top(np.linalg.norm(W, axis=1))
 
 
 def _ls_peer(X, y):
     from skfeature.function.sparse_learning_based import ls_l21
 
-    W, _, _ = ls_l21.proximal_gradient_descent(np.array(X, dtype=np.float64), y, LS_Z, mode="raw")
+    X = np.array(X, dtype=np.float64)
+    z = RATIO * X.shape[0] * SL.alpha_max(X, _pm(y), centre=False)  # its 1/2 ||.||^2 is n x ours
+    W, _, _ = ls_l21.proximal_gradient_descent(X, y, z, mode="raw")
     return _peer_rank(W)
 
 
 # ---------------------------------------------------------------------------- LL-l2,1
 def _ll_ours(X, y):
-    return _top(LLL21(alpha=LL_Z).fit(X, y).scores_)
+    return _top(LLL21().fit(X, y).scores_)  # default alpha = 0.1 alpha_max
 
 
 class _NumpyInnerScalar:
@@ -102,12 +104,24 @@ class _NumpyInnerScalar:
         return float(np.sum(np.inner(a, b)))
 
 
+def _ll_peer_alpha_max(X, y):
+    """The peer's own alpha_max: its gradient at W = 0 with its starting intercept."""
+    Y = _pm(y)
+    n, c = Y.shape
+    pos = (Y == 1).sum(0)
+    C = np.log(pos / (n - pos))
+    prob = 1.0 / (1.0 + np.exp(-Y * C))
+    G = X.T @ (-Y * (1 - prob)) / (n * c)
+    return float(np.linalg.norm(G, axis=1).max())
+
+
 def _ll_peer(X, y):
     from skfeature.function.sparse_learning_based import ll_l21
 
+    X = np.array(X, dtype=np.float64)
     saved, ll_l21.np = ll_l21.np, _NumpyInnerScalar()
     try:
-        W, _, _ = ll_l21.proximal_gradient_descent(np.array(X, dtype=np.float64), y, LL_Z, mode="raw")
+        W, _, _ = ll_l21.proximal_gradient_descent(X, y, RATIO * _ll_peer_alpha_max(X, y), mode="raw")
     finally:
         ll_l21.np = saved
     return _peer_rank(W)

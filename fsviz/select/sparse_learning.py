@@ -180,6 +180,14 @@ def _fista(apply, adjoint, loss, penalty, prox, V0, L, max_iter, tol, stop):
     return V, np.asarray(history), it
 
 
+def alpha_max(X, Y, centre: bool = True) -> float:
+    """``||Xc'(Y - mean Y)||_2,inf / n``: the smallest ``alpha`` at which LSL21 (and, with
+    ``centre``, LLL21) give ``W = 0`` (``X``, ``Y`` uncentred when not ``centre``)."""
+    A = _Centred(X, centre)
+    R = Y - Y.mean(axis=0) if centre else Y
+    return float(_row_norms(A.tdot(R)).max()) / A.shape[0] if A.shape[1] else 0.0
+
+
 def lsl21_solve(X, Y, alpha: float, *, fit_intercept: bool = True, max_iter: int = 1000, tol: float = 1e-4):
     """Solve ``min_W 1/(2n) ||Yc - Xc W||_F^2 + alpha ||W||_2,1`` by monotone FISTA.
 
@@ -583,10 +591,11 @@ class LSL21(_SparseLearning):
 
     Parameters
     ----------
-    alpha : float, default=0.01
+    alpha : float or None, default=None
         Regularisation, in the scaling of scikit-learn's ``MultiTaskLasso`` (the survey's
         ``||XW - Y||_F^2 + a ||W||_2,1`` is ``alpha = a / (2n)``). ``W = 0`` for ``alpha >=
-        ||Xc'Yc||_2,inf / n``.
+        alpha_max = ||Xc'Yc||_2,inf / n``. None: ``0.1 * alpha_max``, a default that follows
+        the scale of ``X``.
     fit_intercept : bool, default=True
         Centre ``X`` and ``Y`` (implicitly for sparse ``X``).
     max_iter : int, default=1000
@@ -603,6 +612,8 @@ class LSL21(_SparseLearning):
     coef_ : ndarray of shape (n_features_in_, n_classes)
         ``W``.
     intercept_ : ndarray of shape (n_classes,)
+    alpha_ : float
+        The ``alpha`` used.
     n_iter_ : int
     objective_history_ : ndarray of shape (n_iter_,)
         Objective after each iteration, non-increasing.
@@ -629,7 +640,7 @@ class LSL21(_SparseLearning):
     _supervised = True
 
     def __init__(
-        self, *, alpha=0.01, fit_intercept=True, max_iter=1000, tol=1e-4, n_features=20, threshold=None
+        self, *, alpha=None, fit_intercept=True, max_iter=1000, tol=1e-4, n_features=20, threshold=None
     ):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -639,14 +650,18 @@ class LSL21(_SparseLearning):
         self.threshold = threshold
 
     def _validate_params_extra(self):
-        _check_real("LSL21", "alpha", self.alpha, 0.0)
+        if self.alpha is not None:
+            _check_real("LSL21", "alpha", self.alpha, 0.0)
         _check_solver("LSL21", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
+        Y = _one_hot(y)
+        a = self.alpha
+        self.alpha_ = 0.1 * alpha_max(X, Y, bool(self.fit_intercept)) if a is None else float(a)
         W, b, hist, it, gap = lsl21_solve(
             X,
-            _one_hot(y),
-            float(self.alpha),
+            Y,
+            self.alpha_,
             fit_intercept=bool(self.fit_intercept),
             max_iter=self.max_iter,
             tol=self.tol,
@@ -664,8 +679,9 @@ class LLL21(_SparseLearning):
 
     Parameters
     ----------
-    alpha : float, default=0.01
-        ``W = 0`` for ``alpha >= ||Xc'(Y - mean(Y))||_2,inf / n``.
+    alpha : float or None, default=None
+        ``W = 0`` for ``alpha >= alpha_max = ||Xc'(Y - mean(Y))||_2,inf / n``. None:
+        ``0.1 * alpha_max``, a default that follows the scale of ``X``.
     max_iter : int, default=1000
     tol : float, default=1e-4
         Stop when the KKT residual is ``<= tol`` times that ``alpha_max``.
@@ -678,6 +694,8 @@ class LLL21(_SparseLearning):
     ranking_ : ndarray of shape (n_features_in_,)
     coef_ : ndarray of shape (n_features_in_, n_classes)
     intercept_ : ndarray of shape (n_classes,)
+    alpha_ : float
+        The ``alpha`` used.
     n_iter_ : int
     objective_history_ : ndarray of shape (n_iter_,)
         Non-increasing.
@@ -702,7 +720,7 @@ class LLL21(_SparseLearning):
 
     _supervised = True
 
-    def __init__(self, *, alpha=0.01, max_iter=1000, tol=1e-4, n_features=20, threshold=None):
+    def __init__(self, *, alpha=None, max_iter=1000, tol=1e-4, n_features=20, threshold=None):
         self.alpha = alpha
         self.max_iter = max_iter
         self.tol = tol
@@ -710,13 +728,14 @@ class LLL21(_SparseLearning):
         self.threshold = threshold
 
     def _validate_params_extra(self):
-        _check_real("LLL21", "alpha", self.alpha, 0.0)
+        if self.alpha is not None:
+            _check_real("LLL21", "alpha", self.alpha, 0.0)
         _check_solver("LLL21", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
-        W, b, hist, it, kkt = lll21_solve(
-            X, _one_hot(y), float(self.alpha), max_iter=self.max_iter, tol=self.tol
-        )
+        Y = _one_hot(y)
+        self.alpha_ = 0.1 * alpha_max(X, Y) if self.alpha is None else float(self.alpha)
+        W, b, hist, it, kkt = lll21_solve(X, Y, self.alpha_, max_iter=self.max_iter, tol=self.tol)
         self.intercept_, self.kkt_residual_ = b, kkt
         return self._finish(W, hist, it)
 
