@@ -62,11 +62,12 @@ def test_lsl21_equals_sklearn_multitask_lasso(fit_intercept, sparse):
     Y = SL._one_hot(y)
     alpha = 0.05
     ref = MultiTaskLasso(alpha=alpha, fit_intercept=fit_intercept, tol=1e-12, max_iter=100000).fit(X, Y)
-    est = LSL21(alpha=alpha, fit_intercept=fit_intercept, tol=1e-12, max_iter=20000)
+    est = LSL21(alpha=alpha, fit_intercept=fit_intercept, tol=1e-8, max_iter=20000)
     est.fit(sp.csr_matrix(X) if sparse else X, y)
-    np.testing.assert_allclose(est.coef_, ref.coef_.T, atol=1e-6)
-    np.testing.assert_allclose(est.intercept_, ref.intercept_, atol=1e-6)
-    assert est.duality_gap_ <= 1e-12 * 0.5 * np.sum((Y - Y.mean(0) * fit_intercept) ** 2) / len(y) + 1e-15
+    np.testing.assert_allclose(est.coef_, ref.coef_.T, atol=1e-7)
+    np.testing.assert_allclose(est.intercept_, ref.intercept_, atol=1e-7)
+    assert est.n_iter_ < 20000  # stopped on the gap, which is <= tol * P(0)
+    assert est.duality_gap_ <= 1e-8 * 0.5 * np.sum((Y - Y.mean(0) * fit_intercept) ** 2) / len(y)
     assert monotone(est.objective_history_)
     assert len(est.objective_history_) == est.n_iter_
 
