@@ -112,8 +112,8 @@ def test_lll21_satisfies_kkt_and_beats_a_generic_solver(sparse):
     X, y = planted(n=60, d=8, seed=1)
     Y = SL._one_hot(y)
     alpha = 0.05
-    est = LLL21(alpha=alpha, tol=1e-9, max_iter=50000).fit(sp.csc_matrix(X) if sparse else X, y)
-    assert est.kkt_residual_ <= 1e-9
+    est = LLL21(alpha=alpha, tol=1e-8, max_iter=50000).fit(sp.csc_matrix(X) if sparse else X, y)
+    assert est.kkt_residual_ <= 1e-8
     assert monotone(est.objective_history_)
     # independent check: BFGS on the smoothed objective, from zero
     f = _lll21_objective(X, Y, alpha, eps=1e-12)

@@ -152,8 +152,15 @@ def _ndfs_peer(X, y):
     seed = int(check_random_state(SEED).randint(np.iinfo(np.int32).max))  # NDFS's own k-means seed
     X = np.array(X, dtype=np.float64)
     S = _knn_affinity("NDFS", X, 5, "heat", None)
-    F0 = SL.kmeans_indicator(X, N_CLUSTERS, seed)
-    return np.asarray(ndfs(X, W=S, F0=F0, n_clusters=N_CLUSTERS, gamma=1e8, mode="index"))[:K]
+    # ndfs(..., F0=...) fails (it reads n_clusters only when F0 is absent: UnboundLocalError), so
+    # its own unseeded k-means start (same settings and +0.02 as fsviz's) is made identical to
+    # fsviz's by seeding the global RandomState it draws from with the same seed.
+    state = np.random.get_state()  # noqa: NPY002 - the peer draws from the legacy global state
+    np.random.seed(seed)  # noqa: NPY002
+    try:
+        return np.asarray(ndfs(X, W=S, n_clusters=N_CLUSTERS, gamma=1e8, mode="index"))[:K]
+    finally:
+        np.random.set_state(state)  # noqa: NPY002
 
 
 def cases() -> list[dict]:
