@@ -30,7 +30,8 @@ from fsviz.select.scores import _knn_affinity
 K = 20
 SEED = 0
 RFS_GAMMA = 1.0  # the peer's default
-RATIO = 0.1  # LS/LL: alpha = 0.1 alpha_max on each side (fsviz's default), in each side's own scaling
+RATIO = 0.1  # LL: alpha = 0.1 alpha_max on each side (fsviz's default), in each side's own scaling
+LS_RATIO = 0.03  # LS, peer's problem: at 0.1 alpha_max only 6 features of Yale are non-zero (no intercept)
 UDFS_ALPHA = 0.1  # the peer's default gamma (it uses it for both alpha and lambda)
 N_CLUSTERS = 5
 
@@ -72,7 +73,7 @@ def _ls_ours(X, y):
 
 def _ls_ours_pm(X, y):
     Y = _pm(y)
-    W, *_ = SL.lsl21_solve(X, Y, RATIO * SL.alpha_max(X, Y, centre=False), fit_intercept=False)
+    W, *_ = SL.lsl21_solve(X, Y, LS_RATIO * SL.alpha_max(X, Y, centre=False), fit_intercept=False)
     return _top(np.linalg.norm(W, axis=1))
 
 
@@ -80,7 +81,7 @@ def _ls_peer(X, y):
     from skfeature.function.sparse_learning_based import ls_l21
 
     X = np.array(X, dtype=np.float64)
-    z = RATIO * X.shape[0] * SL.alpha_max(X, _pm(y), centre=False)  # its 1/2 ||.||^2 is n x ours
+    z = LS_RATIO * X.shape[0] * SL.alpha_max(X, _pm(y), centre=False)  # its 1/2 ||.||^2 is n x ours
     W, _, _ = ls_l21.proximal_gradient_descent(X, y, z, mode="raw")
     return _peer_rank(W)
 
