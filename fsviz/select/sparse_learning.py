@@ -209,7 +209,7 @@ def lsl21_solve(X, Y, alpha: float, *, fit_intercept: bool = True, max_iter: int
     n, d = A.shape
     Yc = Y - Y.mean(axis=0) if fit_intercept else Y
     P0 = 0.5 * float(np.sum(Yc * Yc)) / n
-    state = {"gap": np.inf}
+    state = {"gap": np.inf, "dual": -np.inf}
 
     def loss(Z):
         R = Z - Yc
@@ -226,6 +226,7 @@ def lsl21_solve(X, Y, alpha: float, *, fit_intercept: bool = True, max_iter: int
         R = XW - Yc
         primal = 0.5 * float(np.sum(R * R)) / n + alpha * l21_norm(W)
         dual = float(np.sum(theta * Yc)) - 0.5 * n * float(np.sum(theta * theta))
+        state["dual"] = dual = max(dual, state["dual"])  # every feasible Theta bounds: keep the best
         state["gap"] = max(primal - dual, 0.0)
         return state["gap"] / max(P0, np.finfo(float).tiny)
 
