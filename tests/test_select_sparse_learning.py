@@ -326,3 +326,25 @@ def test_supervised_ones_need_y():
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ---------------------------------------------------------------------------- benchmark cases
+def test_peer_cases_are_well_formed_and_the_fsviz_side_runs():
+    """benchmarks/catalogue_peers/sparse_learning.py: the keys bench_catalogue reads; fsviz side
+    returns k distinct indices (the scikit-feature side is only run by the benchmark)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "catalogue_peers" / "sparse_learning.py"
+    spec = importlib.util.spec_from_file_location("sparse_learning_cases", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cases = mod.cases()
+    assert {c["method"] for c in cases} >= {"RFS", "LS-l2,1", "LL-l2,1", "UDFS", "NDFS"}
+    X, y = planted(n=60, d=30)
+    for c in cases:
+        assert {"method", "dataset", "k", "fsviz", "peer"} <= set(c) and c["k"] == 20
+        assert callable(c["peer"])
+    for c in cases[:7]:  # one dataset's worth: every fsviz callable once
+        top = np.asarray(c["fsviz"](X, y))
+        assert top.shape == (20,) and len(set(top.tolist())) == 20
