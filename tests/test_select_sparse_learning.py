@@ -348,3 +348,14 @@ def test_peer_cases_are_well_formed_and_the_fsviz_side_runs():
     for c in cases[:7]:  # one dataset's worth: every fsviz callable once
         top = np.asarray(c["fsviz"](X, y))
         assert top.shape == (20,) and len(set(top.tolist())) == 20
+
+
+@pytest.mark.parametrize("shape", [(40, 30), (30, 40), (20, 400), (400, 20)])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_lipschitz_constant_is_the_centred_spectral_norm(shape, sparse):
+    """FISTA's step: sigma_max(X - 1 mu')^2, from the smaller Gram matrix or svds, X never densified."""
+    X = sp.random(*shape, density=0.2, format="csr", random_state=1)
+    dense = X.toarray()
+    expect = np.linalg.norm(dense - dense.mean(0), 2) ** 2
+    got = SL._Centred(X if sparse else dense, True).sq_norm2()
+    assert expect <= got <= expect * (1 + 1e-4)

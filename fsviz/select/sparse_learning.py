@@ -101,11 +101,22 @@ class _Centred:
     def sq_norm2(self) -> float:
         """Largest squared singular value of the centred matrix."""
         n, d = self.shape
-        if min(n, d) <= 300:  # largest eigenvalue of the smaller Gram matrix
-            A = self.X.toarray() - self.mu if self.sparse else self.X
-            if not A.size:
-                return 0.0
-            G = A @ A.T if n <= d else A.T @ A
+        if min(n, d) == 0:
+            return 0.0
+        if min(n, d) <= 300:  # largest eigenvalue of the smaller Gram matrix (never densifies X)
+            A, mu = self.X, self.mu
+            if n <= d:  # Xc Xc' = X X' - (X mu) 1' - 1 (X mu)' + (mu'mu) 11'
+                G = A @ A.T
+                G = G.toarray() if sp.issparse(G) else np.asarray(G)
+                if self.sparse:
+                    Xm = np.asarray(A @ mu).ravel()
+                    G = G - Xm[:, None] - Xm[None, :] + float(mu @ mu)
+            else:  # Xc'Xc = X'X - n mu mu'
+                G = A.T @ A
+                G = G.toarray() if sp.issparse(G) else np.asarray(G)
+                if self.sparse:
+                    G = G - n * np.outer(mu, mu)
+            G = (G + G.T) / 2.0
             return float(sla.eigvalsh(G, subset_by_index=[G.shape[0] - 1, G.shape[0] - 1])[0]) * (1.0 + 1e-10)
         op = spla.LinearOperator(
             (n, d),
