@@ -42,7 +42,7 @@ def compare_scatter(frame) -> go.Figure:
             textposition="top center",
             customdata=np.column_stack([text, nf]),
             marker=dict(
-                size=10 + 20 * np.sqrt(nf / max(nf.max(), 1)) if nf.size else 10, color="#1f77b4", opacity=0.7
+                size=10 + 20 * np.sqrt(nf / max(nf.max(), 1)) if nf.size else 10, color="#0072B2", opacity=0.7
             ),
             hovertemplate="%{customdata[0]}<br>%{customdata[1]} features<br>"
             "redundancy %{x:.3f}<br>CV accuracy %{y:.3f}<extra></extra>",
