@@ -391,9 +391,7 @@ def test_fixed_colours_are_colour_blind_safe():
         return c.upper() in safe or r == g == b
 
     viz = Path(__file__).resolve().parents[1] / "fsviz" / "viz"
-    found = {
-        (p.name, c) for p in viz.glob("*.py") for c in re.findall(r"#[0-9a-fA-F]{6}\b", p.read_text())
-    }
+    found = {(p.name, c) for p in viz.glob("*.py") for c in re.findall(r"#[0-9a-fA-F]{6}\b", p.read_text())}
     assert found, "no colour literal found: the scan is broken"
     assert [f for f in sorted(found) if not ok(f[1])] == []
     assert all(ok(c) for c in [*ROLE_COLORS.values(), *DECISION_COLORS.values()])
