@@ -103,7 +103,7 @@ def session_files(ds) -> None:
     with st.expander("Session file"):
         st.download_button(
             "Save session (JSON)",
-            appkit.session_json(ds),
+            appkit.session_download(ds),
             file_name="fsviz-session.json",
             mime="application/json",
             on_click="ignore",

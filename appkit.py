@@ -26,6 +26,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -331,22 +332,34 @@ def restore_runs(ds, runs: dict) -> None:
             add_selection(ds, run)
 
 
-def session_json(ds) -> bytes:
-    """This session as JSON: dataset name and fingerprint, seed, and every run it shows."""
+def session_download(ds) -> Callable[[], bytes]:
+    """This session as JSON (dataset name and fingerprint, seed, every run it shows), made
+    at the click: a callable for ``st.download_button(data=...)``.
+
+    The sidebar draws the button before the page runs, and a page may still add a run in
+    the same rerun (a Run click): bytes made now would miss it. The callable holds this
+    session's own dicts, which the page updates in place, not ``st.session_state`` itself
+    (Streamlit calls it outside the script run).
+    """
+    shown, selections, s = _session("shown", ds), _session("selections", ds), seed()
+    return lambda: _session_bytes(ds, shown, selections, s)
+
+
+def _session_bytes(ds, shown: dict, selections: dict, seed_: int) -> bytes:
     from fsviz import __version__
 
     data = {
         "fsviz_version": __version__,
         "dataset": {"name": str(ds.name), "fingerprint": ds.fingerprint},
-        "seed": seed(),
-        "shown": {slot: run.to_dict() for slot, run in _session("shown", ds).items()},
-        "selections": [{"run": run.to_dict(), "k": k} for run, k in _session("selections", ds)],
+        "seed": seed_,
+        "shown": {slot: run.to_dict() for slot, run in list(shown.items())},
+        "selections": [{"run": run.to_dict(), "k": k} for run, k in list(selections)],
     }
     return json.dumps(data, indent=2).encode()
 
 
 def load_session(ds, data: bytes) -> int:
-    """Restore a :func:`session_json` file on the same dataset; returns the number of runs.
+    """Restore a :func:`session_download` file on the same dataset; returns the number of runs.
 
     Raises ValueError naming the problem: not JSON, another dataset, a broken run.
     """
