@@ -96,7 +96,9 @@ def _trace_ratio_parts(X, y, style: str, n_neighbors: int, t) -> tuple[np.ndarra
     return a, b
 
 
-def trace_ratio_select(a: np.ndarray, b: np.ndarray, k: int, max_iter: int = 100) -> tuple[np.ndarray, float, int]:
+def trace_ratio_select(
+    a: np.ndarray, b: np.ndarray, k: int, max_iter: int = 100
+) -> tuple[np.ndarray, float, int]:
     """Global maximiser of ``sum_F a / sum_F b`` over subsets ``F`` of size ``k`` (Nie et al. 2008, Alg. 1).
 
     Dinkelbach's iteration: with ``lam`` the ratio of the current subset, the next subset is
@@ -216,7 +218,11 @@ class TraceRatio(ScoreSelector):
     def _validate_params_extra(self) -> None:
         if self.style not in ("fisher", "laplacian"):
             raise ValueError(f"TraceRatio: 'style' must be 'fisher' or 'laplacian'; got {self.style!r}.")
-        if not isinstance(self.max_iter, numbers.Integral) or isinstance(self.max_iter, bool) or self.max_iter < 1:
+        if (
+            not isinstance(self.max_iter, numbers.Integral)
+            or isinstance(self.max_iter, bool)
+            or self.max_iter < 1
+        ):
             raise ValueError(f"TraceRatio: 'max_iter' must be an int >= 1; got {self.max_iter!r}.")
 
     def _compute_scores(self, X, y):
@@ -319,10 +325,15 @@ def spec_score(X, y=None, *, style: int = 0, gamma: float | None = None) -> np.n
 
 
 def _check_style(owner, style, n):
-    ok = isinstance(style, numbers.Integral) and not isinstance(style, bool) and (style in (-1, 0) or 2 <= style <= n)
+    ok = (
+        isinstance(style, numbers.Integral)
+        and not isinstance(style, bool)
+        and (style in (-1, 0) or 2 <= style <= n)
+    )
     if not ok:
         raise ValueError(
-            f"{owner}: 'style' must be -1, 0 or an int k in [2, n_samples={n}] (eigenpairs used); got {style!r}."
+            f"{owner}: 'style' must be -1, 0 or an int k in [2, n_samples={n}] (eigenpairs used); "
+            f"got {style!r}."
         )
 
 
@@ -361,7 +372,7 @@ def _spec(X, y, style: int, gamma) -> np.ndarray:
         lam = 1.0 - mu
         # alpha_j = f^'xi_j with f^ = D^{1/2} f / ||D^{1/2} f||
         if sp.issparse(X):
-            A = np.asarray((sp.csc_matrix(X).T @ (sq[:, None] * U)))
+            A = np.asarray(sp.csc_matrix(X).T @ (sq[:, None] * U))
         else:
             with blas_limits():
                 A = X.T @ (sq[:, None] * U)
