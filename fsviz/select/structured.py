@@ -402,7 +402,7 @@ class _StructuredLasso(SelectorMixin, BaseEstimator):
 
     def _targets(self, y) -> tuple[np.ndarray, np.ndarray | None]:
         name = type(self).__name__
-        kind = type_of_target(y, input_name="y")
+        kind = type_of_target(y, input_name="y", raise_unknown=True)
         if self.loss not in ("squared", "logistic"):
             raise ValueError(f"{name}: 'loss' must be 'squared' or 'logistic'; got {self.loss!r}.")
         if kind in ("binary", "multiclass"):
