@@ -433,6 +433,14 @@ class SPEC(ScoreSelector):
         if y is not None:
             from sklearn.utils.multiclass import check_classification_targets
 
+            y = np.asarray(y)
+            if y.ndim == 2 and y.shape[1] == 1:
+                y = y.ravel()
+            if y.ndim != 1 or y.shape[0] != X.shape[0]:
+                raise ValueError(
+                    f"SPEC: 'y' has {y.shape[0] if y.ndim else 0} labels but X has {X.shape[0]} samples; "
+                    "they must match (or pass y=None for the unsupervised RBF graph)."
+                )
             check_classification_targets(y)
         _check_style("SPEC", self.style, X.shape[0])
         return _spec(X, y, self.style, self.gamma)
