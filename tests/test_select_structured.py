@@ -407,3 +407,37 @@ def test_problem_matvecs_equal_explicit_centring():
     np.testing.assert_allclose(s.matvec(W), d.matvec(W), atol=1e-12)
     np.testing.assert_allclose(s.rmatvec(R), d.rmatvec(R), atol=1e-12)
     np.testing.assert_allclose(d.matvec(W), (X - X.mean(0)) @ W, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------- registry
+def test_registry_group_runs_take_gdm_categorical_prior_or_explicit_groups():
+    import fsviz.compute as fc
+    from fsviz.compute import Run
+    from fsviz.data import Dataset
+
+    X, y = regression(13, n=60, m=8)
+    yc = (y > 0).astype(int)
+    names = ["a=1", "a=2", "b=1", "b=2", "b=3", "c", "d", "e"]
+    meta = {"categorical": {"a": ["a=1", "a=2"], "b": ["b=1", "b=2", "b=3"]}, "prior_groups": [[5, 6]]}
+    ds = Dataset(X, y=yc, feature_names=names, name="toy", meta=meta)
+    res = Run("group-lasso", {"groups": "categorical", "alpha": 0.3}, 0).execute(ds)
+    ref = GroupLasso(groups=[[0, 1], [2, 3, 4]], alpha=0.3).fit(X, yc)
+    np.testing.assert_array_equal(res.scores, ref.scores_)
+    res = Run("sparse-group-lasso", {"groups": "prior"}, 0).execute(ds)
+    np.testing.assert_array_equal(res.scores, SparseGroupLasso(groups=[[5, 6]]).fit(X, yc).scores_)
+    res = Run("group-lasso", {"groups": ((0, 7), (1, 2))}, 0).execute(ds)
+    np.testing.assert_array_equal(res.scores, GroupLasso(groups=[[0, 7], [1, 2]]).fit(X, yc).scores_)
+    gdm = Run("gdm", {"tau": 0.3, "max_iter": 3}, 0)
+    res = Run("group-lasso", {"groups": gdm}, 0).execute(ds)
+    groups = [g for g in gdm.execute(ds).partition() if len(g) > 1]
+    np.testing.assert_array_equal(res.scores, GroupLasso(groups=groups).fit(X, yc).scores_)
+    plain = Dataset(X, y=yc, name="plain")
+    with pytest.raises(ValueError, match="groups='categorical' needs one-hot encoded columns"):
+        Run("group-lasso", {"groups": "categorical"}, 0).execute(plain)
+    with pytest.raises(ValueError, match="groups='prior' needs prior groups"):
+        Run("group-lasso", {"groups": "prior"}, 0).execute(plain)
+    with pytest.raises(ValueError, match="'groups' must be 'gdm', 'categorical', 'prior'"):
+        Run("group-lasso", {"groups": "random"}, 0).execute(plain)
+    assert {"trace-ratio", "spec", "group-lasso", "sparse-group-lasso", "tree-lasso"} <= set(
+        fc.score_methods()
+    )
