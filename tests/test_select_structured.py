@@ -441,3 +441,26 @@ def test_registry_group_runs_take_gdm_categorical_prior_or_explicit_groups():
     assert {"trace-ratio", "spec", "group-lasso", "sparse-group-lasso", "tree-lasso"} <= set(
         fc.score_methods()
     )
+
+
+def test_working_set_solution_is_the_full_problems(monkeypatch):
+    """m >> n: the working-set solve passes the full KKT check and equals a solve on all features."""
+    import fsviz.select.structured as ST
+
+    rng = np.random.default_rng(14)
+    X = rng.normal(size=(50, 300))
+    y = X[:, :12] @ rng.normal(size=12) + 0.5 * rng.normal(size=50)
+    groups = [np.arange(s, s + 5) for s in range(0, 300, 5)]
+    for est in (
+        GroupLasso(groups=groups, alpha=0.1, tol=1e-9),
+        TreeLasso(tree=groups + [np.arange(0, 100)], alpha=0.1, tol=1e-9),
+    ):
+        ws = est.fit(X, y).coef_
+        lam = 0.1 * est.alpha_max_
+        t = _Tree(est.structure_, np.sqrt([len(g) for g in est.structure_]))
+        g = _grad(est, X, y)
+        P = K.tree_prox((ws - g).reshape(-1, 1), 0.0, t.indptr, t.indices, t.weights * lam)[:, 0]
+        np.testing.assert_allclose(P, ws, atol=1e-7)
+        monkeypatch.setattr(ST, "_WS_START", 10**6)
+        np.testing.assert_allclose(est.fit(X, y).coef_, ws, atol=1e-6)
+        monkeypatch.undo()
