@@ -168,9 +168,9 @@ def cases() -> list[dict]:
             {"method": "spec-rbf-k5", "dataset": ds, "k": K, "fsviz": _spec_rbf_fsviz, "peer": _spec_rbf_peer}
         )
     for ds in ("colon", "Prostate-GE"):
-        f, p = _gl_case(0.5)
+        f, p = _gl_case(0.3)
         out.append({"method": "group-lasso", "dataset": ds, "k": K, "fsviz": f, "peer": p})
-        f, p = _sgl_case(0.3, 0.5)
+        f, p = _sgl_case(0.1, 0.5)
         out.append({"method": "sparse-group-lasso", "dataset": ds, "k": K, "fsviz": f, "peer": p})
         f, p = _tree_case(0.3)
         out.append({"method": "tree-lasso", "dataset": ds, "k": K, "fsviz": f, "peer": p})

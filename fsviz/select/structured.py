@@ -597,7 +597,7 @@ _COMMON_PARAMS = """
         Number of best features :meth:`get_support` selects (None: all).
     threshold : float or None, default=None
         Select every feature whose score (coefficient norm) is ``>= threshold`` instead.
-    tol : float, default=1e-6
+    tol : float, default=1e-5
         Stop when the KKT residual is below ``tol`` times the gradient norm at ``W = 0``.
     max_iter : int, default=2000
         Bound on the accelerated proximal-gradient iterations."""
@@ -670,7 +670,7 @@ class GroupLasso(_StructuredLasso):
         loss="squared",
         n_features=20,
         threshold=None,
-        tol=1e-6,
+        tol=1e-5,
         max_iter=2000,
     ):
         self.groups = groups
@@ -733,7 +733,7 @@ class SparseGroupLasso(_StructuredLasso):
         loss="squared",
         n_features=20,
         threshold=None,
-        tol=1e-6,
+        tol=1e-5,
         max_iter=2000,
     ):
         self.groups = groups
@@ -803,7 +803,7 @@ class TreeLasso(_StructuredLasso):
         loss="squared",
         n_features=20,
         threshold=None,
-        tol=1e-6,
+        tol=1e-5,
         max_iter=2000,
     ):
         self.tree = tree
