@@ -88,7 +88,9 @@ def ista(grad, L, m, l1, tree: _Tree, n_extra=0, iters=3000):
         g = grad(z)
         step = z - g / L
         w, U = dual_prox(step[:m], l1 / L, _Tree(tree.groups, tree.weights / L), U=U, sweeps=50)
-        z = np.concatenate([w, step[m:]])
+        z, z_old = np.concatenate([w, step[m:]]), z
+        if np.max(np.abs(z - z_old)) < 1e-13:
+            break
     return z[:m], z[m:]
 
 
