@@ -346,6 +346,10 @@ def test_gdm_groups_feed_the_group_selectors():
         (SparseGroupLasso(l1_ratio=1.5), r"'l1_ratio' must be a float in \[0, 1\]; got 1.5"),
         (TreeLasso(tree=[[0, 1], [1, 2]]), r"nested or disjoint; node \[1, 2\]"),
         (GroupLasso(max_iter=0), r"'max_iter' must be an int >= 1; got 0"),
+        (
+            TreeLasso(tree=[[0, 1]], node_weights=[1.0, 2.0]),
+            r"'node_weights' must be 'sqrt', 'ones' or 1 finite",
+        ),
     ],
 )
 def test_errors_name_the_input_and_rule(est, match):

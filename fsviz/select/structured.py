@@ -116,7 +116,7 @@ def _partition(owner: str, groups, m: int) -> list[np.ndarray]:
     return gs + [np.array([j], dtype=np.int64) for j in rest]
 
 
-def _group_weights(owner: str, groups: list[np.ndarray], weights) -> np.ndarray:
+def _group_weights(owner: str, groups: list[np.ndarray], weights, name: str = "group_weights") -> np.ndarray:
     sizes = np.array([g.size for g in groups], dtype=np.float64)
     if weights is None or (isinstance(weights, str) and weights == "sqrt"):
         return np.sqrt(sizes)
@@ -125,7 +125,7 @@ def _group_weights(owner: str, groups: list[np.ndarray], weights) -> np.ndarray:
     w = np.asarray(weights, dtype=np.float64).ravel()
     if w.shape[0] != len(groups) or not np.all(np.isfinite(w)) or w.min(initial=0.0) < 0:
         raise ValueError(
-            f"{owner}: 'group_weights' must be 'sqrt', 'ones' or {len(groups)} finite non-negative "
+            f"{owner}: {name!r} must be 'sqrt', 'ones' or {len(groups)} finite non-negative "
             f"weights (one per group); got {weights!r}."
         )
     return w
@@ -832,7 +832,7 @@ class TreeLasso(_StructuredLasso):
     def _tree(self, X):
         m = X.shape[1]
         nodes = feature_tree(X) if self.tree is None else _as_index_groups("TreeLasso", self.tree, m)
-        w = _group_weights("TreeLasso", nodes, self.node_weights) if nodes else np.zeros(0)
+        w = _group_weights("TreeLasso", nodes, self.node_weights, "node_weights") if nodes else np.zeros(0)
         if isinstance(self.node_weights, str) or self.node_weights is None:
             w = None
         covered = np.zeros(m, dtype=bool)
