@@ -333,11 +333,11 @@ def _lipschitz(prob: _Problem) -> tuple[float, bool]:
 
     ``c * max(sigma_max(X_c)^2, n) / n`` (``c`` = 1 squared, 1/4 binary logistic, 1/2
     multinomial; ``n`` for the intercept's column of ones, orthogonal to centred ``X``). Dense
-    data with a side of at most 2,000: ``sigma_max`` exactly from the smaller Gram matrix;
+    data whose smaller Gram matrix costs at most 4e9 flops: ``sigma_max`` exactly from it;
     otherwise a power-iteration estimate (a lower bound, so the solver backtracks).
     """
     m, n = prob.mu.size, prob.n
-    exact = prob.XT is None and min(n, m) <= 2000
+    exact = prob.XT is None and min(n, m) ** 2 * max(n, m) <= 4e9  # the Gram matrix is cheap
     if exact:
         Xc = prob.X
         G = Xc @ Xc.T if n <= m else Xc.T @ Xc
@@ -395,19 +395,18 @@ def _solve(prob: _Problem, tree: _Tree, l1: float, lam: float, tol: float, max_i
         ws = _largest_rows(P, _WS_START)
         if ws.size == 0:  # lam >= alpha_max: W = 0 is optimal
             return W, b, 0, 0.0, G
-    L_full = None
     n_iter = 0
     while True:
         full = ws.size == m
         sub = prob if full else prob.columns(ws)
         subtree = tree if full else _restrict(tree, ws, m)
-        Wsub, b, it = _fista(sub, subtree, l1, lam, tol * scale, max_iter - n_iter, W[ws], b)
+        Wsub, b, it, L = _fista(sub, subtree, l1, lam, tol * scale, max_iter - n_iter, W[ws], b)
         n_iter += it
         W[:] = 0.0
         W[ws] = Wsub
-        if L_full is None:
-            L_full = _lipschitz(prob)[0]
-        res, G, P = _kkt_residual(prob, tree, l1, lam, W, b, L_full)
+        # the subproblem's step: the residual is 0 exactly at the optimum for any step, and
+        # whether a feature outside the set moves does not depend on it (W is 0 there)
+        res, G, P = _kkt_residual(prob, tree, l1, lam, W, b, L)
         if full or n_iter >= max_iter:
             break
         P[ws] = 0.0
@@ -465,7 +464,7 @@ def _fista(prob: _Problem, tree: _Tree, l1: float, lam: float, atol: float, max_
         tk = tn
         if n_iter % 10 == 0 and _kkt_residual(prob, tree, l1, lam, W, b, L)[0] <= atol:
             break
-    return W, b, n_iter
+    return W, b, n_iter, L
 
 
 def _kkt_residual(prob, tree, l1, lam, W, b, L):
