@@ -176,8 +176,9 @@ class TraceRatio(ScoreSelector):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features_in_,)
-        ``f'L_b f - lam * f'L_w f`` at the optimal ``lam``: the selected subset is exactly
-        the ``k`` highest; the selected scores are >= 0 summed. 0 for constant features.
+        ``f'L_b f - lam * f'L_w f`` at the optimal ``lam``: the selected subset is the ``k``
+        highest, their sum is 0 and no subset of size ``k`` has a positive sum (Dinkelbach's
+        optimality condition). May be negative. 0 for constant features.
     ranking_ : ndarray of shape (n_features_in_,)
         1 = best.
     trace_ratio_ : float
