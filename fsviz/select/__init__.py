@@ -49,6 +49,7 @@ _EXPORTS = {
     "SparseGroupLasso": ".structured",
     "TreeLasso": ".structured",
     "feature_tree": ".structured",
+    "gdm_groups": ".structured",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
