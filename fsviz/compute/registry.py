@@ -281,6 +281,55 @@ def _group_saola(run: Run, ctx: Context) -> R.StreamResult:
     return _stream_result(run, ds, est, arrival, seconds)
 
 
+def _group_lasso(run: Run, ctx: Context) -> R.ScoreResult:
+    """Group lasso / sparse group lasso with the groups the run names: ``groups`` = a GDM Run (or
+    ``"gdm"``: GDM at its defaults; each SF with its AFs is one group), ``"categorical"`` (the
+    dataset's one-hot blocks), ``"prior"`` (prior groups stored on the dataset) or explicit index
+    lists; none: every feature is its own group."""
+    ds = ctx.dataset
+    spec = run.get("groups")
+    label = run.spec.label
+    if spec == "gdm":
+        spec = Run("gdm", {}, run.seed)
+    if spec is None:
+        groups = None
+    elif isinstance(spec, Run):
+        if spec.method != "gdm":
+            raise ValueError(f"{label}: 'groups' must be a GDM Run; got a {spec.method!r} Run.")
+        groups = [g for g in ctx.result(spec).partition() if len(g) > 1]
+    elif spec == "categorical":
+        groups = ds.categorical_groups
+        if not groups:
+            raise ValueError(
+                f"{label}: groups='categorical' needs one-hot encoded columns; dataset {ds.name!r} has none "
+                "(load it with categorical='onehot')."
+            )
+    elif spec == "prior":
+        groups = getattr(ds, "prior_groups", None) or ds.meta.get("prior_groups")
+        if not groups:
+            raise ValueError(
+                f"{label}: groups='prior' needs prior groups on the dataset; {ds.name!r} has none."
+            )
+    elif isinstance(spec, str):
+        raise ValueError(
+            f"{label}: 'groups' must be 'gdm', 'categorical', 'prior', a GDM Run or index lists; "
+            f"got {spec!r}."
+        )
+    else:
+        groups = [list(g) for g in spec]
+    est = run.spec.make(run.replace(groups=None))
+    if groups is not None:
+        est.set_params(groups=[np.asarray(g, dtype=np.int64) for g in groups])
+    seconds = _fit(est, ds, ds.y)
+    return R.ScoreResult(
+        run,
+        ds.fingerprint,
+        np.asarray(est.scores_, dtype=np.float64),
+        np.asarray(est.ranking_, dtype=np.int64),
+        seconds,
+    )
+
+
 # ---------------------------------------------------------------------------- views
 def _histogram(run: Run, ctx: Context) -> R.HistogramResult:
     """Exact over all pairs up to ``max_features`` features, else a sampled estimate (flagged)."""
@@ -544,6 +593,25 @@ METHODS: dict[str, Method] = {
         Method("cfs", "CFS", "subset", S.CFS, True, "forward search on Hall's merit (SU)", _subset),
         Method("tscore", "t-score", "score", S.TScore, True, "two-class Welch t statistic", _score),
         Method("gini", "Gini index", "score", S.GiniIndex, True, "Gini gain of the best split", _score),
+        Method(
+            "trace-ratio", "Trace ratio", "score", S.TraceRatio, True, "best k-subset by trace ratio", _score
+        ),
+        Method("spec", "SPEC", "score", S.SPEC, False, "spectral score (label graph if labelled)", _score),
+        Method(
+            "group-lasso", "Group lasso", "score", S.GroupLasso, True, "l2 penalty per group", _group_lasso
+        ),
+        Method(
+            "sparse-group-lasso",
+            "Sparse group lasso",
+            "score",
+            S.SparseGroupLasso,
+            True,
+            "l1 + group l2",
+            _group_lasso,
+        ),
+        Method(
+            "tree-lasso", "Tree lasso", "score", S.TreeLasso, True, "nested groups (feature tree)", _score
+        ),
         _view("histogram", "|rho| histogram", "|rho| of all pairs", _histogram),
         _view("evaluation", "Evaluation", "CV accuracy and redundancy of a top k", _evaluation),
         _view("pairs", "Top correlated pairs", "the most correlated pairs", _pairs),

@@ -41,6 +41,15 @@ _EXPORTS = {
     "gini_index": ".scores",
     "gini_index_score": ".scores",
     "mcfs_score": ".mcfs",
+    "TraceRatio": ".similarity",
+    "SPEC": ".similarity",
+    "spec_score": ".similarity",
+    "trace_ratio_select": ".similarity",
+    "GroupLasso": ".structured",
+    "SparseGroupLasso": ".structured",
+    "TreeLasso": ".structured",
+    "feature_tree": ".structured",
+    "gdm_groups": ".structured",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
