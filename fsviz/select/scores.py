@@ -995,7 +995,8 @@ class FScore(ScoreSelector):
     --------
     >>> from sklearn.datasets import load_diabetes
     >>> from fsviz.select import FScore
-    >>> X, y = load_diabetes(return_X_y=True)       # continuous target: F-regression
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> y = (y - y.mean()) / y.std()      # whole numbers would be classes: standardise
     >>> FScore(n_features=2).fit(X, y).get_support(indices=True)
     array([2, 8])
     """
@@ -1064,6 +1065,7 @@ class PearsonScore(_CorrelationScore):
     >>> from sklearn.datasets import load_diabetes
     >>> from fsviz.select import PearsonScore
     >>> X, y = load_diabetes(return_X_y=True)
+    >>> y = (y - y.mean()) / y.std()      # whole numbers would be classes: standardise
     >>> sel = PearsonScore(n_features=2).fit(X, y)
     >>> sel.get_support(indices=True), round(float(sel.scores_.max()), 3)
     (array([2, 8]), 0.586)
@@ -1286,6 +1288,7 @@ class MutualInfo(ScoreSelector):
     >>> from sklearn.datasets import load_diabetes
     >>> from fsviz.select import MutualInfo
     >>> X, y = load_diabetes(return_X_y=True)
+    >>> y = (y - y.mean()) / y.std()      # whole numbers would be classes: standardise
     >>> MutualInfo(n_features=2).fit(X, y).get_support(indices=True)
     array([2, 8])
     """
@@ -1339,7 +1342,8 @@ class ReliefF(ScoreSelector):
     --------
     >>> from sklearn.datasets import load_diabetes
     >>> from fsviz.select import ReliefF
-    >>> X, y = load_diabetes(return_X_y=True)       # continuous target: RReliefF
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> y = (y - y.mean()) / y.std()      # a continuous target: RReliefF
     >>> ReliefF(n_features=2).fit(X, y).get_support(indices=True)
     array([2, 8])
     """
