@@ -41,7 +41,9 @@ def target_kind(y) -> str | None:
     """
     if y is None:
         return None
-    kind = type_of_target(np.asarray(y).ravel() if np.ndim(y) == 2 and 1 in np.shape(y) else y, input_name="y")
+    if np.ndim(y) == 2 and 1 in np.shape(y):
+        y = np.asarray(y).ravel()
+    kind = type_of_target(y, input_name="y")
     if kind in ("binary", "multiclass"):
         return "classes"
     if kind == "continuous":

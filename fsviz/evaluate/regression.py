@@ -146,7 +146,10 @@ def cv_regression(
     folds = KFold(n_splits=n_splits, shuffle=True, random_state=random_state)
     r2s, rmses, used = [], [], []
     for tr, te in folds.split(np.zeros(X.shape[0])):
-        idx = idx0 if (fixed or not reselect) else select(selector_or_indices, X[tr], y[tr], k, "cv_regression")
+        if fixed or not reselect:
+            idx = idx0
+        else:
+            idx = select(selector_or_indices, X[tr], y[tr], k, "cv_regression")
         used.append(np.asarray(idx, dtype=np.int64))
         if idx.shape[0] == 0:
             pred = np.full(te.shape[0], y[tr].mean())

@@ -211,7 +211,9 @@ def _target_correlations(X, y: np.ndarray) -> np.ndarray:
 def _continuous_y(owner: str, y) -> np.ndarray:
     y = np.asarray(y, dtype=np.float64)
     if np.ptp(y) == 0:
-        raise ValueError(f"{owner}: the continuous target y is constant ({y[0]!r}); nothing to score against.")
+        raise ValueError(
+            f"{owner}: the continuous target y is constant ({y[0]!r}); nothing to score against."
+        )
     return y
 
 
