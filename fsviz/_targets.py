@@ -49,8 +49,8 @@ def target_kind(y) -> str | None:
     if kind == "continuous":
         return "continuous"
     raise ValueError(
-        f"y must be class labels or one continuous target; got a target of type {kind!r} "
-        "(type_of_target). Pass a single label column."
+        f"Unknown label type: {kind!r} (type_of_target); y must be class labels or one continuous "
+        "target. Pass a single label column."
     )
 
 
