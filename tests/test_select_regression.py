@@ -102,7 +102,8 @@ def test_correlation_scores_binary_ok_multiclass_refused():
     X, y = planted()
     yb = (y > 0).astype(int)
     pb = PearsonScore(n_features=None).fit(X, yb).scores_
-    np.testing.assert_allclose(pb, [abs(np.corrcoef(X[:, j], yb)[0, 1]) for j in range(X.shape[1])], atol=1e-12)
+    ref = [abs(np.corrcoef(X[:, j], yb)[0, 1]) for j in range(X.shape[1])]
+    np.testing.assert_allclose(pb, ref, atol=1e-12)
     with pytest.raises(ValueError, match="ordered target .* got 3 classes"):
         SpearmanScore().fit(X, np.digitize(y, [-1.0, 1.0]))
     with pytest.raises(ValueError, match="'method' must be 'pearson' or 'spearman'"):
@@ -207,11 +208,12 @@ def test_spearman_sees_a_monotone_signal_pearson_underrates():
 )
 def test_scores_without_regression_form_say_so(est):
     X, y = planted(n=60, m=12)
-    with pytest.raises(ValueError, match=r"needs class labels; y looks continuous \(type_of_target='continuous'\)"):
+    msg = r"needs class labels; y looks continuous \(type_of_target='continuous'\)"
+    with pytest.raises(ValueError, match=msg):
         est.fit(np.abs(X), y)
 
 
-# ------------------------------------------------------------------ SAOLA: Fisher's Z with a continuous target
+# ------------------------------------------------------------------ SAOLA: Fisher's Z, continuous target
 def saola_reference(X, y, alpha):
     """SAOLA Alg. 1 with Fisher's Z relevance test and |rho| (section 3.4.2), line by line."""
     n, m = X.shape
