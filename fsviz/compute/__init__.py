@@ -70,6 +70,7 @@ from fsviz.compute.tables import (
     selection_frame,
     stream_frame,
     summary_frame,
+    target_frame,
 )
 
 __all__ = [
@@ -130,4 +131,5 @@ __all__ = [
     "methods_for",
     "stream_frame",
     "summary_frame",
+    "target_frame",
 ]

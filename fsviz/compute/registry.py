@@ -531,6 +531,9 @@ def _projection(run: Run, ctx: Context) -> R.Projection:
 def _images(run: Run, ctx: Context) -> R.ImagePanels:
     """Example images (one per class, round robin) and per-class means, in ``shape``.
 
+    A continuous target has no classes: random examples labelled with their ``y`` and the
+    means of the samples at most / above the median of ``y``.
+
     Rows of X are reshaped in C order (the loader already turned MATLAB's column-major
     images upright). With more than ``max_means`` classes the first ``max_means`` are shown.
     """
@@ -550,6 +553,19 @@ def _images(run: Run, ctx: Context) -> R.ImagePanels:
         mean = X.mean(0).reshape(1, h, w)
         examples = X[pick].reshape(-1, h, w)
         return R.ImagePanels(run, ds.fingerprint, examples, ("",) * len(pick), mean, ("all samples",), (h, w))
+    if getattr(ds, "target_kind", None) == "continuous":  # no classes: halves of the target
+        pick = rng.choice(len(X), size=min(n_examples, len(X)), replace=False)
+        low = y <= np.median(y)
+        means = np.stack([X[low].mean(0), X[~low].mean(0) if (~low).any() else X[low].mean(0)])
+        return R.ImagePanels(
+            run,
+            ds.fingerprint,
+            X[pick].reshape(-1, h, w),
+            tuple(f"y = {v:.3g}" for v in y[pick]),
+            means.reshape(-1, h, w),
+            ("mean, y at most its median", "mean, y above its median"),
+            (h, w),
+        )
     names = np.asarray(ds.labels).astype(str)
     classes = np.unique(y)
     per = [rng.permutation(np.flatnonzero(y == c)) for c in classes]

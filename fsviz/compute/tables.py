@@ -386,6 +386,26 @@ def pairs_frame(result, feature_names: Sequence[str]) -> pd.DataFrame:
     )
 
 
+def target_frame(ds) -> pd.DataFrame:
+    """The target of a dataset in one table: its kind and, for a continuous target, its spread.
+
+    Rows ``(statistic, value)``: kind (``classes``, ``continuous`` or ``none``), samples and
+    distinct values; for a continuous target also min, quartiles, max, mean and standard
+    deviation (population).
+    """
+    kind = getattr(ds, "target_kind", None)
+    rows = [("kind", kind or "none")]
+    if ds.y is not None:
+        y = np.asarray(ds.y)
+        rows += [("samples", f"{y.size:,}"), ("distinct values", f"{np.unique(y).size:,}")]
+        if kind == "continuous":
+            q = np.quantile(y, [0.0, 0.25, 0.5, 0.75, 1.0])
+            names = ("min", "25 %", "median", "75 %", "max")
+            rows += [(nm, f"{v:.4g}") for nm, v in zip(names, q, strict=True)]
+            rows += [("mean", f"{y.mean():.4g}"), ("standard deviation", f"{y.std():.4g}")]
+    return pd.DataFrame(rows, columns=["statistic", "value"])
+
+
 # ---------------------------------------------------------------------------- compare
 def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation | None]]) -> pd.DataFrame:
     """The compare table: accuracy (with its fold spread), redundancy and time first.
@@ -478,4 +498,5 @@ __all__ = [
     "selection_frame",
     "stream_frame",
     "summary_frame",
+    "target_frame",
 ]
