@@ -71,7 +71,8 @@ def quality(res, k):
     if after.is_regression:
         st.caption(
             f"CV R² with the selection redone in each training fold (no selection bias); CV RMSE "
-            f"{after.cv_rmse:.3f} (base {before.cv_rmse:.3f}). A lower redundancy is worth it only if R² holds."
+            f"{after.cv_rmse:.3f} (base {before.cv_rmse:.3f}). "
+            "A lower redundancy is worth it only if R² holds."
         )
     else:
         st.caption(
