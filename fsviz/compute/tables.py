@@ -59,7 +59,13 @@ def summary_frame(summary) -> pd.DataFrame:
         ("non-zero fraction", f"{1.0 - summary.sparsity:.4f}"),
         ("constant features", summary.n_constant),
         ("missing values filled", summary.n_missing),
-        ("classes", len(summary.classes) if summary.classes else "none (unlabelled)"),
+        ("target", summary.label_kind or "none"),
+        (
+            "classes",
+            len(summary.classes)
+            if summary.classes
+            else ("none (continuous target)" if summary.label_kind == "continuous" else "none (unlabelled)"),
+        ),
         ("image shape", "x".join(map(str, shape)) if shape else "none"),
         ("fingerprint", summary.fingerprint[:16]),
     ]
@@ -402,7 +408,9 @@ def target_frame(ds) -> pd.DataFrame:
             q = np.quantile(y, [0.0, 0.25, 0.5, 0.75, 1.0])
             names = ("min", "25 %", "median", "75 %", "max")
             rows += [(nm, f"{v:.4g}") for nm, v in zip(names, q, strict=True)]
-            rows += [("mean", f"{y.mean():.4g}"), ("standard deviation", f"{y.std():.4g}")]
+            mean = float(y.mean())
+            mean = 0.0 if abs(mean) < 1e-12 * float(np.abs(y).max()) else mean  # rounding of a centred y
+            rows += [("mean", f"{mean:.4g}"), ("standard deviation", f"{y.std():.4g}")]
     return pd.DataFrame(rows, columns=["statistic", "value"])
 
 

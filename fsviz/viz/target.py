@@ -46,8 +46,17 @@ def target_histogram(y, bins: int = 30, name: str = "target") -> go.Figure:
             name="samples",
         )
     )
-    for value, label, dash in ((float(y.mean()), "mean", "solid"), (float(np.median(y)), "median", "dot")):
-        fig.add_vline(x=value, line_dash=dash, line_color="#d62728", annotation_text=f"{label} {value:.3g}")
+    mean = float(y.mean())
+    mean = 0.0 if abs(mean) < 1e-12 * float(np.abs(y).max()) else mean  # rounding of a centred y
+    marks = ((mean, "mean", "solid", "top right"), (float(np.median(y)), "median", "dot", "top left"))
+    for value, label, dash, where in marks:
+        fig.add_vline(
+            x=value,
+            line_dash=dash,
+            line_color="#d62728",
+            annotation_text=f"{label} {value:.3g}",
+            annotation_position=where,
+        )
     fig.update_layout(
         height=300,
         margin=dict(t=40, l=5, r=5, b=5),
