@@ -69,7 +69,7 @@ def scale_extreme(X):
     data = X.data if hasattr(X, "tocsr") else X
     if data.size == 0:
         return X
-    top = float(np.max(np.abs(data)))
+    top = float(max(np.max(data), -np.min(data)))  # largest |value| without an |X| temporary
     if not np.isfinite(top) or top == 0.0 or 1.0 / EXTREME <= top <= EXTREME:
         return X
     shift = -int(np.frexp(top)[1])  # top * 2**shift in [0.5, 1)
