@@ -612,6 +612,13 @@ TARGET_NEEDS = {
         "it; otherwise it says it needs class labels (the error below). One-class GDM-OC needs no target.",
         None: "No target: GDM runs one-class (GDM-OC).",
     },
+    "correlation": {
+        "classes": "Feature-feature correlations need no target; the explorer below can also correlate "
+        "every feature with the class codes.",
+        "continuous": "Feature-feature correlations need no target; the explorer below can also correlate "
+        "every feature with the continuous target (Pearson or Spearman).",
+        None: "Feature-feature correlations need no target.",
+    },
     "images": {
         "classes": "Panels show examples and the mean image of each class.",
         "continuous": "Continuous target: panels show examples with their target value and the mean "

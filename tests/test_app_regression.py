@@ -60,6 +60,7 @@ def test_image_masks_and_correlation_pages(app):
     assert any("no image shape" in i.value for i in at.info) and not at.exception
     at = goto(app, "correlation_sparsity")
     assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("with the continuous target" in c.value for c in at.caption)
     assert len(at.get("plotly_chart")) >= 1
 
 
