@@ -137,7 +137,10 @@ def _fit(est, ds, y, client=None) -> float:
 def _score(run: Run, ctx: Context) -> R.ScoreResult:
     ds = ctx.dataset
     est = run.spec.make(run)
-    seconds = _fit(est, ds, getattr(ds, "y", None))
+    y = getattr(ds, "y", None)
+    if not run.spec.supervised and getattr(ds, "target_kind", None) == "continuous":
+        y = None  # unsupervised scores that can use class labels (SPEC's label graph) take none
+    seconds = _fit(est, ds, y)
     return R.ScoreResult(
         run,
         ds.fingerprint,
