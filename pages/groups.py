@@ -21,6 +21,8 @@ def groups_view():
         ctl.info(
             "No target column: GDM runs one-class (GDM-OC). Choose a target in the sidebar for two classes."
         )
+    elif ds.target_kind == "continuous":
+        ctl.info(appkit.target_note(ds, "groups"))
     with ctl.container(border=True):
         tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, step=0.01, key="gdm_tau")
         c1, c2 = st.columns(2)

@@ -15,6 +15,7 @@ if ds.y is None:
     )
     st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
+ctl.caption(appkit.target_note(ds, "online"))
 
 appkit.seed_form("saola", appkit.saola_form_defaults(ds))
 with ctl.container(border=True):
@@ -27,7 +28,10 @@ with ctl.container(border=True):
     )
     alpha = st.number_input("alpha (Fisher's Z significance)", 1e-6, 0.5, format="%.4g", key="saola_alpha")
     delta = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, key="saola_delta")
-    data = st.selectbox("data", ["auto", "continuous", "discrete"], key="saola_data")
+    modes = ["auto", "continuous"] + (["discrete"] if ds.target_kind == "classes" else [])
+    if st.session_state.get("saola_data") not in modes:  # discrete (SU) needs class labels
+        st.session_state["saola_data"] = "auto"
+    data = st.selectbox("data", modes, key="saola_data")
     chunk = st.select_slider(
         "features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], key="saola_chunk"
     )

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsviz import select as S
+from fsviz._targets import needs_classes_message
 from fsviz.compute import results as R
 from fsviz.compute.runs import Context, Run
 
@@ -51,6 +52,9 @@ class Method:
     unsupervised_with : str or None
         A parameter that, when true, lets a supervised method run without labels
         (GDM's ``one_class``).
+    regression : bool
+        A supervised method that also takes a continuous target (its regression form);
+        the others need class labels (see :func:`methods_for`).
     """
 
     name: str
@@ -61,11 +65,20 @@ class Method:
     help: str
     runner: Callable[[Run, Context], Any]
     unsupervised_with: str | None = None
+    regression: bool = False
 
     @property
     def selects(self) -> bool:
         """Whether its result is a feature selection."""
         return self.kind in SELECTION_KINDS
+
+    def accepts(self, target_kind: str | None) -> bool:
+        """Whether it runs on a dataset whose target is ``"classes"``, ``"continuous"`` or None."""
+        if not self.supervised or target_kind == "classes":
+            return True
+        if target_kind == "continuous":
+            return self.regression
+        return self.unsupervised_with is not None
 
     def execute(self, run: Run, ctx: Context):
         ds = ctx.dataset
@@ -75,6 +88,11 @@ class Method:
                 f"{self.label} needs class labels; dataset {ds.name!r} has none. Name the label column "
                 "(app: sidebar; CLI: --label) or choose an unsupervised method."
             )
+        if self.supervised and not lifted and getattr(ds, "target_kind", None) == "continuous":
+            if not self.regression:
+                raise ValueError(
+                    f"{needs_classes_message(self.label)} Dataset {ds.name!r} has a continuous target."
+                )
         try:
             return self.runner(run, ctx)
         except MemoryError as e:  # one error contract: a ValueError naming the run and the fix
@@ -119,7 +137,10 @@ def _fit(est, ds, y, client=None) -> float:
 def _score(run: Run, ctx: Context) -> R.ScoreResult:
     ds = ctx.dataset
     est = run.spec.make(run)
-    seconds = _fit(est, ds, getattr(ds, "y", None))
+    y = getattr(ds, "y", None)
+    if not run.spec.supervised and getattr(ds, "target_kind", None) == "continuous":
+        y = None  # unsupervised scores that can use class labels (SPEC's label graph) take none
+    seconds = _fit(est, ds, y)
     return R.ScoreResult(
         run,
         ds.fingerprint,
@@ -360,7 +381,8 @@ def _histogram(run: Run, ctx: Context) -> R.HistogramResult:
 
 
 def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
-    """CV accuracy and redundancy of the top ``k`` of the selection made by Run ``of``.
+    """CV accuracy (CV R^2 and RMSE for a continuous target) and redundancy of the top ``k``
+    of the selection made by Run ``of``.
 
     ``reselect=True`` (default) redoes the selection inside every training fold through
     the same Run (no selection bias, Ambroise & McLachlan, PNAS 2002); ``False`` evaluates
@@ -374,9 +396,11 @@ def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
     t0 = time.perf_counter()
     chosen = ctx.result(of).selection(k).indices
     red = float(redundancy_rate(ds.X, chosen)) if len(chosen) > 1 else 0.0
+    y = getattr(ds, "y", None)
+    if y is not None and getattr(ds, "target_kind", None) == "continuous":
+        return _evaluation_regression(run, ds, of, k, reselect, chosen, red, t0)
     acc = std = float("nan")
     n_folds = 0
-    y = getattr(ds, "y", None)
     smallest = int(np.unique(y, return_counts=True)[1].min()) if y is not None else 0
     if len(chosen) and smallest >= 2:
         n_folds = min(5, smallest)
@@ -394,6 +418,43 @@ def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
     seconds = time.perf_counter() - t0
     n = len(chosen)
     return R.Evaluation(run, ds.fingerprint, n, float(acc), red, reselect, seconds, float(std), n_folds)
+
+
+def _evaluation_regression(run: Run, ds, of: Run, k: int, reselect: bool, chosen, red: float, t0: float):
+    """A continuous target: K-fold R^2 and RMSE of a ridge regression (``cv_regression``)."""
+    from fsviz.evaluate import cv_regression
+
+    r2 = r2_std = rmse = rmse_std = float("nan")
+    n_folds = 0
+    if len(chosen) and ds.n_samples >= 4:
+        n_folds = min(5, ds.n_samples // 2)
+        cv = cv_regression(
+            ds.X,
+            ds.y,
+            fold_selector(of, k, ds) if reselect else chosen,
+            k=k if reselect else None,
+            model="ridge",
+            n_splits=n_folds,
+            reselect=True,
+            random_state=run.seed,
+        )
+        r2, r2_std, rmse, rmse_std = cv.r2, cv.r2_std, cv.rmse, cv.rmse_std
+    return R.Evaluation(
+        run,
+        ds.fingerprint,
+        len(chosen),
+        float("nan"),
+        red,
+        reselect,
+        time.perf_counter() - t0,
+        float("nan"),
+        n_folds,
+        target="continuous",
+        cv_r2=float(r2),
+        cv_r2_std=float(r2_std),
+        cv_rmse=float(rmse),
+        cv_rmse_std=float(rmse_std),
+    )
 
 
 def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray], np.ndarray]:
@@ -522,6 +583,9 @@ def _projection(run: Run, ctx: Context) -> R.Projection:
 def _images(run: Run, ctx: Context) -> R.ImagePanels:
     """Example images (one per class, round robin) and per-class means, in ``shape``.
 
+    A continuous target has no classes: random examples labelled with their ``y`` and the
+    means of the samples at most / above the median of ``y``.
+
     Rows of X are reshaped in C order (the loader already turned MATLAB's column-major
     images upright). With more than ``max_means`` classes the first ``max_means`` are shown.
     """
@@ -541,6 +605,19 @@ def _images(run: Run, ctx: Context) -> R.ImagePanels:
         mean = X.mean(0).reshape(1, h, w)
         examples = X[pick].reshape(-1, h, w)
         return R.ImagePanels(run, ds.fingerprint, examples, ("",) * len(pick), mean, ("all samples",), (h, w))
+    if getattr(ds, "target_kind", None) == "continuous":  # no classes: halves of the target
+        pick = rng.choice(len(X), size=min(n_examples, len(X)), replace=False)
+        low = y <= np.median(y)
+        means = np.stack([X[low].mean(0), X[~low].mean(0) if (~low).any() else X[low].mean(0)])
+        return R.ImagePanels(
+            run,
+            ds.fingerprint,
+            X[pick].reshape(-1, h, w),
+            tuple(f"y = {v:.3g}" for v in y[pick]),
+            means.reshape(-1, h, w),
+            ("mean, y at most its median", "mean, y above its median"),
+            (h, w),
+        )
     names = np.asarray(ds.labels).astype(str)
     classes = np.unique(y)
     per = [rng.permutation(np.flatnonzero(y == c)) for c in classes]
@@ -569,16 +646,74 @@ def _view(name: str, label: str, help: str, runner: Callable[[Run, Context], Any
 METHODS: dict[str, Method] = {
     m.name: m
     for m in [
-        Method("gdm", "GDM", "groups", S.GDM, True, "support + affiliated groups", _gdm, "one_class"),
-        Method("saola", "SAOLA", "stream", S.SAOLA, True, "online streaming selection", _saola),
-        Method("group-saola", "group-SAOLA", "stream", S.GroupSAOLA, True, "SAOLA over groups", _group_saola),
+        Method("gdm", "GDM", "groups", S.GDM, True, "support + affiliated groups", _gdm, "one_class", True),
+        Method(
+            "saola", "SAOLA", "stream", S.SAOLA, True, "online streaming selection", _saola, regression=True
+        ),
+        Method(
+            "group-saola",
+            "group-SAOLA",
+            "stream",
+            S.GroupSAOLA,
+            True,
+            "SAOLA over groups",
+            _group_saola,
+            regression=True,
+        ),
         Method("grm", "GRM", "grm", S.GRM, False, "global redundancy minimisation of a base score", _grm),
         Method("lgd", "LGD", "score", S.LGD, False, "local-global discrepancy (unsupervised)", _score),
         Method("laplacian", "Laplacian score", "score", S.LaplacianScore, False, "unsupervised", _score),
         Method("fisher", "Fisher score", "score", S.FisherScore, True, "Fisher score", _score),
-        Method("relieff", "ReliefF", "score", S.ReliefF, True, "ReliefF", _score),
-        Method("mi", "Mutual information", "score", S.MutualInfo, True, "MI with the label", _score),
-        Method("f", "F-score", "score", S.FScore, True, "ANOVA F-score", _score),
+        Method(
+            "relieff",
+            "ReliefF",
+            "score",
+            S.ReliefF,
+            True,
+            "ReliefF (RReliefF for a continuous target)",
+            _score,
+            regression=True,
+        ),
+        Method(
+            "mi",
+            "Mutual information",
+            "score",
+            S.MutualInfo,
+            True,
+            "MI with the target",
+            _score,
+            regression=True,
+        ),
+        Method(
+            "f",
+            "F-score",
+            "score",
+            S.FScore,
+            True,
+            "ANOVA F (F-regression for a continuous target)",
+            _score,
+            regression=True,
+        ),
+        Method(
+            "pearson",
+            "|Pearson r|",
+            "score",
+            S.PearsonScore,
+            True,
+            "|correlation| with the target",
+            _score,
+            regression=True,
+        ),
+        Method(
+            "spearman",
+            "|Spearman rho|",
+            "score",
+            S.SpearmanScore,
+            True,
+            "|rank correlation| with the target",
+            _score,
+            regression=True,
+        ),
         Method("chi2", "Chi-square", "score", S.ChiSquare, True, "chi-square (non-negative data)", _score),
         Method("variance", "Variance", "score", S.VarianceScore, False, "variance (unsupervised)", _score),
         Method("mcfs", "MCFS", "score", S.MCFS, False, "multi-cluster feature selection", _score),
@@ -635,6 +770,15 @@ def method(name: str) -> Method:
         raise ValueError(f"unknown method {name!r}; known are {sorted(METHODS)}.") from None
 
 
+def methods_for(target_kind: str | None, kinds: tuple[str, ...] | None = None) -> list[str]:
+    """Names of the methods that run on a target of this kind, in registry order.
+
+    ``target_kind`` is ``"classes"``, ``"continuous"`` or None (no target: unsupervised
+    methods, and GDM one-class); ``kinds`` keeps only those :attr:`Method.kind`.
+    """
+    return [n for n, m in METHODS.items() if m.accepts(target_kind) and (kinds is None or m.kind in kinds)]
+
+
 def selection_methods() -> list[str]:
     """Names of the methods that select features, in registry order."""
     return [n for n, m in METHODS.items() if m.selects]
@@ -656,6 +800,7 @@ __all__ = [
     "NEIGHBOUR_METHODS",
     "fold_selector",
     "method",
+    "methods_for",
     "score_methods",
     "score_params",
     "selection_methods",
