@@ -274,7 +274,7 @@ def _check_stream_y(y, n: int, name: str) -> np.ndarray:
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"{name}: y contains NaN or inf; remove or impute those samples.")
     if np.unique(y).shape[0] < 2:
-        raise ValueError(f"{name}: y has a single value; a supervised stream needs at least two classes.")
+        raise ValueError(f"{name}: y has a single value (1 class); a supervised stream needs at least two.")
     return y
 
 
@@ -565,7 +565,7 @@ class _CIStream(_FeatureStream):
         else:
             codes, lv = self._store(B)
             allc = np.asfortranarray(np.hstack([codes, self._codes[:, :1]]))
-            p0 = K.g2_with_target(allc, np.r_[lv, self._levels[:1]].astype(np.int64), b)
+            p0 = K.g2_with_target(allc, np.r_[lv, self._levels[:1]].astype(np.int64), b)[:b]
             score = rel
             st = (codes, lv)
         alpha = float(self.alpha)
@@ -1062,8 +1062,8 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_new_samples, n_features)
         y : array-like of shape (n_new_samples,)
         classes : array-like, default=None
-            All the classes of the stream; required on the first call (as in
-            scikit-learn's ``partial_fit``), ignored afterwards.
+            All the classes of the stream, read on the first call only; None takes the
+            classes of the first ``y`` (give them when a first batch may miss some).
 
         Returns
         -------
@@ -1076,14 +1076,7 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         )
         check_classification_targets(y)
         if first:
-            if classes is None:
-                raise ValueError("OFS.partial_fit: 'classes' is required on the first call; got None.")
-            cl = np.unique(np.asarray(classes))
-            if cl.shape[0] < 2:
-                raise ValueError(
-                    f"OFS.partial_fit: 'classes' must hold at least two classes; got {cl.tolist()}."
-                )
-            self._start(cl, X.shape[1])
+            self._start(np.unique(np.asarray(y if classes is None else classes)), X.shape[1])
         unknown = np.setdiff1d(np.unique(y), self.classes_)
         if unknown.size:
             raise ValueError(
@@ -1095,7 +1088,7 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
 
     def _start(self, classes, m: int) -> None:
         if classes.shape[0] < 2:
-            raise ValueError(f"OFS: y needs at least two classes; got {classes.tolist()}.")
+            raise ValueError(f"OFS: y needs at least two classes; got 1 class ({classes.tolist()}).")
         self.classes_ = classes
         k = 1 if classes.shape[0] == 2 else classes.shape[0]
         self.coef_ = np.zeros((k, m))

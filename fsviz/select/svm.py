@@ -80,6 +80,8 @@ class L1SVM(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     intercept_ : ndarray
     C_ : float
         The C of the returned model.
+    n_iter_ : int
+        liblinear iterations of the returned model.
     path_ : ndarray of shape (n_fits, 2)
         (C, number of non-zero features) of every fit on the path (one row without
         ``n_features``).
@@ -157,7 +159,7 @@ class L1SVM(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:
-            raise ValueError(f"L1SVM: y needs at least two classes; got {self.classes_.tolist()}.")
+            raise ValueError(f"L1SVM: y needs at least two classes; got 1 class ({self.classes_.tolist()}).")
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         path = []
 
@@ -195,6 +197,7 @@ class L1SVM(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self.coef_ = np.asarray(svc.coef_, dtype=np.float64)
         self.intercept_ = np.asarray(svc.intercept_, dtype=np.float64)
         self.C_ = float(svc.C)
+        self.n_iter_ = int(np.max(svc.n_iter_))
         self.path_ = np.asarray(path, dtype=np.float64)
         self.scores_ = np.abs(self.coef_).max(axis=0)
         nz = np.flatnonzero(self.scores_ > 0)
@@ -317,7 +320,7 @@ class SVMRFE(SelectorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csc", dtype=np.float64, ensure_all_finite=True)
         check_classification_targets(y)
         if np.unique(y).shape[0] < 2:
-            raise ValueError("SVMRFE: y needs at least two classes; got 1.")
+            raise ValueError("SVMRFE: y needs at least two classes; got 1 class.")
         m = X.shape[1]
         k = self.n_features_to_select
         if k is None:
