@@ -386,6 +386,12 @@ def test_errors_name_the_parameter_and_value(est, match):
         est.fit(X, y)
 
 
+def test_discrete_max_k_guard():
+    X, y = clustered(n=60, discrete=True)
+    with pytest.raises(ValueError, match="'max_k' is too large for the G\\^2 test's stratum keys"):
+        OSFS(max_k=20).fit(X, y)
+
+
 def test_single_class_and_history_order_errors():
     X, y = clustered(seed=0)
     with pytest.raises(ValueError, match="single value \\(1 class\\)"):

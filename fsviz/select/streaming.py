@@ -525,6 +525,13 @@ class _CIStream(_FeatureStream):
 
         self.data_ = _resolve_mode(self.data, X)
         self._mode = 0 if self.data_ == "continuous" else 1
+        levels = max(32, int(self.n_bins))
+        if self._mode == 1 and levels ** (int(self.max_k) + 1) >= 2**62:
+            raise ValueError(
+                f"{type(self).__name__}: 'max_k' is too large for the G^2 test's stratum keys "
+                f"(up to {levels} levels per feature: at most {int(62 / np.log2(levels)) - 1}); "
+                f"got {self.max_k}."
+            )
         n = y.shape[0]
         self._n = n
         if self._mode == 0:
