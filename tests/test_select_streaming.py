@@ -350,6 +350,22 @@ def test_kernels_equal_their_python_bodies():
     np.testing.assert_allclose(W1, W3)
 
 
+@pytest.mark.parametrize("binary", [True, False])
+def test_fista_kernel_equals_its_python_body(binary):
+    rng = np.random.default_rng(1)
+    XA = rng.normal(size=(30, 4))
+    k = 1 if binary else 3
+    lab = rng.integers(0, 2 if binary else 3, size=30)
+    Y = lab[:, None].astype(float) if binary else np.eye(3)[lab]
+    out = []
+    for f in (K.fista_l1_logistic, K.fista_l1_logistic.py_func):
+        W, b = np.zeros((4, k)), np.zeros(k)
+        it, viol = f(XA, Y, W, b, 0.02, 0.5, 1e-9, 3000, binary)
+        out.append((W, b, it, viol))
+    np.testing.assert_allclose(out[0][0], out[1][0], atol=1e-12)
+    assert out[0][2] == out[1][2] and out[0][3] <= 1e-9
+
+
 @pytest.mark.parametrize("dof", [1, 2, 5, 30, 200])
 def test_chi2_sf_and_g2_match_scipy(dof):
     xs = chi2.isf([0.9, 0.5, 0.05, 1e-6], dof)

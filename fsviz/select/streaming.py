@@ -784,45 +784,29 @@ def _probs(Z, binary: bool) -> np.ndarray:
 
 
 def _l1_logistic(XA, Y, W, b, lam: float, tol: float, max_iter: int, binary: bool):
-    """FISTA with adaptive restart for min (1/n) sum logloss(XA W + b, Y) + lam |W|_1 (b free).
+    """min (1/n) sum logloss(XA W + b, Y) + lam |W|_1 (b free) by FISTA with restart
+    (:func:`~fsviz.select._streaming_kernels.fista_l1_logistic`), warm-started at (W, b).
 
-    Stops when the KKT violation (subgradient optimality) is below ``tol``. Returns
-    ``(W, b, n_iter, violation)``.
+    Step 1/L with L = sigma_max([XA, 1])^2 / n times 1/4 (sigmoid) or 1/2 (softmax).
+    Returns ``(W, b, n_iter, kkt_violation)``.
     """
     n = XA.shape[0]
     A1 = np.column_stack([XA, np.ones(n)])
     L = np.linalg.norm(A1, 2) ** 2 / n * (0.25 if binary else 0.5)
-    step = 1.0 / max(L, 1e-12)
-
-    def grad(Wc, bc):
-        Rm = (_probs(XA @ Wc + bc, binary) - Y) / n
-        return XA.T @ Rm, Rm.sum(axis=0)
-
-    def violation(Wc, gW, gb):
-        v = np.where(Wc != 0, np.abs(gW + lam * np.sign(Wc)), np.maximum(np.abs(gW) - lam, 0.0))
-        return max(float(v.max(initial=0.0)), float(np.abs(gb).max(initial=0.0)))
-
-    Wk, bk = W.copy(), b.copy()
-    Wy, by = W.copy(), b.copy()
-    t = 1.0
-    viol = np.inf
-    it = 0
-    for it in range(1, max_iter + 1):
-        gW, gb = grad(Wy, by)
-        Wn = Wy - step * gW
-        Wn = np.sign(Wn) * np.maximum(np.abs(Wn) - step * lam, 0.0)
-        bn = by - step * gb
-        if np.sum((Wy - Wn) * (Wn - Wk)) + np.sum((by - bn) * (bn - bk)) > 0:  # restart momentum
-            t = 1.0
-        tn = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
-        Wy = Wn + (t - 1.0) / tn * (Wn - Wk)
-        by = bn + (t - 1.0) / tn * (bn - bk)
-        Wk, bk, t = Wn, bn, tn
-        if it % 10 == 0 or it == max_iter:
-            viol = violation(Wk, *grad(Wk, bk))
-            if viol <= tol:
-                break
-    return Wk, bk, it, viol
+    W = np.ascontiguousarray(W, dtype=np.float64).copy()
+    b = np.ascontiguousarray(b, dtype=np.float64).copy()
+    it, viol = K.fista_l1_logistic(
+        np.ascontiguousarray(XA),
+        np.ascontiguousarray(Y),
+        W,
+        b,
+        lam,
+        1.0 / max(L, 1e-12),
+        tol,
+        max_iter,
+        binary,
+    )
+    return W, b, int(it), float(viol)
 
 
 class Grafting(_FeatureStream):
