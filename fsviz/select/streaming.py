@@ -149,28 +149,36 @@ class StreamHistory:
         return str(self.explanations([i + len(self) if i < 0 else i])[0])
 
     def explanations(self, order=None) -> np.ndarray:
-        """One sentence per feature (rows in ``order``; default: arrival order)."""
+        """One sentence per feature (rows in ``order``; default: arrival order).
+
+        Vectorised with numpy string operations; only the few rows with a conditioning set
+        format it one by one.
+        """
         rows = self._rows(order, "explanations")
         m = self.measure
-        test = _TESTS.get(self.method, ("{m} = {s:.4g}", "{m} = {s:.4g}"))
-        out = []
-        for i in rows.tolist():
-            d = str(self.decision[i])
-            s, t = float(self.statistic[i]), float(self.threshold[i])
-            g = list(self.given[i]) if self.given else []
-            if d == "admitted":
-                text = "admitted (" + test[0].format(m=m, s=s, t=t) + ")"
-                if self.removed_by[i] >= 0:
-                    text += f"; later removed by the arrival of feature {int(self.removed_by[i])}"
-                    if g:
-                        text += f" (independent of the target given {g})"
-            elif d == "redundant":
-                text = f"dropped as redundant: independent of the target given features {g} "
-                text += f"({m} = {s:.4g} > {t:.4g})"
-            else:
-                text = "dropped (" + test[1].format(m=m, s=s, t=t) + ")"
-            out.append(f"feature {int(self.feature[i])}: {text}.")
-        return np.asarray(out, dtype=str)
+        (a_pre, a_mid), (d_pre, d_mid) = _TESTS.get(self.method, (("", " vs "), ("", " vs ")))
+        add = np.strings.add
+        dec = np.asarray(self.decision, dtype=object)[rows].astype(_STR)
+        s_txt = np.strings.mod("%.4g", np.asarray(self.statistic, dtype=np.float64)[rows]).astype(_STR)
+        t_txt = np.strings.mod("%.4g", np.asarray(self.threshold, dtype=np.float64)[rows]).astype(_STR)
+        rb = np.asarray(self.removed_by, dtype=np.int64)[rows]
+        given = np.full(rows.shape[0], "", dtype=_STR)
+        if self.given:
+            has = np.flatnonzero([len(self.given[i]) > 0 for i in rows.tolist()])
+            given[has] = [str(list(self.given[rows[k]])) for k in has.tolist()]
+        adm, red = dec == "admitted", dec == "redundant"
+        test = add(add(add(f"admitted ({a_pre}{m} = ", s_txt), a_mid), t_txt)
+        later = add("; later removed by the arrival of feature ", rb.astype(_STR))
+        cond = add(add(add(later, " (independent of the target given "), given), ")")
+        later = np.where(given != "", cond, later).astype(_STR)
+        test = add(add(test, ")"), np.where(rb >= 0, later, "").astype(_STR))
+        red_txt = add("dropped as redundant: independent of the target given features ", given)
+        red_txt = add(add(red_txt, f" ({m} = "), s_txt)
+        red_txt = add(add(add(red_txt, " > "), t_txt), ")")
+        drop = add(add(add(add(f"dropped ({d_pre}{m} = ", s_txt), d_mid), t_txt), ")")
+        text = np.where(adm, test, np.where(red, red_txt, drop))
+        head = add(add("feature ", np.asarray(self.feature, dtype=np.int64)[rows].astype(_STR)), ": ")
+        return add(add(head, text), ".")
 
     def set_sizes(self, order=None) -> np.ndarray:
         """Size of the selected set after each arrival (removals count at their remover's arrival)."""
@@ -208,17 +216,14 @@ class StreamHistory:
         )
 
 
+#: per method: (words before the measure, text between statistic and threshold) of the
+#: admitted and of the dropped entry test: "admitted (p = 0.001 < alpha_i = 0.25)"
 _TESTS = {
-    "alpha_investing": (
-        "{m} = {s:.4g} < alpha_i = {t:.4g}",
-        "not significant: {m} = {s:.4g} >= alpha_i = {t:.4g}",
-    ),
-    "osfs": (
-        "dependent on the target: {m} = {s:.4g} <= alpha = {t:.4g}",
-        "irrelevant: {m} = {s:.4g} > alpha = {t:.4g}",
-    ),
-    "grafting": ("{m} = {s:.4g} > lambda = {t:.4g}", "{m} = {s:.4g} <= lambda = {t:.4g}"),
+    "alpha_investing": (("", " < alpha_i = "), ("not significant: ", " >= alpha_i = ")),
+    "osfs": (("dependent on the target: ", " <= alpha = "), ("irrelevant: ", " > alpha = ")),
+    "grafting": (("", " > lambda = "), ("", " <= lambda = ")),
 }
+_STR = np.dtypes.StringDType()
 
 
 class _Log:
