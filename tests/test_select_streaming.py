@@ -179,6 +179,21 @@ def test_osfs_history_records_separating_sets():
     assert h.to_frame().shape == (X.shape[1], 7)
 
 
+def test_osfs_removal_is_explained_and_counted():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 20))
+    y = X[:, 1] + X[:, 4] + 0.3 * rng.normal(size=300)
+    X[:, 15] = X[:, 1] + 0.05 * rng.normal(size=300)  # a later, near-identical copy of feature 1
+    h = OSFS().fit(X, y).history_
+    assert h.removed_by[1] == 15 and h[1].given == (15,) and h.outcomes()[1] == "removed"
+    assert h.explain(1).endswith(
+        "later removed by the arrival of feature 15 (independent of the target given [15])."
+    )
+    assert h.explain(0).startswith("feature 0: dropped (irrelevant: p = ")
+    sizes = h.set_sizes()
+    assert sizes[14] - sizes[15] == 0  # feature 15 admitted (+1) and removed feature 1 (-1) on arrival
+
+
 def test_fast_osfs_and_osfs_agree_on_a_clean_problem():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 15))
