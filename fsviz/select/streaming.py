@@ -725,7 +725,7 @@ class OSFS(_CIStream):
     References
     ----------
     X. Wu, K. Yu, W. Ding, H. Wang, X. Zhu. Online feature selection with streaming
-    features. IEEE TPAMI 35(5):1178-1192, 2013. SAOLA paper, sections 5.1-5.2.
+    features. IEEE TPAMI 35(5), 2013. SAOLA paper, sections 5.1-5.2.
 
     Examples
     --------
@@ -859,7 +859,7 @@ class Grafting(_FeatureStream):
     ----------
     S. Perkins, J. Theiler. Online feature selection using grafting. ICML 2003.
     S. Perkins, K. Lacker, J. Theiler. Grafting: fast, incremental feature selection by
-    gradient descent in function space. JMLR 3, 2003 (the gradient test, eq. 6).
+    gradient descent in function space. JMLR 3, 2003 (the gradient test).
 
     Examples
     --------
@@ -999,7 +999,7 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     References
     ----------
     J. Wang, P. Zhao, S. C. H. Hoi, R. Jin. Online feature selection and its
-    applications. IEEE TKDE 26(3):698-710, 2014 (OFS, learning with full inputs).
+    applications. IEEE TKDE 26(3), 2014 (OFS, learning with full inputs).
     SAOLA paper, section 5.1 (OFS with k = 5, 10, ..., 100 features).
 
     Examples
