@@ -405,9 +405,10 @@ class AlphaInvesting(_FeatureStream):
     Parameters
     ----------
     w0 : float, default=0.5
-        Initial wealth (Zhou et al.: W0 = 0.5).
+        Initial wealth. 0.5 and 0.5 are fsviz's defaults: the SAOLA paper uses "the values used in
+        [Zhou et al. 2006]" without restating them.
     dw : float, default=0.5
-        Wealth earned by each added feature (alpha-delta = 0.5).
+        Wealth earned by each added feature.
 
     Attributes
     ----------
@@ -435,7 +436,7 @@ class AlphaInvesting(_FeatureStream):
     References
     ----------
     J. Zhou, D. P. Foster, R. A. Stine, L. H. Ungar. Streamwise feature selection.
-    JMLR 7, 2006 (alpha-investing, Alg. 1). SAOLA paper, section 5.1.
+    JMLR 7, 2006 (alpha-investing). SAOLA paper, section 5.1.
 
     Examples
     --------
