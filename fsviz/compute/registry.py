@@ -121,6 +121,10 @@ _RUN_ONLY = {
     "grm": ("base",),
     "saola": ("chunk",),
     "group-saola": ("groups",),
+    "alpha-investing": ("chunk",),
+    "osfs": ("chunk",),
+    "fast-osfs": ("chunk",),
+    "grafting": ("chunk",),
 }
 
 
@@ -349,6 +353,28 @@ def _group_lasso(run: Run, ctx: Context) -> R.ScoreResult:
         np.asarray(est.ranking_, dtype=np.int64),
         seconds,
     )
+
+
+def _feature_stream(run: Run, ctx: Context) -> R.StreamResult:
+    """The SAOLA paper's streaming baselines: features arrive ``chunk`` at a time (``partial_fit``)."""
+    ds = ctx.dataset
+    est = run.spec.make(run)
+    X, m = ds.X, ds.X.shape[1]
+    chunk = int(run.get("chunk", 200))
+    if chunk < 1:
+        raise ValueError(
+            f"{run.spec.label}: 'chunk' must be a positive number of features per arrival; got {chunk}."
+        )
+    t0 = time.perf_counter()
+    for start in range(0, m, chunk):
+        stop = min(start + chunk, m)
+        est.partial_fit(X[:, start:stop], ds.y)
+        n_sel = len(est.selected_)
+        ctx.progress(
+            stop / m, f"{stop:,} of {m:,} features arrived; {n_sel:,} selected", arrived=stop, selected=n_sel
+        )
+    seconds = time.perf_counter() - t0
+    return _stream_result(run, ds, est, np.arange(m), seconds)
 
 
 # ---------------------------------------------------------------------------- views
@@ -746,6 +772,41 @@ METHODS: dict[str, Method] = {
         ),
         Method(
             "tree-lasso", "Tree lasso", "score", S.TreeLasso, True, "nested groups (feature tree)", _score
+        ),
+        Method(
+            "alpha-investing",
+            "alpha-investing",
+            "stream",
+            S.AlphaInvesting,
+            True,
+            "streamwise regression, alpha-wealth",
+            _feature_stream,
+        ),
+        Method(
+            "osfs", "OSFS", "stream", S.OSFS, True, "online streaming CI tests (Wu et al.)", _feature_stream
+        ),
+        Method(
+            "fast-osfs",
+            "Fast-OSFS",
+            "stream",
+            S.FastOSFS,
+            True,
+            "OSFS testing the arrival first",
+            _feature_stream,
+        ),
+        Method(
+            "grafting",
+            "Grafting",
+            "stream",
+            S.Grafting,
+            True,
+            "l1 logistic, gradient test per arrival",
+            _feature_stream,
+        ),
+        Method("ofs", "OFS", "subset", S.OFS, True, "online (sample-stream) truncated linear model", _subset),
+        Method("l1-svm", "l1-SVM", "subset", S.L1SVM, True, "l1-regularised linear SVM (liblinear)", _subset),
+        Method(
+            "svm-rfe", "SVM-RFE", "subset", S.SVMRFE, True, "recursive elimination with a linear SVM", _subset
         ),
         _view("histogram", "|rho| histogram", "|rho| of all pairs", _histogram),
         _view("evaluation", "Evaluation", "CV accuracy and redundancy of a top k", _evaluation),

@@ -54,6 +54,13 @@ _EXPORTS = {
     "TreeLasso": ".structured",
     "feature_tree": ".structured",
     "gdm_groups": ".structured",
+    "AlphaInvesting": ".streaming",
+    "OSFS": ".streaming",
+    "FastOSFS": ".streaming",
+    "Grafting": ".streaming",
+    "OFS": ".streaming",
+    "L1SVM": ".svm",
+    "SVMRFE": ".svm",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
