@@ -726,9 +726,13 @@ def saola_form_defaults(ds) -> dict:
 
 
 def stream_run(ds, method: str, params: dict, chunk: int, grouping: str) -> Run | None:
-    """The SAOLA / group-SAOLA Run the online page asks for (None: GDM groups not there yet)."""
-    if method == "saola":
-        return Run("saola", params | {"chunk": int(chunk)}, seed())
+    """The streaming Run the online page asks for (None: GDM groups not there yet).
+
+    SAOLA and its baselines (alpha-investing, OSFS, Fast-OSFS, Grafting) take the features
+    ``chunk`` at a time; group-SAOLA takes GDM's groups or a random partition.
+    """
+    if method != "group-saola":
+        return Run(method, params | {"chunk": int(chunk)}, seed())
     if grouping == "GDM groups":
         groups = shown("gdm", ds)
         if groups is None:
