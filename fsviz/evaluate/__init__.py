@@ -1,4 +1,5 @@
-"""Evaluation of selections: redundancy, CV accuracy, ground truth, stability, clustering."""
+"""Evaluation of selections: redundancy, CV accuracy, ground truth, stability, clustering, and
+the survey's benchmark protocol."""
 
 from fsviz._lazy import lazy_exports
 
@@ -18,6 +19,15 @@ _EXPORTS = {
     "clustering_accuracy": ".clustering",
     "normalized_mutual_info": ".clustering",
     "ClusteringScores": ".clustering",
+    "benchmark": ".benchmark",
+    "BENCHMARK_COLUMNS": ".benchmark",
 }
 __all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+_getattr, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+
+def __getattr__(name: str) -> object:
+    value = _getattr(name)
+    if name == "benchmark":  # the function shares its module's name: keep the function bound
+        globals()[name] = value
+    return value
