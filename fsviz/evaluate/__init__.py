@@ -28,6 +28,6 @@ _getattr, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 def __getattr__(name: str) -> object:
     value = _getattr(name)
-    if name == "benchmark":  # the function shares its module's name: keep the function bound
-        globals()[name] = value
+    if _EXPORTS[name] == ".benchmark":  # importing the module bound its name to it: rebind the function
+        globals()["benchmark"] = _getattr("benchmark")
     return value

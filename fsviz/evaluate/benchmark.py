@@ -107,7 +107,7 @@ def _entries(methods, n_features: int, k_top: int, seed: int) -> list[_Entry]:
     out: list[_Entry] = []
     for m in methods:
         if isinstance(m, str):
-            if m not in selection_methods():
+            if m not in METHODS:
                 raise ValueError(
                     f"benchmark: unknown method {m!r}; the selection methods are {selection_methods()}."
                 )
