@@ -21,6 +21,7 @@ from fsviz.compute.registry import (
     selection_methods,
 )
 from fsviz.compute.results import (
+    BenchmarkResult,
     CorrelationsResult,
     Evaluation,
     GRMResult,
@@ -42,6 +43,8 @@ from fsviz.compute.tables import (
     CV_HONEST,
     CV_STD,
     SELECTION_COLUMNS,
+    benchmark_csv,
+    benchmark_summary,
     classes_frame,
     compare_frame,
     gdm_prior_groups,
@@ -69,6 +72,9 @@ from fsviz.compute.tables import (
 )
 
 __all__ = [
+    "BenchmarkResult",
+    "benchmark_csv",
+    "benchmark_summary",
     "CV_BIASED",
     "CV_HONEST",
     "CV_STD",

@@ -19,15 +19,9 @@ _EXPORTS = {
     "clustering_accuracy": ".clustering",
     "normalized_mutual_info": ".clustering",
     "ClusteringScores": ".clustering",
-    "benchmark": ".benchmark",
-    "BENCHMARK_COLUMNS": ".benchmark",
+    "benchmark": ".protocol",  # not .benchmark: a submodule would shadow the function
+    "BENCHMARK_COLUMNS": ".protocol",
+    "CLASSIFIERS": ".protocol",
 }
 __all__ = sorted(_EXPORTS)
-_getattr, __dir__ = lazy_exports(__name__, _EXPORTS)
-
-
-def __getattr__(name: str) -> object:
-    value = _getattr(name)
-    if _EXPORTS[name] == ".benchmark":  # importing the module bound its name to it: rebind the function
-        globals()["benchmark"] = _getattr("benchmark")
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

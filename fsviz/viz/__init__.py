@@ -22,6 +22,8 @@ _EXPORTS = {
     "correlation_network": ".correlation",
     "correlation_bars": ".correlation",
     "class_symbols": "._common",
+    "accuracy_curves": ".benchmark",
+    "clustering_curves": ".benchmark",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
