@@ -368,6 +368,7 @@ def _benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
             select_in_fold=bool(run.get("select_in_fold", True)),
             n_repeats_kmeans=int(run.get("n_repeats_kmeans", 20)),
             random_state=run.seed,
+            n_jobs=run.get("n_jobs"),
             client=ctx.client,
             progress=ctx.progress,
         )
