@@ -1,0 +1,159 @@
+"""Information-theoretic and statistical selectors of the survey against scikit-feature.
+
+MIFS, CIFE, JMI, CMIM, ICAP, DISR (survey section 2.2), CFS, t-score and Gini index
+(section 2.4). Fisher, ReliefF and Laplacian are in ``benchmarks/bench_scores.py``; mRMR,
+MIM and FCBF in ``benchmarks/bench_subset.py``.
+
+The information-theoretic peers expect discrete data; the datasets used here (colon,
+lung_small: gene expression already discretised to three values) are discrete, so both
+sides see the same variables (fsviz's 10 equal-width bins keep three distinct values
+apart). Known peer problems (docs/saola.md "Peer bugs", docs/benchmark.md):
+
+* ``mifs()``/``cife()`` call ``LCSI.lcsi`` in its default ``mode="rank"`` and return ranks
+  of the selected index values, not the indices; ``LCSI.lcsi(..., mode="index")`` with the
+  method's (beta, gamma) is the like-for-like peer.
+* ``jmi()`` passes ``function_name="JMI"``, which ``lcsi`` never reads: it runs LCSI with
+  beta = 0.8, gamma = 0.5 instead of beta = gamma = 1/|S|. The wrapper is timed as it is
+  and, as the like-for-like check, a textbook JMI loop built from scikit-feature's own
+  ``midd``/``cmidd`` estimators.
+* ``t_score`` uses population standard deviations (ddof = 0), fsviz the sample ones
+  (|Welch's t|); with unequal classes the order can differ.
+
+Run with ``python benchmarks/bench_catalogue.py --modules info_statistical``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fsviz.select import CFS, CIFE, CMIM, DISR, ICAP, JMI, MIFS, GiniIndex, TScore
+
+K = 10
+
+
+def _subset(cls, k, **kw):
+    def run(X, y):
+        return cls(n_features=k, **kw).fit(X, y).selected_
+
+    return run
+
+
+def _ranked(cls, **kw):
+    def run(X, y):
+        return np.argsort(cls(**kw).fit(X, y).ranking_, kind="stable")
+
+    return run
+
+
+def _lcsi(k, beta, gamma):
+    def run(X, y):
+        from skfeature.function.information_theoretical_based import LCSI
+
+        return LCSI.lcsi(X, y, beta=beta, gamma=gamma, n_selected_features=k, mode="index")
+
+    return run
+
+
+def _wrapper(module, func, k, **kw):
+    def run(X, y):
+        import importlib
+
+        mod = importlib.import_module(f"skfeature.function.information_theoretical_based.{module}")
+        return np.asarray(getattr(mod, func)(X, y, n_selected_features=k, mode="index", **kw), dtype=int)
+
+    return run
+
+
+def _jmi_textbook(k):
+    """JMI (survey eq. 40: sum over selected s of I(f, s; Y)) greedily, from scikit-feature's
+    ``midd``/``cmidd``: I(f;Y) - mean_s I(f;s) + mean_s I(f;s|Y) up to a constant."""
+
+    def run(X, y):
+        from skfeature.utility.entropy_estimators import cmidd, midd
+
+        m = X.shape[1]
+        rel = np.array([midd(X[:, j], y) for j in range(m)])
+        red, cond = np.zeros(m), np.zeros(m)
+        sel = [int(np.argmax(rel))]
+        while len(sel) < k:
+            last = X[:, sel[-1]]
+            best, bj = -np.inf, -1
+            for j in range(m):
+                if j in sel:
+                    continue
+                red[j] += midd(last, X[:, j])
+                cond[j] += cmidd(last, X[:, j], y)
+                J = rel[j] - (red[j] - cond[j]) / len(sel)
+                if J > best:
+                    best, bj = J, j
+            sel.append(bj)
+        return np.asarray(sel)
+
+    return run
+
+
+def _statistical(func):
+    def run(X, y):
+        from skfeature.function.statistical_based import CFS as SK_CFS
+        from skfeature.function.statistical_based import gini_index, t_score
+
+        fn = {"cfs": SK_CFS.cfs, "t_score": t_score.t_score, "gini_index": gini_index.gini_index}[func]
+        return np.asarray(fn(X, y, mode="index"), dtype=int)
+
+    return run
+
+
+def cases() -> list[dict]:
+    out = []
+    for ds in ("lung_small", "colon"):
+        info = [
+            (
+                "MIFS",
+                _subset(MIFS, K, beta=1.0),
+                _lcsi(K, 1.0, 0.0),
+                "peer: LCSI(beta=1, gamma=0), mode=index",
+            ),
+            ("CIFE", _subset(CIFE, K), _lcsi(K, 1.0, 1.0), "peer: LCSI(beta=1, gamma=1), mode=index"),
+            ("JMI", _subset(JMI, K), _jmi_textbook(K), "peer: textbook JMI from skfeature midd/cmidd"),
+            (
+                "JMI",
+                _subset(JMI, K),
+                _wrapper("JMI", "jmi", K),
+                "peer: skfeature jmi() (LCSI beta=.8, gamma=.5)",
+            ),
+            ("CMIM", _subset(CMIM, K), _wrapper("CMIM", "cmim", K), ""),
+            ("ICAP", _subset(ICAP, K), _wrapper("ICAP", "icap", K), ""),
+            ("DISR", _subset(DISR, K), _wrapper("DISR", "disr", K), ""),
+        ]
+        out += [{"method": m, "dataset": ds, "k": K, "fsviz": f, "peer": p, "note": n} for m, f, p, n in info]
+        out.append(
+            {
+                "method": "GiniIndex",
+                "dataset": ds,
+                "k": 20,
+                "fsviz": _ranked(GiniIndex),
+                "peer": _statistical("gini_index"),
+            }
+        )
+    out.append(
+        {
+            "method": "CFS",
+            "dataset": "lung_small",
+            "k": K,
+            "fsviz": lambda X, y: CFS().fit(X, y).selected_,
+            "peer": _statistical("cfs"),
+            "note": "both stop by themselves (5 non-improving steps); peer keeps the stale steps",
+        }
+    )
+    for ds in ("colon", "leukemia"):
+        out.append(
+            {
+                "method": "TScore",
+                "dataset": ds,
+                "k": 20,
+                "fsviz": _ranked(TScore),
+                "peer": _statistical("t_score"),
+                "note": "peer uses ddof=0 standard deviations (fsviz: |Welch's t|, ddof=1)",
+            }
+        )
+    return out
