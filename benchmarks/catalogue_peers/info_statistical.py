@@ -16,6 +16,13 @@ apart). Known peer problems (docs/saola.md "Peer bugs", docs/benchmark.md):
   beta = 0.8, gamma = 0.5 instead of beta = gamma = 1/|S|. The wrapper is timed as it is
   and, as the like-for-like check, a textbook JMI loop built from scikit-feature's own
   ``midd``/``cmidd`` estimators.
+* ``icap()`` subtracts the largest ``I(f;s) - I(f;s|Y)`` over the selected s (unclipped),
+  not the survey's / Jakulin's sum of ``max(0, I(f;s) - I(f;s|Y))`` (eq. 50).
+* ``disr()`` divides its sum of ``I(f,s;Y) / H(f,s,Y)`` by ``sum_s (1 + I(f;s))``, a
+  normalisation eq. (51) does not have.
+* ``gini_index()`` starts every feature's index at 0.5 and keeps the minimum; with more than
+  two classes the impurity of any split exceeds 0.5, so every feature scores 0.5 and the
+  order is arbitrary (on two classes it is the survey's eq. 83).
 * ``t_score`` uses population standard deviations (ddof = 0), fsviz the sample ones
   (|Welch's t|); with unequal classes the order can differ.
 
@@ -29,6 +36,9 @@ import numpy as np
 from fsviz.select import CFS, CIFE, CMIM, DISR, ICAP, JMI, MIFS, GiniIndex, TScore
 
 K = 10
+ICAP_NOTE = "peer: max over s of I(f;s)-I(f;s|Y), not the survey's sum of max(0, .) (eq. 50)"
+DISR_NOTE = "peer divides sum I(f,s;Y)/H(f,s,Y) by sum (1 + I(f;s)): not eq. 51"
+GINI_NOTE = "peer caps every index at 0.5 (2-class max): with > 2 classes all features tie"
 
 
 def _subset(cls, k, **kw):
@@ -119,11 +129,11 @@ def cases() -> list[dict]:
                 "JMI",
                 _subset(JMI, K),
                 _wrapper("JMI", "jmi", K),
-                "peer: skfeature jmi() (LCSI beta=.8, gamma=.5)",
+                "peer: skfeature jmi() as it is: LCSI beta=.8, gamma=.5, returns ranks",
             ),
-            ("CMIM", _subset(CMIM, K), _wrapper("CMIM", "cmim", K), ""),
-            ("ICAP", _subset(ICAP, K), _wrapper("ICAP", "icap", K), ""),
-            ("DISR", _subset(DISR, K), _wrapper("DISR", "disr", K), ""),
+            ("CMIM", _subset(CMIM, K), _wrapper("CMIM", "cmim", K), "peer: skfeature cmim()"),
+            ("ICAP", _subset(ICAP, K), _wrapper("ICAP", "icap", K), ICAP_NOTE),
+            ("DISR", _subset(DISR, K), _wrapper("DISR", "disr", K), DISR_NOTE),
         ]
         out += [{"method": m, "dataset": ds, "k": K, "fsviz": f, "peer": p, "note": n} for m, f, p, n in info]
         out.append(
@@ -133,6 +143,7 @@ def cases() -> list[dict]:
                 "k": 20,
                 "fsviz": _ranked(GiniIndex),
                 "peer": _statistical("gini_index"),
+                "note": GINI_NOTE,
             }
         )
     out.append(
