@@ -35,11 +35,12 @@ def open_benchmark(pg) -> None:
     settle(pg)
 
 
-def drop_tag(pg, label: str) -> None:
-    """Remove one chosen option of a multiselect (the x on its tag)."""
-    tag = pg.locator('[data-baseweb="tag"]').filter(has_text=label).first
-    tag.locator('[role="presentation"]').last.click()
-    settle(pg)
+def drop_last(pg, label: str) -> None:
+    """Remove the last chosen option of the multiselect ``label`` (Backspace in its input)."""
+    box = pg.locator('[data-testid="stMultiSelect"]').filter(has_text=label).first
+    box.locator("input").click()
+    pg.keyboard.press("Backspace")
+    pg.keyboard.press("Escape")
 
 
 def test_benchmark_page_runs_and_downloads_the_library_table(page, shots, tmp_path):  # noqa: F811
@@ -50,9 +51,8 @@ def test_benchmark_page_runs_and_downloads_the_library_table(page, shots, tmp_pa
 
     open_benchmark(page)
     assert page.get_by_text("press Run benchmark", exact=False).count() >= 1
-    for label in ("mRMR", "Variance", "Decision tree", "decision_tree"):
-        if page.locator('[data-baseweb="tag"]').filter(has_text=label).count():
-            drop_tag(page, label)
+    drop_last(page, "methods")  # fisher, mrmr, laplacian (variance dropped)
+    drop_last(page, "classifiers")  # linear_svm, decision_tree (naive_bayes dropped)
     page.get_by_role("button", name="Run benchmark").click()
     page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=240_000)
     settle(page)
@@ -66,7 +66,7 @@ def test_benchmark_page_runs_and_downloads_the_library_table(page, shots, tmp_pa
     frame = pd.read_csv(io.BytesIO(got))
     methods = list(dict.fromkeys(frame["method"]))
     classifiers = [c for c in dict.fromkeys(frame["classifier"]) if c != "kmeans"]
-    assert "fisher" in methods and "laplacian" in methods and "mrmr" not in methods
+    assert methods == ["fisher", "mrmr", "laplacian"] and classifiers == ["linear_svm", "decision_tree"]
 
     names = list(list_samples())
     ds = load_sample(names[appkit.default_sample(names)])

@@ -96,7 +96,7 @@ def test_figures_one_panel_per_classifier_and_bands(result):
     assert len(lines) == 2 and len(bands) == 2 and {t.name for t in lines} == {"fisher"}
     mean = s[(s.method == "fisher") & (s.classifier == "naive_bayes")].sort_values("k")
     np.testing.assert_allclose(lines[0].y, mean.accuracy)
-    np.testing.assert_allclose(bands[0].y[: len(mean)], mean.accuracy + mean.accuracy_std)
+    np.testing.assert_allclose(bands[0].y[: len(mean)], np.clip(mean.accuracy + mean.accuracy_std, 0, 1))
     cfig = clustering_curves(s)
     assert [t.name for t in cfig.data if t.mode == "lines+markers"] == ["variance", "variance"]
     with pytest.raises(ValueError, match="lacks"):

@@ -46,7 +46,7 @@ def _panels(fig, summary, panels, metric_of, col_of, ytitle: str) -> go.Figure:
             fig.add_trace(  # the band: mean + spread, then mean - spread filled up to it
                 go.Scatter(
                     x=np.concatenate([k, k[::-1]]),
-                    y=np.concatenate([mean + std, (mean - std)[::-1]]),
+                    y=np.clip(np.concatenate([mean + std, (mean - std)[::-1]]), 0.0, 1.0),
                     fill="toself",
                     fillcolor=f"rgba({r},{g},{b},0.18)",
                     line={"width": 0},
@@ -94,8 +94,8 @@ def accuracy_curves(summary) -> go.Figure:
     Returns
     -------
     plotly.graph_objects.Figure
-        Lines: the mean over the folds; shaded bands: mean ± the fold standard deviation
-        (the survey's Fig. of accuracy against the number of selected features).
+        Lines: the mean over the folds; shaded bands: mean ± the fold standard deviation,
+        clipped to [0, 1] (the survey's plots of accuracy against the number of features).
 
     Examples
     --------
