@@ -144,7 +144,7 @@ def markdown(rows: list[dict], load: str) -> str:
         "| " + " | ".join(HEADER) + " |",
         "| " + " | ".join("---" for _ in HEADER) + " |",
     ]
-    lines += ["| " + " | ".join(fmt_row(r)) + " |" for r in rows]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in fmt_row(r)) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 

@@ -23,7 +23,9 @@ apart). Known peer problems (docs/saola.md "Peer bugs", docs/benchmark.md):
 * ``gini_index()`` starts every feature's index at 0.5 and keeps the minimum; with more than
   two classes the impurity of any split exceeds 0.5, so every feature scores 0.5 and the
   order is arbitrary (on two classes it is the survey's eq. 83).
-* ``t_score`` uses population standard deviations (ddof = 0), fsviz the sample ones
+* ``t_score`` compares ``y == 0`` with ``y == 1``: on labels -1/+1 (colon, leukemia) both
+  means are of an empty class and every score is NaN. The like-for-like row re-encodes the
+  labels to 0/1. It also uses population standard deviations (ddof = 0), fsviz the sample ones
   (|Welch's t|); with unequal classes the order can differ.
 
 Run with ``python benchmarks/bench_catalogue.py --modules info_statistical``.
@@ -113,6 +115,15 @@ def _statistical(func):
     return run
 
 
+def _zero_one(peer):
+    """The peer on labels re-encoded 0..c-1 (scikit-feature's t_score assumes 0 and 1)."""
+
+    def run(X, y):
+        return peer(X, np.unique(y, return_inverse=True)[1])
+
+    return run
+
+
 def cases() -> list[dict]:
     out = []
     for ds in ("lung_small", "colon"):
@@ -156,7 +167,7 @@ def cases() -> list[dict]:
             "note": "both stop by themselves (5 non-improving steps); peer keeps the stale steps",
         }
     )
-    for ds in ("colon", "leukemia"):
+    for ds in ("colon", "leukemia"):  # two classes, labelled -1 / +1
         out.append(
             {
                 "method": "TScore",
@@ -164,7 +175,17 @@ def cases() -> list[dict]:
                 "k": 20,
                 "fsviz": _ranked(TScore),
                 "peer": _statistical("t_score"),
-                "note": "peer uses ddof=0 standard deviations (fsviz: |Welch's t|, ddof=1)",
+                "note": "peer as is: it hard-codes classes 0 and 1; with -1/+1 labels every t is NaN",
+            }
+        )
+        out.append(
+            {
+                "method": "TScore",
+                "dataset": ds,
+                "k": 20,
+                "fsviz": _ranked(TScore),
+                "peer": _zero_one(_statistical("t_score")),
+                "note": "peer given labels 0/1; it uses ddof=0 std (fsviz: Welch, ddof=1)",
             }
         )
     return out
