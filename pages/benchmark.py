@@ -10,11 +10,12 @@ from fsviz.viz import accuracy_curves, clustering_curves
 st.title("Benchmark (survey protocol)")
 ds = appkit.require_dataset()
 summary = ds.summary()
-if not summary.classes:
+if summary.label_kind != "classes":
+    what = "a continuous target" if summary.label_kind == "continuous" else "no class labels"
     st.info(
-        f"Dataset **{ds.name}** has no class labels, so there is nothing to score a selection against: the "
+        f"Dataset **{ds.name}** has {what}, so there is nothing to score a selection against: the "
         "survey's protocol measures supervised methods by classification accuracy and unsupervised methods "
-        "by K-means NMI/ACC against the classes. Name the label column in the sidebar (Upload) to benchmark."
+        "by K-means NMI/ACC against the classes. Name a class label column in the sidebar (Upload)."
     )
     st.stop()
 

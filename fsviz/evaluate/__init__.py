@@ -1,5 +1,5 @@
-"""Evaluation of selections: redundancy, CV accuracy, ground truth, stability, clustering, and
-the survey's benchmark protocol."""
+"""Evaluation of selections: redundancy, CV accuracy (CV R^2/RMSE for regression), ground truth,
+stability, clustering, and the survey's benchmark protocol."""
 
 from fsviz._lazy import lazy_exports
 
@@ -7,6 +7,8 @@ _EXPORTS = {
     "redundancy_rate": ".redundancy",
     "cv_accuracy": ".classification",
     "CVResult": ".classification",
+    "cv_regression": ".regression",
+    "RegressionCVResult": ".regression",
     "success_hits": ".ground_truth",
     "SuccessHits": ".ground_truth",
     "selection_stability": ".stability",

@@ -24,6 +24,7 @@ _EXPORTS = {
     "class_symbols": "._common",
     "accuracy_curves": ".benchmark",
     "clustering_curves": ".benchmark",
+    "target_histogram": ".target",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
