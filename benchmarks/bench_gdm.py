@@ -82,46 +82,62 @@ def dense(repeats: int) -> None:
 
 
 def phases(X, y, **kw) -> str:
-    """Where one fit's time goes (cProfile cumulative seconds of GDM's phases)."""
-    import cProfile
-    import pstats
+    """Where one fit's time goes: wall seconds of GDM's phases, timed by wrapping them (no
+    profiler overhead; the score scans run on numba's threads, so CPU time would miss them)."""
+    import functools
 
-    pr = cProfile.Profile()
-    pr.enable()
-    GDM(**kw).fit(X, y)
-    pr.disable()
-    st = pstats.Stats(pr).stats
-    out = {}
-    for (_, _, name), (_, _, _, cum, _) in st.items():
-        key = {
-            "solve_mkl": "master problem",
-            "dot": "score scans X'v",
-            "_crm_walk": "CRM walks",
-            "_block_complete_pcc": "group completion (K_a*m*n)",
-            "fit": "total",
-        }.get(name)
-        if key is not None:
-            out[key] = out.get(key, 0.0) + cum
-    return ", ".join(f"{k} {v:.3f} s" for k, v in out.items())
+    from fsviz.select import gdm as G
+
+    acc: dict[str, float] = {}
+    wrapped = [
+        (G, "scale_extreme", "validation/scaling"),
+        (G, "column_moments", "moments"),
+        (G._Scanner, "dot", "score scans X'v"),
+        (G, "_crm_walk", "CRM walks"),
+        (G, "solve_master", "master problem"),
+        (G.GDM, "_complete", "group completion (K_a*m*n)"),
+    ]
+    saved = []
+    for owner, name, label in wrapped:
+        f = getattr(owner, name)
+        saved.append((owner, name, f))
+
+        def timed(*a, _f=f, _label=label, **k):
+            t = time.perf_counter()
+            out = _f(*a, **k)
+            acc[_label] = acc.get(_label, 0.0) + time.perf_counter() - t
+            return out
+
+        setattr(owner, name, functools.wraps(f)(timed))
+    try:
+        t = time.perf_counter()
+        GDM(**kw).fit(X, y)
+        total = time.perf_counter() - t
+    finally:
+        for owner, name, f in saved:
+            setattr(owner, name, f)
+    rest = total - sum(acc.values())
+    parts = ", ".join(f"{k} {v:.3f} s" for k, v in acc.items())
+    return f"total {total:.3f} s = {parts}, rest {rest:.3f} s"
 
 
 def digits(repeats: int) -> None:
     """The app's default sample: a tau-slider move re-runs GDM, which must stay well under 0.3 s."""
     from fsviz.data import load_sample
-    from fsviz.select import _mkl
+    from fsviz.select import gdm as G
 
     ds = load_sample("digits-0-vs-1")
     X, y = np.asarray(ds.X, dtype=np.float64), np.asarray(ds.y)
     GDM(tau=0.3).fit(X, y)  # warm caches
-    orig, seen = _mkl._mu_on_active_set, [0, 0]
+    orig, seen = G.solve_master, [0, 0]
 
     def counting(*a, **k):
         out = orig(*a, **k)
         seen[0] += 1
-        seen[1] += out[3]
+        seen[1] += out.n_iter
         return out
 
-    _mkl._mu_on_active_set = counting
+    G.solve_master = counting
     try:
         walls, cpus = [], []
         for _ in range(5 * repeats):
@@ -130,12 +146,12 @@ def digits(repeats: int) -> None:
             walls.append(time.perf_counter() - t)
             cpus.append(time.process_time() - c)
     finally:
-        _mkl._mu_on_active_set = orig
+        G.solve_master = orig
     k = 5 * repeats
     print(
         f"digits-0-vs-1 ({X.shape[0]} x {X.shape[1]}): GDM(tau=0.3) wall best {min(walls):.3f} s, "
         f"median {np.median(walls):.3f} s, CPU best {min(cpus):.3f} s; {len(g.support_)} SF; "
-        f"mu solver {seen[0] // k} calls / {seen[1] // k} steps per fit"
+        f"master problem {seen[0] // k} calls / {seen[1] // k} Newton steps per fit"
     )
     print(f"  phases: {phases(X, y, tau=0.3)}")
 

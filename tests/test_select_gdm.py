@@ -1,3 +1,6 @@
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -8,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from fsviz.data import make_grouped_classification
 from fsviz.select import GDM
 from fsviz.select import gdm as G
-from fsviz.select._mkl import solve_mkl, solve_svm_primal
+from fsviz.select._mkl import solve_master, solve_mkl, solve_svm_primal
 from fsviz.stats.information import discretize, su_cross
 
 
@@ -235,14 +238,16 @@ def _g(Z, y, ko, C, a, t):
     return 0.5 * v @ v + 0.5 / C * a @ a
 
 
+@pytest.mark.parametrize("solver", ["primal", "dual"])
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
-def test_master_problem_kkt_and_reference(C):
+def test_master_problem_kkt_and_reference(C, solver):
+    # GDM's solver (solve_master, primal Newton) and the former mu-Newton solver (solve_mkl)
     rng = np.random.default_rng(0)
     n, p = 40, 6
     Z = rng.standard_normal((n, p))
     y = np.sign(Z[:, 0] + 0.5 * Z[:, 3] + 0.3 * rng.standard_normal(n))
     ko = np.array([0, 0, 1, 1, 2, 2])
-    r = solve_mkl(Z, y, ko, C, tol=1e-10)
+    r = (solve_master if solver == "primal" else solve_mkl)(Z, y, ko, C, tol=1e-10)
     a, mu = r.alpha, r.mu
     # feasibility: both on their simplices
     assert np.all(a >= 0) and a.sum() == pytest.approx(1.0)
@@ -568,18 +573,16 @@ def test_rows_dot_kernel_matches_numpy_and_python_body():
 
 # ------------------------------------------------------------------------ master problem: inner iterations
 def _count_inner(monkeypatch):
-    """Wrap the fixed-active-set mu solver and count its calls and steps."""
-    from fsviz.select import _mkl
-
-    orig, seen = _mkl._mu_on_active_set, {"calls": 0, "steps": 0}
+    """Wrap GDM's master solver and count its calls and Newton steps."""
+    orig, seen = G.solve_master, {"calls": 0, "steps": 0}
 
     def counting(*args, **kwargs):
         out = orig(*args, **kwargs)
         seen["calls"] += 1
-        seen["steps"] += out[3]
+        seen["steps"] += out.n_iter
         return out
 
-    monkeypatch.setattr(_mkl, "_mu_on_active_set", counting)
+    monkeypatch.setattr(G, "solve_master", counting)
     return seen
 
 
@@ -591,23 +594,23 @@ def _digits_01():
     return X[keep], np.where(y[keep] == 1, 1.0, -1.0)
 
 
-def test_master_problem_inner_iterations_bounded_on_digits(monkeypatch):
-    # regression: the former eta-trick fixed point needed ~3,100 mu steps (and as many p x p
-    # Cholesky factorisations) per GDM fit on the app's default sample, ~500 in one call;
-    # Newton's method on the simplex needs < 100 in all
+def test_master_problem_iterations_bounded_on_digits(monkeypatch):
+    # regression: the eta-trick fixed point needed ~3,100 mu steps (each a p x p Cholesky
+    # factorisation) per GDM fit on the app's default sample; the mu-Newton solver 87 mu steps
+    # plus ~12 SVM Newton steps per call; the primal Newton solver ~6 steps per call
     X, y = _digits_01()
     seen = _count_inner(monkeypatch)
     g = GDM(tau=0.3).fit(X, y)
-    assert seen["calls"] >= g.n_iter_  # one per master problem at least
-    assert seen["steps"] <= 250
+    assert seen["calls"] == g.n_iter_  # one master problem per cutting-plane iteration
     assert seen["steps"] <= 20 * seen["calls"]
     h = g.objective_history_
     assert np.all(np.diff(h) >= -1e-6 * h[1:])
     assert np.all(g.gap_history_ <= 1e-6 * h + 1e-15)
 
 
-def test_master_problem_digits_tight_tolerance_kkt(monkeypatch):
-    # ten nearly tied kernels of pixel columns, solved to a 1e-10 gap: bounded steps, exact KKT
+@pytest.mark.parametrize("solver", ["primal", "dual"])
+def test_master_problem_digits_tight_tolerance_kkt(solver):
+    # ten nearly tied kernels of pixel columns, solved to a 1e-10 gap: exact KKT
     X, y = _digits_01()
     X = X[:, X.std(axis=0) > 0]
     Z = (X - X.mean(axis=0)) / X.std(axis=0)
@@ -615,12 +618,105 @@ def test_master_problem_digits_tight_tolerance_kkt(monkeypatch):
     cols = rng.choice(Z.shape[1], size=40, replace=False)
     Z = Z[:, cols]
     ko = np.repeat(np.arange(10), 4)
-    seen = _count_inner(monkeypatch)
-    r = solve_mkl(Z, y, ko, 1.0, tol=1e-10)
+    r = (solve_master if solver == "primal" else solve_mkl)(Z, y, ko, 1.0, tol=1e-10)
     assert r.gap <= 1e-10 * r.objective
-    assert seen["steps"] <= 60
-    assert r.n_inner == seen["steps"]
+    assert r.n_iter <= 60
     g = np.array([_g(Z, y, ko, 1.0, r.alpha, t) for t in range(10)])
     assert np.all(r.mu >= 0) and r.mu.sum() == pytest.approx(1.0)
     assert r.objective == pytest.approx(g.max(), rel=1e-12)
     assert np.all(g[r.mu > 1e-6] >= g.max() * (1 - 1e-8))  # complementary slackness
+
+
+def _primal_kkt(Z, Y, ko, C, r, loss):
+    """Optimality of (W, gamma) for P = 1/2 (sum_t ||W_t||)^2 + loss: relative violations."""
+    Y = Y[:, None] if Y.ndim == 1 else Y
+    T = int(ko.max()) + 1
+    F = Z @ r.W
+    if loss == "squared_hinge":
+        Xi = np.maximum(r.gamma[None, :] - Y * F, 0.0)
+        Gw = -C * Z.T @ (Y * Xi)
+        dgamma = C * Xi.sum(axis=0) - 1.0  # stationarity in the margins
+    else:
+        Gw = -C * Z.T @ (Y - F)
+        dgamma = np.zeros(1)
+    nrm = np.array([np.linalg.norm(r.W[ko == t]) for t in range(T)])
+    gl = np.array([np.linalg.norm(Gw[ko == t]) for t in range(T)])
+    N = nrm.sum()
+    act = nrm > 1e-9 * N
+    # active kernel: grad_t loss = -N W_t / ||W_t||; inactive: ||grad_t loss|| <= N
+    stat = max(
+        (np.linalg.norm(Gw[ko == t] + N * r.W[ko == t] / nrm[t]) for t in np.flatnonzero(act)), default=0.0
+    )
+    return stat / N, max(0.0, (gl[~act].max() - N) / N) if (~act).any() else 0.0, np.abs(dgamma).max()
+
+
+def test_solve_master_equals_dual_solver_on_random_problems():
+    # 60 random master problems (C 0.01-100, 1-7 kernels, a duplicated column across kernels
+    # in every 5th): the primal Newton solver and the mu-Newton solver agree, KKT holds
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        n, T, per = int(rng.integers(20, 150)), int(rng.integers(1, 8)), int(rng.integers(1, 5))
+        Z = rng.standard_normal((n, T * per))
+        if trial % 5 == 0 and T > 1:
+            Z[:, per] = Z[:, 0]
+        y = np.where(Z[:, 0] + 0.5 * Z[:, -1] + rng.standard_normal(n) > 0, 1.0, -1.0)
+        ko = np.repeat(np.arange(T), per)
+        C = float(10 ** rng.uniform(-2, 2))
+        a = solve_mkl(Z, y, ko, C, tol=1e-10)
+        b = solve_master(Z, y, ko, C, tol=1e-10)
+        assert b.gap <= 1e-10 * b.objective
+        assert b.objective == pytest.approx(a.objective, rel=1e-9)
+        assert np.allclose(b.alpha, a.alpha, atol=1e-6 * a.alpha.max())
+        f_a, f_b = Z @ a.coef, Z @ b.coef  # decision values (mu is not unique with a duplicate)
+        assert np.allclose(f_b, f_a, atol=1e-5 * np.abs(f_a).max())
+        if trial % 5:
+            assert np.allclose(b.mu, a.mu, atol=1e-4)
+        assert max(_primal_kkt(Z, y, ko, C, b, "squared_hinge")) <= 1e-4
+
+
+# ------------------------------------------------------------------------ results recorded before the rewrite
+_REFERENCE = json.loads((Path(__file__).parent / "data" / "gdm_reference.json").read_text())
+
+
+def _same_as_reference(name, g):
+    ref = _REFERENCE[name]
+    assert g.support_.tolist() == ref["support"]
+    assert {str(k): v.tolist() for k, v in g.groups_.items()} == ref["groups"]
+    assert g.n_correlations_ == ref["n_corr"]
+    assert np.allclose(g.objective_history_, ref["hist"], rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("synth_default", {}),
+        ("synth_4x5", dict(n_per_iter=4, max_iter=5)),
+        ("synth_C10", dict(C=10.0, n_per_iter=5, max_iter=6)),
+        ("synth_oc", dict(one_class=True, n_per_iter=5, max_iter=4)),
+        ("synth_ecv", dict(cv_folds=3, random_state=0, n_per_iter=4, max_iter=4)),
+    ],
+)
+def test_same_results_as_before_master_rewrite_synthetic(synthetic, name, params):
+    # support_, groups_, n_correlations_ of the mu-Newton solver (recorded in
+    # tests/data/gdm_reference.json before GDM switched to the primal solver)
+    X, y, _ = synthetic
+    _same_as_reference(name, GDM(**params).fit(X, y))
+
+
+def test_same_results_as_before_master_rewrite_digits():
+    from fsviz.data import load_sample
+
+    ds = load_sample("digits-0-vs-1")
+    _same_as_reference("digits", GDM(tau=0.3).fit(np.asarray(ds.X, float), np.asarray(ds.y)))
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["colon", "leukemia", "ALLAML", "GLIOMA", "COIL20", pytest.param("Prostate-GE", marks=pytest.mark.slow)],
+)
+def test_same_results_as_before_master_rewrite_real(skfeature_path, name):
+    from scipy.io import loadmat
+
+    d = loadmat(skfeature_path(name))
+    X, y = np.asarray(d["X"], dtype=float), np.asarray(d["Y"]).ravel()
+    _same_as_reference("real_" + name, GDM(**_REFERENCE["real_" + name]["kw"]).fit(X, y))

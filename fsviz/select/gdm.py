@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsviz.select import _gdm_kernels as GK
 from fsviz.select._base import scale_extreme
-from fsviz.select._mkl import MKLResult, solve_mkl
+from fsviz.select._mkl import MasterResult, solve_master
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
 from fsviz.stats.moments import column_moments
 
@@ -398,7 +398,7 @@ class _FitState:
     kernel_of: list[int] = field(default_factory=list)  # iteration (base kernel) of each entry of cols
     hist: list[float] = field(default_factory=list)  # master objective after each iteration
     gaps: list[float] = field(default_factory=list)  # duality gap of each master solve
-    res: MKLResult | None = None  # latest master solution (None before the first)
+    res: MasterResult | None = None  # latest master solution (None before the first)
     alpha: np.ndarray | None = None  # dual variables when the cutting plane stopped
     n_corr: int = 0  # correlations computed by the CRM walks (all folds included)
     n_iter: int = 0
@@ -911,21 +911,19 @@ class GDM(SelectorMixin, BaseEstimator):
         for c in new_cols:
             parts.append(st.M[:, [col_of[c]]] if c in col_of else M_fresh[:, [pos_fresh[c]]])
         st.M = np.hstack(parts) if len(parts) > 1 else parts[0]
-        T = int(max(st.kernel_of)) + 1
-        mu0 = None
-        if warm is not None:
-            mu0 = np.empty(T)
-            mu0[: T - 1] = warm.mu * (T - 1) / T
-            mu0[T - 1] = 1.0 / T
-        return solve_mkl(
+        W0 = gamma0 = None
+        if warm is not None:  # previous solution; the new kernel's rows start at 0 (inactive)
+            W0 = np.zeros((st.M.shape[1], warm.W.shape[1]))
+            W0[: warm.W.shape[0]] = warm.W
+            gamma0 = warm.gamma
+        return solve_master(
             st.M,
             st.y,
             np.asarray(st.kernel_of),
             float(self.C),
             tol=float(self.mkl_tol),
-            mu0=mu0,
-            alpha0=None if warm is None else warm.alpha,
-            gamma0=None if warm is None else warm.gamma,
+            W0=W0,
+            gamma0=gamma0,
         )
 
     # ------------------------------------------------------------------ helpers
