@@ -470,8 +470,9 @@ def test_positive_errors():
         ValueError, match=r"'positive' must be one of the labels of y \['a', 'b', 'c'\]; got 'd'"
     ):
         GDM(positive="d").fit(X, y3)
-    with pytest.raises(ValueError, match=r"got 3 \(\['a', 'b', 'c'\]\)\. Pass positive=<label>"):
-        GDM().fit(X, y3)
+    assert GDM().fit(X, y3).target_type_ == "multiclass"  # no positive: all classes at once
+    with pytest.raises(ValueError, match=r"'positive' applies to class labels, but y is continuous"):
+        GDM(positive=1).fit(X, np.linspace(0.0, 1.0, X.shape[0]))
     X, y = _planted()
     with pytest.raises(ValueError, match=r"'positive' must be one of the labels of y \[0, 1\]; got '1'"):
         GDM(positive="1").fit(X, y)  # compared with the values of y as given: 1 != '1'
@@ -514,8 +515,8 @@ def test_bad_inputs():
     X, y = _planted()
     with pytest.raises(ValueError, match=r"GDM requires y to be passed, but the target y is None"):
         GDM().fit(X)
-    with pytest.raises(ValueError, match=r"exactly 2 classes for binary GDM; got 3"):
-        GDM().fit(X, np.arange(X.shape[0]) % 3)
+    with pytest.raises(ValueError, match=r"y should be a 1d array"):
+        GDM().fit(X, np.eye(X.shape[0], 3, dtype=int))  # multilabel indicator: not supported
     with pytest.raises(ValueError, match=r"exactly 2 classes for binary GDM; got 1"):
         GDM().fit(X, np.zeros(X.shape[0]))
     Xn = X.copy()
