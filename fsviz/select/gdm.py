@@ -717,8 +717,8 @@ class GDM(SelectorMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.target_tags.required = not bool(self.one_class)
         if not self.one_class:
-            # binary labels only: lets scikit-learn's common checks binarise their targets
-            tags.classifier_tags = ClassifierTags(multi_class=False)
+            # binary and multiclass labels (continuous y: regression, outside the common checks)
+            tags.classifier_tags = ClassifierTags(multi_class=True)
         return tags
 
     def _get_support_mask(self):
