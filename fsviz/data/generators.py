@@ -248,7 +248,6 @@ def make_grouped_classification(
     return np.ascontiguousarray(X), y, truth
 
 
-
 def make_grouped_regression(
     n_samples: int = 2048,
     n_features: int = 10000,
@@ -305,6 +304,7 @@ def make_grouped_regression(
     score = X[:, truth.support] @ truth.weights
     y = score + noise * score.std() * _generator(rs).standard_normal(X.shape[0])
     return X, y, truth
+
 
 # ----------------------------------------------------------------------------- blocks
 @dataclass(frozen=True, eq=False)

@@ -855,8 +855,7 @@ class GDM(SelectorMixin, BaseEstimator):
         if kind in ("binary", "multiclass"):
             return "binary"
         raise ValueError(
-            f"GDM: 'y' must be binary, multiclass or continuous (sklearn type_of_target); "
-            f"got {kind!r}."
+            f"GDM: 'y' must be binary, multiclass or continuous (sklearn type_of_target); got {kind!r}."
         )
 
     def _binary_target(self, y):
