@@ -934,3 +934,22 @@ def test_make_grouped_regression_shares_x_with_classification():
     assert np.array_equal(Xr, Xc) and np.array_equal(tr.support, tc.support)
     assert np.allclose(yr, Xr[:, tr.support] @ tr.weights)  # noise=0: the linear score itself
     assert np.array_equal(yc, (yr > 0).astype(int))
+
+
+def test_gdm_run_is_multiclass_by_default_on_more_than_two_classes():
+    # the run layer (registry, image masks, groups page) describes all classes unless a
+    # positive class is chosen
+    from fsviz.compute import Run
+    from fsviz.data import Dataset
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(90, 30))
+    y = np.repeat(["ant", "bee", "cat"], 30)
+    X[y == "bee", :3] += 2.0
+    X[y == "cat", 5:7] -= 2.0
+    ds = Dataset(X, y=y, name="three")
+    res = Run("gdm", {"max_iter": 3}, 0).execute(ds)
+    est = GDM(max_iter=3).fit(ds.X, ds.y)
+    assert est.target_type_ == "multiclass"
+    np.testing.assert_array_equal(res.support, est.support_)
+    assert {0, 1, 2, 5, 6} & set(res.support.tolist())
