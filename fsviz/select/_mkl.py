@@ -683,8 +683,11 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
         if dropped:
             continue
         # ---- kernels that must enter (KKT violated at W_t = 0): largest violation first
-        viol = (~active) & (gl > N * (1.0 + 1e-12) + 1e-300)
-        if viol.any() and gl[viol].max() > N * (1.0 + 1e-9):
+        # (only when the violation exceeds the active kernels' own KKT residual |gl - N|: a
+        # duplicate of an active kernel then never enters while that kernel is still moving)
+        resid = float(np.abs(gl[active] - N).max()) if active.any() else 0.0
+        viol = (~active) & (gl > N * (1.0 + 1e-9)) & (gl - N > resid)
+        if viol.any():
             t = int(np.flatnonzero(viol)[np.argmax(gl[viol])])
             idx = members[t]
             D = -Gw[idx] / gl[t]  # unit direction in the kernel's block
@@ -796,14 +799,17 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
                 break
             s *= 0.5
         if not ok:
-            # no decrease left at this precision: try dropping the weakest active kernel
+            # no decrease along the Newton direction: the weakest active kernel is typically a
+            # vanishing one (norm ~ 1e-12, curvature N / ||W_t|| ~ 1e9 spoils the step) -- drop it;
+            # a negligible one goes even if P rises at rounding level
             t = int(np.flatnonzero(active)[np.argmin(nrm[active])])
             W_new = W.copy()
             W_new[members[t]] = 0.0
             F_new = Z @ W_new
             R_new = residuals(F_new)
             P_new = _primal_value(W_new, gamma, R_new, kernel_of, T, C, loss)
-            if not P_new < P:
+            tiny_t = nrm[t] <= 1e-6 * N and P_new <= P + 1e-10 * scale
+            if not (P_new < P or tiny_t):
                 break
             W, F, R, P = W_new, F_new, R_new, P_new
             continue

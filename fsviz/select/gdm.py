@@ -613,9 +613,10 @@ class GDM(SelectorMixin, BaseEstimator):
         given to ``fit``. With more than two classes, GDM runs one vs rest: samples of
         class ``positive`` are the +1 class, all others -1 (fitting on
         ``np.where(y == positive, 1, -1)`` gives the same model). With two classes it
-        picks which one is the +1 class. None: ``y`` must have exactly two classes and
-        the larger label (``np.unique(y)[1]``) is the +1 class. Ignored when
-        ``one_class=True``; a value that is not a label of ``y`` raises ValueError.
+        picks which one is the +1 class. None: two classes -> the larger label
+        (``np.unique(y)[1]``) is the +1 class; more classes -> multiclass GDM (all classes
+        at once, see ``fit``). Ignored when ``one_class=True``; a value that is not a label
+        of ``y`` raises ValueError, and so does any value with a continuous ``y``.
 
     Attributes
     ----------
@@ -633,15 +634,26 @@ class GDM(SelectorMixin, BaseEstimator):
         array.
     scores_ : ndarray of shape (n_features,)
         ``|s_j|`` at the last iteration (0 for constant features); higher is better.
-    coef_ : ndarray of shape (n_features,)
+    coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
         Weights of the learned decision function on the standardised (one-class: unit-norm)
-        features; non-zero only for SFs.
-    intercept_ : float
-        ``-gamma`` for one-class (from the KKT conditions), 0 otherwise.
+        features; non-zero only for SFs. Multiclass: one row per class (its one-vs-rest
+        decision function).
+    intercept_ : float or ndarray of shape (n_classes,)
+        ``-gamma`` for one-class (from the KKT conditions), the mean of ``y`` for regression,
+        0 otherwise (zeros for multiclass).
+    class_support_ : dict of label -> ndarray of int
+        Multiclass only: for each class, the SFs with non-zero weight in that class's row of
+        ``coef_``, by decreasing ``|coef_[k, j]|``. With kernel weights shared by all classes
+        an SF of a kernel in use usually has a non-zero weight for every class; the order
+        (and ``coef_`` itself) says how much each SF contributes to each class.
+    target_type_ : str
+        ``"binary"`` (two classes, or one vs rest with ``positive``), ``"multiclass"``,
+        ``"continuous"`` (regression) or ``"one_class"``.
     mu_ : ndarray
         Kernel weights of the master problem, one per cutting-plane iteration.
-    alpha_ : ndarray of shape (n_samples,)
-        Dual variables of the final master problem (on the simplex).
+    alpha_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        Dual variables of the final master problem: on the simplex (one simplex per class
+        for multiclass); ``C`` times the residuals for regression.
     n_correlations_ : int
         Pairwise correlations (or SU values) actually computed, CRM and group completion.
     objective_history_ : ndarray
@@ -651,11 +663,13 @@ class GDM(SelectorMixin, BaseEstimator):
         Duality gap of each master solve.
     n_iter_ : int
         Cutting-plane iterations run.
-    classes_ : ndarray of shape (2,)
-        Not set for one-class. ``classes_[1]`` is the +1 class, ``predict`` returns these
-        values: ``np.unique(y)`` without ``positive``; ``[other label, positive]`` with
-        ``positive`` and two classes; ``[False, True]`` in one vs rest (more than two
-        classes), ``True`` meaning "predicted to be ``positive``".
+    classes_ : ndarray of shape (2,) or (n_classes,)
+        Not set for one-class or regression. Multiclass: all labels (``np.unique(y)``),
+        ``predict`` returns the one with the largest decision value. Binary:
+        ``classes_[1]`` is the +1 class, ``predict`` returns these values: ``np.unique(y)``
+        without ``positive``; ``[other label, positive]`` with ``positive`` and two
+        classes; ``[False, True]`` in one vs rest (more than two classes), ``True``
+        meaning "predicted to be ``positive``".
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X has string feature names.
@@ -676,6 +690,9 @@ class GDM(SelectorMixin, BaseEstimator):
     >>> sf = int(truth.support[0])
     >>> set(gdm.groups_[sf].tolist()) == set(truth.groups[sf].tolist())
     True
+    >>> y3 = (X[:, truth.support[:2]] > 0) @ [1, 2]  # 4 classes -> multiclass GDM
+    >>> GDM(n_per_iter=5, max_iter=2).fit(X, y3).coef_.shape
+    (4, 1000)
     """
 
     def __init__(
@@ -765,7 +782,16 @@ class GDM(SelectorMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data; sparse input (CSR/CSC) stays sparse.
         y : array-like of shape (n_samples,)
-            Class labels: two classes, or more together with ``positive`` (one vs rest).
+            Dispatched by :func:`sklearn.utils.multiclass.type_of_target`:
+
+            - ``"binary"``: two classes, the binary master problem (TPAMI eq. 6);
+            - ``"multiclass"``: with ``positive``, one vs rest; without, *multiclass GDM*:
+              one-vs-rest squared-hinge SVMs, one per class, sharing the kernel weights
+              ``mu`` of eq. 6 (``1/2 (sum_t ||W_t||_F)^2`` over the class columns), and CRM
+              scores ``s_j = sqrt(n) ||z_j' (A o Y)||`` over the class duals;
+            - ``"continuous"``: regression, the squared loss in the same master problem
+              (scores ``s_j = sqrt(n) z_j' alpha`` with ``alpha = C * residual``).
+
             Ignored (may be None) when ``one_class=True``.
         client : dask.distributed.Client or None, default=None
             When given, the score scans ``X' alpha~`` and the group-completion scan run on
