@@ -1,5 +1,11 @@
 """The GDM cutting-plane master problem: multiple kernel learning in the selected-feature space.
 
+GDM solves it with :func:`solve_master` (primal Newton over the selected columns; binary,
+one-class, multiclass with shared kernel weights, regression). :func:`solve_mkl` below is the
+former solver, working on the dual side (the SVM for fixed kernel weights ``mu`` and Newton's
+method on ``mu``); it stays as an independent cross-check of :func:`solve_master` in the tests.
+It is described first:
+
 After ``T`` cutting-plane iterations GDM holds feature subsets ``delta^1..delta^T`` and solves
 (TPAMI eq. 6 / 8)::
 

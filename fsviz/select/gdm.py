@@ -17,6 +17,9 @@ Pieces (TPAMI 2016 numbering):
 - eq. (11)-(12), one-class GDM-OC (``one_class=True``) with the threshold ``gamma`` from
   the KKT conditions.
 - Alg. 4, Embedded Cross Validation (``cv_folds=V``).
+- Beyond the papers: multiclass ``y`` (one-vs-rest squared-hinge SVMs sharing the kernel
+  weights of eq. 6, CRM scores ``||z_j' (A o Y)||`` with the Theorem 1 window on the spectral
+  norm of the centred duals) and continuous ``y`` (squared loss), by ``type_of_target``.
 
 References
 ----------
