@@ -733,7 +733,7 @@ def _g_multi(Z, Y, ko, C, A, t):
 def test_multiclass_master_problem_kkt_and_reference(C):
     # one-vs-rest squared hinge with shared kernel weights: c simplices, g_t summed over classes
     rng = np.random.default_rng(1)
-    n, c, T, per = 30, 3, 3, 2
+    n, c, T, per = 18, 3, 3, 2
     Z = rng.standard_normal((n, T * per))
     lab = rng.integers(0, c, n)
     Z[:, 0] += lab == 0
