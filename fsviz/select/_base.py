@@ -66,7 +66,7 @@ def scale_extreme(X):
     data = X.data if hasattr(X, "tocsr") else X
     if data.size == 0:
         return X
-    top = max(float(np.max(data)), -float(np.min(data)))  # no |X| temporary (a copy of X)
+    top = float(np.max(np.abs(data)))
     if not np.isfinite(top) or top == 0.0 or 1.0 / EXTREME <= top <= EXTREME:
         return X
     shift = -int(np.frexp(top)[1])  # top * 2**shift in [0.5, 1)
