@@ -695,15 +695,16 @@ def gdm_form_defaults(ds) -> dict:
     """The GDM form's starting values: those of the result shown, else the defaults."""
     run = shown("gdm", ds) or default_gdm(ds)
     p = GDM_DEFAULTS | run.kwargs
-    return p | {"cv_folds": p.get("cv_folds") or 0, "positive": p.get("positive")}
+    return p | {"cv_folds": p.get("cv_folds") or 0, "positive": p.get("positive") or GDM_ALL_CLASSES}
+
+
+GDM_ALL_CLASSES = "all classes (multiclass GDM)"  # the GDM form's choice of no `positive`
 
 
 def default_gdm(ds) -> Run:
-    """GDM's defaults for this dataset: one vs rest of the first class if multiclass, one-class
-    (GDM-OC) without a target."""
-    classes = class_labels(ds)
-    positive = {"positive": classes[0]} if len(classes) > 2 else {}
-    return Run("gdm", GDM_DEFAULTS | positive | {"one_class": ds.y is None}, seed())
+    """GDM's defaults for this dataset: all classes at once (multiclass GDM, so masks and trees
+    describe every class), one-class (GDM-OC) without a target."""
+    return Run("gdm", GDM_DEFAULTS | {"one_class": ds.y is None}, seed())
 
 
 def grm_form_defaults(ds) -> dict:
