@@ -620,9 +620,10 @@ def seed_form(prefix: str, values: dict) -> None:
 #: what each page does with each kind of target ("classes", "continuous", None), said on the page
 TARGET_NEEDS = {
     "groups": {
-        "classes": "Class labels: GDM separates two classes (one vs rest for more).",
-        "continuous": "Continuous target: GDM runs its regression form (squared loss) where this build has "
-        "it; otherwise it says it needs class labels (the error below). One-class GDM-OC needs no target.",
+        "classes": "Class labels: GDM separates the classes (more than two: all at once, sharing the "
+        "kernel weights; or one class vs the rest if you pick one).",
+        "continuous": "Continuous target: GDM runs its regression form (squared loss). One-class GDM-OC "
+        "needs no target.",
         None: "No target: GDM runs one-class (GDM-OC).",
     },
     "correlation": {
