@@ -36,12 +36,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import ClassifierTags, check_random_state
+from sklearn.utils import ClassifierTags, assert_all_finite, check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from fsviz.select import _gdm_kernels as GK
-from fsviz.select._base import scale_extreme
+from fsviz.select._base import EXTREME, scale_extreme
+from fsviz.select._column_source import ColumnSource, block_stats, is_out_of_core
 from fsviz.select._mkl import MKLResult, solve_mkl
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
 from fsviz.stats.moments import column_moments
@@ -61,6 +62,8 @@ _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
 
 def _gather(X, cols, rows=None) -> np.ndarray:
     """Raw columns ``cols`` (optionally rows ``rows``) as a dense Fortran-ordered array."""
+    if isinstance(X, ColumnSource):
+        return X.gather(cols, rows)
     if sp.issparse(X):
         B = X[:, cols]
         if rows is not None:
@@ -193,7 +196,10 @@ class _Scanner:
         self.bounds = [(a, min(a + block_size, m)) for a in range(0, m, block_size)]
         self.client = client
         self._futures = None
-        if client is not None:
+        self._source = isinstance(X, ColumnSource)  # out of core: blocks are read, never held
+        if client is not None and self._source:
+            self._futures = client.scatter(X, broadcast=True)  # pickles the file reference only
+        elif client is not None:
             blocks = []
             for a, b in self.bounds:
                 blk = X[:, a:b]
@@ -206,6 +212,19 @@ class _Scanner:
 
     def dot(self, V: np.ndarray) -> np.ndarray:
         """``X' V`` (m,) or (m, k)."""
+        if self._source:
+            rows = np.flatnonzero(V) if V.ndim == 1 else None
+            if rows is not None and rows.size >= 0.5 * V.size:
+                rows = None  # read only the active rows (alpha_i > 0) when they are few
+            Vr = V if rows is None else np.ascontiguousarray(V[rows])
+            if self.client is None:
+                return np.concatenate([_source_dot(self.X, a, b, rows, Vr) for a, b in self.bounds], axis=0)
+            vf = self.client.scatter(Vr, broadcast=True)
+            futs = [
+                self.client.submit(_source_dot, self._futures, a, b, rows, vf, pure=False)
+                for a, b in self.bounds
+            ]
+            return np.concatenate(self.client.gather(futs), axis=0)
         if self.client is None:
             X = self.X
             if V.ndim == 1 and not sp.issparse(X) and X.flags.c_contiguous and X.dtype == np.float64:
@@ -229,6 +248,13 @@ class _Scanner:
             self.client.scatter(c, broadcast=True) if isinstance(c, np.ndarray) and c.size > 1024 else c
             for c in common
         ]
+        if self._source:
+            src = self._futures
+            futs = [
+                self.client.submit(_source_run, func, src, a, b, *per_block[i], *common_f, pure=False)
+                for i, (a, b) in enumerate(self.bounds)
+            ]
+            return self.client.gather(futs)
         futs = [
             self.client.submit(func, f, *per_block[i], *common_f, pure=False)
             for i, f in enumerate(self._futures)
@@ -239,6 +265,51 @@ class _Scanner:
         if self.client is not None and self._futures is not None:
             self.client.cancel(self._futures)
             self._futures = None
+
+
+def _source_dot(src: ColumnSource, a: int, b: int, rows, V: np.ndarray) -> np.ndarray:
+    """``X[rows, a:b]' V`` read from an out-of-core source (all rows when ``rows`` is None)."""
+    return np.asarray(src.block(a, b, rows).T @ V, dtype=np.float64)
+
+
+def _source_run(func, src: ColumnSource, a: int, b: int, *args):
+    """``func(block a:b, *args)`` with the block read from an out-of-core source."""
+    return func(src.block(a, b), *args)
+
+
+def _source_stats_block(Xb, want_discrete: bool):
+    """Statistics pass over one out-of-core block: moments plus :func:`block_stats`."""
+    mean, norm = column_moments(Xb)
+    return mean, norm, block_stats(Xb, want_discrete)
+
+
+def _source_moments(scanner: _Scanner, want_discrete: bool):
+    """One pass over an out-of-core source: validation, scaling, moments, discreteness.
+
+    Raises the ``ValueError`` of in-memory validation for a non-finite value, sets the
+    source's power-of-two ``shift`` like :func:`scale_extreme` and returns
+    ``(mean, norm, discrete)`` of the scaled data.
+    """
+    src = scanner.X
+    out = scanner.run(_source_stats_block, [() for _ in scanner.bounds], (bool(want_discrete),))
+    for (a, b), (_, _, (finite, *_)) in zip(scanner.bounds, out, strict=True):
+        if not finite:
+            raise ValueError(
+                f"GDM: Input X contains NaN or infinity (in columns {a}..{b - 1}); "
+                "out-of-core input must be finite."
+            )
+    mean = np.concatenate([o[0] for o in out]) if out else np.empty(0)
+    norm = np.concatenate([o[1] for o in out]) if out else np.empty(0)
+    top = max((o[2][1] for o in out), default=0.0)
+    discrete = all(o[2][2] for o in out)
+    lo = min((o[2][3] for o in out), default=0.0)
+    hi = max((o[2][4] for o in out), default=0.0)
+    discrete = discrete and hi - lo < 32
+    if top > 0.0 and not 1.0 / EXTREME <= top <= EXTREME:
+        src.shift = -int(np.frexp(top)[1])  # exactly what scale_extreme does in memory
+        mean, norm = np.ldexp(mean, src.shift), np.ldexp(norm, src.shift)
+        discrete = False  # scaled values lie in (-1, 1): only all-zero data would be integer
+    return mean, norm, discrete
 
 
 # ============================================================================ CRM walk
@@ -764,7 +835,10 @@ class GDM(SelectorMixin, BaseEstimator):
         -------
         self : GDM
         """
-        if self.one_class:
+        ooc = is_out_of_core(X)
+        if ooc:  # memmap / zarr: validated block by block in the statistics pass, never copied
+            X, y = self._validate_out_of_core(X, y)
+        elif self.one_class:
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
         else:
             if y is None:
@@ -775,9 +849,11 @@ class GDM(SelectorMixin, BaseEstimator):
             X, y = validate_data(
                 self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2
             )
+        if not self.one_class:
             check_classification_targets(y)
             self.classes_, y_pos = self._binary_target(y)
-        X = scale_extreme(X)
+        if not ooc:
+            X = scale_extreme(X)
         n, m = X.shape
         tau = self._check_params(n)
         if sp.issparse(X):
@@ -785,9 +861,19 @@ class GDM(SelectorMixin, BaseEstimator):
             X.sort_indices()
         y_pm = np.ones(n) if self.one_class else np.where(y_pos, 1.0, -1.0)
 
-        mean, norm = column_moments(X)
+        # out of core: blocks of ~128 MB of float64 by default (one read + one product each)
+        block = self.block_size or (max(256, min(_AUTO_BLOCK, 2**24 // max(n, 1))) if ooc else _AUTO_BLOCK)
+        scanner = _Scanner(X, block, client)
+        if ooc:
+            try:
+                mean, norm, discrete = _source_moments(scanner, self.corr == "su")
+            except BaseException:
+                scanner.close()
+                raise
+        else:
+            mean, norm = column_moments(X)
+            discrete = self.corr == "su" and is_discrete(X)
         const = norm <= 0
-        scanner = _Scanner(X, self.block_size or _AUTO_BLOCK, client)
         try:
             st = _FitState(
                 X=X,
@@ -797,7 +883,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 const=const,
                 rawnorm=np.sqrt(norm**2 + n * mean**2) if self.one_class else None,
                 thr=1.0 - tau if tau > 0 else np.inf,
-                strategy=("discrete" if is_discrete(X) else "uniform") if self.corr == "su" else "uniform",
+                strategy="discrete" if discrete else "uniform",
                 scanner=scanner,
             )
             rank = _MarginalRanking(self, st) if self.cv_folds is None else _FoldVoteRanking(self, st)
@@ -806,6 +892,34 @@ class GDM(SelectorMixin, BaseEstimator):
         finally:
             scanner.close()
         return self
+
+    def _validate_out_of_core(self, X, y):
+        """Checks of ``validate_data`` for a memmap / zarr ``X`` without reading it.
+
+        Shape, dtype and ``n_features_in_`` here; finiteness in the statistics pass.
+        """
+        src = ColumnSource(X)
+        validate_data(self, X, skip_check_array=True)
+        n = src.shape[0]
+        if n < 2:
+            raise ValueError(f"GDM: 'X' must have at least 2 samples; got {n}.")
+        if src.shape[1] < 1:
+            raise ValueError(f"GDM: 'X' must have at least 1 feature; got shape {src.shape}.")
+        if y is None:
+            if not self.one_class:
+                raise ValueError(
+                    "GDM requires y to be passed, but the target y is None: binary GDM "
+                    "(one_class=False) needs labels. Pass y, or set one_class=True."
+                )
+            return src, None
+        y = column_or_1d(y, warn=True)
+        if self.one_class:
+            return src, y
+        if y.dtype.kind == "f":
+            assert_all_finite(y, input_name="y")
+        if y.shape[0] != n:
+            raise ValueError(f"GDM: 'y' must have one label per sample of X ({n}); got {y.shape[0]}.")
+        return src, y
 
     def _binary_target(self, y):
         """``classes_`` and the boolean +1 mask of ``y``, applying ``positive`` (one vs rest)."""
@@ -1050,12 +1164,18 @@ class GDM(SelectorMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "support_")
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
         sf = self.support_
+        if is_out_of_core(X):  # read the support columns only
+            src = ColumnSource(X)
+            validate_data(self, X, skip_check_array=True, reset=False)
+            Xs = src.gather(sf) if sf.size else np.empty((src.shape[0], 0))
+            assert_all_finite(Xs, input_name="X")
+        else:
+            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+            Xs = X[:, sf]
+            Xs = Xs.toarray() if sp.issparse(Xs) else np.asarray(Xs)
         if sf.size == 0:
-            return np.full(X.shape[0], self.intercept_)
-        Xs = X[:, sf]
-        Xs = Xs.toarray() if sp.issparse(Xs) else np.asarray(Xs)
+            return np.full(Xs.shape[0], self.intercept_)
         if self.one_class:
             M = Xs / self._scale_sf
         else:
