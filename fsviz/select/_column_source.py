@@ -18,6 +18,8 @@ its store), so Dask workers read their own blocks from the same file.
 
 from __future__ import annotations
 
+import mmap
+
 import numpy as np
 
 __all__ = ["ColumnSource", "is_out_of_core"]
@@ -72,6 +74,14 @@ class ColumnSource:
         self.shape = (int(X.shape[0]), int(X.shape[1]))
         self.shift = 0
         self._zarr = not isinstance(X, np.memmap)
+        # a read-only whole-file memmap: after each read, its pages are unmapped again
+        # (MADV_DONTNEED; they stay in the page cache) so the resident set stays one block
+        base = None if self._zarr else X.base
+        self._release = (
+            base
+            if getattr(X, "mode", None) == "r" and type(base).__name__ == "mmap" and hasattr(base, "madvise")
+            else None
+        )
 
     # ------------------------------------------------------------------ pickling
     def __reduce__(self):
@@ -83,6 +93,8 @@ class ColumnSource:
 
     # ------------------------------------------------------------------ reads
     def _scale(self, B: np.ndarray) -> np.ndarray:
+        if self._release is not None:
+            self._release.madvise(mmap.MADV_DONTNEED)
         if self.shift:
             np.ldexp(B, self.shift, out=B)
         return B
