@@ -22,6 +22,8 @@ import mmap
 
 import numpy as np
 
+from fsviz.select import _column_source_kernels as _K
+
 __all__ = ["ColumnSource", "is_out_of_core"]
 
 
@@ -74,6 +76,8 @@ class ColumnSource:
         self.shape = (int(X.shape[0]), int(X.shape[1]))
         self.shift = 0
         self._zarr = not isinstance(X, np.memmap)
+        #: reading only some rows saves I/O only when rows are contiguous on disk (C order)
+        self.row_major = not self._zarr and bool(X.flags.c_contiguous) and X.shape[1] > 1
         # a read-only whole-file memmap: after each read, its pages are unmapped again
         # (MADV_DONTNEED; they stay in the page cache) so the resident set stays one block
         base = None if self._zarr else X.base
@@ -100,14 +104,35 @@ class ColumnSource:
         return B
 
     def block(self, a: int, b: int, rows=None) -> np.ndarray:
-        """Columns ``a:b`` (optionally only ``rows``) as a new C-ordered float64 array."""
+        """Columns ``a:b`` (optionally only ``rows``) as a new float64 array (C or F order)."""
         if rows is None:
             raw = self.X[:, a:b]
         elif self._zarr:
             raw = self.X.get_orthogonal_selection((np.asarray(rows, dtype=np.intp), slice(a, b)))
         else:
             raw = self.X[np.asarray(rows, dtype=np.intp), a:b]
-        return self._scale(np.array(raw, dtype=np.float64, order="C"))
+        # keep the file's layout: a Fortran-ordered file gives an F block without a transpose
+        return self._scale(np.array(raw, dtype=np.float64, order="K"))
+
+    def dot(self, a: int, b: int, v: np.ndarray, rows=None) -> np.ndarray:
+        """``X[rows, a:b]' v[rows]`` (all rows when None) in float64, ``v`` of length n.
+
+        A memmap block is read once in its stored dtype by a numba kernel (no float64 copy
+        of the block); ``rows`` limits the read to those rows of a C-ordered file. Other
+        sources go through :meth:`block`.
+        """
+        if self._zarr:
+            B = self.block(a, b)
+            return B.T @ v
+        raw = np.asarray(self.X[:, a:b])  # a view: nothing read yet
+        if raw.flags.f_contiguous and rows is None:
+            out = _K.cols_dot(raw, np.ascontiguousarray(v))
+        else:
+            r = np.arange(raw.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
+            out = _K.rows_dot_any(raw, r, np.ascontiguousarray(v[r]))
+        if self._release is not None:
+            self._release.madvise(mmap.MADV_DONTNEED)
+        return np.ldexp(out, self.shift) if self.shift else out
 
     def gather(self, cols, rows=None) -> np.ndarray:
         """Columns ``cols`` (any order, repeats allowed) as a Fortran-ordered float64 array."""
@@ -153,10 +178,12 @@ def block_stats(Xb: np.ndarray, want_discrete: bool):
     Returns ``(finite, top, integer, lo, hi)`` (``integer``/``lo``/``hi`` only meaningful
     when ``want_discrete``).
     """
-    finite = bool(np.isfinite(Xb).all())
-    if not finite or Xb.size == 0:
-        return finite, 0.0, True, 0.0, 0.0
-    top = float(np.abs(Xb).max())
+    if Xb.size == 0:
+        return True, 0.0, True, 0.0, 0.0
+    lo, hi = float(Xb.min()), float(Xb.max())  # NaN propagates, inf shows: no temporaries
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False, 0.0, True, 0.0, 0.0
+    top = max(abs(lo), abs(hi))
     if want_discrete:
-        return finite, top, bool(np.all(Xb == np.round(Xb))), float(Xb.min()), float(Xb.max())
-    return finite, top, True, 0.0, 0.0
+        return True, top, bool(np.all(Xb == np.round(Xb))), lo, hi
+    return True, top, True, lo, hi

@@ -214,12 +214,11 @@ class _Scanner:
         """``X' V`` (m,) or (m, k)."""
         if self._source:
             rows = np.flatnonzero(V) if V.ndim == 1 else None
-            if rows is not None and rows.size >= 0.5 * V.size:
+            if rows is not None and (rows.size >= 0.5 * V.size or not self.X.row_major):
                 rows = None  # read only the active rows (alpha_i > 0) when they are few
-            Vr = V if rows is None else np.ascontiguousarray(V[rows])
             if self.client is None:
-                return np.concatenate([_source_dot(self.X, a, b, rows, Vr) for a, b in self.bounds], axis=0)
-            vf = self.client.scatter(Vr, broadcast=True)
+                return np.concatenate([_source_dot(self.X, a, b, rows, V) for a, b in self.bounds], axis=0)
+            vf = self.client.scatter(V, broadcast=True)
             futs = [
                 self.client.submit(_source_dot, self._futures, a, b, rows, vf, pure=False)
                 for a, b in self.bounds
@@ -268,8 +267,10 @@ class _Scanner:
 
 
 def _source_dot(src: ColumnSource, a: int, b: int, rows, V: np.ndarray) -> np.ndarray:
-    """``X[rows, a:b]' V`` read from an out-of-core source (all rows when ``rows`` is None)."""
-    return np.asarray(src.block(a, b, rows).T @ V, dtype=np.float64)
+    """``X[rows, a:b]' V[rows]`` read from an out-of-core source (all rows when ``rows`` is None)."""
+    if V.ndim == 1:
+        return src.dot(a, b, V, rows)
+    return np.asarray(src.block(a, b).T @ V, dtype=np.float64)
 
 
 def _source_run(func, src: ColumnSource, a: int, b: int, *args):
