@@ -500,7 +500,8 @@ class GRM(SelectorMixin, BaseEstimator):
                         # first inner problem: start from its best vertex, not the dense uniform z
                         z = np.zeros(d)
                         z[int(np.argmin(np.diag(M) - lam * s))] = 1.0
-                    res = _active_set_qp(M, s, lam, z, tol, budget=0.5 * float(d) ** 3)
+                    # budget: about one eigendecomposition (what the ALM would pay up front)
+                    res = _active_set_qp(M, s, lam, z, tol, budget=2.0 * float(d) ** 3 + 1e7)
                     if res is None:  # singular M_SS, cycling or too large a support: ALM from here
                         with blas_limits():
                             alm = self._alm_setup(M, s)
