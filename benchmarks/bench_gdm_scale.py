@@ -8,7 +8,8 @@ Fortran-ordered ``.npy`` file (never whole in memory) with planted groups like
 :func:`fsviz.data.make_grouped_classification` (12 support features, 0-5 affiliated
 noisy copies each at correlation 0.75-0.9, labels from the support features), then fits
 ``GDM()`` on ``np.load(path, mmap_mode="r")`` in a fresh process and reports seconds,
-peak RSS (``ru_maxrss``; pages of the file are unmapped after every block read) and
+peak RSS (``VmHWM`` of the fitting process; pages of the file are unmapped after every
+block read, so they do not accumulate) and
 whether the planted support features and groups were found. With Dask (default) the
 same fit runs with ``client=`` on a 2-worker ``LocalCluster`` (one thread each, separate
 processes reading the same file); the results must be identical to the local fit and the
@@ -78,10 +79,21 @@ def write_grouped(path: Path, n: int, m: int, seed: int = 0, chunk: int = 8192) 
     )
 
 
+def peak_rss_gb() -> float:
+    """Peak resident set of this process image (``VmHWM``), in GB.
+
+    Not ``ru_maxrss``: Linux carries that across fork + exec, so a child would report the
+    peak of the parent that spawned it (here: the writer that had the whole file mapped).
+    """
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 2**20
+    return float("nan")
+
+
 def fit_child(path: str, dask: bool, out: str) -> None:
     """Run in a fresh process: one fit, results to ``out`` (npz), timings as JSON on stdout."""
-    import resource
-
     from fsviz.select import GDM
 
     truth = np.load(Path(path).with_suffix(".truth.npz"))
@@ -99,9 +111,9 @@ def fit_child(path: str, dask: bool, out: str) -> None:
     t = time.perf_counter()
     g = GDM().fit(X, y, client=client)
     info["secs"] = time.perf_counter() - t
-    info["rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    info["rss_gb"] = peak_rss_gb()
     if client is not None:
-        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
+        peaks = client.run(peak_rss_gb)
         info["worker_rss_gb"] = max(peaks.values())
         client.close()
         cluster.close()
@@ -169,8 +181,9 @@ def main() -> None:
             continue
         path = d / f"grouped_{args.n}x{m}.npy"
         t = time.perf_counter()
-        if not path.exists():
-            write_grouped(path, args.n, m)
+        if not path.exists():  # in its own process: the writer's mapped pages stay out of our RSS
+            cmd = [sys.executable, __file__, "--write", str(path), "--n", str(args.n), "--m", str(m)]
+            subprocess.run(cmd, check=True, cwd=ROOT)
         t_write = time.perf_counter() - t
         loc = run(path, False, d / f"res_{m}_local.npz")
         row = (
@@ -194,7 +207,14 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if "--child" in sys.argv:
+    if "--write" in sys.argv:
+        p = argparse.ArgumentParser()
+        p.add_argument("--write")
+        p.add_argument("--n", type=int)
+        p.add_argument("--m", type=int, nargs="+")
+        a = p.parse_args()
+        write_grouped(Path(a.write), a.n, a.m[0])
+    elif "--child" in sys.argv:
         p = argparse.ArgumentParser()
         p.add_argument("--child")
         p.add_argument("--out")
