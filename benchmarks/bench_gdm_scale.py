@@ -166,18 +166,20 @@ def main() -> None:
     args = ap.parse_args()
     d = Path(args.dir)
     d.mkdir(parents=True, exist_ok=True)
-    free = shutil.disk_usage(d).free
-    print(f"GDM() out of core, n={args.n}, float32 Fortran-ordered .npy under {d} ({free / 2**30:.0f} GB free)")
+    free = shutil.disk_usage(d).free / 2**30
+    print(f"GDM() out of core, n={args.n}, float32 Fortran-ordered .npy under {d} ({free:.0f} GB free)")
     print(f"{os.cpu_count()} cores, load average at start {os.getloadavg()[0]:.2f} (shared machine: noisy)")
     print(
         f"{'m':>9s} {'file GB':>7s} {'write s':>8s} {'load':>5s} {'GDM s':>7s} {'RSS GB':>7s} "
-        f"{'SF':>6s} {'groups':>7s} {'iters':>5s} {'dask s':>7s} {'x local':>7s} {'wRSS GB':>8s}  dask vs local"
+        f"{'SF':>6s} {'groups':>7s} {'iters':>5s} {'dask s':>7s} {'x local':>7s} {'wRSS GB':>8s}"
+        "  dask vs local"
     )
     ms, ts = [], []
     for m in args.m:
         need = 4 * args.n * m
         if need > 0.9 * shutil.disk_usage(d).free:
-            print(f"{m:9d} skipped: needs {need / 2**30:.1f} GB, {shutil.disk_usage(d).free / 2**30:.1f} GB free")
+            have = shutil.disk_usage(d).free / 2**30
+            print(f"{m:9d} skipped: needs {need / 2**30:.1f} GB, {have:.1f} GB free")
             continue
         path = d / f"grouped_{args.n}x{m}.npy"
         t = time.perf_counter()
@@ -187,16 +189,16 @@ def main() -> None:
         t_write = time.perf_counter() - t
         loc = run(path, False, d / f"res_{m}_local.npz")
         row = (
-            f"{m:9d} {need / 2**30:7.2f} {t_write:8.1f} {loc['load']:5.2f} {loc['secs']:7.1f} {loc['rss_gb']:7.2f} "
+            f"{m:9d} {need / 2**30:7.2f} {t_write:8.1f} {loc['load']:5.2f} {loc['secs']:7.1f} "
+            f"{loc['rss_gb']:7.2f} "
             f"{loc['sf_found']:3d}/{N_GROUPS:<2d} {loc['groups_exact']:4d}/{N_GROUPS:<2d} {loc['n_iter']:5d}"
         )
         ms.append(m)
         ts.append(loc["secs"])
         if not args.no_dask:
             dk = run(path, True, d / f"res_{m}_dask.npz")
-            row += (
-                f" {dk['secs']:7.1f} {dk['secs'] / loc['secs']:7.2f} {dk['worker_rss_gb']:8.2f}  "
-                + same(d / f"res_{m}_local.npz", d / f"res_{m}_dask.npz")
+            row += f" {dk['secs']:7.1f} {dk['secs'] / loc['secs']:7.2f} {dk['worker_rss_gb']:8.2f}  " + same(
+                d / f"res_{m}_local.npz", d / f"res_{m}_dask.npz"
             )
         print(row, flush=True)
         if not args.keep:
