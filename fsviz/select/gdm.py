@@ -666,8 +666,9 @@ class GDM(SelectorMixin, BaseEstimator):
         the support features.
     block_size : int or None, default=None
         Features per block of the score and group-completion scans (and per Dask task);
-        None uses 16384. Results do not depend on it, except ``n_correlations_``'s
-        window bookkeeping.
+        None uses 16384 (out-of-core input: ``2**24 // n_samples``, at least 256, i.e.
+        about 128 MB of float64 per block). Results do not depend on it, except
+        ``n_correlations_``'s window bookkeeping.
     positive : object or None, default=None
         The class to separate from the others, compared with the values of ``y`` as
         given to ``fit``. With more than two classes, GDM runs one vs rest: samples of
@@ -822,8 +823,14 @@ class GDM(SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; sparse input (CSR/CSC) stays sparse.
+        X : {array-like, sparse matrix, numpy.memmap, zarr.Array} of shape (n_samples, n_features)
+            Training data; sparse input (CSR/CSC) stays sparse. Out of core: a
+            ``numpy.memmap`` (e.g. ``np.load(path, mmap_mode="r")``, C or Fortran order,
+            any numeric dtype) or a ``zarr.Array`` is never copied whole: it is validated
+            (finite values) in the statistics pass and read one column block
+            (``block_size`` features; default about 128 MB of float64) at a time; only the
+            ``K_a`` support columns are gathered. With ``client``, the workers reopen the
+            file themselves (a memmap is sent as its file name and geometry).
         y : array-like of shape (n_samples,)
             Class labels: two classes, or more together with ``positive`` (one vs rest).
             Ignored (may be None) when ``one_class=True``.
