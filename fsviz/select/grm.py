@@ -6,15 +6,18 @@ Problem (1) of the paper::
 
 with ``A_ij = cos^2(f_i, f_j)`` of the centred features (eq. 2), ``s`` the input
 score and ``G'G`` the Laplacian of the "same prior group" graph (eq. 25-26). It is
-solved by Algorithm 2/4: an outer Dinkelbach loop on ``lambda = z'Mz / z's`` and an
-inner augmented-Lagrangian (ALM) loop whose ``v`` step (eq. 8) is a linear solve
-with ``M + mu/2 I`` and whose ``z`` step is the exact simplex projection
-(eq. 22-24). ``M`` is eigendecomposed once, so each ``v`` step costs one dense and
-one sparse matrix-vector product with the eigenvector matrix instead of a new
-factorisation. Every 10 ALM iterations, once the support has nearly settled, it is
-handed to a small active-set KKT solve; when it satisfies all KKT conditions the inner problem is
-solved exactly and the ALM loop stops early (``kkt_violation_`` reports the
-residual).
+solved by an outer Dinkelbach loop on ``lambda = z'Mz / z's`` (Algorithm 2/4). Each
+inner problem ``min z'Mz - lambda s'z`` on the simplex is a convex QP with a sparse
+minimiser; by default it is solved exactly by a primal active-set method warm-started
+from the previous outer iterate (a Cholesky factor of ``M`` on the support, grown one
+feature at a time; no eigendecomposition). ``solver="alm"`` -- and the fallback when the
+active set meets a singular block or outgrows its budget -- is the paper's inner
+augmented-Lagrangian (ALM) loop, whose ``v`` step (eq. 8) is a linear solve with
+``M + mu/2 I`` and whose ``z`` step is the exact simplex projection (eq. 22-24): ``M`` is
+eigendecomposed once, so each ``v`` step costs one dense and one sparse matrix-vector
+product with the eigenvector matrix, and every 10 ALM iterations, once the support has
+nearly settled, it is handed to a small active-set KKT solve. ``kkt_violation_`` reports
+the KKT residual of the last inner problem either way.
 """
 
 from __future__ import annotations
@@ -303,9 +306,11 @@ class GRM(SelectorMixin, BaseEstimator):
     naming the feature. For a score where lower is better, pass e.g. ``1 / score``
     (see each fsviz scorer's Notes for the form it returns).
 
-    Cost: ``A`` takes one ``n x d x d`` product and ``M = A + gamma G'G`` one
-    ``d x d`` eigendecomposition; every ALM iteration then costs one dense and one
-    sparse matrix-vector product (``z`` is sparse after the projection).
+    Cost: ``A`` takes one ``n x d x d`` product. The active-set solver then costs
+    ``O(|S|^2 + d |S|)`` per step for a support of ``|S|`` features (at n_top = 2,000:
+    0.02-0.15x one ``d x d`` eigendecomposition on arcene, GLIOMA and ALLAML); the ALM
+    pays one ``d x d`` eigendecomposition, then one dense and one sparse matrix-vector
+    product per iteration (``z`` is sparse after the projection).
 
     References
     ----------
