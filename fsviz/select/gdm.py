@@ -39,12 +39,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import ClassifierTags, check_random_state
+from sklearn.utils import ClassifierTags, assert_all_finite, check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from fsviz.select import _gdm_kernels as GK
-from fsviz.select._base import scale_extreme
+from fsviz.select._base import EXTREME, scale_extreme
+from fsviz.select._column_source import ColumnSource, block_stats, is_out_of_core
 from fsviz.select._mkl import MasterResult, solve_master
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
 from fsviz.stats.moments import column_moments
@@ -64,6 +65,8 @@ _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
 
 def _gather(X, cols, rows=None) -> np.ndarray:
     """Raw columns ``cols`` (optionally rows ``rows``) as a dense Fortran-ordered array."""
+    if isinstance(X, ColumnSource):
+        return X.gather(cols, rows)
     if sp.issparse(X):
         B = X[:, cols]
         if rows is not None:
@@ -196,7 +199,10 @@ class _Scanner:
         self.bounds = [(a, min(a + block_size, m)) for a in range(0, m, block_size)]
         self.client = client
         self._futures = None
-        if client is not None:
+        self._source = isinstance(X, ColumnSource)  # out of core: blocks are read, never held
+        if client is not None and self._source:
+            self._futures = client.scatter(X, broadcast=True)  # pickles the file reference only
+        elif client is not None:
             blocks = []
             for a, b in self.bounds:
                 blk = X[:, a:b]
@@ -209,6 +215,18 @@ class _Scanner:
 
     def dot(self, V: np.ndarray) -> np.ndarray:
         """``X' V`` (m,) or (m, k)."""
+        if self._source:
+            rows = np.flatnonzero(V) if V.ndim == 1 else None
+            if rows is not None and (rows.size >= 0.5 * V.size or not self.X.row_major):
+                rows = None  # read only the active rows (alpha_i > 0) when they are few
+            if self.client is None:
+                return np.concatenate([_source_dot(self.X, a, b, rows, V) for a, b in self.bounds], axis=0)
+            vf = self.client.scatter(V, broadcast=True)
+            futs = [
+                self.client.submit(_source_dot, self._futures, a, b, rows, vf, pure=False)
+                for a, b in self.bounds
+            ]
+            return np.concatenate(self.client.gather(futs), axis=0)
         if self.client is None:
             X = self.X
             if V.ndim == 1 and not sp.issparse(X) and X.flags.c_contiguous and X.dtype == np.float64:
@@ -232,6 +250,13 @@ class _Scanner:
             self.client.scatter(c, broadcast=True) if isinstance(c, np.ndarray) and c.size > 1024 else c
             for c in common
         ]
+        if self._source:
+            src = self._futures
+            futs = [
+                self.client.submit(_source_run, func, src, a, b, *per_block[i], *common_f, pure=False)
+                for i, (a, b) in enumerate(self.bounds)
+            ]
+            return self.client.gather(futs)
         futs = [
             self.client.submit(func, f, *per_block[i], *common_f, pure=False)
             for i, f in enumerate(self._futures)
@@ -242,6 +267,53 @@ class _Scanner:
         if self.client is not None and self._futures is not None:
             self.client.cancel(self._futures)
             self._futures = None
+
+
+def _source_dot(src: ColumnSource, a: int, b: int, rows, V: np.ndarray) -> np.ndarray:
+    """``X[rows, a:b]' V[rows]`` read from an out-of-core source (all rows when ``rows`` is None)."""
+    if V.ndim == 1:
+        return src.dot(a, b, V, rows)
+    return np.asarray(src.block(a, b).T @ V, dtype=np.float64)
+
+
+def _source_run(func, src: ColumnSource, a: int, b: int, *args):
+    """``func(block a:b, *args)`` with the block read from an out-of-core source."""
+    return func(src.block(a, b), *args)
+
+
+def _source_stats_block(Xb, want_discrete: bool):
+    """Statistics pass over one out-of-core block: moments plus :func:`block_stats`."""
+    mean, norm = column_moments(Xb)
+    return mean, norm, block_stats(Xb, want_discrete)
+
+
+def _source_moments(scanner: _Scanner, want_discrete: bool):
+    """One pass over an out-of-core source: validation, scaling, moments, discreteness.
+
+    Raises the ``ValueError`` of in-memory validation for a non-finite value, sets the
+    source's power-of-two ``shift`` like :func:`scale_extreme` and returns
+    ``(mean, norm, discrete)`` of the scaled data.
+    """
+    src = scanner.X
+    out = scanner.run(_source_stats_block, [() for _ in scanner.bounds], (bool(want_discrete),))
+    for (a, b), (_, _, (finite, *_)) in zip(scanner.bounds, out, strict=True):
+        if not finite:
+            raise ValueError(
+                f"GDM: Input X contains NaN or infinity (in columns {a}..{b - 1}); "
+                "out-of-core input must be finite."
+            )
+    mean = np.concatenate([o[0] for o in out]) if out else np.empty(0)
+    norm = np.concatenate([o[1] for o in out]) if out else np.empty(0)
+    top = max((o[2][1] for o in out), default=0.0)
+    discrete = all(o[2][2] for o in out)
+    lo = min((o[2][3] for o in out), default=0.0)
+    hi = max((o[2][4] for o in out), default=0.0)
+    discrete = discrete and hi - lo < 32
+    if top > 0.0 and not 1.0 / EXTREME <= top <= EXTREME:
+        src.shift = -int(np.frexp(top)[1])  # exactly what scale_extreme does in memory
+        mean, norm = np.ldexp(mean, src.shift), np.ldexp(norm, src.shift)
+        discrete = False  # scaled values lie in (-1, 1): only all-zero data would be integer
+    return mean, norm, discrete
 
 
 # ============================================================================ CRM walk
@@ -609,8 +681,9 @@ class GDM(SelectorMixin, BaseEstimator):
         the support features.
     block_size : int or None, default=None
         Features per block of the score and group-completion scans (and per Dask task);
-        None uses 16384. Results do not depend on it, except ``n_correlations_``'s
-        window bookkeeping.
+        None uses 16384 (out-of-core input: ``2**24 // n_samples``, at least 256, i.e.
+        about 128 MB of float64 per block). Results do not depend on it, except
+        ``n_correlations_``'s window bookkeeping.
     positive : object or None, default=None
         The class to separate from the others, compared with the values of ``y`` as
         given to ``fit``. With more than two classes, GDM runs one vs rest: samples of
@@ -782,8 +855,14 @@ class GDM(SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; sparse input (CSR/CSC) stays sparse.
+        X : {array-like, sparse matrix, numpy.memmap, zarr.Array} of shape (n_samples, n_features)
+            Training data; sparse input (CSR/CSC) stays sparse. Out of core: a
+            ``numpy.memmap`` (e.g. ``np.load(path, mmap_mode="r")``, C or Fortran order,
+            any numeric dtype) or a ``zarr.Array`` is never copied whole: it is validated
+            (finite values) in the statistics pass and read one column block
+            (``block_size`` features; default about 128 MB of float64) at a time; only the
+            ``K_a`` support columns are gathered. With ``client``, the workers reopen the
+            file themselves (a memmap is sent as its file name and geometry).
         y : array-like of shape (n_samples,)
             Dispatched by :func:`sklearn.utils.multiclass.type_of_target`:
 
@@ -805,7 +884,10 @@ class GDM(SelectorMixin, BaseEstimator):
         -------
         self : GDM
         """
-        if self.one_class:
+        ooc = is_out_of_core(X)
+        if ooc:  # memmap / zarr: validated block by block in the statistics pass, never copied
+            X, y = self._validate_out_of_core(X, y)
+        elif self.one_class:
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
         else:
             if y is None:
@@ -816,13 +898,14 @@ class GDM(SelectorMixin, BaseEstimator):
             X, y = validate_data(
                 self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2
             )
+        if not self.one_class:
             self.target_type_ = self._target_type(y)
-            if self.target_type_ != "continuous":
-                if self.target_type_ == "multiclass":
-                    self.classes_ = np.unique(y)
-                else:
-                    self.classes_, y_pos = self._binary_target(y)
-        X = scale_extreme(X)
+            if self.target_type_ == "multiclass":
+                self.classes_ = np.unique(y)
+            elif self.target_type_ == "binary":
+                self.classes_, y_pos = self._binary_target(y)
+        if not ooc:
+            X = scale_extreme(X)
         n, m = X.shape
         tau = self._check_params(n)
         if sp.issparse(X):
@@ -840,9 +923,19 @@ class GDM(SelectorMixin, BaseEstimator):
         else:
             y_pm = np.where(y_pos, 1.0, -1.0)
 
-        mean, norm = column_moments(X)
+        # out of core: blocks of ~128 MB of float64 by default (one read + one product each)
+        block = self.block_size or (max(256, min(_AUTO_BLOCK, 2**24 // max(n, 1))) if ooc else _AUTO_BLOCK)
+        scanner = _Scanner(X, block, client)
+        if ooc:
+            try:
+                mean, norm, discrete = _source_moments(scanner, self.corr == "su")
+            except BaseException:
+                scanner.close()
+                raise
+        else:
+            mean, norm = column_moments(X)
+            discrete = self.corr == "su" and is_discrete(X)
         const = norm <= 0
-        scanner = _Scanner(X, self.block_size or _AUTO_BLOCK, client)
         try:
             st = _FitState(
                 X=X,
@@ -852,7 +945,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 const=const,
                 rawnorm=np.sqrt(norm**2 + n * mean**2) if self.one_class else None,
                 thr=1.0 - tau if tau > 0 else np.inf,
-                strategy=("discrete" if is_discrete(X) else "uniform") if self.corr == "su" else "uniform",
+                strategy="discrete" if discrete else "uniform",
                 scanner=scanner,
                 loss=loss,
                 y_mean=y_mean,
@@ -886,6 +979,34 @@ class GDM(SelectorMixin, BaseEstimator):
         raise ValueError(
             f"GDM: 'y' must be binary, multiclass or continuous (sklearn type_of_target); got {kind!r}."
         )
+
+    def _validate_out_of_core(self, X, y):
+        """Checks of ``validate_data`` for a memmap / zarr ``X`` without reading it.
+
+        Shape, dtype and ``n_features_in_`` here; finiteness in the statistics pass.
+        """
+        src = ColumnSource(X)
+        validate_data(self, X, skip_check_array=True)
+        n = src.shape[0]
+        if n < 2:
+            raise ValueError(f"GDM: 'X' must have at least 2 samples; got {n}.")
+        if src.shape[1] < 1:
+            raise ValueError(f"GDM: 'X' must have at least 1 feature; got shape {src.shape}.")
+        if y is None:
+            if not self.one_class:
+                raise ValueError(
+                    "GDM requires y to be passed, but the target y is None: binary GDM "
+                    "(one_class=False) needs labels. Pass y, or set one_class=True."
+                )
+            return src, None
+        y = column_or_1d(y, warn=True)
+        if self.one_class:
+            return src, y
+        if y.dtype.kind == "f":
+            assert_all_finite(y, input_name="y")
+        if y.shape[0] != n:
+            raise ValueError(f"GDM: 'y' must have one label per sample of X ({n}); got {y.shape[0]}.")
+        return src, y
 
     def _binary_target(self, y):
         """``classes_`` and the boolean +1 mask of ``y``, applying ``positive`` (one vs rest)."""
@@ -1154,14 +1275,20 @@ class GDM(SelectorMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "support_")
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
         sf = self.support_
+        if is_out_of_core(X):  # read the support columns only
+            src = ColumnSource(X)
+            validate_data(self, X, skip_check_array=True, reset=False)
+            Xs = src.gather(sf) if sf.size else np.empty((src.shape[0], 0))
+            assert_all_finite(Xs, input_name="X")
+        else:
+            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+            Xs = X[:, sf]
+            Xs = Xs.toarray() if sp.issparse(Xs) else np.asarray(Xs)
         if sf.size == 0:
             if self.coef_.ndim == 2:
-                return np.zeros((X.shape[0], self.coef_.shape[0]))
-            return np.full(X.shape[0], self.intercept_)
-        Xs = X[:, sf]
-        Xs = Xs.toarray() if sp.issparse(Xs) else np.asarray(Xs)
+                return np.zeros((Xs.shape[0], self.coef_.shape[0]))
+            return np.full(Xs.shape[0], self.intercept_)
         if self.one_class:
             M = Xs / self._scale_sf
         else:
