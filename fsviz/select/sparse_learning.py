@@ -35,6 +35,7 @@ import scipy.sparse.linalg as spla
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from fsviz.select import _sparse_learning_kernels as _SLK
 from fsviz.select._base import ScoreSelector, blas_limits
 from fsviz.select.scores import _check_int, _knn_affinity
 from fsviz.stats.moments import column_moments
@@ -245,17 +246,48 @@ def lsl21_solve(X, Y, alpha: float, *, fit_intercept: bool = True, max_iter: int
     zero_b = np.zeros(Y.shape[1])
     if P0 == 0 or d == 0:
         return W0, Y.mean(axis=0) if fit_intercept else zero_b, np.array([P0]), 0, 0.0
+    # FISTA (sparse X: products only) needs the Lipschitz constant; dense X: BCD needs none
     with blas_limits():
-        L = A.sq_norm2() / n
+        L = A.sq_norm2() / n if A.sparse else float(np.max(np.einsum("ij,ij->j", A.X, A.X)))
     if L <= 0:  # constant X: W = 0 is optimal
         return W0, Y.mean(axis=0) if fit_intercept else zero_b, np.array([P0]), 0, 0.0
     with blas_limits():
-        W, history, it = _fista(
-            A.dot, A.tdot, loss, penalty, prox_l21_scaled(alpha), W0, L, max_iter, tol, gap
-        )
+        if A.sparse:
+            W, history, it = _fista(
+                A.dot, A.tdot, loss, penalty, prox_l21_scaled(alpha), W0, L, max_iter, tol, gap
+            )
+        else:
+            W, history, it = _lsl21_bcd(A.X, Yc, alpha, max_iter, tol, gap)
         gap(W, A.dot(W), (A.dot(W) - Yc) / n)
     intercept = Y.mean(axis=0) - A.mean @ W if fit_intercept else zero_b
     return W, intercept, history, it, state["gap"]
+
+
+def _lsl21_bcd(X: np.ndarray, Yc: np.ndarray, alpha: float, max_iter: int, tol: float, gap):
+    """Dense LSL21 by cyclic block coordinate descent over the rows of ``W`` (numba kernel).
+
+    Each sweep sets every row to its exact minimiser with the others fixed
+    (:func:`~fsviz.select._sparse_learning_kernels.l21_bcd_epoch`; the method of scikit-learn's
+    ``MultiTaskLasso``), so the objective never increases. The duality gap ``gap(W, XW, G)`` is
+    evaluated every 5 sweeps, and whenever a sweep moved ``W`` by ``<= tol`` relative, against
+    ``tol`` (the same stop as FISTA's). Costs O(n d c) per sweep, no Python loop over features.
+    """
+    n, d = X.shape
+    Xf = np.asfortranarray(X, dtype=np.float64)
+    col_sq = np.einsum("ij,ij->j", Xf, Xf)
+    W = np.zeros((d, Yc.shape[1]))
+    R = np.ascontiguousarray(Yc, dtype=np.float64).copy()
+    threshold = alpha * n
+    history = []
+    it = 0
+    for it in range(1, max_iter + 1):
+        moved = _SLK.l21_bcd_epoch(Xf, R, W, col_sq, threshold)
+        history.append(0.5 * float(np.sum(R * R)) / n + alpha * l21_norm(W))
+        w_max = float(np.abs(W).max())
+        check = it % 5 == 0 or it == max_iter or w_max == 0.0 or moved <= tol * w_max
+        if check and gap(W, Yc - R, -R / n) <= tol:
+            break
+    return W, np.asarray(history), it
 
 
 def prox_l21_scaled(alpha: float):
