@@ -10,8 +10,8 @@ from numba import njit
 
 
 @njit(cache=True)
-def l21_bcd_epoch(X, R, W, col_sq, threshold):
-    """One cyclic sweep of block coordinate descent over the rows of ``W``.
+def l21_bcd_epoch(X, RT, W, col_sq, threshold, rows):
+    """One cyclic sweep of block coordinate descent over the rows ``rows`` of ``W``.
 
     Minimises ``1/2 ||R||_F^2 + threshold ||W||_2,1`` with ``R = Y - XW`` kept up to date: row
     ``j`` is set to its exact minimiser with the other rows fixed,
@@ -21,55 +21,52 @@ def l21_bcd_epoch(X, R, W, col_sq, threshold):
     Parameters
     ----------
     X : float64 (n, d), Fortran order
-    R : float64 (n, c), C order; updated in place
+    RT : float64 (c, n), C order
+        ``R'``, updated in place (stored transposed: the inner loops run over samples).
     W : float64 (d, c), C order; updated in place
     col_sq : float64 (d,)
         ``||x_j||^2``; rows with 0 are left at 0.
     threshold : float
         ``n * alpha`` in LSL21's ``1/(2n)`` scaling.
+    rows : int64 (m,)
+        The rows to update, in this order (all of them, or an active set).
 
     Returns
     -------
     float
         The largest change of any entry of ``W`` in the sweep.
     """
-    n, d = X.shape
-    c = R.shape[1]
+    n = X.shape[0]
+    c = RT.shape[0]
     g = np.empty(c)
     dw = np.empty(c)
     biggest = 0.0
-    for j in range(d):
+    for jj in range(rows.size):
+        j = rows[jj]
         sq = col_sq[j]
         if sq <= 0.0:
             continue
-        for k in range(c):
-            g[k] = 0.0
-        for i in range(n):
-            xij = X[i, j]
-            if xij != 0.0:
-                for k in range(c):
-                    g[k] += xij * R[i, k]
+        x = X[:, j]
         norm = 0.0
         for k in range(c):
-            g[k] = W[j, k] + g[k] / sq
+            r = RT[k]
+            acc = 0.0
+            for i in range(n):
+                acc += x[i] * r[i]
+            g[k] = W[j, k] + acc / sq
             norm += g[k] * g[k]
         norm = np.sqrt(norm)
         scale = 0.0
         if norm > 0.0:
             scale = max(0.0, 1.0 - threshold / (sq * norm))
-        moved = False
         for k in range(c):
             new = scale * g[k]
             dw[k] = new - W[j, k]
-            if dw[k] != 0.0:
-                moved = True
-                if abs(dw[k]) > biggest:
-                    biggest = abs(dw[k])
             W[j, k] = new
-        if moved:
-            for i in range(n):
-                xij = X[i, j]
-                if xij != 0.0:
-                    for k in range(c):
-                        R[i, k] -= xij * dw[k]
+            step = dw[k]
+            if step != 0.0:
+                biggest = max(biggest, abs(step))
+                r = RT[k]
+                for i in range(n):
+                    r[i] -= x[i] * step
     return biggest
