@@ -568,16 +568,30 @@ def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *
         M = X.T @ LX
         M = M.toarray() if sp.issparse(M) else np.asarray(M)
         M = (M + M.T) / 2.0
+        # d > 2n: M = Z'Z with Z of rank r < n, and the eigenproblem of M + alpha D is solved in
+        # O(r^2 d) per iteration instead of O(d^3) (see _udfs_smallest_lowrank); below
+        # _UDFS_LOWRANK_MIN_D features LAPACK's dense eigh is faster (measured: 325 features, 73
+        # samples: 1.4 s low-rank against 0.8 s dense; 1024 features, 165 samples: 1.6 s against 11.8 s)
+        lowrank = alpha > 0 and 2 * X.shape[0] < d and d >= _UDFS_LOWRANK_MIN_D and c + 1 < d
+        Z = _udfs_factor(Lm, X) if lowrank else None
         dvec = np.ones(d)
         history: list[float] = []
         W = np.zeros((d, c))
         it = 0
         for it in range(1, max_iter + 1):
-            P = M.copy()
-            P[np.diag_indices(d)] += alpha * dvec
-            _, W_new = sla.eigh(P, subset_by_index=[0, c - 1], check_finite=False, driver="evr")
+            W_new = None
+            if Z is not None and it > 1:  # the first step (D = I) keeps LAPACK's choice of basis
+                W_new = _udfs_smallest_lowrank(Z, alpha * dvec, c, W)
+            if W_new is None:
+                P = M.copy()
+                P[np.diag_indices(d)] += alpha * dvec
+                _, W_new = sla.eigh(P, subset_by_index=[0, c - 1], check_finite=False, driver="evr")
             norms = _row_norms(W_new)
-            obj = float(np.einsum("ij,ij->", W_new, M @ W_new) + alpha * norms.sum())
+            if Z is not None:  # tr(W'MW) = ||ZW||^2
+                quad = float(np.sum((Z @ W_new) ** 2))
+            else:
+                quad = float(np.einsum("ij,ij->", W_new, M @ W_new))
+            obj = quad + alpha * float(norms.sum())
             if history and obj > history[-1]:  # rounding floor reached (exact steps never increase it)
                 it -= 1
                 break
@@ -589,6 +603,69 @@ def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *
     W_all = np.zeros((d_all, c))
     W_all[keep] = W
     return W_all, np.asarray(history), it
+
+
+_UDFS_LOWRANK_MIN_D = 600
+
+
+def _udfs_factor(Lm: sp.spmatrix, X) -> np.ndarray:
+    """``Z`` (r x d) with ``Z'Z = X'LX``: ``L = Q diag(lam) Q'`` (n x n, PSD), ``Z = (Q lam^1/2)' X``.
+
+    Eigenvalues below ``1e-12 * max`` are rounding (``L`` is a sum of PSD terms) and dropped, so
+    ``r <= n - 1`` (``L 1 = 0``).
+    """
+    lam, Q = sla.eigh(Lm.toarray(), check_finite=False)
+    keep = lam > 1e-12 * max(float(lam.max()), np.finfo(float).tiny)
+    C = Q[:, keep] * np.sqrt(lam[keep])
+    return np.ascontiguousarray(np.asarray(X.T @ C).T)
+
+
+def _udfs_smallest_lowrank(Z: np.ndarray, a: np.ndarray, c: int, W0: np.ndarray):
+    """The ``c`` smallest eigenvectors of ``P = diag(a) + Z'Z`` (``a > 0``), or None if uncertified.
+
+    Lanczos (ARPACK ``eigsh``) on ``P^-1`` applied by Woodbury,
+    ``P^-1 = A^-1 - A^-1 Z' (I + Z A^-1 Z')^-1 Z A^-1`` (one r x r Cholesky, O(r^2 d)), for the
+    ``c + 1`` largest eigenvalues of ``P^-1``, started from the previous ``W``. The answer is then
+    certified by Sylvester's law of inertia: with ``sigma`` midway between the ``c``-th and
+    ``(c+1)``-th eigenvalues found, the number of eigenvalues of ``P`` below ``sigma`` is
+    ``neg(A - sigma I) + neg(-I - Z (A - sigma I)^-1 Z') - r`` (Haynsworth's inertia additivity
+    on ``[[A - sigma I, Z'], [Z, -I]]``), which must be exactly ``c``: no smaller eigenvalue was
+    missed. None (the caller then takes the dense eigendecomposition) when the certificate
+    fails, the ``c``-th and ``(c+1)``-th eigenvalues are too close to separate, or ARPACK fails.
+    """
+    r, d = Z.shape
+    ainv = 1.0 / a
+    try:
+        cho = sla.cho_factor(np.eye(r) + (Z * ainv) @ Z.T, check_finite=False)
+    except np.linalg.LinAlgError:
+        return None
+
+    def solve(V):
+        U = V * ainv[:, None] if V.ndim == 2 else V * ainv
+        T = Z.T @ sla.cho_solve(cho, Z @ U, check_finite=False)
+        return U - (T * ainv[:, None] if V.ndim == 2 else T * ainv)
+
+    op = spla.LinearOperator((d, d), matvec=solve, matmat=solve, dtype=np.float64)
+    v0 = W0.sum(axis=1) + 1e-3 / np.sqrt(d)  # warm start, never the zero vector
+    try:
+        mu, V = spla.eigsh(op, k=c + 1, which="LA", v0=v0, tol=1e-13)
+    except spla.ArpackError:
+        return None
+    order = np.argsort(-mu)
+    lam, V = 1.0 / mu[order], V[:, order]
+    lo, hi = float(lam[c - 1]), float(lam[c])
+    if not (hi - lo > 1e-8 * abs(hi)):
+        return None
+    sigma = 0.5 * (lo + hi)
+    shift = a - sigma
+    if np.any(np.abs(shift) <= 1e-12 * max(abs(sigma), 1.0)):
+        return None
+    S = -np.eye(r) - (Z / shift) @ Z.T
+    below = int(np.sum(shift < 0)) + int(np.sum(sla.eigvalsh((S + S.T) / 2.0, check_finite=False) < 0)) - r
+    if below != c:
+        return None
+    Q, _ = np.linalg.qr(V[:, :c])  # orthonormal to rounding, as LAPACK's
+    return Q
 
 
 # ------------------------------------------------------------------ NDFS (Li et al. 2012)
