@@ -3,8 +3,8 @@
 =========  =================================================================  ======================
 class      problem (W has one row per feature; score = ``||W(j, :)||_2``)      solver
 =========  =================================================================  ======================
-LSL21      ``1/(2n) ||Y - XW||_F^2 + alpha ||W||_2,1`` (one-hot ``Y``)         FISTA, exact prox, gap
-LLL21      ``1/n sum_i CE(softmax(x_i W + b), y_i) + alpha ||W||_2,1``         FISTA, exact prox, KKT
+LSL21      ``1/(2n) ||Y - XW||_F^2 + alpha ||W||_2,1`` (one-hot ``Y``)         BCD (dense) / FISTA, gap
+LLL21      ``1/n sum_i CE(softmax(x_i W + b), y_i) + alpha ||W||_2,1``         FISTA + backtracking, KKT
 RFS        ``||XW - Y||_2,1 + gamma ||W||_2,1`` (Nie et al. 2010, eq. 62)      iterative reweighting
 UDFS       ``min_{W'W=I} tr(W'MW) + alpha ||W||_2,1`` (Yang et al. 2011)       reweighted eigenproblem
 NDFS       ``tr(F'LF) + alpha(||XW-F||^2 + beta||W||_2,1) + gamma/2||F'F-I||^2``  alternating updates
@@ -13,12 +13,14 @@ NDFS       ``tr(F'LF) + alpha(||XW-F||^2 + beta||W||_2,1) + gamma/2||F'F-I||^2``
 All five take dense or scipy.sparse ``X`` and never densify it. What they build instead:
 
 * LSL21 and LLL21 only multiply by ``X`` and ``X'`` (``X`` centred implicitly: ``Xc W = XW -
-  1 (mu'W)``), memory O((n + d) c).
+  1 (mu'W)``), memory O((n + d) c). On dense ``X`` LSL21 runs block coordinate descent (numba,
+  a centred copy of ``X``).
 * RFS and NDFS solve one reweighted least-squares system per iteration on the smaller side:
   ``X'DX + gamma D_w`` (d x d) when ``d < n``, else its Woodbury form ``X D_w^-1 X' + ...``
   (n x n). Memory is ``min(n, d)^2`` floats (sparse products, then a dense Cholesky).
 * UDFS's matrix ``M = X' L X`` is d x d by definition and its eigenvectors are taken every
-  iteration: memory d^2, O(d^3) time per iteration (``L`` itself is a sparse n x n matrix with
+  iteration: memory d^2, O(d^3) time per iteration, O(n^2 d) when ``d > 2n`` (``M`` then has
+  rank < n and a Woodbury/Lanczos solver replaces the dense one; ``L`` itself is a sparse n x n matrix with
   at most ``n (k+1)^2`` entries). NDFS's Laplacian is the sparse kNN graph; its
   ``M = L + alpha (I - X T X')`` is never formed (``MF = LF + alpha (F - XW)``).
 """
@@ -221,7 +223,7 @@ def alpha_max(X, Y, centre: bool = True) -> float:
 
 
 def lsl21_solve(X, Y, alpha: float, *, fit_intercept: bool = True, max_iter: int = 1000, tol: float = 1e-4):
-    """Solve ``min_W 1/(2n) ||Yc - Xc W||_F^2 + alpha ||W||_2,1`` by monotone FISTA.
+    """Solve ``min_W 1/(2n) ||Yc - Xc W||_F^2 + alpha ||W||_2,1``: BCD (dense X), FISTA (sparse).
 
     ``Xc``, ``Yc`` are centred when ``fit_intercept`` (the intercept is then
     ``mean(Y) - mean(X) W``). Stops when the duality gap is ``<= tol * P(0)``: the dual point
@@ -572,6 +574,15 @@ def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *
     rounding keeps the previous ``W`` and stops). Constant features are left out (their rows of
     ``W`` are 0): ``tr(W'MW)`` is 0 on them, so the eigenproblem would otherwise pick exactly the
     features that carry no information.
+
+    Eigensolver: LAPACK's dense ``eigh`` (O(d^3)) in general. When ``d > 2n`` and
+    ``d >= _UDFS_LOWRANK_MIN_D``, ``M = Z'Z`` with ``Z`` r x d, ``r < n``
+    (:func:`_udfs_factor`), and every step after the first uses :func:`_udfs_smallest_lowrank`
+    (Woodbury + Lanczos, O(r^2 d), certified by inertia, dense fallback otherwise). The first
+    step (``D = I``) stays dense: its smallest eigenvalue ``alpha`` then has multiplicity
+    ``d - r`` and LAPACK's choice of basis is kept. Later steps agree with the dense ones to the
+    dense solver's accuracy (``eps ||P||``, large once rows of ``W`` approach 0: the low-rank
+    eigenvectors are the more accurate ones).
     Returns ``W, history, n_iter``.
     """
     with blas_limits():
@@ -774,9 +785,11 @@ class LSL21(_SparseLearning):
     """Least squares with an l2,1 regulariser on a one-hot target (survey section 2.3.2).
 
     Solves ``min_W 1/(2n) ||Y - XW - 1b'||_F^2 + alpha ||W||_2,1`` (``Y`` the one-hot class
-    matrix, ``b`` an unpenalised intercept when ``fit_intercept``) by monotone FISTA with the
-    exact row-shrinkage prox, stopping on the duality gap. Scores are the row norms
-    ``||W(j, :)||_2``. Dense or sparse ``X`` (never densified: only products with ``X``).
+    matrix, ``b`` an unpenalised intercept when ``fit_intercept``) by block coordinate descent
+    over the rows of ``W`` (dense ``X``; active set, Anderson extrapolation) or monotone FISTA
+    (sparse ``X``), both with the exact row-shrinkage prox and stopping on the duality gap.
+    Scores are the row norms ``||W(j, :)||_2``. Dense or sparse ``X`` (sparse never densified:
+    only products with ``X``).
 
     Parameters
     ----------
@@ -863,8 +876,8 @@ class LLL21(_SparseLearning):
     """Multinomial logistic loss with an l2,1 regulariser (survey section 2.3.2, logistic loss).
 
     Solves ``min_{W,b} 1/n sum_i -log softmax(x_i W + b)_{y_i} + alpha ||W||_2,1`` by monotone
-    FISTA with the exact prox; stops on the KKT residual. Scores are ``||W(j, :)||_2``.
-    Dense or sparse ``X`` (centred implicitly, never densified).
+    FISTA with the exact prox and a backtracking step; stops on the KKT residual. Scores are
+    ``||W(j, :)||_2``. Dense or sparse ``X`` (centred implicitly, never densified).
 
     Parameters
     ----------
@@ -997,7 +1010,8 @@ class UDFS(_SparseLearning):
     ``min_{W'W = I} tr(W'MW) + alpha ||W||_2,1`` with ``M = X' L X`` built from the local
     discriminative scores of every sample's kNN neighbourhood; solved by the paper's
     reweighted eigenproblem. Scores are ``||W(j, :)||_2``. Sparse ``X`` is never densified, but
-    ``M`` is a dense d x d matrix (memory d^2, an O(d^3) eigensolve per iteration).
+    ``M`` is a dense d x d matrix (memory d^2, an O(d^3) eigensolve per iteration; O(n^2 d)
+    after the first when ``d > 2n`` and ``d >= 600``: ``M`` has rank < n, see ``udfs_solve``).
 
     Parameters
     ----------
