@@ -1,24 +1,31 @@
 # ruff: noqa: E501  (the paper tables below are kept one row per line, as printed)
 """Reproduce the papers' tables with fsviz and print one Markdown row per table cell.
 
-    python benchmarks/reproduce.py --quick          # GLIOMA + ALLAML, 1 repetition (< 3 min)
-    python benchmarks/reproduce.py > docs/reproduce.md.rows   # full run (< 15 min, 2 cores)
+    python benchmarks/reproduce.py --quick                  # every section, reduced (< 3 min)
+    python benchmarks/reproduce.py --only saola,orl         # some sections, in full
+    python benchmarks/reproduce.py --write-docs docs/reproduce.md   # full run (< 15 min)
 
-Not run in CI. Covers the GRM paper (Wang, Nie & Huang, TKDE 2015), Tables 2-8, on the
-paper's datasets that ship with scikit-feature (GLIOMA, ALLAML = the paper's AMLALL,
-Prostate-GE = ProCancer, leukemia = LEU, COIL20). The SAOLA, GDM and ICML'12 rows are
-not written yet (see docs/reproduce.md).
+Not run in CI. Rows are ``paper | table/figure | dataset | metric | paper value | fsviz value |
+verdict``; a closing table counts the verdicts per paper. Sections (``--only``):
 
-Protocol of the GRM paper: top 20 features, GRM on the n_top = 1000 best base features,
-5-fold CV with a linear SVM and 1-NN, repeated 5 times (fold seeds 0-4). Supervised
-accuracies are given under two protocols, labelled:
+* ``grm``: the GRM paper (Wang, Nie & Huang, TKDE 2015), Tables 2-8, on the paper's data sets
+  that ship with scikit-feature (GLIOMA, ALLAML = the paper's AMLALL, Prostate-GE = ProCancer,
+  leukemia = LEU, COIL20). Protocol: top 20 features, GRM on the n_top = 1000 best base
+  features, 5-fold CV with a linear SVM and 1-NN, repeated 5 times (fold seeds 0-4). Supervised
+  accuracies under two protocols, labelled ``once`` (features selected once on all samples, as
+  the paper) and ``in-fold`` (base score and GRM recomputed inside every training fold: honest),
+  both over the 5 repetitions. Every base score is passed to GRM as its fsviz ``scores_`` (the
+  GRM input contract in docs/scores.md).
+* ``saola``: the SAOLA paper (Yu, Wu, Ding & Pei, ACM TKDD 2016), Tables III-VIII, X-XVII and
+  XXII-XXIII on leukemia, madelon and arcene, with the paper's splits and classifiers.
+  Baselines fsviz does not have yet print "not yet in fsviz" and run once they exist.
+* ``gdm``: GDM TPAMI (Zhai, Ong & Tsang 2016) Table 2, success hits on the synthetic
+  ground-truth benchmark over 5 seeds.
+* ``orl``: GDM ICML'12 Fig. 1 on ORL, quantified (affiliated groups spatially coherent,
+  support features spread out).
 
-* ``once``: features selected once on all samples, then cross-validated (as the paper);
-* ``in-fold``: base score and GRM recomputed inside every training fold (honest), one
-  repetition (fold seed 0) to keep the run short.
-
-Every base score is passed to GRM as its fsviz ``scores_`` (the GRM input contract in
-docs/scores.md): ReliefF's raw W, Fisher, MI, 1/LS - 1, LGD, MCFS, variance.
+``--quick``: GRM on GLIOMA + ALLAML with 1 repetition and no in-fold rows, 2 leukemia splits,
+2 groupings, 2 synthetic seeds, 200 permutations.
 """
 
 from __future__ import annotations
@@ -442,7 +449,7 @@ def count_verdict(paper, ours):
 
 def saola_tables(quick):
     """SAOLA Tables III-VIII, X-XVII and group-SAOLA Tables XXII-XXIII."""
-    n_splits = 3 if quick else 10
+    n_splits = 2 if quick else 10
     # numba warm-up so the timings below exclude compilation
     Xw = np.random.default_rng(0).normal(size=(40, 30))
     yw = (Xw[:, 0] > 0).astype(int)
@@ -519,7 +526,7 @@ def saola_tables(quick):
         if name == "arcene":
             continue
         # group-SAOLA: 100 random non-overlapping groups, 10 groupings, averaged (section 5.6)
-        n_group_runs = 3 if quick else 10
+        n_group_runs = 2 if quick else 10
         X, y, splits = saola_split_runs(name, n_group_runs, n_group_runs)
         res, nsel, ngrp, times = [], [], [], []
         for i, (tr, te) in enumerate(splits):
