@@ -6,6 +6,7 @@ import streamlit as st
 
 import appkit
 import fsviz.compute as fc
+from fsviz.viz import target_histogram
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
 
@@ -103,7 +104,7 @@ def session_files(ds) -> None:
     with st.expander("Session file"):
         st.download_button(
             "Save session (JSON)",
-            appkit.session_json(ds),
+            appkit.session_download(ds),
             file_name="fsviz-session.json",
             mime="application/json",
             on_click="ignore",
@@ -123,17 +124,29 @@ def data_page() -> None:
     st.title("Data")
     ds = appkit.require_dataset()
     s = ds.summary()
-    cols = st.columns(4)
+    cols = st.columns(5)
     cols[0].metric("samples", f"{s.n_samples:,}")
     cols[1].metric("features", f"{s.n_features:,}")
-    cols[2].metric("classes", len(s.classes) if s.classes else "—")
-    cols[3].metric("non-zero fraction", f"{1.0 - s.sparsity:.3f}")
+    cols[2].metric("target", appkit.target_kind_label(ds), help="classes, continuous (regression) or none")
+    cols[3].metric("classes", len(s.classes) if s.classes else "—")
+    cols[4].metric("non-zero fraction", f"{1.0 - s.sparsity:.3f}")
     left, right = st.columns([1, 1])
     left.subheader(f"Summary of {s.name}")
     left.dataframe(fc.summary_frame(s), hide_index=True, width="stretch")
     if s.classes:
         right.subheader("Classes")
         right.dataframe(fc.classes_frame(s), hide_index=True, width="stretch")
+    elif ds.target_kind == "continuous":
+        right.subheader("Continuous target")
+        right.caption(
+            "A regression target: the methods with a regression form apply (F-regression, MI, RReliefF, "
+            "|Pearson|, |Spearman|, SAOLA with Fisher's Z); class-only methods say they need class labels."
+        )
+        right.dataframe(fc.target_frame(ds), hide_index=True, width="stretch")
+        st.plotly_chart(target_histogram(ds.y), key="target_hist")
+    else:
+        right.subheader("No target")
+        right.caption("Unsupervised methods only; choose a target column in the sidebar for the others.")
     leaks = appkit.result(ds, fc.Run("leakage"), "Checking for features that give the target away")
     if leaks is not None and leaks.features:
         st.warning(

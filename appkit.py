@@ -26,6 +26,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -331,22 +332,34 @@ def restore_runs(ds, runs: dict) -> None:
             add_selection(ds, run)
 
 
-def session_json(ds) -> bytes:
-    """This session as JSON: dataset name and fingerprint, seed, and every run it shows."""
+def session_download(ds) -> Callable[[], bytes]:
+    """This session as JSON (dataset name and fingerprint, seed, every run it shows), made
+    at the click: a callable for ``st.download_button(data=...)``.
+
+    The sidebar draws the button before the page runs, and a page may still add a run in
+    the same rerun (a Run click): bytes made now would miss it. The callable holds this
+    session's own dicts, which the page updates in place, not ``st.session_state`` itself
+    (Streamlit calls it outside the script run).
+    """
+    shown, selections, s = _session("shown", ds), _session("selections", ds), seed()
+    return lambda: _session_bytes(ds, shown, selections, s)
+
+
+def _session_bytes(ds, shown: dict, selections: dict, seed_: int) -> bytes:
     from fsviz import __version__
 
     data = {
         "fsviz_version": __version__,
         "dataset": {"name": str(ds.name), "fingerprint": ds.fingerprint},
-        "seed": seed(),
-        "shown": {slot: run.to_dict() for slot, run in _session("shown", ds).items()},
-        "selections": [{"run": run.to_dict(), "k": k} for run, k in _session("selections", ds)],
+        "seed": seed_,
+        "shown": {slot: run.to_dict() for slot, run in list(shown.items())},
+        "selections": [{"run": run.to_dict(), "k": k} for run, k in list(selections)],
     }
     return json.dumps(data, indent=2).encode()
 
 
 def load_session(ds, data: bytes) -> int:
-    """Restore a :func:`session_json` file on the same dataset; returns the number of runs.
+    """Restore a :func:`session_download` file on the same dataset; returns the number of runs.
 
     Raises ValueError naming the problem: not JSON, another dataset, a broken run.
     """
@@ -534,7 +547,8 @@ def selections(ds) -> dict[str, fc.Selection]:
 
 
 def evaluation(ds, run: Run, k: int, reselect: bool = True, auto: bool = True) -> fc.Evaluation | None:
-    """CV accuracy and redundancy of the top ``k`` of ``run``'s selection (see fc.Method 'evaluation')."""
+    """CV accuracy (R²/RMSE for a continuous target) and redundancy of the top ``k`` of ``run``'s
+    selection (see fc.Method 'evaluation')."""
     ev = Run("evaluation", {"of": run, "k": int(k), "reselect": bool(reselect)}, seed())
     how = "selection redone in each training fold" if reselect else "selection on all samples"
     return result(ds, ev, f"Cross-validating {run.spec.label} ({how})", auto=auto)
@@ -603,6 +617,75 @@ def seed_form(prefix: str, values: dict) -> None:
         st.session_state.setdefault(f"{prefix}_{name}", value)
 
 
+#: what each page does with each kind of target ("classes", "continuous", None), said on the page
+TARGET_NEEDS = {
+    "groups": {
+        "classes": "Class labels: GDM separates two classes (one vs rest for more).",
+        "continuous": "Continuous target: GDM runs its regression form (squared loss) where this build has "
+        "it; otherwise it says it needs class labels (the error below). One-class GDM-OC needs no target.",
+        None: "No target: GDM runs one-class (GDM-OC).",
+    },
+    "correlation": {
+        "classes": "Feature-feature correlations need no target; the explorer below can also correlate "
+        "every feature with the class codes.",
+        "continuous": "Feature-feature correlations need no target; the explorer below can also correlate "
+        "every feature with the continuous target (Pearson or Spearman).",
+        None: "Feature-feature correlations need no target.",
+    },
+    "images": {
+        "classes": "Panels show examples and the mean image of each class.",
+        "continuous": "Continuous target: panels show examples with their target value and the mean "
+        "image of the samples at most / above the median target.",
+        None: "No target: panels show examples and the mean image of all samples.",
+    },
+    "grm": {
+        "classes": "Class labels: every base score is offered; quality is CV accuracy.",
+        "continuous": "Continuous target: only base scores with a regression form (F-regression, MI, "
+        "RReliefF, |Pearson|, |Spearman|) and the unsupervised ones are offered; quality is CV R² and "
+        "RMSE of a ridge regression.",
+        None: "No target: only unsupervised base scores are offered, and no CV quality.",
+    },
+    "online": {
+        "classes": "Class labels: SU for discrete data, Fisher's Z test for continuous data.",
+        "continuous": "Continuous target: Fisher's Z test of each feature's correlation with the target "
+        "(SAOLA paper, section 3.4.2); the discrete (SU) mode needs class labels.",
+        None: "",
+    },
+    "compare": {
+        "classes": "CV accuracy: stratified 5-fold (fewer if a class is smaller), linear SVM; each method is "
+        "refitted with the same parameters on every training fold, so the test fold never picks the "
+        "features (no selection bias).",
+        "continuous": "Continuous target — CV R² and RMSE: shuffled 5-fold, ridge regression on standardised "
+        "features; each method is refitted with the same parameters on every training fold (no selection "
+        "bias).",
+        None: "No target: redundancy only (no CV quality).",
+    },
+    "projection": {
+        "classes": "Samples coloured by class.",
+        "continuous": "Samples coloured by the continuous target (one colour scale).",
+        None: "No target: samples in one colour.",
+    },
+    "stability": {
+        "classes": "",
+        "continuous": "Continuous target: supervised selections are those with a regression form.",
+        None: "No target: unsupervised selections only.",
+    },
+}
+
+
+def target_note(ds, page: str) -> str:
+    """What ``page`` does with this dataset's kind of target (one line; may be empty)."""
+    return TARGET_NEEDS[page][ds.target_kind]
+
+
+def target_kind_label(ds) -> str:
+    """``classes (3)``, ``continuous`` or ``none``: the Data page's headline of the target."""
+    kind = ds.target_kind
+    if kind == "classes":
+        return f"classes ({len(ds.class_labels()[0])})"
+    return kind or "none"
+
+
 def class_labels(ds) -> list[str]:
     """The class names of the dataset as strings (empty without class labels)."""
     return ds.class_labels()[0]
@@ -643,9 +726,13 @@ def saola_form_defaults(ds) -> dict:
 
 
 def stream_run(ds, method: str, params: dict, chunk: int, grouping: str) -> Run | None:
-    """The SAOLA / group-SAOLA Run the online page asks for (None: GDM groups not there yet)."""
-    if method == "saola":
-        return Run("saola", params | {"chunk": int(chunk)}, seed())
+    """The streaming Run the online page asks for (None: GDM groups not there yet).
+
+    SAOLA and its baselines (alpha-investing, OSFS, Fast-OSFS, Grafting) take the features
+    ``chunk`` at a time; group-SAOLA takes GDM's groups or a random partition.
+    """
+    if method != "group-saola":
+        return Run(method, params | {"chunk": int(chunk)}, seed())
     if grouping == "GDM groups":
         groups = shown("gdm", ds)
         if groups is None:
@@ -719,7 +806,8 @@ def prior_groups_editor(ds) -> list[list[int]]:
 
 
 def prior_effect(ds, plain: fc.GRMResult, constrained: fc.GRMResult, prior: list, k: int) -> None:
-    """Redundancy, CV accuracy and rank spread of the prior groups, GRM without vs with priors."""
+    """Redundancy, CV accuracy (R² for a continuous target) and rank spread of the prior groups,
+    GRM without vs with priors."""
     cols = st.columns(2)
     for col, res, title in zip(cols, (plain, constrained), ("without priors", "with priors"), strict=True):
         ev = evaluation(ds, res.run, k)
@@ -727,7 +815,7 @@ def prior_effect(ds, plain: fc.GRMResult, constrained: fc.GRMResult, prior: list
         col.markdown(f"**GRM {title}**")
         if ev is not None:
             col.metric(f"redundancy of top {ev.k}", f"{ev.redundancy:.3f}")
-            col.metric("CV accuracy", f"{ev.cv_accuracy:.3f} ± {ev.cv_std:.3f}")
+            col.metric(ev.quality_label, f"{ev.quality:.3f} ± {ev.quality_std:.3f}")
         col.metric(
             "mean rank spread within a prior group", f"{spread:.1f}", help="max − min rank; lower = together"
         )

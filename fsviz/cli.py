@@ -8,6 +8,11 @@ Examples::
     fsviz select --method gdm --param tau=0.3 data.csv --label class -o selected.csv
     fsviz select --method fisher -k 50 data.mat -o top50.csv --reduced top50-data.csv
     fsviz select --method grm --base laplacian --base-param n_neighbors=5 --param n_top=2000 data.mat
+    fsviz select --method spearman -k 5 diabetes.csv --label progression   # a continuous target
+
+A continuous target (``type_of_target``: real values with a fractional part) works with the
+methods that have a regression form (``fsviz methods``: ``sup+regr``); the others stop with
+``fsviz: error: ... needs class labels; y looks continuous ...``.
 
 ``select`` runs the same :class:`fsviz.compute.Run` as the app: the same method, parameters
 and ``--seed`` give the same selection and a byte-identical selection CSV
@@ -138,8 +143,13 @@ def cmd_info(args: argparse.Namespace) -> int:
         "fingerprint": s.fingerprint,
         "image_shape": list(s.image_shape) if s.image_shape else None,
     }
+    info["target"] = s.label_kind or "none"
     if s.label_kind == "classes":
         info["classes"] = dict(zip(s.classes, s.class_counts, strict=True))
+    elif s.label_kind == "continuous":  # a regression target: its range, not 200 "classes"
+        y = ds.y
+        info["target_range"] = [float(y.min()), float(y.max())]
+        info["target_mean"] = float(y.mean())
     if args.json:
         print(json.dumps(info, indent=2))
     else:
@@ -289,8 +299,12 @@ def cmd_methods(args: argparse.Namespace) -> int:
 
     for name in fc.selection_methods():
         spec = fc.method(name)
-        kind = "supervised" if spec.supervised else "unsupervised"
+        kind = "unsupervised" if not spec.supervised else ("sup+regr" if spec.regression else "supervised")
         print(f"{name:12s} {spec.estimator.__name__:15s} {spec.kind:7s} {kind:12s} {spec.label}: {spec.help}")
+    print(
+        "\nsupervised: needs class labels; sup+regr: class labels or a continuous target (regression); "
+        "unsupervised: no target."
+    )
     return 0
 
 

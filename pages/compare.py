@@ -15,21 +15,19 @@ if not sels:
 
 with st.form("evaluate"):
     k = st.slider("evaluate the top-k features of each selection", 2, 200, 20, key="cmp_k")
+    what = "CV R²" if ds.target_kind == "continuous" else "CV accuracy"
     biased = st.checkbox(
-        "also: CV accuracy with the selection made on all samples (fast, optimistic)", key="cmp_biased"
+        f"also: {what} with the selection made on all samples (fast, optimistic)", key="cmp_biased"
     )
     clicked = st.form_submit_button("Evaluate", type="primary")
-st.caption(
-    "CV accuracy: stratified 5-fold (fewer if a class is smaller), linear SVM; each method is refitted "
-    "with the same parameters on every training fold, so the test fold never picks the features "
-    "(no selection bias)."
-)
+st.caption(appkit.target_note(ds, "compare"))
 
 
 @st.fragment(parallel=True)  # evaluations run in a worker thread: the export panel does not wait
 def table(k, auto, biased):
     frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=auto, biased=biased))
-    st.dataframe(frame if biased else frame.drop(columns=[fc.CV_BIASED]), hide_index=True, width="stretch")
+    optimistic = [c for c in (fc.CV_BIASED, fc.CV_R2_BIASED) if c in frame]
+    st.dataframe(frame if biased else frame.drop(columns=optimistic), hide_index=True, width="stretch")
     st.plotly_chart(compare_scatter(frame), key="compare")
 
 

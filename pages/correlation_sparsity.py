@@ -10,6 +10,7 @@ from fsviz.viz import correlation_bars, correlation_network, correlation_sparsit
 
 st.title("Correlation sparsity")
 ds = appkit.require_dataset()
+st.caption(appkit.target_note(ds, "correlation"))
 ctl, out = st.columns([1, 3], gap="medium")
 
 shown = appkit.shown("histogram", ds)

@@ -19,7 +19,7 @@ with bottom:
 
 appkit.seed_form("grm", appkit.grm_form_defaults(ds) | {"k": 20})
 with ctl.container(border=True):
-    bases = [n for n in fc.score_methods() if ds.y is not None or not fc.method(n).supervised]
+    bases = fc.methods_for(ds.target_kind, kinds=("score",))  # valid for this kind of target
     method = st.selectbox("base score", bases, key="grm_method", format_func=lambda k: fc.method(k).label)
     n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, key="grm_n_neighbors")
     n_top = st.number_input("n_top (features GRM re-ranks)", 2, max(m, 2), key="grm_n_top")
@@ -27,8 +27,8 @@ with ctl.container(border=True):
     k = st.slider("top-k evaluated", 2, 100, key="grm_k")
     clicked = st.button("Run GRM", type="primary", width="stretch")
 ctl.caption(f"{len(prior)} prior group(s) over {sum(map(len, prior))} features (below).")
-if ds.y is None:
-    ctl.caption("No target column: only unsupervised base scores are offered, and no CV accuracy.")
+if ds.target_kind != "classes":
+    ctl.caption(appkit.target_note(ds, "grm"))
 
 base = Run(method, fc.score_params(method, n_nb), appkit.seed())
 params = {"base": base, "n_top": int(n_top), "gamma": float(gamma), "prior_groups": prior}
@@ -55,18 +55,30 @@ def quality(res, k):
         f"{after.redundancy - before.redundancy:+.3f} vs base {before.redundancy:.3f}",
         delta_color="inverse",
     )
+    what = after.quality_label  # "CV accuracy", or "CV R²" for a continuous target
     c2.metric(
-        f"CV accuracy of top {after.k} (± fold std)",
-        f"{after.cv_accuracy:.3f} ± {after.cv_std:.3f}",
-        f"{after.cv_accuracy - before.cv_accuracy:+.3f} vs base "
-        f"{before.cv_accuracy:.3f} ± {before.cv_std:.3f}",
-        help="Stratified 5-fold (fewer if a class is smaller), linear SVM; the base score and GRM are "
-        "refitted on every training fold, so the test fold never picks the features (no selection bias).",
+        f"{what} of top {after.k} (± fold std)",
+        f"{after.quality:.3f} ± {after.quality_std:.3f}",
+        f"{after.quality - before.quality:+.3f} vs base {before.quality:.3f} ± {before.quality_std:.3f}",
+        help=(
+            "Shuffled 5-fold, ridge regression on standardised features"
+            if after.is_regression
+            else "Stratified 5-fold (fewer if a class is smaller), linear SVM"
+        )
+        + "; the base score and GRM are refitted on every training fold, so the test fold never picks the "
+        "features (no selection bias).",
     )
-    st.caption(
-        "CV accuracy with the selection redone in each training fold (no selection bias). "
-        "A lower redundancy is worth it only if the accuracy holds."
-    )
+    if after.is_regression:
+        st.caption(
+            f"CV R² with the selection redone in each training fold (no selection bias); CV RMSE "
+            f"{after.cv_rmse:.3f} (base {before.cv_rmse:.3f}). "
+            "A lower redundancy is worth it only if R² holds."
+        )
+    else:
+        st.caption(
+            "CV accuracy with the selection redone in each training fold (no selection bias). "
+            "A lower redundancy is worth it only if the accuracy holds."
+        )
 
 
 with out:

@@ -14,6 +14,7 @@ if ds.image_shape is None:
         "(height x width) in the sidebar for pixel data."
     )
     st.stop()
+st.caption(appkit.target_note(ds, "images"))
 run = appkit.shown("gdm", ds) or appkit.default_gdm(ds)
 res = appkit.page_result("gdm", ds, run, clicked=False, label="Running GDM")
 if res is None:

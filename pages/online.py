@@ -1,4 +1,5 @@
-"""Online selection: SAOLA / group-SAOLA as a stream of arriving features, every decision explained."""
+"""Online selection: SAOLA, group-SAOLA and their baselines over a stream of arriving features,
+every decision explained."""
 
 import streamlit as st
 
@@ -15,26 +16,46 @@ if ds.y is None:
     )
     st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
+ctl.caption(appkit.target_note(ds, "online"))
 
 appkit.seed_form("saola", appkit.saola_form_defaults(ds))
 with ctl.container(border=True):
     method = st.radio(
         "method",
-        ["saola", "group-saola"],
+        fc.methods_for(ds.target_kind, ("stream",)),  # SAOLA and the SAOLA paper's baselines
         horizontal=True,
         key="saola_method",
         format_func=lambda k: fc.method(k).label,
     )
-    alpha = st.number_input("alpha (Fisher's Z significance)", 1e-6, 0.5, format="%.4g", key="saola_alpha")
-    delta = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, key="saola_delta")
-    data = st.selectbox("data", ["auto", "continuous", "discrete"], key="saola_data")
+    params = {}
+    if method in ("saola", "group-saola", "osfs", "fast-osfs"):
+        params["alpha"] = st.number_input(
+            "alpha (Fisher's Z / G² significance)", 1e-6, 0.5, format="%.4g", key="saola_alpha"
+        )
+    if method in ("saola", "group-saola"):
+        params["delta"] = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, key="saola_delta")
+    if method in ("saola", "group-saola", "osfs", "fast-osfs"):
+        modes = ["auto", "continuous"] + (["discrete"] if ds.target_kind == "classes" else [])
+        if st.session_state.get("saola_data") not in modes:  # discrete (SU) needs class labels
+            st.session_state["saola_data"] = "auto"
+        params["data"] = st.selectbox("data", modes, key="saola_data")
+    if method == "alpha-investing":
+        c1, c2 = st.columns(2)
+        params["w0"] = c1.number_input("initial wealth w0", 0.01, 10.0, 0.5, key="ai_w0")
+        params["dw"] = c2.number_input("wealth per selection dw", 0.01, 10.0, 0.5, key="ai_dw")
+    if method == "grafting":
+        params["lam"] = st.number_input("lambda (l1 penalty)", 1e-4, 10.0, 0.05, format="%.4g", key="gr_lam")
     chunk = st.select_slider(
         "features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], key="saola_chunk"
     )
-    grouping = st.selectbox("groups (group-SAOLA)", ["GDM groups", "random partition"], key="saola_groups")
+    grouping = (
+        st.selectbox("groups (group-SAOLA)", ["GDM groups", "random partition"], key="saola_groups")
+        if method == "group-saola"
+        else None
+    )
     clicked = st.button("Run stream", type="primary", width="stretch")
 
-run = appkit.stream_run(ds, method, dict(alpha=alpha, delta=delta, data=data), chunk, grouping)
+run = appkit.stream_run(ds, method, params, chunk, grouping)
 with out:
     res = None
     if run is not None:

@@ -12,6 +12,7 @@ if not sels:
     st.info("No selection computed for this dataset yet: run GDM, GRM or SAOLA first.")
     st.stop()
 
+st.caption(appkit.target_note(ds, "projection"))
 labels = list(sels)
 left_i, right_i = appkit.default_pair(sels)
 

@@ -14,6 +14,8 @@ if not sels:
     st.info("No selection computed for this dataset yet: run GDM, GRM, a score or SAOLA first.")
     st.stop()
 
+if appkit.target_note(ds, "stability"):
+    st.caption(appkit.target_note(ds, "stability"))
 ctl, out = st.columns([1, 3], gap="medium")
 with ctl.container(border=True):
     label = st.selectbox("selection", list(sels), key="stab_sel")

@@ -244,11 +244,30 @@ def test_online_page_streams_and_explains(digits):
         c.value for c in at.caption
     )
     # group-SAOLA over a random partition of the features
-    at.radio(key="saola_method").set_value("group-saola")
+    at.radio(key="saola_method").set_value("group-saola").run()  # its grouping choice appears
     at.selectbox(key="saola_groups").set_value("random partition")
     button(at, "Run stream").click().run()
     assert not at.exception and not at.error
     assert any(c.value.startswith("group-SAOLA [") for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    "method, widget", [("alpha-investing", "initial wealth w0"), ("osfs", "alpha"), ("grafting", "lambda")]
+)
+def test_online_page_runs_the_saola_papers_baselines(digits, method, widget):
+    """The baselines stream on the same page: their own parameters, decisions explained."""
+    at = goto(start(digits), "online")
+    at.radio(key="saola_method").set_value(method).run()
+    assert any(n.label.startswith(widget) for n in at.number_input)
+    assert not any(s.key == "saola_groups" for s in at.selectbox)  # group-SAOLA's only
+    button(at, "Run stream").click().run()
+    assert not at.exception and not at.error
+    label = next(c.value for c in at.caption if c.value.startswith(f"{fc.method(method).label} ["))
+    assert "chunk=" in label
+    why = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert len(why) == 64 and (why["reason"].str.len() > 0).all()
+    assert set(why["outcome"]) <= {"selected", "irrelevant", "redundant", "removed"}
+    assert int(metric(at, "final selection")) == (why["outcome"] == "selected").sum()
 
 
 def test_projection_and_compare_after_runs(digits):

@@ -13,7 +13,7 @@ from fsviz.data import Dataset, list_samples, load_dataset, load_sample
 from fsviz.data.generators import BlockTruth, GroundTruth, make_correlated_blocks, make_grouped_classification
 from fsviz.data.samples import SampleInfo, make_sample, sample_dir, write_samples
 
-NAMES = ["digits-0-vs-1", "synthetic-groups", "correlated-blocks"]
+NAMES = ["digits-0-vs-1", "synthetic-groups", "correlated-blocks", "diabetes"]
 
 
 @pytest.fixture(scope="module")

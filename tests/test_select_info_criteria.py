@@ -203,7 +203,7 @@ def test_errors(criterion):
     Xn[3, 2] = np.nan
     with pytest.raises(ValueError, match="Input X contains NaN"):
         cls().fit(Xn, y)
-    with pytest.raises(ValueError, match="Unknown label type"):
+    with pytest.raises(ValueError, match="needs class labels; y looks continuous"):
         cls().fit(X, np.linspace(0, 1, X.shape[0]))
 
 

@@ -112,7 +112,7 @@ def test_errors():
         MRMR(n_features=31).fit(X, y)
     with pytest.raises(ValueError, match="'n_bins' must be"):
         MRMR(n_bins=1).fit(X, y)
-    with pytest.raises(ValueError, match="Unknown label type"):
+    with pytest.raises(ValueError, match="needs class labels; y looks continuous"):
         MRMR().fit(X, np.linspace(0, 1, X.shape[0]))
 
 

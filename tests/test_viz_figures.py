@@ -371,3 +371,28 @@ def test_compare_scatter_tells_runs_of_one_method_apart_and_shows_the_fold_sprea
     trace = compare_scatter(frame).data[0]
     assert list(trace.text) == ["GDM #1", "GDM #2", "SAOLA"]
     np.testing.assert_allclose(trace.error_y.array, [0.02, 0.05, 0.01])
+
+
+def test_fixed_colours_are_colour_blind_safe():
+    """Every colour literal in the figure builders is an Okabe-Ito hue or a grey.
+
+    Roles, decisions, gains/losses and reference lines are told apart by colour; red vs
+    green (plotly's defaults) is the pair colour-blind readers cannot separate.
+    """
+    import re
+    from pathlib import Path
+
+    from fsviz.viz._common import DECISION_COLORS, OKABE_ITO, ROLE_COLORS
+
+    safe = {c.upper() for c in OKABE_ITO}
+
+    def ok(c: str) -> bool:
+        r, g, b = (c[1:3], c[3:5], c[5:7])
+        return c.upper() in safe or r == g == b
+
+    viz = Path(__file__).resolve().parents[1] / "fsviz" / "viz"
+    found = {(p.name, c) for p in viz.glob("*.py") for c in re.findall(r"#[0-9a-fA-F]{6}\b", p.read_text())}
+    assert found, "no colour literal found: the scan is broken"
+    assert [f for f in sorted(found) if not ok(f[1])] == []
+    assert all(ok(c) for c in [*ROLE_COLORS.values(), *DECISION_COLORS.values()])
+    assert len(set(DECISION_COLORS.values())) == len(DECISION_COLORS)

@@ -16,6 +16,7 @@ from fsviz.compute.registry import (
     Method,
     fold_selector,
     method,
+    methods_for,
     score_methods,
     score_params,
     selection_methods,
@@ -40,6 +41,9 @@ from fsviz.compute.runs import Context, Progress, Run
 from fsviz.compute.tables import (
     CV_BIASED,
     CV_HONEST,
+    CV_R2_BIASED,
+    CV_R2_HONEST,
+    CV_RMSE,
     CV_STD,
     SELECTION_COLUMNS,
     classes_frame,
@@ -66,9 +70,13 @@ from fsviz.compute.tables import (
     selection_frame,
     stream_frame,
     summary_frame,
+    target_frame,
 )
 
 __all__ = [
+    "CV_R2_BIASED",
+    "CV_R2_HONEST",
+    "CV_RMSE",
     "CV_BIASED",
     "CV_HONEST",
     "CV_STD",
@@ -120,6 +128,8 @@ __all__ = [
     "selection_csv",
     "selection_frame",
     "selection_methods",
+    "methods_for",
     "stream_frame",
     "summary_frame",
+    "target_frame",
 ]

@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsviz import select as S
+from fsviz._targets import needs_classes_message
 from fsviz.compute import results as R
 from fsviz.compute.runs import Context, Run
 
@@ -51,6 +52,9 @@ class Method:
     unsupervised_with : str or None
         A parameter that, when true, lets a supervised method run without labels
         (GDM's ``one_class``).
+    regression : bool
+        A supervised method that also takes a continuous target (its regression form);
+        the others need class labels (see :func:`methods_for`).
     """
 
     name: str
@@ -61,11 +65,20 @@ class Method:
     help: str
     runner: Callable[[Run, Context], Any]
     unsupervised_with: str | None = None
+    regression: bool = False
 
     @property
     def selects(self) -> bool:
         """Whether its result is a feature selection."""
         return self.kind in SELECTION_KINDS
+
+    def accepts(self, target_kind: str | None) -> bool:
+        """Whether it runs on a dataset whose target is ``"classes"``, ``"continuous"`` or None."""
+        if not self.supervised or target_kind == "classes":
+            return True
+        if target_kind == "continuous":
+            return self.regression
+        return self.unsupervised_with is not None
 
     def execute(self, run: Run, ctx: Context):
         ds = ctx.dataset
@@ -75,6 +88,11 @@ class Method:
                 f"{self.label} needs class labels; dataset {ds.name!r} has none. Name the label column "
                 "(app: sidebar; CLI: --label) or choose an unsupervised method."
             )
+        if self.supervised and not lifted and getattr(ds, "target_kind", None) == "continuous":
+            if not self.regression:
+                raise ValueError(
+                    f"{needs_classes_message(self.label)} Dataset {ds.name!r} has a continuous target."
+                )
         try:
             return self.runner(run, ctx)
         except MemoryError as e:  # one error contract: a ValueError naming the run and the fix
@@ -103,6 +121,10 @@ _RUN_ONLY = {
     "grm": ("base",),
     "saola": ("chunk",),
     "group-saola": ("groups",),
+    "alpha-investing": ("chunk",),
+    "osfs": ("chunk",),
+    "fast-osfs": ("chunk",),
+    "grafting": ("chunk",),
 }
 
 
@@ -119,7 +141,10 @@ def _fit(est, ds, y, client=None) -> float:
 def _score(run: Run, ctx: Context) -> R.ScoreResult:
     ds = ctx.dataset
     est = run.spec.make(run)
-    seconds = _fit(est, ds, getattr(ds, "y", None))
+    y = getattr(ds, "y", None)
+    if not run.spec.supervised and getattr(ds, "target_kind", None) == "continuous":
+        y = None  # unsupervised scores that can use class labels (SPEC's label graph) take none
+    seconds = _fit(est, ds, y)
     return R.ScoreResult(
         run,
         ds.fingerprint,
@@ -281,6 +306,77 @@ def _group_saola(run: Run, ctx: Context) -> R.StreamResult:
     return _stream_result(run, ds, est, arrival, seconds)
 
 
+def _group_lasso(run: Run, ctx: Context) -> R.ScoreResult:
+    """Group lasso / sparse group lasso with the groups the run names: ``groups`` = a GDM Run (or
+    ``"gdm"``: GDM at its defaults; each SF with its AFs is one group), ``"categorical"`` (the
+    dataset's one-hot blocks), ``"prior"`` (prior groups stored on the dataset) or explicit index
+    lists; none: every feature is its own group."""
+    ds = ctx.dataset
+    spec = run.get("groups")
+    label = run.spec.label
+    if spec == "gdm":
+        spec = Run("gdm", {}, run.seed)
+    if spec is None:
+        groups = None
+    elif isinstance(spec, Run):
+        if spec.method != "gdm":
+            raise ValueError(f"{label}: 'groups' must be a GDM Run; got a {spec.method!r} Run.")
+        groups = [g for g in ctx.result(spec).partition() if len(g) > 1]
+    elif spec == "categorical":
+        groups = ds.categorical_groups
+        if not groups:
+            raise ValueError(
+                f"{label}: groups='categorical' needs one-hot encoded columns; dataset {ds.name!r} has none "
+                "(load it with categorical='onehot')."
+            )
+    elif spec == "prior":
+        groups = getattr(ds, "prior_groups", None) or ds.meta.get("prior_groups")
+        if not groups:
+            raise ValueError(
+                f"{label}: groups='prior' needs prior groups on the dataset; {ds.name!r} has none."
+            )
+    elif isinstance(spec, str):
+        raise ValueError(
+            f"{label}: 'groups' must be 'gdm', 'categorical', 'prior', a GDM Run or index lists; "
+            f"got {spec!r}."
+        )
+    else:
+        groups = [list(g) for g in spec]
+    est = run.spec.make(run.replace(groups=None))
+    if groups is not None:
+        est.set_params(groups=[np.asarray(g, dtype=np.int64) for g in groups])
+    seconds = _fit(est, ds, ds.y)
+    return R.ScoreResult(
+        run,
+        ds.fingerprint,
+        np.asarray(est.scores_, dtype=np.float64),
+        np.asarray(est.ranking_, dtype=np.int64),
+        seconds,
+    )
+
+
+def _feature_stream(run: Run, ctx: Context) -> R.StreamResult:
+    """The SAOLA paper's streaming baselines: features arrive ``chunk`` at a time (``partial_fit``)."""
+    ds = ctx.dataset
+    est = run.spec.make(run)
+    X, m = ds.X, ds.X.shape[1]
+    chunk = int(run.get("chunk", 200))
+    if chunk < 1:
+        raise ValueError(
+            f"{run.spec.label}: 'chunk' must be a positive number of features per arrival; got {chunk}."
+        )
+    t0 = time.perf_counter()
+    for start in range(0, m, chunk):
+        stop = min(start + chunk, m)
+        est.partial_fit(X[:, start:stop], ds.y)
+        n_sel = len(est.selected_)
+        ctx.progress(
+            stop / m, f"{stop:,} of {m:,} features arrived; {n_sel:,} selected", arrived=stop, selected=n_sel
+        )
+    seconds = time.perf_counter() - t0
+    return _stream_result(run, ds, est, np.arange(m), seconds)
+
+
 # ---------------------------------------------------------------------------- views
 def _histogram(run: Run, ctx: Context) -> R.HistogramResult:
     """Exact over all pairs up to ``max_features`` features, else a sampled estimate (flagged)."""
@@ -311,7 +407,8 @@ def _histogram(run: Run, ctx: Context) -> R.HistogramResult:
 
 
 def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
-    """CV accuracy and redundancy of the top ``k`` of the selection made by Run ``of``.
+    """CV accuracy (CV R^2 and RMSE for a continuous target) and redundancy of the top ``k``
+    of the selection made by Run ``of``.
 
     ``reselect=True`` (default) redoes the selection inside every training fold through
     the same Run (no selection bias, Ambroise & McLachlan, PNAS 2002); ``False`` evaluates
@@ -325,9 +422,11 @@ def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
     t0 = time.perf_counter()
     chosen = ctx.result(of).selection(k).indices
     red = float(redundancy_rate(ds.X, chosen)) if len(chosen) > 1 else 0.0
+    y = getattr(ds, "y", None)
+    if y is not None and getattr(ds, "target_kind", None) == "continuous":
+        return _evaluation_regression(run, ds, of, k, reselect, chosen, red, t0)
     acc = std = float("nan")
     n_folds = 0
-    y = getattr(ds, "y", None)
     smallest = int(np.unique(y, return_counts=True)[1].min()) if y is not None else 0
     if len(chosen) and smallest >= 2:
         n_folds = min(5, smallest)
@@ -345,6 +444,43 @@ def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
     seconds = time.perf_counter() - t0
     n = len(chosen)
     return R.Evaluation(run, ds.fingerprint, n, float(acc), red, reselect, seconds, float(std), n_folds)
+
+
+def _evaluation_regression(run: Run, ds, of: Run, k: int, reselect: bool, chosen, red: float, t0: float):
+    """A continuous target: K-fold R^2 and RMSE of a ridge regression (``cv_regression``)."""
+    from fsviz.evaluate import cv_regression
+
+    r2 = r2_std = rmse = rmse_std = float("nan")
+    n_folds = 0
+    if len(chosen) and ds.n_samples >= 4:
+        n_folds = min(5, ds.n_samples // 2)
+        cv = cv_regression(
+            ds.X,
+            ds.y,
+            fold_selector(of, k, ds) if reselect else chosen,
+            k=k if reselect else None,
+            model="ridge",
+            n_splits=n_folds,
+            reselect=True,
+            random_state=run.seed,
+        )
+        r2, r2_std, rmse, rmse_std = cv.r2, cv.r2_std, cv.rmse, cv.rmse_std
+    return R.Evaluation(
+        run,
+        ds.fingerprint,
+        len(chosen),
+        float("nan"),
+        red,
+        reselect,
+        time.perf_counter() - t0,
+        float("nan"),
+        n_folds,
+        target="continuous",
+        cv_r2=float(r2),
+        cv_r2_std=float(r2_std),
+        cv_rmse=float(rmse),
+        cv_rmse_std=float(rmse_std),
+    )
 
 
 def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray], np.ndarray]:
@@ -473,6 +609,9 @@ def _projection(run: Run, ctx: Context) -> R.Projection:
 def _images(run: Run, ctx: Context) -> R.ImagePanels:
     """Example images (one per class, round robin) and per-class means, in ``shape``.
 
+    A continuous target has no classes: random examples labelled with their ``y`` and the
+    means of the samples at most / above the median of ``y``.
+
     Rows of X are reshaped in C order (the loader already turned MATLAB's column-major
     images upright). With more than ``max_means`` classes the first ``max_means`` are shown.
     """
@@ -492,6 +631,19 @@ def _images(run: Run, ctx: Context) -> R.ImagePanels:
         mean = X.mean(0).reshape(1, h, w)
         examples = X[pick].reshape(-1, h, w)
         return R.ImagePanels(run, ds.fingerprint, examples, ("",) * len(pick), mean, ("all samples",), (h, w))
+    if getattr(ds, "target_kind", None) == "continuous":  # no classes: halves of the target
+        pick = rng.choice(len(X), size=min(n_examples, len(X)), replace=False)
+        low = y <= np.median(y)
+        means = np.stack([X[low].mean(0), X[~low].mean(0) if (~low).any() else X[low].mean(0)])
+        return R.ImagePanels(
+            run,
+            ds.fingerprint,
+            X[pick].reshape(-1, h, w),
+            tuple(f"y = {v:.3g}" for v in y[pick]),
+            means.reshape(-1, h, w),
+            ("mean, y at most its median", "mean, y above its median"),
+            (h, w),
+        )
     names = np.asarray(ds.labels).astype(str)
     classes = np.unique(y)
     per = [rng.permutation(np.flatnonzero(y == c)) for c in classes]
@@ -520,16 +672,74 @@ def _view(name: str, label: str, help: str, runner: Callable[[Run, Context], Any
 METHODS: dict[str, Method] = {
     m.name: m
     for m in [
-        Method("gdm", "GDM", "groups", S.GDM, True, "support + affiliated groups", _gdm, "one_class"),
-        Method("saola", "SAOLA", "stream", S.SAOLA, True, "online streaming selection", _saola),
-        Method("group-saola", "group-SAOLA", "stream", S.GroupSAOLA, True, "SAOLA over groups", _group_saola),
+        Method("gdm", "GDM", "groups", S.GDM, True, "support + affiliated groups", _gdm, "one_class", True),
+        Method(
+            "saola", "SAOLA", "stream", S.SAOLA, True, "online streaming selection", _saola, regression=True
+        ),
+        Method(
+            "group-saola",
+            "group-SAOLA",
+            "stream",
+            S.GroupSAOLA,
+            True,
+            "SAOLA over groups",
+            _group_saola,
+            regression=True,
+        ),
         Method("grm", "GRM", "grm", S.GRM, False, "global redundancy minimisation of a base score", _grm),
         Method("lgd", "LGD", "score", S.LGD, False, "local-global discrepancy (unsupervised)", _score),
         Method("laplacian", "Laplacian score", "score", S.LaplacianScore, False, "unsupervised", _score),
         Method("fisher", "Fisher score", "score", S.FisherScore, True, "Fisher score", _score),
-        Method("relieff", "ReliefF", "score", S.ReliefF, True, "ReliefF", _score),
-        Method("mi", "Mutual information", "score", S.MutualInfo, True, "MI with the label", _score),
-        Method("f", "F-score", "score", S.FScore, True, "ANOVA F-score", _score),
+        Method(
+            "relieff",
+            "ReliefF",
+            "score",
+            S.ReliefF,
+            True,
+            "ReliefF (RReliefF for a continuous target)",
+            _score,
+            regression=True,
+        ),
+        Method(
+            "mi",
+            "Mutual information",
+            "score",
+            S.MutualInfo,
+            True,
+            "MI with the target",
+            _score,
+            regression=True,
+        ),
+        Method(
+            "f",
+            "F-score",
+            "score",
+            S.FScore,
+            True,
+            "ANOVA F (F-regression for a continuous target)",
+            _score,
+            regression=True,
+        ),
+        Method(
+            "pearson",
+            "|Pearson r|",
+            "score",
+            S.PearsonScore,
+            True,
+            "|correlation| with the target",
+            _score,
+            regression=True,
+        ),
+        Method(
+            "spearman",
+            "|Spearman rho|",
+            "score",
+            S.SpearmanScore,
+            True,
+            "|rank correlation| with the target",
+            _score,
+            regression=True,
+        ),
         Method("chi2", "Chi-square", "score", S.ChiSquare, True, "chi-square (non-negative data)", _score),
         Method("variance", "Variance", "score", S.VarianceScore, False, "variance (unsupervised)", _score),
         Method("mcfs", "MCFS", "score", S.MCFS, False, "multi-cluster feature selection", _score),
@@ -544,6 +754,65 @@ METHODS: dict[str, Method] = {
         Method("cfs", "CFS", "subset", S.CFS, True, "forward search on Hall's merit (SU)", _subset),
         Method("tscore", "t-score", "score", S.TScore, True, "two-class Welch t statistic", _score),
         Method("gini", "Gini index", "score", S.GiniIndex, True, "Gini gain of the best split", _score),
+        Method(
+            "trace-ratio", "Trace ratio", "score", S.TraceRatio, True, "best k-subset by trace ratio", _score
+        ),
+        Method("spec", "SPEC", "score", S.SPEC, False, "spectral score (label graph if labelled)", _score),
+        Method(
+            "group-lasso", "Group lasso", "score", S.GroupLasso, True, "l2 penalty per group", _group_lasso
+        ),
+        Method(
+            "sparse-group-lasso",
+            "Sparse group lasso",
+            "score",
+            S.SparseGroupLasso,
+            True,
+            "l1 + group l2",
+            _group_lasso,
+        ),
+        Method(
+            "tree-lasso", "Tree lasso", "score", S.TreeLasso, True, "nested groups (feature tree)", _score
+        ),
+        Method(
+            "alpha-investing",
+            "alpha-investing",
+            "stream",
+            S.AlphaInvesting,
+            True,
+            "streamwise regression, alpha-wealth",
+            _feature_stream,
+        ),
+        Method(
+            "osfs", "OSFS", "stream", S.OSFS, True, "online streaming CI tests (Wu et al.)", _feature_stream
+        ),
+        Method(
+            "fast-osfs",
+            "Fast-OSFS",
+            "stream",
+            S.FastOSFS,
+            True,
+            "OSFS testing the arrival first",
+            _feature_stream,
+        ),
+        Method(
+            "grafting",
+            "Grafting",
+            "stream",
+            S.Grafting,
+            True,
+            "l1 logistic, gradient test per arrival",
+            _feature_stream,
+        ),
+        Method("ofs", "OFS", "subset", S.OFS, True, "online (sample-stream) truncated linear model", _subset),
+        Method("l1-svm", "l1-SVM", "subset", S.L1SVM, True, "l1-regularised linear SVM (liblinear)", _subset),
+        Method(
+            "svm-rfe", "SVM-RFE", "subset", S.SVMRFE, True, "recursive elimination with a linear SVM", _subset
+        ),
+        Method("rfs", "RFS", "score", S.RFS, True, "robust FS: l2,1 loss + l2,1 regulariser", _score),
+        Method("ls-l21", "LS-l2,1", "score", S.LSL21, True, "least squares + l2,1 (one-hot y)", _score),
+        Method("ll-l21", "LL-l2,1", "score", S.LLL21, True, "multinomial logistic + l2,1", _score),
+        Method("udfs", "UDFS", "score", S.UDFS, False, "l2,1 local discriminative (unsupervised)", _score),
+        Method("ndfs", "NDFS", "score", S.NDFS, False, "nonnegative spectral + l2,1 (unsupervised)", _score),
         _view("histogram", "|rho| histogram", "|rho| of all pairs", _histogram),
         _view("evaluation", "Evaluation", "CV accuracy and redundancy of a top k", _evaluation),
         _view("pairs", "Top correlated pairs", "the most correlated pairs", _pairs),
@@ -567,6 +836,15 @@ def method(name: str) -> Method:
         raise ValueError(f"unknown method {name!r}; known are {sorted(METHODS)}.") from None
 
 
+def methods_for(target_kind: str | None, kinds: tuple[str, ...] | None = None) -> list[str]:
+    """Names of the methods that run on a target of this kind, in registry order.
+
+    ``target_kind`` is ``"classes"``, ``"continuous"`` or None (no target: unsupervised
+    methods, and GDM one-class); ``kinds`` keeps only those :attr:`Method.kind`.
+    """
+    return [n for n, m in METHODS.items() if m.accepts(target_kind) and (kinds is None or m.kind in kinds)]
+
+
 def selection_methods() -> list[str]:
     """Names of the methods that select features, in registry order."""
     return [n for n, m in METHODS.items() if m.selects]
@@ -588,6 +866,7 @@ __all__ = [
     "NEIGHBOUR_METHODS",
     "fold_selector",
     "method",
+    "methods_for",
     "score_methods",
     "score_params",
     "selection_methods",

@@ -250,6 +250,11 @@ class HistogramResult:
 class Evaluation:
     """Quality of the first ``k`` features of a selection.
 
+    Class labels: CV accuracy (``cv_accuracy``, ``cv_std``); a continuous target:
+    CV R^2 and RMSE of a ridge regression (``cv_r2``, ``cv_rmse`` and their fold
+    spreads), ``cv_accuracy`` NaN. :attr:`quality` and :attr:`quality_label` give the
+    headline number and its name for either.
+
     ``reselected``: the selection was redone inside every training fold (no selection
     bias); otherwise the features chosen on all samples were evaluated (optimistic).
     """
@@ -263,6 +268,32 @@ class Evaluation:
     seconds: float
     cv_std: float = float("nan")  # spread of the fold accuracies (population std)
     n_folds: int = 0
+    # continuous targets (target == "continuous"): K-fold ridge regression instead of accuracy,
+    # cv_accuracy stays NaN (fsviz.evaluate.cv_regression)
+    target: str | None = "classes"
+    cv_r2: float = float("nan")
+    cv_r2_std: float = float("nan")
+    cv_rmse: float = float("nan")
+    cv_rmse_std: float = float("nan")
+
+    @property
+    def is_regression(self) -> bool:
+        """True when the quality is R^2/RMSE of a regression (continuous target)."""
+        return self.target == "continuous"
+
+    @property
+    def quality(self) -> float:
+        """The headline CV number: accuracy (classes) or R^2 (continuous target)."""
+        return self.cv_r2 if self.is_regression else self.cv_accuracy
+
+    @property
+    def quality_std(self) -> float:
+        return self.cv_r2_std if self.is_regression else self.cv_std
+
+    @property
+    def quality_label(self) -> str:
+        """How to name :attr:`quality`: ``"CV R²"`` or ``"CV accuracy"`` (never accuracy for R²)."""
+        return "CV R²" if self.is_regression else "CV accuracy"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import pandas as pd
 
 from fsviz.compute.results import Evaluation, GRMResult, GroupResult, Selection, StreamResult
 from fsviz.compute.runs import Run
-from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_STD
+from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_R2_BIASED, CV_R2_HONEST, CV_RMSE, CV_STD
 
 #: columns of the selection CSV, in order
 SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")
@@ -59,7 +59,13 @@ def summary_frame(summary) -> pd.DataFrame:
         ("non-zero fraction", f"{1.0 - summary.sparsity:.4f}"),
         ("constant features", summary.n_constant),
         ("missing values filled", summary.n_missing),
-        ("classes", len(summary.classes) if summary.classes else "none (unlabelled)"),
+        ("target", summary.label_kind or "none"),
+        (
+            "classes",
+            len(summary.classes)
+            if summary.classes
+            else ("none (continuous target)" if summary.label_kind == "continuous" else "none (unlabelled)"),
+        ),
         ("image shape", "x".join(map(str, shape)) if shape else "none"),
         ("fingerprint", summary.fingerprint[:16]),
     ]
@@ -386,15 +392,43 @@ def pairs_frame(result, feature_names: Sequence[str]) -> pd.DataFrame:
     )
 
 
+def target_frame(ds) -> pd.DataFrame:
+    """The target of a dataset in one table: its kind and, for a continuous target, its spread.
+
+    Rows ``(statistic, value)``: kind (``classes``, ``continuous`` or ``none``), samples and
+    distinct values; for a continuous target also min, quartiles, max, mean and standard
+    deviation (population).
+    """
+    kind = getattr(ds, "target_kind", None)
+    rows = [("kind", kind or "none")]
+    if ds.y is not None:
+        y = np.asarray(ds.y)
+        rows += [("samples", f"{y.size:,}"), ("distinct values", f"{np.unique(y).size:,}")]
+        if kind == "continuous":
+            q = np.quantile(y, [0.0, 0.25, 0.5, 0.75, 1.0])
+            names = ("min", "25 %", "median", "75 %", "max")
+            rows += [(nm, f"{v:.4g}") for nm, v in zip(names, q, strict=True)]
+            mean = float(y.mean())
+            mean = 0.0 if abs(mean) < 1e-12 * float(np.abs(y).max()) else mean  # rounding of a centred y
+            rows += [("mean", f"{mean:.4g}"), ("standard deviation", f"{y.std():.4g}")]
+    return pd.DataFrame(rows, columns=["statistic", "value"])
+
+
 # ---------------------------------------------------------------------------- compare
 def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation | None]]) -> pd.DataFrame:
     """The compare table: accuracy (with its fold spread), redundancy and time first.
+
+    For a continuous target (regression evaluations) the columns are :data:`CV_R2_HONEST`
+    (R², with its fold spread), :data:`CV_RMSE` and :data:`CV_R2_BIASED` instead.
 
     ``rows`` are ``(selection, honest evaluation, evaluation of the fixed selection)``;
     either evaluation may be None. :data:`CV_HONEST` is the accuracy with the selection
     redone in each training fold; :data:`CV_BIASED` that of the features chosen on all
     samples, labelled optimistic.
     """
+    rows = list(rows)
+    if any((h or b) is not None and (h or b).is_regression for _, h, b in rows):
+        return _compare_frame_regression(rows)
     out = []
     for sel, honest, biased in rows:
         any_ev = honest or biased
@@ -416,7 +450,34 @@ def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation 
     return pd.DataFrame(out, columns=columns + ["evaluated on top", "seed", CV_BIASED])
 
 
+def _compare_frame_regression(rows) -> pd.DataFrame:
+    """:func:`compare_frame` for a continuous target: CV R² (fold spread) and RMSE, never accuracy."""
+    out = []
+    for sel, honest, biased in rows:
+        any_ev = honest or biased
+        out.append(
+            {
+                "method": sel.method,
+                "parameters": params_label(sel.run),
+                CV_R2_HONEST: np.nan if honest is None else honest.cv_r2,
+                CV_STD: np.nan if honest is None else honest.cv_r2_std,
+                CV_RMSE: np.nan if honest is None else honest.cv_rmse,
+                "redundancy": np.nan if any_ev is None else any_ev.redundancy,
+                "run time (s)": sel.seconds,
+                "n features": sel.n_features,
+                "evaluated on top": np.nan if any_ev is None else any_ev.k,
+                "seed": sel.run.seed,
+                CV_R2_BIASED: np.nan if biased is None else biased.cv_r2,
+            }
+        )
+    columns = ["method", "parameters", CV_R2_HONEST, CV_STD, CV_RMSE, "redundancy", "run time (s)"]
+    return pd.DataFrame(out, columns=columns + ["n features", "evaluated on top", "seed", CV_R2_BIASED])
+
+
 __all__ = [
+    "CV_R2_BIASED",
+    "CV_R2_HONEST",
+    "CV_RMSE",
     "CV_BIASED",
     "CV_HONEST",
     "CV_STD",
@@ -445,4 +506,5 @@ __all__ = [
     "selection_frame",
     "stream_frame",
     "summary_frame",
+    "target_frame",
 ]

@@ -441,6 +441,19 @@ class Dataset:
         return self.y is not None and self.y.dtype.kind == "i"
 
     @property
+    def target_kind(self) -> str | None:
+        """``"classes"``, ``"continuous"`` or None (no target).
+
+        The same rule as ``sklearn.utils.multiclass.type_of_target`` (and every fsviz
+        selector): labels stored as ints (strings, bools and whole-number floats are
+        encoded so at construction) are classes; a float ``y`` with a fractional value
+        is a continuous target and is never turned into classes.
+        """
+        if self.y is None:
+            return None
+        return "classes" if self.is_classification else "continuous"
+
+    @property
     def categorical_groups(self) -> list[list[int]]:
         """Feature indices of each one-hot block (``load_dataset(..., categorical="onehot")``).
 
@@ -510,7 +523,7 @@ class Dataset:
         n, m = X.shape
         nnz = int(X.nnz) if sp.issparse(X) else int(np.count_nonzero(X))
         names, counts = self.class_labels()
-        kind = None if self.y is None else ("classes" if self.is_classification else "continuous")
+        kind = self.target_kind
         return DatasetSummary(
             name=self.name,
             n_samples=int(n),

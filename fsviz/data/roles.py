@@ -51,7 +51,9 @@ def suggest_targets(frame: pd.DataFrame, max_suggestions: int = 5) -> list[str]:
     :data:`TARGET_WORDS` (``tumour_type``, ``DiseaseStatus``), +2 when it is non-numeric
     (text, category, bool) with 2 to 50 distinct values, +1 when it is numeric with
     integer values and 2 to 20 distinct values. Columns with one value, or with a
-    distinct value in every row (identifiers), are never suggested. Numeric columns are
+    distinct value in every row (identifiers: text or whole numbers), are never
+    suggested; a column of fractional numbers named like a target (a continuous
+    target) is. Numeric columns are
     scored together (one sort of the numeric block), so wide tables stay fast.
 
     Parameters
@@ -101,7 +103,9 @@ def suggest_targets(frame: pd.DataFrame, max_suggestions: int = 5) -> list[str]:
         n_unique[other] = frame.iloc[:, other].nunique(dropna=True).to_numpy()
     score += np.where(~numeric & (n_unique >= 2) & (n_unique <= _MAX_CLASSES), 2.0, 0.0)
     score += np.where(numeric & integer & (n_unique >= 2) & (n_unique <= 20), 1.0, 0.0)
-    usable = (n_unique >= 2) & ((n_unique < n) | (n <= 2))
+    # a distinct value in every row marks an identifier, except for real (fractional)
+    # numbers: a continuous target such as a price has that too
+    usable = (n_unique >= 2) & ((n_unique < n) | (n <= 2) | (numeric & ~integer))
     order = np.lexsort((np.arange(m), -score))
     return [names[c] for c in order if usable[c] and score[c] > 0][: int(max_suggestions)]
 

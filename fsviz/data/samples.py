@@ -13,6 +13,9 @@ name                      shape            what
 ``correlated-blocks``     400 x 100        :func:`~fsviz.data.make_correlated_blocks`: 10 blocks
                                            of 10 features with within-block correlation 0.8 (the
                                            GRM paper's synthetic set); ground truth saved alongside
+``diabetes``              442 x 10         scikit-learn's bundled diabetes data: a continuous
+                                           target (disease progression, standardised), the
+                                           regression sample
 ========================  ===============  ======================================================
 
 Each dataset is one compressed ``.npz`` file written by :func:`fsviz.data.save_dataset`
@@ -123,6 +126,25 @@ def _blocks():
     )
 
 
+def _diabetes() -> Dataset:
+    from sklearn.datasets import load_diabetes
+
+    bunch = load_diabetes(scaled=False)
+    X = np.asarray(bunch.data, dtype=np.float64)
+    y = np.asarray(bunch.target, dtype=np.float64)
+    # z-score: the raw target holds whole numbers (25-346), which type_of_target reads as
+    # 214 classes; standardised it is what it is, a continuous quantity (same ranking of
+    # features by every regression score, same R^2)
+    y = (y - y.mean()) / y.std()
+    return Dataset(
+        X,
+        y=y,
+        feature_names=list(bunch.feature_names),
+        name="diabetes",
+        description=_INFO["diabetes"].description,
+    )
+
+
 _INFO: dict[str, SampleInfo] = {
     "digits-0-vs-1": SampleInfo(
         "digits-0-vs-1",
@@ -162,11 +184,26 @@ _INFO: dict[str, SampleInfo] = {
         "blocks",
         "correlated-blocks.npz",
     ),
+    "diabetes": SampleInfo(
+        "diabetes",
+        "Diabetes progression (continuous target)",
+        "scikit-learn's bundled diabetes data (Efron et al. 2004): 442 patients, 10 baseline measurements "
+        "(age, sex, BMI, blood pressure, six blood serum values s1-s6); the target is a quantitative "
+        "measure of disease progression one year later, standardised to mean 0 and standard deviation 1. "
+        "A regression sample: only methods with a regression form apply.",
+        442,
+        10,
+        None,
+        False,
+        None,
+        "diabetes.npz",
+    ),
 }
 _BUILDERS: dict[str, Callable[[], Dataset]] = {
     "digits-0-vs-1": _digits,
     "synthetic-groups": _groups,
     "correlated-blocks": _blocks,
+    "diabetes": _diabetes,
 }
 
 

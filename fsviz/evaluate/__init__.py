@@ -1,4 +1,5 @@
-"""Evaluation of selections: redundancy, CV accuracy, ground truth, stability, clustering."""
+"""Evaluation of selections: redundancy, CV accuracy (CV R^2/RMSE for regression), ground truth,
+stability, clustering."""
 
 from fsviz._lazy import lazy_exports
 
@@ -6,6 +7,8 @@ _EXPORTS = {
     "redundancy_rate": ".redundancy",
     "cv_accuracy": ".classification",
     "CVResult": ".classification",
+    "cv_regression": ".regression",
+    "RegressionCVResult": ".regression",
     "success_hits": ".ground_truth",
     "SuccessHits": ".ground_truth",
     "selection_stability": ".stability",

@@ -16,6 +16,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_X_y
 
+from fsviz._targets import target_kind
 from fsviz.evaluate._selection import as_indices, is_fixed_selection, select
 
 
@@ -107,6 +108,11 @@ def cv_accuracy(
         X = X.tocsc()
     if not isinstance(n_splits, Integral) or n_splits < 2:
         raise ValueError(f"cv_accuracy: 'n_splits' must be an int >= 2; got {n_splits!r}.")
+    if target_kind(y) == "continuous":
+        raise ValueError(
+            "cv_accuracy: y looks continuous (type_of_target='continuous'); accuracy needs class "
+            "labels. Use fsviz.evaluate.cv_regression (R^2 and RMSE) for a continuous target."
+        )
     _, counts = np.unique(y, return_counts=True)
     if counts.shape[0] < 2:
         raise ValueError("cv_accuracy: y has a single class; accuracy needs at least two.")

@@ -5,7 +5,9 @@ implements ``_compute_scores(X, y)`` on validated input and returns one finite,
 non-negative score per feature, higher = better. The base class
 
 * validates ``X`` (dense or scipy.sparse CSR/CSC, float64, finite) and, for
-  supervised scorers, ``y`` (classification targets, at least two classes);
+  supervised scorers, ``y`` (classification targets, at least two classes; a
+  continuous target, by ``type_of_target``, only for scorers with a regression form,
+  ``_regression = True``, which receive it as float64);
 * stores ``scores_`` and ``ranking_`` (scikit-learn's meaning: 1 = best) with a
   stable tie-break (equal scores keep the feature order);
 * selects either the ``n_features`` best features or, when ``threshold`` is given,
@@ -21,9 +23,10 @@ import os
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
+
+from fsviz._targets import check_class_target, target_kind
 
 _CONTROLLER: ThreadpoolController | None = None
 
@@ -66,7 +69,7 @@ def scale_extreme(X):
     data = X.data if hasattr(X, "tocsr") else X
     if data.size == 0:
         return X
-    top = float(np.max(np.abs(data)))
+    top = float(max(np.max(data), -np.min(data)))  # largest |value| without an |X| temporary
     if not np.isfinite(top) or top == 0.0 or 1.0 / EXTREME <= top <= EXTREME:
         return X
     shift = -int(np.frexp(top)[1])  # top * 2**shift in [0.5, 1)
@@ -114,7 +117,12 @@ def support_mask(scores: np.ndarray, ranking: np.ndarray, n_features, threshold)
 
 
 def encode_labels(owner: str, y) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes ``0..c-1`` of the class labels and the class sizes; needs >= 2 classes."""
+    """Integer codes ``0..c-1`` of the class labels and the class sizes; needs >= 2 classes.
+
+    A continuous ``y`` (``type_of_target``) is refused with a message naming the scores
+    that have a regression form: 200 distinct floats are never 200 classes.
+    """
+    check_class_target(owner, y)
     classes, codes = np.unique(np.asarray(y), return_inverse=True)
     if classes.size < 2:
         raise ValueError(
@@ -144,6 +152,7 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
     """
 
     _supervised = False
+    _regression = False  # accepts a continuous y (type_of_target == "continuous")
     _name = "ScoreSelector"
 
     def _validate_params_extra(self) -> None:
@@ -162,7 +171,8 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,), default=None
-            Class labels; required by supervised scorers, ignored by unsupervised ones.
+            Class labels (or a continuous target for scorers with a regression form);
+            required by supervised scorers, ignored by unsupervised ones.
 
         Returns
         -------
@@ -180,7 +190,10 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
             X, y = validate_data(
                 self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2
             )
-            check_classification_targets(y)
+            if self._regression and target_kind(y) == "continuous":
+                y = np.asarray(y, dtype=np.float64)
+            else:
+                check_class_target(name, y)
         else:
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
         self._check_data(X)

@@ -8,9 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from fsviz._targets import check_class_target
 from fsviz.select._base import encode_labels
 from fsviz.select._mi_kernels import mi_su_one_vs_many
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
@@ -162,7 +162,7 @@ class CFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self
         """
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
-        check_classification_targets(y)
+        check_class_target("CFS", y)  # a continuous y gets the 'needs class labels' error
         m = X.shape[1]
         nf = self.n_features
         if nf is not None and (not isinstance(nf, Integral) or isinstance(nf, bool) or not 1 <= nf <= m):

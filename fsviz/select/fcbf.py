@@ -8,9 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from fsviz._targets import check_class_target
 from fsviz.select._base import encode_labels
 from fsviz.select._mi_kernels import mi_su_one_vs_many
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
@@ -119,7 +119,7 @@ class FCBF(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self
         """
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
-        check_classification_targets(y)
+        check_class_target("FCBF", y)  # a continuous y gets the 'needs class labels' error
         encode_labels("FCBF", y)  # at least two classes, as every supervised selector
         if not isinstance(self.delta, Real) or not 0.0 <= self.delta < 1.0:
             raise ValueError(f"FCBF: 'delta' must be a threshold on SU in [0, 1); got {self.delta!r}.")

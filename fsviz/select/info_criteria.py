@@ -34,9 +34,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from fsviz._targets import check_class_target
 from fsviz.select._base import encode_labels
 from fsviz.select._mi_kernels import joint_entropies_with
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
@@ -188,7 +188,7 @@ class _InfoCriterionSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         """
         name = type(self).__name__
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
-        check_classification_targets(y)
+        check_class_target(name, y)  # a continuous y gets the 'needs class labels' error
         m = X.shape[1]
         n_features = self.n_features
         if not isinstance(n_features, Integral) or isinstance(n_features, bool) or not 1 <= n_features <= m:

@@ -27,6 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from fsviz._dask import map_blocks
+from fsviz._targets import target_kind
 from fsviz.select import _saola_kernels as K
 from fsviz.select._base import scale_extreme
 from fsviz.select._subset_common import SelectedSubsetMixin
@@ -621,7 +622,18 @@ def _looks_discrete(X, max_levels: int = 32) -> bool:
     return True
 
 
-def _resolve_mode(data: str, X) -> str:
+def _resolve_mode(data: str, X, y=None, name: str = "SAOLA") -> str:
+    """The data mode. A continuous target (``type_of_target``) always takes the continuous
+    path: Fisher's Z test of the correlation with ``y`` (section 3.4.2); SU would read
+    every distinct target value as a class."""
+    if y is not None and target_kind(y) == "continuous":
+        if data == "discrete":
+            raise ValueError(
+                f"{name}: data='discrete' (SU with class labels) needs class labels; y looks continuous "
+                "(type_of_target='continuous'). Use data='continuous' or 'auto' (Fisher's Z test of the "
+                "correlation with y), or bin y."
+            )
+        return "continuous"
     if data == "auto":
         return "discrete" if _looks_discrete(X) else "continuous"
     return data
@@ -647,7 +659,10 @@ def _check_y(y, n: int, name: str) -> np.ndarray:
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"{name}: y contains NaN or inf; remove or impute those samples.")
     if np.unique(y).shape[0] < 2:
-        raise ValueError(f"{name}: y has a single value (1 class); SAOLA needs at least two classes.")
+        raise ValueError(
+            f"{name}: y has a single value (1 class); SAOLA needs at least two classes or a varying "
+            "continuous target."
+        )
     return y
 
 
@@ -707,6 +722,12 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
 
     For continuous data the relevance test uses |rho(F, C)| with C's numeric values
     (label codes for non-numeric labels), as the paper's implementation does.
+
+    A continuous target C (``type_of_target(y) == "continuous"``, a regression target)
+    always takes this continuous path, whatever the features look like: Fisher's Z
+    test of ``rho(F, C) = 0`` for relevance and ``|rho|`` comparisons for redundancy
+    (section 3.4.2); ``data="discrete"`` is refused for it (SU would read every
+    distinct target value as a class). Class labels keep the path chosen by ``data``.
 
     The work is vectorised per block of arriving relevant features: one matrix product
     against the selected set and one within the block, then a compiled sequential pass
@@ -819,7 +840,7 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
 
     # -- internals -----------------------------------------------------------
     def _start(self, X, y) -> None:
-        self.data_ = _resolve_mode(self.data, X)
+        self.data_ = _resolve_mode(self.data, X, y, "SAOLA")
         self._engine = _Engine(self.data_, y, int(self.n_bins))
         self._y = y
         self._log = _HistoryLog()
@@ -1063,7 +1084,7 @@ class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         y = _check_y(y, X.shape[0], "GroupSAOLA")
         m = X.shape[1]
         glist, gids = _normalize_groups(groups, m)
-        self.data_ = _resolve_mode(self.data, X)
+        self.data_ = _resolve_mode(self.data, X, y, "GroupSAOLA")
         eng = _Engine(self.data_, y, int(self.n_bins))
         rel, pval, relevant = eng.decide_relevant(eng.relevance(X), float(self.alpha), float(self.delta))
         dec = np.full(m, K.DEC_UNGROUPED, dtype=np.int8)

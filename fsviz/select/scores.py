@@ -41,6 +41,7 @@ from sklearn.metrics.pairwise import manhattan_distances
 from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_array
 
+from fsviz._targets import target_kind
 from fsviz.select import _score_kernels as K
 from fsviz.select._base import ScoreSelector, blas_limits, encode_labels, scale_extreme
 from fsviz.stats.information import discretize, is_discrete, mi_with_target
@@ -189,7 +190,149 @@ def f_score(X, y) -> np.ndarray:
     return _f(X, y)
 
 
+# ------------------------------------------------------------------ regression (continuous y)
+def _target_correlations(X, y: np.ndarray) -> np.ndarray:
+    """Pearson ``r`` of every column of ``X`` with the real vector ``y``; 0 for constant columns.
+
+    One product ``X^T (y - mean y)`` (sparse input stays sparse) over the centred column
+    norms of :func:`fsviz.stats.moments.column_moments`.
+    """
+    yc = y - y.mean()
+    ny = float(np.sqrt(yc @ yc))
+    _, norm = column_moments(X)
+    cov = np.asarray(X.T @ yc, dtype=np.float64).ravel()
+    r = np.zeros(X.shape[1])
+    ok = norm > 0
+    if ny > 0:
+        r[ok] = cov[ok] / (norm[ok] * ny)
+    return np.clip(r, -1.0, 1.0)
+
+
+def _continuous_y(owner: str, y) -> np.ndarray:
+    y = np.asarray(y, dtype=np.float64)
+    if np.ptp(y) == 0:
+        raise ValueError(
+            f"{owner}: the continuous target y is constant ({y[0]!r}); nothing to score against."
+        )
+    return y
+
+
+def f_regression_score(X, y) -> np.ndarray:
+    """F statistic of the univariate linear regression of ``y`` on every feature.
+
+    ``F = r^2 / (1 - r^2) (n - 2)`` with ``r`` the Pearson correlation of the feature
+    with the continuous target: equals ``sklearn.feature_selection.f_regression``.
+    :func:`f_score` and :class:`FScore` use it when ``y`` is continuous
+    (``type_of_target(y) == "continuous"``).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        A real-valued target.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        Non-negative; 0 for constant features, capped (not inf) at ``|r| = 1``.
+
+    References
+    ----------
+    Li et al. (2017), section 2.4.3 (F-score); the regression form of the F test.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 4)); y = 2 * X[:, 1] + rng.normal(size=100)
+    >>> int(np.argmax(f_regression_score(X, y)))
+    1
+    """
+    X, y = _check_Xy("f_regression_score", X, y)
+    return _f_regression(X, np.asarray(y, dtype=np.float64))
+
+
+def _f_regression(X, y: np.ndarray) -> np.ndarray:
+    n = X.shape[0]
+    if n < 3:
+        raise ValueError(f"f_regression_score: needs at least 3 samples (n - 2 degrees of freedom); got {n}.")
+    r2 = _target_correlations(X, _continuous_y("f_regression_score", y)) ** 2
+    return _ratio(r2, 1.0 - r2) * (n - 2)
+
+
+def _ranks(A: np.ndarray) -> np.ndarray:
+    """Average ranks of every column (ties share their mean rank), as ``scipy.stats.rankdata``."""
+    from scipy.stats import rankdata
+
+    return rankdata(A, axis=0, method="average") if A.size else np.asarray(A, dtype=np.float64)
+
+
+def correlation_score(X, y, method: str = "pearson") -> np.ndarray:
+    """``|corr(x_j, y)|`` of every feature with the target: Pearson or Spearman.
+
+    Spearman's rho is Pearson's on average ranks (ties share their mean rank), computed
+    in dense column blocks (sparse input is densified one block at a time). The target
+    must be ordered: continuous, or two classes (Pearson with a 0/1 target is the
+    point-biserial correlation); more than two classes have no order and are refused.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    method : {"pearson", "spearman"}, default="pearson"
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,)
+        In [0, 1]; 0 for constant features.
+
+    References
+    ----------
+    Li et al. (2017), section 2.1 (similarity-based relevance); Spearman (1904).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 4)); y = np.exp(X[:, 2]) + 0.1 * rng.normal(size=100)
+    >>> s = correlation_score(X, y, method="spearman")
+    >>> int(np.argmax(s)), bool(s[2] > 0.9)
+    (2, True)
+    """
+    X, y = _check_Xy("correlation_score", X, y)
+    return _correlation(X, y, method, "correlation_score")
+
+
+def _correlation(X, y, method: str, owner: str) -> np.ndarray:
+    if method not in ("pearson", "spearman"):
+        raise ValueError(f"{owner}: 'method' must be 'pearson' or 'spearman'; got {method!r}.")
+    if target_kind(y) == "classes":
+        codes, counts = encode_labels(owner, y)
+        if counts.size > 2:
+            raise ValueError(
+                f"{owner}: a correlation needs an ordered target (continuous, or two classes); "
+                f"got {counts.size} classes. Use FScore, MutualInfo or ReliefF for more classes."
+            )
+        y = codes.astype(np.float64)
+    else:
+        y = _continuous_y(owner, y)
+    if method == "pearson":
+        return np.abs(_target_correlations(X, y))
+    yr = _ranks(y)
+    n, m = X.shape
+    if sp.issparse(X):
+        X = X.tocsc()
+    out = np.empty(m)
+    for b in _blocks(n, m):
+        B = X[:, b]
+        B = B.toarray() if sp.issparse(B) else np.asarray(B)
+        out[b] = np.abs(_target_correlations(_ranks(B), yr))
+    return out
+
+
 def _f(X, y) -> np.ndarray:
+    if target_kind(y) == "continuous":
+        return _f_regression(X, np.asarray(y, dtype=np.float64))
     codes, counts = encode_labels("f_score", y)
     n, c = X.shape[0], counts.size
     if n <= c:
@@ -399,16 +542,49 @@ def mutual_info_score(X, y, n_bins: int = 10, strategy: str = "auto") -> np.ndar
     scores : ndarray of shape (n_features,)
         Non-negative; 0 for constant features.
 
+    Notes
+    -----
+    Continuous ``y`` (``type_of_target(y) == "continuous"``): a binned (plug-in)
+    estimate. ``y`` is cut into ``n_bins`` equal-frequency bins (:func:`bin_target`),
+    the features are coded as above, and ``I(X_j; Y_binned)`` is the plug-in MI of
+    the two codes. It under-estimates the MI of the continuous pair (binning loses
+    information) and carries the usual positive plug-in bias of about
+    ``(k_x - 1)(k_y - 1) / (2 n)`` nats, the same for every feature with the same
+    number of levels; for ranking features that is what matters.
+    ``sklearn.feature_selection.mutual_info_regression`` uses the Kraskov kNN
+    estimator instead (continuous, less biased, one neighbour search per feature);
+    the two rank strong features alike (tested on planted signals).
+
     References
     ----------
-    Lewis (1992); Li et al. (2017), eq. (36) (MIM / information gain).
+    Lewis (1992); Li et al. (2017), eq. (36) (MIM / information gain); Kraskov,
+    Stoegbauer & Grassberger (2004) for the kNN estimator scikit-learn uses.
     """
     X, y = _check_Xy("mutual_info_score", X, y)
     return _mi(X, y, n_bins, strategy)
 
 
+def bin_target(y, n_bins: int = 10) -> np.ndarray:
+    """Codes ``0..n_bins-1`` of a continuous target cut at its quantiles (equal-frequency bins).
+
+    Tied values always share a bin (so heavily tied targets get fewer, larger bins).
+
+    Examples
+    --------
+    >>> bin_target([0.1, 5.0, 0.3, 2.0, 9.0, 0.2], n_bins=3).tolist()
+    [0, 2, 1, 1, 2, 0]
+    """
+    y = np.asarray(y, dtype=np.float64).ravel()
+    edges = np.quantile(y, np.linspace(0.0, 1.0, int(n_bins) + 1)[1:-1])
+    return np.searchsorted(edges, y, side="right").astype(np.int64)
+
+
 def _mi(X, y, n_bins, strategy) -> np.ndarray:
-    encode_labels("mutual_info_score", y)
+    if target_kind(y) == "continuous":
+        _check_int("mutual_info_score", "n_bins", n_bins, 2)
+        y = bin_target(_continuous_y("mutual_info_score", y), n_bins)
+    else:
+        encode_labels("mutual_info_score", y)
     if strategy not in ("auto", "uniform", "discrete"):
         raise ValueError(
             f"mutual_info_score: 'strategy' must be 'auto', 'uniform' or 'discrete'; got {strategy!r}."
@@ -444,6 +620,16 @@ def relieff_score(
     sample index; ``k_h``/``k_C`` are the numbers of neighbours actually available
     (fewer in small classes).
 
+    A continuous ``y`` (``type_of_target(y) == "continuous"``) gives RReliefF
+    (Robnik-Sikonja & Kononenko 2003, section 2.3, Fig. 6): with the ``k`` nearest
+    neighbours ``I_j`` of each sampled instance ``R_i`` (same distance, same ties),
+    each of constant influence ``d = 1/k``, and ``diff_tau`` the range-scaled
+    difference of the targets, ``W_A = N_dCdA / N_dC - (N_dA - N_dCdA) / (m - N_dC)``
+    where ``N_dC = sum d diff_tau(R_i, I_j)``, ``N_dA = sum d diff_A(R_i, I_j)`` and
+    ``N_dCdA = sum d diff_tau diff_A`` -- the probability that the target differs
+    given that A differs, minus that given that A does not. Also in [-1, 1], 0 for
+    irrelevant or constant features.
+
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
@@ -468,7 +654,12 @@ def relieff_score(
 
 
 def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
-    codes, counts = encode_labels("relieff_score", y)
+    continuous = target_kind(y) == "continuous"
+    if continuous:  # RReliefF: one "class", the k nearest neighbours of every instance
+        yv = _continuous_y("relieff_score", y)
+        codes, counts = np.zeros(yv.size, dtype=np.int64), np.array([yv.size], dtype=np.int64)
+    else:
+        codes, counts = encode_labels("relieff_score", y)
     n, m = X.shape
     k = _check_int("relieff_score", "n_neighbors", n_neighbors, 1)
     if n_iterations is None or n_iterations >= n:
@@ -493,10 +684,10 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
             rb = rows[b : b + max(1, (1 << 24) // n)]
             D = _snap(manhattan_distances(Xs[rb], Xs))
             pairs.append(K.relieff_neighbours(D, rb, codes, counts.size, k, prior))
-        W = sum(
-            K.relieff_accumulate_csr(Xs.data, Xs.indices.astype(np.int64), Xs.indptr.astype(np.int64), m, *p)
-            for p in pairs
-        )
+        ind, ptr = Xs.indices.astype(np.int64), Xs.indptr.astype(np.int64)
+
+        def acc(pi, pj, pw):
+            return K.relieff_accumulate_csr(Xs.data, ind, ptr, m, pi, pj, pw)
     else:
         lo, hi = X.min(axis=0), X.max(axis=0)
         rng_ = hi - lo
@@ -513,8 +704,35 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
                 pairs.append(
                     K.relieff_neighbours(_snap(K.manhattan_rows(Xs, rb)), rb, codes, counts.size, k, prior)
                 )
-        W = sum(K.relieff_accumulate_dense(Xs, *p) for p in pairs)
+
+        def acc(pi, pj, pw):
+            return K.relieff_accumulate_dense(Xs, pi, pj, pw)
+
+    if continuous:
+        return _rrelieff_weights(yv, pairs, acc, rows.size, m)
+    W = sum(acc(*p) for p in pairs)
     W = np.asarray(W) / rows.size
+    return np.clip(W, -1.0, 1.0)
+
+
+def _rrelieff_weights(y: np.ndarray, pairs, acc, n_rows: int, m: int) -> np.ndarray:
+    """RReliefF's weights from the neighbour pairs (Robnik-Sikonja & Kononenko 2003, Fig. 6).
+
+    With ``d(i, j) = 1 / k`` (constant influence of the ``k`` nearest neighbours) and
+    ``diff_tau`` the range-scaled target difference, ``N_dC = sum d diff_tau``,
+    ``N_dA = sum d diff_A``, ``N_dCdA = sum d diff_tau diff_A`` and
+    ``W_A = N_dCdA / N_dC - (N_dA - N_dCdA) / (m - N_dC)``.
+    """
+    ys = (y - y.min()) / np.ptp(y)
+    n_dc, n_da, n_dcda = 0.0, np.zeros(m), np.zeros(m)
+    for pi, pj, pw in pairs:
+        d = -pw  # relieff_neighbours gives the k nearest "hits" weight -1/k
+        dc = d * np.abs(ys[pi] - ys[pj])
+        n_dc += float(dc.sum())
+        n_da += acc(pi, pj, d)
+        n_dcda += acc(pi, pj, dc)
+    far = max(n_rows - n_dc, 1e-300)
+    W = n_dcda / max(n_dc, 1e-300) - (n_da - n_dcda) / far
     return np.clip(W, -1.0, 1.0)
 
 
@@ -755,6 +973,9 @@ class FisherScore(ScoreSelector):
 class FScore(ScoreSelector):
     """ANOVA F-score selector (supervised); ``scores_`` equal ``sklearn.feature_selection.f_classif``.
 
+    With a continuous ``y`` (``type_of_target``) the scores are the F-regression
+    statistics :func:`f_regression_score` (equal ``sklearn.feature_selection.f_regression``).
+
     Parameters
     ----------
     n_features : int or None, default=20
@@ -771,9 +992,19 @@ class FScore(ScoreSelector):
     References
     ----------
     Li et al. (2017), eq. (81).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from fsviz.select import FScore
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> y = (y - y.mean()) / y.std()      # whole numbers would be classes: standardise
+    >>> FScore(n_features=2).fit(X, y).get_support(indices=True)
+    array([2, 8])
     """
 
     _supervised = True
+    _regression = True
 
     def __init__(self, *, n_features=20, threshold=None):
         self.n_features = n_features
@@ -781,6 +1012,105 @@ class FScore(ScoreSelector):
 
     def _compute_scores(self, X, y):
         return _f(X, y)
+
+
+class _CorrelationScore(ScoreSelector):
+    """``|corr(x_j, y)|`` with an ordered target; subclasses fix the correlation."""
+
+    _supervised = True
+    _regression = True
+    _method = "pearson"
+
+    def __init__(self, *, n_features=20, threshold=None):
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _compute_scores(self, X, y):
+        return _correlation(X, y, self._method, type(self).__name__)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # an ordered target: continuous or two classes (scikit-learn's checks then pass binary y)
+        tags.classifier_tags = ClassifierTags(multi_class=False)
+        return tags
+
+
+class PearsonScore(_CorrelationScore):
+    """Absolute Pearson correlation of every feature with the target (supervised).
+
+    For a continuous ``y``, and for two classes (point-biserial correlation with the
+    0/1 codes); more than two classes have no order and raise a ``ValueError``.
+    Ranks features like :class:`FScore` does for a continuous ``y`` (``F`` grows with
+    ``r^2``) and scores them on [0, 1].
+
+    Parameters
+    ----------
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        ``|r|`` in [0, 1] (:func:`correlation_score` with ``method="pearson"``);
+        equals ``abs(sklearn.feature_selection.r_regression(X, y))``; 0 for constant
+        features.
+    ranking_ : ndarray of shape (n_features_in_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Li et al. (2017), section 2.1; Pearson (1896).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from fsviz.select import PearsonScore
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> y = (y - y.mean()) / y.std()      # whole numbers would be classes: standardise
+    >>> sel = PearsonScore(n_features=2).fit(X, y)
+    >>> sel.get_support(indices=True), round(float(sel.scores_.max()), 3)
+    (array([2, 8]), 0.586)
+    """
+
+    _method = "pearson"
+
+
+class SpearmanScore(_CorrelationScore):
+    """Absolute Spearman rank correlation of every feature with the target (supervised).
+
+    Pearson's correlation of the average ranks: it sees any monotone relation, not only
+    a linear one, and ignores outliers' magnitudes. Continuous ``y`` or two classes.
+
+    Parameters
+    ----------
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        ``|rho_s|`` in [0, 1] (:func:`correlation_score` with ``method="spearman"``;
+        equals ``abs(scipy.stats.spearmanr)`` per feature); 0 for constant features.
+    ranking_ : ndarray of shape (n_features_in_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Spearman (1904); Li et al. (2017), section 2.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.select import SpearmanScore
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 5)); y = np.exp(3 * X[:, 4])     # monotone, very non-linear
+    >>> SpearmanScore(n_features=1).fit(X, y).get_support(indices=True)
+    array([4])
+    """
+
+    _method = "spearman"
 
 
 class ChiSquare(ScoreSelector):
@@ -948,9 +1278,25 @@ class MutualInfo(ScoreSelector):
     References
     ----------
     Lewis (1992); Li et al. (2017), eq. (36).
+
+    Notes
+    -----
+    A continuous ``y`` is cut into ``n_bins`` equal-frequency bins first: a binned
+    plug-in MI estimate (see :func:`mutual_info_score`), not scikit-learn's kNN
+    (Kraskov) estimate of ``mutual_info_regression``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from fsviz.select import MutualInfo
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> y = (y - y.mean()) / y.std()      # whole numbers would be classes: standardise
+    >>> MutualInfo(n_features=2).fit(X, y).get_support(indices=True)
+    array([2, 8])
     """
 
     _supervised = True
+    _regression = True
 
     def __init__(self, *, n_bins=10, strategy="auto", n_features=20, threshold=None):
         self.n_bins = n_bins
@@ -988,9 +1334,24 @@ class ReliefF(ScoreSelector):
     References
     ----------
     Robnik-Sikonja & Kononenko (2003); Li et al. (2017), eq. (24)-(25).
+
+    Notes
+    -----
+    A continuous ``y`` (``type_of_target``) gives RReliefF (Robnik-Sikonja & Kononenko
+    2003, Fig. 6), see :func:`relieff_score`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from fsviz.select import ReliefF
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> y = (y - y.mean()) / y.std()      # a continuous target: RReliefF
+    >>> ReliefF(n_features=2).fit(X, y).get_support(indices=True)
+    array([2, 8])
     """
 
     _supervised = True
+    _regression = True
 
     def __init__(
         self, *, n_neighbors=10, n_iterations=None, random_state=None, n_features=20, threshold=None

@@ -22,6 +22,7 @@ _EXPORTS = {
     "correlation_network": ".correlation",
     "correlation_bars": ".correlation",
     "class_symbols": "._common",
+    "target_histogram": ".target",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -6,14 +6,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-#: colours for roles and decisions, used consistently across figures
-ROLE_COLORS = {"SF": "#d62728", "AF": "#1f77b4", "selected": "#2ca02c"}
+#: colours for roles and decisions, used consistently across figures (Okabe-Ito hues, grey)
+ROLE_COLORS = {"SF": "#D55E00", "AF": "#0072B2", "selected": "#009E73"}
 DECISION_COLORS = {
-    "selected": "#2ca02c",
-    "irrelevant": "#7f7f7f",
-    "redundant": "#ff7f0e",
-    "removed": "#d62728",
-    "dropped": "#9467bd",
+    "selected": "#009E73",
+    "irrelevant": "#999999",
+    "redundant": "#E69F00",
+    "removed": "#D55E00",
+    "dropped": "#CC79A7",
 }
 #: neutral colour for aggregated ("+N more") nodes and other non-data marks
 NEUTRAL = "#cfcfcf"

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from fsviz._targets import target_kind
 from fsviz.viz._common import class_colors, class_symbols
 
 
@@ -19,7 +20,9 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
     projections : sequence of Projection-like
         Each has ``coords`` (n_samples, 2) and ``explained`` (2,) variance ratios.
     y : array of shape (n_samples,), default=None
-        Class labels for colours (one legend entry per class, shared by all panels).
+        Class labels for colours (one legend entry per class, shared by all panels). A
+        continuous target (``type_of_target``) colours the samples on one colour scale
+        (Viridis, with a colour bar) instead.
         Colours come from :func:`fsviz.viz._common.class_colors`: Okabe-Ito up to 8
         classes; beyond that distinct hues x lightness levels plus a cycling marker
         symbol, so 40 classes get 40 distinct (colour, symbol) pairs.
@@ -40,6 +43,8 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
         ],
     )
     labels = np.asarray(y) if y is not None else None
+    if labels is not None and target_kind(labels) == "continuous":
+        return _continuous(fig, projections, labels.astype(np.float64))
     classes = np.unique(labels) if labels is not None else [None]
     colors, symbols = class_colors(len(classes)), class_symbols(len(classes))
     for col, p in enumerate(projections, start=1):
@@ -63,5 +68,43 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
         fig.update_yaxes(title_text=f"PC2 ({100 * p.explained[1]:.0f}%)", row=1, col=col)
     fig.update_layout(
         height=460, margin=dict(t=60, l=5, r=5, b=5), title="PCA of the samples on the top features"
+    )
+    return fig
+
+
+def _continuous(fig: go.Figure, projections: Sequence, y: np.ndarray) -> go.Figure:
+    """:func:`pca_pair` coloured by a continuous target: one colour scale shared by the panels."""
+    lo, hi = float(y.min()), float(y.max())
+    for col, p in enumerate(projections, start=1):
+        xy = np.asarray(p.coords)
+        fig.add_trace(
+            go.Scattergl(
+                x=xy[:, 0],
+                y=xy[:, 1],
+                mode="markers",
+                name="samples",
+                showlegend=False,
+                customdata=y,
+                hovertemplate="PC1 %{x:.3g}<br>PC2 %{y:.3g}<br>target %{customdata:.4g}<extra></extra>",
+                marker=dict(
+                    size=6,
+                    opacity=0.8,
+                    color=y,
+                    colorscale="Viridis",
+                    cmin=lo,
+                    cmax=hi,
+                    showscale=col == 1,
+                    colorbar=dict(title="target"),
+                ),
+            ),
+            1,
+            col,
+        )
+        fig.update_xaxes(title_text=f"PC1 ({100 * p.explained[0]:.0f}%)", row=1, col=col)
+        fig.update_yaxes(title_text=f"PC2 ({100 * p.explained[1]:.0f}%)", row=1, col=col)
+    fig.update_layout(
+        height=460,
+        margin=dict(t=60, l=5, r=5, b=5),
+        title="PCA of the samples on the top features (colour: the continuous target)",
     )
     return fig

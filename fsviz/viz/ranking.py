@@ -46,7 +46,7 @@ def ranking_bump(
     fig = go.Figure()
     for f, nm in zip(feats, names_of(feature_names, feats), strict=False):
         rb, ra = rank_b.get(f, out), rank_a.get(f, out)
-        color = "#2ca02c" if ra < rb else "#d62728" if ra > rb else "#7f7f7f"
+        color = "#009E73" if ra < rb else "#D55E00" if ra > rb else "#999999"
         tb = f"#{rb}" if rb != out else f"> {k}"
         ta = f"#{ra}" if ra != out else f"> {k}"
         fig.add_trace(
@@ -88,7 +88,7 @@ def score_bars(
             x=scores[top][::-1],
             y=[f"{n} (#{i})" for n, i in zip(names, top, strict=False)][::-1],
             orientation="h",
-            marker_color="#1f77b4",
+            marker_color="#0072B2",
             hovertemplate="%{y}<br>score %{x:.4g}<extra></extra>",
         )
     )

@@ -56,7 +56,7 @@ def correlation_sparsity(
             width=np.diff(edges) * 0.95,
             customdata=np.column_stack([labels, counts.astype(np.int64)]),
             name="% of pairs",
-            marker_color="#1f77b4",
+            marker_color="#0072B2",
             hovertemplate="|ρ| in %{customdata[0]}<br>%{y:.3g}% of pairs"
             "<br>%{customdata[1]} pairs<extra></extra>",
         ),
@@ -70,7 +70,7 @@ def correlation_sparsity(
             mode="lines+markers",
             line_shape="hv",
             name="1 − CDF",
-            marker_color="#ff7f0e",
+            marker_color="#E69F00",
             hovertemplate="P(|ρ| ≥ %{x:.2f}) = %{y:.3g}<extra></extra>",
         ),
         1,
@@ -79,7 +79,7 @@ def correlation_sparsity(
     if tau is not None:
         x = 1.0 - float(tau)
         for col in (1, 2):
-            fig.add_vline(x=x, line=dict(color="#d62728", dash="dash", width=2), row=1, col=col)
+            fig.add_vline(x=x, line=dict(color="#D55E00", dash="dash", width=2), row=1, col=col)
         fig.add_annotation(
             x=x,
             y=0.97,
@@ -88,7 +88,7 @@ def correlation_sparsity(
             text=f"1 − τ = {x:.2f}",
             xanchor="left",
             showarrow=False,
-            font=dict(color="#d62728"),
+            font=dict(color="#D55E00"),
             yanchor="top",
             bgcolor="white",
         )
@@ -102,7 +102,7 @@ def correlation_sparsity(
             yanchor="top",
             xanchor="right",
             text=f"{frac:.2g} of pairs ≥ 1 − τ ",
-            font=dict(color="#d62728"),
+            font=dict(color="#D55E00"),
             bgcolor="white",
         )
     kind = "exact, all pairs" if exact else "estimated from a random feature subset"

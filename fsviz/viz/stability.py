@@ -74,7 +74,7 @@ def stability_bars(
         )
     )
     for x in (0.5, 1.0):
-        fig.add_vline(x=x, line_dash="dot", line_color="#7f7f7f")
+        fig.add_vline(x=x, line_dash="dot", line_color="#999999")
     parts = [f"{n_resamples} resamples"] if n_resamples else []
     if kuncheva is not None:
         parts.append(f"Kuncheva {kuncheva:.3f}")

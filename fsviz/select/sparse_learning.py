@@ -1,0 +1,1020 @@
+"""Sparse-learning selectors of the survey (section 2.3): l2,1-norm models, supervised and not.
+
+=========  =================================================================  ======================
+class      problem (W has one row per feature; score = ``||W(j, :)||_2``)      solver
+=========  =================================================================  ======================
+LSL21      ``1/(2n) ||Y - XW||_F^2 + alpha ||W||_2,1`` (one-hot ``Y``)         FISTA, exact prox, gap
+LLL21      ``1/n sum_i CE(softmax(x_i W + b), y_i) + alpha ||W||_2,1``         FISTA, exact prox, KKT
+RFS        ``||XW - Y||_2,1 + gamma ||W||_2,1`` (Nie et al. 2010, eq. 62)      iterative reweighting
+UDFS       ``min_{W'W=I} tr(W'MW) + alpha ||W||_2,1`` (Yang et al. 2011)       reweighted eigenproblem
+NDFS       ``tr(F'LF) + alpha(||XW-F||^2 + beta||W||_2,1) + gamma/2||F'F-I||^2``  alternating updates
+=========  =================================================================  ======================
+
+All five take dense or scipy.sparse ``X`` and never densify it. What they build instead:
+
+* LSL21 and LLL21 only multiply by ``X`` and ``X'`` (``X`` centred implicitly: ``Xc W = XW -
+  1 (mu'W)``), memory O((n + d) c).
+* RFS and NDFS solve one reweighted least-squares system per iteration on the smaller side:
+  ``X'DX + gamma D_w`` (d x d) when ``d < n``, else its Woodbury form ``X D_w^-1 X' + ...``
+  (n x n). Memory is ``min(n, d)^2`` floats (sparse products, then a dense Cholesky).
+* UDFS's matrix ``M = X' L X`` is d x d by definition and its eigenvectors are taken every
+  iteration: memory d^2, O(d^3) time per iteration (``L`` itself is a sparse n x n matrix with
+  at most ``n (k+1)^2`` entries). NDFS's Laplacian is the sparse kNN graph; its
+  ``M = L + alpha (I - X T X')`` is never formed (``MF = LF + alpha (F - XW)``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
+
+from fsviz.select._base import ScoreSelector, blas_limits
+from fsviz.select.scores import _check_int, _knn_affinity
+from fsviz.stats.moments import column_moments
+
+_EPS = 1e-12  # floor of the row norms whose inverse weights a reweighted problem
+
+
+# ------------------------------------------------------------------ helpers
+def _row_norms(W: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.einsum("ij,ij->i", W, W))
+
+
+def l21_norm(W) -> float:
+    """``||W||_2,1``: the sum of the Euclidean norms of the rows of ``W``."""
+    return float(_row_norms(np.asarray(W, dtype=np.float64)).sum())
+
+
+def prox_l21(V: np.ndarray, threshold: float) -> np.ndarray:
+    """Exact proximal operator of ``threshold * ||.||_2,1``: each row shrunk towards 0 by ``threshold``.
+
+    ``argmin_W 1/2 ||W - V||_F^2 + threshold ||W||_2,1`` has the closed form
+    ``W(j, :) = max(0, 1 - threshold / ||V(j, :)||) V(j, :)`` (Liu, Ji & Ye 2009, eq. 9).
+    """
+    norms = _row_norms(V)
+    scale = np.zeros_like(norms)
+    np.divide(threshold, norms, out=scale, where=norms > 0)
+    scale = np.maximum(0.0, 1.0 - scale)
+    return V * scale[:, None]
+
+
+def _one_hot(y) -> np.ndarray:
+    _, codes = np.unique(np.asarray(y), return_inverse=True)
+    Y = np.zeros((codes.size, int(codes.max()) + 1))
+    Y[np.arange(codes.size), codes.ravel()] = 1.0
+    return Y
+
+
+class _Centred:
+    """``X - 1 mu'`` as an operator (dense: centred copy; sparse: implicit, never densified)."""
+
+    def __init__(self, X, centre: bool):
+        self.sparse = sp.issparse(X)
+        n, d = X.shape
+        self.shape = (n, d)
+        mu = np.asarray(X.mean(axis=0)).ravel() if centre else np.zeros(d)
+        if self.sparse:
+            self.X, self.mu = X.tocsr(), mu
+        else:
+            self.X, self.mu = (X - mu if centre else np.asarray(X)), np.zeros(d)
+        self.mean = mu
+
+    def dot(self, W: np.ndarray) -> np.ndarray:
+        out = np.asarray(self.X @ W)
+        if self.sparse:
+            out = out - self.mu @ W
+        return out
+
+    def tdot(self, R: np.ndarray) -> np.ndarray:
+        out = np.asarray(self.X.T @ R)
+        if self.sparse:
+            out = out - np.outer(self.mu, R.sum(axis=0))
+        return out
+
+    def sq_norm2(self) -> float:
+        """Largest squared singular value of the centred matrix."""
+        n, d = self.shape
+        if min(n, d) == 0:
+            return 0.0
+        if min(n, d) <= 300:  # largest eigenvalue of the smaller Gram matrix (never densifies X)
+            A, mu = self.X, self.mu
+            if n <= d:  # Xc Xc' = X X' - (X mu) 1' - 1 (X mu)' + (mu'mu) 11'
+                G = A @ A.T
+                G = G.toarray() if sp.issparse(G) else np.asarray(G)
+                if self.sparse:
+                    Xm = np.asarray(A @ mu).ravel()
+                    G = G - Xm[:, None] - Xm[None, :] + float(mu @ mu)
+            else:  # Xc'Xc = X'X - n mu mu'
+                G = A.T @ A
+                G = G.toarray() if sp.issparse(G) else np.asarray(G)
+                if self.sparse:
+                    G = G - n * np.outer(mu, mu)
+            G = (G + G.T) / 2.0
+            return float(sla.eigvalsh(G, subset_by_index=[G.shape[0] - 1, G.shape[0] - 1])[0]) * (1.0 + 1e-10)
+        op = spla.LinearOperator(
+            (n, d),
+            matvec=lambda v: self.dot(v.reshape(-1, 1)).ravel(),
+            rmatvec=lambda v: self.tdot(v.reshape(-1, 1)).ravel(),
+            dtype=np.float64,
+        )
+        v0 = np.full(min(n, d), 1.0 / np.sqrt(min(n, d)))
+        s = spla.svds(op, k=1, return_singular_vectors=False, tol=1e-6, v0=v0)
+        return float(s[0]) ** 2 * (1.0 + 1e-5)  # svds at tol 1e-6: a safe step size
+
+
+def _check_real(owner: str, name: str, value, lo: float, lo_open: bool = False) -> float:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    ok = ok and (value > lo if lo_open else value >= lo)
+    if not ok:
+        rule = f"> {lo}" if lo_open else f">= {lo}"
+        raise ValueError(f"{owner}: {name!r} must be a finite float {rule}; got {value!r}.")
+    return float(value)
+
+
+def _check_solver(owner: str, max_iter, tol) -> tuple[int, float]:
+    return _check_int(owner, "max_iter", max_iter, 1), _check_real(owner, "tol", tol, 0.0, lo_open=True)
+
+
+def _warn_zero(owner: str, W: np.ndarray, what: str) -> None:
+    if not np.any(W):
+        warnings.warn(
+            f"{owner}: every row of W is zero ({what}); all scores are 0 and the ranking is the "
+            "feature order. Use a smaller regularisation.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+# ------------------------------------------------------------------ LSL21 / LLL21 (FISTA)
+def _fista(apply, adjoint, loss, penalty, prox, V0, L, max_iter, tol, stop):
+    """Monotone FISTA (Beck & Teboulle 2009, MFISTA) with step ``1/L`` and adaptive restart.
+
+    The smooth part is ``loss(apply(V))`` with ``apply`` linear (``V -> Xc W + 1 b'``):
+    ``loss(Z) -> (value, dvalue/dZ)``, ``adjoint`` maps ``dvalue/dZ`` back to a gradient in ``V``.
+    Images ``apply(V)`` are carried along linearly, so an iteration costs one product with ``X``
+    and one with ``X'``. A step whose objective would rise is not taken; the momentum restarts
+    from the current point instead (function-value restart, O'Donoghue & Candes 2015), which keeps
+    the objective history non-increasing and removes FISTA's oscillations on ill-conditioned
+    ``X``. ``stop(V, image, dloss) -> float`` (duality gap or KKT residual, relative) is checked
+    every 5 iterations against ``tol``. Returns ``V``, the history and the number of iterations.
+    """
+    V, AV = V0, apply(V0)
+    f_V, g_V = loss(AV)
+    F_V = f_V + penalty(V)
+    Z, AZ = V, AV
+    t = 1.0
+    history = []
+    it = 0
+    for it in range(1, max_iter + 1):
+        _, g_Z = loss(AZ)
+        U = prox(Z - adjoint(g_Z) / L, 1.0 / L)
+        AU = apply(U)
+        f_U, g_U = loss(AU)
+        F_U = f_U + penalty(U)
+        if F_U <= F_V:
+            t_new = (1.0 + np.sqrt(1.0 + 4.0 * t * t)) / 2.0
+            beta = (t - 1.0) / t_new
+            Z, AZ = U + beta * (U - V), AU + beta * (AU - AV)
+            V, AV, F_V, g_V, t = U, AU, F_U, g_U, t_new
+        else:  # the momentum overshot: keep V, restart from it
+            Z, AZ, t = V, AV, 1.0
+        history.append(F_V)
+        if (it % 5 == 0 or it == max_iter) and stop(V, AV, g_V) <= tol:
+            break
+    return V, np.asarray(history), it
+
+
+def alpha_max(X, Y, centre: bool = True) -> float:
+    """``||Xc'(Y - mean Y)||_2,inf / n``: the smallest ``alpha`` at which LSL21 (and, with
+    ``centre``, LLL21) give ``W = 0`` (``X``, ``Y`` uncentred when not ``centre``)."""
+    A = _Centred(X, centre)
+    R = Y - Y.mean(axis=0) if centre else Y
+    return float(_row_norms(A.tdot(R)).max()) / A.shape[0] if A.shape[1] else 0.0
+
+
+def lsl21_solve(X, Y, alpha: float, *, fit_intercept: bool = True, max_iter: int = 1000, tol: float = 1e-4):
+    """Solve ``min_W 1/(2n) ||Yc - Xc W||_F^2 + alpha ||W||_2,1`` by monotone FISTA.
+
+    ``Xc``, ``Yc`` are centred when ``fit_intercept`` (the intercept is then
+    ``mean(Y) - mean(X) W``). Stops when the duality gap is ``<= tol * P(0)``: the dual point
+    is the scaled residual ``Theta = s R / n`` with ``s`` making ``||Xc' Theta||_2,inf <= alpha``,
+    ``D(Theta) = <Theta, Yc> - n/2 ||Theta||^2`` (Liu, Ji & Ye 2009; the survey's eq. in 2.3.2
+    with the 1/(2n) scaling of scikit-learn's ``MultiTaskLasso``).
+
+    Returns
+    -------
+    W : ndarray of shape (n_features, n_targets)
+    intercept : ndarray of shape (n_targets,)
+    history : ndarray, objective after each iteration (non-increasing)
+    n_iter : int
+    gap : float, the last duality gap
+    """
+    A = _Centred(X, fit_intercept)
+    n, d = A.shape
+    Yc = Y - Y.mean(axis=0) if fit_intercept else Y
+    P0 = 0.5 * float(np.sum(Yc * Yc)) / n
+    state = {"gap": np.inf, "dual": -np.inf}
+
+    def loss(Z):
+        R = Z - Yc
+        return 0.5 * float(np.sum(R * R)) / n, R / n
+
+    def penalty(W):
+        return alpha * l21_norm(W)
+
+    def gap(W, XW, G):  # G = (XW - Yc) / n = -Theta before scaling
+        XtG = A.tdot(G)
+        top = float(_row_norms(XtG).max()) if d else 0.0
+        s = 1.0 if top <= alpha else alpha / top
+        theta = -s * G
+        R = XW - Yc
+        primal = 0.5 * float(np.sum(R * R)) / n + alpha * l21_norm(W)
+        dual = float(np.sum(theta * Yc)) - 0.5 * n * float(np.sum(theta * theta))
+        state["dual"] = dual = max(dual, state["dual"])  # every feasible Theta bounds: keep the best
+        state["gap"] = max(primal - dual, 0.0)
+        return state["gap"] / max(P0, np.finfo(float).tiny)
+
+    W0 = np.zeros((d, Y.shape[1]))
+    zero_b = np.zeros(Y.shape[1])
+    if P0 == 0 or d == 0:
+        return W0, Y.mean(axis=0) if fit_intercept else zero_b, np.array([P0]), 0, 0.0
+    with blas_limits():
+        L = A.sq_norm2() / n
+    if L <= 0:  # constant X: W = 0 is optimal
+        return W0, Y.mean(axis=0) if fit_intercept else zero_b, np.array([P0]), 0, 0.0
+    with blas_limits():
+        W, history, it = _fista(
+            A.dot, A.tdot, loss, penalty, prox_l21_scaled(alpha), W0, L, max_iter, tol, gap
+        )
+        gap(W, A.dot(W), (A.dot(W) - Yc) / n)
+    intercept = Y.mean(axis=0) - A.mean @ W if fit_intercept else zero_b
+    return W, intercept, history, it, state["gap"]
+
+
+def prox_l21_scaled(alpha: float):
+    """``V, step -> prox_l21(V, alpha * step)`` (the prox of the FISTA step)."""
+    return lambda V, step: prox_l21(V, alpha * step)
+
+
+def _softmax_loss(Z: np.ndarray, Y: np.ndarray) -> tuple[float, np.ndarray]:
+    """Mean cross-entropy of ``softmax(Z)`` against one-hot ``Y`` and the probabilities."""
+    Zs = Z - Z.max(axis=1, keepdims=True)
+    lse = np.log(np.exp(Zs).sum(axis=1))
+    P = np.exp(Zs - lse[:, None])
+    loss = float(np.mean(lse - np.einsum("ij,ij->i", Zs, Y)))
+    return loss, P
+
+
+def lll21_solve(X, Y, alpha: float, *, max_iter: int = 1000, tol: float = 1e-4):
+    """Solve ``min_{W,b} 1/n sum_i -log softmax(x_i W + b)_{y_i} + alpha ||W||_2,1`` by monotone FISTA.
+
+    The intercept ``b`` is not penalised; ``X`` is centred implicitly, which only re-parameterises
+    ``b``, so that the Lipschitz constant of the gradient is exactly bounded by
+    ``max(sigma_max(Xc)^2, n) / (2n)`` (the softmax Hessian is ``<= I/2``). Stops when the KKT
+    residual -- ``||g_j + alpha w_j/||w_j||||`` on non-zero rows, ``max(0, ||g_j|| - alpha)`` on zero
+    rows, ``||g_b||`` for the intercept -- is ``<= tol * alpha_max`` with
+    ``alpha_max = ||Xc'(Y - mean(Y))||_2,inf / n`` (the smallest ``alpha`` with ``W = 0``).
+
+    Returns
+    -------
+    W : ndarray of shape (n_features, n_classes)
+    intercept : ndarray of shape (n_classes,)
+    history : ndarray, objective after each iteration (non-increasing)
+    n_iter : int
+    kkt : float, the last relative KKT residual
+    """
+    A = _Centred(X, True)
+    n, d = A.shape
+    c = Y.shape[1]
+    prior = Y.mean(axis=0)
+    alpha_max = float(_row_norms(A.tdot(Y - prior)).max()) / n if d else 0.0
+    state = {"kkt": np.inf}
+
+    def apply(V):
+        return A.dot(V[:d]) + V[d]
+
+    def adjoint(G):
+        return np.vstack([A.tdot(G), G.sum(axis=0)])
+
+    def loss(Z):
+        value, P = _softmax_loss(Z, Y)
+        return value, (P - Y) / n
+
+    def penalty(V):
+        return alpha * l21_norm(V[:d])
+
+    def prox(V, step):
+        out = V.copy()
+        out[:d] = prox_l21(V[:d], alpha * step)
+        return out
+
+    def kkt(V, _, G):
+        W = V[:d]
+        Gv = adjoint(G)
+        Gw, gb = Gv[:d], Gv[d]
+        norms = _row_norms(W)
+        nz = norms > 0
+        res = np.zeros(d)
+        res[nz] = _row_norms(Gw[nz] + alpha * W[nz] / norms[nz, None])
+        res[~nz] = np.maximum(0.0, _row_norms(Gw[~nz]) - alpha)
+        worst = max(float(res.max()) if d else 0.0, float(np.linalg.norm(gb)))
+        state["kkt"] = worst / max(alpha_max, np.finfo(float).tiny)
+        return state["kkt"]
+
+    V0 = np.zeros((d + 1, c))
+    V0[d] = np.log(np.maximum(prior, np.finfo(float).tiny))  # the optimal b for W = 0
+    V0[d] -= V0[d].mean()
+    if d == 0:
+        return V0[:0], V0[0], np.array([_softmax_loss(apply(V0), Y)[0]]), 0, 0.0
+    with blas_limits():
+        L = max(A.sq_norm2(), float(n)) / (2.0 * n)
+        V, history, it = _fista(apply, adjoint, loss, penalty, prox, V0, L, max_iter, tol, kkt)
+        kkt(V, None, loss(apply(V))[1])
+    W, b = V[:d], V[d]
+    return W, b - A.mean @ W, history, it, state["kkt"]
+
+
+# ------------------------------------------------------------------ RFS (Nie et al. 2010)
+def _weighted_gram(X, left: np.ndarray | None, right_side: str) -> np.ndarray:
+    """``X' diag(left) X`` (``right_side='d'``) or ``X diag(left) X'`` (``'n'``), dense result."""
+    if right_side == "d":
+        XL = X.multiply(left[:, None]).tocsr() if sp.issparse(X) else X * left[:, None]
+        G = X.T @ XL
+    else:
+        XL = X.multiply(left[None, :]).tocsr() if sp.issparse(X) else X * left[None, :]
+        G = XL @ X.T
+    G = G.toarray() if sp.issparse(G) else np.asarray(G)
+    return (G + G.T) / 2.0
+
+
+def _solve_spd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A^-1 B`` for a symmetric positive (semi)definite ``A``: Cholesky, least squares if singular."""
+    jitter = 1e-12 * max(float(np.trace(A)) / max(A.shape[0], 1), np.finfo(float).tiny)
+    try:
+        return sla.cho_solve(sla.cho_factor(A + jitter * np.eye(A.shape[0]), check_finite=False), B)
+    except np.linalg.LinAlgError:
+        return sla.lstsq(A, B, check_finite=False)[0]
+
+
+def _reweighted_ls(X, Y, reg, w_norms, r_norms=None):
+    """One reweighted step: ``argmin_W sum_j ||r_j||^2 / (2 a_j) + reg sum_i ||w_i||^2 / (2 b_i)``.
+
+    ``a_j = r_norms[j]`` (residual rows; None: 1/2, i.e. plain least squares ``||XW - Y||_F^2``),
+    ``b_i = w_norms[i]``. Normal equations ``(X' D_r X + reg D_w) W = X' D_r Y`` (d x d) when
+    ``d < n``, else the Woodbury form ``W = D_w^-1 X' (X D_w^-1 X' + reg D_r^-1)^-1 Y`` (n x n),
+    whose weights are the norms themselves (zero rows need no floor).
+    """
+    n, d = X.shape
+    inv_dr = np.ones(n) if r_norms is None else 2.0 * r_norms  # D_r^-1
+    if d < n:
+        dr = 1.0 / np.maximum(inv_dr, _EPS)
+        A = _weighted_gram(X, dr, "d")
+        A[np.diag_indices(d)] += reg / (2.0 * np.maximum(w_norms, _EPS))
+        rhs = np.asarray(X.T @ (Y * dr[:, None]))
+        return _solve_spd(A, rhs)
+    inv_dw = 2.0 * w_norms  # D_w^-1
+    K = _weighted_gram(X, inv_dw, "n")
+    K[np.diag_indices(n)] += reg * inv_dr
+    return inv_dw[:, None] * np.asarray(X.T @ _solve_spd(K, Y))
+
+
+def rfs_solve(X, Y, gamma: float, *, max_iter: int = 100, tol: float = 1e-6):
+    """Solve ``min_W ||XW - Y||_2,1 + gamma ||W||_2,1`` (survey eq. 62) by Nie et al.'s reweighting.
+
+    Nie et al.'s Algorithm 1 solves ``min ||U||_2,1 s.t. [X, gamma I] U = Y`` with
+    ``U = D^-1 A' (A D^-1 A')^-1 Y``, ``D_ii = 1 / (2 ||U(i, :)||)``; written in ``W`` this is
+    the reweighted least-squares step of :func:`_reweighted_ls` with residual weights, solved on
+    the smaller side (n x n or d x d), and its objective never increases (their Theorem 1); when
+    rounding makes it rise (rows of ``W`` near 0 make the system ill-conditioned), the previous
+    ``W`` is kept and the loop stops.
+    Starts from the ridge solution (``D = I``, as the paper). Stops when the relative decrease
+    of the objective is ``<= tol``.
+    """
+    n, d = X.shape
+    w_norms, r_norms = np.full(d, 0.5), np.full(n, 0.5)
+    history: list[float] = []
+    W = np.zeros((d, Y.shape[1]))
+    it = 0
+    with blas_limits():
+        for it in range(1, max_iter + 1):
+            W_new = _reweighted_ls(X, Y, gamma, w_norms, r_norms)
+            R = np.asarray(X @ W_new) - Y
+            wn, rn = _row_norms(W_new), _row_norms(R)
+            obj = float(rn.sum() + gamma * wn.sum())
+            if history and obj > history[-1]:  # rounding floor reached (exact steps never increase it)
+                it -= 1
+                break
+            W, w_norms, r_norms = W_new, wn, rn
+            history.append(obj)
+            if it > 1 and history[-2] - history[-1] <= tol * abs(history[-2]):
+                break
+    return W, np.asarray(history), it
+
+
+# ------------------------------------------------------------------ UDFS (Yang et al. 2011)
+def _self_and_neighbours(owner: str, X, n_neighbors: int) -> np.ndarray:
+    """``(n, k+1)`` sample indices: each sample followed by its ``k`` nearest others (Euclidean)."""
+    from fsviz.select.scores import _knn_sq
+
+    n = X.shape[0]
+    k = _check_int(owner, "n_neighbors", n_neighbors, 1, n - 1, f" (X has {n} samples)")
+    rows, cols, d2 = _knn_sq(X, k)
+    order = np.lexsort((cols, d2, rows))  # per sample: nearest first, ties by index
+    nbrs = cols[order].reshape(n, k)
+    return np.hstack([np.arange(n)[:, None], nbrs])
+
+
+def udfs_local_matrix(X, n_neighbors: int = 5, reg: float = 0.1) -> sp.csr_matrix:
+    """UDFS's ``sum_i S_i H (X~_i' X~_i + reg I)^-1 H S_i'`` (survey eq. 71), sparse n x n.
+
+    ``S_i`` selects sample ``i`` and its ``k`` nearest neighbours, ``H = I - 11'/(k+1)`` and
+    ``X~_i' X~_i = H G_i H`` with ``G_i`` the local Gram matrix (``k+1`` squared). All ``n``
+    local inverses are taken in one batched call; ``G_i`` comes from ``(k+1)^2`` row-wise
+    products of ``X`` (dense or sparse), never from an n x n Gram matrix.
+    """
+    idx = _self_and_neighbours("UDFS", X, n_neighbors)
+    n, k1 = idx.shape
+    G = np.empty((n, k1, k1))
+    if sp.issparse(X):
+        Xr = X.tocsr()
+        for a in range(k1):
+            Xa = Xr[idx[:, a]]
+            for b in range(a, k1):
+                g = np.asarray(Xa.multiply(Xr[idx[:, b]]).sum(axis=1)).ravel()
+                G[:, a, b] = G[:, b, a] = g
+    else:
+        step = max(1, (1 << 22) // max(k1 * X.shape[1], 1))
+        for s in range(0, n, step):
+            Xi = X[idx[s : s + step]]  # (b, k+1, d)
+            G[s : s + step] = Xi @ Xi.transpose(0, 2, 1)
+    H = np.eye(k1) - 1.0 / k1
+    B = np.linalg.inv(H @ G @ H + reg * np.eye(k1))
+    Q = H @ B @ H
+    rows = np.repeat(idx, k1, axis=1).ravel()
+    cols = np.tile(idx, (1, k1)).ravel()
+    Lm = sp.csr_matrix((Q.ravel(), (rows, cols)), shape=(n, n))
+    return ((Lm + Lm.T) / 2.0).tocsr()
+
+
+def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *, max_iter=100, tol=1e-6):
+    """UDFS (Yang et al. 2011, Algorithm 1): ``min_{W'W = I} tr(W'MW) + alpha ||W||_2,1``.
+
+    ``M = X' L X`` with ``L`` from :func:`udfs_local_matrix`. Each iteration takes the
+    ``n_clusters`` eigenvectors of ``M + alpha D`` with the smallest eigenvalues and sets
+    ``D_ii = 1 / (2 ||W(i, :)||)``; the objective never increases (their Theorem 1; a rise from
+    rounding keeps the previous ``W`` and stops). Constant features are left out (their rows of
+    ``W`` are 0): ``tr(W'MW)`` is 0 on them, so the eigenproblem would otherwise pick exactly the
+    features that carry no information.
+    Returns ``W, history, n_iter``.
+    """
+    with blas_limits():
+        Lm = udfs_local_matrix(X, n_neighbors, reg)
+    d_all = X.shape[1]
+    keep = np.flatnonzero(column_moments(X)[1] > 0)  # constant features: zero rows of W
+    X = X[:, keep]
+    d = keep.size
+    c = min(n_clusters, d)
+    if c == 0:
+        return np.zeros((d_all, min(n_clusters, d_all))), np.zeros(1), 0
+    with blas_limits():
+        LX = Lm @ X
+        M = X.T @ LX
+        M = M.toarray() if sp.issparse(M) else np.asarray(M)
+        M = (M + M.T) / 2.0
+        dvec = np.ones(d)
+        history: list[float] = []
+        W = np.zeros((d, c))
+        it = 0
+        for it in range(1, max_iter + 1):
+            P = M.copy()
+            P[np.diag_indices(d)] += alpha * dvec
+            _, W_new = sla.eigh(P, subset_by_index=[0, c - 1], check_finite=False, driver="evr")
+            norms = _row_norms(W_new)
+            obj = float(np.einsum("ij,ij->", W_new, M @ W_new) + alpha * norms.sum())
+            if history and obj > history[-1]:  # rounding floor reached (exact steps never increase it)
+                it -= 1
+                break
+            W = W_new
+            dvec = 1.0 / (2.0 * np.maximum(norms, _EPS))
+            history.append(obj)
+            if it > 1 and history[-2] - history[-1] <= tol * abs(history[-2]):
+                break
+    W_all = np.zeros((d_all, c))
+    W_all[keep] = W
+    return W_all, np.asarray(history), it
+
+
+# ------------------------------------------------------------------ NDFS (Li et al. 2012)
+def _normalized_laplacian(S: sp.csr_matrix) -> sp.csr_matrix:
+    deg = np.asarray(S.sum(axis=1)).ravel()
+    dinv = np.zeros_like(deg)
+    np.divide(1.0, np.sqrt(deg), out=dinv, where=deg > 0)
+    return (sp.eye(S.shape[0]) - sp.diags(dinv) @ S @ sp.diags(dinv)).tocsr()
+
+
+def ndfs_objective(X, F, W, Lap, alpha, beta, gamma) -> float:
+    """NDFS objective (survey eq. 75 with the penalty form of Li et al.'s eq. 9)."""
+    R = np.asarray(X @ W) - F
+    FtF = F.T @ F
+    E = FtF - np.eye(F.shape[1])
+    return float(
+        np.einsum("ij,ij->", F, Lap @ F)
+        + alpha * (np.sum(R * R) + beta * l21_norm(W))
+        + gamma / 2.0 * np.sum(E * E)
+    )
+
+
+def ndfs_solve(X, F0, Lap, alpha, beta, gamma, *, max_iter=100, tol=1e-6):
+    """NDFS alternating updates (Li et al. 2012, Algorithm 1).
+
+    With ``D`` fixed, ``W = (X'X + beta D)^-1 X'F`` (solved on the smaller side, see
+    :func:`_reweighted_ls`); ``F <- F * (gamma F) / (MF + gamma F F'F)`` with
+    ``MF = LF + alpha (F - XW)`` (M is never formed), columns of ``F`` rescaled to unit norm,
+    then ``D_ii = 1 / (2 ||W(i, :)||)``. Returns ``W, F, history, n_iter``.
+
+    ``M`` has negative entries, so the paper's denominator ``MF + gamma F F'F`` can be <= 0
+    where ``F`` is small (it then blows ``F`` up: seen on the digits sample with 5 clusters).
+    The negative part of ``MF`` is moved to the numerator instead,
+    ``F <- F * (gamma F + [MF]^-) / ([MF]^+ + gamma F F'F)`` -- the usual multiplicative rule for
+    a mixed-sign matrix (Ding, Li & Jordan 2010, semi-NMF); it keeps ``F >= 0`` and has the same
+    fixed points (``MF + gamma (F F'F - F) = 0`` where ``F > 0``), and it is the paper's rule
+    wherever ``MF >= 0``.
+    """
+    F = F0.copy()
+    d = X.shape[1]
+    w_norms = np.full(d, 0.5)
+    history: list[float] = []
+    tiny = np.finfo(float).tiny
+    it = 0
+    with blas_limits():
+        W = _reweighted_ls(X, F, beta, w_norms)
+        for it in range(1, max_iter + 1):
+            MF = Lap @ F + alpha * (F - np.asarray(X @ W))
+            num = gamma * F + np.maximum(-MF, 0.0)
+            den = np.maximum(MF, 0.0) + gamma * (F @ (F.T @ F))
+            F = F * num / np.maximum(den, tiny)
+            F = F / np.maximum(np.linalg.norm(F, axis=0), tiny)
+            W = _reweighted_ls(X, F, beta, w_norms)
+            w_norms = _row_norms(W)
+            history.append(ndfs_objective(X, F, W, Lap, alpha, beta, gamma))
+            if it > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-2]):
+                break
+    return W, F, np.asarray(history), it
+
+
+def kmeans_indicator(X, n_clusters: int, seed: int) -> np.ndarray:
+    """NDFS's start: the scaled k-means indicator ``Y (Y'Y)^-1/2 + 0.02`` (Li et al.'s code)."""
+    labels = KMeans(n_clusters=n_clusters, n_init=10, random_state=seed).fit(X).labels_
+    Y = np.zeros((X.shape[0], n_clusters))
+    Y[np.arange(X.shape[0]), labels] = 1.0
+    sizes = np.maximum(Y.sum(axis=0), 1.0)
+    return Y / np.sqrt(sizes) + 0.02
+
+
+# ------------------------------------------------------------------ selectors
+class _SparseLearning(ScoreSelector):
+    """Common tail: ``coef_`` -> ``scores_`` (row norms), ``n_iter_``, ``objective_history_``."""
+
+    def _finish(self, W, history, n_iter):
+        self.coef_ = W
+        self.n_iter_ = int(n_iter)
+        self.objective_history_ = np.asarray(history, dtype=np.float64)
+        _warn_zero(type(self).__name__, W, self._zero_reason())
+        return _row_norms(W)
+
+    def _zero_reason(self) -> str:
+        return "the regularisation is too strong"
+
+
+class LSL21(_SparseLearning):
+    """Least squares with an l2,1 regulariser on a one-hot target (survey section 2.3.2).
+
+    Solves ``min_W 1/(2n) ||Y - XW - 1b'||_F^2 + alpha ||W||_2,1`` (``Y`` the one-hot class
+    matrix, ``b`` an unpenalised intercept when ``fit_intercept``) by monotone FISTA with the
+    exact row-shrinkage prox, stopping on the duality gap. Scores are the row norms
+    ``||W(j, :)||_2``. Dense or sparse ``X`` (never densified: only products with ``X``).
+
+    Parameters
+    ----------
+    alpha : float or None, default=None
+        Regularisation, in the scaling of scikit-learn's ``MultiTaskLasso`` (the survey's
+        ``||XW - Y||_F^2 + a ||W||_2,1`` is ``alpha = a / (2n)``). ``W = 0`` for ``alpha >=
+        alpha_max = ||Xc'Yc||_2,inf / n``. None: ``0.1 * alpha_max``, a default that follows
+        the scale of ``X``.
+    fit_intercept : bool, default=True
+        Centre ``X`` and ``Y`` (implicitly for sparse ``X``).
+    max_iter : int, default=1000
+    tol : float, default=1e-4
+        Stop when the duality gap is ``<= tol`` times the objective at ``W = 0``.
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+        ``||W(j, :)||_2``; 0 for features the model drops.
+    ranking_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape (n_features_in_, n_classes)
+        ``W``.
+    intercept_ : ndarray of shape (n_classes,)
+    alpha_ : float
+        The ``alpha`` used.
+    n_iter_ : int
+    objective_history_ : ndarray of shape (n_iter_,)
+        Objective after each iteration, non-increasing.
+    duality_gap_ : float
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Liu, Ji & Ye (2009), "Multi-Task Feature Learning via Efficient l2,1-Norm Minimization", UAI;
+    Beck & Teboulle (2009), FISTA; Li et al. (2017), section 2.3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.select import LSL21
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(90, 8)); y = np.repeat([0, 1, 2], 30)
+    >>> X[:, 2] += 3 * (y == 1); X[:, 5] += 3 * (y == 2)
+    >>> LSL21(alpha=0.05, n_features=2).fit(X, y).get_support(indices=True)
+    array([2, 5])
+    """
+
+    _supervised = True
+
+    def __init__(
+        self, *, alpha=None, fit_intercept=True, max_iter=1000, tol=1e-4, n_features=20, threshold=None
+    ):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _validate_params_extra(self):
+        if self.alpha is not None:
+            _check_real("LSL21", "alpha", self.alpha, 0.0)
+        _check_solver("LSL21", self.max_iter, self.tol)
+
+    def _compute_scores(self, X, y):
+        Y = _one_hot(y)
+        a = self.alpha
+        self.alpha_ = 0.1 * alpha_max(X, Y, bool(self.fit_intercept)) if a is None else float(a)
+        W, b, hist, it, gap = lsl21_solve(
+            X,
+            Y,
+            self.alpha_,
+            fit_intercept=bool(self.fit_intercept),
+            max_iter=self.max_iter,
+            tol=self.tol,
+        )
+        self.intercept_, self.duality_gap_ = b, gap
+        return self._finish(W, hist, it)
+
+
+class LLL21(_SparseLearning):
+    """Multinomial logistic loss with an l2,1 regulariser (survey section 2.3.2, logistic loss).
+
+    Solves ``min_{W,b} 1/n sum_i -log softmax(x_i W + b)_{y_i} + alpha ||W||_2,1`` by monotone
+    FISTA with the exact prox; stops on the KKT residual. Scores are ``||W(j, :)||_2``.
+    Dense or sparse ``X`` (centred implicitly, never densified).
+
+    Parameters
+    ----------
+    alpha : float or None, default=None
+        ``W = 0`` for ``alpha >= alpha_max = ||Xc'(Y - mean(Y))||_2,inf / n``. None:
+        ``0.1 * alpha_max``, a default that follows the scale of ``X``.
+    max_iter : int, default=1000
+    tol : float, default=1e-4
+        Stop when the KKT residual is ``<= tol`` times that ``alpha_max``.
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+    ranking_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape (n_features_in_, n_classes)
+    intercept_ : ndarray of shape (n_classes,)
+    alpha_ : float
+        The ``alpha`` used.
+    n_iter_ : int
+    objective_history_ : ndarray of shape (n_iter_,)
+        Non-increasing.
+    kkt_residual_ : float
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Liu, Ji & Ye (2009), UAI; Li et al. (2017), section 2.3.2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.select import LLL21
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(90, 8)); y = np.repeat([0, 1, 2], 30)
+    >>> X[:, 2] += 3 * (y == 1); X[:, 5] += 3 * (y == 2)
+    >>> LLL21(alpha=0.05, n_features=2).fit(X, y).get_support(indices=True)
+    array([2, 5])
+    """
+
+    _supervised = True
+
+    def __init__(self, *, alpha=None, max_iter=1000, tol=1e-4, n_features=20, threshold=None):
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _validate_params_extra(self):
+        if self.alpha is not None:
+            _check_real("LLL21", "alpha", self.alpha, 0.0)
+        _check_solver("LLL21", self.max_iter, self.tol)
+
+    def _compute_scores(self, X, y):
+        Y = _one_hot(y)
+        self.alpha_ = 0.1 * alpha_max(X, Y) if self.alpha is None else float(self.alpha)
+        W, b, hist, it, kkt = lll21_solve(X, Y, self.alpha_, max_iter=self.max_iter, tol=self.tol)
+        self.intercept_, self.kkt_residual_ = b, kkt
+        return self._finish(W, hist, it)
+
+
+class RFS(_SparseLearning):
+    """Robust feature selection: joint l2,1 loss and regulariser (Nie et al. 2010; survey eq. 62).
+
+    Solves ``min_W ||XW - Y||_2,1 + gamma ||W||_2,1`` (``Y`` one-hot, no intercept, as in the
+    paper) by the paper's iterative reweighting (Algorithm 1), each step one linear system on the
+    smaller side of ``X``; the objective never increases. Dense or sparse ``X`` (sparse products;
+    the system is a dense ``min(n, d)`` square).
+
+    Parameters
+    ----------
+    gamma : float, default=1.0
+    max_iter : int, default=100
+    tol : float, default=1e-6
+        Stop when the objective decreases by ``<= tol`` relative.
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+    ranking_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape (n_features_in_, n_classes)
+    n_iter_ : int
+    objective_history_ : ndarray of shape (n_iter_,)
+        Non-increasing.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Nie, Huang, Cai & Ding (2010), "Efficient and Robust Feature Selection via Joint l2,1-Norms
+    Minimization", NIPS, Algorithm 1; Li et al. (2017), eq. (62).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.select import RFS
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(90, 8)); y = np.repeat([0, 1, 2], 30)
+    >>> X[:, 2] += 3 * (y == 1); X[:, 5] += 3 * (y == 2)
+    >>> RFS(gamma=1.0, n_features=2).fit(X, y).get_support(indices=True)
+    array([2, 5])
+    """
+
+    _supervised = True
+
+    def __init__(self, *, gamma=1.0, max_iter=100, tol=1e-6, n_features=20, threshold=None):
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _validate_params_extra(self):
+        _check_real("RFS", "gamma", self.gamma, 0.0, lo_open=True)
+        _check_solver("RFS", self.max_iter, self.tol)
+
+    def _compute_scores(self, X, y):
+        W, hist, it = rfs_solve(X, _one_hot(y), float(self.gamma), max_iter=self.max_iter, tol=self.tol)
+        return self._finish(W, hist, it)
+
+
+class UDFS(_SparseLearning):
+    """Unsupervised discriminative feature selection (Yang et al. 2011; survey eq. 67-71).
+
+    ``min_{W'W = I} tr(W'MW) + alpha ||W||_2,1`` with ``M = X' L X`` built from the local
+    discriminative scores of every sample's kNN neighbourhood; solved by the paper's
+    reweighted eigenproblem. Scores are ``||W(j, :)||_2``. Sparse ``X`` is never densified, but
+    ``M`` is a dense d x d matrix (memory d^2, an O(d^3) eigensolve per iteration).
+
+    Parameters
+    ----------
+    n_clusters : int, default=5
+        Columns of ``W`` (the number of pseudo classes).
+    alpha : float, default=0.1
+        Weight of ``||W||_2,1``.
+    reg : float, default=0.1
+        The ``lambda`` making the local scatter ``X~_i'X~_i + lambda I`` invertible (eq. 69).
+    n_neighbors : int, default=5
+        ``k``: each local set is a sample and its ``k`` nearest others.
+    max_iter : int, default=100
+    tol : float, default=1e-6
+    random_state : int, RandomState or None, default=None
+        Unused by the solver (deterministic: the eigenvectors are unique up to sign, which the
+        scores ignore); accepted for the run layer's uniform seeding.
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+    ranking_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape (n_features_in_, min(n_clusters, n_features_in_))
+    n_iter_ : int
+    objective_history_ : ndarray of shape (n_iter_,)
+        Non-increasing.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Yang, Shen, Ma, Huang & Zhou (2011), "l2,1-Norm Regularized Discriminative Feature Selection
+    for Unsupervised Learning", IJCAI, Algorithm 1; Li et al. (2017), eq. (67)-(71).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.select import UDFS
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 6))
+    >>> X[:, 1] = np.where(np.arange(60) < 30, 2.0, -2.0) + 0.3 * rng.normal(size=60)
+    >>> UDFS(n_clusters=2, n_features=1).fit(X).get_support(indices=True)
+    array([1])
+    """
+
+    def __init__(
+        self,
+        *,
+        n_clusters=5,
+        alpha=0.1,
+        reg=0.1,
+        n_neighbors=5,
+        max_iter=100,
+        tol=1e-6,
+        random_state=None,
+        n_features=20,
+        threshold=None,
+    ):
+        self.n_clusters = n_clusters
+        self.alpha = alpha
+        self.reg = reg
+        self.n_neighbors = n_neighbors
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _validate_params_extra(self):
+        _check_int("UDFS", "n_clusters", self.n_clusters, 1)
+        _check_real("UDFS", "alpha", self.alpha, 0.0)
+        _check_real("UDFS", "reg", self.reg, 0.0, lo_open=True)
+        _check_solver("UDFS", self.max_iter, self.tol)
+
+    def _compute_scores(self, X, y):
+        W, hist, it = udfs_solve(
+            X,
+            self.n_clusters,
+            float(self.alpha),
+            self.n_neighbors,
+            float(self.reg),
+            max_iter=self.max_iter,
+            tol=self.tol,
+        )
+        return self._finish(W, hist, it)
+
+
+class NDFS(_SparseLearning):
+    """Nonnegative discriminative feature selection (Li et al. 2012; survey eq. 72-75).
+
+    ``min_{F >= 0, W} tr(F'LF) + alpha (||XW - F||_F^2 + beta ||W||_2,1) + gamma/2 ||F'F - I||_F^2``
+    with ``L`` the normalised Laplacian of a kNN heat-kernel graph and ``F`` the nonnegative
+    pseudo labels, started from k-means (seeded by ``random_state``); solved by the paper's
+    alternating updates. Scores are ``||W(j, :)||_2``. Sparse ``X`` is never densified: the
+    graph is sparse, ``M`` is never formed, the W-step is a dense ``min(n, d)`` square system.
+
+    Parameters
+    ----------
+    n_clusters : int, default=5
+        Number of pseudo classes (columns of ``F`` and ``W``).
+    alpha : float, default=1.0
+    beta : float, default=1.0
+    gamma : float, default=1e8
+        Weight of the orthogonality penalty (Li et al. use a large value).
+    n_neighbors : int, default=5
+    kernel : {"heat", "binary"}, default="heat"
+    t : float or None, default=None
+        Heat-kernel width; None: mean squared kNN distance.
+    max_iter : int, default=100
+    tol : float, default=1e-6
+    random_state : int, RandomState or None, default=None
+        Seeds the k-means start.
+    n_features : int or None, default=20
+    threshold : float or None, default=None
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features_in_,)
+    ranking_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape (n_features_in_, n_clusters)
+    pseudo_labels_ : ndarray of shape (n_samples, n_clusters)
+        ``F``.
+    n_iter_ : int
+    objective_history_ : ndarray of shape (n_iter_,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+
+    References
+    ----------
+    Li, Yang, Liu, Zhou & Lu (2012), "Unsupervised Feature Selection Using Nonnegative Spectral
+    Analysis", AAAI, Algorithm 1; Li et al. (2017), eq. (72)-(75).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsviz.select import NDFS
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 6))
+    >>> X[:, 1] = np.where(np.arange(60) < 30, 2.0, -2.0) + 0.3 * rng.normal(size=60)
+    >>> NDFS(n_clusters=2, random_state=0, n_features=1).fit(X).get_support(indices=True)
+    array([1])
+    """
+
+    def __init__(
+        self,
+        *,
+        n_clusters=5,
+        alpha=1.0,
+        beta=1.0,
+        gamma=1e8,
+        n_neighbors=5,
+        kernel="heat",
+        t=None,
+        max_iter=100,
+        tol=1e-6,
+        random_state=None,
+        n_features=20,
+        threshold=None,
+    ):
+        self.n_clusters = n_clusters
+        self.alpha = alpha
+        self.beta = beta
+        self.gamma = gamma
+        self.n_neighbors = n_neighbors
+        self.kernel = kernel
+        self.t = t
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.n_features = n_features
+        self.threshold = threshold
+
+    def _validate_params_extra(self):
+        _check_real("NDFS", "alpha", self.alpha, 0.0)
+        _check_real("NDFS", "beta", self.beta, 0.0, lo_open=True)
+        _check_real("NDFS", "gamma", self.gamma, 0.0, lo_open=True)
+        _check_solver("NDFS", self.max_iter, self.tol)
+
+    def _compute_scores(self, X, y):
+        n = X.shape[0]
+        c = _check_int("NDFS", "n_clusters", self.n_clusters, 1, n, f" (X has {n} samples)")
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        Lap = _normalized_laplacian(_knn_affinity("NDFS", X, self.n_neighbors, self.kernel, self.t))
+        F0 = kmeans_indicator(X, c, seed)
+        W, F, hist, it = ndfs_solve(
+            X,
+            F0,
+            Lap,
+            float(self.alpha),
+            float(self.beta),
+            float(self.gamma),
+            max_iter=self.max_iter,
+            tol=self.tol,
+        )
+        self.pseudo_labels_ = F
+        return self._finish(W, hist, it)
