@@ -25,7 +25,8 @@ verdict``; a closing table counts the verdicts per paper. Sections (``--only``):
   support features spread out).
 
 ``--quick``: GRM on GLIOMA + ALLAML with 1 repetition and no in-fold rows, 2 leukemia splits,
-2 groupings, 2 synthetic seeds, 200 permutations.
+2 groupings, 2 synthetic seeds, 200 permutations, and only fsviz's own methods of the papers
+(SAOLA, group-SAOLA, FCBF, GDM, mRMR): the other baselines are skipped.
 """
 
 from __future__ import annotations
@@ -488,7 +489,7 @@ def saola_tables(quick):
         # Fast-OSFS: alpha = 0.01 (fsviz's default); alpha-investing: Zhou et al.'s w0 = dw = 0.5
         # (fsviz's defaults); OFS: the best of k = 5, 10, ..., 100 (below)
         for opt in ("FastOSFS", "AlphaInvesting", "IAMB", "MMMB"):
-            cls = _optional(opt)
+            cls = None if quick else _optional(opt)  # --quick: SAOLA, FCBF, GDM only
             if cls is not None:
                 methods[opt] = lambda Xt, yt, cls=cls: _fit_selected(cls(), Xt, yt)
         for m, fn in methods.items():
@@ -496,7 +497,7 @@ def saola_tables(quick):
             for tr, te in splits:
                 sel, t = _timed(lambda fn=fn, tr=tr: fn(X[tr], y[tr]))
                 runs[m].append((holdout(X[tr], y[tr], X[te], y[te], sel), len(sel), t))
-        ofs = _optional("OFS")
+        ofs = None if quick else _optional("OFS")
         if ofs is not None:  # the paper's OFS protocol: k = 5, 10, ..., 100, best accuracy per classifier
             runs["OFS"] = []
             for tr, te in splits:
@@ -520,6 +521,8 @@ def saola_tables(quick):
                         if m in ("SPSF-LAR",)
                         else "not yet in fsviz"
                     )
+                    if _optional(m) is not None:
+                        why = "in fsviz; skipped by --quick"
                     saola_row(t, name, label, pv, "–", why)
                     continue
                 r = runs[m]
@@ -626,7 +629,7 @@ TPAMI_KW = {"SVMRFE": {"n_features_to_select": 12, "step": 0.1}, "L1SVM": {"n_fe
 TPAMI_CLASS = {"SVM-RFE": "SVMRFE", "L1-SVM": "L1SVM", "OSCAR": "OSCAR", "GFlasso": "GFlasso"}
 
 
-def tpami_table2(n_seeds):
+def tpami_table2(n_seeds, quick=False):
     """Table 2 over ``n_seeds`` data sets of the paper's setting: 2,048 x 10,000, 12 groups of
     0-5 affiliated features, group weights N(0, 1) with no floor (``min_weight=0``), so weak
     groups carry little signal, as in the paper. Feature-selection methods keep 12 features
@@ -656,7 +659,7 @@ def tpami_table2(n_seeds):
         times["FCBF"].append(t)
         for m, cname in TPAMI_CLASS.items():
             cls = _optional(cname)
-            if cls is None:
+            if cls is None or quick:
                 continue
             kw = TPAMI_KW.get(cname, {})
             est, t = _timed(lambda cls=cls, X=X, y=y, kw=kw: cls(**kw).fit(X, y))
@@ -672,6 +675,8 @@ def tpami_table2(n_seeds):
         h = hits[m]
         if not h:
             why = "not yet in fsviz" if m in TPAMI_CLASS else "not in fsviz"
+            if m in TPAMI_CLASS and _optional(TPAMI_CLASS[m]) is not None:
+                why = "in fsviz; skipped by --quick"
             tp_row("success hits", m, paper, "–", why)
             continue
         t = np.array(times[m])
@@ -934,7 +939,7 @@ def main():
             elif sec == "saola":
                 saola_tables(args.quick)
             elif sec == "gdm":
-                tpami_table2(2 if args.quick else 5)
+                tpami_table2(2 if args.quick else 5, quick=args.quick)
             elif sec == "orl":
                 orl_fig1(200 if args.quick else 2000)
             timings[sec] = time.perf_counter() - t0
