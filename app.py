@@ -182,6 +182,7 @@ PAGES = [
     st.Page("pages/projection.py", title="Projection (PCA)"),
     st.Page("pages/stability.py", title="Stability (bootstrap)"),
     st.Page("pages/compare.py", title="Compare and export"),
+    st.Page("pages/benchmark.py", title="Benchmark (survey)"),
 ]
 
 page = st.navigation(PAGES)

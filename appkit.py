@@ -620,9 +620,10 @@ def seed_form(prefix: str, values: dict) -> None:
 #: what each page does with each kind of target ("classes", "continuous", None), said on the page
 TARGET_NEEDS = {
     "groups": {
-        "classes": "Class labels: GDM separates two classes (one vs rest for more).",
-        "continuous": "Continuous target: GDM runs its regression form (squared loss) where this build has "
-        "it; otherwise it says it needs class labels (the error below). One-class GDM-OC needs no target.",
+        "classes": "Class labels: GDM separates the classes (more than two: all at once, sharing the "
+        "kernel weights; or one class vs the rest if you pick one).",
+        "continuous": "Continuous target: GDM runs its regression form (squared loss). One-class GDM-OC "
+        "needs no target.",
         None: "No target: GDM runs one-class (GDM-OC).",
     },
     "correlation": {
@@ -695,15 +696,16 @@ def gdm_form_defaults(ds) -> dict:
     """The GDM form's starting values: those of the result shown, else the defaults."""
     run = shown("gdm", ds) or default_gdm(ds)
     p = GDM_DEFAULTS | run.kwargs
-    return p | {"cv_folds": p.get("cv_folds") or 0, "positive": p.get("positive")}
+    return p | {"cv_folds": p.get("cv_folds") or 0, "positive": p.get("positive") or GDM_ALL_CLASSES}
+
+
+GDM_ALL_CLASSES = "all classes (multiclass GDM)"  # the GDM form's choice of no `positive`
 
 
 def default_gdm(ds) -> Run:
-    """GDM's defaults for this dataset: one vs rest of the first class if multiclass, one-class
-    (GDM-OC) without a target."""
-    classes = class_labels(ds)
-    positive = {"positive": classes[0]} if len(classes) > 2 else {}
-    return Run("gdm", GDM_DEFAULTS | positive | {"one_class": ds.y is None}, seed())
+    """GDM's defaults for this dataset: all classes at once (multiclass GDM, so masks and trees
+    describe every class), one-class (GDM-OC) without a target."""
+    return Run("gdm", GDM_DEFAULTS | {"one_class": ds.y is None}, seed())
 
 
 def grm_form_defaults(ds) -> dict:

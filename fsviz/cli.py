@@ -1,4 +1,4 @@
-"""Command line: ``fsviz info | histogram | select | methods`` (also ``python -m fsviz``).
+"""Command line: ``fsviz info | histogram | select | benchmark | methods`` (also ``python -m fsviz``).
 
 Examples::
 
@@ -8,6 +8,7 @@ Examples::
     fsviz select --method gdm --param tau=0.3 data.csv --label class -o selected.csv
     fsviz select --method fisher -k 50 data.mat -o top50.csv --reduced top50-data.csv
     fsviz select --method grm --base laplacian --base-param n_neighbors=5 --param n_top=2000 data.mat
+    fsviz benchmark data.mat --methods fisher,mrmr,laplacian --ks 5:305:5 --cv 10 -o results.csv
     fsviz select --method spearman -k 5 diabetes.csv --label progression   # a continuous target
 
 A continuous target (``type_of_target``: real values with a fractional part) works with the
@@ -294,6 +295,68 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
+def _int_list(text: str, option: str) -> list[int]:
+    """``"5:305:5"`` (start:stop:step, stop excluded, as Python's range) or ``"5,10,20"``."""
+    try:
+        if ":" in text:
+            parts = [int(p) for p in text.split(":")]
+            if len(parts) not in (2, 3):
+                raise ValueError
+            return list(range(*parts))
+        return [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise CLIError(
+            f"{option} expects START:STOP[:STEP] (STOP excluded) or comma-separated ints, e.g. 5:305:5 or "
+            f"5,10,50; got {text!r}."
+        ) from None
+
+
+def _names(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def benchmark_run(args: argparse.Namespace):
+    """The ``benchmark`` view :class:`fsviz.compute.Run` that ``fsviz benchmark`` executes."""
+    import fsviz.compute as fc
+
+    methods = _names(args.methods)
+    known = fc.selection_methods()
+    unknown = [m for m in methods if m not in known]
+    if unknown:
+        raise CLIError(f"--methods: unknown method(s) {unknown}; choose from {known} (see 'fsviz methods').")
+    params = {
+        "methods": tuple(methods),
+        "ks": tuple(_int_list(args.ks, "--ks")),
+        "classifiers": tuple(_names(args.classifiers)),
+        "cv": int(args.cv),
+        "select_in_fold": not args.select_once,
+        "n_repeats_kmeans": int(args.repeats),
+    }
+    if args.n_jobs not in (None, 1):
+        params["n_jobs"] = int(args.n_jobs)
+    return fc.Run("benchmark", params, args.seed)
+
+
+def cmd_benchmark(args: argparse.Namespace) -> int:
+    import fsviz.compute as fc
+
+    run = benchmark_run(args)
+    ds = _load(args)
+    client = _client(args)
+    n = len(run.get("methods"))
+    _say(args, f"benchmarking {n} method(s) on {ds.name}, {run.get('cv')} folds, seed {run.seed} ...")
+    try:
+        res = run.execute(ds, _RunProgress("benchmark", args.quiet), client=client)
+    finally:
+        if client is not None:
+            client.close()
+    for note in res.notes:
+        _say(args, note)
+    _say(args, f"benchmark finished in {res.seconds:.1f} s ({len(res.table)} rows)")
+    _write(args, fc.benchmark_csv(res.table).decode())
+    return 0
+
+
 def cmd_methods(args: argparse.Namespace) -> int:
     import fsviz.compute as fc
 
@@ -439,6 +502,52 @@ def _parser() -> argparse.ArgumentParser:
         help="also write JSON: dataset name and fingerprint, method, every parameter, seed, version, date",
     )
     q.set_defaults(func=cmd_select)
+
+    q = sub.add_parser(
+        "benchmark", help="the survey's protocol: accuracy (NMI/ACC) against the number of features, as CSV"
+    )
+    data_args(q)
+    q.add_argument(
+        "--methods",
+        required=True,
+        help="comma-separated selection methods, e.g. fisher,mrmr,laplacian (see 'fsviz methods')",
+    )
+    q.add_argument(
+        "--ks",
+        default="5:305:5",
+        help="numbers of top features: START:STOP[:STEP] (STOP excluded) or a list; default 5:305:5 "
+        "(5, 10, ..., 300); values above the number of features are clipped to it",
+    )
+    q.add_argument(
+        "--classifiers",
+        default="linear_svm,decision_tree,naive_bayes",
+        help="comma-separated: linear_svm, decision_tree, naive_bayes, knn (default: the survey's three)",
+    )
+    q.add_argument("--cv", type=int, default=10, help="stratified folds (default 10)")
+    q.add_argument(
+        "--select-once",
+        action="store_true",
+        help="select on all samples once instead of inside each training fold (optimistic)",
+    )
+    q.add_argument(
+        "--repeats", type=int, default=20, help="K-means repeats for unsupervised methods (default 20)"
+    )
+    q.add_argument("--seed", type=int, default=0, help="random_state of every run, fold split and model")
+    q.add_argument("--n-jobs", type=int, help="run methods and folds in parallel with joblib")
+    q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address: run them on a cluster")
+    q.add_argument(
+        "--scheduler-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="give up connecting to the scheduler after this long (default 10)",
+    )
+    q.add_argument(
+        "-o",
+        "--output",
+        help="CSV: method,kind,k,n_used,classifier,fold,repeat,accuracy,nmi,acc,time; default: stdout",
+    )
+    q.set_defaults(func=cmd_benchmark)
 
     q = sub.add_parser("methods", help="list the selection methods and whether they are available")
     q.set_defaults(func=cmd_methods)

@@ -40,11 +40,17 @@ def groups_view():
         one_class = st.toggle("one-class (GDM-OC)", key="gdm_one_class", disabled=ds.y is None)
         positive = (
             st.selectbox(
-                "one vs rest: positive class", classes, key="gdm_positive", help="GDM separates two classes"
+                "one vs rest: positive class, or all classes",
+                [appkit.GDM_ALL_CLASSES, *classes],
+                key="gdm_positive",
+                help="All classes: one GDM selects support features for every class at once; "
+                "a class: GDM separates it from the rest",
             )
             if len(classes) > 2
             else None
         )
+        if positive == appkit.GDM_ALL_CLASSES:
+            positive = None
         clicked = st.button("Run GDM", type="primary", width="stretch")
 
     params = dict(

@@ -340,6 +340,7 @@ def test_prior_groups_correct_move_rate(skfeature_path, scorer):
         ({"gamma": -1.0}, np.ones(6), "'gamma' must be a finite float >= 0"),
         ({"rho": 2.5}, np.ones(6), "'rho' must lie in \\(1, 2\\)"),
         ({"prior_groups": [[0, 7]]}, np.ones(6), "prior_groups\\[0\\]' must hold integer feature indices"),
+        ({"solver": "newton"}, np.ones(6), "'solver' must be 'auto' or 'alm'; got 'newton'"),
     ],
 )
 def test_errors(kwargs, scores, match):
@@ -468,3 +469,119 @@ def test_ranking_is_identical_across_blas_thread_counts(skfeature_path):
             fits[threads] = GRM(n_top=500).fit(ds.X, s)
     np.testing.assert_array_equal(fits[1].ranking_, fits[2].ranking_)
     np.testing.assert_allclose(fits[1].scores_, fits[2].scores_, rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------- exact active-set inner solver
+def _qp_kkt(M, s, lam, z, tol=1e-8):
+    """KKT of min z'Mz - lam s'z on the simplex: g = nu on the support, g >= nu off it."""
+    g = 2.0 * M @ z - lam * s
+    S = z > 0
+    nu = g[S].mean()
+    scale = np.abs(g).max()
+    return np.ptp(g[S]) <= tol * scale and (g[~S] - nu).min(initial=np.inf) >= -tol * scale
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_active_set_qp_meets_kkt_and_slsqp(seed):
+    from fsviz.select.grm import _active_set_qp
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((30, 15))
+    X[:, 3] = X[:, 2] + 0.2 * rng.standard_normal(30)
+    M = squared_cosine_matrix(X)
+    s = rng.random(15) + 0.05
+    lam = float(np.full(15, 1 / 15) @ M @ np.full(15, 1 / 15)) / float(s.mean())
+    for z0 in (np.eye(15)[int(np.argmax(s))], np.full(15, 1 / 15)):  # vertex and dense warm start
+        z, steps = _active_set_qp(M, s, lam, z0, 1e-10, budget=1e12)
+        assert steps >= 1 and np.all(z >= 0) and z.sum() == pytest.approx(1.0, abs=1e-12)
+        assert _qp_kkt(M, s, lam, z)
+        r = minimize(
+            lambda v: v @ M @ v - lam * s @ v,
+            np.full(15, 1 / 15),
+            jac=lambda v: 2 * M @ v - lam * s,
+            bounds=[(0, None)] * 15,
+            constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1}],
+            method="SLSQP",
+            options={"ftol": 1e-15, "maxiter": 1000},
+        )
+        assert z @ M @ z - lam * s @ z <= r.fun + 1e-9
+
+
+def test_active_set_qp_gives_up_on_singular_block_and_budget():
+    from fsviz.select.grm import _active_set_qp
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 6))
+    X[:, 1] = X[:, 0]  # duplicated feature: M_SS singular once both enter
+    M = squared_cosine_matrix(X)
+    s = np.ones(6)
+    assert _active_set_qp(M, s, 0.5, np.full(6, 1 / 6), 1e-10, budget=1e12) is None
+    M2 = squared_cosine_matrix(rng.standard_normal((30, 40)))
+    assert _active_set_qp(M2, rng.random(40) + 0.1, 0.1, np.eye(40)[0], 1e-10, budget=10.0) is None
+
+
+def test_duplicated_features_reach_the_alm_optimum():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((50, 8))
+    X[:, 5] = X[:, 4]
+    s = np.r_[0.2, 0.3, 0.25, 0.1, 1.0, 1.0, 0.4, 0.2]
+    grm = GRM(n_top=8).fit(X, s)
+    assert grm.kkt_violation_ < 1e-5
+    ref = GRM(n_top=8, solver="alm").fit(X, s)
+    assert grm.objective_history_[-1] == pytest.approx(ref.objective_history_[-1], rel=1e-9)
+
+
+def test_fallback_to_alm_mid_way_reaches_the_same_optimum(monkeypatch):
+    from fsviz.select import grm as grm_module
+
+    orig, calls = grm_module._active_set_qp, []
+
+    def gives_up_second_time(*args, **kwargs):
+        calls.append(1)
+        return None if len(calls) == 2 else orig(*args, **kwargs)
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((80, 120))
+    X[:, 60:] = X[:, :60] + 0.4 * rng.standard_normal((80, 60))
+    s = rng.random(120) + 0.05
+    ref = GRM(n_top=120).fit(X, s)
+    monkeypatch.setattr(grm_module, "_active_set_qp", gives_up_second_time)
+    mixed = GRM(n_top=120).fit(X, s)
+    assert mixed.solver_[0] == "active-set" and set(mixed.solver_[1:]) == {"alm"}
+    assert mixed.kkt_violation_ < 1e-5
+    assert mixed.objective_history_[-1] == pytest.approx(ref.objective_history_[-1], rel=1e-9)
+    np.testing.assert_allclose(mixed.scores_, ref.scores_, atol=1e-8)
+
+
+def _compare_solvers(X, s, n_top):
+    new = GRM(n_top=n_top, n_features=20).fit(X, s)
+    old = GRM(n_top=n_top, n_features=20, solver="alm").fit(X, s)
+    assert set(new.solver_) == {"active-set"}
+    assert new.kkt_violation_ < 1e-6 and old.kkt_violation_ < 1e-6
+    assert new.objective_history_[-1] == pytest.approx(old.objective_history_[-1], rel=1e-9)
+    np.testing.assert_allclose(new.scores_, old.scores_, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(new.selected_, old.selected_)
+    # the ranking of the zero-weight features follows reduced costs: equal up to near ties
+    head = np.argsort(new.ranking_)[:100]
+    assert (new.ranking_[head] == old.ranking_[head]).mean() >= 0.95
+
+
+@pytest.mark.parametrize("name", ["GLIOMA", "ALLAML"])
+@pytest.mark.parametrize(
+    "scorer", [FisherScore(), LaplacianScore(), VarianceScore()], ids=["Fisher", "Laplacian", "Var"]
+)
+def test_active_set_equals_alm_on_real_data(skfeature_path, name, scorer):
+    d = loadmat(skfeature_path(name))
+    X, y = np.asarray(d["X"], dtype=float), np.asarray(d["Y"]).ravel()
+    _compare_solvers(X, scorer.fit(X, y).scores_, 300)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["GLIOMA", "ALLAML", "arcene"])
+@pytest.mark.parametrize(
+    "scorer", [FisherScore(), LaplacianScore(), ReliefF()], ids=["Fisher", "Laplacian", "ReliefF"]
+)
+def test_active_set_equals_alm_at_n_top_2000(skfeature_path, name, scorer):
+    d = loadmat(skfeature_path(name))
+    X, y = np.asarray(d["X"], dtype=float), np.asarray(d["Y"]).ravel()
+    _compare_solvers(X, scorer.fit(X, y).scores_, 2000)

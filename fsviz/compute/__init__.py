@@ -22,6 +22,7 @@ from fsviz.compute.registry import (
     selection_methods,
 )
 from fsviz.compute.results import (
+    BenchmarkResult,
     CorrelationsResult,
     Evaluation,
     GRMResult,
@@ -46,6 +47,8 @@ from fsviz.compute.tables import (
     CV_RMSE,
     CV_STD,
     SELECTION_COLUMNS,
+    benchmark_csv,
+    benchmark_summary,
     classes_frame,
     compare_frame,
     gdm_prior_groups,
@@ -74,6 +77,9 @@ from fsviz.compute.tables import (
 )
 
 __all__ = [
+    "BenchmarkResult",
+    "benchmark_csv",
+    "benchmark_summary",
     "CV_R2_BIASED",
     "CV_R2_HONEST",
     "CV_RMSE",

@@ -446,6 +446,35 @@ def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
     return R.Evaluation(run, ds.fingerprint, n, float(acc), red, reselect, seconds, float(std), n_folds)
 
 
+def _benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
+    """:func:`fsviz.evaluate.benchmark` (the survey's protocol) of the Runs or names ``methods``."""
+    import warnings
+
+    from fsviz.evaluate import benchmark
+
+    ds = ctx.dataset
+    methods = run.get("methods", ())
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():  # the clipping note travels in the result instead
+        warnings.simplefilter("ignore", UserWarning)
+        frame = benchmark(
+            ds,
+            None,
+            list(methods) if isinstance(methods, tuple) else methods,
+            ks=list(run.get("ks", range(5, 305, 5))),
+            classifiers=list(run.get("classifiers", ("linear_svm", "decision_tree", "naive_bayes"))),
+            cv=int(run.get("cv", 10)),
+            select_in_fold=bool(run.get("select_in_fold", True)),
+            n_repeats_kmeans=int(run.get("n_repeats_kmeans", 20)),
+            random_state=run.seed,
+            n_jobs=run.get("n_jobs"),
+            client=ctx.client,
+            progress=ctx.progress,
+        )
+    seconds = time.perf_counter() - t0
+    return R.BenchmarkResult(run, ds.fingerprint, frame, tuple(frame.attrs.get("notes", ())), seconds)
+
+
 def _evaluation_regression(run: Run, ds, of: Run, k: int, reselect: bool, chosen, red: float, t0: float):
     """A continuous target: K-fold R^2 and RMSE of a ridge regression (``cv_regression``)."""
     from fsviz.evaluate import cv_regression
@@ -815,6 +844,7 @@ METHODS: dict[str, Method] = {
         Method("ndfs", "NDFS", "score", S.NDFS, False, "nonnegative spectral + l2,1 (unsupervised)", _score),
         _view("histogram", "|rho| histogram", "|rho| of all pairs", _histogram),
         _view("evaluation", "Evaluation", "CV accuracy and redundancy of a top k", _evaluation),
+        _view("benchmark", "Benchmark (survey protocol)", "accuracy / NMI against top k", _benchmark),
         _view("pairs", "Top correlated pairs", "the most correlated pairs", _pairs),
         _view("correlations", "Correlations with", "every feature's rho with one vector", _correlations),
         _view("stability", "Bootstrap stability", "a selection redone on resamples", _stability),

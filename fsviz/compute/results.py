@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from fsviz.compute.runs import Run
 
@@ -374,8 +375,25 @@ class ImagePanels:
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class BenchmarkResult:
+    """The survey's protocol (:func:`fsviz.evaluate.benchmark`) on one dataset.
+
+    ``table`` is the tidy frame (one row per method, k, classifier and fold, or per method,
+    k and K-means repeat); ``notes`` say what was adjusted (ks clipped to the number of
+    features).
+    """
+
+    run: Run
+    fingerprint: str
+    table: pd.DataFrame
+    notes: tuple
+    seconds: float
+
+
 __all__ = [
     "ROLES",
+    "BenchmarkResult",
     "Evaluation",
     "GRMResult",
     "GroupResult",

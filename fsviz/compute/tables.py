@@ -450,6 +450,39 @@ def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation 
     return pd.DataFrame(out, columns=columns + ["evaluated on top", "seed", CV_BIASED])
 
 
+# ---------------------------------------------------------------------------- benchmark
+def benchmark_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """The benchmark table averaged over folds (classifiers) or K-means repeats (clustering).
+
+    One row per method, kind, classifier and k: ``mean`` and ``std`` (population, over the
+    folds or repeats) of ``accuracy`` (classification) or of ``nmi`` and ``acc``
+    (clustering), the mean ``n_used`` and the mean selection ``time``.
+    """
+    keys = ["method", "kind", "classifier", "k"]
+    g = table.groupby(keys, sort=False)
+    out = g.agg(
+        accuracy=("accuracy", "mean"),
+        accuracy_std=("accuracy", lambda v: float(np.std(v)) if v.notna().any() else np.nan),
+        nmi=("nmi", "mean"),
+        nmi_std=("nmi", lambda v: float(np.std(v)) if v.notna().any() else np.nan),
+        acc=("acc", "mean"),
+        acc_std=("acc", lambda v: float(np.std(v)) if v.notna().any() else np.nan),
+        n_used=("n_used", "mean"),
+        time=("time", "mean"),
+    )
+    return out.reset_index()
+
+
+def benchmark_csv(table: pd.DataFrame) -> bytes:
+    """CSV bytes of the benchmark table (floats with 17 significant digits, empty = missing).
+
+    The app's download and ``fsviz benchmark -o`` both write this.
+    """
+    buf = io.StringIO()
+    table.to_csv(buf, index=False, float_format="%.17g", lineterminator="\n")
+    return buf.getvalue().encode()
+
+
 def _compare_frame_regression(rows) -> pd.DataFrame:
     """:func:`compare_frame` for a continuous target: CV R² (fold spread) and RMSE, never accuracy."""
     out = []
@@ -475,6 +508,8 @@ def _compare_frame_regression(rows) -> pd.DataFrame:
 
 
 __all__ = [
+    "benchmark_csv",
+    "benchmark_summary",
     "CV_R2_BIASED",
     "CV_R2_HONEST",
     "CV_RMSE",

@@ -18,6 +18,7 @@ _EXPORTS = {
     "check_classification": ".validation",
     "require_labels": ".validation",
     "make_grouped_classification": ".generators",
+    "make_grouped_regression": ".generators",
     "make_correlated_blocks": ".generators",
     "make_sparse_text": ".generators",
     "GroundTruth": ".generators",

@@ -37,6 +37,7 @@ __all__ = [
     "TextTruth",
     "make_correlated_blocks",
     "make_grouped_classification",
+    "make_grouped_regression",
     "make_sparse_text",
 ]
 
@@ -245,6 +246,64 @@ def make_grouped_classification(
     corr = {int(support[g]): rho[starts[g] : starts[g + 1]].copy() for g in range(n_groups)}
     truth = GroundTruth(support=support.astype(np.intp), groups=groups, weights=w, affiliate_corr=corr)
     return np.ascontiguousarray(X), y, truth
+
+
+def make_grouped_regression(
+    n_samples: int = 2048,
+    n_features: int = 10000,
+    n_groups: int = 12,
+    max_affiliates: int = 5,
+    noise: float = 0.1,
+    affiliate_corr: tuple[float, float] = (0.75, 0.9),
+    min_weight: float = 1.0,
+    shuffle: bool = True,
+    random_state=0,
+) -> tuple[np.ndarray, np.ndarray, GroundTruth]:
+    """The GDM synthetic benchmark with a continuous target: ``y = X_S w + noise``.
+
+    ``X`` and ``truth`` are exactly those of :func:`make_grouped_classification` with the same
+    arguments (support features, their affiliated copies, noise features); the target is the
+    linear score itself, ``y = X_S w + noise * std(X_S w) * e`` with ``e`` standard normal,
+    instead of its sign.
+
+    Parameters
+    ----------
+    n_samples, n_features, n_groups, max_affiliates, affiliate_corr, min_weight, shuffle :
+        As in :func:`make_grouped_classification`.
+    noise : float, default=0.1
+        Standard deviation of the Gaussian noise relative to that of ``X_S w``.
+    random_state : int, RandomState instance or None, default=0
+        Seed for reproducible output.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), float64
+    y : ndarray of shape (n_samples,), float64
+    truth : GroundTruth
+
+    Examples
+    --------
+    >>> from fsviz.data import make_grouped_regression
+    >>> X, y, truth = make_grouped_regression(n_samples=100, n_features=200, random_state=0)
+    >>> X.shape, y.dtype.kind, len(truth.support)
+    ((100, 200), 'f', 12)
+    """
+    noise = _check_real("make_grouped_regression", "noise", noise, 0.0)
+    rs = check_random_state(random_state)
+    X, _, truth = make_grouped_classification(
+        n_samples=n_samples,
+        n_features=n_features,
+        n_groups=n_groups,
+        max_affiliates=max_affiliates,
+        noise=0.0,
+        affiliate_corr=affiliate_corr,
+        min_weight=min_weight,
+        shuffle=shuffle,
+        random_state=rs,
+    )
+    score = X[:, truth.support] @ truth.weights
+    y = score + noise * score.std() * _generator(rs).standard_normal(X.shape[0])
+    return X, y, truth
 
 
 # ----------------------------------------------------------------------------- blocks

@@ -1,5 +1,5 @@
 """Evaluation of selections: redundancy, CV accuracy (CV R^2/RMSE for regression), ground truth,
-stability, clustering."""
+stability, clustering, and the survey's benchmark protocol."""
 
 from fsviz._lazy import lazy_exports
 
@@ -21,6 +21,9 @@ _EXPORTS = {
     "clustering_accuracy": ".clustering",
     "normalized_mutual_info": ".clustering",
     "ClusteringScores": ".clustering",
+    "benchmark": ".protocol",  # not .benchmark: a submodule would shadow the function
+    "BENCHMARK_COLUMNS": ".protocol",
+    "CLASSIFIERS": ".protocol",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -17,6 +17,9 @@ Pieces (TPAMI 2016 numbering):
 - eq. (11)-(12), one-class GDM-OC (``one_class=True``) with the threshold ``gamma`` from
   the KKT conditions.
 - Alg. 4, Embedded Cross Validation (``cv_folds=V``).
+- Beyond the papers: multiclass ``y`` (one-vs-rest squared-hinge SVMs sharing the kernel
+  weights of eq. 6, CRM scores ``||z_j' (A o Y)||`` with the Theorem 1 window on the spectral
+  norm of the centred duals) and continuous ``y`` (squared loss), by ``type_of_target``.
 
 References
 ----------
@@ -36,13 +39,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils import ClassifierTags, check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils import ClassifierTags, assert_all_finite, check_random_state
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from fsviz.select import _gdm_kernels as GK
-from fsviz.select._base import scale_extreme
-from fsviz.select._mkl import MKLResult, solve_mkl
+from fsviz.select._base import EXTREME, scale_extreme
+from fsviz.select._column_source import ColumnSource, block_stats, is_out_of_core
+from fsviz.select._mkl import MasterResult, solve_master
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
 from fsviz.stats.moments import column_moments
 
@@ -61,6 +65,8 @@ _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
 
 def _gather(X, cols, rows=None) -> np.ndarray:
     """Raw columns ``cols`` (optionally rows ``rows``) as a dense Fortran-ordered array."""
+    if isinstance(X, ColumnSource):
+        return X.gather(cols, rows)
     if sp.issparse(X):
         B = X[:, cols]
         if rows is not None:
@@ -193,7 +199,10 @@ class _Scanner:
         self.bounds = [(a, min(a + block_size, m)) for a in range(0, m, block_size)]
         self.client = client
         self._futures = None
-        if client is not None:
+        self._source = isinstance(X, ColumnSource)  # out of core: blocks are read, never held
+        if client is not None and self._source:
+            self._futures = client.scatter(X, broadcast=True)  # pickles the file reference only
+        elif client is not None:
             blocks = []
             for a, b in self.bounds:
                 blk = X[:, a:b]
@@ -206,6 +215,18 @@ class _Scanner:
 
     def dot(self, V: np.ndarray) -> np.ndarray:
         """``X' V`` (m,) or (m, k)."""
+        if self._source:
+            rows = np.flatnonzero(V) if V.ndim == 1 else None
+            if rows is not None and (rows.size >= 0.5 * V.size or not self.X.row_major):
+                rows = None  # read only the active rows (alpha_i > 0) when they are few
+            if self.client is None:
+                return np.concatenate([_source_dot(self.X, a, b, rows, V) for a, b in self.bounds], axis=0)
+            vf = self.client.scatter(V, broadcast=True)
+            futs = [
+                self.client.submit(_source_dot, self._futures, a, b, rows, vf, pure=False)
+                for a, b in self.bounds
+            ]
+            return np.concatenate(self.client.gather(futs), axis=0)
         if self.client is None:
             X = self.X
             if V.ndim == 1 and not sp.issparse(X) and X.flags.c_contiguous and X.dtype == np.float64:
@@ -229,6 +250,13 @@ class _Scanner:
             self.client.scatter(c, broadcast=True) if isinstance(c, np.ndarray) and c.size > 1024 else c
             for c in common
         ]
+        if self._source:
+            src = self._futures
+            futs = [
+                self.client.submit(_source_run, func, src, a, b, *per_block[i], *common_f, pure=False)
+                for i, (a, b) in enumerate(self.bounds)
+            ]
+            return self.client.gather(futs)
         futs = [
             self.client.submit(func, f, *per_block[i], *common_f, pure=False)
             for i, f in enumerate(self._futures)
@@ -239,6 +267,53 @@ class _Scanner:
         if self.client is not None and self._futures is not None:
             self.client.cancel(self._futures)
             self._futures = None
+
+
+def _source_dot(src: ColumnSource, a: int, b: int, rows, V: np.ndarray) -> np.ndarray:
+    """``X[rows, a:b]' V[rows]`` read from an out-of-core source (all rows when ``rows`` is None)."""
+    if V.ndim == 1:
+        return src.dot(a, b, V, rows)
+    return np.asarray(src.block(a, b).T @ V, dtype=np.float64)
+
+
+def _source_run(func, src: ColumnSource, a: int, b: int, *args):
+    """``func(block a:b, *args)`` with the block read from an out-of-core source."""
+    return func(src.block(a, b), *args)
+
+
+def _source_stats_block(Xb, want_discrete: bool):
+    """Statistics pass over one out-of-core block: moments plus :func:`block_stats`."""
+    mean, norm = column_moments(Xb)
+    return mean, norm, block_stats(Xb, want_discrete)
+
+
+def _source_moments(scanner: _Scanner, want_discrete: bool):
+    """One pass over an out-of-core source: validation, scaling, moments, discreteness.
+
+    Raises the ``ValueError`` of in-memory validation for a non-finite value, sets the
+    source's power-of-two ``shift`` like :func:`scale_extreme` and returns
+    ``(mean, norm, discrete)`` of the scaled data.
+    """
+    src = scanner.X
+    out = scanner.run(_source_stats_block, [() for _ in scanner.bounds], (bool(want_discrete),))
+    for (a, b), (_, _, (finite, *_)) in zip(scanner.bounds, out, strict=True):
+        if not finite:
+            raise ValueError(
+                f"GDM: Input X contains NaN or infinity (in columns {a}..{b - 1}); "
+                "out-of-core input must be finite."
+            )
+    mean = np.concatenate([o[0] for o in out]) if out else np.empty(0)
+    norm = np.concatenate([o[1] for o in out]) if out else np.empty(0)
+    top = max((o[2][1] for o in out), default=0.0)
+    discrete = all(o[2][2] for o in out)
+    lo = min((o[2][3] for o in out), default=0.0)
+    hi = max((o[2][4] for o in out), default=0.0)
+    discrete = discrete and hi - lo < 32
+    if top > 0.0 and not 1.0 / EXTREME <= top <= EXTREME:
+        src.shift = -int(np.frexp(top)[1])  # exactly what scale_extreme does in memory
+        mean, norm = np.ldexp(mean, src.shift), np.ldexp(norm, src.shift)
+        discrete = False  # scaled values lie in (-1, 1): only all-zero data would be integer
+    return mean, norm, discrete
 
 
 # ============================================================================ CRM walk
@@ -385,7 +460,8 @@ class _FitState:
     """
 
     X: np.ndarray | sp.csc_matrix  # float64; sparse input as CSC with sorted indices
-    y: np.ndarray  # (n,) +1 / -1 targets (all +1 for one-class)
+    y: np.ndarray  # (n,) +1 / -1 targets (all +1 for one-class); (n, c) one-vs-rest codes
+    # (multiclass); centred reals (regression)
     mean: np.ndarray  # (m,) column means
     safe: np.ndarray  # (m,) centred column norms, 1.0 for constant features (safe divisor)
     const: np.ndarray  # (m,) bool: constant features, never scored, selected or grouped
@@ -398,13 +474,20 @@ class _FitState:
     kernel_of: list[int] = field(default_factory=list)  # iteration (base kernel) of each entry of cols
     hist: list[float] = field(default_factory=list)  # master objective after each iteration
     gaps: list[float] = field(default_factory=list)  # duality gap of each master solve
-    res: MKLResult | None = None  # latest master solution (None before the first)
+    res: MasterResult | None = None  # latest master solution (None before the first)
     alpha: np.ndarray | None = None  # dual variables when the cutting plane stopped
     n_corr: int = 0  # correlations computed by the CRM walks (all folds included)
     n_iter: int = 0
     # (t, window) of the first iteration: a second Theorem 1 window offered to completion
     first: tuple[np.ndarray, float] | None = None
     M: np.ndarray | None = None  # master design, one column per entry of cols (extended each iteration)
+    loss: str = "squared_hinge"  # master-problem loss: "squared_hinge" or "squared" (regression)
+    y_mean: float = 0.0  # regression: mean of y (the intercept; y itself is stored centred)
+
+    def signed(self, alpha: np.ndarray) -> np.ndarray:
+        """The vector (matrix) the scores are taken against: ``alpha * y`` (classification)
+        or ``alpha`` itself (regression: ``alpha = C * residual``)."""
+        return alpha if self.loss == "squared" else alpha * self.y
 
     @property
     def n(self) -> int:
@@ -433,7 +516,7 @@ class _MarginalRanking:
     def __call__(self, v: np.ndarray, sf: list[int]) -> _Ranking:
         st = self.st
         u = st.scanner.dot(v)
-        s, t = self.gdm._scores(st, u, v.sum(), st.mean, st.safe, st.const, st.rawnorm)
+        s, t = self.gdm._scores(st, u, v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm)
         return _Ranking(np.abs(s), ~st.const, t, 0)
 
 
@@ -466,7 +549,11 @@ class _FoldVoteRanking:
         gdm, st = self.gdm, self.st
         V = len(self.train)
         K_b, T = int(gdm.n_per_iter), int(gdm.max_iter)
-        U = st.scanner.dot(np.column_stack([v[:, None] * self.Tm, v]))  # (m, V + 1)
+        V2 = v.reshape(st.n, -1)  # (n, c): c > 1 for multiclass
+        c = V2.shape[1]
+        # (m, (V + 1) c): the c columns of split f at f * c, all data last
+        U = st.scanner.dot(np.hstack([V2 * self.Tm[:, [f]] for f in range(V)] + [V2]))
+        U = U.reshape(st.m, V + 1, c) if v.ndim == 2 else U.reshape(st.m, V + 1)
         votes = np.zeros(st.m)
         score_min = np.zeros(st.m)
         n_corr = 0
@@ -474,7 +561,7 @@ class _FoldVoteRanking:
             rows, vf = self.train[f], v[self.train[f]]
             mu, safe, const = self.mu_f[f], self.safe_f[f], self.const_f[f]
             s_f, t_f = gdm._scores(
-                st, U[:, f], vf.sum(), mu, safe, const, None if self.raw_f is None else self.raw_f[f]
+                st, U[:, f], vf.sum(axis=0), mu, safe, const, None if self.raw_f is None else self.raw_f[f]
             )
             state = _fold_state(st.X, rows, sf, mu, safe, gdm.corr, K_b * T, gdm.n_bins, st.strategy)
             delta_f, _, af_f, af_o, _, nc = _crm_walk(
@@ -499,7 +586,7 @@ class _FoldVoteRanking:
             # consistency across folds: the weakest normalised score over the splits
             sc = np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
             score_min = sc if f == 0 else np.minimum(score_min, sc)
-        _, t = gdm._scores(st, U[:, V], v.sum(), st.mean, st.safe, st.const, st.rawnorm)
+        _, t = gdm._scores(st, U[:, V], v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm)
         cand = np.flatnonzero(votes > 0)
         key = np.full(st.m, -1.0)
         if cand.size:
@@ -594,16 +681,18 @@ class GDM(SelectorMixin, BaseEstimator):
         the support features.
     block_size : int or None, default=None
         Features per block of the score and group-completion scans (and per Dask task);
-        None uses 16384. Results do not depend on it, except ``n_correlations_``'s
-        window bookkeeping.
+        None uses 16384 (out-of-core input: ``2**24 // n_samples``, at least 256, i.e.
+        about 128 MB of float64 per block). Results do not depend on it, except
+        ``n_correlations_``'s window bookkeeping.
     positive : object or None, default=None
         The class to separate from the others, compared with the values of ``y`` as
         given to ``fit``. With more than two classes, GDM runs one vs rest: samples of
         class ``positive`` are the +1 class, all others -1 (fitting on
         ``np.where(y == positive, 1, -1)`` gives the same model). With two classes it
-        picks which one is the +1 class. None: ``y`` must have exactly two classes and
-        the larger label (``np.unique(y)[1]``) is the +1 class. Ignored when
-        ``one_class=True``; a value that is not a label of ``y`` raises ValueError.
+        picks which one is the +1 class. None: two classes -> the larger label
+        (``np.unique(y)[1]``) is the +1 class; more classes -> multiclass GDM (all classes
+        at once, see ``fit``). Ignored when ``one_class=True``; a value that is not a label
+        of ``y`` raises ValueError, and so does any value with a continuous ``y``.
 
     Attributes
     ----------
@@ -621,15 +710,26 @@ class GDM(SelectorMixin, BaseEstimator):
         array.
     scores_ : ndarray of shape (n_features,)
         ``|s_j|`` at the last iteration (0 for constant features); higher is better.
-    coef_ : ndarray of shape (n_features,)
+    coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
         Weights of the learned decision function on the standardised (one-class: unit-norm)
-        features; non-zero only for SFs.
-    intercept_ : float
-        ``-gamma`` for one-class (from the KKT conditions), 0 otherwise.
+        features; non-zero only for SFs. Multiclass: one row per class (its one-vs-rest
+        decision function).
+    intercept_ : float or ndarray of shape (n_classes,)
+        ``-gamma`` for one-class (from the KKT conditions), the mean of ``y`` for regression,
+        0 otherwise (zeros for multiclass).
+    class_support_ : dict of label -> ndarray of int
+        Multiclass only: for each class, the SFs with non-zero weight in that class's row of
+        ``coef_``, by decreasing ``|coef_[k, j]|``. With kernel weights shared by all classes
+        an SF of a kernel in use usually has a non-zero weight for every class; the order
+        (and ``coef_`` itself) says how much each SF contributes to each class.
+    target_type_ : str
+        ``"binary"`` (two classes, or one vs rest with ``positive``), ``"multiclass"``,
+        ``"continuous"`` (regression) or ``"one_class"``.
     mu_ : ndarray
         Kernel weights of the master problem, one per cutting-plane iteration.
-    alpha_ : ndarray of shape (n_samples,)
-        Dual variables of the final master problem (on the simplex).
+    alpha_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        Dual variables of the final master problem: on the simplex (one simplex per class
+        for multiclass); ``C`` times the residuals for regression.
     n_correlations_ : int
         Pairwise correlations (or SU values) actually computed, CRM and group completion.
     objective_history_ : ndarray
@@ -639,11 +739,13 @@ class GDM(SelectorMixin, BaseEstimator):
         Duality gap of each master solve.
     n_iter_ : int
         Cutting-plane iterations run.
-    classes_ : ndarray of shape (2,)
-        Not set for one-class. ``classes_[1]`` is the +1 class, ``predict`` returns these
-        values: ``np.unique(y)`` without ``positive``; ``[other label, positive]`` with
-        ``positive`` and two classes; ``[False, True]`` in one vs rest (more than two
-        classes), ``True`` meaning "predicted to be ``positive``".
+    classes_ : ndarray of shape (2,) or (n_classes,)
+        Not set for one-class or regression. Multiclass: all labels (``np.unique(y)``),
+        ``predict`` returns the one with the largest decision value. Binary:
+        ``classes_[1]`` is the +1 class, ``predict`` returns these values: ``np.unique(y)``
+        without ``positive``; ``[other label, positive]`` with ``positive`` and two
+        classes; ``[False, True]`` in one vs rest (more than two classes), ``True``
+        meaning "predicted to be ``positive``".
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when X has string feature names.
@@ -664,6 +766,9 @@ class GDM(SelectorMixin, BaseEstimator):
     >>> sf = int(truth.support[0])
     >>> set(gdm.groups_[sf].tolist()) == set(truth.groups[sf].tolist())
     True
+    >>> y3 = (X[:, truth.support[:2]] > 0) @ [1, 2]  # 4 classes -> multiclass GDM
+    >>> GDM(n_per_iter=5, max_iter=2).fit(X, y3).coef_.shape
+    (4, 1000)
     """
 
     def __init__(
@@ -705,8 +810,8 @@ class GDM(SelectorMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.target_tags.required = not bool(self.one_class)
         if not self.one_class:
-            # binary labels only: lets scikit-learn's common checks binarise their targets
-            tags.classifier_tags = ClassifierTags(multi_class=False)
+            # binary and multiclass labels (continuous y: regression, outside the common checks)
+            tags.classifier_tags = ClassifierTags(multi_class=True)
         return tags
 
     def _get_support_mask(self):
@@ -750,10 +855,25 @@ class GDM(SelectorMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; sparse input (CSR/CSC) stays sparse.
+        X : {array-like, sparse matrix, numpy.memmap, zarr.Array} of shape (n_samples, n_features)
+            Training data; sparse input (CSR/CSC) stays sparse. Out of core: a
+            ``numpy.memmap`` (e.g. ``np.load(path, mmap_mode="r")``, C or Fortran order,
+            any numeric dtype) or a ``zarr.Array`` is never copied whole: it is validated
+            (finite values) in the statistics pass and read one column block
+            (``block_size`` features; default about 128 MB of float64) at a time; only the
+            ``K_a`` support columns are gathered. With ``client``, the workers reopen the
+            file themselves (a memmap is sent as its file name and geometry).
         y : array-like of shape (n_samples,)
-            Class labels: two classes, or more together with ``positive`` (one vs rest).
+            Dispatched by :func:`sklearn.utils.multiclass.type_of_target`:
+
+            - ``"binary"``: two classes, the binary master problem (TPAMI eq. 6);
+            - ``"multiclass"``: with ``positive``, one vs rest; without, *multiclass GDM*:
+              one-vs-rest squared-hinge SVMs, one per class, sharing the kernel weights
+              ``mu`` of eq. 6 (``1/2 (sum_t ||W_t||_F)^2`` over the class columns), and CRM
+              scores ``s_j = sqrt(n) ||z_j' (A o Y)||`` over the class duals;
+            - ``"continuous"``: regression, the squared loss in the same master problem
+              (scores ``s_j = sqrt(n) z_j' alpha`` with ``alpha = C * residual``).
+
             Ignored (may be None) when ``one_class=True``.
         client : dask.distributed.Client or None, default=None
             When given, the score scans ``X' alpha~`` and the group-completion scan run on
@@ -764,7 +884,10 @@ class GDM(SelectorMixin, BaseEstimator):
         -------
         self : GDM
         """
-        if self.one_class:
+        ooc = is_out_of_core(X)
+        if ooc:  # memmap / zarr: validated block by block in the statistics pass, never copied
+            X, y = self._validate_out_of_core(X, y)
+        elif self.one_class:
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
         else:
             if y is None:
@@ -775,19 +898,44 @@ class GDM(SelectorMixin, BaseEstimator):
             X, y = validate_data(
                 self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2
             )
-            check_classification_targets(y)
-            self.classes_, y_pos = self._binary_target(y)
-        X = scale_extreme(X)
+        if not self.one_class:
+            self.target_type_ = self._target_type(y)
+            if self.target_type_ == "multiclass":
+                self.classes_ = np.unique(y)
+            elif self.target_type_ == "binary":
+                self.classes_, y_pos = self._binary_target(y)
+        if not ooc:
+            X = scale_extreme(X)
         n, m = X.shape
         tau = self._check_params(n)
         if sp.issparse(X):
             X = X.tocsc()
             X.sort_indices()
-        y_pm = np.ones(n) if self.one_class else np.where(y_pos, 1.0, -1.0)
+        loss, y_mean = "squared_hinge", 0.0
+        if self.one_class:
+            self.target_type_ = "one_class"
+            y_pm = np.ones(n)
+        elif self.target_type_ == "multiclass":  # one-vs-rest codes sharing the kernel weights
+            y_pm = np.where(y[:, None] == self.classes_[None, :], 1.0, -1.0)
+        elif self.target_type_ == "continuous":
+            loss, y_mean = "squared", float(np.mean(y))
+            y_pm = np.asarray(y, dtype=np.float64) - y_mean
+        else:
+            y_pm = np.where(y_pos, 1.0, -1.0)
 
-        mean, norm = column_moments(X)
+        # out of core: blocks of ~128 MB of float64 by default (one read + one product each)
+        block = self.block_size or (max(256, min(_AUTO_BLOCK, 2**24 // max(n, 1))) if ooc else _AUTO_BLOCK)
+        scanner = _Scanner(X, block, client)
+        if ooc:
+            try:
+                mean, norm, discrete = _source_moments(scanner, self.corr == "su")
+            except BaseException:
+                scanner.close()
+                raise
+        else:
+            mean, norm = column_moments(X)
+            discrete = self.corr == "su" and is_discrete(X)
         const = norm <= 0
-        scanner = _Scanner(X, self.block_size or _AUTO_BLOCK, client)
         try:
             st = _FitState(
                 X=X,
@@ -797,8 +945,10 @@ class GDM(SelectorMixin, BaseEstimator):
                 const=const,
                 rawnorm=np.sqrt(norm**2 + n * mean**2) if self.one_class else None,
                 thr=1.0 - tau if tau > 0 else np.inf,
-                strategy=("discrete" if is_discrete(X) else "uniform") if self.corr == "su" else "uniform",
+                strategy="discrete" if discrete else "uniform",
                 scanner=scanner,
+                loss=loss,
+                y_mean=y_mean,
             )
             rank = _MarginalRanking(self, st) if self.cv_folds is None else _FoldVoteRanking(self, st)
             self._cutting_plane(st, rank)
@@ -806,6 +956,57 @@ class GDM(SelectorMixin, BaseEstimator):
         finally:
             scanner.close()
         return self
+
+    def _target_type(self, y) -> str:
+        """``"binary"``, ``"multiclass"`` (all classes at once) or ``"continuous"`` (regression),
+        by :func:`sklearn.utils.multiclass.type_of_target`; ``positive`` turns multiclass data
+        into one vs rest (``"binary"``)."""
+        kind = type_of_target(y, input_name="y")
+        if kind == "continuous":
+            if self.positive is not None:
+                raise ValueError(
+                    f"GDM: 'positive' applies to class labels, but y is continuous (regression); "
+                    f"got positive={self.positive!r}. Leave positive=None for regression."
+                )
+            if not np.all(np.isfinite(y)):
+                raise ValueError("GDM: 'y' must be finite for regression; got NaN or infinity.")
+            return "continuous"
+        check_classification_targets(y)  # "Unknown label type ..." for anything else
+        if kind == "multiclass" and self.positive is None:
+            return "multiclass"
+        if kind in ("binary", "multiclass"):
+            return "binary"
+        raise ValueError(
+            f"GDM: 'y' must be binary, multiclass or continuous (sklearn type_of_target); got {kind!r}."
+        )
+
+    def _validate_out_of_core(self, X, y):
+        """Checks of ``validate_data`` for a memmap / zarr ``X`` without reading it.
+
+        Shape, dtype and ``n_features_in_`` here; finiteness in the statistics pass.
+        """
+        src = ColumnSource(X)
+        validate_data(self, X, skip_check_array=True)
+        n = src.shape[0]
+        if n < 2:
+            raise ValueError(f"GDM: 'X' must have at least 2 samples; got {n}.")
+        if src.shape[1] < 1:
+            raise ValueError(f"GDM: 'X' must have at least 1 feature; got shape {src.shape}.")
+        if y is None:
+            if not self.one_class:
+                raise ValueError(
+                    "GDM requires y to be passed, but the target y is None: binary GDM "
+                    "(one_class=False) needs labels. Pass y, or set one_class=True."
+                )
+            return src, None
+        y = column_or_1d(y, warn=True)
+        if self.one_class:
+            return src, y
+        if y.dtype.kind == "f":
+            assert_all_finite(y, input_name="y")
+        if y.shape[0] != n:
+            raise ValueError(f"GDM: 'y' must have one label per sample of X ({n}); got {y.shape[0]}.")
+        return src, y
 
     def _binary_target(self, y):
         """``classes_`` and the boolean +1 mask of ``y``, applying ``positive`` (one vs rest)."""
@@ -816,12 +1017,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 f"GDM: 'y' must have exactly 2 classes for binary GDM; got {classes.size} ({shown}). "
                 "Use one_class=True for a single class."
             )
-        if self.positive is None:
-            if classes.size > 2:
-                raise ValueError(
-                    f"GDM: 'y' must have exactly 2 classes for binary GDM; got {classes.size} ({shown}). "
-                    "Pass positive=<label> to separate one class from the rest (one vs rest)."
-                )
+        if self.positive is None:  # two classes (more without positive: multiclass GDM)
             return classes, y == classes[1]
         hit = np.array([bool(c == self.positive) for c in classes])
         if not hit.any():
@@ -847,10 +1043,13 @@ class GDM(SelectorMixin, BaseEstimator):
         K_b, T = int(self.n_per_iter), int(self.max_iter)
         sfs = _SFState(st.n, K_b * T, self.corr)
         af_owner = np.full(st.m, -1, dtype=np.intp)
-        alpha = np.full(st.n, 1.0 / st.n)
+        if st.loss == "squared":
+            alpha = float(self.C) * st.y  # C * residual at W = 0
+        else:
+            alpha = np.full(st.y.shape, 1.0 / st.n)  # one uniform simplex per output column
         it = 0
         for it in range(1, T + 1):
-            v = alpha * st.y
+            v = st.signed(alpha)
             window = self._window(v)
             r = rank(v, sfs.idx)
             st.n_corr += r.n_correlations
@@ -877,7 +1076,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 it -= 1
                 break
             converged = self._add_constraint(st, delta)
-            alpha = st.res.alpha
+            alpha = st.res.A.reshape(st.y.shape)
             if converged:
                 break
         st.sf = list(sfs.idx)
@@ -911,26 +1110,34 @@ class GDM(SelectorMixin, BaseEstimator):
         for c in new_cols:
             parts.append(st.M[:, [col_of[c]]] if c in col_of else M_fresh[:, [pos_fresh[c]]])
         st.M = np.hstack(parts) if len(parts) > 1 else parts[0]
-        T = int(max(st.kernel_of)) + 1
-        mu0 = None
-        if warm is not None:
-            mu0 = np.empty(T)
-            mu0[: T - 1] = warm.mu * (T - 1) / T
-            mu0[T - 1] = 1.0 / T
-        return solve_mkl(
+        W0 = gamma0 = None
+        if warm is not None:  # previous solution; the new kernel's rows start at 0 (inactive)
+            W0 = np.zeros((st.M.shape[1], warm.W.shape[1]))
+            W0[: warm.W.shape[0]] = warm.W
+            gamma0 = warm.gamma
+        return solve_master(
             st.M,
             st.y,
             np.asarray(st.kernel_of),
             float(self.C),
+            loss=st.loss,
             tol=float(self.mkl_tol),
-            mu0=mu0,
-            alpha0=None if warm is None else warm.alpha,
-            gamma0=None if warm is None else warm.gamma,
+            W0=W0,
+            gamma0=gamma0,
         )
 
     # ------------------------------------------------------------------ helpers
     def _scores(self, st, u, sv, mean, safe, const, rawnorm):
-        """Model scores ``s`` and pruning statistics ``t`` from raw products ``u = X' v``."""
+        """Model scores ``s`` and pruning statistics ``t`` from raw products ``u = X' v``.
+
+        Multiclass (``u`` of shape (m, c)): ``t_j = ||z_j' A~||`` over the class columns and
+        ``s_j = sqrt(n) t_j`` -- the most violated constraint of the joint master problem
+        takes the features with the largest ``sum_k (z_j' A~_k)^2``.
+        """
+        if u.ndim == 2:
+            T = np.where(const[:, None], 0.0, (u - mean[:, None] * sv[None, :]) / safe[:, None])
+            t = np.sqrt(np.einsum("ij,ij->i", T, T))
+            return np.sqrt(st.n) * t, t
         t = np.where(const, 0.0, (u - mean * sv) / safe)
         root_n = np.sqrt(st.n)
         if self.one_class:
@@ -948,22 +1155,32 @@ class GDM(SelectorMixin, BaseEstimator):
         return (Xs - st.mean[idx]) * (root_n / st.safe[idx])
 
     def _window(self, v):
-        return np.sqrt(2.0 * self.tau) * np.linalg.norm(v - v.mean()) * (1.0 + 1e-9) + 1e-15
+        """Theorem 1 window ``sqrt(2 tau) ||v - mean(v)||``; for a matrix ``v`` (multiclass)
+        the spectral norm of its column-centred version, since for unit-norm centred
+        ``z_i, z_j`` with ``|z_i . z_j| >= 1 - tau``:
+        ``| ||z_i' v|| - ||z_j' v|| | <= ||z_i -+ z_j|| ||v_c||_2 <= sqrt(2 tau) ||v_c||_2``."""
+        if v.ndim == 2:  # spectral norm from the c x c Gram matrix (c = classes)
+            vc = v - v.mean(axis=0)
+            nrm = float(np.sqrt(max(np.linalg.eigvalsh(vc.T @ vc)[-1], 0.0)))
+        else:
+            nrm = float(np.linalg.norm(v - v.mean()))
+        return np.sqrt(2.0 * self.tau) * nrm * (1.0 + 1e-9) + 1e-15
 
     def _finish(self, st):
         sf = np.asarray(st.sf, dtype=np.intp)
         alpha = st.alpha
-        v = alpha * st.y
+        v = st.signed(alpha)
         u = st.scanner.dot(v)
-        s, t = self._scores(st, u, v.sum(), st.mean, st.safe, st.const, st.rawnorm)
+        s, t = self._scores(st, u, v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm)
         # any vector gives a valid Theorem 1 window; take the cheaper of the first scan's
         # (marginal scores: informative SFs stand out) and the final one
         cands = [(t, self._window(v))] + ([st.first] if st.first is not None else [])
         t_win, w_win = min(cands, key=lambda tw: _window_cost(np.abs(tw[0]), ~st.const, sf, tw[1]))
         groups, gcorr, nc = self._complete(st, sf, t_win, w_win)
         res = st.res
-        coef = np.zeros(st.m)
-        self.intercept_ = 0.0
+        multi = st.y.ndim == 2
+        coef = np.zeros((st.m, st.y.shape[1]) if multi else st.m)
+        self.intercept_ = np.zeros(st.y.shape[1]) if multi else (st.y_mean if st.loss == "squared" else 0.0)
         if res is not None:
             cols = np.asarray(st.cols, dtype=np.intp)
             np.add.at(coef, cols, res.coef)  # a feature in several delta^t: weights add up
@@ -976,7 +1193,15 @@ class GDM(SelectorMixin, BaseEstimator):
         self.groups_ = groups
         self.group_corr_ = gcorr
         self.scores_ = np.abs(s)
-        self.coef_ = coef
+        self.coef_ = coef.T.copy() if multi else coef
+        if multi:
+            self.class_support_ = {}
+            for k, cls in enumerate(self.classes_):
+                w = np.abs(coef[sf, k])
+                keep = np.flatnonzero(w > 0)
+                self.class_support_[cls.item() if hasattr(cls, "item") else cls] = sf[
+                    keep[np.argsort(-w[keep], kind="stable")]
+                ]
         self.alpha_ = alpha
         self.n_correlations_ = int(st.n_corr + nc)
         self.objective_history_ = np.asarray(st.hist, dtype=np.float64)
@@ -1050,16 +1275,26 @@ class GDM(SelectorMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "support_")
-        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
         sf = self.support_
+        if is_out_of_core(X):  # read the support columns only
+            src = ColumnSource(X)
+            validate_data(self, X, skip_check_array=True, reset=False)
+            Xs = src.gather(sf) if sf.size else np.empty((src.shape[0], 0))
+            assert_all_finite(Xs, input_name="X")
+        else:
+            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, reset=False)
+            Xs = X[:, sf]
+            Xs = Xs.toarray() if sp.issparse(Xs) else np.asarray(Xs)
         if sf.size == 0:
-            return np.full(X.shape[0], self.intercept_)
-        Xs = X[:, sf]
-        Xs = Xs.toarray() if sp.issparse(Xs) else np.asarray(Xs)
+            if self.coef_.ndim == 2:
+                return np.zeros((Xs.shape[0], self.coef_.shape[0]))
+            return np.full(Xs.shape[0], self.intercept_)
         if self.one_class:
             M = Xs / self._scale_sf
         else:
             M = (Xs - self._mean_sf) / self._scale_sf
+        if self.coef_.ndim == 2:  # multiclass: one column per class
+            return M @ self.coef_[:, sf].T + self.intercept_
         return M @ self.coef_[sf] + self.intercept_
 
     def predict(self, X):
@@ -1076,6 +1311,10 @@ class GDM(SelectorMixin, BaseEstimator):
         f = self.decision_function(X)
         if self.one_class:
             return np.where(f >= 0, 1, -1)
+        if self.target_type_ == "continuous":
+            return f
+        if f.ndim == 2:
+            return self.classes_[np.argmax(f, axis=1)]
         return self.classes_[(f > 0).astype(int)]
 
 

@@ -22,6 +22,8 @@ _EXPORTS = {
     "correlation_network": ".correlation",
     "correlation_bars": ".correlation",
     "class_symbols": "._common",
+    "accuracy_curves": ".benchmark",
+    "clustering_curves": ".benchmark",
     "target_histogram": ".target",
 }
 __all__ = sorted(_EXPORTS)

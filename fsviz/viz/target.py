@@ -40,7 +40,7 @@ def target_histogram(y, bins: int = 30, name: str = "target") -> go.Figure:
             x=centres,
             y=counts,
             width=np.diff(edges),
-            marker_color="#1f77b4",
+            marker_color="#0072B2",
             customdata=np.column_stack([edges[:-1], edges[1:]]),
             hovertemplate="[%{customdata[0]:.4g}, %{customdata[1]:.4g}): %{y} samples<extra></extra>",
             name="samples",
@@ -53,7 +53,7 @@ def target_histogram(y, bins: int = 30, name: str = "target") -> go.Figure:
         fig.add_vline(
             x=value,
             line_dash=dash,
-            line_color="#d62728",
+            line_color="#D55E00",
             annotation_text=f"{label} {value:.3g}",
             annotation_position=where,
         )

@@ -1,0 +1,93 @@
+"""Benchmark: the survey's evaluation protocol — quality against the number of selected features."""
+
+import streamlit as st
+
+import appkit
+import fsviz.compute as fc
+from fsviz.compute import Run
+from fsviz.viz import accuracy_curves, clustering_curves
+
+st.title("Benchmark (survey protocol)")
+ds = appkit.require_dataset()
+summary = ds.summary()
+if summary.label_kind != "classes":
+    what = "a continuous target" if summary.label_kind == "continuous" else "no class labels"
+    st.info(
+        f"Dataset **{ds.name}** has {what}, so there is nothing to score a selection against: the "
+        "survey's protocol measures supervised methods by classification accuracy and unsupervised methods "
+        "by K-means NMI/ACC against the classes. Name a class label column in the sidebar (Upload)."
+    )
+    st.stop()
+
+smallest = min(summary.class_counts)
+methods = [m for m in fc.selection_methods() if m not in ("grm", "group-saola")]  # no base/groups Run
+m_feat = summary.n_features
+folds = [c for c in (2, 3, 5, 10) if c <= smallest] or [2]
+
+with st.form("bench"):
+    c1, c2 = st.columns(2)
+    chosen = c1.multiselect(
+        "methods",
+        methods,
+        default=["fisher", "mrmr", "laplacian", "variance"],
+        format_func=lambda n: (
+            f"{fc.method(n).label} ({'supervised' if fc.method(n).supervised else 'unsup.'})"
+        ),
+        key="bench_methods",
+    )
+    clfs = c2.multiselect(
+        "classifiers",
+        ["linear_svm", "decision_tree", "naive_bayes", "knn"],
+        default=["linear_svm", "decision_tree", "naive_bayes"],
+        key="bench_clfs",
+    )
+    c3, c4, c5, c6 = st.columns([2, 1, 1, 1])
+    top = min(300, m_feat)
+    lo, hi = c3.slider("k from … to", 1, top, (min(5, top), min(50, top)), key="bench_range")
+    step = c4.number_input("k step", 1, max(top, 1), 5, key="bench_step")
+    cv = c5.select_slider(
+        "folds", folds, value=min(10 if 10 in folds else folds[-1], folds[-1]), key="bench_cv"
+    )
+    reps = c6.select_slider("K-means repeats", [1, 5, 10, 20], value=20, key="bench_reps")
+    once = st.checkbox(
+        "select once on all samples (the survey's variant; optimistic)", key="bench_once", value=False
+    )
+    clicked = st.form_submit_button("Run benchmark", type="primary")
+st.caption(
+    "Supervised methods: stratified folds; each method selects on the training part, every classifier is "
+    "trained on its top k and scored on the test part (one selection per fold serves every k). "
+    "Unsupervised methods: selection on all samples, then K-means with the true number of classes, "
+    "repeated; NMI and clustering accuracy. Li et al., Feature Selection: A Data Perspective, section 6.4."
+)
+
+ks = tuple(range(int(lo), int(hi) + 1, int(step)))
+params = {"methods": tuple(chosen), "ks": ks, "classifiers": tuple(clfs), "cv": int(cv)}
+params |= {"n_repeats_kmeans": int(reps), "select_in_fold": not once}
+run = Run("benchmark", params, appkit.seed())
+res = None
+if clicked or appkit.shown("benchmark", ds) is not None:
+    res = appkit.page_result(
+        "benchmark", ds, run, clicked, f"Benchmarking {len(chosen)} method(s)", progress=True
+    )
+if res is None:
+    st.info("Choose methods and press **Run benchmark**.")
+    st.stop()
+
+for note in res.notes:
+    st.caption(note)
+table = fc.benchmark_summary(res.table)
+st.caption(f"{res.seconds:.1f} s; seed {res.run.seed}; {res.run.get('cv')} folds")
+if (table["kind"] == "classification").any():
+    st.plotly_chart(accuracy_curves(table), key="bench_acc")
+if (table["kind"] == "clustering").any():
+    st.plotly_chart(clustering_curves(table), key="bench_clu")
+st.subheader("Mean over folds / repeats")
+st.dataframe(table, hide_index=True, width="stretch", height=320)
+st.download_button(
+    "Benchmark CSV (one row per method, k, classifier, fold or repeat)",
+    fc.benchmark_csv(res.table),
+    file_name=f"{ds.name}_benchmark.csv".replace(" ", "_"),
+    mime="text/csv",
+    key="bench_dl",
+    on_click="ignore",
+)
