@@ -81,6 +81,21 @@ def test_grouped_default_is_the_paper_size():
     assert X.shape == (2048, 10000) and truth.support.size == 12
 
 
+def test_grouped_min_weight_zero_is_the_papers_unfloored_setting():
+    # the TPAMI paper draws group weights from N(0, 1) without a floor, so some groups are weak;
+    # min_weight=0 gives exactly that, the default floors |w| at 1 (and the rest of the draw,
+    # X and the truth, does not depend on min_weight)
+    kw = dict(n_samples=300, n_features=400, n_groups=40, random_state=2)
+    X0, y0, t0 = make_grouped_classification(min_weight=0.0, **kw)
+    X1, y1, t1 = make_grouped_classification(**kw)
+    assert np.array_equal(X0, X1) and np.array_equal(t0.support, t1.support)
+    assert np.all(np.abs(t1.weights) >= 1.0)
+    assert np.mean(np.abs(t0.weights) < 0.5) > 0.2  # N(0, 1): ~38 % below 0.5
+    assert np.array_equal(np.sign(t0.weights), np.sign(t1.weights))
+    small = np.abs(t0.weights) >= 1.0
+    assert np.allclose(t0.weights[small], t1.weights[small])
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
