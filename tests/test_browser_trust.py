@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.test_browser import browser, goto, page, server, settle, tree_title  # noqa: F401 (fixtures)
+from tests.test_browser import browser, goto, page, playwright, server, settle, tree_title  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -103,8 +103,15 @@ def test_compare_tells_two_gdm_runs_apart(page):
         ".some(e => e.textContent.includes('#2'))",
         timeout=120_000,
     )
-    export = page.locator('[data-testid="stSelectbox"]').filter(has_text="selection")
-    export.first.click()
+    export = page.locator('[data-testid="stSelectbox"]').filter(has_text="selection").first
+    for _ in range(5):  # the evaluation fragment may still redraw the page and close the list
+        settle(page)
+        export.click()
+        try:
+            page.get_by_role("option").first.wait_for(timeout=5_000)
+            break
+        except playwright.Error:
+            page.keyboard.press("Escape")
     options = page.get_by_role("option").all_inner_texts()
     assert any("tau=0.3" in o for o in options) and any("tau=0.45" in o for o in options), options
     page.keyboard.press("Escape")
