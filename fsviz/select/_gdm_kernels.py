@@ -165,3 +165,37 @@ def rows_dot(X, rows, w):
             for j in range(a, b):
                 out[j] += wi * X[i, j]
     return out
+
+
+@njit(cache=True, parallel=True)
+def standardise_f32(X, a, mean, inv, out, sumsq):
+    """``out[:, j] = float32((X[:, a + j] - mean[j]) * inv[j])`` in one pass, with
+    ``sumsq[j] = sum_i out[i, j]**2`` (accumulated in float64) for the error bound of the
+    float32 pre-screen in group completion.
+
+    ``X`` is one dense feature block in either order; ``out`` (n, L) float32 should have
+    the same order as ``X`` so that both are walked contiguously. Threads split the columns
+    in chunks of 64 (row-major: each thread reads 64-value row segments).
+    """
+    n, L = out.shape
+    n_chunks = (L + 63) // 64
+    for c in prange(n_chunks):
+        j0 = c * 64
+        j1 = min(j0 + 64, L)
+        acc = np.zeros(j1 - j0)
+        if X.strides[0] >= X.strides[1]:  # row-major: row segments are contiguous
+            for i in range(n):
+                for j in range(j0, j1):
+                    v = np.float32((X[i, a + j] - mean[j]) * inv[j])
+                    out[i, j] = v
+                    acc[j - j0] += np.float64(v) * np.float64(v)
+        else:  # column-major: whole columns are contiguous
+            for j in range(j0, j1):
+                s = 0.0
+                for i in range(n):
+                    v = np.float32((X[i, a + j] - mean[j]) * inv[j])
+                    out[i, j] = v
+                    s += np.float64(v) * np.float64(v)
+                acc[j - j0] = s
+        for j in range(j0, j1):
+            sumsq[j] = acc[j - j0]

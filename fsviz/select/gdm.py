@@ -134,6 +134,34 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
             R = np.abs(P - mean_b[sl][:, None] * colsum[None, lo[k] : hi[k]]) / norm_b[sl][:, None]
             n_corr += sl.size * int(hi[k] - lo[k])
             collect(sl, R, pos[lo[k] : hi[k]])
+    elif isinstance(Xb, np.ndarray) and Xb.shape[0] >= 2:
+        # scan, pre-screened in float32: the big product runs in single precision on the
+        # standardised block, and only features whose float32 max |rho| comes within the
+        # rigorous error bound of ``thr`` are recomputed exactly (float64, all SFs), so the
+        # result is that of the float64 scan (see _f32_bound)
+        b = elig_b.size
+        step = 4 * _SUB
+        n = Xb.shape[0]
+        Z32 = np.ascontiguousarray(Zs, dtype=np.float32)
+        z_nrm = float(np.sqrt(np.max(np.einsum("ij,ij->j", Z32, Z32, dtype=np.float64))))
+        order = "C" if Xb.strides[0] >= Xb.strides[1] else "F"
+        buf = np.empty((n, min(step, b)), dtype=np.float32, order=order)
+        inv_b = 1.0 / norm_b
+        for a in range(0, b, step):
+            sl = np.arange(a, min(a + step, b))
+            if not elig_b[sl].any():
+                continue
+            out = buf[:, : sl.size]
+            sumsq = np.empty(sl.size)
+            GK.standardise_f32(Xb, a, mean_b[sl], inv_b[sl], out, sumsq)
+            best32 = np.abs(out.T @ Z32).max(axis=1)
+            bound = _f32_bound(n, np.sqrt(sumsq), z_nrm, mean_b[sl], norm_b[sl])
+            n_corr += sl.size * p
+            near = sl[(best32 >= thr - bound) & elig_b[sl]]
+            if near.size:
+                P = np.asarray(Xb[:, near].T @ Zs)
+                R = np.abs(P - mean_b[near][:, None] * colsum[None, :]) / norm_b[near][:, None]
+                collect(near, R, pos)
     else:
         b = elig_b.size
         step = 4 * _SUB
@@ -148,6 +176,44 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
     if not feats:
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), n_corr
     return np.concatenate(feats), np.concatenate(owners), np.concatenate(vals), n_corr
+
+
+_U32 = 2.0**-24  # unit roundoff of float32
+_U64 = 2.0**-53  # unit roundoff of float64
+
+
+def _gamma(k: int, u: float) -> float:
+    """Higham's ``gamma_k = k u / (1 - k u)``: the relative error bound of a k-term dot product."""
+    return k * u / (1.0 - k * u)
+
+
+def _f32_bound(n, x_nrm, z_nrm, mean, norm) -> np.ndarray:
+    """Rigorous bound on ``|rho32 - rho64|`` for the float32 pre-screen of group completion.
+
+    ``rho64 = (x . z - mean * sum(z)) / norm`` is the float64 completion formula (``z`` a
+    standardised SF column, ``||z|| = 1``) and ``rho32 = fl32(x~ . z~)`` its float32
+    version on ``x~ = fl32((x - mean) / norm)`` (norm ``x_nrm``, from
+    :func:`~fsviz.select._gdm_kernels.standardise_f32`) and ``z~ = fl32(z)`` (largest
+    norm ``z_nrm``). With ``w = (x - mean) / norm`` (exact), ``u`` the unit roundoff and
+    ``gamma_k = k u / (1 - k u)`` (Higham, *Accuracy and Stability of Numerical
+    Algorithms*, eq. 3.5, any summation order, with or without FMA):
+
+    - float32 product: ``|rho32 - x~ . z~| <= gamma_n^32 ||x~|| ||z~||``;
+    - representation: ``x~_i = w_i (1 + theta_i)`` with ``|theta_i| <= u32 + 4 u64``
+      (subtraction, reciprocal, product, rounding to float32) and ``z~_i = z_i (1 + e_i)``,
+      ``|e_i| <= u32``, so ``|x~ . z~ - w . z| <= (2 u32 + 5 u64) sum |w_i z_i|``
+      ``<= (2 u32 + 5 u64) ||w|| ||z||`` (Cauchy-Schwarz);
+    - float64 formula: ``|rho64 - w . z| <= gamma_n^64 (||x|| + |mean| ||1|| ) ||z|| / norm
+      + 3 u64`` with ``||x|| <= norm ||w|| + sqrt(n) |mean|``.
+
+    ``||w||``, ``||z||`` are replaced by the float32 norms, a factor 1.01 covering their
+    own (second-order) rounding and a 1e-30 absolute term the subnormal range of float32.
+    For n = 2048 the bound is about ``1.2e-4 ||x~|| ||z~||``.
+    """
+    g32 = _gamma(n + 2, _U32) + 2.0 * _U32 + 5.0 * _U64
+    ratio = np.abs(mean) * np.sqrt(n) / norm
+    g64 = _gamma(n + 2, _U64) * (x_nrm + 2.0 * ratio) * z_nrm + 3.0 * _U64
+    return 1.01 * (g32 * x_nrm * z_nrm + g64) + 1e-30
 
 
 def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strategy):
