@@ -44,7 +44,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from fsviz.select import _gdm_kernels as GK
-from fsviz.select._base import EXTREME, scale_extreme
+from fsviz.select._base import EXTREME, blas_limits, scale_extreme
 from fsviz.select._column_source import ColumnSource, block_stats, is_out_of_core
 from fsviz.select._mkl import MasterResult, solve_master
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
@@ -134,34 +134,38 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
             R = np.abs(P - mean_b[sl][:, None] * colsum[None, lo[k] : hi[k]]) / norm_b[sl][:, None]
             n_corr += sl.size * int(hi[k] - lo[k])
             collect(sl, R, pos[lo[k] : hi[k]])
-    elif isinstance(Xb, np.ndarray) and Xb.shape[0] >= 2:
+    elif isinstance(Xb, np.ndarray):
         # scan, pre-screened in float32: the big product runs in single precision on the
-        # standardised block, and only features whose float32 max |rho| comes within the
-        # rigorous error bound of ``thr`` are recomputed exactly (float64, all SFs), so the
-        # result is that of the float64 scan (see _f32_bound)
+        # raw block (centring and scaling applied to the small (L, p) result), and only the
+        # features whose float32 max |rho| comes within the rigorous error bound of ``thr``
+        # are recomputed in float64 against all SFs -- the result is exactly that of the
+        # float64 scan (see _f32_bound)
         b = elig_b.size
         step = 4 * _SUB
         n = Xb.shape[0]
         Z32 = np.ascontiguousarray(Zs, dtype=np.float32)
-        z_nrm = float(np.sqrt(np.max(np.einsum("ij,ij->j", Z32, Z32, dtype=np.float64))))
+        sum32 = Z32.sum(axis=0, dtype=np.float64)
+        z_nrm = float(np.sqrt(np.max(np.einsum("ij,ij->j", Zs, Zs))))
         order = "C" if Xb.strides[0] >= Xb.strides[1] else "F"
         buf = np.empty((n, min(step, b)), dtype=np.float32, order=order)
-        inv_b = 1.0 / norm_b
-        for a in range(0, b, step):
-            sl = np.arange(a, min(a + step, b))
-            if not elig_b[sl].any():
-                continue
-            out = buf[:, : sl.size]
-            sumsq = np.empty(sl.size)
-            GK.standardise_f32(Xb, a, mean_b[sl], inv_b[sl], out, sumsq)
-            best32 = np.abs(out.T @ Z32).max(axis=1)
-            bound = _f32_bound(n, np.sqrt(sumsq), z_nrm, mean_b[sl], norm_b[sl])
-            n_corr += sl.size * p
-            near = sl[(best32 >= thr - bound) & elig_b[sl]]
-            if near.size:
-                P = np.asarray(Xb[:, near].T @ Zs)
-                R = np.abs(P - mean_b[near][:, None] * colsum[None, :]) / norm_b[near][:, None]
-                collect(near, R, pos)
+        with np.errstate(over="ignore", invalid="ignore"):  # inf/nan: rechecked below
+            for a in range(0, b, step):
+                sl = np.arange(a, min(a + step, b))
+                if not elig_b[sl].any():
+                    continue
+                X32 = buf[:, : sl.size]
+                np.copyto(X32, Xb[:, a : a + sl.size], casting="same_kind")
+                P32 = (X32.T @ Z32).astype(np.float64)
+                R32 = np.abs(P32 - mean_b[sl][:, None] * sum32[None, :])
+                best32 = R32.max(axis=1) / norm_b[sl]
+                bound = _f32_bound(n, z_nrm, mean_b[sl], norm_b[sl])
+                n_corr += sl.size * p
+                # not (best32 < thr - bound): non-finite values (float32 overflow) are rechecked
+                near = sl[~(best32 < thr - bound) & elig_b[sl]]
+                if near.size:
+                    P = np.asarray(Xb[:, near].T @ Zs)
+                    R = np.abs(P - mean_b[near][:, None] * colsum[None, :]) / norm_b[near][:, None]
+                    collect(near, R, pos)
     else:
         b = elig_b.size
         step = 4 * _SUB
@@ -187,33 +191,38 @@ def _gamma(k: int, u: float) -> float:
     return k * u / (1.0 - k * u)
 
 
-def _f32_bound(n, x_nrm, z_nrm, mean, norm) -> np.ndarray:
+def _f32_bound(n: int, z_nrm: float, mean: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """Rigorous bound on ``|rho32 - rho64|`` for the float32 pre-screen of group completion.
 
-    ``rho64 = (x . z - mean * sum(z)) / norm`` is the float64 completion formula (``z`` a
-    standardised SF column, ``||z|| = 1``) and ``rho32 = fl32(x~ . z~)`` its float32
-    version on ``x~ = fl32((x - mean) / norm)`` (norm ``x_nrm``, from
-    :func:`~fsviz.select._gdm_kernels.standardise_f32`) and ``z~ = fl32(z)`` (largest
-    norm ``z_nrm``). With ``w = (x - mean) / norm`` (exact), ``u`` the unit roundoff and
-    ``gamma_k = k u / (1 - k u)`` (Higham, *Accuracy and Stability of Numerical
-    Algorithms*, eq. 3.5, any summation order, with or without FMA):
+    ``rho64 = (x . z - mean * sum(z)) / norm`` is the float64 completion formula, ``z`` a
+    standardised SF column (norm at most ``z_nrm``, about 1) and ``norm = ||x - mean||``.
+    The pre-screen computes ``rho32 = (fl32(x~ . z~) - mean * sum(z~)) / norm`` with
+    ``x~ = fl32(x)``, ``z~ = fl32(z)`` and the product in float32 (the tail in float64).
+    With ``u`` the unit roundoff, ``gamma_k = k u / (1 - k u)`` (Higham, *Accuracy and
+    Stability of Numerical Algorithms*, 2002, eq. 3.5: any summation order, FMA or not),
+    ``r = ||x|| / norm = sqrt(1 + n mean^2 / norm^2)`` and ``q = sqrt(n) |mean| / norm``:
 
-    - float32 product: ``|rho32 - x~ . z~| <= gamma_n^32 ||x~|| ||z~||``;
-    - representation: ``x~_i = w_i (1 + theta_i)`` with ``|theta_i| <= u32 + 4 u64``
-      (subtraction, reciprocal, product, rounding to float32) and ``z~_i = z_i (1 + e_i)``,
-      ``|e_i| <= u32``, so ``|x~ . z~ - w . z| <= (2 u32 + 5 u64) sum |w_i z_i|``
-      ``<= (2 u32 + 5 u64) ||w|| ||z||`` (Cauchy-Schwarz);
-    - float64 formula: ``|rho64 - w . z| <= gamma_n^64 (||x|| + |mean| ||1|| ) ||z|| / norm
-      + 3 u64`` with ``||x|| <= norm ||w|| + sqrt(n) |mean|``.
+    - float32 product: ``|fl32(x~ . z~) - x~ . z~| <= gamma_n^32 ||x~|| ||z~||``, i.e.
+      ``gamma_{n+2}^32 r ||z||`` after division by ``norm``;
+    - rounding the inputs: ``x~ . z~ - mean sum(z~) - (x - mean) . z
+      = (x~ - x) . z~ + (x - mean) . (z~ - z)``, at most ``u32 (r + 1) ||z||`` relative to
+      ``norm`` (Cauchy-Schwarz; ``|x~_i - x_i| <= u32 |x_i|``);
+    - float64 tails of both formulas (the products in float64, ``mean * sum``, the
+      subtraction and the division): ``2 gamma_{n+3}^64 (r + q) ||z|| + 3 u64``;
+    - float32's subnormal range: absolute errors ``2^-150`` per rounding, at most
+      ``(n + 2 sqrt(n)) 2^-149 (||z|| + 1) / norm`` in all.
 
-    ``||w||``, ``||z||`` are replaced by the float32 norms, a factor 1.01 covering their
-    own (second-order) rounding and a 1e-30 absolute term the subnormal range of float32.
-    For n = 2048 the bound is about ``1.2e-4 ||x~|| ||z~||``.
+    A factor 1.01 covers the second-order terms and the rounding of ``norm`` itself
+    (:func:`~fsviz.stats.moments.column_moments` computes it to ~1e-10 relative). For
+    n = 2048 and centred data (``r = 1``) the bound is ``1.2e-4``; it grows with ``r`` for
+    features whose mean is large against their spread (more exact rechecks, same result).
     """
-    g32 = _gamma(n + 2, _U32) + 2.0 * _U32 + 5.0 * _U64
-    ratio = np.abs(mean) * np.sqrt(n) / norm
-    g64 = _gamma(n + 2, _U64) * (x_nrm + 2.0 * ratio) * z_nrm + 3.0 * _U64
-    return 1.01 * (g32 * x_nrm * z_nrm + g64) + 1e-30
+    r = np.sqrt(1.0 + n * (mean / norm) ** 2)
+    q = np.sqrt(n) * np.abs(mean) / norm
+    b32 = (_gamma(n + 2, _U32) * r + _U32 * (r + 1.0)) * z_nrm
+    b64 = 2.0 * _gamma(n + 3, _U64) * (r + q) * z_nrm + 3.0 * _U64
+    sub = (n + 2.0 * np.sqrt(n)) * 2.0**-149 * (z_nrm + 1.0) / norm
+    return 1.01 * (b32 + b64 + sub)
 
 
 def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strategy):
@@ -1293,7 +1302,10 @@ class GDM(SelectorMixin, BaseEstimator):
             Zs = np.ascontiguousarray(Zs[:, order])
             common = (Zs, abs_t[sf][order], order.astype(np.intp), Zs.sum(axis=0))
             per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
-            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
+            # one BLAS thread on a busy machine: there a 2-thread GEMM spin-waits for a core
+            # and runs up to 2x slower than a 1-thread one (see blas_limits)
+            with blas_limits():
+                out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
         else:
             cs = discretize(_gather(st.X, sf), n_bins=self.n_bins, strategy=st.strategy)
             common = (
