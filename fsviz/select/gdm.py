@@ -31,10 +31,13 @@ References
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import NamedTuple
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
@@ -265,6 +268,29 @@ def _window_cost(abs_t, eligible, sf, window) -> float:
     return float(np.sum((ends - starts + 1) * np.maximum(hi - lo, 0)))
 
 
+@contextlib.contextmanager
+def _numba_threads():
+    """One numba thread while the machine is busy (load average >= core count), else all.
+
+    Like :func:`~fsviz.select._base.blas_limits` for BLAS: on a loaded 2-core machine the
+    2-thread :func:`~fsviz.select._gdm_kernels.rows_dot` waits for a free core and runs
+    3-5x slower than the 1-thread one (2048 x 10,000, load 4-5: 0.010-0.020 s vs 0.004 s).
+    """
+    try:
+        busy = os.getloadavg()[0] >= (os.cpu_count() or 1)
+    except OSError:  # platform without load average
+        busy = False
+    if not busy:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
 class _Scanner:
     """Runs block functions over contiguous feature blocks, locally or on a Dask cluster."""
 
@@ -311,7 +337,8 @@ class _Scanner:
                         # small scan (e.g. 360 x 64 digits): waking numba's thread pool costs
                         # more than the product, and far more on a loaded machine
                         return X[rows].T @ V[rows]
-                    return GK.rows_dot(X, rows, np.ascontiguousarray(V[rows]))
+                    with _numba_threads():
+                        return GK.rows_dot(X, rows, np.ascontiguousarray(V[rows]))
             return np.asarray(X.T @ V, dtype=np.float64)
         vf = self.client.scatter(V, broadcast=True)
         futs = [self.client.submit(_block_dot, f, vf, pure=False) for f in self._futures]
