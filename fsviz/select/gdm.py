@@ -1053,8 +1053,12 @@ class GDM(SelectorMixin, BaseEstimator):
                 y_mean=y_mean,
             )
             rank = _MarginalRanking(self, st) if self.cv_folds is None else _FoldVoteRanking(self, st)
-            self._cutting_plane(st, rank)
-            self._finish(st)
+            # one BLAS thread on a busy machine (load >= cores, see blas_limits): the master
+            # problem's small factorisations and the completion product spin-wait for a core
+            # with two threads and run up to 2x slower than with one
+            with blas_limits():
+                self._cutting_plane(st, rank)
+                self._finish(st)
         finally:
             scanner.close()
         return self
@@ -1329,10 +1333,7 @@ class GDM(SelectorMixin, BaseEstimator):
             Zs = np.ascontiguousarray(Zs[:, order])
             common = (Zs, abs_t[sf][order], order.astype(np.intp), Zs.sum(axis=0))
             per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
-            # one BLAS thread on a busy machine: there a 2-thread GEMM spin-waits for a core
-            # and runs up to 2x slower than a 1-thread one (see blas_limits)
-            with blas_limits():
-                out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
+            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
         else:
             cs = discretize(_gather(st.X, sf), n_bins=self.n_bins, strategy=st.strategy)
             common = (
