@@ -59,6 +59,9 @@ _CHUNK = 64  # candidates per CRM kernel call
 _SUB = 1024  # features per BLAS product in group completion (scan strategy)
 _SUB_W = 128  # features per product in the windowed strategy (narrow |t| ranges)
 _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
+# float32 pre-screen of the completion up to this many samples: its error bound grows as
+# n * 2^-24 (6e-3 here); beyond, too many features would need the float64 recheck
+_F32_MAX_ROWS = 100_000
 
 
 # ============================================================================ block scans
@@ -137,7 +140,7 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
             R = np.abs(P - mean_b[sl][:, None] * colsum[None, lo[k] : hi[k]]) / norm_b[sl][:, None]
             n_corr += sl.size * int(hi[k] - lo[k])
             collect(sl, R, pos[lo[k] : hi[k]])
-    elif isinstance(Xb, np.ndarray):
+    elif isinstance(Xb, np.ndarray) and Xb.shape[0] <= _F32_MAX_ROWS:
         # scan, pre-screened in float32: the big product runs in single precision on the
         # raw block (centring and scaling applied to the small (L, p) result), and only the
         # features whose float32 max |rho| comes within the rigorous error bound of ``thr``
