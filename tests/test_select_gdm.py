@@ -572,6 +572,111 @@ def test_rows_dot_kernel_matches_numpy_and_python_body():
     assert np.allclose(GK.rows_dot.py_func(X, rows, w), ref, rtol=1e-12, atol=1e-12)
 
 
+def test_rows_dot_kernel_row_remainder_and_one_thread(monkeypatch):
+    # 13 rows: three groups of four plus a remainder; bit-identical to one row at a time
+    from fsviz.select import _gdm_kernels as GK
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((40, 3000))
+    rows = np.sort(rng.choice(40, 13, replace=False))
+    w = rng.standard_normal(13)
+    ref = np.zeros(3000)
+    for k, i in enumerate(rows):
+        ref += w[k] * X[i]
+    assert np.array_equal(GK.rows_dot(X, rows, w), ref)
+    assert np.array_equal(GK.rows_dot.py_func(X, rows, w), ref)
+    import numba
+
+    before = numba.get_num_threads()
+    monkeypatch.setattr(G.os, "getloadavg", lambda: (1e9, 1e9, 1e9))  # "busy": one thread
+    with G._numba_threads():
+        assert numba.get_num_threads() == 1
+        assert np.array_equal(GK.rows_dot(X, rows, w), ref)
+    assert numba.get_num_threads() == before
+
+
+# ------------------------------------------------------------------------ float32 pre-screen of completion
+def _f32_rho(X, Zs, mean, norm):
+    """The pre-screen's float32 estimate of |rho| (the formula of _block_complete_pcc)."""
+    P32 = (X.astype(np.float32).T @ Zs.astype(np.float32)).astype(np.float64)
+    s32 = Zs.astype(np.float32).sum(axis=0, dtype=np.float64)
+    return np.abs(P32 - mean[:, None] * s32[None, :]) / norm[:, None]
+
+
+@pytest.mark.parametrize(
+    "n, loc, scale", [(2048, 0.0, 1.0), (300, 5.0, 1e-3), (700, -40.0, 1e20), (50, 1.0, 1e-30)]
+)
+def test_f32_bound_holds(n, loc, scale):
+    # |rho32 - rho64| <= _f32_bound on random, shifted, badly scaled and strongly
+    # correlated columns; and the bound is tight enough to recheck only a few features
+    rng = np.random.default_rng(n)
+    base = rng.standard_normal((n, 1))
+    X = (loc + rng.standard_normal((n, 400)) + rng.uniform(0, 30, 400) * base) * scale
+    X[:, :50] = loc * scale + scale * rng.standard_normal((n, 50))  # uncorrelated block
+    mean = X.mean(axis=0)
+    norm = np.linalg.norm(X - mean, axis=0)
+    sf = np.arange(0, 400, 40)
+    Zs = np.ascontiguousarray((X[:, sf] - mean[sf]) / norm[sf])
+    rho64 = np.abs(X.T @ Zs - mean[:, None] * Zs.sum(axis=0)[None, :]) / norm[:, None]
+    rho32 = _f32_rho(X, Zs, mean, norm)
+    z_nrm = float(np.sqrt(np.max(np.einsum("ij,ij->j", Zs, Zs))))
+    bound = G._f32_bound(n, z_nrm, mean, norm)
+    err = np.abs(rho32 - rho64).max(axis=1)
+    assert np.all(err <= bound)
+    assert np.all(bound < 20 * G._gamma(n + 2, 2.0**-24) * np.sqrt(1 + n * (mean / norm) ** 2))
+    assert err.max() > 0  # float32 really differs (the test can fail)
+
+
+@pytest.mark.parametrize("loc", [0.0, 3.0])
+def test_f32_prescreen_exact_right_at_the_threshold(loc):
+    # features planted at |rho| = thr +- delta (delta from 1e-9 to 1e-4, below and around
+    # float32's resolution) against three SFs: completion must match float64 brute force,
+    # although float32 alone misjudges some of them
+    rng = np.random.default_rng(7)
+    n, thr = 2048, 0.7
+    S = rng.standard_normal((n, 3))
+    S -= S.mean(axis=0)
+    Q, _ = np.linalg.qr(np.column_stack([np.ones(n), S, rng.standard_normal((n, 120))]))
+    Zs = np.ascontiguousarray(Q[:, 1:4])  # centred (orthogonal to 1), unit norm
+    E = Q[:, 4:]  # centred, unit norm, orthogonal to the SFs
+    deltas = np.concatenate([s * 10.0 ** -np.arange(4, 10) for s in (1, -1)])
+    deltas = np.concatenate([deltas, rng.uniform(-2e-4, 2e-4, 120 - deltas.size)])
+    c = thr + deltas
+    owner = np.arange(120) % 3
+    X = Zs[:, owner] * (c * (1 - 2 * (np.arange(120) % 2))) + E * np.sqrt(1 - c**2)
+    X = loc + np.column_stack([X, Zs])  # SFs last
+    m = X.shape[1]
+    mean = X.mean(axis=0)
+    norm = np.linalg.norm(X - mean, axis=0)
+    sf = np.arange(120, 123)
+    Zsf = np.ascontiguousarray((X[:, sf] - mean[sf]) / norm[sf])
+    elig = np.ones(m, bool)
+    elig[sf] = False
+    feats, owners, vals, nc = G._block_complete_pcc(
+        X, 0, mean, norm, np.zeros(m), elig, Zsf, np.zeros(3), np.arange(3), Zsf.sum(axis=0), np.inf, thr
+    )
+    assert nc == m * 3  # counted like the float64 scan: the whole slice against every SF
+    C, _ = _abs_corr(X)
+    truth = np.flatnonzero(C[:120, sf].max(axis=1) >= thr)
+    assert np.array_equal(truth, np.flatnonzero(deltas >= 0))  # the planted values hold in float64
+    assert np.array_equal(np.sort(feats), truth)
+    assert np.array_equal(owners[np.argsort(feats)], owner[truth])
+    assert np.allclose(np.sort(vals), np.sort(C[truth][:, sf].max(axis=1)), rtol=0, atol=1e-14)
+    best32 = _f32_rho(X[:, :120], Zsf, mean[:120], norm[:120]).max(axis=1)
+    assert np.any((best32 >= thr) != (deltas >= 0))  # float32 alone would be wrong
+
+
+def test_f32_prescreen_float32_overflow_is_rechecked():
+    # values beyond float32's range (1e60, not rescaled: below EXTREME) become inf in the
+    # float32 product; those features are recomputed in float64, the groups stay exact
+    X, y = _planted(seed=2)
+    g = GDM(tau=0.3, n_per_iter=4, max_iter=4).fit(X * 1e60, y)
+    ref = _brute_groups(X * 1e60, g.support_, 0.3)
+    assert sum(v.size for v in ref.values()) > 0
+    for s in ref:
+        assert np.array_equal(g.groups_[s], ref[s])
+
+
 # ------------------------------------------------------------------------ master problem: inner iterations
 def _count_inner(monkeypatch):
     """Wrap GDM's master solver and count its calls and Newton steps."""

@@ -31,10 +31,13 @@ References
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import NamedTuple
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
@@ -44,7 +47,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from fsviz.select import _gdm_kernels as GK
-from fsviz.select._base import EXTREME, scale_extreme
+from fsviz.select._base import EXTREME, blas_limits, scale_extreme
 from fsviz.select._column_source import ColumnSource, block_stats, is_out_of_core
 from fsviz.select._mkl import MasterResult, solve_master
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
@@ -56,6 +59,9 @@ _CHUNK = 64  # candidates per CRM kernel call
 _SUB = 1024  # features per BLAS product in group completion (scan strategy)
 _SUB_W = 128  # features per product in the windowed strategy (narrow |t| ranges)
 _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
+# float32 pre-screen of the completion up to this many samples: its error bound grows as
+# n * 2^-24 (6e-3 here); beyond, too many features would need the float64 recheck
+_F32_MAX_ROWS = 100_000
 
 
 # ============================================================================ block scans
@@ -134,6 +140,38 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
             R = np.abs(P - mean_b[sl][:, None] * colsum[None, lo[k] : hi[k]]) / norm_b[sl][:, None]
             n_corr += sl.size * int(hi[k] - lo[k])
             collect(sl, R, pos[lo[k] : hi[k]])
+    elif isinstance(Xb, np.ndarray) and Xb.shape[0] <= _F32_MAX_ROWS:
+        # scan, pre-screened in float32: the big product runs in single precision on the
+        # raw block (centring and scaling applied to the small (L, p) result), and only the
+        # features whose float32 max |rho| comes within the rigorous error bound of ``thr``
+        # are recomputed in float64 against all SFs -- the result is exactly that of the
+        # float64 scan (see _f32_bound)
+        b = elig_b.size
+        step = 4 * _SUB
+        n = Xb.shape[0]
+        Z32 = np.ascontiguousarray(Zs, dtype=np.float32)
+        sum32 = Z32.sum(axis=0, dtype=np.float64)
+        z_nrm = float(np.sqrt(np.max(np.einsum("ij,ij->j", Zs, Zs))))
+        order = "C" if Xb.strides[0] >= Xb.strides[1] else "F"
+        buf = np.empty((n, min(step, b)), dtype=np.float32, order=order)
+        with np.errstate(over="ignore", invalid="ignore"):  # inf/nan: rechecked below
+            for a in range(0, b, step):
+                sl = np.arange(a, min(a + step, b))
+                if not elig_b[sl].any():
+                    continue
+                X32 = buf[:, : sl.size]
+                np.copyto(X32, Xb[:, a : a + sl.size], casting="same_kind")
+                P32 = (X32.T @ Z32).astype(np.float64)
+                R32 = np.abs(P32 - mean_b[sl][:, None] * sum32[None, :])
+                best32 = R32.max(axis=1) / norm_b[sl]
+                bound = _f32_bound(n, z_nrm, mean_b[sl], norm_b[sl])
+                n_corr += sl.size * p
+                # not (best32 < thr - bound): non-finite values (float32 overflow) are rechecked
+                near = sl[~(best32 < thr - bound) & elig_b[sl]]
+                if near.size:
+                    P = np.asarray(Xb[:, near].T @ Zs)
+                    R = np.abs(P - mean_b[near][:, None] * colsum[None, :]) / norm_b[near][:, None]
+                    collect(near, R, pos)
     else:
         b = elig_b.size
         step = 4 * _SUB
@@ -148,6 +186,49 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
     if not feats:
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), n_corr
     return np.concatenate(feats), np.concatenate(owners), np.concatenate(vals), n_corr
+
+
+_U32 = 2.0**-24  # unit roundoff of float32
+_U64 = 2.0**-53  # unit roundoff of float64
+
+
+def _gamma(k: int, u: float) -> float:
+    """Higham's ``gamma_k = k u / (1 - k u)``: the relative error bound of a k-term dot product."""
+    return k * u / (1.0 - k * u)
+
+
+def _f32_bound(n: int, z_nrm: float, mean: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """Rigorous bound on ``|rho32 - rho64|`` for the float32 pre-screen of group completion.
+
+    ``rho64 = (x . z - mean * sum(z)) / norm`` is the float64 completion formula, ``z`` a
+    standardised SF column (norm at most ``z_nrm``, about 1) and ``norm = ||x - mean||``.
+    The pre-screen computes ``rho32 = (fl32(x~ . z~) - mean * sum(z~)) / norm`` with
+    ``x~ = fl32(x)``, ``z~ = fl32(z)`` and the product in float32 (the tail in float64).
+    With ``u`` the unit roundoff, ``gamma_k = k u / (1 - k u)`` (Higham, *Accuracy and
+    Stability of Numerical Algorithms*, 2002, eq. 3.5: any summation order, FMA or not),
+    ``r = ||x|| / norm = sqrt(1 + n mean^2 / norm^2)`` and ``q = sqrt(n) |mean| / norm``:
+
+    - float32 product: ``|fl32(x~ . z~) - x~ . z~| <= gamma_n^32 ||x~|| ||z~||``, i.e.
+      ``gamma_{n+2}^32 r ||z||`` after division by ``norm``;
+    - rounding the inputs: ``x~ . z~ - mean sum(z~) - (x - mean) . z
+      = (x~ - x) . z~ + (x - mean) . (z~ - z)``, at most ``u32 (r + 1) ||z||`` relative to
+      ``norm`` (Cauchy-Schwarz; ``|x~_i - x_i| <= u32 |x_i|``);
+    - float64 tails of both formulas (the products in float64, ``mean * sum``, the
+      subtraction and the division): ``2 gamma_{n+3}^64 (r + q) ||z|| + 3 u64``;
+    - float32's subnormal range: absolute errors ``2^-150`` per rounding, at most
+      ``(n + 2 sqrt(n)) 2^-149 (||z|| + 1) / norm`` in all.
+
+    A factor 1.01 covers the second-order terms and the rounding of ``norm`` itself
+    (:func:`~fsviz.stats.moments.column_moments` computes it to ~1e-10 relative). For
+    n = 2048 and centred data (``r = 1``) the bound is ``1.2e-4``; it grows with ``r`` for
+    features whose mean is large against their spread (more exact rechecks, same result).
+    """
+    r = np.sqrt(1.0 + n * (mean / norm) ** 2)
+    q = np.sqrt(n) * np.abs(mean) / norm
+    b32 = (_gamma(n + 2, _U32) * r + _U32 * (r + 1.0)) * z_nrm
+    b64 = 2.0 * _gamma(n + 3, _U64) * (r + q) * z_nrm + 3.0 * _U64
+    sub = (n + 2.0 * np.sqrt(n)) * 2.0**-149 * (z_nrm + 1.0) / norm
+    return 1.01 * (b32 + b64 + sub)
 
 
 def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strategy):
@@ -188,6 +269,29 @@ def _window_cost(abs_t, eligible, sf, window) -> float:
     lo = np.searchsorted(ts, e[starts] - window, side="left")
     hi = np.searchsorted(ts, e[ends] + window, side="right")
     return float(np.sum((ends - starts + 1) * np.maximum(hi - lo, 0)))
+
+
+@contextlib.contextmanager
+def _numba_threads():
+    """One numba thread while the machine is busy (load average >= core count), else all.
+
+    Like :func:`~fsviz.select._base.blas_limits` for BLAS: on a loaded 2-core machine the
+    2-thread :func:`~fsviz.select._gdm_kernels.rows_dot` waits for a free core and runs
+    3-5x slower than the 1-thread one (2048 x 10,000, load 4-5: 0.010-0.020 s vs 0.004 s).
+    """
+    try:
+        busy = os.getloadavg()[0] >= (os.cpu_count() or 1)
+    except OSError:  # platform without load average
+        busy = False
+    if not busy:
+        yield
+        return
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 class _Scanner:
@@ -236,7 +340,8 @@ class _Scanner:
                         # small scan (e.g. 360 x 64 digits): waking numba's thread pool costs
                         # more than the product, and far more on a loaded machine
                         return X[rows].T @ V[rows]
-                    return GK.rows_dot(X, rows, np.ascontiguousarray(V[rows]))
+                    with _numba_threads():
+                        return GK.rows_dot(X, rows, np.ascontiguousarray(V[rows]))
             return np.asarray(X.T @ V, dtype=np.float64)
         vf = self.client.scatter(V, broadcast=True)
         futs = [self.client.submit(_block_dot, f, vf, pure=False) for f in self._futures]
@@ -951,8 +1056,12 @@ class GDM(SelectorMixin, BaseEstimator):
                 y_mean=y_mean,
             )
             rank = _MarginalRanking(self, st) if self.cv_folds is None else _FoldVoteRanking(self, st)
-            self._cutting_plane(st, rank)
-            self._finish(st)
+            # one BLAS thread on a busy machine (load >= cores, see blas_limits): the master
+            # problem's small factorisations and the completion product spin-wait for a core
+            # with two threads and run up to 2x slower than with one
+            with blas_limits():
+                self._cutting_plane(st, rank)
+                self._finish(st)
         finally:
             scanner.close()
         return self
