@@ -145,13 +145,13 @@ def _score(run: Run, ctx: Context) -> R.ScoreResult:
     if not run.spec.supervised and getattr(ds, "target_kind", None) == "continuous":
         y = None  # unsupervised scores that can use class labels (SPEC's label graph) take none
     seconds = _fit(est, ds, y)
-    return R.ScoreResult(
-        run,
-        ds.fingerprint,
-        np.asarray(est.scores_, dtype=np.float64),
-        np.asarray(est.ranking_, dtype=np.int64),
-        seconds,
-    )
+    return _score_result(run, ds, est, seconds)
+
+
+def _score_result(run: Run, ds, est, seconds: float) -> R.ScoreResult:
+    """A fitted scorer's ``scores_`` and ``ranking_`` as the run's result."""
+    scores = np.asarray(est.scores_, dtype=np.float64)
+    return R.ScoreResult(run, ds.fingerprint, scores, np.asarray(est.ranking_, dtype=np.int64), seconds)
 
 
 def _subset(run: Run, ctx: Context) -> R.SubsetResult:
@@ -346,13 +346,7 @@ def _group_lasso(run: Run, ctx: Context) -> R.ScoreResult:
     if groups is not None:
         est.set_params(groups=[np.asarray(g, dtype=np.int64) for g in groups])
     seconds = _fit(est, ds, ds.y)
-    return R.ScoreResult(
-        run,
-        ds.fingerprint,
-        np.asarray(est.scores_, dtype=np.float64),
-        np.asarray(est.ranking_, dtype=np.int64),
-        seconds,
-    )
+    return _score_result(run, ds, est, seconds)
 
 
 def _feature_stream(run: Run, ctx: Context) -> R.StreamResult:
