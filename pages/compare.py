@@ -27,7 +27,12 @@ st.caption(appkit.target_note(ds, "compare"))
 def table(k, auto, biased):
     frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=auto, biased=biased))
     optimistic = [c for c in (fc.CV_BIASED, fc.CV_R2_BIASED) if c in frame]
-    st.dataframe(frame if biased else frame.drop(columns=optimistic), hide_index=True, width="stretch")
+    st.dataframe(
+        frame if biased else frame.drop(columns=optimistic),
+        hide_index=True,
+        width="stretch",
+        column_config={"parameters": st.column_config.TextColumn(width="medium")},  # long: hover for all
+    )
     st.plotly_chart(compare_scatter(frame), key="compare")
 
 

@@ -291,7 +291,14 @@ def test_projection_and_compare_after_runs(digits):
     labels = [b.label for b in at.get("download_button")]
     assert labels[0].startswith("Selection CSV") and "Reduced dataset CSV" in labels
     assert "Provenance (JSON)" in labels
-    assert list(table.columns[:5]) == ["method", "parameters", fc.CV_HONEST, fc.CV_STD, "redundancy"]
+    assert list(table.columns[:6]) == [
+        "method",
+        fc.CV_HONEST,
+        fc.CV_STD,
+        "redundancy",
+        "run time (s)",
+        "parameters",
+    ]
     slider(at, "evaluate the top-k").set_value(5)
     at.checkbox(key="cmp_biased").check()
     button(at, "Evaluate").click().run()

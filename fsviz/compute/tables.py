@@ -446,7 +446,8 @@ def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation 
                 CV_BIASED: np.nan if biased is None else biased.cv_accuracy,
             }
         )
-    columns = ["method", "parameters", CV_HONEST, CV_STD, "redundancy", "run time (s)", "n features"]
+    # the figures first (on screen at 1,400 px); the parameters that tell runs apart next
+    columns = ["method", CV_HONEST, CV_STD, "redundancy", "run time (s)", "parameters", "n features"]
     return pd.DataFrame(out, columns=columns + ["evaluated on top", "seed", CV_BIASED])
 
 
@@ -503,7 +504,7 @@ def _compare_frame_regression(rows) -> pd.DataFrame:
                 CV_R2_BIASED: np.nan if biased is None else biased.cv_r2,
             }
         )
-    columns = ["method", "parameters", CV_R2_HONEST, CV_STD, CV_RMSE, "redundancy", "run time (s)"]
+    columns = ["method", CV_R2_HONEST, CV_STD, CV_RMSE, "redundancy", "run time (s)", "parameters"]
     return pd.DataFrame(out, columns=columns + ["n features", "evaluated on top", "seed", CV_R2_BIASED])
 
 
