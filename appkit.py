@@ -448,15 +448,27 @@ def _dependency(ds):
     return get
 
 
-def result(ds, run: Run, label: str | None = None, *, auto: bool = True, progress: bool = False):
+def result(
+    ds, run: Run, label: str | None = None, *, auto: bool = True, progress: bool = False, quiet: bool = False
+):
     """The result of ``run`` on ``ds``: from the store, else computed (with progress) when ``auto``.
 
+    ``quiet`` computes without the status box: a live-tuning step that takes well under a
+    second would only flash it, and drawing and removing it costs the browser ~0.1 s.
     A ValueError of the library shows as ``st.error`` and gives None; the session stays usable.
     """
     hit = stored(ds, run)
     if hit is not None or not auto:
         return hit
     label = label or f"Running {run.spec.label}"
+    if quiet:
+        try:
+            res = run.execute(ds, None, results=_dependency(ds))
+        except Exception as e:  # every failure becomes a message; the session goes on
+            show_error(e, f"{run.label} on {ds.name!r}")
+            return None
+        _results().put(ResultKey(ds.fingerprint, run.key), res)
+        return res
     slot = st.empty()  # the progress box disappears once the result is there
     with slot.status(f"{label} …", expanded=progress) as status:
         try:
@@ -509,8 +521,9 @@ def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None
     prev_res = stored(ds, prev) if prev is not None else None
     cheap = prev_res is not None and prev_res.seconds < LIVE_SECONDS
     fresh = prev is None and small(ds)
-    if clicked or fresh or stored(ds, run) is not None or (run != prev and cheap):
-        res = result(ds, run, label, progress=progress)
+    live = not clicked and not fresh and run != prev and cheap
+    if clicked or fresh or stored(ds, run) is not None or live:
+        res = result(ds, run, label, progress=progress, quiet=live)
         if res is not None:
             _session("shown", ds)[slot] = run
             if run.spec.selects:
