@@ -4,8 +4,7 @@ import streamlit as st
 
 import appkit
 import fsviz.compute as fc
-from fsviz.compute import Run
-from fsviz.viz import find_feature_group, group_tree
+from fsviz.viz import group_tree
 
 st.title("Groups (GDM)")
 ds = appkit.require_dataset()
@@ -53,16 +52,7 @@ def groups_view():
             positive = None
         clicked = st.button("Run GDM", type="primary", width="stretch")
 
-    params = dict(
-        tau=tau,
-        n_per_iter=int(n_per_iter),
-        max_iter=int(max_iter),
-        C=float(C),
-        corr=corr,
-        one_class=bool(one_class),
-        cv_folds=int(folds) or None,
-    )
-    run = Run("gdm", params | ({"positive": positive} if positive is not None else {}), appkit.seed())
+    run = fc.gdm_run(tau, n_per_iter, max_iter, C, corr, one_class, folds, positive, appkit.seed())
     with out:
         res = appkit.page_result("gdm", ds, run, clicked, "Running GDM")
     if res is None:
@@ -120,17 +110,8 @@ def groups_view():
                 st.warning(f"No feature is named {typed.strip()!r}.")
         if feature is None:
             return
-        g = find_feature_group(res, int(feature), names)
-        if g is None:
-            st.info(
-                f"{names[feature]} is in no group: not a support feature, nor affiliated to one at this tau."
-            )
-        else:
-            st.success(
-                f"{g['name']} is the {'support' if g['role'] == 'SF' else 'an affiliated'} feature "
-                f"of the group of {g['support_name']} (|ρ| = {g['rho']:.3f}; {g['group_size']} features; the "
-                f"{g['group_rank']}. largest of {g['n_groups']} groups)."
-            )
+        found, text = fc.feature_group_text(res, int(feature), names)
+        (st.success if found else st.info)(text)
 
     with out:
         which_group(res)

@@ -377,3 +377,21 @@ def test_a_memory_error_in_a_run_becomes_a_clear_value_error(digits, monkeypatch
     monkeypatch.setattr(S.FisherScore, "fit", boom)
     with pytest.raises(MemoryBudgetError, match="Fisher score: ran out of memory"):
         Run("fisher").execute(digits)
+
+
+def test_gdm_run_from_form_values_and_the_which_group_sentence():
+    from fsviz.data import make_grouped_classification
+
+    run = fc.gdm_run(0.3, 10, 10, 1, "pearson", False, 0, None, 7)
+    assert run.method == "gdm" and run.seed == 7
+    assert run.get("cv_folds") is None and run.get("positive") is None
+    assert fc.gdm_run(0.3, 10, 10, 1, "pearson", False, 3, 2, 0).get("positive") == 2
+    X, y, _ = make_grouped_classification(n_samples=200, n_features=300, n_groups=3, random_state=0)
+    ds = Dataset(X, y, name="toy")
+    res = fc.Run("gdm", {"tau": 0.3}, 0).execute(ds)
+    sf = int(res.support[0])
+    found, text = fc.feature_group_text(res, sf, ds.feature_names)
+    assert found and text.startswith(f"{ds.feature_names[sf]} is the support feature")
+    outside = next(j for j in range(ds.n_features) if j not in set(res.support) | set(res.af))
+    found, text = fc.feature_group_text(res, outside, ds.feature_names)
+    assert not found and "is in no group" in text

@@ -51,7 +51,9 @@ from fsviz.compute.tables import (
     benchmark_summary,
     classes_frame,
     compare_frame,
+    feature_group_text,
     gdm_prior_groups,
+    gdm_run,
     grm_frame,
     group_choices,
     group_names,
@@ -77,6 +79,8 @@ from fsviz.compute.tables import (
 )
 
 __all__ = [
+    "feature_group_text",
+    "gdm_run",
     "BenchmarkResult",
     "benchmark_csv",
     "benchmark_summary",

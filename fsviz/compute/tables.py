@@ -40,6 +40,49 @@ def params_label(run: Run) -> str:
     return ", ".join(out)
 
 
+def gdm_run(
+    tau: float,
+    n_per_iter: int,
+    max_iter: int,
+    C: float,
+    corr: str,
+    one_class: bool,
+    cv_folds: int,
+    positive=None,
+    seed: int = 0,
+) -> Run:
+    """The GDM Run of the Groups page's form values (``cv_folds`` 0 = off; ``positive`` None =
+    all classes at once)."""
+    params = dict(
+        tau=float(tau),
+        n_per_iter=int(n_per_iter),
+        max_iter=int(max_iter),
+        C=float(C),
+        corr=corr,
+        one_class=bool(one_class),
+        cv_folds=int(cv_folds) or None,
+    )
+    return Run("gdm", params | ({"positive": positive} if positive is not None else {}), seed)
+
+
+def feature_group_text(result: GroupResult, feature: int, feature_names: Sequence[str]) -> tuple[bool, str]:
+    """``(in a group, sentence)`` answering "which group is this feature in?"."""
+    from fsviz.viz.groups import find_feature_group
+
+    names = [str(n) for n in feature_names]
+    g = find_feature_group(result, int(feature), names)
+    if g is None:
+        return (
+            False,
+            f"{names[feature]} is in no group: not a support feature, nor affiliated to one at this tau.",
+        )
+    role = "support" if g["role"] == "SF" else "an affiliated"
+    return True, (
+        f"{g['name']} is the {role} feature of the group of {g['support_name']} (|ρ| = {g['rho']:.3f}; "
+        f"{g['group_size']} features; the {g['group_rank']}. largest of {g['n_groups']} groups)."
+    )
+
+
 def names_preview(feature_names: Sequence[str], indices, limit: int = 12) -> str:
     """``'a, b, c … (+n more)'`` for a list of feature indices."""
     idx = np.asarray(indices, dtype=np.int64)
@@ -509,6 +552,8 @@ def _compare_frame_regression(rows) -> pd.DataFrame:
 
 
 __all__ = [
+    "feature_group_text",
+    "gdm_run",
     "benchmark_csv",
     "benchmark_summary",
     "CV_R2_BIASED",
