@@ -26,7 +26,9 @@ verdict``; a closing table counts the verdicts per paper. Sections (``--only``):
 
 ``--quick``: GRM on GLIOMA + ALLAML with 1 repetition and no in-fold rows, 2 leukemia splits,
 2 groupings, 2 synthetic seeds, 200 permutations, and only fsviz's own methods of the papers
-(SAOLA, group-SAOLA, FCBF, GDM, mRMR): the other baselines are skipped.
+(SAOLA, group-SAOLA, FCBF, GDM, mRMR, and the cheap Sparse Group Lasso): the other
+baselines are skipped. GRM rows labelled "Alg. 2 as printed" run a transcription of the
+paper's inexact ALM beside fsviz's exact GRM (see ``grm_alg2_top``).
 """
 
 from __future__ import annotations
