@@ -143,8 +143,14 @@ def grm_top(X, s, n_top=N_TOP):
     return GRM(n_top=n_top, n_features=K).fit(X, s).selected_
 
 
-def grm_alg2_top(X, s, n_top=N_TOP, mu0=1.0, rho=1.5, max_outer=30, max_inner=500):
-    """The top K of Algorithm 2 *as printed* in the GRM paper, not of the exact optimum.
+def grm_alg2_top(X, s, n_top=N_TOP):
+    """The top K features of :func:`grm_alg2` (Algorithm 2 as printed)."""
+    top, z = grm_alg2(X, s, n_top)
+    return top[np.argsort(-z, kind="stable")[:K]]
+
+
+def grm_alg2(X, s, n_top=N_TOP, mu0=1.0, rho=1.5, max_outer=30, max_inner=500):
+    """Algorithm 2 *as printed* in the GRM paper -> (working set, its z), not the exact optimum.
 
     A transcription: z starts uniform; each outer step sets lambda = z'Az / z's and runs
     the ALM with alpha = 0, mu = mu0 growing by rho every iteration (steps 1-4, eq. 8 and
@@ -171,7 +177,7 @@ def grm_alg2_top(X, s, n_top=N_TOP, mu0=1.0, rho=1.5, max_outer=30, max_inner=50
             mu *= rho
             if np.linalg.norm(z - v) < 1e-8:
                 break
-    return top[np.argsort(-z, kind="stable")[:K]]
+    return top, z
 
 
 def accuracy(X, y, sel, model, reps):
