@@ -462,6 +462,125 @@ def solve_mkl(
     )
 
 
+# from this many classes on, the Newton system is solved through its structure (one small
+# system per class plus a low-rank correction) instead of densely: the dense (q c + c)^3 / 3
+# factorisation took 6.3 of ORL's 8.4 s (40 classes, q = 100: a 4,040 x 4,040 system)
+_STRUCTURED_MIN_CLASSES = 3
+
+
+def _dense_newton_solve(blocks, u, ko_a, nrm, N, rhs, q, c, hinge, active):
+    """The Newton system ``H step = -rhs`` assembled densely and factorised by Cholesky."""
+    nv = q * c + (c if hinge else 0)
+    H = np.zeros((nv, nv))
+    H[: q * c, : q * c] = np.outer(u, u)
+    for t in np.flatnonzero(active):
+        loc = np.flatnonzero(ko_a == t)
+        ix = (np.arange(c)[:, None] * q + loc[None, :]).reshape(-1)
+        ut = u[ix]
+        H[np.ix_(ix, ix)] += (N / nrm[t]) * (np.eye(ix.size) - np.outer(ut, ut))
+    for k, (G, b, na) in enumerate(blocks):
+        sl = slice(k * q, (k + 1) * q)
+        H[sl, sl] += G
+        if hinge:
+            gi = q * c + k
+            H[sl, gi] = H[gi, sl] = -b
+            H[gi, gi] = na
+    ridge = 1e-12 * max(float(np.abs(np.diag(H)).max()), 1e-300)
+    H.flat[:: nv + 1] += ridge
+    try:
+        return -_chol_solve(_chol(H), rhs)
+    except LinAlgError:
+        return -np.linalg.lstsq(H, rhs, rcond=None)[0]
+
+
+def _structured_newton_solve(blocks, u, ko_a, nrm, N, rhs, q, c, hinge):
+    """``H step = -rhs`` by Woodbury, without forming ``H`` (``None`` if not accurate enough).
+
+    ``H = M + V E V'`` with ``M`` block diagonal over the classes (the loss Hessian ``C G_k``
+    plus the regulariser's ``diag(N / ||W_t||)``, bordered by the class's margin) and a rank
+    ``T_active + 1`` correction: ``-N / ||W_t|| u_t u_t'`` per active kernel ``t`` and
+    ``+u u'``. A step then costs ``c`` factorisations of size ``q + 1`` and one
+    ``(T_active + 1)``-square solve instead of one factorisation of size ``q c + c``. The
+    residual is checked against ``H`` applied through the same structure; one step of
+    iterative refinement is allowed, otherwise the caller falls back to the dense solve.
+    """
+    kers = np.unique(ko_a)
+    dcol = N / nrm[ko_a]  # the regulariser's diagonal on every active column (all classes)
+    m = q + (1 if hinge else 0)
+    uu = u * u
+    diag_max = float((uu + np.tile(dcol, c) * (1.0 - uu)).max(initial=0.0))
+    mats = []
+    for G, b, na in blocks:
+        Mk = np.empty((m, m))
+        Mk[:q, :q] = G
+        Mk[:q, :q].flat[:: q + 1] += dcol
+        if hinge:
+            Mk[:q, q] = -b
+            Mk[q, :q] = -b
+            Mk[q, q] = na
+        diag_max = max(diag_max, float(np.abs(np.diag(G)).max(initial=0.0)), na or 0.0)
+        mats.append(Mk)
+    # the dense path's ridge (1e-12 of H's largest diagonal entry), on every diagonal entry
+    ridge = 1e-12 * max(diag_max, 1e-300)
+    factors = []
+    try:
+        for Mk in mats:
+            Mk.flat[:: m + 1] += ridge
+            factors.append(_chol(Mk.copy()))
+    except LinAlgError:
+        return None
+    Uq = u.reshape(c, q)
+    V = np.zeros((c, m, kers.size + 1))  # the low-rank factors in the per-class layout
+    for i, t in enumerate(kers):
+        loc = ko_a == t
+        V[:, :q, i][:, loc] = Uq[:, loc]
+    V[:, :q, -1] = Uq
+    e = np.concatenate([-N / nrm[kers], [1.0]])
+
+    def split(x):
+        xs = np.zeros((c, m))
+        xs[:, :q] = x[: q * c].reshape(c, q)
+        if hinge:
+            xs[:, q] = x[q * c :]
+        return xs
+
+    def join(xs):
+        w = xs[:, :q].reshape(-1)
+        return np.concatenate([w, xs[:, q]]) if hinge else w
+
+    MinvV = np.stack([_chol_solve(f, V[k]) for k, f in enumerate(factors)])  # (c, m, r)
+    K = np.diag(1.0 / e) + np.einsum("kmi,kmj->ij", V, MinvV)
+
+    def apply_inv(x):
+        xs = split(x)
+        y = np.stack([_chol_solve(f, xs[k]) for k, f in enumerate(factors)])
+        try:
+            w = solve(K, np.einsum("kmi,km->i", V, y), assume_a="sym")
+        except (LinAlgError, ValueError):
+            return None
+        return join(y - MinvV @ w)
+
+    def apply_H(x):
+        xs = split(x)
+        y = np.stack([mats[k] @ xs[k] for k in range(c)])  # the ridge is in mats now
+        y += V @ (e * np.einsum("kmi,km->i", V, xs))
+        return join(y)
+
+    x = apply_inv(rhs)
+    if x is None or not np.all(np.isfinite(x)):
+        return None
+    scale = float(np.linalg.norm(rhs)) + 1e-300
+    res = rhs - apply_H(x)
+    if float(np.linalg.norm(res)) > 1e-10 * scale:
+        dx = apply_inv(res)
+        if dx is None:
+            return None
+        x = x + dx
+        if float(np.linalg.norm(rhs - apply_H(x))) > 1e-8 * scale:
+            return None
+    return -x
+
+
 # ============================================================================ primal solver
 @dataclass
 class MasterResult:
@@ -720,42 +839,29 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
         # ---- Newton step over the active kernels' columns and the margins
         cols = np.flatnonzero(active[kernel_of])
         q = cols.size
-        nv = q * c + (c if hinge else 0)
-        H = np.zeros((nv, nv))
-        rhs = np.empty(nv)
         # regulariser: grad N * W_t / ||W_t||; Hessian u u' + N blockdiag((I - w w') / ||W_t||)
         Wa = W[cols]  # (q, c)
         kn = nrm[kernel_of[cols]]
         U = Wa / kn[:, None]  # unit directions per kernel
         u = U.T.reshape(-1)  # class-major: variable (k, j) at k * q + j
-        reg_g = N * u
-        H[: q * c, : q * c] = np.outer(u, u)
         ko_a = kernel_of[cols]
-        for t in np.flatnonzero(active):
-            loc = np.flatnonzero(ko_a == t)
-            ix = (np.arange(c)[:, None] * q + loc[None, :]).reshape(-1)
-            ut = u[ix]
-            H[np.ix_(ix, ix)] += (N / nrm[t]) * (np.eye(ix.size) - np.outer(ut, ut))
+        blocks = []  # per class: (C * Gram of the active columns, C * b, C * number of active rows)
         for k in range(c):
-            sl = slice(k * q, (k + 1) * q)
-            rhs[sl] = reg_g[sl] + Gw[cols, k]
             if hinge:
                 act = R[:, k] > 0
                 G0, b0 = gram(k, act)
-                H[sl, sl] += C * G0[np.ix_(cols, cols)]
-                gi = q * c + k
-                H[sl, gi] = H[gi, sl] = -C * b0[cols]
-                H[gi, gi] = C * float(act.sum())
-                rhs[gi] = Gg[k]
+                blocks.append((C * G0[np.ix_(cols, cols)], C * b0[cols], C * float(act.sum())))
             else:
                 G0, _ = gram(k, np.ones(n, dtype=bool))
-                H[sl, sl] += C * G0[np.ix_(cols, cols)]
-        ridge = 1e-12 * max(float(np.abs(np.diag(H)).max()), 1e-300)
-        H.flat[:: nv + 1] += ridge
-        try:
-            step = -_chol_solve(_chol(H), rhs)
-        except LinAlgError:
-            step = -np.linalg.lstsq(H, rhs, rcond=None)[0]
+                blocks.append((C * G0[np.ix_(cols, cols)], None, None))
+        rhs = N * u + Gw[cols].T.reshape(-1)
+        if hinge:
+            rhs = np.concatenate([rhs, Gg])
+        step = None
+        if c >= _STRUCTURED_MIN_CLASSES:
+            step = _structured_newton_solve(blocks, u, ko_a, nrm, N, rhs, q, c, hinge)
+        if step is None:
+            step = _dense_newton_solve(blocks, u, ko_a, nrm, N, rhs, q, c, hinge, active)
         dW = np.zeros((p, c))
         dW[cols] = step[: q * c].reshape(c, q).T
         dg = step[q * c :] if hinge else np.zeros(c)
