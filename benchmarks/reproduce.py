@@ -957,36 +957,41 @@ def grm_section(quick):
     for name in ("GLIOMA", "ALLAML", "Prostate-GE") if not quick else ("GLIOMA",):
         correct_moves(name, 1 if quick else 5)
     main3 = {"GLIOMA", "AMLALL", "COIL20"}
-    acc = [a for a in summary["acc"] if a[0] in main3]
-    red = [r for r in summary["red"] if r[0] in main3]
-    gains = sum(g > b + tol for _, _, _, b, g, tol in acc)
-    ties = sum(abs(g - b) <= tol for _, _, _, b, g, tol in acc)
+
+    def tally(key):
+        """(gains, ties, losses, pairs) of the accuracy pairs ``summary[key]`` on the three sets."""
+        pairs = [a for a in summary[key] if a[0] in main3]
+        gains = sum(g > b + tol for *_, b, g, tol in pairs)
+        ties = sum(abs(g - b) <= tol for *_, b, g, tol in pairs)
+        return gains, ties, len(pairs) - gains - ties, pairs
+
+    def red_cuts(key):
+        return [(b, g) for ds, _, b, g in summary[key] if ds in main3]
+
+    gains, ties, losses, acc = tally("acc")
+    red = red_cuts("red")
     print(
         f"\nSummary (GLIOMA, AMLALL, COIL20; selected once): accuracy {gains} gains, {ties} ties "
-        f"(|GRM - base| <= max(1 sd, 1 point)), {len(acc) - gains - ties} losses of {len(acc)} pairs; "
-        f"redundancy lower in {sum(g < b for *_, b, g in red)} of {len(red)} pairs."
+        f"(|GRM - base| <= max(1 sd, 1 point)), {losses} losses of {len(acc)} pairs; "
+        f"redundancy lower in {sum(g < b for b, g in red)} of {len(red)} pairs."
     )
     for ds, base, model, b, g, tol in acc:
         if g < b - tol:
             print(f"- loss: {ds} {base} {model}: {b:.1f} -> {g:.1f}")
-    acc2 = [a for a in summary["acc_alg2"] if a[0] in main3]
-    red2 = [r for r in summary["red_alg2"] if r[0] in main3]
-    g2 = sum(g > b + tol for _, _, _, b, g, tol in acc2)
-    t2 = sum(abs(g - b) <= tol for _, _, _, b, g, tol in acc2)
+    g2, t2, l2, acc2 = tally("acc_alg2")
+    red2 = red_cuts("red_alg2")
     print(
         f"\nThe same with GRM's Algorithm 2 as printed (an inexact iterate, not fsviz's GRM): accuracy "
-        f"{g2} gains, {t2} ties, {len(acc2) - g2 - t2} losses of {len(acc2)} pairs; redundancy lower in "
-        f"{sum(g < b for *_, b, g in red2)} of {len(red2)} pairs, cut "
-        + ", ".join(f"{b / max(g, 1e-12):.1f}x" for *_, b, g in red2)
+        f"{g2} gains, {t2} ties, {l2} losses of {len(acc2)} pairs; redundancy lower in "
+        f"{sum(g < b for b, g in red2)} of {len(red2)} pairs, cut "
+        + ", ".join(f"{b / max(g, 1e-12):.1f}x" for b, g in red2)
         + "."
     )
-    h = summary["honest"]
-    if h:
-        hg = sum(g > b + tol for *_, b, g, tol in h)
-        ht = sum(abs(g - b) <= tol for *_, b, g, tol in h)
+    if summary["honest"]:
+        hg, ht, hl, h = tally("honest")
         print(
             f"\nIn-fold (honest, {reps} repetitions; supervised bases on GLIOMA, AMLALL, COIL20): "
-            f"{hg} gains, {ht} ties, {len(h) - hg - ht} losses of {len(h)} pairs."
+            f"{hg} gains, {ht} ties, {hl} losses of {len(h)} pairs."
         )
     print()
 
