@@ -271,6 +271,35 @@ def _window_cost(abs_t, eligible, sf, window) -> float:
     return float(np.sum((ends - starts + 1) * np.maximum(hi - lo, 0)))
 
 
+_STATS_MIN_SIZE = 1 << 20  # smaller X: numpy's passes (waking numba's threads costs more)
+
+
+def _finite_stats(X):
+    """Validation's finiteness check of an in-memory ``X``, fused with the statistics pass.
+
+    Dense C-ordered ``X`` of at least :data:`_STATS_MIN_SIZE` values: one pass of
+    :func:`~fsviz.select._gdm_kernels.dense_stats` gives the column sums and sums of squares
+    (bitwise numpy's, so :func:`~fsviz.stats.moments.column_moments` gets the same moments
+    from them) and the largest ``|value|`` (what :func:`scale_extreme` looks at); all sums
+    finite means all values finite. Returns ``(sums, sums_of_squares, largest |value|)``,
+    or None (other input, or a non-finite sum from values near the float64 limit) after
+    :func:`sklearn.utils.assert_all_finite` -- which raises validation's usual error for
+    NaN or infinity.
+    """
+    if isinstance(X, np.ndarray) and X.flags.c_contiguous and X.size >= _STATS_MIN_SIZE:
+        with _numba_threads():
+            s1, s2, lo, hi = GK.dense_stats(X, numba.get_num_threads())
+        if np.isfinite(s1).all():
+            return s1, s2, float(max(hi.max(), -lo.min()))
+    assert_all_finite(X, allow_nan=False, estimator_name="GDM", input_name="X")
+    return None
+
+
+def _moderate(top: float) -> bool:
+    """:func:`scale_extreme` leaves data whose largest ``|value|`` is ``top`` unchanged."""
+    return top == 0.0 or 1.0 / EXTREME <= top <= EXTREME
+
+
 @contextlib.contextmanager
 def _numba_threads():
     """One numba thread while the machine is busy (load average >= core count), else all.
@@ -990,10 +1019,21 @@ class GDM(SelectorMixin, BaseEstimator):
         self : GDM
         """
         ooc = is_out_of_core(X)
+        sums = None  # dense in memory: column sums from the statistics pass (finiteness check)
+        # in memory, the finiteness check of validation is the statistics pass itself
+        # (_finite_stats): X is read once for it, the power-of-two scaling and the moments
         if ooc:  # memmap / zarr: validated block by block in the statistics pass, never copied
             X, y = self._validate_out_of_core(X, y)
         elif self.one_class:
-            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
+            X = validate_data(
+                self,
+                X,
+                accept_sparse=("csr", "csc"),
+                dtype=np.float64,
+                ensure_min_samples=2,
+                ensure_all_finite=False,
+            )
+            sums = _finite_stats(X)
         else:
             if y is None:
                 raise ValueError(
@@ -1001,16 +1041,23 @@ class GDM(SelectorMixin, BaseEstimator):
                     "(one_class=False) needs labels. Pass y, or set one_class=True."
                 )
             X, y = validate_data(
-                self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2
+                self,
+                X,
+                y,
+                accept_sparse=("csr", "csc"),
+                dtype=np.float64,
+                ensure_min_samples=2,
+                ensure_all_finite=False,
             )
+            sums = _finite_stats(X)
         if not self.one_class:
             self.target_type_ = self._target_type(y)
             if self.target_type_ == "multiclass":
                 self.classes_ = np.unique(y)
             elif self.target_type_ == "binary":
                 self.classes_, y_pos = self._binary_target(y)
-        if not ooc:
-            X = scale_extreme(X)
+        if not ooc and (sums is None or not _moderate(sums[2])):
+            X, sums = scale_extreme(X), None  # extreme values: moments of the scaled X below
         n, m = X.shape
         tau = self._check_params(n)
         if sp.issparse(X):
@@ -1038,7 +1085,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 scanner.close()
                 raise
         else:
-            mean, norm = column_moments(X)
+            mean, norm = column_moments(X, sums=None if sums is None else sums[:2])
             discrete = self.corr == "su" and is_discrete(X)
         const = norm <= 0
         try:

@@ -8,12 +8,16 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def column_moments(X) -> tuple[np.ndarray, np.ndarray]:
+def column_moments(X, sums=None) -> tuple[np.ndarray, np.ndarray]:
     """Mean and centred Euclidean norm of every column.
 
     Parameters
     ----------
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+    sums : tuple of two ndarrays, optional
+        Dense ``X`` only: the column sums and sums of squares, already computed in a pass
+        of the caller's (``X.sum(axis=0)``, ``np.einsum("ij,ij->j", X, X)``); ``X`` is then
+        read again only for the columns that need the exact two-pass recomputation.
 
     Returns
     -------
@@ -32,11 +36,14 @@ def column_moments(X) -> tuple[np.ndarray, np.ndarray]:
         ss = s2 - n * mean * mean
     else:
         X = np.asarray(X, dtype=np.float64)
-        mean = X.mean(axis=0)
+        mean = X.mean(axis=0) if sums is None else sums[0] / n
         # one fast pass (sum of squares), then an exact two-pass recomputation for the
         # columns where cancellation could cost more than ~3 of float64's 16 digits
         n_mean2 = X.shape[0] * mean * mean
-        ss = np.einsum("ij,ij->j", X, X) - n_mean2 if X.size else np.zeros(X.shape[1])
+        if sums is not None:
+            ss = sums[1] - n_mean2
+        else:
+            ss = np.einsum("ij,ij->j", X, X) - n_mean2 if X.size else np.zeros(X.shape[1])
         bad = np.flatnonzero(n_mean2 > 1e3 * np.maximum(ss, 0.0))
         if bad.size:
             for a in range(0, bad.size, 256):
