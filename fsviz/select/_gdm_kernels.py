@@ -270,3 +270,77 @@ def dense_stats(X, n_parts):
         lo[a:b] = tl
         hi[a:b] = th
     return s1, s2, lo, hi
+
+
+@njit(cache=True, parallel=True)
+def tail_ss(X, a, k, mean, out, n_parts):
+    """``out[j] = sum_{i >= k} (X[i, a + j] - mean[j])**2`` for ``j < len(mean)``, in float64.
+
+    The squared norm of the centred column's tail (rows ``k..n-1``): it bounds the part of
+    a correlation that group completion's float32 pre-screen leaves out (Cauchy-Schwarz, see
+    ``_block_complete_pcc``). Row-major ``X``: ``n_parts`` contiguous column ranges on the
+    threads, each reading row segments four rows at a time into a local accumulator;
+    column-major: column by column.
+    """
+    n = X.shape[0]
+    L = mean.shape[0]
+    if X.strides[0] < X.strides[1]:  # column-major: whole columns are contiguous
+        for j in prange(L):
+            s = 0.0
+            mj = mean[j]
+            for i in range(k, n):
+                d = X[i, a + j] - mj
+                s += d * d
+            out[j] = s
+        return
+    w = (L + n_parts - 1) // n_parts
+    stop = k + (n - k) - (n - k) % 4
+    for c in prange(n_parts):
+        j0 = min(c * w, L)
+        j1 = min(j0 + w, L)
+        mu = mean[j0:j1]
+        acc = np.zeros(j1 - j0)
+        for i in range(k, stop, 4):
+            r0 = X[i, a + j0 : a + j1]
+            r1 = X[i + 1, a + j0 : a + j1]
+            r2 = X[i + 2, a + j0 : a + j1]
+            r3 = X[i + 3, a + j0 : a + j1]
+            for j in range(j1 - j0):
+                d0 = r0[j] - mu[j]
+                d1 = r1[j] - mu[j]
+                d2 = r2[j] - mu[j]
+                d3 = r3[j] - mu[j]
+                acc[j] = acc[j] + d0 * d0 + d1 * d1 + d2 * d2 + d3 * d3
+        for i in range(stop, n):
+            r = X[i, a + j0 : a + j1]
+            for j in range(j1 - j0):
+                d = r[j] - mu[j]
+                acc[j] += d * d
+        out[j0:j1] = acc
+
+
+@njit(cache=True)
+def prescreen_max(P, mean, colsum, norm, tail_x, tail_z, out):
+    """``out[i] = max_s (|P[i, s] - mean[i] colsum[s]| / norm[i] + tail_x[i] tail_z[s])``.
+
+    Group completion's float32 pre-screen of one slice: ``P`` (L, p) float32 products of the
+    raw features with the float32 SF columns, centred and scaled here in float64 without
+    temporaries; ``tail_x[i] tail_z[s]`` bounds the correlation over the rows left out of the
+    product (zeros when none are). A non-finite product (float32 overflow) gives ``inf``,
+    so that feature is always rechecked in float64.
+    """
+    L, p = P.shape
+    for i in range(L):
+        mi = mean[i]
+        nrm = norm[i]
+        ti = tail_x[i]
+        best = -1.0
+        for s in range(p):
+            v = np.float64(P[i, s])
+            if not np.isfinite(v):
+                best = np.inf
+                break
+            r = abs(v - mi * colsum[s]) / nrm + ti * tail_z[s]
+            if r > best:
+                best = r
+        out[i] = best

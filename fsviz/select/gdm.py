@@ -62,6 +62,25 @@ _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
 # float32 pre-screen of the completion up to this many samples: its error bound grows as
 # n * 2^-24 (6e-3 here); beyond, too many features would need the float64 recheck
 _F32_MAX_ROWS = 100_000
+# from this many samples the pre-screen's product takes only the first rows (_split_rows)
+_SPLIT_MIN_ROWS = 1024
+# ... unless more than this fraction of a slice is left to recheck (then all rows)
+_SPLIT_MAX_RECHECK = 0.125
+
+
+def _split_rows(n: int, thr: float) -> int:
+    """Rows of the float32 pre-screen product in group completion (``n``: all of them).
+
+    The rows left out are bounded by ``||(x - mean)[k:]|| ||z[k:]|| / ||x - mean||``, about
+    ``1 - k / n`` for features whose variance is spread over the samples, and random
+    correlations over ``k`` rows are about ``sqrt(k) / n``; ``k = (tau + 0.2) n`` keeps both
+    well below ``thr = 1 - tau`` (tau = 0.3: half the rows, half the flops), so few features
+    need the float64 recheck. Not worth it past ``tau = 0.55`` or below ``_SPLIT_MIN_ROWS``.
+    """
+    f = 1.2 - thr
+    if n < _SPLIT_MIN_ROWS or f > 0.75:
+        return n
+    return int(np.ceil(f * n))
 
 
 # ============================================================================ block scans
@@ -145,29 +164,52 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
         # raw block (centring and scaling applied to the small (L, p) result), and only the
         # features whose float32 max |rho| comes within the rigorous error bound of ``thr``
         # are recomputed in float64 against all SFs -- the result is exactly that of the
-        # float64 scan (see _f32_bound)
+        # float64 scan (see _f32_bound). With many samples the product takes only the first
+        # k rows (_split_rows) and the rest is bounded by Cauchy-Schwarz: for centred x
+        # (norm ||x - mean||) and unit-norm SF z,
+        #   |rho| <= |rho over rows < k| + ||(x - mean)[k:]|| / ||x - mean|| * ||z[k:]||,
+        # so a feature whose float32 estimate of the right-hand side stays below
+        # thr - bound cannot reach thr; the others are rechecked in float64 on all rows
         b = elig_b.size
         step = 4 * _SUB
         n = Xb.shape[0]
-        Z32 = np.ascontiguousarray(Zs, dtype=np.float32)
-        sum32 = Z32.sum(axis=0, dtype=np.float64)
         z_nrm = float(np.sqrt(np.max(np.einsum("ij,ij->j", Zs, Zs))))
         order = "C" if Xb.strides[0] >= Xb.strides[1] else "F"
-        buf = np.empty((n, min(step, b)), dtype=np.float32, order=order)
-        with np.errstate(over="ignore", invalid="ignore"):  # inf/nan: rechecked below
+        k = _split_rows(n, thr)
+        setup = None
+        upper = np.empty(min(step, b))
+        tail = np.empty(min(step, b))
+        with np.errstate(over="ignore", invalid="ignore"), _numba_threads():  # inf/nan: rechecked
+            parts = numba.get_num_threads()
             for a in range(0, b, step):
                 sl = np.arange(a, min(a + step, b))
                 if not elig_b[sl].any():
                     continue
-                X32 = buf[:, : sl.size]
-                np.copyto(X32, Xb[:, a : a + sl.size], casting="same_kind")
-                P32 = (X32.T @ Z32).astype(np.float64)
-                R32 = np.abs(P32 - mean_b[sl][:, None] * sum32[None, :])
-                best32 = R32.max(axis=1) / norm_b[sl]
-                bound = _f32_bound(n, z_nrm, mean_b[sl], norm_b[sl])
-                n_corr += sl.size * p
-                # not (best32 < thr - bound): non-finite values (float32 overflow) are rechecked
-                near = sl[~(best32 < thr - bound) & elig_b[sl]]
+                L = sl.size
+                while True:
+                    if setup is None or setup[0] != k:
+                        Z32 = np.ascontiguousarray(Zs[:k], dtype=np.float32)
+                        tz = np.zeros(p)
+                        if k < n:  # ||z[k:]||, rounded up
+                            tz = np.sqrt(np.einsum("ij,ij->j", Zs[k:], Zs[k:])) * (1.0 + 1e-6) + 1e-150
+                        buf = np.empty((k, min(step, b)), dtype=np.float32, order=order)
+                        setup = (k, Z32, Z32.sum(axis=0, dtype=np.float64), tz, buf)
+                    _, Z32, sum32, tz, buf = setup
+                    X32 = buf[:, :L]
+                    np.copyto(X32, Xb[:k, a : a + L], casting="same_kind")
+                    tx = np.zeros(L)
+                    if k < n:  # ||(x - mean)[k:]|| / norm, rounded up (float64 sums, underflow)
+                        GK.tail_ss(Xb, a, k, mean_b[sl], tail, parts)
+                        tx = np.sqrt(tail[:L] + (n + 1) * 2.0**-1022) / norm_b[sl] * (1.0 + 1e-6)
+                    GK.prescreen_max(X32.T @ Z32, mean_b[sl], sum32, norm_b[sl], tx, tz, upper)
+                    bound = _f32_bound(n, z_nrm, mean_b[sl], norm_b[sl])
+                    # not (upper < thr - bound): non-finite values (float32 overflow) are rechecked
+                    near = sl[~(upper[:L] < thr - bound) & elig_b[sl]]
+                    if k < n and near.size > _SPLIT_MAX_RECHECK * L:
+                        k = n  # the tails leave too many features to recheck: all rows from here on
+                        continue
+                    break
+                n_corr += L * p
                 if near.size:
                     P = np.asarray(Xb[:, near].T @ Zs)
                     R = np.abs(P - mean_b[near][:, None] * colsum[None, :]) / norm_b[near][:, None]
