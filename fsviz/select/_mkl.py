@@ -472,12 +472,13 @@ def _dense_newton_solve(blocks, u, ko_a, nrm, N, rhs, q, c, hinge, active):
     """The Newton system ``H step = -rhs`` assembled densely and factorised by Cholesky."""
     nv = q * c + (c if hinge else 0)
     H = np.zeros((nv, nv))
-    H[: q * c, : q * c] = np.outer(u, u)
-    for t in np.flatnonzero(active):
-        loc = np.flatnonzero(ko_a == t)
-        ix = (np.arange(c)[:, None] * q + loc[None, :]).reshape(-1)
-        ut = u[ix]
-        H[np.ix_(ix, ix)] += (N / nrm[t]) * (np.eye(ix.size) - np.outer(ut, ut))
+    uu = np.outer(u, u)
+    H[: q * c, : q * c] = uu
+    # + (N / ||W_t||) (I - u_t u_t') on the variables of each active kernel t (class-major),
+    # all blocks at once: the same products and one addition per entry
+    kv = np.tile(ko_a, c)  # kernel of each variable
+    blk = (N / nrm[kv])[:, None] * (np.eye(q * c) - uu)
+    H[: q * c, : q * c] += np.where(kv[:, None] == kv[None, :], blk, 0.0)
     for k, (G, b, na) in enumerate(blocks):
         sl = slice(k * q, (k + 1) * q)
         H[sl, sl] += G
