@@ -55,7 +55,7 @@ from fsviz.stats.moments import column_moments
 
 __all__ = ["GDM"]
 
-_CHUNK = 64  # candidates per CRM kernel call
+_CHUNK = 64  # candidates per CRM kernel call, at most
 _SUB = 1024  # features per BLAS product in group completion (scan strategy)
 _SUB_W = 128  # features per product in the windowed strategy (narrow |t| ranges)
 _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
@@ -560,10 +560,16 @@ def _crm_walk(
     if state.corr == "pearson" and state.n:
         state.t[: state.n] = t[np.asarray(state.idx, dtype=np.intp)]  # windows use the current vector
     for batch in _order_batches(key, max(256, 4 * need)):
-        for start in range(0, batch.size, _CHUNK):
+        start = 0
+        while start < batch.size:
             if found >= need:
                 break
-            chunk = batch[start : start + _CHUNK]
+            # candidates gathered per kernel call: twice the SFs still missing (a walk on
+            # data with few correlations takes ~1.5 need candidates; gathering columns of a
+            # row-major X is the walk's main cost), at most _CHUNK
+            size = min(_CHUNK, max(8, 2 * (need - found)))
+            chunk = batch[start : start + size]
+            start += size
             c = chunk.size
             is_sf = np.ascontiguousarray(is_sf_all[chunk])
             status = np.full(c, -2, dtype=np.int64)
