@@ -54,6 +54,8 @@ def crm_walk_pcc(Xc, mean_c, norm_c, t_c, is_sf, Zs, t_s, n_sf, window, thr, nee
     n_corr = 0
     n_new = 0
     processed = 0
+    win = np.empty(Zs.shape[1], dtype=np.int64)
+    dots = np.empty(Zs.shape[1])
     for i in range(c):
         if n_new >= need:
             break
@@ -67,17 +69,43 @@ def crm_walk_pcc(Xc, mean_c, norm_c, t_c, is_sf, Zs, t_s, n_sf, window, thr, nee
         mi = mean_c[i]
         best = -1.0
         bj = -1
+        # SFs inside the Theorem 1 window, in buffer order
+        nw = 0
         for j in range(n_sf):
-            if abs(ti - abs(t_s[j])) > window:
-                continue
+            if abs(ti - abs(t_s[j])) <= window:
+                win[nw] = j
+                nw += 1
+        # four SFs per sweep over the rows: four independent sums, each in the order of
+        # one SF at a time (bitwise the same dot products, 4x fewer dependent additions)
+        nw4 = nw - nw % 4
+        for q in range(0, nw4, 4):
+            j0, j1, j2, j3 = win[q], win[q + 1], win[q + 2], win[q + 3]
+            d0 = 0.0
+            d1 = 0.0
+            d2 = 0.0
+            d3 = 0.0
+            for r in range(n):
+                xr = Xc[r, i] - mi
+                d0 += xr * Zs[r, j0]
+                d1 += xr * Zs[r, j1]
+                d2 += xr * Zs[r, j2]
+                d3 += xr * Zs[r, j3]
+            dots[q] = d0
+            dots[q + 1] = d1
+            dots[q + 2] = d2
+            dots[q + 3] = d3
+        for q in range(nw4, nw):
+            j = win[q]
             dot = 0.0
             for r in range(n):
                 dot += (Xc[r, i] - mi) * Zs[r, j]
-            rho = abs(dot) / norm_c[i]
+            dots[q] = dot
+        for q in range(nw):
+            rho = abs(dots[q]) / norm_c[i]
             n_corr += 1
             if rho > best:
                 best = rho
-                bj = j
+                bj = win[q]
         if bj >= 0 and best >= thr:
             status[i] = bj
             corr_out[i] = best
