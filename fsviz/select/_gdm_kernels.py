@@ -242,33 +242,39 @@ def standardise_f32(X, a, mean, inv, out, sumsq):
 
 
 @njit(cache=True, parallel=True)
-def dense_stats(X, n_parts):
-    """Per column of a C-ordered ``X``: sum, sum of squares, minimum and maximum, one pass.
+def dense_stats(X, w, n_parts):
+    """Per column of a C-ordered ``X``: sum, sum of squares, minimum, maximum and ``X' w``.
 
     GDM's statistics pass: the finiteness check of validation (a NaN or infinity makes its
-    column's sum non-finite), :func:`~fsviz.select._base.scale_extreme`'s largest ``|value|``
-    and the moments of :func:`~fsviz.stats.moments.column_moments` read ``X`` once instead of
-    five times. Rows are added in order, so the sums are bitwise those of numpy's axis-0
-    reductions of a C-ordered array (``X.sum(axis=0)``, ``np.einsum("ij,ij->j", X, X)``:
-    ``out[j] += x_ij`` row after row); rows go four at a time (``t + v0 + v1 + v2 + v3``
-    keeps that order of additions, with a quarter of the accumulator traffic). ``n_parts``
-    contiguous column ranges run on the threads; each reads whole row segments.
+    column's sum non-finite), :func:`~fsviz.select._base.scale_extreme`'s largest ``|value|``,
+    the moments of :func:`~fsviz.stats.moments.column_moments` and the first score scan
+    ``X' v`` of the cutting plane read ``X`` once instead of six times. Rows are added in
+    order, so the sums are bitwise those of numpy's axis-0 reductions of a C-ordered array
+    (``X.sum(axis=0)``, ``np.einsum("ij,ij->j", X, X)``: ``out[j] += x_ij`` row after row)
+    and ``X' w`` is bitwise :func:`rows_dot` over all rows; rows go four at a time
+    (``t + v0 + v1 + v2 + v3`` keeps that order of additions, with a quarter of the
+    accumulator traffic). ``w`` of length 0: no product (``X' w`` returned as zeros).
+    ``n_parts`` contiguous column ranges run on the threads; each reads whole row segments.
     """
     n, m = X.shape
     s1 = np.zeros(m)
     s2 = np.zeros(m)
     lo = np.zeros(m)
     hi = np.zeros(m)
+    u = np.zeros(m)
     if n == 0 or m == 0:
-        return s1, s2, lo, hi
-    w = (m + n_parts - 1) // n_parts
+        return s1, s2, lo, hi, u
+    has_w = w.shape[0] == n
+    w_ = w if has_w else np.zeros(n)
+    width = (m + n_parts - 1) // n_parts
     n4 = n - n % 4
     for c in prange(n_parts):
-        a = min(c * w, m)
-        b = min(a + w, m)
+        a = min(c * width, m)
+        b = min(a + width, m)
         L = b - a
         t1 = np.zeros(L)
         t2 = np.zeros(L)
+        tu = np.zeros(L)
         tl = X[0, a:b].copy()
         th = X[0, a:b].copy()
         for i in range(0, n4, 4):
@@ -285,19 +291,27 @@ def dense_stats(X, n_parts):
                 t2[j] = t2[j] + v0 * v0 + v1 * v1 + v2 * v2 + v3 * v3
                 tl[j] = min(min(min(tl[j], v0), min(v1, v2)), v3)
                 th[j] = max(max(max(th[j], v0), max(v1, v2)), v3)
+            if has_w:
+                w0, w1, w2, w3 = w_[i], w_[i + 1], w_[i + 2], w_[i + 3]
+                for j in range(L):
+                    tu[j] = tu[j] + w0 * r0[j] + w1 * r1[j] + w2 * r2[j] + w3 * r3[j]
         for i in range(n4, n):
             r = X[i, a:b]
+            wi = w_[i]
             for j in range(L):
                 v = r[j]
                 t1[j] += v
                 t2[j] += v * v
                 tl[j] = min(tl[j], v)
                 th[j] = max(th[j], v)
+                if has_w:
+                    tu[j] += wi * v
         s1[a:b] = t1
         s2[a:b] = t2
         lo[a:b] = tl
         hi[a:b] = th
-    return s1, s2, lo, hi
+        u[a:b] = tu
+    return s1, s2, lo, hi, u
 
 
 @njit(cache=True, parallel=True)

@@ -316,23 +316,38 @@ def _window_cost(abs_t, eligible, sf, window) -> float:
 _STATS_MIN_SIZE = 1 << 20  # smaller X: numpy's passes (waking numba's threads costs more)
 
 
-def _finite_stats(X):
+def _start_alpha(y: np.ndarray, loss: str, C: float) -> np.ndarray:
+    """Dual variables the cutting plane starts from (before any master problem)."""
+    if loss == "squared":
+        return C * y  # C * residual at W = 0
+    return np.full(y.shape, 1.0 / y.shape[0])  # one uniform simplex per output column
+
+
+def _start_vector(y: np.ndarray, loss: str, C: float) -> np.ndarray:
+    """``v`` of the first score scan: ``_FitState.signed`` of :func:`_start_alpha`."""
+    alpha = _start_alpha(y, loss, C)
+    return alpha if loss == "squared" else alpha * y
+
+
+def _finite_stats(X, v=None):
     """Validation's finiteness check of an in-memory ``X``, fused with the statistics pass.
 
     Dense C-ordered ``X`` of at least :data:`_STATS_MIN_SIZE` values: one pass of
     :func:`~fsviz.select._gdm_kernels.dense_stats` gives the column sums and sums of squares
     (bitwise numpy's, so :func:`~fsviz.stats.moments.column_moments` gets the same moments
-    from them) and the largest ``|value|`` (what :func:`scale_extreme` looks at); all sums
-    finite means all values finite. Returns ``(sums, sums_of_squares, largest |value|)``,
-    or None (other input, or a non-finite sum from values near the float64 limit) after
-    :func:`sklearn.utils.assert_all_finite` -- which raises validation's usual error for
-    NaN or infinity.
+    from them), the largest ``|value|`` (what :func:`scale_extreme` looks at) and, for a
+    vector ``v`` (the first iteration's ``alpha * y``), the first score scan ``X' v``; all
+    sums finite means all values finite. Returns ``(sums, sums_of_squares, largest |value|,
+    X' v or zeros)``, or None (other input, or a non-finite sum from values near the float64
+    limit) after :func:`sklearn.utils.assert_all_finite` -- which raises validation's usual
+    error for NaN or infinity.
     """
     if isinstance(X, np.ndarray) and X.flags.c_contiguous and X.size >= _STATS_MIN_SIZE:
+        w = np.ascontiguousarray(v) if v is not None and v.ndim == 1 else np.empty(0)
         with _numba_threads():
-            s1, s2, lo, hi = GK.dense_stats(X, numba.get_num_threads())
+            s1, s2, lo, hi, u = GK.dense_stats(X, w, numba.get_num_threads())
         if np.isfinite(s1).all():
-            return s1, s2, float(max(hi.max(), -lo.min()))
+            return s1, s2, float(max(hi.max(), -lo.min())), u
     assert_all_finite(X, allow_nan=False, estimator_name="GDM", input_name="X")
     return None
 
@@ -665,6 +680,7 @@ class _FitState:
     M: np.ndarray | None = None  # master design, one column per entry of cols (extended each iteration)
     loss: str = "squared_hinge"  # master-problem loss: "squared_hinge" or "squared" (regression)
     y_mean: float = 0.0  # regression: mean of y (the intercept; y itself is stored centred)
+    first_scan: tuple[np.ndarray, np.ndarray] | None = None  # (v, X' v) from the stats pass
 
     def signed(self, alpha: np.ndarray) -> np.ndarray:
         """The vector (matrix) the scores are taken against: ``alpha * y`` (classification)
@@ -697,7 +713,11 @@ class _MarginalRanking:
 
     def __call__(self, v: np.ndarray, sf: list[int]) -> _Ranking:
         st = self.st
-        u = st.scanner.dot(v)
+        if st.first_scan is not None and np.array_equal(st.first_scan[0], v):
+            u = st.first_scan[1]  # computed in the statistics pass
+        else:
+            u = st.scanner.dot(v)
+        st.first_scan = None
         s, t = self.gdm._scores(st, u, v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm)
         return _Ranking(np.abs(s), ~st.const, t, 0)
 
@@ -1067,9 +1087,7 @@ class GDM(SelectorMixin, BaseEstimator):
         self : GDM
         """
         ooc = is_out_of_core(X)
-        sums = None  # dense in memory: column sums from the statistics pass (finiteness check)
-        # in memory, the finiteness check of validation is the statistics pass itself
-        # (_finite_stats): X is read once for it, the power-of-two scaling and the moments
+        sums = None  # dense in memory: column sums etc. from the statistics pass
         if ooc:  # memmap / zarr: validated block by block in the statistics pass, never copied
             X, y = self._validate_out_of_core(X, y)
         elif self.one_class:
@@ -1081,7 +1099,6 @@ class GDM(SelectorMixin, BaseEstimator):
                 ensure_min_samples=2,
                 ensure_all_finite=False,
             )
-            sums = _finite_stats(X)
         else:
             if y is None:
                 raise ValueError(
@@ -1097,20 +1114,14 @@ class GDM(SelectorMixin, BaseEstimator):
                 ensure_min_samples=2,
                 ensure_all_finite=False,
             )
-            sums = _finite_stats(X)
         if not self.one_class:
             self.target_type_ = self._target_type(y)
             if self.target_type_ == "multiclass":
                 self.classes_ = np.unique(y)
             elif self.target_type_ == "binary":
                 self.classes_, y_pos = self._binary_target(y)
-        if not ooc and (sums is None or not _moderate(sums[2])):
-            X, sums = scale_extreme(X), None  # extreme values: moments of the scaled X below
         n, m = X.shape
         tau = self._check_params(n)
-        if sp.issparse(X):
-            X = X.tocsc()
-            X.sort_indices()
         loss, y_mean = "squared_hinge", 0.0
         if self.one_class:
             self.target_type_ = "one_class"
@@ -1122,6 +1133,19 @@ class GDM(SelectorMixin, BaseEstimator):
             y_pm = np.asarray(y, dtype=np.float64) - y_mean
         else:
             y_pm = np.where(y_pos, 1.0, -1.0)
+        first_scan = None  # (v, X' v) of the cutting plane's first iteration, from the stats pass
+        if not ooc:
+            # in memory, validation's finiteness check is the statistics pass (_finite_stats):
+            # X is read once for it, the power-of-two scaling, the moments and the first scan
+            v0 = _start_vector(y_pm, loss, float(self.C)) if self.cv_folds is None else None
+            sums = _finite_stats(X, v0)
+            if sums is None or not _moderate(sums[2]):
+                X, sums = scale_extreme(X), None  # extreme values: moments of the scaled X below
+            elif v0 is not None and v0.ndim == 1:
+                first_scan = (v0, sums[3])
+        if sp.issparse(X):
+            X = X.tocsc()
+            X.sort_indices()
 
         # out of core: blocks of ~128 MB of float64 by default (one read + one product each)
         block = self.block_size or (max(256, min(_AUTO_BLOCK, 2**24 // max(n, 1))) if ooc else _AUTO_BLOCK)
@@ -1149,6 +1173,7 @@ class GDM(SelectorMixin, BaseEstimator):
                 scanner=scanner,
                 loss=loss,
                 y_mean=y_mean,
+                first_scan=first_scan,
             )
             rank = _MarginalRanking(self, st) if self.cv_folds is None else _FoldVoteRanking(self, st)
             # one BLAS thread on a busy machine (load >= cores, see blas_limits): the master
@@ -1247,10 +1272,7 @@ class GDM(SelectorMixin, BaseEstimator):
         K_b, T = int(self.n_per_iter), int(self.max_iter)
         sfs = _SFState(st.n, K_b * T, self.corr)
         af_owner = np.full(st.m, -1, dtype=np.intp)
-        if st.loss == "squared":
-            alpha = float(self.C) * st.y  # C * residual at W = 0
-        else:
-            alpha = np.full(st.y.shape, 1.0 / st.n)  # one uniform simplex per output column
+        alpha = _start_alpha(st.y, st.loss, float(self.C))
         it = 0
         for it in range(1, T + 1):
             v = st.signed(alpha)
