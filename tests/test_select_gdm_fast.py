@@ -300,3 +300,30 @@ def test_crm_kernel_four_sfs_per_sweep_is_bitwise_one_at_a_time():
             t_s[n_sf] = t_c[i]
             n_sf += 1
     assert (s1 >= 0).any() and (s1 == -1).any()  # both outcomes exercised
+
+
+# ----------------------------------------------------------------------------- SF column cache
+@pytest.mark.parametrize("kw", [dict(), dict(one_class=True), dict(corr="su"), dict(tau=0.0)])
+def test_sf_columns_from_the_walks_cache_change_nothing(monkeypatch, kw):
+    # the master problem and completion take the SF columns the CRM walks gathered: X is
+    # read only by the walks, and the fit is bitwise the one that gathers them again
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((300, 500))
+    X[:, 1] = X[:, 0] + 0.2 * rng.standard_normal(300)
+    y = (X[:, 0] + X[:, 9] > 0).astype(int)
+    kw = dict(n_per_iter=4, max_iter=3, **kw)
+    calls = []
+    orig = G._gather
+    monkeypatch.setattr(G, "_gather", lambda *a, **k: (calls.append(1), orig(*a, **k))[1])
+    g = GDM(**kw).fit(X, y)
+    n_walk = len(calls)
+    gather_all = lambda self, idx: orig(self.X, np.asarray(idx, dtype=np.intp))  # noqa: E731
+    monkeypatch.setattr(G._FitState, "columns", gather_all)
+    calls.clear()
+    ref = GDM(**kw).fit(X, y)
+    if kw.get("tau") != 0.0:
+        assert n_walk < len(calls)  # fewer reads of X with the cache
+    assert np.array_equal(g.support_, ref.support_)
+    assert all(np.array_equal(g.groups_[k], ref.groups_[k]) for k in ref.groups_)
+    assert np.array_equal(g.coef_, ref.coef_) and np.array_equal(g.scores_, ref.scores_)
+    assert np.array_equal(g.objective_history_, ref.objective_history_)

@@ -313,6 +313,7 @@ def _window_cost(abs_t, eligible, sf, window) -> float:
     return float(np.sum((ends - starts + 1) * np.maximum(hi - lo, 0)))
 
 
+_CPUS = os.cpu_count() or 1  # read once: os.cpu_count() costs ~0.1 ms a call
 _STATS_MIN_SIZE = 1 << 20  # smaller X: numpy's passes (waking numba's threads costs more)
 
 
@@ -367,7 +368,7 @@ def _numba_threads():
     3-5x slower than the 1-thread one (2048 x 10,000, load 4-5: 0.010-0.020 s vs 0.004 s).
     """
     try:
-        busy = os.getloadavg()[0] >= (os.cpu_count() or 1)
+        busy = os.getloadavg()[0] >= _CPUS
     except OSError:  # platform without load average
         busy = False
     if not busy:
@@ -515,6 +516,9 @@ class _SFState:
     def __init__(self, n_rows: int, p_max: int, corr: str):
         self.corr = corr
         self.idx: list[int] = []
+        # raw columns of the SFs as the walk gathered them (walks on all rows only): the
+        # master problem and group completion take them from here instead of reading X again
+        self.raw: dict[int, np.ndarray] = {}
         if corr == "pearson":
             self.Z = np.zeros((n_rows, p_max), order="F")
             self.t = np.zeros(p_max)
@@ -591,12 +595,15 @@ def _crm_walk(
             status = np.full(c, -2, dtype=np.int64)
             corr_out = np.zeros(c)
             n0 = state.n
+            cached = None
             if thr > 1.0:  # tau == 0: correlation constraints disabled (GDM_tau=0)
                 take = min(c, need - found)
                 status[:take] = np.where(is_sf[:take], -3, -1)
                 n_taken, nc = take, 0
             elif state.corr == "pearson":
                 Xc = _gather(X, chunk, rows)
+                if rows is None:
+                    cached = Xc
                 _, n_taken, nc, _ = GK.crm_walk_pcc(
                     Xc,
                     np.ascontiguousarray(mean[chunk]),
@@ -613,7 +620,10 @@ def _crm_walk(
                     corr_out,
                 )
             else:
-                cb = discretize(_gather(X, chunk, rows), n_bins=n_bins, strategy=strategy)
+                Xc = _gather(X, chunk, rows)
+                if rows is None:
+                    cached = Xc
+                cb = discretize(Xc, n_bins=n_bins, strategy=strategy)
                 _, n_taken, nc, _ = GK.crm_walk_su(
                     cb.codes,
                     cb.k,
@@ -629,6 +639,9 @@ def _crm_walk(
                     corr_out,
                 )
             fresh = [int(j) for j in chunk[status == -1]]
+            if cached is not None:
+                for pos in np.flatnonzero(status == -1):
+                    state.raw[int(chunk[pos])] = cached[:, pos]
             state.idx.extend(fresh)
             new_sf.extend(fresh)
             delta.extend(int(j) for j in chunk[(status == -1) | (status == -3)])
@@ -682,6 +695,19 @@ class _FitState:
     loss: str = "squared_hinge"  # master-problem loss: "squared_hinge" or "squared" (regression)
     y_mean: float = 0.0  # regression: mean of y (the intercept; y itself is stored centred)
     first_scan: tuple[np.ndarray, np.ndarray] | None = None  # (v, X' v) from the stats pass
+    raw: dict = field(default_factory=dict)  # feature -> raw column, gathered by the CRM walks
+
+    def columns(self, idx) -> np.ndarray:
+        """Raw columns ``idx`` of X, dense (n, len(idx)) Fortran-ordered: from the walks'
+        cache when it holds them all (the same values :func:`_gather` reads), else gathered."""
+        idx = np.asarray(idx, dtype=np.intp)
+        raw = self.raw
+        if raw and all(int(j) in raw for j in idx):
+            out = np.empty((self.n, idx.size), order="F")
+            for k, j in enumerate(idx):
+                out[:, k] = raw[int(j)]
+            return out
+        return _gather(self.X, idx)
 
     def signed(self, alpha: np.ndarray) -> np.ndarray:
         """The vector (matrix) the scores are taken against: ``alpha * y`` (classification)
@@ -1272,6 +1298,7 @@ class GDM(SelectorMixin, BaseEstimator):
         """
         K_b, T = int(self.n_per_iter), int(self.max_iter)
         sfs = _SFState(st.n, K_b * T, self.corr)
+        st.raw = sfs.raw
         af_owner = np.full(st.m, -1, dtype=np.intp)
         alpha = _start_alpha(st.y, st.loss, float(self.C))
         it = 0
@@ -1375,7 +1402,7 @@ class GDM(SelectorMixin, BaseEstimator):
 
     def _model_columns(self, st, idx):
         """Columns of the master problem's design: standardised (binary) or unit-norm (one-class)."""
-        Xs = _gather(st.X, np.asarray(idx, dtype=np.intp))
+        Xs = st.columns(idx)
         root_n = np.sqrt(st.n)
         if self.one_class:
             return Xs * (root_n / st.rawnorm[idx])
@@ -1456,7 +1483,7 @@ class GDM(SelectorMixin, BaseEstimator):
             per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
             out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
         else:
-            cs = discretize(_gather(st.X, sf), n_bins=self.n_bins, strategy=st.strategy)
+            cs = discretize(st.columns(sf), n_bins=self.n_bins, strategy=st.strategy)
             common = (
                 np.asfortranarray(cs.codes),
                 cs.k,
@@ -1483,7 +1510,7 @@ class GDM(SelectorMixin, BaseEstimator):
         return groups, gcorr, nc
 
     def _standardised(self, st, idx):
-        Xs = _gather(st.X, np.asarray(idx, dtype=np.intp))
+        Xs = st.columns(idx)
         return (Xs - st.mean[idx]) / st.safe[idx]
 
     # ------------------------------------------------------------------ prediction
