@@ -317,7 +317,7 @@ def test_sf_columns_from_the_walks_cache_change_nothing(monkeypatch, kw):
     monkeypatch.setattr(G, "_gather", lambda *a, **k: (calls.append(1), orig(*a, **k))[1])
     g = GDM(**kw).fit(X, y)
     n_walk = len(calls)
-    gather_all = lambda self, idx: orig(self.X, np.asarray(idx, dtype=np.intp))  # noqa: E731
+    gather_all = lambda self, idx: G._gather(self.X, np.asarray(idx, dtype=np.intp))  # noqa: E731
     monkeypatch.setattr(G._FitState, "columns", gather_all)
     calls.clear()
     ref = GDM(**kw).fit(X, y)
