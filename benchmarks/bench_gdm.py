@@ -90,7 +90,9 @@ def phases(X, y, **kw) -> str:
 
     acc: dict[str, float] = {}
     wrapped = [
-        (G, "scale_extreme", "validation/scaling"),
+        (G, "validate_data", "validation"),
+        (G, "_finite_stats", "statistics pass"),  # finiteness, max |x|, sums, first scan
+        (G, "scale_extreme", "scaling"),
         (G, "column_moments", "moments"),
         (G._Scanner, "dot", "score scans X'v"),
         (G, "_crm_walk", "CRM walks"),

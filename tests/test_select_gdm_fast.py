@@ -327,3 +327,27 @@ def test_sf_columns_from_the_walks_cache_change_nothing(monkeypatch, kw):
     assert all(np.array_equal(g.groups_[k], ref.groups_[k]) for k in ref.groups_)
     assert np.array_equal(g.coef_, ref.coef_) and np.array_equal(g.scores_, ref.scores_)
     assert np.array_equal(g.objective_history_, ref.objective_history_)
+
+
+# ----------------------------------------------------------------------------- thread rule
+def test_free_threads_rule(monkeypatch):
+    import numba
+
+    monkeypatch.setattr(G, "_CPUS", 8)
+    for load, want in [(0.0, 8), (0.4, 8), (0.6, 7), (3.2, 5), (7.6, 1), (1e9, 1)]:
+        monkeypatch.setattr(G.os, "getloadavg", lambda load=load: (load, load, load))
+        assert G._free_threads() == want
+    monkeypatch.setattr(G, "_CPUS", 2)
+    monkeypatch.setattr(G.os, "getloadavg", lambda: (1.2, 1.2, 1.2))  # one core taken
+    assert G._free_threads() == 1
+    before = numba.get_num_threads()
+    with G._blas_threads():
+        info = G._POOL.info()
+        assert all(lib["num_threads"] == 1 for lib in info if lib["user_api"] == "blas")
+    with G._numba_threads():
+        assert numba.get_num_threads() == 1
+    assert numba.get_num_threads() == before
+    monkeypatch.setattr(G.os, "getloadavg", lambda: (0.1, 0.1, 0.1))  # idle: no limit
+    assert G._free_threads() == 2
+    with G._numba_threads():
+        assert numba.get_num_threads() == before

@@ -45,9 +45,10 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import ClassifierTags, assert_all_finite, check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from threadpoolctl import ThreadpoolController
 
 from fsviz.select import _gdm_kernels as GK
-from fsviz.select._base import EXTREME, blas_limits, scale_extreme
+from fsviz.select._base import EXTREME, scale_extreme
 from fsviz.select._column_source import ColumnSource, block_stats, is_out_of_core
 from fsviz.select._mkl import MasterResult, solve_master
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
@@ -359,23 +360,57 @@ def _moderate(top: float) -> bool:
     return top == 0.0 or 1.0 / EXTREME <= top <= EXTREME
 
 
-@contextlib.contextmanager
-def _numba_threads():
-    """One numba thread while the machine is busy (load average >= core count), else all.
+def _free_threads() -> int:
+    """Threads GDM's parallel parts use: the cores the load average leaves free, at least one.
 
-    Like :func:`~fsviz.select._base.blas_limits` for BLAS: on a loaded 2-core machine the
-    2-thread :func:`~fsviz.select._gdm_kernels.rows_dot` waits for a free core and runs
-    3-5x slower than the 1-thread one (2048 x 10,000, load 4-5: 0.010-0.020 s vs 0.004 s).
+    ``cores - round(load)``, clipped to ``[1, cores]``. The load average counts GDM's own
+    process once it has run for a while, so on this project's 2-core machine a fit gets both
+    cores only when nothing else ran in the last minute (load < 0.5). Measured on the
+    2,048 x 10,000 benchmark (issue 14, fits alternating between thread settings in one
+    process, best of 12): at load 0.9-1.1 two threads made the memory-bound numba passes
+    faster (statistics pass 11 -> 7 ms, score scans 18 -> 12 ms) but the completion product
+    slower (42 -> 45 ms): best totals 114 vs 109 ms, medians 123 vs 137 ms; at load 1.7-2.2
+    the medians were 154 ms with one thread and 496 ms with two (threads waiting for a core).
     """
     try:
-        busy = os.getloadavg()[0] >= _CPUS
+        load = os.getloadavg()[0]
     except OSError:  # platform without load average
-        busy = False
-    if not busy:
+        return _CPUS
+    return max(1, min(_CPUS, _CPUS - int(load + 0.5)))
+
+
+_POOL = None  # threadpoolctl controller, made on first use (inspecting the libraries costs ms)
+
+
+def _blas_threads():
+    """Context: BLAS limited to :func:`_free_threads` threads (no limit when all cores are free).
+
+    GDM's own rule, stricter than :func:`~fsviz.select._base.blas_limits` (one thread only from
+    a load of ``cores``), see :func:`_free_threads` for the measurements.
+    """
+    k = _free_threads()
+    if k >= _CPUS:
+        return contextlib.nullcontext()
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadpoolController()
+    return _POOL.limit(limits=k, user_api="blas")
+
+
+@contextlib.contextmanager
+def _numba_threads():
+    """numba limited to :func:`_free_threads` threads while the machine is busy.
+
+    Like :func:`_blas_threads` for BLAS: on a loaded 2-core machine the 2-thread
+    :func:`~fsviz.select._gdm_kernels.rows_dot` waits for a free core and runs 3-5x slower
+    than the 1-thread one (2048 x 10,000, load 4-5: 0.010-0.020 s vs 0.004 s).
+    """
+    before = numba.get_num_threads()
+    k = min(_free_threads(), before)
+    if k >= before:
         yield
         return
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
+    numba.set_num_threads(k)
     try:
         yield
     finally:
@@ -1203,10 +1238,9 @@ class GDM(SelectorMixin, BaseEstimator):
                 first_scan=first_scan,
             )
             rank = _MarginalRanking(self, st) if self.cv_folds is None else _FoldVoteRanking(self, st)
-            # one BLAS thread on a busy machine (load >= cores, see blas_limits): the master
-            # problem's small factorisations and the completion product spin-wait for a core
-            # with two threads and run up to 2x slower than with one
-            with blas_limits():
+            # BLAS on the cores the load leaves free (_blas_threads): on a busy machine the
+            # completion product spin-waits for a core with two threads and runs slower
+            with _blas_threads():
                 self._cutting_plane(st, rank)
                 self._finish(st)
         finally:
