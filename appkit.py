@@ -523,6 +523,11 @@ def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None
     fresh = prev is None and small(ds)
     live = not clicked and not fresh and run != prev and cheap
     if clicked or fresh or stored(ds, run) is not None or live:
+        if live:  # the URL names the new run before it computes: the browser takes that
+            # message (a re-render of the whole app) while the server computes, not after
+            _session("shown", ds)[slot] = run
+            sync_url(ds)
+            _session("shown", ds)[slot] = prev  # until the result is there
         res = result(ds, run, label, progress=progress, quiet=live)
         if res is not None:
             _session("shown", ds)[slot] = run
