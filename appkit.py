@@ -22,6 +22,7 @@ import base64
 import hashlib
 import io
 import json
+import os
 import re
 import threading
 import time
@@ -40,6 +41,10 @@ from fsviz.compute import Run
 AUTO_RUN_CELLS = 3_000_000
 #: a page reruns as its widgets move when its last result took less than this (live tuning)
 LIVE_SECONDS = 1.0
+#: after a live step whose run took less than this, the slider's next value either way is
+#: computed in the background (:func:`prefetch_neighbours`): an arrow-key step is a cache hit.
+#: ``FSVIZ_PREFETCH_SECONDS=0`` turns it off (e.g. to time live steps that compute).
+PREFETCH_SECONDS = float(os.environ.get("FSVIZ_PREFETCH_SECONDS", "0.5"))
 STORE_SIZE = 128
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq", "mat", "npz", "svm", "libsvm", "svmlight"]
 
@@ -91,6 +96,93 @@ def _results() -> _LRU:
 @st.cache_resource(show_spinner=False)
 def _datasets() -> _LRU:
     return _LRU(8)
+
+
+class _Prefetcher:
+    """One background thread per server computing runs a page will likely ask for next.
+
+    Newest requests first, at most :attr:`size` waiting (older ones are dropped); a run
+    already stored or waiting is not queued twice. A page about to compute calls
+    :meth:`wait` first: the run it asks for leaves the queue, and a prefetch in progress
+    (a cheap run, see :data:`PREFETCH_SECONDS`) finishes before the page's own computation
+    starts, so the two never compete for the cores and a page asking for the run being
+    prefetched takes that result. Failures are dropped: the page computes the run itself
+    and shows the error.
+    """
+
+    size = 2
+
+    def __init__(self, store: _LRU):
+        self.store, self.lock, self.wake = store, threading.Lock(), threading.Event()
+        self.todo: OrderedDict = OrderedDict()
+        self.idle = threading.Event()
+        self.idle.set()
+        threading.Thread(target=self._loop, name="fsviz-prefetch", daemon=True).start()
+
+    def submit(self, ds, runs: list[Run]) -> None:
+        with self.lock:
+            for run in reversed(runs):  # the first run ends up first in line
+                key = ResultKey(ds.fingerprint, run.key)
+                if self.store.get(key) is None:
+                    self.todo[key] = (ds, run)
+                    self.todo.move_to_end(key, last=False)
+            while len(self.todo) > self.size:
+                self.todo.popitem(last=True)
+        self.wake.set()
+
+    def wait(self, key: ResultKey, timeout: float = 60.0) -> None:
+        """Drop ``key`` from the queue and let a prefetch in progress finish."""
+        with self.lock:
+            self.todo.pop(key, None)
+        self.idle.wait(timeout)
+
+    def _dependency(self, ds):
+        """Runs the prefetched one depends on: from the store, else computed and stored."""
+
+        def get(run: Run):
+            key = ResultKey(ds.fingerprint, run.key)
+            hit = self.store.get(key)
+            if hit is None:
+                hit = run.execute(ds, results=get)
+                self.store.put(key, hit)
+            return hit
+
+        return get
+
+    def _loop(self) -> None:
+        while True:
+            self.wake.wait()
+            with self.lock:
+                if not self.todo:
+                    self.wake.clear()
+                    continue
+                key, (ds, run) = self.todo.popitem(last=False)
+                if self.store.get(key) is not None:
+                    continue
+                self.idle.clear()
+            try:
+                self.store.put(key, run.execute(ds, None, results=self._dependency(ds)))
+            except Exception:  # the page computes the run itself and shows the error
+                pass
+            finally:
+                self.idle.set()
+
+
+@st.cache_resource(show_spinner=False)
+def _prefetcher() -> _Prefetcher:
+    return _Prefetcher(_results())
+
+
+def prefetch_neighbours(ds, run: Run, res, name: str, step: float, lo: float, hi: float) -> None:
+    """Compute ``run`` with parameter ``name`` one slider ``step`` up and down (within
+    ``[lo, hi]``) in the background when its result ``res`` took less than
+    :data:`PREFETCH_SECONDS`: the next arrow-key step of a live slider is then a cache hit."""
+    if res is None or res.run != run or res.seconds >= PREFETCH_SECONDS:
+        return
+    value = float(run.get(name))
+    near = [round(value + d, 10) for d in (step, -step) if lo <= round(value + d, 10) <= hi]
+    # not run.replace: it drops parameters set to None, which changes the run's key
+    _prefetcher().submit(ds, [Run(run.method, run.kwargs | {name: v}, run.seed) for v in near])
 
 
 def _session(name: str, ds) -> dict:
@@ -458,6 +550,9 @@ def result(
     A ValueError of the library shows as ``st.error`` and gives None; the session stays usable.
     """
     hit = stored(ds, run)
+    if hit is None and auto:  # a prefetch in progress first: it may be this very run
+        _prefetcher().wait(ResultKey(ds.fingerprint, run.key))
+        hit = stored(ds, run)
     if hit is not None or not auto:
         return hit
     label = label or f"Running {run.spec.label}"

@@ -6,9 +6,12 @@ Starts `streamlit run app.py` headless, opens the Groups page in Debian's Chromi
 script is idle. Also times a display-only change (treemap -> sunburst, a fragment rerun)
 and a return to an already computed tau (a cache hit), and a live slider step with no Run
 click (live tuning). Targets: < 1 s for a tau change; < 0.5 s median for a live step on the
-digits sample and on GLIOMA.
+digits sample and on GLIOMA. A live step moves tau by one slider step, which the app
+prefetches (``appkit.prefetch_neighbours``): ``--no-prefetch`` starts the app with
+``FSVIZ_PREFETCH_SECONDS=0`` so that every live step fits GDM while the page waits.
 
     python benchmarks/bench_app_responsiveness.py [--sample NAME | --upload GLIOMA.mat] [--repeats 5]
+        [--no-prefetch]
 
 Not part of CI. Timings on this shared 2-core machine are noisy.
 """
@@ -89,6 +92,7 @@ def main() -> int:
     ap.add_argument("--sample", default=None, help="sample name (default: the app's default sample)")
     ap.add_argument("--upload", default=None, help="a data file to upload instead (e.g. GLIOMA.mat)")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--no-prefetch", action="store_true", help="live steps compute (no neighbour prefetch)")
     a = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -112,6 +116,7 @@ def main() -> int:
             "false",
         ],
         cwd=ROOT,
+        env=os.environ | ({"FSVIZ_PREFETCH_SECONDS": "0"} if a.no_prefetch else {}),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -180,7 +185,7 @@ def main() -> int:
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
-    print(f"dataset: {active}")
+    print(f"dataset: {active}; neighbour prefetch {'off' if a.no_prefetch else 'on'}")
     print(
         f"new tau (GDM recomputed), {len(new)} runs: median {statistics.median(new):.3f} s, "
         f"max {max(new):.3f} s  -> target < 1 s: {'met' if statistics.median(new) < 1 else 'NOT met'}"

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
@@ -88,3 +89,80 @@ def test_a_failed_live_step_leaves_the_shown_run_in_the_url(digits, monkeypatch)
     assert any("tau=0.65 fail" in e.value for e in at.error)
     assert "tau=0.55" in _shown(at) and _url_tau(at) == 0.55  # not the run that failed
     assert any(w.value.startswith("Stale: the result below is for GDM") for w in at.warning)
+
+
+def _wait_stored(store, keys, seconds: float = 60.0) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while any(store.get(k) is None for k in keys) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_a_live_step_prefetches_the_slider_neighbours_exactly(digits, monkeypatch):
+    import appkit
+    from fsviz.compute import Run
+
+    monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)
+    monkeypatch.setattr(appkit, "PREFETCH_SECONDS", 60.0)  # the last run counts as cheap
+    at = goto(start(digits), "groups")
+    slider(at, "tau").set_value(0.55).run()
+    runs = json.loads(base64.urlsafe_b64decode(at.query_params["runs"].encode()))
+    shown = Run.from_dict(runs["gdm"])
+    ds = appkit._datasets().get(at.session_state["dataset_key"])
+    near = [Run(shown.method, shown.kwargs | {"tau": t}, shown.seed) for t in (0.54, 0.56)]
+    keys = [appkit.ResultKey(ds.fingerprint, r.key) for r in near]
+    store = appkit._results()
+    _wait_stored(store, keys)
+    for run, key in zip(near, keys, strict=True):
+        got, want = store.get(key), run.execute(ds)  # the same Run computed in the foreground
+        assert got is not None, f"{run.label} was not prefetched"
+        assert got.run == run
+        np.testing.assert_array_equal(got.support, want.support)
+        np.testing.assert_array_equal(got.af, want.af)
+        np.testing.assert_array_equal(got.af_sf, want.af_sf)
+    slider(at, "tau").set_value(0.56).run()  # the next arrow-key step: a cache hit
+    assert "tau=0.56" in _shown(at) and not at.exception
+
+
+def test_no_prefetch_after_a_slow_run(digits, monkeypatch):
+    import appkit
+
+    monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)
+    monkeypatch.setattr(appkit, "PREFETCH_SECONDS", 0.0)  # every run counts as too slow
+    submitted = []
+    monkeypatch.setattr(appkit._Prefetcher, "submit", lambda self, ds, runs: submitted.extend(runs))
+    at = goto(start(digits), "groups")
+    slider(at, "tau").set_value(0.35).run()
+    assert "tau=0.35" in _shown(at) and submitted == []
+
+
+def test_prefetcher_drops_failures_keeps_going_and_lets_a_page_wait(digits):
+    import appkit
+    from fsviz.compute import Run
+    from fsviz.data import load_sample
+
+    ds = load_sample(digits)
+    store = appkit._LRU(8)
+    pre = appkit._Prefetcher(store)
+    bad, good = Run("gdm", {"tau": 2.0}), Run("fisher")  # tau outside [0, 1]: a ValueError
+    key_bad, key_good = (appkit.ResultKey(ds.fingerprint, r.key) for r in (bad, good))
+    pre.submit(ds, [bad, good])
+    _wait_stored(store, [key_good])
+    pre.wait(key_bad)
+    assert store.get(key_bad) is None  # the failure is dropped: a page shows it when it runs
+    np.testing.assert_array_equal(store.get(key_good).scores, good.execute(ds).scores)
+
+    # at most `size` waiting, newest first: older requests are dropped
+    class Idle(appkit._Prefetcher):
+        def _loop(self):  # no worker: the queue stays as submit leaves it
+            return None
+
+    queue = Idle(appkit._LRU(8))
+    r1, r2, r3, r4 = (Run("fisher", {}, seed) for seed in (1, 2, 3, 4))
+    queue.submit(ds, [r1, r2, r3])
+    assert [r for _, r in queue.todo.values()] == [r1, r2]
+    queue.submit(ds, [r4])
+    assert [r for _, r in queue.todo.values()] == [r4, r1]
+    queue.wait(appkit.ResultKey(ds.fingerprint, r4.key))  # asked for by a page: leaves the queue
+    assert [r for _, r in queue.todo.values()] == [r1]
