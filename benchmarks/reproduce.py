@@ -88,7 +88,9 @@ BASES = {  # name in the paper -> (GRM name, factory(n_classes))
     "MCFS": ("GMCFS", lambda c: MCFS(n_clusters=c)),
     "RF": ("GRF", lambda c: ReliefF(n_neighbors=10)),
     "Fscore": ("GFscore", lambda c: FisherScore()),
-    "IG": ("GIG", lambda c: MutualInfo()),
+    # information gain on Fayyad & Irani's MDL cuts (Weka's InfoGainAttributeEval): a feature
+    # without an accepted cut scores 0, GRM's "no evidence" (10-bin MI: docs/reproduce.md)
+    "IG": ("GIG", lambda c: MutualInfo(strategy="mdl")),
 }
 SUPERVISED = ("RF", "Fscore", "IG")
 # the paper's values: table -> dataset -> column -> value

@@ -97,6 +97,7 @@ def test_registry_names_the_estimators_and_refuses_bad_runs():
         Run("fisher").execute(unlabelled)
     assert Run("variance").execute(unlabelled).scores.shape == (5,)
     assert fc.score_params("lgd", 7) == {"n_neighbors": 7} and fc.score_params("fisher", 7) == {}
+    assert fc.score_params("mi", 7) == {"strategy": "mdl"}  # GRM's IG base: MDL cuts, 0 = no evidence
 
 
 # ---------------------------------------------------------------------------- results and tables

@@ -880,7 +880,10 @@ def score_methods() -> list[str]:
 
 
 def score_params(name: str, n_neighbors: int) -> dict:
-    """A base score's parameters from the GRM page: the neighbourhood size where it has one."""
+    """A base score's parameters from the GRM page: the neighbourhood size where it has one;
+    information gain on MDL cuts (0 = no evidence, GRM's input contract: docs/scores.md)."""
+    if name == "mi":
+        return {"strategy": "mdl"}
     return {"n_neighbors": int(n_neighbors)} if name in NEIGHBOUR_METHODS else {}
 
 
