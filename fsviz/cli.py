@@ -253,7 +253,8 @@ def _run_of(args: argparse.Namespace):
     ):
         params.setdefault("n_features", args.n_features)  # mRMR selects as many as it exports
     if spec.name == "grm":
-        params["base"] = fc.Run(args.base, _parse_params(args.base_param), args.seed)
+        base = fc.grm_base_params(args.base) | _parse_params(args.base_param)
+        params["base"] = fc.Run(args.base, base, args.seed)
     elif args.base_param:
         raise CLIError("--base-param applies to --method grm only.")
     if spec.name == "group-saola" and params.get("groups", "gdm") == "gdm":

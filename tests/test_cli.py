@@ -379,3 +379,15 @@ def test_missing_and_categorical_options(tmp_path, capsys):
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert json.loads(out)["n_features"] == 4  # a, b, colour=blue, colour=red
+
+
+def test_grm_base_mi_takes_the_mdl_form_unless_told_otherwise():
+    # GRM's input contract: information gain on MDL cuts, as on the GRM page; --base-param wins
+    from fsviz.cli import _parser, _run_of
+
+    def base(*extra):
+        args = _parser().parse_args(["select", "--method", "grm", "--base", "mi", *extra, "data.csv"])
+        return _run_of(args).get("base")
+
+    assert base().get("strategy") == "mdl"
+    assert base("--base-param", "strategy=uniform").get("strategy") == "uniform"

@@ -98,6 +98,7 @@ def test_registry_names_the_estimators_and_refuses_bad_runs():
     assert Run("variance").execute(unlabelled).scores.shape == (5,)
     assert fc.score_params("lgd", 7) == {"n_neighbors": 7} and fc.score_params("fisher", 7) == {}
     assert fc.score_params("mi", 7) == {"strategy": "mdl"}  # GRM's IG base: MDL cuts, 0 = no evidence
+    assert fc.grm_base_params("mi") == {"strategy": "mdl"} and fc.grm_base_params("relieff") == {}
 
 
 # ---------------------------------------------------------------------------- results and tables

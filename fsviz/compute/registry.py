@@ -879,12 +879,19 @@ def score_methods() -> list[str]:
     return [n for n, m in METHODS.items() if m.kind == "score"]
 
 
+def grm_base_params(name: str) -> dict:
+    """Parameters that put a score in the form GRM takes it (0 = no evidence; docs/scores.md):
+    information gain on MDL cuts. The GRM page and ``fsviz select --method grm`` start from these."""
+    return {"strategy": "mdl"} if name == "mi" else {}
+
+
 def score_params(name: str, n_neighbors: int) -> dict:
-    """A base score's parameters from the GRM page: the neighbourhood size where it has one;
-    information gain on MDL cuts (0 = no evidence, GRM's input contract: docs/scores.md)."""
-    if name == "mi":
-        return {"strategy": "mdl"}
-    return {"n_neighbors": int(n_neighbors)} if name in NEIGHBOUR_METHODS else {}
+    """A base score's parameters from the GRM page: :func:`grm_base_params` and the
+    neighbourhood size where it has one."""
+    params = grm_base_params(name)
+    if name in NEIGHBOUR_METHODS:
+        params["n_neighbors"] = int(n_neighbors)
+    return params
 
 
 __all__ = [
@@ -896,5 +903,6 @@ __all__ = [
     "methods_for",
     "score_methods",
     "score_params",
+    "grm_base_params",
     "selection_methods",
 ]
