@@ -824,7 +824,10 @@ def default_gdm(ds) -> Run:
 def grm_form_defaults(ds) -> dict:
     """The GRM form's starting values: those of the result shown, else the defaults."""
     run = shown("grm", ds)
-    base = run.get("base") if run is not None else Run("lgd", {"n_neighbors": 5})
+    # Fisher score where there are classes: GRM's gain on it holds in-fold on GLIOMA, ALLAML and
+    # COIL20 (docs/reproduce.md); LGD's 1-D reading loses accuracy under GRM, so it is not the default
+    default = "fisher" if ds.target_kind == "classes" else "laplacian"
+    base = run.get("base") if run is not None else Run(default, fc.score_params(default, 5))
     return {
         "method": base.method,
         "n_neighbors": base.get("n_neighbors", 5),

@@ -16,6 +16,8 @@ verdict``; a closing table counts the verdicts per paper. Sections (``--only``):
   the paper) and ``in-fold`` (base score and GRM recomputed inside every training fold: honest),
   both over the 5 repetitions. Every base score is passed to GRM as its fsviz ``scores_`` (the
   GRM input contract in docs/scores.md).
+* ``grm-sens``: how the 36-pair outcome moves with GRM's working-set size n_top (100-2000),
+  and LGD under a sample-space reading of its neighbourhoods (measured, not fsviz's LGD).
 * ``saola``: the SAOLA paper (Yu, Wu, Ding & Pei, ACM TKDD 2016), Tables III-VIII, X-XVII and
   XXII-XXIII on leukemia, madelon and arcene, with the paper's splits and classifiers.
   Baselines fsviz does not have yet print "not yet in fsviz" and run once they exist.
@@ -892,7 +894,71 @@ def orl_row(fig, metric, paper, ours, verdict):
 # ----------------------------------------------------------------------------------------
 # driver
 # ----------------------------------------------------------------------------------------
-SECTIONS = ("grm", "saola", "gdm", "orl")
+def lgd_sample_space(X, n_neighbors=5):
+    """LGD with o(j) = the ``n_neighbors`` nearest *samples* of sample j in the full space (itself
+    included) instead of the 1-D reading fsviz ships (eq. 29-30; the paper's O(dn log n) by
+    sorting each feature says 1-D). A reading measured for the report only."""
+    from sklearn.neighbors import NearestNeighbors
+
+    nb = NearestNeighbors(n_neighbors=n_neighbors).fit(X).kneighbors(X, return_distance=False)
+    B = X[nb]  # (n, k, d): every sample's neighbourhood
+    local = ((B - B.mean(axis=1, keepdims=True)) ** 2).sum(axis=(0, 1))
+    glob = ((X - X.mean(axis=0)) ** 2).sum(axis=0)
+    return np.where(local > 0, glob / np.maximum(local, _TINY), 0.0)
+
+
+def pair_tally(pairs):
+    """(gains, ties, losses) of (base, grm, tol) accuracy pairs; a tie is |grm - base| <= tol."""
+    gains = sum(g > b + tol for b, g, tol in pairs)
+    ties = sum(abs(g - b) <= tol for b, g, tol in pairs)
+    return gains, ties, len(pairs) - gains - ties
+
+
+def grm_sensitivity(quick):
+    """How the 36-pair outcome moves with the working-set size n_top, and LGD's sample-space
+    reading: the protocol's free choices, measured so the headline is not read as robust."""
+    reps = 1 if quick else 5
+    names = ("GLIOMA", "ALLAML") if quick else ("GLIOMA", "ALLAML", "COIL20")
+    n_tops = (200, 1000) if quick else (100, 200, 500, 1000, 2000)
+    pairs = {nt: [] for nt in n_tops}
+    losses = {nt: [] for nt in n_tops}
+    lgd_rows = []
+    for name in names:
+        X, y = load(name)
+        c = len(np.unique(y))
+        for base, (_, make) in BASES.items():
+            s = make(c).fit(X, y).scores_
+            tb = np.argsort(-s, kind="stable")[:K]
+            ab = {m: accuracy(X, y, tb, m, reps)[0] for m in MODELS}
+            for nt in n_tops:
+                tg = grm_top(X, s, n_top=min(nt, X.shape[1]))
+                for m in MODELS:
+                    ag, sg = accuracy(X, y, tg, m, reps)
+                    tol = max(sg, 1.0)
+                    pairs[nt].append((ab[m], ag, tol))
+                    if ag < ab[m] - tol:
+                        losses[nt].append(f"{PAPER_NAME[name]} {base} {MODELS[m][0]}")
+        s = lgd_sample_space(X)
+        tb, tg = np.argsort(-s, kind="stable")[:K], grm_top(X, s)
+        red = (redundancy_rate(X, tb, kind="cosine2"), redundancy_rate(X, tg, kind="cosine2"))
+        for m, (label, _) in MODELS.items():
+            (ab, sb), (ag, sg) = accuracy(X, y, tb, m, reps), accuracy(X, y, tg, m, reps)
+            lgd_rows.append((PAPER_NAME[name], label, red, ab, sb, ag, sg))
+    print(f"\nGRM's working set n_top ({', '.join(names)}; selected once; {reps} repetition(s)):\n")
+    print("| n_top | gains | ties | losses | at least the base's | losses |")
+    print("|---|---|---|---|---|---|")
+    for nt in n_tops:
+        g, t, lo = pair_tally(pairs[nt])
+        print(f"| {nt} | {g} | {t} | {lo} | {g + t} of {len(pairs[nt])} | {'; '.join(losses[nt])} |")
+    print("\nLGD with sample-space neighbourhoods (o(j) = the 5 nearest samples; not fsviz's LGD):\n")
+    print("| data | classifier | Red LGD → GLGD | LGD acc | GLGD acc |")
+    print("|---|---|---|---|---|")
+    for ds, label, (rb, rg), ab, sb, ag, sg in lgd_rows:
+        print(f"| {ds} | {label} | {rb:.3f} → {rg:.3f} | {ab:.1f} ± {sb:.1f} | {ag:.1f} ± {sg:.1f} |")
+    print()
+
+
+SECTIONS = ("grm", "grm-sens", "saola", "gdm", "orl")
 ROWS_START, ROWS_END = "<!-- rows:start -->", "<!-- rows:end -->"
 
 
@@ -963,9 +1029,7 @@ def grm_section(quick):
     def tally(key):
         """(gains, ties, losses, pairs) of the accuracy pairs ``summary[key]`` on the three sets."""
         pairs = [a for a in summary[key] if a[0] in main3]
-        gains = sum(g > b + tol for *_, b, g, tol in pairs)
-        ties = sum(abs(g - b) <= tol for *_, b, g, tol in pairs)
-        return gains, ties, len(pairs) - gains - ties, pairs
+        return (*pair_tally([(b, g, tol) for *_, b, g, tol in pairs]), pairs)
 
     def red_cuts(key):
         return [(b, g) for ds, _, b, g in summary[key] if ds in main3]
@@ -1036,6 +1100,8 @@ def main():
             t0 = time.perf_counter()
             if sec == "grm":
                 grm_section(args.quick)
+            elif sec == "grm-sens":
+                grm_sensitivity(args.quick)
             elif sec == "saola":
                 saola_tables(args.quick)
             elif sec == "gdm":

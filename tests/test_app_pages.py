@@ -193,7 +193,9 @@ def test_grm_page_base_scores_and_prior_groups(digits):
     assert any("redone in each training fold" in c.value for c in at.caption)
     caption = [c.value for c in at.caption if c.value.startswith("Shown:")]
     base = next(s for s in at.selectbox if s.label == "base score")
-    base.set_value("fisher")
+    assert base.value == "fisher"  # the default where there are classes (docs/reproduce.md)
+    assert caption and "Fisher score" in caption[0]
+    base.set_value("lgd")
     button(at, "Run GRM").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert [c.value for c in at.caption if c.value.startswith("Shown:")] != caption

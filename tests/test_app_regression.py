@@ -66,7 +66,7 @@ def test_grm_page_offers_regression_scores_and_reports_r2(app):
     at = goto(app, "grm")
     base = next(s for s in at.selectbox if s.label == "base score")
     want = {fc.method(n).label for n in fc.methods_for("continuous", kinds=("score",))}
-    assert set(base.options) == want
+    assert set(base.options) == want and base.value == "laplacian"  # the default without classes
     assert (
         "Fisher score" not in base.options and "F-score" in base.options and "|Spearman rho|" in base.options
     )

@@ -73,3 +73,26 @@ def test_direction_tolerance(reproduce):
     assert reproduce.direction(60.0, 64.0, 70.0, 69.5, 1.0).startswith("reproduced")  # a tie
     assert reproduce.direction(60.0, 64.0, 70.0, 68.0, 1.0).startswith("NOT")  # a loss
     assert "fsviz gain" in reproduce.direction(None, None, 70.0, 75.0, 1.0)
+
+
+def test_lgd_sample_space_reading_known_answers(reproduce):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 5))
+    X[:, 3] = 2.0  # constant: no evidence
+    # every neighbourhood is the whole sample: local = n * global, so the ratio is 1/n
+    s = reproduce.lgd_sample_space(X, n_neighbors=12)
+    np.testing.assert_allclose(s[[0, 1, 2, 4]], 1 / 12)
+    assert s[3] == 0.0
+    # a transcription of eq. (29) with o(j) = the 3 nearest samples of j (itself included)
+    d = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    local = np.zeros(5)
+    for j in range(12):
+        nb = X[np.argsort(d[j], kind="stable")[:3]]
+        local += ((nb - nb.mean(0)) ** 2).sum(0)
+    glob = ((X - X.mean(0)) ** 2).sum(0)
+    np.testing.assert_allclose(reproduce.lgd_sample_space(X, 3)[[0, 1, 2, 4]], (glob / local)[[0, 1, 2, 4]])
+
+
+def test_pair_tally_uses_the_tolerance_both_ways(reproduce):
+    pairs = [(80.0, 82.0, 1.0), (80.0, 80.5, 1.0), (80.0, 78.0, 1.5), (80.0, 79.0, 1.0)]
+    assert reproduce.pair_tally(pairs) == (1, 2, 1)
