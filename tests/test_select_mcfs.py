@@ -74,3 +74,48 @@ def test_errors(clustered):
 @parametrize_with_checks([MCFS(n_clusters=1, n_neighbors=2)], expected_failed_checks=lambda est: {})
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.fixture
+def disconnected():
+    """Four far-apart clusters: the 5-NN graph has four components (eigenvalue 0 four times)."""
+    rng = np.random.default_rng(1)
+    lab = np.repeat(np.arange(4), 25)
+    X = rng.standard_normal((100, 30))
+    X[:, :4] += 50.0 * (lab[:, None] == np.arange(4)[None, :])
+    return X, lab
+
+
+def test_disconnected_graph_gets_the_component_basis(disconnected):
+    X, lab = disconnected
+    W = _knn_affinity("test", X, 5, "heat", None)
+    Wd = W.toarray()
+    D = np.diag(Wd.sum(1))
+    L = D - Wd
+    E = spectral_embedding(W, 5)
+    assert E.shape == (100, 5)
+    np.testing.assert_allclose(E.T @ D @ E, np.eye(5), atol=1e-10)  # D-orthonormal
+    np.testing.assert_allclose(E.T @ D @ np.ones(100), 0.0, atol=1e-10)  # the constant is dropped
+    # the first three span exactly the component indicators (minus the constant): L e = 0
+    np.testing.assert_allclose(L @ E[:, :3], 0.0, atol=1e-9)
+    ind = (lab[:, None] == np.arange(4)[None, :]).astype(float)
+    coef = np.linalg.lstsq(np.hstack([ind]), E[:, :3], rcond=None)[0]
+    np.testing.assert_allclose(ind @ coef, E[:, :3], atol=1e-10)
+    # the other two are the next generalized eigenvectors
+    vals = sla.eigh(L, D, eigvals_only=True)
+    for i, e in enumerate(E[:, 3:].T):
+        assert (e @ L @ e) / (e @ D @ e) == pytest.approx(vals[4 + i], rel=1e-8)
+
+
+def test_scores_do_not_depend_on_the_blas_thread_count(disconnected):
+    """Regression: on COIL20 (9 components) the top 20 changed with the BLAS thread count."""
+    from threadpoolctl import threadpool_limits
+
+    X, _ = disconnected
+    with threadpool_limits(1):
+        one = mcfs_score(X, n_clusters=6, n_nonzero=8)
+    with threadpool_limits(2):
+        two = mcfs_score(X, n_clusters=6, n_nonzero=8)
+    np.testing.assert_array_equal(one, two)
+    # each component's own feature enters the regressions on the component basis
+    assert {0, 1, 2, 3} <= set(np.flatnonzero(one))

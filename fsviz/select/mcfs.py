@@ -8,6 +8,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import connected_components
 from sklearn.linear_model import Lars, Lasso
 
 from fsviz.select._base import ScoreSelector
@@ -21,6 +22,13 @@ def spectral_embedding(W: sp.spmatrix, n_components: int) -> np.ndarray:
 
     Solved as the largest eigenvectors ``u`` of ``D^-1/2 W D^-1/2`` with ``e = D^-1/2 u``;
     the first (trivial, constant) one is dropped (survey eq. 64).
+
+    A graph with ``c > 1`` connected components has eigenvalue 0 ``c`` times, and any
+    D-orthonormal basis of that eigenspace is as valid as another: the one a solver returns
+    depends on rounding (with this machine's BLAS, on the thread count), and so would the
+    features MCFS picks. Here that eigenspace gets a canonical basis: the components'
+    indicator vectors, D-orthonormalised after the constant one (Gram-Schmidt in the order of
+    the components' first samples), the constant dropped as in the connected case.
     """
     n = W.shape[0]
     deg = np.asarray(W.sum(axis=1)).ravel()
@@ -32,9 +40,18 @@ def spectral_embedding(W: sp.spmatrix, n_components: int) -> np.ndarray:
         vals, U = sla.eigh((S + S.T) / 2.0, subset_by_index=[n - k, n - 1])
     else:
         vals, U = spla.eigsh(S, k=k, which="LA", v0=np.full(n, 1.0 / np.sqrt(n)))
-    order = np.argsort(-vals, kind="stable")
-    E = dinv[:, None] * U[:, order]
-    return E[:, 1:]
+    U = U[:, np.argsort(-vals, kind="stable")]
+    n_comp, labels = connected_components(W, directed=False)
+    if n_comp > 1:
+        c = min(n_comp, k)
+        # sqrt(D) times [constant, indicators of components 0..c-2]: its Q spans the zero
+        # eigenspace of L (in u-space); component n_comp - 1's indicator is their combination
+        B = np.zeros((n, c))
+        B[:, 0] = 1.0
+        B[:, 1:] = labels[:, None] == np.arange(c - 1)[None, :]
+        Q = np.linalg.qr(np.sqrt(deg)[:, None] * B)[0]
+        U = np.hstack([Q, U[:, n_comp:]]) if n_comp < k else Q
+    return (dinv[:, None] * U)[:, 1:k]
 
 
 def _l1_coefs(X, e: np.ndarray, n_nonzero: int) -> np.ndarray:
