@@ -824,9 +824,7 @@ def default_gdm(ds) -> Run:
 def grm_form_defaults(ds) -> dict:
     """The GRM form's starting values: those of the result shown, else the defaults."""
     run = shown("grm", ds)
-    # Fisher score where there are classes: GRM's gain on it holds in-fold on GLIOMA, ALLAML and
-    # COIL20 (docs/reproduce.md); LGD's 1-D reading loses accuracy under GRM, so it is not the default
-    default = "fisher" if ds.target_kind == "classes" else "laplacian"
+    default = fc.grm_default_base(ds.target_kind)
     base = run.get("base") if run is not None else Run(default, fc.score_params(default, 5))
     return {
         "method": base.method,

@@ -240,8 +240,9 @@ class _RunProgress(_Progress):
         super().__call__(int(round(1000 * frac)), 1000)
 
 
-def _run_of(args: argparse.Namespace):
-    """The :class:`fsviz.compute.Run` that ``fsviz select`` asks for (checked before loading)."""
+def _run_of(args: argparse.Namespace, target_kind: str | None = "classes"):
+    """The :class:`fsviz.compute.Run` that ``fsviz select`` asks for (checked before loading;
+    ``target_kind`` picks GRM's default base once the data is read)."""
     import fsviz.compute as fc
 
     spec = fc.method(args.method)
@@ -253,8 +254,9 @@ def _run_of(args: argparse.Namespace):
     ):
         params.setdefault("n_features", args.n_features)  # mRMR selects as many as it exports
     if spec.name == "grm":
-        base = fc.grm_base_params(args.base) | _parse_params(args.base_param)
-        params["base"] = fc.Run(args.base, base, args.seed)
+        name = args.base or fc.grm_default_base(target_kind)
+        base = fc.grm_base_params(name) | _parse_params(args.base_param)
+        params["base"] = fc.Run(name, base, args.seed)
     elif args.base_param:
         raise CLIError("--base-param applies to --method grm only.")
     if spec.name == "group-saola" and params.get("groups", "gdm") == "gdm":
@@ -274,6 +276,8 @@ def cmd_select(args: argparse.Namespace) -> int:
 
     run = _run_of(args)
     ds = _load(args)
+    if run.method == "grm" and args.base is None:
+        run = _run_of(args, ds.target_kind)
     client = _client(args)
     _say(args, f"running {run.label}, seed {run.seed} ...")
     try:
@@ -470,9 +474,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     q.add_argument(
         "--base",
-        default="fisher",
+        default=None,
         choices=score_methods(),
-        help="base score refined by --method grm (default fisher)",
+        help="base score refined by --method grm (default: fisher with class labels, else laplacian)",
     )
     q.add_argument(
         "--base-param",

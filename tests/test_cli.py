@@ -254,6 +254,22 @@ def test_select_grm_on_lgd_keeps_constant_pixels_out(tmp_path, capsys):
     assert len(top) == 20 and not set(top) & set(ds.constant_features.tolist())
 
 
+@pytest.mark.parametrize("labelled", [True, False])
+def test_select_grm_default_base_follows_the_target(tmp_path, capsys, rng, labelled):
+    """Like the GRM page: Fisher score with class labels, the Laplacian score without."""
+    df = pd.DataFrame(rng.normal(size=(40, 6)), columns=[f"g{i}" for i in range(6)])
+    if labelled:
+        df["tumour"] = np.where(np.arange(40) % 2, "glioma", "normal")
+    df.to_csv(tmp_path / "d.csv", index=False)
+    argv = ["select", "--method", "grm", "-k", "3", tmp_path / "d.csv", "--provenance", tmp_path / "p.json"]
+    argv += ["--label", "tumour"] if labelled else []
+    code, _, err = run([*argv, "-o", tmp_path / "s.csv"], capsys)
+    assert code == 0, err
+    base = json.loads((tmp_path / "p.json").read_text())["run"]["params"]["base"]["run"]
+    assert base["method"] == ("fisher" if labelled else "laplacian")
+    assert fc.grm_default_base("classes") == "fisher" and fc.grm_default_base(None) == "laplacian"
+
+
 def test_reduced_never_overwrites_a_feature_called_label(tmp_path, capsys, rng):
     df = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "label", "b"])
     df["tumour"] = np.where(np.arange(30) % 2, "glioma", "normal")

@@ -885,6 +885,16 @@ def grm_base_params(name: str) -> dict:
     return {"strategy": "mdl"} if name == "mi" else {}
 
 
+def grm_default_base(target_kind: str | None) -> str:
+    """GRM's default base score: Fisher score where there are classes, else the Laplacian score.
+
+    On GLIOMA, ALLAML and COIL20 GRM's gain on Fisher holds with the selection redone in each
+    training fold; LGD's 1-D reading loses accuracy under GRM there (docs/reproduce.md). The
+    GRM page and ``fsviz select --method grm`` start from it.
+    """
+    return "fisher" if target_kind == "classes" else "laplacian"
+
+
 def score_params(name: str, n_neighbors: int) -> dict:
     """A base score's parameters from the GRM page: :func:`grm_base_params` and the
     neighbourhood size where it has one."""
@@ -899,6 +909,7 @@ __all__ = [
     "Method",
     "NEIGHBOUR_METHODS",
     "fold_selector",
+    "grm_default_base",
     "method",
     "methods_for",
     "score_methods",
