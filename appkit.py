@@ -659,10 +659,35 @@ def selections(ds) -> dict[str, fc.Selection]:
     return out
 
 
+def cv_scheme(ds) -> str:
+    """The CV of this dataset's evaluations: ``"auto"`` (stratified 5-fold, fewer when a class is
+    smaller) or ``"loo"`` (leave-one-out, the Data page's fix for classes of one sample)."""
+    return _session("options", ds).get("cv", "auto")
+
+
+def cv_help(ev: fc.Evaluation) -> str:
+    """How an evaluation was cross-validated, for a metric's help."""
+    if ev.is_regression:
+        how = f"Shuffled {ev.n_folds}-fold, ridge regression on standardised features"
+    elif ev.run.get("cv") == "loo":
+        how = f"Leave-one-out ({ev.n_folds} folds), linear SVM"
+    else:
+        how = f"Stratified {ev.n_folds}-fold (fewer if a class is smaller), linear SVM"
+    return how + (
+        "; the selection is refitted on every training fold, so the test fold never picks the features "
+        "(no selection bias)."
+        if ev.reselected
+        else "; features chosen on all samples (optimistic)."
+    )
+
+
 def evaluation(ds, run: Run, k: int, reselect: bool = True, auto: bool = True) -> fc.Evaluation | None:
     """CV accuracy (R²/RMSE for a continuous target) and redundancy of the top ``k`` of ``run``'s
     selection (see fc.Method 'evaluation')."""
-    ev = Run("evaluation", {"of": run, "k": int(k), "reselect": bool(reselect)}, seed())
+    params = {"of": run, "k": int(k), "reselect": bool(reselect)}
+    if cv_scheme(ds) != "auto" and ds.target_kind == "classes":
+        params["cv"] = cv_scheme(ds)
+    ev = Run("evaluation", params, seed())
     how = "selection redone in each training fold" if reselect else "selection on all samples"
     return result(ds, ev, f"Cross-validating {run.spec.label} ({how})", auto=auto)
 
@@ -931,7 +956,7 @@ def prior_effect(ds, plain: fc.GRMResult, constrained: fc.GRMResult, prior: list
         col.markdown(f"**GRM {title}**")
         if ev is not None:
             col.metric(f"redundancy of top {ev.k}", f"{ev.redundancy:.3f}")
-            col.metric(ev.quality_label, f"{ev.quality:.3f} ± {ev.quality_std:.3f}")
+            col.metric(ev.quality_label, fc.quality_text(ev), help=fc.evaluation_note(ev) or cv_help(ev))
         col.metric(
             "mean rank spread within a prior group", f"{spread:.1f}", help="max − min rank; lower = together"
         )

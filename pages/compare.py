@@ -31,9 +31,16 @@ def table(k, auto, biased):
         frame if biased else frame.drop(columns=optimistic),
         hide_index=True,
         width="stretch",
-        column_config={"parameters": st.column_config.TextColumn(width="medium")},  # long: hover for all
+        column_config={
+            "parameters": st.column_config.TextColumn(width="medium"),  # long: hover for all
+            "note": st.column_config.TextColumn(help="why a CV number is missing", width="large"),
+        },
     )
-    st.plotly_chart(compare_scatter(frame), key="compare")
+    missing = fc.compare_chart_note(frame, biased)
+    if missing:
+        st.info(missing)
+    else:
+        st.plotly_chart(compare_scatter(frame), key="compare")
 
 
 table(k, clicked or appkit.small(ds), biased)

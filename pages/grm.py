@@ -56,17 +56,15 @@ def quality(res, k):
         delta_color="inverse",
     )
     what = after.quality_label  # "CV accuracy", or "CV R²" for a continuous target
+    if fc.evaluation_note(after):  # no "nan": the metric says why it is missing
+        c2.metric(f"{what} of top {after.k}", "—", help=fc.evaluation_note(after))
+        st.info(f"{what}: {fc.evaluation_note(after)}.")
+        return
     c2.metric(
         f"{what} of top {after.k} (± fold std)",
-        f"{after.quality:.3f} ± {after.quality_std:.3f}",
-        f"{after.quality - before.quality:+.3f} vs base {before.quality:.3f} ± {before.quality_std:.3f}",
-        help=(
-            "Shuffled 5-fold, ridge regression on standardised features"
-            if after.is_regression
-            else "Stratified 5-fold (fewer if a class is smaller), linear SVM"
-        )
-        + "; the base score and GRM are refitted on every training fold, so the test fold never picks the "
-        "features (no selection bias).",
+        fc.quality_text(after),
+        f"{after.quality - before.quality:+.3f} vs base {fc.quality_text(before)}",
+        help=appkit.cv_help(after),
     )
     if after.is_regression:
         st.caption(

@@ -421,23 +421,57 @@ def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
         return _evaluation_regression(run, ds, of, k, reselect, chosen, red, t0)
     acc = std = float("nan")
     n_folds = 0
-    smallest = int(np.unique(y, return_counts=True)[1].min()) if y is not None else 0
-    if len(chosen) and smallest >= 2:
-        n_folds = min(5, smallest)
+    scheme = str(run.get("cv", "auto"))
+    note = _cv_not_possible(ds, y, scheme, len(chosen))
+    if not note:
+        smallest = int(np.unique(y, return_counts=True)[1].min())
+        n_folds = ds.n_samples if scheme == "loo" else min(5, smallest)
         cv = cv_accuracy(
             ds.X,
             y,
             fold_selector(of, k, ds) if reselect else chosen,
             k=k if reselect else None,
             model=str(run.get("model", "svm")),
-            n_splits=n_folds,
+            n_splits="loo" if scheme == "loo" else n_folds,
             reselect=True,
             random_state=run.seed,
         )
         acc, std = cv.mean, cv.std
     seconds = time.perf_counter() - t0
     n = len(chosen)
-    return R.Evaluation(run, ds.fingerprint, n, float(acc), red, reselect, seconds, float(std), n_folds)
+    return R.Evaluation(
+        run, ds.fingerprint, n, float(acc), red, reselect, seconds, float(std), n_folds, note=note
+    )
+
+
+#: the CV schemes of the "evaluation" view: stratified k-fold (k = 5, fewer when a class is
+#: smaller) or leave-one-out
+CV_SCHEMES = ("auto", "loo")
+
+
+def _cv_not_possible(ds, y, scheme: str, n_chosen: int) -> str:
+    """Why a classification CV cannot run on ``ds`` (empty when it can), in the app's words."""
+    if scheme not in CV_SCHEMES:
+        raise ValueError(f"evaluation: 'cv' must be one of {CV_SCHEMES}; got {scheme!r}.")
+    if y is None:
+        return "not computed: the dataset has no target (choose a target column on the Data page)"
+    if not n_chosen:
+        return "not computed: the selection is empty"
+    names, counts = np.unique(y, return_counts=True)
+    if len(names) < 2:
+        return "not computed: the target has a single class (CV accuracy needs two or more)"
+    if scheme == "auto" and counts.min() < 2:
+        labels, sizes = ds.class_labels() if hasattr(ds, "class_labels") else ([], [])
+        ones = [c for c, n in zip(labels, sizes, strict=True) if n == 1] or [
+            str(c) for c in names[counts < 2]
+        ]
+        listed = ", ".join(repr(c) for c in ones[:5]) + (" …" if len(ones) > 5 else "")
+        return (
+            f"not computed: {len(ones)} class{'es' if len(ones) != 1 else ''} with a single sample "
+            f"({listed}); stratified folds need 2 per class. On the Data page, drop classes with fewer "
+            "than 2 samples, or choose leave-one-out CV"
+        )
+    return ""
 
 
 def _benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:

@@ -276,6 +276,9 @@ class Evaluation:
     cv_r2_std: float = float("nan")
     cv_rmse: float = float("nan")
     cv_rmse_std: float = float("nan")
+    #: why the CV quality is NaN (no target, one class, a class of one sample …), in words a
+    #: page can show next to the missing number; empty when it was computed
+    note: str = ""
 
     @property
     def is_regression(self) -> bool:

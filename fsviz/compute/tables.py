@@ -487,11 +487,40 @@ def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation 
                 "evaluated on top": np.nan if any_ev is None else any_ev.k,
                 "seed": sel.run.seed,
                 CV_BIASED: np.nan if biased is None else biased.cv_accuracy,
+                "note": evaluation_note(honest),
             }
         )
     # the figures first (on screen at 1,400 px); the parameters that tell runs apart next
     columns = ["method", CV_HONEST, CV_STD, "redundancy", "run time (s)", "parameters", "n features"]
-    return pd.DataFrame(out, columns=columns + ["evaluated on top", "seed", CV_BIASED])
+    return pd.DataFrame(out, columns=columns + ["evaluated on top", "seed", CV_BIASED, "note"])
+
+
+def evaluation_note(ev: Evaluation | None) -> str:
+    """Why an evaluation's CV number is missing ("" when it is there): every empty cell of
+    the compare table and every missing metric says why, instead of showing "nan"."""
+    if ev is None:
+        return "not evaluated yet: press Evaluate"
+    if np.isfinite(ev.quality):
+        return ""
+    return ev.note or "not computed"
+
+
+def compare_chart_note(frame: pd.DataFrame, biased: bool) -> str:
+    """Why the compare chart has nothing to plot ("" when it has): no CV number in the table."""
+    wanted = (CV_HONEST, CV_R2_HONEST) + ((CV_BIASED, CV_R2_BIASED) if biased else ())
+    cols = [c for c in wanted if c in frame]
+    if frame.empty or any(np.isfinite(frame[c].to_numpy(dtype=float)).any() for c in cols):
+        return ""
+    notes = sorted({n for n in frame["note"] if n})
+    return "No CV number to plot: " + ("; ".join(notes) or "not computed") + "."
+
+
+def quality_text(ev: Evaluation) -> str:
+    """``"0.912 ± 0.034"``, or ``"—"`` when the CV number could not be computed (see
+    :func:`evaluation_note` for why)."""
+    if not np.isfinite(ev.quality):
+        return "—"
+    return f"{ev.quality:.3f} ± {ev.quality_std:.3f}"
 
 
 # ---------------------------------------------------------------------------- benchmark
@@ -545,10 +574,13 @@ def _compare_frame_regression(rows) -> pd.DataFrame:
                 "evaluated on top": np.nan if any_ev is None else any_ev.k,
                 "seed": sel.run.seed,
                 CV_R2_BIASED: np.nan if biased is None else biased.cv_r2,
+                "note": evaluation_note(honest),
             }
         )
     columns = ["method", CV_R2_HONEST, CV_STD, CV_RMSE, "redundancy", "run time (s)", "parameters"]
-    return pd.DataFrame(out, columns=columns + ["n features", "evaluated on top", "seed", CV_R2_BIASED])
+    return pd.DataFrame(
+        out, columns=columns + ["n features", "evaluated on top", "seed", CV_R2_BIASED, "note"]
+    )
 
 
 __all__ = [
@@ -563,6 +595,9 @@ __all__ = [
     "CV_HONEST",
     "CV_STD",
     "SELECTION_COLUMNS",
+    "compare_chart_note",
+    "evaluation_note",
+    "quality_text",
     "classes_frame",
     "compare_frame",
     "gdm_prior_groups",

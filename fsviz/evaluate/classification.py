@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import LeaveOneOut, StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -63,7 +63,7 @@ def cv_accuracy(
     selector_or_indices: Any,
     k: int | None = None,
     model: Any = "svm",
-    n_splits: int = 5,
+    n_splits: int | str = 5,
     reselect: bool = True,
     random_state: int | None = 0,
     n_neighbors: int = 1,
@@ -83,7 +83,9 @@ def cv_accuracy(
         "svm": linear SVM (``LinearSVC``, C=1); "knn": k-nearest neighbours with
         ``n_neighbors`` (1, as in the SAOLA paper). Both on features standardised with the
         training fold's mean and standard deviation.
-    n_splits : int, default=5
+    n_splits : int or "loo", default=5
+        Stratified folds, or ``"loo"``: leave-one-out (one fold per sample; works with
+        classes of a single sample, where stratified folds cannot).
     reselect : bool, default=True
         Redo the selection inside each training fold, so the test fold never influences
         which features are used. ``False`` selects once on all the data (optimistically
@@ -106,8 +108,9 @@ def cv_accuracy(
     X, y = check_X_y(X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
     if sp.issparse(X):
         X = X.tocsc()
-    if not isinstance(n_splits, Integral) or n_splits < 2:
-        raise ValueError(f"cv_accuracy: 'n_splits' must be an int >= 2; got {n_splits!r}.")
+    loo = isinstance(n_splits, str) and n_splits == "loo"
+    if not loo and (not isinstance(n_splits, Integral) or n_splits < 2):
+        raise ValueError(f"cv_accuracy: 'n_splits' must be an int >= 2 or 'loo'; got {n_splits!r}.")
     if target_kind(y) == "continuous":
         raise ValueError(
             "cv_accuracy: y looks continuous (type_of_target='continuous'); accuracy needs class "
@@ -116,7 +119,7 @@ def cv_accuracy(
     _, counts = np.unique(y, return_counts=True)
     if counts.shape[0] < 2:
         raise ValueError("cv_accuracy: y has a single class; accuracy needs at least two.")
-    if counts.min() < n_splits:
+    if not loo and counts.min() < n_splits:
         raise ValueError(
             f"cv_accuracy: 'n_splits' must be <= the smallest class size ({counts.min()}) for "
             f"stratified folds; got {n_splits}."
@@ -130,9 +133,12 @@ def cv_accuracy(
         idx0 = idx0 if k is None else idx0[:k]
     elif not reselect:
         idx0 = select(selector_or_indices, X, y, k, "cv_accuracy")
-    skf = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
+    if loo:
+        folds = LeaveOneOut()
+    else:
+        folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
     scores, used = [], []
-    for tr, te in skf.split(np.zeros(X.shape[0]), y):
+    for tr, te in folds.split(np.zeros(X.shape[0]), y):
         idx = idx0 if (fixed or not reselect) else select(selector_or_indices, X[tr], y[tr], k, "cv_accuracy")
         used.append(np.asarray(idx, dtype=np.int64))
         if idx.shape[0] == 0:
