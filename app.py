@@ -32,31 +32,21 @@ def choose_dataset() -> None:
             else:
                 up = st.file_uploader(
                     "Data file",
-                    type=appkit.UPLOAD_TYPES,
+                    type=None,  # any name: the loader reads the bytes and says what a file is
                     key="upload",
-                    help="CSV/TSV, Parquet, MATLAB .mat, LIBSVM/svmlight or .npz",
+                    help="CSV/TSV/TXT (separator and decimal comma detected), Excel .xlsx/.xls/.ods, "
+                    "Parquet, AnnData .h5ad, MATLAB .mat, LIBSVM/svmlight or .npz. Column roles, "
+                    "separator, sheet and orientation: on the Data page.",
                 )
-                label = target_picker(up)
-                with st.expander("Missing values and text columns"):
-                    missing = st.radio(
-                        "missing values",
-                        ["error", "mean", "median"],
-                        horizontal=True,
-                        key="missing",
-                        help="error: refuse the file and say where the gaps are; mean/median: fill each "
-                        "feature from its own values (what was filled is shown on the Data page).",
-                    )
-                    categorical = st.radio(
-                        "text feature columns",
-                        ["error", "onehot"],
-                        horizontal=True,
-                        key="categorical",
-                        help="onehot: one 0/1 column per value, named column=value.",
-                    )
-                if up is not None:
-                    appkit.load_upload(up.name, up.getvalue(), label, shape, missing, categorical)
-                elif appkit.reuse_upload(shape) is not None:
-                    st.caption("Using the file uploaded earlier in this session; drop another to replace it.")
+                record = appkit.receive_upload(up.name, up.getvalue()) if up is not None else None
+                record = record or appkit.current_upload()
+                if record is not None:
+                    if up is None:
+                        st.caption(
+                            f"Using {record.filename}, uploaded earlier; drop another file to replace it."
+                        )
+                    target_picker(record)
+                    appkit.load_upload(record, shape)
         except Exception as e:  # every failure becomes a message; the session goes on
             appkit.failed(str(e) if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
             appkit.show_error(e, "loading the dataset")
@@ -77,26 +67,32 @@ def choose_dataset() -> None:
         appkit.sync_url(ds)
 
 
-def target_picker(up) -> str | int | None:
-    """The target column of an uploaded table, picked from a list (likely targets first)."""
-    head = appkit.upload_head(up.name, up.getvalue()) if up is not None else None
-    if head is None:
-        text = st.text_input(
-            "Label variable / column (empty = automatic)",
-            key="label",
+def target_picker(up) -> None:
+    """The target of an uploaded file: a column picked from a list (likely targets first), or
+    the variable name of a .mat/.npz file."""
+    info = appkit.inspect_upload(up)
+    if info.frame is None:
+        st.text_input(
+            "Label variable (empty = automatic)",
+            key=appkit.import_key(up, "label"),
             help=".mat/.npz: the variable name; LIBSVM: the first field. Empty: Y/y/gnd/label/target.",
+            on_change=appkit.copy_label_text,
+            args=(up,),
         )
-        return appkit.parse_label(text)
-    options, default = appkit.target_options(head)
-    choice = st.selectbox(
+        return
+    options = appkit.target_options(info)
+    key = appkit.import_key(up, "target")
+    st.session_state[key] = appkit.target_choice(up, info, options)
+    st.selectbox(
         "Target column",
         options,
-        index=default,
-        key=f"target_{up.file_id}",
+        key=key,
+        on_change=appkit.copy_target,
+        args=(up, key),
         help="Likely targets first (text columns, few integer values, names such as label/class/"
-        "diagnosis/outcome). Every other column is a feature.",
+        "diagnosis/outcome). Identifiers and empty columns are left out; every other column is a "
+        "feature. Change any column's role on the Data page.",
     )
-    return None if choice == appkit.NO_TARGET else choice
 
 
 def session_files(ds) -> None:

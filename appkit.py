@@ -28,6 +28,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -211,21 +212,6 @@ def _load_sample(name: str):
     return load_sample(name)
 
 
-@st.cache_resource(show_spinner="Loading file …", max_entries=4)
-def _load_upload(digest: str, filename: str, label, missing: str, categorical: str, _data: bytes):
-    """The loader checks the sizes the file declares against the memory budget before it
-    allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
-    the server, and every session on it, down; a .mat file is parsed in a child process
-    (``sandbox=True``), so a reader that crashes on a damaged file cannot either."""
-    from fsviz.data import load_dataset
-
-    buf = io.BytesIO(_data)
-    buf.name = filename  # the loader takes the format from the name
-    return load_dataset(
-        buf, label=label, name=Path(filename).stem, sandbox=True, missing=missing, categorical=categorical
-    )
-
-
 def parse_label(text: str | None):
     """The label field: empty -> "auto" (the loader's default), "-1"/"3" -> a column position."""
     text = (text or "").strip()
@@ -245,51 +231,392 @@ def parse_shape(text: str | None) -> tuple[int, int] | None:
     return int(m.group(1)), int(m.group(2))
 
 
-#: tables wider than this skip the target picker (its sniffing reads every column header)
-PICKER_MAX_COLUMNS = 20_000
+# ---------------------------------------------------------------------------- uploads
 NO_TARGET = "(no target: unsupervised)"
+#: the roles a column of an uploaded table can have (the Data page's roles table)
+ROLES = ("target", "feature", "identifier", "ignored")
+#: an upload's import options and their defaults: the loader's, except that the app fills
+#: missing feature values, one-hot encodes text columns and leaves out rows without a target
+#: by default (a file as people have it loads; the Data page says what was done)
+IMPORT_DEFAULTS = {
+    "sep": "auto",
+    "decimal": "auto",
+    "sheet": None,
+    "transpose": "auto",
+    "label": "auto",
+    "roles": {},
+    "missing": "median",
+    "categorical": "onehot",
+    "missing_target": "drop",
+    "min_class_size": 0,
+    "target_kind": "auto",
+}
 
 
-def upload_head(filename: str, data: bytes):
-    """The first rows of an uploaded table (CSV/TSV/TXT/Parquet) for the target picker.
+@dataclass
+class Upload:
+    """A file this server received, with its import options.
 
-    None for formats that carry their labels as a variable (.mat, .npz, LIBSVM) and for
-    tables wider than :data:`PICKER_MAX_COLUMNS`; ValueError when the head cannot be read.
+    It lives in a server-side store under an unguessable ``token`` that only the URL of
+    the session that uploaded it carries (``?upload=…``), so a browser refresh finds it
+    again and no other session can; the store is bounded by the memory budget.
     """
-    import csv
 
-    import pandas as pd
+    token: str
+    filename: str
+    digest: str
+    data: bytes
+    options: dict
 
-    ext = Path(filename).suffix.lower().lstrip(".")
+
+class _UploadStore(_LRU):
+    """The :class:`Upload` store: least recently used files go once their bytes exceed the budget."""
+
+    def __init__(self, budget: int):
+        super().__init__(size=64)
+        self.budget = budget
+
+    def put(self, key, value) -> None:
+        super().put(key, value)
+        with self.lock:
+            while len(self.data) > 1 and sum(len(u.data) for u in self.data.values()) > self.budget:
+                self.data.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def _uploads() -> _UploadStore:
+    from fsviz.data.budget import resolve_budget
+
+    return _UploadStore(max(resolve_budget() // 2, 64 << 20))
+
+
+def receive_upload(filename: str, data: bytes) -> Upload:
+    """Keep an uploaded file (the same bytes again keep their token and import options)."""
+    import secrets
+
+    digest = hashlib.sha256(data).hexdigest()
+    up = current_upload()
+    if up is None or up.digest != digest or up.filename != filename:
+        up = Upload(secrets.token_urlsafe(16), filename, digest, data, dict(IMPORT_DEFAULTS))
+    _uploads().put(up.token, up)
+    st.session_state["upload_token"] = up.token
+    return up
+
+
+def current_upload() -> Upload | None:
+    """The file this session uploaded last (it survives source switches and refreshes)."""
+    token = st.session_state.get("upload_token")
+    return _uploads().get(token) if token else None
+
+
+def set_import_option(up: Upload, name: str, value) -> None:
+    """Change one import option; a new dialect, sheet or orientation starts the roles afresh."""
+    if up.options.get(name) == value:
+        return
+    up.options[name] = value
+    if name in ("sep", "decimal", "sheet", "transpose"):
+        up.options["roles"] = {}
+        up.options["label"] = "auto"
+
+
+def set_role(up: Upload, info, column: str, role: str) -> None:
+    """The roles table's edit: ``column`` takes ``role``. The target is the ``label`` option
+    (one column at most); the other roles are overrides of the inferred ones."""
+    if role not in ROLES:
+        raise ValueError(f"column role: must be one of {ROLES}; got {role!r}.")
+    roles = {c: r for c, r in up.options["roles"].items() if c != column}
+    if role == "target":
+        up.options["label"] = column
+    else:
+        if column_roles(up, info).get(column) == "target":
+            up.options["label"] = None
+        roles[column] = role
+    up.options["roles"] = roles
+
+
+def set_target(up: Upload, column: str | None) -> None:
+    """The target picker: ``column`` becomes the target (None: no target)."""
+    up.options["roles"] = {c: r for c, r in up.options["roles"].items() if c != column}
+    up.options["label"] = column
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _inspect(digest: str, filename: str, sep, decimal, sheet, transpose, label, _data: bytes):
+    from fsviz.data import inspect_table
+
+    buf = io.BytesIO(_data)
+    buf.name = filename
+    return inspect_table(buf, sep=sep, decimal=decimal, sheet=sheet, transpose=transpose, label=label)
+
+
+def inspect_upload(up: Upload):
+    """The first rows of an upload as it will be read, its detected dialect and column roles."""
+    o = up.options
+    return _inspect(
+        up.digest, up.filename, o["sep"], o["decimal"], o["sheet"], o["transpose"], o["label"], up.data
+    )
+
+
+def column_roles(up: Upload, info) -> dict[str, str]:
+    """Every column's role: the inferred default, overridden by the user's edits."""
+    return {str(r.name): r.role for r in info.roles} | up.options["roles"]
+
+
+def load_kwargs(up: Upload, info) -> dict:
+    """:func:`fsviz.data.load_dataset`'s options for the upload's import options and roles."""
+    o = up.options
+    kwargs = {
+        k: o[k] for k in ("sep", "decimal", "sheet", "transpose", "missing", "categorical", "missing_target")
+    }
+    if info.frame is None:  # .mat, .npz, svmlight: the label is a variable, no column roles
+        return kwargs | {"label": o["label"]}
+    roles = column_roles(up, info)
+    target = [c for c, r in roles.items() if r == "target"]
+    return kwargs | {
+        "label": target[0] if target else None,
+        "id_columns": [c for c, r in roles.items() if r == "identifier"],
+        "ignore": [c for c, r in roles.items() if r == "ignored"],
+    }
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _load_upload(digest: str, filename: str, kwargs_key: str, _kwargs: dict, _data: bytes):
+    """The loader checks the sizes the file declares against the memory budget before it
+    allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
+    the server, and every session on it, down; a .mat file is parsed in a child process
+    (``sandbox=True``), so a reader that crashes on a damaged file cannot either."""
+    from fsviz.data import load_dataset
+
+    buf = io.BytesIO(_data)
+    buf.name = filename  # the loader takes the format from the name
+    return load_dataset(buf, name=Path(filename).stem, sandbox=True, **_kwargs)
+
+
+def apply_target_fixes(ds, options: dict):
+    """The Data page's target fixes: classes smaller than ``min_class_size`` left out, an
+    integer target read as continuous."""
+    if options.get("target_kind", "auto") != "auto" and ds.y is not None:
+        ds = ds.with_target_kind(options["target_kind"])
+    if int(options.get("min_class_size") or 0) > 1 and ds.target_kind == "classes":
+        ds = ds.drop_small_classes(int(options["min_class_size"]))
+    return ds
+
+
+def load_upload(up: Upload, shape: tuple[int, int] | None = None):
+    """Load an upload with its import options (cached by content and options); raises the
+    loader's ValueError. The main area shows that the file is being read."""
+    kwargs = load_kwargs(up, inspect_upload(up))
+    key = json.dumps(kwargs, sort_keys=True, default=str)
+    with busy(f"Reading {up.filename} …"):
+        ds = _load_upload(up.digest, up.filename, key, kwargs, up.data)
+    ds = _with_shape(apply_target_fixes(ds, up.options), shape)
+    activate(ds)
+    return ds
+
+
+# ---------------------------------------------------------------------------- import widgets
+def import_key(up: Upload, name: str) -> str:
+    """The widget key of import option ``name`` of this upload (one set of widgets per file)."""
+    return f"imp_{name}_{up.token}"
+
+
+def copy_label_text(up: Upload) -> None:
+    up.options["label"] = parse_label(st.session_state.get(import_key(up, "label")))
+
+
+def target_options(info) -> list[str]:
+    """Target picker options: likely targets first, then "no target", then the other columns."""
+    suggested = [str(c) for c in info.target_candidates]
+    rest = [str(c) for c in info.frame.columns if str(c) not in suggested]
+    return suggested + [NO_TARGET] + rest
+
+
+def target_choice(up: Upload, info, options: list[str]) -> str:
+    """The picker's value: the column whose role is target, else "no target"."""
+    target = [c for c, r in column_roles(up, info).items() if r == "target"]
+    return target[0] if target and target[0] in options else NO_TARGET
+
+
+def copy_target(up: Upload, key: str) -> None:
+    choice = st.session_state[key]
+    set_target(up, None if choice == NO_TARGET else choice)
+
+
+def _option(up: Upload, name: str, widget, label: str, options, fmt=None, **kw):
+    """A widget bound to import option ``name``: it shows the option, and a change is written
+    back before the rerun loads the file again (the option outlives the widget)."""
+    key = import_key(up, name)
+    st.session_state[key] = up.options[name]
+
+    def copy() -> None:
+        set_import_option(up, name, st.session_state[key])
+
+    return widget(label, options, key=key, on_change=copy, format_func=fmt or str, **kw)
+
+
+SEPARATORS = {"auto": "auto", ",": "comma ,", ";": "semicolon ;", "\t": "tab", " ": "spaces"}
+DECIMALS = {"auto": "auto", ".": "point .", ",": "comma ,"}
+ORIENTATIONS = {"auto": "auto", False: "samples as rows", True: "features as rows (transposed)"}
+
+
+def import_panel(up: Upload) -> None:
+    """The Data page's import settings of an upload: dialect, sheet, orientation, missing
+    values, text columns and one editable table of column roles."""
     try:
-        if ext in ("parquet", "pq"):
-            import pyarrow.parquet as pq
+        info = inspect_upload(up)
+    except ValueError as e:
+        st.error(str(e))
+        info = None
+    with st.expander(f"Import settings: {up.filename}", expanded=True):
+        c = st.columns(4)
+        if info is None or info.frame is not None and info.fmt in ("csv", "tsv", "txt"):
+            detected = (lambda v: f"auto ({SEPARATORS.get(info.sep, info.sep)})") if info else None
+            with c[0]:
+                _option(
+                    up,
+                    "sep",
+                    st.selectbox,
+                    "Separator",
+                    list(SEPARATORS),
+                    lambda v: detected(v) if v == "auto" and detected else SEPARATORS[v],
+                    help="Detected from the first lines; choose another if the table reads as one column.",
+                )
+            with c[1]:
+                dec = (lambda v: f"auto ({DECIMALS.get(info.decimal, info.decimal)})") if info else None
+                _option(
+                    up,
+                    "decimal",
+                    st.selectbox,
+                    "Decimal mark",
+                    list(DECIMALS),
+                    lambda v: dec(v) if v == "auto" and dec else DECIMALS[v],
+                    help="A comma for numbers such as 1,5 (European spreadsheets export them so).",
+                )
+        if info is not None and info.sheets:
+            with c[0]:
+                _option(
+                    up,
+                    "sheet",
+                    st.selectbox,
+                    "Sheet",
+                    [None, *info.sheets],
+                    lambda v: f"first ({info.sheets[0]})" if v is None else v,
+                )
+        if info is None or info.frame is not None:
+            with c[2]:
+                _option(
+                    up,
+                    "transpose",
+                    st.selectbox,
+                    "Orientation",
+                    list(ORIENTATIONS),
+                    ORIENTATIONS.get,
+                    help="Expression matrices often hold one gene per row: read them transposed.",
+                )
+            if info is not None and info.suggest_transpose:
+                c[2].caption(f"Read transposed: {info.transpose_reason}")
+        with c[3]:
+            _option(
+                up,
+                "missing_target",
+                st.selectbox,
+                "Rows without a target",
+                ["drop", "error"],
+                {"drop": "leave them out", "error": "refuse the file"}.get,
+            )
+        c = st.columns(2)
+        with c[0]:
+            _option(
+                up,
+                "missing",
+                st.radio,
+                "Missing feature values",
+                ["median", "mean", "error"],
+                {"median": "fill: median", "mean": "fill: mean", "error": "refuse the file"}.get,
+                horizontal=True,
+                help="Filled from each feature's own values; the Data page lists what was filled.",
+            )
+        with c[1]:
+            _option(
+                up,
+                "categorical",
+                st.radio,
+                "Text columns",
+                ["onehot", "error"],
+                {"onehot": "one-hot", "error": "refuse the file"}.get,
+                horizontal=True,
+                help="One-hot: one 0/1 feature per value, named column=value (a missing value gets "
+                "its own column=<missing>). Set a column's role to 'ignored' to leave it out.",
+            )
+        for note in info.notes if info is not None else ():
+            st.caption(note)
+        if info is not None and info.frame is not None:
+            roles_editor(up, info)
 
-            pf = pq.ParquetFile(io.BytesIO(data))
-            if len(pf.schema_arrow.names) > PICKER_MAX_COLUMNS:
-                return None
-            return next(pf.iter_batches(batch_size=200)).to_pandas()
-        if ext not in ("csv", "tsv", "txt"):
-            return None
-        sep = {"csv": ",", "tsv": "\t"}.get(ext)
-        first = data[: 1 << 20].split(b"\n", 1)[0].decode("utf-8", "replace")
-        width = len(first.split()) if sep is None else len(next(csv.reader([first], delimiter=sep), []))
-        if width > PICKER_MAX_COLUMNS:
-            return None
-        return pd.read_csv(
-            io.BytesIO(data), sep=sep or r"\s+", nrows=200, engine="python" if sep is None else "c"
+
+#: the roles table lists at most this many columns (every non-feature column, then features)
+ROLES_ROWS = 1000
+
+
+def roles_editor(up: Upload, info) -> None:
+    """One editable table of column roles (target, feature, identifier, ignored)."""
+    frame = fc.column_roles_frame(info.roles, column_roles(up, info), limit=ROLES_ROWS)
+    key = f"imp_roles_{up.token}_{hashlib.sha1(frame.to_json().encode()).hexdigest()[:10]}"
+
+    def edited() -> None:
+        for row, change in st.session_state[key].get("edited_rows", {}).items():
+            if "role" in change:
+                set_role(up, info, str(frame["column"].iloc[int(row)]), change["role"])
+
+    st.markdown("**Column roles**")
+    st.data_editor(
+        frame,
+        key=key,
+        on_change=edited,
+        hide_index=True,
+        width="stretch",
+        height=min(38 + 35 * len(frame), 320),
+        disabled=[c for c in frame.columns if c != "role"],
+        column_config={
+            "role": st.column_config.SelectboxColumn(
+                "role",
+                options=list(ROLES),
+                required=True,
+                help="target: what the selection predicts (one column); feature: goes into X; "
+                "identifier: kept as row names and written back into the reduced export, never a "
+                "feature; ignored: left out.",
+            ),
+            "note": st.column_config.TextColumn(width="large"),
+        },
+    )
+    hidden = len(info.roles) - len(frame)
+    if hidden > 0:
+        names = {str(r.name) for r in info.roles}
+        text_key = import_key(up, "ignore_text")
+
+        def ignore_named() -> None:
+            for name in (n.strip() for n in st.session_state[text_key].split(",")):
+                if name in names:
+                    set_role(up, info, name, "ignored")
+
+        st.text_input(
+            f"{hidden:,} more feature {fc.plural(hidden, 'column', with_count=False)} not listed: "
+            "columns to ignore (names, comma-separated)",
+            key=text_key,
+            on_change=ignore_named,
         )
-    except (ValueError, OSError, StopIteration, UnicodeError) as e:
-        raise ValueError(f"{filename}: its first rows cannot be read as a table ({e}).") from None
 
 
-def target_options(head) -> tuple[list[str], int]:
-    """Target picker options (suggested columns first, then none, then the rest) and the default."""
-    from fsviz.data.roles import suggest_targets
-
-    suggested = suggest_targets(head)
-    rest = [str(c) for c in head.columns if str(c) not in suggested]
-    return suggested + [NO_TARGET] + rest, 0
+@contextmanager
+def busy(text: str):
+    """A spinner in the main area (app.py keeps a slot above the page) while ``text`` runs."""
+    slot = st.session_state.get("_busy_slot")
+    if slot is None:
+        yield
+        return
+    with slot.container(), st.spinner(text):
+        yield
+    slot.empty()
 
 
 def dataset_key(ds) -> DatasetKey:
@@ -314,40 +641,13 @@ def _with_shape(ds, shape: tuple[int, int] | None):
     return ds.with_image_shape(tuple(shape))
 
 
+def sample_fixes(name: str) -> dict:
+    """The Data page's target fixes chosen for sample ``name`` in this session."""
+    return st.session_state.setdefault("_sample_fixes", {}).setdefault(name, {})
+
+
 def load_sample(name: str, shape: tuple[int, int] | None = None):
-    ds = _with_shape(_load_sample(name), shape)
-    activate(ds)
-    return ds
-
-
-def load_upload(
-    filename: str,
-    data: bytes,
-    label,
-    shape: tuple[int, int] | None = None,
-    missing: str = "error",
-    categorical: str = "error",
-):
-    """Load an uploaded file (cached by its content hash); raises the loader's ValueError.
-
-    ``label`` is the loader's: a column name, a position, ``"auto"`` or None (no target);
-    ``missing`` and ``categorical`` are its options for gaps and text feature columns.
-    """
-    digest = hashlib.sha256(data).hexdigest()
-    ds = _load_upload(digest, filename, label, missing, categorical, data)
-    st.session_state["last_upload"] = dataset_key(ds)  # kept across Sample <-> Upload switches
-    ds = _with_shape(ds, shape)
-    activate(ds)
-    return ds
-
-
-def reuse_upload(shape: tuple[int, int] | None = None):
-    """The file this session uploaded last (the uploader forgets it when the source switches)."""
-    key = st.session_state.get("last_upload")
-    ds = _datasets().get(key) if key is not None else None
-    if ds is None:
-        return None
-    ds = _with_shape(ds, shape)
+    ds = _with_shape(apply_target_fixes(_load_sample(name), sample_fixes(name)), shape)
     activate(ds)
     return ds
 
@@ -390,6 +690,8 @@ def restore_from_url() -> None:
         st.session_state.setdefault("sample", q["sample"])
     if str(q.get("seed", "")).isdigit():
         st.session_state.setdefault("seed", int(q["seed"]))
+    if q.get("upload") and _uploads().get(q["upload"]) is not None:  # a refresh: the file is still here
+        st.session_state["upload_token"] = q["upload"]
     st.session_state["_url_runs"] = q.get("runs")
 
 
@@ -400,6 +702,9 @@ def sync_url(ds) -> None:
         v = st.session_state.get(k)
         if v is not None and q.get(k) != str(v):
             q[k] = str(v)
+    token = st.session_state.get("upload_token")
+    if token and q.get("upload") != token:
+        q["upload"] = token
     pending = st.session_state.pop("_url_runs", None)
     if ds is None:
         return

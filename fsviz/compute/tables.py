@@ -156,6 +156,49 @@ def preview_frame(dataset, n_rows: int = 8, n_cols: int = 20) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- selections
+def plural(n: int, word: str, plural_form: str | None = None, *, with_count: bool = True) -> str:
+    """``"1 feature"``, ``"3 features"``, ``"2 classes"``: counts that read right."""
+    form = (
+        word if n == 1 else (plural_form or (word + "es" if word.endswith(("s", "x", "ch")) else word + "s"))
+    )
+    return f"{n:,} {form}" if with_count else form
+
+
+#: the order of the roles in the roles table: what leaves X first
+_ROLE_ORDER = {"target": 0, "identifier": 1, "ignored": 2, "feature": 3}
+
+
+def column_roles_frame(roles: Sequence, current: dict, limit: int = 1000) -> pd.DataFrame:
+    """The Data page's roles table: one row per column (the target, identifiers and ignored
+    columns first, then features in file order, at most ``limit`` rows).
+
+    ``roles`` are the inferred :class:`fsviz.data.ColumnRole` of each column; ``current`` the
+    role each column has now (the inferred one or the user's choice).
+    """
+    rows = []
+    for pos, r in enumerate(roles):
+        name = str(r.name)
+        role = current.get(name, r.role)
+        note = r.reason if role == r.role else f"set by you (suggested: {r.role})"
+        flags = ", ".join(r.flags)
+        rows.append(
+            {
+                "column": name,
+                "role": role,
+                "type": r.dtype,
+                "missing": int(r.n_missing),
+                "distinct": int(r.n_unique),
+                "note": "; ".join(x for x in (note, flags) if x),
+                "_order": (_ROLE_ORDER.get(role, 3), pos),
+            }
+        )
+    rows.sort(key=lambda row: row["_order"])
+    frame = pd.DataFrame(
+        rows[:limit], columns=["column", "role", "type", "missing", "distinct", "note", "_order"]
+    )
+    return frame.drop(columns="_order")
+
+
 def selection_frame(selection: Selection, feature_names: Sequence[str]) -> pd.DataFrame:
     """The export table: ``rank, index, name, score, role, group``, one row per feature.
 
@@ -599,6 +642,8 @@ __all__ = [
     "evaluation_note",
     "quality_text",
     "classes_frame",
+    "column_roles_frame",
+    "plural",
     "compare_frame",
     "gdm_prior_groups",
     "parse_prior_groups",
