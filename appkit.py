@@ -721,12 +721,8 @@ def sync_url(ds) -> None:
 
 def restore_runs(ds, runs: dict) -> None:
     """Show ``{slot: Run dict}`` on the pages (results recompute or come from the store)."""
-    shown = _session("shown", ds)
     for slot, data in runs.items():
-        run = Run.from_dict(data)
-        shown[slot] = run
-        if run.spec.selects:
-            add_selection(ds, run)
+        show(ds, slot, Run.from_dict(data))
 
 
 def session_download(ds) -> Callable[[], bytes]:
@@ -930,9 +926,7 @@ def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None
             _session("shown", ds)[slot] = prev  # until the result is there
         res = result(ds, run, label, progress=progress, quiet=live)
         if res is not None:
-            _session("shown", ds)[slot] = run
-            if run.spec.selects:
-                add_selection(ds, run)
+            show(ds, slot, run)
             return res
     if prev is None:
         return None
@@ -948,20 +942,75 @@ def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None
 
 
 # ---------------------------------------------------------------------------- selections
+def show(ds, slot: str, run: Run) -> None:
+    """Page ``slot`` now shows ``run``: it replaces the slot's previous run in the compare and
+    export lists (a slider sweep leaves one row, the run on screen), and becomes the export's
+    default."""
+    _session("shown", ds)[slot] = run
+    if run.spec.selects:
+        _session("recent", ds)["last"] = run
+
+
 def add_selection(ds, run: Run, k: int | None = None) -> None:
-    """Register a selection (Run, top k) for the compare/export and projection pages."""
+    """Keep a selection (Run, top k) for the compare/export and projection pages, whatever the
+    pages show next."""
     _session("selections", ds)[(run, k)] = None
 
 
+def keep_shown(ds) -> int:
+    """Keep every selection the pages show now (their rows stay when a slider moves on)."""
+    runs = [(run, None) for run in _on_screen(ds) if (run, None) not in _session("selections", ds)]
+    for run, k in runs:
+        add_selection(ds, run, k)
+    return len(runs)
+
+
+def forget_kept(ds) -> None:
+    _session("selections", ds).clear()
+
+
+def _on_screen(ds) -> list[Run]:
+    """The selections the pages show: each page's run, and the base score of the GRM shown."""
+    runs = []
+    for run in list(_session("shown", ds).values()):
+        if run.method == "grm" and isinstance(run.get("base"), Run):
+            runs.append(run.get("base"))
+        if run.spec.selects:
+            runs.append(run)
+    return runs
+
+
 def selections(ds) -> dict[str, fc.Selection]:
-    """Every selection made on this dataset whose result is still stored: label -> Selection."""
-    out = {}
-    for run, k in _session("selections", ds):
+    """The selections of this dataset whose result is still stored, label -> Selection: the
+    kept ones first, then those on screen (one per page; a run in both lists once)."""
+    out: dict[str, fc.Selection] = {}
+    seen = set()
+    for run, k in [*_session("selections", ds), *((r, None) for r in _on_screen(ds))]:
         res = stored(ds, run)
-        if res is not None:
-            sel = res.selection(k)
-            out[sel.label] = sel
+        if res is None or (run, k) in seen:
+            continue
+        seen.add((run, k))
+        sel = res.selection(k)
+        out[sel.label] = sel
     return out
+
+
+def kept_labels(ds) -> set[str]:
+    """Labels of the kept selections (the compare table marks them)."""
+    return {lab for lab, sel in selections(ds).items() if (sel.run, sel.k) in _session("selections", ds)}
+
+
+def last_shown(ds) -> Run | None:
+    """The selection run a page showed last: the export's default."""
+    return _session("recent", ds).get("last")
+
+
+def export_default(ds, labels: list[str]) -> int:
+    """Position in ``labels`` of the selection a page showed last (the export's default)."""
+    last = last_shown(ds)
+    sels = selections(ds)
+    hits = [i for i, lab in enumerate(labels) if last is not None and sels[lab].run == last]
+    return hits[-1] if hits else len(labels) - 1
 
 
 def cv_scheme(ds) -> str:

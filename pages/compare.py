@@ -25,7 +25,9 @@ st.caption(appkit.target_note(ds, "compare"))
 
 @st.fragment(parallel=True)  # evaluations run in a worker thread: the export panel does not wait
 def table(k, auto, biased):
-    frame = fc.compare_frame(appkit.compare_rows(ds, k, auto=auto, biased=biased))
+    frame = fc.compare_frame(
+        appkit.compare_rows(ds, k, auto=auto, biased=biased), kept=appkit.kept_labels(ds)
+    )
     optimistic = [c for c in (fc.CV_BIASED, fc.CV_R2_BIASED) if c in frame]
     st.dataframe(
         frame if biased else frame.drop(columns=optimistic),
@@ -44,13 +46,37 @@ def table(k, auto, biased):
 
 
 table(k, clicked or appkit.small(ds), biased)
+c1, c2, _ = st.columns([1, 1, 2])
+if c1.button(
+    "Keep the runs on screen",
+    help="Their rows stay when a slider moves on; by default the "
+    "table holds one row per page, the run it shows.",
+    key="cmp_keep",
+):
+    n = appkit.keep_shown(ds)
+    st.toast(f"Kept {fc.plural(n, 'run')} for comparison.")
+    st.rerun()
+if appkit.kept_labels(ds) and c2.button("Forget the kept runs", key="cmp_forget"):
+    appkit.forget_kept(ds)
+    st.rerun()
 
 
 @st.fragment
 def export():
     st.subheader("Export")
-    label = st.selectbox("selection", list(sels), key="export_sel")
+    labels = list(sels)
+    label = st.selectbox("selection", labels, index=appkit.export_default(ds, labels), key="export_sel")
     sel = sels[label]
+    if sel.run.spec.kind in ("score", "grm"):  # a ranking of every feature: export its top k
+        top = st.number_input(
+            "top k features to export",
+            1,
+            ds.n_features,
+            min(20, ds.n_features),
+            key="export_k",
+            help="A ranking orders every feature; the selection and the reduced dataset hold its top k.",
+        )
+        sel = appkit.stored(ds, sel.run).selection(int(top))
     c1, c2, c3 = st.columns(3)
     c1.download_button(
         "Selection CSV (rank, index, name, score, role, group)",

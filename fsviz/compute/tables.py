@@ -407,11 +407,22 @@ def prior_group_spread(ranking: np.ndarray, groups: Sequence[Sequence[int]]) -> 
 
 
 # ---------------------------------------------------------------------------- GRM
+#: a GRM top-k feature whose base score is below this fraction of the best base score has
+#: "near-zero base evidence": GRM put it there for being unlike the others, not for its score
+WEAK_EVIDENCE = 0.05
+
+
 def grm_frame(
-    result: GRMResult, feature_names: Sequence[str], prior_groups: Sequence[Sequence[int]] = ()
+    result: GRMResult,
+    feature_names: Sequence[str],
+    prior_groups: Sequence[Sequence[int]] = (),
+    k: int = 20,
 ) -> pd.DataFrame:
     """The working set with base and GRM scores and ranks (1 = best), sortable.
 
+    ``base score / top`` is each base score relative to the best one; ``note`` marks the
+    features of GRM's top ``k`` that it promoted from far down the base ranking (below rank
+    2k) or that have near-zero base evidence (< :data:`WEAK_EVIDENCE` of the top score).
     With ``prior_groups``, a column names each feature's prior group (0 for none).
     """
     names = np.asarray(feature_names, dtype=object)
@@ -420,15 +431,27 @@ def grm_frame(
     base_rank[np.argsort(-result.base, kind="stable")] = np.arange(1, n + 1)
     grm_rank = np.empty(n, dtype=np.int64)
     grm_rank[np.argsort(result.ranking[result.candidates], kind="stable")] = np.arange(1, n + 1)
+    top = float(np.max(result.base)) if n else 0.0
+    rel = result.base / top if top > 0 else np.zeros(n)
+    notes = np.full(n, "", dtype=object)
+    in_top = grm_rank <= k
+    far = in_top & (base_rank > 2 * k)
+    weak = in_top & (rel < WEAK_EVIDENCE)
+    notes[far] = [
+        f"promoted: base rank {b} → {g}" for b, g in zip(base_rank[far], grm_rank[far], strict=True)
+    ]
+    notes[weak] = [(t + "; " if t else "") + "near-zero base evidence" for t in notes[weak]]
     frame = pd.DataFrame(
         {
             "index": result.candidates,
             "name": names[result.candidates].astype(str),
             "base score": result.base,
+            "base score / top": rel,
             "base rank": base_rank,
             "GRM score": result.refined,
             "GRM rank": grm_rank,
             "rank change": base_rank - grm_rank,
+            "note": notes,
         }
     )
     if prior_groups:
@@ -437,6 +460,22 @@ def grm_frame(
             member[np.asarray(g, dtype=np.int64)] = i
         frame["prior group"] = member[result.candidates]
     return frame.sort_values("GRM rank", kind="stable").reset_index(drop=True)
+
+
+def grm_evidence_warning(frame: pd.DataFrame, k: int) -> str:
+    """A warning when GRM's top ``k`` (a :func:`grm_frame`) holds features with near-zero base
+    evidence ("" when it does not)."""
+    weak = frame[(frame["GRM rank"] <= k) & (frame["base score / top"] < WEAK_EVIDENCE)]
+    if weak.empty:
+        return ""
+    head = weak.head(5)
+    shown = ", ".join(f"{n} (base rank {b})" for n, b in zip(head["name"], head["base rank"], strict=True))
+    return (
+        f"GRM's top {k} holds {plural(len(weak), 'feature')} with near-zero base evidence (base score "
+        f"under {WEAK_EVIDENCE:.0%} of the top one): {shown}{' …' if len(weak) > 5 else ''}. GRM ranks "
+        "them high for being unlike the others, not for predicting the target; check them, or lower "
+        "n_top so that GRM re-ranks only features with some evidence."
+    )
 
 
 # ---------------------------------------------------------------------------- streams
@@ -501,7 +540,9 @@ def target_frame(ds) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- compare
-def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation | None]]) -> pd.DataFrame:
+def compare_frame(
+    rows: Iterable[tuple[Selection, Evaluation | None, Evaluation | None]], kept: Iterable[str] = ()
+) -> pd.DataFrame:
     """The compare table: accuracy (with its fold spread), redundancy and time first.
 
     For a continuous target (regression evaluations) the columns are :data:`CV_R2_HONEST`
@@ -514,7 +555,16 @@ def compare_frame(rows: Iterable[tuple[Selection, Evaluation | None, Evaluation 
     """
     rows = list(rows)
     if any((h or b) is not None and (h or b).is_regression for _, h, b in rows):
-        return _compare_frame_regression(rows)
+        frame = _compare_frame_regression(rows)
+    else:
+        frame = _compare_frame_classes(rows)
+    kept = set(kept)
+    frame["kept"] = [sel.label in kept for sel, _, _ in rows]
+    return frame
+
+
+def _compare_frame_classes(rows: list) -> pd.DataFrame:
+    """:func:`compare_frame` for class labels: CV accuracy and its fold spread."""
     out = []
     for sel, honest, biased in rows:
         any_ev = honest or biased
@@ -649,6 +699,7 @@ __all__ = [
     "parse_prior_groups",
     "prior_group_spread",
     "prior_groups_frame",
+    "grm_evidence_warning",
     "grm_frame",
     "group_choices",
     "group_names",
