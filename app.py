@@ -62,8 +62,8 @@ def choose_dataset() -> None:
         ds = appkit.current()
         if ds is not None:
             n, m = ds.X.shape
-            st.caption(f"Active: **{ds.name}** — {n:,} samples × {m:,} features")
-            session_files(ds)
+            st.caption(f"Active: **{ds.name}**: {fc.plural(n, 'sample')} × {fc.plural(m, 'feature')}")
+        session_files(ds)
         appkit.sync_url(ds)
 
 
@@ -96,24 +96,31 @@ def target_picker(up) -> None:
 
 
 def session_files(ds) -> None:
-    """Save this session's runs as JSON, or load such a file back (same dataset)."""
-    with st.expander("Session file"):
-        st.download_button(
-            "Save session (JSON)",
-            appkit.session_download(ds),
-            file_name="fsviz-session.json",
-            mime="application/json",
-            on_click="ignore",
-            key="session_save",
+    """Save this session as JSON, or load one (first, or over a dataset: it asks for its data)."""
+    with st.expander("Session file", expanded=bool(appkit.pending_session_note())):
+        if ds is not None:
+            st.download_button(
+                "Save session (JSON)",
+                appkit.session_download(ds),
+                file_name="fsviz-session.json",
+                mime="application/json",
+                on_click="ignore",
+                key="session_save",
+                help="Where the data came from and how it was read (column roles, target, separator), "
+                "every run shown, kept selections, prior groups.",
+            )
+        st.file_uploader(
+            "Load a session", type=["json"], key="session_load", on_change=appkit.read_session_upload
         )
-        up = st.file_uploader("Load a session", type=["json"], key="session_load")
-        if up is not None and st.session_state.get("_session_loaded") != up.file_id:
-            try:
-                n = appkit.load_session(ds, up.getvalue())
-                st.session_state["_session_loaded"] = up.file_id
-                st.success(f"Restored {n} page result(s); they show on their pages.")
-            except ValueError as e:
-                st.error(str(e))
+        if st.session_state.get("session_error"):
+            st.error(st.session_state["session_error"])
+        if appkit.pending_session_note():
+            st.info(appkit.pending_session_note())
+        done = appkit.apply_pending_session(ds)
+        if done.startswith("error:"):
+            st.error(done.removeprefix("error:"))
+        elif done:
+            st.success(done)
 
 
 def data_page() -> None:

@@ -41,6 +41,7 @@ from fsviz.compute.results import (
     SubsetResult,
 )
 from fsviz.compute.runs import Context, Progress, Run
+from fsviz.compute.session import SessionFile, read_session, session_json
 from fsviz.compute.tables import (
     CV_BIASED,
     CV_HONEST,
@@ -87,6 +88,9 @@ from fsviz.compute.tables import (
 )
 
 __all__ = [
+    "SessionFile",
+    "read_session",
+    "session_json",
     "feature_group_text",
     "gdm_run",
     "BenchmarkResult",
