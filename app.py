@@ -125,13 +125,18 @@ def session_files(ds) -> None:
 
 def data_page() -> None:
     st.title("Data")
+    up = appkit.current_upload() if st.session_state.get("source") == "Upload" else None
+    if up is not None:  # shown even when the file did not load: its settings are the fix
+        appkit.import_panel(up)
     ds = appkit.require_dataset()
     s = ds.summary()
     cols = st.columns(5)
     cols[0].metric("samples", f"{s.n_samples:,}")
     cols[1].metric("features", f"{s.n_features:,}")
     cols[2].metric("target", appkit.target_kind_label(ds), help="classes, continuous (regression) or none")
-    cols[3].metric("classes", len(s.classes) if s.classes else "—")
+    cols[3].metric(
+        "classes", len(s.classes) if s.classes else "none", help="distinct values of a class target"
+    )
     cols[4].metric("non-zero fraction", f"{1.0 - s.sparsity:.3f}")
     left, right = st.columns([1, 1])
     left.subheader(f"Summary of {s.name}")
@@ -150,6 +155,9 @@ def data_page() -> None:
     else:
         right.subheader("No target")
         right.caption("Unsupervised methods only; choose a target column in the sidebar for the others.")
+    appkit.target_checks(ds)
+    for note in appkit.dataset_notes(ds):
+        st.info(note)
     leaks = appkit.result(ds, fc.Run("leakage"), "Checking for features that give the target away")
     if leaks is not None and leaks.features:
         st.warning(
@@ -189,6 +197,7 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
+st.session_state["_busy_slot"] = st.empty()  # loads show their spinner here, above the page
 choose_dataset()
 appkit.entry_ran()
 page.run()

@@ -455,7 +455,7 @@ def _option(up: Upload, name: str, widget, label: str, options, fmt=None, **kw):
     return widget(label, options, key=key, on_change=copy, format_func=fmt or str, **kw)
 
 
-SEPARATORS = {"auto": "auto", ",": "comma ,", ";": "semicolon ;", "\t": "tab", " ": "spaces"}
+SEPARATORS = {"auto": "auto", ",": "comma ,", ";": "semicolon ;", "\t": "tab", "|": "bar |", r"\s+": "spaces"}
 DECIMALS = {"auto": "auto", ".": "point .", ",": "comma ,"}
 ORIENTATIONS = {"auto": "auto", False: "samples as rows", True: "features as rows (transposed)"}
 
@@ -553,6 +553,69 @@ def import_panel(up: Upload) -> None:
             st.caption(note)
         if info is not None and info.frame is not None:
             roles_editor(up, info)
+
+
+def _fixes(ds) -> dict:
+    """The target fixes of the session's data source (an upload's options, or a sample's)."""
+    up = current_upload() if st.session_state.get("source") == "Upload" else None
+    return up.options if up is not None else sample_fixes(str(st.session_state.get("sample")))
+
+
+def target_checks(ds) -> None:
+    """Checks of the target before any run (one class, classes smaller than the CV folds,
+    integer codes that look continuous), each with buttons that apply a fix; the fixes in
+    force are listed with an undo."""
+    from fsviz.data import check_target
+
+    fixes, options = _fixes(ds), _session("options", ds)
+    applied = []
+    if int(fixes.get("min_class_size") or 0) > 1:
+        applied.append(
+            ("min_class_size", f"classes with fewer than {fixes['min_class_size']} samples left out")
+        )
+    if fixes.get("target_kind", "auto") != "auto":
+        applied.append(("target_kind", f"target read as {fixes['target_kind']}"))
+    if options.get("cv", "auto") == "loo":
+        applied.append(("cv", "leave-one-out cross-validation"))
+    for issue in check_target(ds, cv=5):
+        st.warning(issue.message, icon="⚠️")
+        buttons = []
+        if issue.kind == "small_classes":
+            buttons = [
+                (f"Leave out classes with fewer than {n} samples", "min_class_size", n) for n in (2, 5)
+            ]
+            if options.get("cv", "auto") != "loo":
+                buttons.append(("Use leave-one-out CV", "cv", "loo"))
+        elif issue.kind == "looks_continuous":
+            buttons = [("Treat the target as continuous (regression)", "target_kind", "continuous")]
+        for col, (label, name, value) in zip(st.columns(max(len(buttons), 1)), buttons, strict=False):
+            if col.button(label, key=f"fix_{issue.kind}_{name}_{value}", width="stretch"):
+                (options if name == "cv" else fixes)[name] = value
+                st.rerun()
+    for name, text in applied:
+        c1, c2 = st.columns([5, 1], vertical_alignment="center")
+        c1.caption(f"Fix in force: {text}.")
+        if c2.button("Undo", key=f"undo_{name}"):
+            (options if name == "cv" else fixes)[name] = "auto" if name in ("cv", "target_kind") else 0
+            st.rerun()
+
+
+def dataset_notes(ds) -> list[str]:
+    """What loading did to the file, in words: identifiers kept as row names, columns left
+    out, rows dropped, the reader's notes."""
+    meta = ds.meta or {}
+    notes = [str(n) for n in meta.get("notes", ())]
+    ids = meta.get("id_columns") or ()
+    if ids:
+        notes.append(
+            f"Identifier {fc.plural(len(ids), 'column', with_count=False)} {', '.join(map(repr, ids))}: "
+            "kept as row names (written back into the reduced export), never a feature."
+        )
+    ignored = meta.get("ignored") or {}
+    if ignored:
+        listed = ", ".join(f"{c!r} ({why})" for c, why in list(ignored.items())[:8])
+        notes.append(f"Left out: {listed}{' …' if len(ignored) > 8 else ''}.")
+    return notes
 
 
 #: the roles table lists at most this many columns (every non-feature column, then features)
