@@ -160,14 +160,15 @@ def data_page() -> None:
         st.info(note)
     leaks = appkit.result(ds, fc.Run("leakage"), "Checking for features that give the target away")
     if leaks is not None and leaks.features:
+        leaky = fc.names_preview([n for _, n, _ in leaks.features], range(len(leaks.features)))
         st.warning(
-            f"Possible target leakage: {len(leaks.features)} feature(s) predict the target perfectly on "
-            f"their own ({fc.names_preview([n for _, n, _ in leaks.features], range(len(leaks.features)))}). "
+            f"Possible target leakage: {fc.plural(len(leaks.features), 'feature')} predict the target "
+            f"perfectly on their own ({leaky}). "
             "Every selection would rank them first; drop them or check the target column."
         )
     if s.n_constant:
         st.warning(
-            f"{s.n_constant} constant feature(s) (kept; they score 0 and never join a group): "
+            f"{fc.plural(s.n_constant, 'constant feature')} (kept; they score 0 and never join a group): "
             f"{fc.names_preview(ds.feature_names, ds.constant_features)}"
         )
     filled = ds.meta.get("missing") or {}

@@ -67,7 +67,7 @@ run = Run("benchmark", params, appkit.seed())
 res = None
 if clicked or appkit.shown("benchmark", ds) is not None:
     res = appkit.page_result(
-        "benchmark", ds, run, clicked, f"Benchmarking {len(chosen)} method(s)", progress=True
+        "benchmark", ds, run, clicked, f"Benchmarking {fc.plural(len(chosen), 'method')}", progress=True
     )
 if res is None:
     st.info("Choose methods and press **Run benchmark**.")

@@ -26,7 +26,9 @@ with ctl.container(border=True):
     gamma = st.slider("gamma (weight of the prior groups)", 0.0, 10.0, step=0.1, key="grm_gamma")
     k = st.slider("top-k evaluated", 2, 100, key="grm_k")
     clicked = st.button("Run GRM", type="primary", width="stretch")
-ctl.caption(f"{len(prior)} prior group(s) over {sum(map(len, prior))} features (below).")
+ctl.caption(
+    f"{fc.plural(len(prior), 'prior group')} over {fc.plural(sum(map(len, prior)), 'feature')} (below)."
+)
 if ds.target_kind != "classes":
     ctl.caption(appkit.target_note(ds, "grm"))
 

@@ -60,14 +60,15 @@ def groups_view():
         return
 
     m1, m2, m3, m4 = out.columns(4)
-    m1.metric("support features", len(res.support))
-    m2.metric("affiliated features", len(res.af))
+    m1.metric("support features (SF)", len(res.support), help=fc.HELP["SF"])
+    m2.metric("affiliated features (AF)", len(res.af), help=fc.HELP["AF"])
     m3.metric(
         "correlations computed",
         f"{res.n_correlations:,}",
-        f"{100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of m(m−1)/2",
+        fc.share_of_pairs(res.n_correlations, res.n_pairs),
         delta_color="off",
         delta_arrow="off",
+        help=fc.HELP["correlations"],
     )
     m4.metric(
         "all pairs m(m−1)/2",

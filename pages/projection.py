@@ -26,7 +26,9 @@ def view():
     pl = appkit.projection(ds, sels[left], k)
     pr = appkit.projection(ds, sels[right], k)
     if pl is not None and pr is not None:
-        st.plotly_chart(pca_pair([pl, pr], ds.y, titles=(sels[left].method, sels[right].method)), key="pca")
+        st.plotly_chart(
+            pca_pair([pl, pr], ds.labels, titles=(sels[left].method, sels[right].method)), key="pca"
+        )
 
 
 view()

@@ -38,7 +38,7 @@ if res is None:
     st.stop()
 
 m1, m2, m3 = out.columns(3)
-m1.metric("Kuncheva index", "—" if res.kuncheva != res.kuncheva else f"{res.kuncheva:.3f}")
+m1.metric("Kuncheva index", fc.kuncheva_text(res.kuncheva), help=fc.HELP["Kuncheva"])
 m2.metric("Jaccard index", f"{res.jaccard:.3f}")
 m3.metric("resamples", len(res.subsets), f"{res.seconds:.1f} s", delta_color="off", delta_arrow="off")
 out.caption(f"Shown: {res.run.get('of').label}; top {res.run.get('k') or 'all'}; seed {res.run.seed}")

@@ -164,6 +164,38 @@ def plural(n: int, word: str, plural_form: str | None = None, *, with_count: boo
     return f"{n:,} {form}" if with_count else form
 
 
+#: help texts of the abbreviations the app shows (metric helps, column helps)
+HELP = {
+    "tau": "τ (tau): a feature joins a support feature's group when their correlation |ρ| ≥ 1 − τ "
+    "(GDM paper, Theorem 1). Small τ: only near-copies group together; the paper uses τ ≤ 0.5.",
+    "SF": "Support features (SF): the features GDM's classifier uses, found iteratively by the cutting "
+    "plane; each heads a group.",
+    "AF": "Affiliated features (AF): features so correlated with a support feature (|ρ| ≥ 1 − τ) that "
+    "they carry the same information; interchangeable with it.",
+    "s_j": "|s_j|: the absolute score of feature j against GDM's dual weights (s_j = f_j·α̃); GDM picks "
+    "the features with the largest |s_j| as the next support features.",
+    "Kuncheva": "Kuncheva's index: agreement of selected subsets corrected for chance (0 = chance, 1 = "
+    "identical). It is defined for subsets of equal size only.",
+    "correlations": "Feature–feature correlations GDM actually computed (the CRM walks and the group "
+    "completion), against all m(m−1)/2 pairs an all-pairs method needs.",
+}
+
+
+def share_of_pairs(n_computed: int, n_pairs: int) -> str:
+    """``"0.42% of m(m−1)/2"``; a count above all pairs (tiny data: walks recompute pairs
+    across iterations) says so instead of a share over 100 %."""
+    if n_pairs <= 0:
+        return "no pairs (one feature)"
+    if n_computed > n_pairs:
+        return f"{n_computed / n_pairs:.2g}× all pairs (some recomputed across iterations)"
+    return f"{100 * n_computed / n_pairs:.3g}% of m(m−1)/2"
+
+
+def kuncheva_text(value: float) -> str:
+    """Kuncheva's index as text; "n/a (sizes differ)" where it is undefined (NaN)."""
+    return "n/a (sizes differ)" if value != value else f"{value:.3f}"
+
+
 #: the order of the roles in the roles table: what leaves X first
 _ROLE_ORDER = {"target": 0, "identifier": 1, "ignored": 2, "feature": 3}
 
@@ -687,7 +719,10 @@ __all__ = [
     "CV_BIASED",
     "CV_HONEST",
     "CV_STD",
+    "HELP",
     "SELECTION_COLUMNS",
+    "kuncheva_text",
+    "share_of_pairs",
     "compare_chart_note",
     "evaluation_note",
     "quality_text",
