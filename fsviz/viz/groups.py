@@ -308,7 +308,7 @@ def group_tree(
             colorbar=dict(
                 title=dict(text=score_label),
                 tickvals=[(grey + lo) / 2, lo, mid, hi],
-                ticktext=["+N more", f"{lo:.3g}", f"{mid:.3g}", f"{hi:.3g}"],
+                ticktext=["grouped (grey)", f"{lo:.3g}", f"{mid:.3g}", f"{hi:.3g}"],
             ),
         ),
         maxdepth=3,
