@@ -128,6 +128,8 @@ def data_page() -> None:
     up = appkit.current_upload() if st.session_state.get("source") == "Upload" else None
     if up is not None:  # shown even when the file did not load: its settings are the fix
         appkit.import_panel(up)
+        if st.session_state.get("load_error"):
+            st.stop()
     ds = appkit.require_dataset()
     s = ds.summary()
     cols = st.columns(5)

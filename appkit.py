@@ -455,6 +455,22 @@ def _option(up: Upload, name: str, widget, label: str, options, fmt=None, **kw):
     return widget(label, options, key=key, on_change=copy, format_func=fmt or str, **kw)
 
 
+def load_error_fixes(up: Upload, message: str, info) -> list[tuple[str, str, object]]:
+    """Buttons for a file that did not load: ``(label, import option, value)`` that would fix
+    the problem ``message`` names (each also has its control in the import settings)."""
+    text, o = message.lower(), up.options
+    fixes = []
+    if "missing" in text and ("label" in text or "target" in text) and o["missing_target"] == "error":
+        fixes.append(("Leave out the rows without a target", "missing_target", "drop"))
+    elif "missing" in text and o["missing"] == "error":
+        fixes.append(("Fill missing values with the median", "missing", "median"))
+    if ("text" in text or "non-numeric" in text or "categorical" in text) and o["categorical"] == "error":
+        fixes.append(("One-hot encode the text columns", "categorical", "onehot"))
+    if info is not None and info.frame is not None and info.n_columns == 1 and info.sep != ";":
+        fixes.append(("Read with ';' as the separator", "sep", ";"))
+    return fixes
+
+
 SEPARATORS = {"auto": "auto", ",": "comma ,", ";": "semicolon ;", "\t": "tab", "|": "bar |", r"\s+": "spaces"}
 DECIMALS = {"auto": "auto", ".": "point .", ",": "comma ,"}
 ORIENTATIONS = {"auto": "auto", False: "samples as rows", True: "features as rows (transposed)"}
@@ -468,6 +484,14 @@ def import_panel(up: Upload) -> None:
     except ValueError as e:
         st.error(str(e))
         info = None
+    error = st.session_state.get("load_error")
+    if error:
+        st.error(error)
+        fixes = load_error_fixes(up, error, info)
+        for col, (label, name, value) in zip(st.columns(max(len(fixes), 1)), fixes, strict=False):
+            if col.button(label, key=f"loadfix_{name}", type="primary"):
+                set_import_option(up, name, value)
+                st.rerun()
     with st.expander(f"Import settings: {up.filename}", expanded=True):
         c = st.columns(4)
         if info is None or info.frame is not None and info.fmt in ("csv", "tsv", "txt"):
