@@ -260,8 +260,15 @@ def selection_csv(selection: Selection, feature_names: Sequence[str]) -> bytes:
 
 def read_selection_csv(data: bytes) -> pd.DataFrame:
     """Inverse of :func:`selection_csv`."""
+    from fsviz.data.loaders import _exact_floats
+
     dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": np.float64, "role": str}
-    return pd.read_csv(io.BytesIO(data), dtype=dtypes | {"group": np.int64}, keep_default_na=False)
+    return pd.read_csv(
+        io.BytesIO(data),
+        dtype=dtypes | {"group": np.int64},
+        keep_default_na=False,
+        **_exact_floats(),
+    )
 
 
 def provenance(selection: Selection, dataset) -> dict:

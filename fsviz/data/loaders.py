@@ -893,10 +893,12 @@ def _onehot(s, column: str, indicator: bool) -> tuple[np.ndarray, list[str], int
 
 
 def _exact_floats() -> dict:
-    """pandas < 3 parses floats exactly only with float_precision='round_trip' (3.x: by default)."""
+    """pandas < 3.1 parses floats exactly only with float_precision='round_trip' (3.0.6 still rounds
+    0.30000000000000004 to 0.3); 3.1 does by default and deprecates the argument."""
     import pandas as pd
 
-    return {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+    major, minor = (int(p) for p in pd.__version__.split(".")[:2])
+    return {"float_precision": "round_trip"} if (major, minor) < (3, 1) else {}
 
 
 #: more columns than this are read row by row (_load_wide) instead of by pandas
