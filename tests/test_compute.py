@@ -74,12 +74,14 @@ def test_run_is_an_order_free_hashable_value_with_named_fields():
     grm = Run("grm", {"prior_groups": [[1, 2], [3, 4]], "base": Run("lgd", {"n_neighbors": 5})})
     assert grm.get("prior_groups") == ((1, 2), (3, 4))
     assert grm.get("base") == Run("lgd", {"n_neighbors": 5}) and Run("lgd", {"n_neighbors": 5}).key in grm.key
-    assert grm.replace(gamma=2.0).get("gamma") == 2.0 and "gamma" not in grm.replace(gamma=None).kwargs
+    assert grm.replace(gamma=2.0).get("gamma") == 2.0 and grm.replace(gamma=None).get("gamma") == 1.0
     long = Run("projection", {"features": list(range(500))})
     assert len(long.key) < 100 and long.key != Run("projection", {"features": list(range(501))}).key
-    assert fc.params_label(a) == "C=1, tau=0.3"
-    assert fc.params_label(grm) == "base=LGD [n_neighbors=5], prior_groups=(1, 2),(3, 4)"
-    assert a.label == "GDM [C=1, tau=0.3]"
+    # labels name the parameters off their declared defaults (GDM's tau=0.3 and C=1 are defaults)
+    assert fc.params_label(a) == "" and a.label == "GDM"
+    off = Run("gdm", {"tau": 0.2, "C": 2})
+    assert fc.params_label(off) == "C=2, tau=0.2" and off.label == "GDM [C=2, tau=0.2]"
+    assert fc.params_label(grm) == "base=LGD, prior_groups=(1, 2),(3, 4)"
 
 
 def test_registry_names_the_estimators_and_refuses_bad_runs():
@@ -170,7 +172,7 @@ def test_compare_frame():
     honest = fc.Evaluation(run, "fp", 5, 0.8, 0.2, True, 0.0)
     biased = fc.Evaluation(run, "fp", 5, 0.9, 0.2, False, 0.0)
     frame = fc.compare_frame([(sel, honest, biased), (sel, None, None)])
-    assert list(frame["n features"]) == [5, 5] and frame["parameters"].tolist()[0] == "tau=0.3"
+    assert list(frame["n features"]) == [5, 5] and frame["parameters"].tolist()[0] == ""
     assert frame[fc.CV_HONEST].tolist()[0] == 0.8 and frame[fc.CV_BIASED].tolist()[0] == 0.9
     assert frame[fc.CV_HONEST].isna().tolist() == [False, True]
 

@@ -15,29 +15,11 @@ import numpy as np
 import pandas as pd
 
 from fsviz.compute.results import Evaluation, GRMResult, GroupResult, Selection, StreamResult
-from fsviz.compute.runs import Run
+from fsviz.compute.runs import Run, params_label
 from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_R2_BIASED, CV_R2_HONEST, CV_RMSE, CV_STD
 
 #: columns of the selection CSV, in order
 SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")
-
-
-def params_label(run: Run) -> str:
-    """``"C=1, tau=0.3"``: a short human label of a run's parameters.
-
-    A nested Run (GRM's base score, group-SAOLA's GDM groups) shows as its own label;
-    long lists (prior groups, feature lists) by their length.
-    """
-    out = []
-    for k, v in run.params:
-        if isinstance(v, Run):
-            v = v.label
-        elif isinstance(v, float):
-            v = f"{v:g}"
-        elif isinstance(v, tuple):
-            v = f"<{len(v)} items>" if len(v) > 4 else ",".join(map(str, v)) or "none"
-        out.append(f"{k}={v}")
-    return ", ".join(out)
 
 
 def gdm_run(
