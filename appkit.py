@@ -19,6 +19,7 @@ Caching
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import io
 import json
@@ -716,10 +717,38 @@ def reduced_csv(ds, sel: fc.Selection) -> bytes | None:
 
 # ---------------------------------------------------------------------------- forms
 FORM_PREFIXES = ("gdm", "grm", "saola", "hist", "mask")
-GDM_DEFAULTS = dict(
-    tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None
-)
-SAOLA_DEFAULTS = dict(alpha=0.01, delta=0.0, data="auto", chunk=200)
+
+
+def param_slider(where, method: str, name: str, key: str, **kw):
+    """A slider drawn from the declaration ``fc.method(method).params[name]``: its label, help,
+    step and range (the papers' practical range where declared, never past a valid value: the
+    last notch runs). A value already in the form outside that range widens it up to the valid
+    bounds, so a run restored from a session or URL still shows."""
+    p = fc.method(method).params[name]
+    lo, hi = p.widget_range()
+    current = st.session_state.get(key)
+    if isinstance(current, (int, float)) and not lo <= current <= hi:
+        wide = dataclasses.replace(p, practical=None).widget_range()
+        lo, hi = min(lo, max(current, wide[0])), max(hi, min(current, wide[1]))
+        st.session_state[key] = min(max(current, lo), hi)
+    step = p.step or (1 if p.kind == "int" else None)
+    return where.slider(p.label, lo, hi, step=step, key=key, help=p.help or None, **kw)
+
+
+def param_number(where, method: str, name: str, key: str, high=None, **kw):
+    """A number input drawn from the declaration: label, help and the valid lower bound (an open
+    bound moves in by the declared step); ``high`` caps an unbounded parameter for the widget."""
+    p = fc.method(method).params[name]
+    low, top = p.bounds
+    iv = p.interval
+    if low is not None and iv is not None and iv.closed in ("right", "neither"):
+        low = low + (p.step or (1 if p.kind == "int" else 1e-4))
+    if top is None or (high is not None and high < top):
+        top = high
+    cast = int if p.kind == "int" else float
+    low = None if low is None else cast(low)
+    top = None if top is None else cast(top)
+    return where.number_input(p.label, low, top, key=key, help=p.help or None, **kw)
 
 
 def seed_form(prefix: str, values: dict) -> None:
@@ -807,9 +836,9 @@ def class_labels(ds) -> list[str]:
 
 def gdm_form_defaults(ds) -> dict:
     """The GDM form's starting values: those of the result shown, else the defaults."""
-    run = shown("gdm", ds) or default_gdm(ds)
-    p = GDM_DEFAULTS | run.kwargs
-    return p | {"cv_folds": p.get("cv_folds") or 0, "positive": p.get("positive") or GDM_ALL_CLASSES}
+    p = (shown("gdm", ds) or default_gdm(ds)).kwargs  # the Run holds every declared parameter
+    form = {k: p[k] for k in ("tau", "n_per_iter", "max_iter", "C", "corr", "one_class")}
+    return form | {"cv_folds": p.get("cv_folds") or 0, "positive": p.get("positive") or GDM_ALL_CLASSES}
 
 
 GDM_ALL_CLASSES = "all classes (multiclass GDM)"  # the GDM form's choice of no `positive`
@@ -818,27 +847,29 @@ GDM_ALL_CLASSES = "all classes (multiclass GDM)"  # the GDM form's choice of no 
 def default_gdm(ds) -> Run:
     """GDM's defaults for this dataset: all classes at once (multiclass GDM, so masks and trees
     describe every class), one-class (GDM-OC) without a target."""
-    return Run("gdm", GDM_DEFAULTS | {"one_class": ds.y is None}, seed())
+    return Run("gdm", {"one_class": ds.y is None}, seed())
 
 
 def grm_form_defaults(ds) -> dict:
     """The GRM form's starting values: those of the result shown, else the defaults."""
-    run = shown("grm", ds)
+    run = shown("grm", ds) or Run("grm", {})  # GRM's declared defaults
     default = fc.grm_default_base(ds.target_kind)
-    base = run.get("base") if run is not None else Run(default, fc.score_params(default, 5))
+    base = run.get("base") or Run(default, fc.grm_base_params(default))
+    neighbours = fc.method("lgd").params["n_neighbors"].default  # the base scores' neighbourhood
     return {
         "method": base.method,
-        "n_neighbors": base.get("n_neighbors", 5),
-        "n_top": min(run.get("n_top", 500) if run else 500, ds.n_features),
-        "gamma": run.get("gamma", 1.0) if run else 1.0,
+        "n_neighbors": base.get("n_neighbors", neighbours),
+        "n_top": min(run.get("n_top"), ds.n_features),
+        "gamma": run.get("gamma"),
     }
 
 
 def saola_form_defaults(ds) -> dict:
     """The SAOLA form's starting values: those of the stream shown, else the defaults."""
     run = shown("stream", ds)
+    declared = Run("saola", {}).kwargs  # SAOLA's declared defaults (alpha, delta, data, chunk)
     shown_params = run.kwargs if run is not None else {}
-    return {k: shown_params.get(k, v) for k, v in SAOLA_DEFAULTS.items()}
+    return {k: shown_params.get(k, declared[k]) for k in ("alpha", "delta", "data", "chunk")}
 
 
 def stream_run(ds, method: str, params: dict, chunk: int, grouping: str) -> Run | None:

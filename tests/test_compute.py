@@ -386,10 +386,10 @@ def test_a_memory_error_in_a_run_becomes_a_clear_value_error(digits, monkeypatch
 def test_gdm_run_from_form_values_and_the_which_group_sentence():
     from fsviz.data import make_grouped_classification
 
-    run = fc.gdm_run(0.3, 10, 10, 1, "pearson", False, 0, None, 7)
-    assert run.method == "gdm" and run.seed == 7
-    assert run.get("cv_folds") is None and run.get("positive") is None
-    assert fc.gdm_run(0.3, 10, 10, 1, "pearson", False, 3, 2, 0).get("positive") == 2
+    run = fc.gdm_run({"tau": 0.3, "n_per_iter": 10, "C": 1, "cv_folds": 0, "positive": None}, seed=7)
+    assert run.method == "gdm" and run.seed == 7 and run == Run("gdm", {}, 7)
+    assert run.get("cv_folds") is None and run.get("positive") is None and run.get("C") == 1.0
+    assert fc.gdm_run({"cv_folds": 3, "positive": 2}).get("positive") == 2
     X, y, _ = make_grouped_classification(n_samples=200, n_features=300, n_groups=3, random_state=0)
     ds = Dataset(X, y, name="toy")
     res = fc.Run("gdm", {"tau": 0.3}, 0).execute(ds)

@@ -13,6 +13,7 @@ here imports Streamlit.
 from fsviz.compute.registry import (
     METHODS,
     NEIGHBOUR_METHODS,
+    SELECTION_SIZE,
     Method,
     fold_selector,
     grm_base_params,
@@ -95,6 +96,7 @@ __all__ = [
     "METHODS",
     "NEIGHBOUR_METHODS",
     "SELECTION_COLUMNS",
+    "SELECTION_SIZE",
     "Context",
     "CorrelationsResult",
     "Evaluation",

@@ -165,6 +165,15 @@ _CHUNK = Param(
     step=50,
     practical=(1, 2000),
 )
+#: the size of a selection (``result.selection(k)``; the CLI's ``-k``, the app's top-k): None = all
+SELECTION_SIZE = Param(
+    name="k",
+    default=None,
+    constraints=(Interval(Integral, 1, None, closed="left"), None),
+    label="Number of features",
+    help="How many of the ranked or selected features to keep; none: all of them.",
+    step=1,
+)
 _BASE = Param(name="base", default=None, label="Base score", help="The Run of the score GRM refines.")
 _GROUPS_RUN = Param(
     name="groups",
@@ -1213,6 +1222,7 @@ def score_params(name: str, n_neighbors: int) -> dict:
 
 
 __all__ = [
+    "SELECTION_SIZE",
     "METHODS",
     "Method",
     "NEIGHBOUR_METHODS",
