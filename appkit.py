@@ -454,22 +454,56 @@ def _session_bytes(ds, shown: dict, selections: dict, seed_: int) -> bytes:
 def load_session(ds, data: bytes) -> int:
     """Restore a :func:`session_download` file on the same dataset; returns the number of runs.
 
-    Raises ValueError naming the problem: not JSON, another dataset, a broken run.
+    The whole file is checked before anything is restored. Raises ValueError naming the
+    problem for any malformed file: not JSON, wrong types, missing keys, another dataset,
+    an unknown method or parameters outside a method's declaration.
     """
     try:
         doc = json.loads(data)
-        want = doc["dataset"]
-    except (ValueError, KeyError, TypeError):
-        raise ValueError("session file: not an fsviz session (JSON with a 'dataset' entry).") from None
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"session file: not JSON ({e}).") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("dataset"), dict):
+        raise ValueError("session file: not an fsviz session (a JSON object with a 'dataset' object).")
+    want = doc["dataset"]
     if want.get("fingerprint") != ds.fingerprint:
         raise ValueError(
             f"session file: it was saved on dataset {want.get('name')!r} (fingerprint "
             f"{str(want.get('fingerprint'))[:12]}…), not on {ds.name!r}; load that dataset first."
         )
-    restore_runs(ds, doc.get("shown", {}))
-    for item in doc.get("selections", []):
-        add_selection(ds, Run.from_dict(item["run"]), item.get("k"))
-    return len(doc.get("shown", {}))
+    shown, picked = doc.get("shown", {}), doc.get("selections", [])
+    if not isinstance(shown, dict) or not isinstance(picked, list):
+        raise ValueError(
+            "session file: 'shown' must be an object {slot: run} and 'selections' a list; "
+            f"got {type(shown).__name__} and {type(picked).__name__}."
+        )
+    runs = {str(slot): _session_run(item, f"shown[{slot!r}]") for slot, item in shown.items()}
+    chosen = []
+    for i, item in enumerate(picked):
+        if not isinstance(item, dict) or "run" not in item:
+            raise ValueError(
+                f"session file: selections[{i}] must be an object with a 'run'; got {item!r:.80}."
+            )
+        k = item.get("k")
+        try:
+            fc.SELECTION_SIZE.validate(k, f"session file: selections[{i}]")
+        except ValueError as e:
+            raise ValueError(str(e)) from None
+        chosen.append((_session_run(item["run"], f"selections[{i}]"), k))
+    restore_runs(ds, {slot: run.to_dict() for slot, run in runs.items()})
+    for run, k in chosen:
+        add_selection(ds, run, k)
+    return len(runs)
+
+
+def _session_run(data, where: str) -> Run:
+    """A Run of a session file, checked: a known method and parameters in its declaration."""
+    try:
+        run = Run.from_dict(data)
+        for r in (run, *(v for _, v in run.params if isinstance(v, Run))):
+            r.spec.validate(r.kwargs)  # unknown method or parameter, value out of bounds
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise ValueError(f"session file: {where}: {e}") from None
+    return run
 
 
 def current():
