@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval
 from fsviz import select as S
 from fsviz._targets import needs_classes_message
 from fsviz.compute import results as R
-from fsviz.compute.runs import Context, Run, bind_registry
+from fsviz.compute.runs import Context, Run, bind_registry, params_label
 from fsviz.select._params import Param, describe
 
 #: kinds of method whose result is a feature selection (``result.selection(k)``)
@@ -498,14 +498,14 @@ def _benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
     from fsviz.evaluate import benchmark
 
     ds = ctx.dataset
-    methods = run.get("methods", ())
+    methods = benchmark_rankers(run.get("methods", ()), run.seed)
     t0 = time.perf_counter()
     with warnings.catch_warnings():  # the clipping note travels in the result instead
         warnings.simplefilter("ignore", UserWarning)
         frame = benchmark(
             ds,
             None,
-            list(methods) if isinstance(methods, tuple) else methods,
+            methods,
             ks=list(run.get("ks", range(5, 305, 5))),
             classifiers=list(run.get("classifiers", ("linear_svm", "decision_tree", "naive_bayes"))),
             cv=int(run.get("cv", 10)),
@@ -570,6 +570,61 @@ def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray]
         return of.execute(fold).selection(k).indices
 
     return fit
+
+
+@dataclass(frozen=True)
+class _RunRanker:
+    """``rank(X, y, k)``: Run ``run`` executed on (X, y), its selection best first (picklable)."""
+
+    run: Run
+
+    def __call__(self, X, y, k: int) -> np.ndarray:
+        from fsviz.data import Dataset
+
+        run = self.run
+        if run.spec.kind == "subset" and run.get("n_features") is not None:
+            run = run.replace(n_features=int(k))  # a fixed-size subset: ask for the largest k once
+        fold = Dataset(X, y=None if y is None else np.asarray(y), name="fold")
+        return run.execute(fold).selection(None).indices
+
+
+def benchmark_rankers(methods, seed: int = 0) -> list:
+    """Registry names and Runs as :class:`fsviz.evaluate.Ranker` values for
+    :func:`fsviz.evaluate.benchmark` (estimators and rankers pass through unchanged).
+
+    A name is the Run of that method at its declared defaults with ``seed``; a Run keeps its
+    own seed. Each ranker executes its Run on the training fold, as :func:`fold_selector`.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, or a view (not a feature selection).
+    """
+    from fsviz.evaluate import Ranker
+
+    if isinstance(methods, (str, Run)):
+        methods = [methods]
+    out = []
+    for m in methods:
+        if isinstance(m, str):
+            if m not in METHODS:
+                raise ValueError(
+                    f"benchmark: unknown method {m!r}; the selection methods are {selection_methods()}."
+                )
+            m = Run(m, {}, seed)
+        if isinstance(m, Run):
+            spec = m.spec
+            if not spec.selects:
+                raise ValueError(
+                    f"benchmark: {m.method!r} is a view, not a feature selection; choose one of "
+                    f"{selection_methods()}."
+                )
+            lifted = spec.unsupervised_with is not None and bool(m.get(spec.unsupervised_with))
+            label = m.label if params_label(m) else m.method
+            out.append(Ranker(label, _RunRanker(m), spec.supervised and not lifted))
+        else:
+            out.append(m)
+    return out
 
 
 def _pairs(run: Run, ctx: Context) -> R.PairsResult:
@@ -1223,6 +1278,7 @@ def score_params(name: str, n_neighbors: int) -> dict:
 
 __all__ = [
     "SELECTION_SIZE",
+    "benchmark_rankers",
     "METHODS",
     "Method",
     "NEIGHBOUR_METHODS",
