@@ -304,7 +304,7 @@ def activate(ds) -> None:
     _datasets().put(key, ds)
     st.session_state.pop("load_error", None)
     if st.session_state.get("dataset_key") not in (None, key):  # another dataset: forms start afresh
-        for k in [k for k in st.session_state if str(k).split("_")[0] in FORM_PREFIXES]:
+        for k in [k for k in st.session_state if is_form_key(k)]:
             del st.session_state[k]
     st.session_state["dataset_key"] = key
 
@@ -750,7 +750,37 @@ def reduced_csv(ds, sel: fc.Selection) -> bytes | None:
 
 
 # ---------------------------------------------------------------------------- forms
-FORM_PREFIXES = ("gdm", "grm", "saola", "hist", "mask")
+#: session-state keys that belong to the app rather than to one dataset's forms: the sidebar's
+#: choices, the per-dataset stores of :func:`_session` and the URL/session bookkeeping. Every
+#: other key (each page's widgets) is form state of the active dataset: a dataset switch drops
+#: it, so nothing typed for one dataset leaks into another; the forms then start from the
+#: result shown for the new dataset (:func:`seed_form`), kept per dataset by :func:`_session`.
+APP_KEYS = frozenset(
+    {
+        "dataset_key",
+        "load_error",
+        "last_upload",
+        "seed",
+        "sample",
+        "source",
+        "upload",
+        "label",
+        "missing",
+        "categorical",
+        "shape",
+        "target_hist",
+        "session_load",
+        "session_save",
+        "shown",
+        "selections",
+        "prior",
+    }
+)
+
+
+def is_form_key(key) -> bool:
+    """Whether a session-state key is a page's form state (see :data:`APP_KEYS`)."""
+    return not str(key).startswith("_") and str(key) not in APP_KEYS
 
 
 def param_slider(where, method: str, name: str, key: str, **kw):

@@ -150,6 +150,38 @@ def test_tau_slider_is_drawn_from_gdm_declaration_and_its_maximum_runs(digits):
     assert any(f"tau={s.max:g}" in c.value for c in at.caption if c.value.startswith("Shown:"))
 
 
+def _switch_dataset_script():
+    import sys
+
+    import streamlit as st
+
+    sys.path.insert(0, st.session_state["root"])
+    import appkit
+
+    names = appkit.sample_names()
+    appkit.load_sample(names[st.session_state.get("which", 0)])
+
+
+def test_form_state_of_one_dataset_does_not_leak_into_another():
+    """Every form key, whatever its name (the issue's ai_w0, prior_pick, find_feature, tree_*),
+    is dropped when another dataset becomes active; the app's own keys stay."""
+    at = AppTest.from_function(_switch_dataset_script, default_timeout=TIMEOUT)
+    at.session_state["root"] = str(ROOT)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    typed = {"ai_w0": 2.5, "prior_pick": [3], "find_feature": "x7", "tree_groups": 40, "gdm_tau": 0.2}
+    for k, v in typed.items():
+        at.session_state[k] = v
+    at.session_state["seed"] = 5
+    at.run()  # the same dataset: nothing is dropped
+    assert all(k in at.session_state for k in typed)
+    at.session_state["which"] = 1
+    at.run()  # another dataset
+    assert not at.exception, [e.value for e in at.exception]
+    assert [k for k in typed if k in at.session_state] == []
+    assert at.session_state["seed"] == 5  # an app key (APP_KEYS) stays
+
+
 def test_groups_result_survives_page_switch(digits):
     at = goto(start(digits), "groups")
     slider(at, "tau").set_value(0.5)
