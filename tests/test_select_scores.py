@@ -323,8 +323,11 @@ def test_selector_classes_equal_functions_and_select(cls_data):
     [
         (lambda X, y: chi2_score(X - 5.0, y), "must be non-negative"),
         (lambda X, y: fisher_score(X, np.zeros(len(y))), "at least 2 classes"),
-        (lambda X, y: lgd_score(X, n_neighbors=1), "'n_neighbors' must be an int in \\[2, 90\\]"),
-        (lambda X, y: laplacian_score(X, n_neighbors=90), "'n_neighbors' must be an int in \\[1, 89\\]"),
+        (lambda X, y: lgd_score(X, n_neighbors=1), "'n_neighbors' must be an int in the range \\[2, 90\\]"),
+        (
+            lambda X, y: laplacian_score(X, n_neighbors=90),
+            "'n_neighbors' must be an int in the range \\[1, 89\\]",
+        ),
         (lambda X, y: laplacian_score(X, kernel="rbf"), "'kernel' must be 'heat' or 'binary'"),
         (lambda X, y: relieff_score(X, y, n_neighbors=0), "'n_neighbors' must be an int"),
         (lambda X, y: mutual_info_score(X, y, strategy="kmeans"), "'strategy' must be"),

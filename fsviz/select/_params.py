@@ -22,7 +22,7 @@ from typing import Any
 
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
-__all__ = ["Param", "ParamUI", "describe", "validate_param"]
+__all__ = ["Param", "ParamUI", "check_number", "describe", "validate_param"]
 
 
 @dataclass(frozen=True)
@@ -174,6 +174,41 @@ class Param:
         if kind == "bool" and type(value).__name__ == "bool_":
             return bool(value)
         return value
+
+
+def check_number(
+    owner: str,
+    name: str,
+    value: Any,
+    *,
+    integer: bool,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    why: str = "",
+) -> int | float:
+    """One number checked against a scikit-learn ``Interval`` whose bounds depend on the data
+    (``n_neighbors`` at most ``n_samples - 1``): the one checker for values a declaration
+    cannot bound in advance. Returns the value as ``int`` or ``float``.
+
+    Raises
+    ------
+    ValueError
+        ``"{owner}: '{name}' must be an int in the range [1, 89]{why}; got 200."``
+    """
+    closed = {(False, True): "left", (False, False): "neither", (True, True): "both", (True, False): "right"}
+    iv = Interval(
+        Integral if integer else Real,
+        low,
+        high,
+        closed=closed[(high is not None, low is not None and not low_open)],
+    )
+    ok = iv.is_satisfied_by(value) and not isinstance(value, bool)
+    if ok and not integer:
+        ok = math.isfinite(value)
+    if not ok:
+        raise ValueError(f"{owner}: {name!r} must be {iv}{why}; got {value!r}.")
+    return int(value) if integer else float(value)
 
 
 def validate_param(owner: str, name: str, value: Any, constraints: list) -> None:

@@ -44,6 +44,7 @@ from sklearn.utils.validation import check_array
 from fsviz._targets import target_kind
 from fsviz.select import _score_kernels as K
 from fsviz.select._base import EXTREME, ScoreSelector, blas_limits, encode_labels, scale_extreme
+from fsviz.select._params import check_number
 from fsviz.stats.information import discretize, is_discrete, mi_with_target
 from fsviz.stats.moments import column_moments
 
@@ -71,13 +72,8 @@ def _check_Xy(owner: str, X, y, scale: bool = True):
 
 
 def _check_int(owner: str, name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= lo
-    if ok and hi is not None:
-        ok = value <= hi
-    if not ok:
-        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
-        raise ValueError(f"{owner}: {name!r} must be an int in {rng}{why}; got {value!r}.")
-    return int(value)
+    """An int in ``[lo, hi]`` (:func:`fsviz.select._params.check_number`, scikit-learn's Interval)."""
+    return check_number(owner, name, value, integer=True, low=lo, high=hi, why=why)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
