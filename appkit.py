@@ -778,9 +778,14 @@ APP_KEYS = frozenset(
 )
 
 
+#: the sidebar's keys made per upload (``target_<file id>``: the target column of that file)
+APP_KEY_PREFIXES = ("target_",)
+
+
 def is_form_key(key) -> bool:
     """Whether a session-state key is a page's form state (see :data:`APP_KEYS`)."""
-    return not str(key).startswith("_") and str(key) not in APP_KEYS
+    key = str(key)
+    return not key.startswith("_") and key not in APP_KEYS and not key.startswith(APP_KEY_PREFIXES)
 
 
 def param_slider(where, method: str, name: str, key: str, **kw):
