@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
+from fsviz._params import Param, describe
 from fsviz.compute import METHODS, Run, method
 from fsviz.select import GDM, GRM
-from fsviz.select._params import Param, describe
 
 
 def test_gdm_declares_tau_once_with_bounds_default_and_practical_range():

@@ -21,10 +21,10 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
 from fsviz import select as S
+from fsviz._params import Param, describe
 from fsviz._targets import needs_classes_message
 from fsviz.compute import results as R
 from fsviz.compute.runs import Context, Run, bind_registry, params_label
-from fsviz.select._params import Param, describe
 
 #: kinds of method whose result is a feature selection (``result.selection(k)``)
 SELECTION_KINDS = ("score", "subset", "groups", "grm", "stream")
@@ -83,7 +83,7 @@ class Method:
     @cached_property
     def params(self) -> dict[str, Param]:
         """Every parameter a Run of this method takes, by name: the estimator's declaration
-        (:func:`fsviz.select._params.describe`; ``random_state`` is the Run's seed) and
+        (:func:`fsviz._params.describe`; ``random_state`` is the Run's seed) and
         :attr:`run_params`. Views without an estimator declare none."""
         declared = describe(self.estimator) if self.estimator is not None else {}
         return declared | {p.name: p for p in self.run_params}

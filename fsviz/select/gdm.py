@@ -48,11 +48,11 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from threadpoolctl import ThreadpoolController
 
+from fsviz._params import ParamUI
 from fsviz.select import _gdm_kernels as GK
 from fsviz.select._base import EXTREME, scale_extreme
 from fsviz.select._column_source import ColumnSource, block_stats, is_out_of_core
 from fsviz.select._mkl import MasterResult, solve_master
-from fsviz.select._params import ParamUI
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
 from fsviz.stats.moments import column_moments
 

@@ -35,9 +35,9 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from fsviz._params import ParamUI
 from fsviz.select._base import blas_limits, scale_extreme, support_mask
 from fsviz.select._grm_kernels import simplex_project as _simplex_project_kernel
-from fsviz.select._params import ParamUI
 
 
 def simplex_projection(w) -> np.ndarray:

@@ -28,10 +28,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from fsviz._dask import map_blocks
+from fsviz._params import ParamUI
 from fsviz._targets import target_kind
 from fsviz.select import _saola_kernels as K
 from fsviz.select._base import scale_extreme
-from fsviz.select._params import ParamUI
 from fsviz.select._subset_common import SelectedSubsetMixin
 from fsviz.stats import _info_kernels as IK
 from fsviz.stats.information import Codes, encode_target, is_discrete, su_with_target

@@ -41,10 +41,10 @@ from sklearn.metrics.pairwise import manhattan_distances
 from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_array
 
+from fsviz._params import check_number
 from fsviz._targets import target_kind
 from fsviz.select import _score_kernels as K
 from fsviz.select._base import EXTREME, ScoreSelector, blas_limits, encode_labels, scale_extreme
-from fsviz.select._params import check_number
 from fsviz.stats.information import discretize, is_discrete, mi_with_target
 from fsviz.stats.moments import column_moments
 
@@ -72,7 +72,7 @@ def _check_Xy(owner: str, X, y, scale: bool = True):
 
 
 def _check_int(owner: str, name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
-    """An int in ``[lo, hi]`` (:func:`fsviz.select._params.check_number`, scikit-learn's Interval)."""
+    """An int in ``[lo, hi]`` (:func:`fsviz._params.check_number`, scikit-learn's Interval)."""
     return check_number(owner, name, value, integer=True, low=lo, high=hi, why=why)
 
 

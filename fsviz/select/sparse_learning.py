@@ -36,9 +36,9 @@ import scipy.sparse.linalg as spla
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from fsviz._params import check_number
 from fsviz.select import _sparse_learning_kernels as _SLK
 from fsviz.select._base import ScoreSelector, blas_limits
-from fsviz.select._params import check_number
 from fsviz.select.scores import _check_int, _knn_affinity
 from fsviz.stats.moments import column_moments
 

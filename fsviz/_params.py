@@ -185,6 +185,7 @@ def check_number(
     low: float | None = None,
     high: float | None = None,
     low_open: bool = False,
+    high_open: bool = False,
     why: str = "",
 ) -> int | float:
     """One number checked against a scikit-learn ``Interval`` whose bounds depend on the data
@@ -201,7 +202,7 @@ def check_number(
         Integral if integer else Real,
         low,
         high,
-        closed=closed[(high is not None, low is not None and not low_open)],
+        closed=closed[(high is not None and not high_open, low is not None and not low_open)],
     )
     ok = iv.is_satisfied_by(value) and not isinstance(value, bool)
     if ok and not integer:
