@@ -19,7 +19,6 @@ Caching
 from __future__ import annotations
 
 import base64
-import dataclasses
 import hashlib
 import io
 import json
@@ -174,16 +173,18 @@ def _prefetcher() -> _Prefetcher:
     return _Prefetcher(_results())
 
 
-def prefetch_neighbours(ds, run: Run, res, name: str, step: float, lo: float, hi: float) -> None:
-    """Compute ``run`` with parameter ``name`` one slider ``step`` up and down (within
-    ``[lo, hi]``) in the background when its result ``res`` took less than
-    :data:`PREFETCH_SECONDS`: the next arrow-key step of a live slider is then a cache hit."""
+def prefetch_neighbours(ds, run: Run, res, name: str) -> None:
+    """Compute ``run`` with parameter ``name`` one slider step up and down (the step and the
+    range of its declaration, as :func:`param_slider` draws it) in the background when its
+    result ``res`` took less than :data:`PREFETCH_SECONDS`: the next arrow-key step of a live
+    slider is then a cache hit."""
     if res is None or res.run != run or res.seconds >= PREFETCH_SECONDS:
         return
+    p = run.spec.params[name]
+    lo, hi = p.widget_range()
     value = float(run.get(name))
-    near = [round(value + d, 10) for d in (step, -step) if lo <= round(value + d, 10) <= hi]
-    # not run.replace: it drops parameters set to None, which changes the run's key
-    _prefetcher().submit(ds, [Run(run.method, run.kwargs | {name: v}, run.seed) for v in near])
+    near = [round(value + d, 10) for d in (p.step, -p.step) if lo <= round(value + d, 10) <= hi]
+    _prefetcher().submit(ds, [run.replace(**{name: v}) for v in near])
 
 
 def _session(name: str, ds) -> dict:
@@ -791,14 +792,12 @@ def is_form_key(key) -> bool:
 def param_slider(where, method: str, name: str, key: str, **kw):
     """A slider drawn from the declaration ``fc.method(method).params[name]``: its label, help,
     step and range (the papers' practical range where declared, never past a valid value: the
-    last notch runs). A value already in the form outside that range widens it up to the valid
-    bounds, so a run restored from a session or URL still shows."""
+    last notch runs). A value in the form outside that range (a run restored from a session or
+    URL) is brought to the nearest end; the caption of the shown result still names it."""
     p = fc.method(method).params[name]
     lo, hi = p.widget_range()
     current = st.session_state.get(key)
     if isinstance(current, (int, float)) and not lo <= current <= hi:
-        wide = dataclasses.replace(p, practical=None).widget_range()
-        lo, hi = min(lo, max(current, wide[0])), max(hi, min(current, wide[1]))
         st.session_state[key] = min(max(current, lo), hi)
     step = p.step or (1 if p.kind == "int" else None)
     return where.slider(p.label, lo, hi, step=step, key=key, help=p.help or None, **kw)

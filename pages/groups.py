@@ -122,7 +122,7 @@ def groups_view():
     if st.toggle("Show the groups table (sortable: group, role, name, score, |ρ| to SF)", key="gdm_table"):
         st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)
     appkit.sync_url(ds)
-    appkit.prefetch_neighbours(ds, run, res, "tau", 0.01, 0.0, 1.0)  # last: after the deltas
+    appkit.prefetch_neighbours(ds, run, res, "tau")  # last: after the deltas
 
 
 groups_view()

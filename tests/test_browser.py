@@ -178,9 +178,9 @@ def test_tau_slider_changes_the_group_tree(page, shots):
     before = tree_title(page)
     slider = page.locator('input[type="range"][aria-label^="tau"]').first
     slider.focus()
-    for _ in range(30):  # tau 0.30 -> 0.60 (step 0.01)
+    for _ in range(30):  # tau 0.30 -> 0.50, the slider's end (GDM's practical range), and it runs
         page.keyboard.press("ArrowRight")
-    assert float(slider.get_attribute("aria-valuetext")) == pytest.approx(0.6)
+    assert float(slider.get_attribute("aria-valuetext")) == pytest.approx(0.5)
     page.get_by_role("button", name="Run GDM").click()
     settle(page)
     page.wait_for_function(
@@ -190,8 +190,8 @@ def test_tau_slider_changes_the_group_tree(page, shots):
         timeout=60_000,
     )
     assert tree_title(page) != before
-    assert "tau=0.6" in page.get_by_text("Shown:").first.inner_text()
-    page.screenshot(path=str(shots / "groups_tau_0.6.png"), full_page=True)
+    assert "tau=0.5" in page.get_by_text("Shown:").first.inner_text()
+    page.screenshot(path=str(shots / "groups_tau_0.5.png"), full_page=True)
 
 
 def shown_caption(page) -> str:
