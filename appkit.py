@@ -804,14 +804,20 @@ def param_slider(where, method: str, name: str, key: str, **kw):
 
 
 def param_number(where, method: str, name: str, key: str, high=None, **kw):
-    """A number input drawn from the declaration: label, help and the valid lower bound (an open
-    bound moves in by the declared step); ``high`` caps an unbounded parameter for the widget."""
+    """A number input drawn from the declaration: label, help and range (the practical range
+    where declared, else the valid bounds, an open bound moved in by the declared step);
+    ``high`` caps the widget (an unbounded parameter, or one bounded by the data)."""
     p = fc.method(method).params[name]
     low, top = p.bounds
-    iv = p.interval
-    if low is not None and iv is not None and iv.closed in ("right", "neither"):
-        low = low + (p.step or (1 if p.kind == "int" else 1e-4))
-    if top is None or (high is not None and high < top):
+    if p.practical is not None:
+        low, top = p.widget_range()
+    else:
+        iv, step = p.interval, p.step or (1 if p.kind == "int" else 1e-6)
+        if low is not None and iv.closed in ("right", "neither"):
+            low = low + step
+        if top is not None and iv.closed in ("left", "neither"):
+            top = top - step
+    if high is not None and (top is None or high < top):
         top = high
     cast = int if p.kind == "int" else float
     low = None if low is None else cast(low)

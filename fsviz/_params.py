@@ -133,13 +133,15 @@ class Param:
                 "declare a practical range in _parameter_ui."
             )
         step = self.step or (1 if self.kind == "int" else (hi - lo) / 100)
-        if iv is not None:
+        if iv is not None:  # never past a valid value; an open end reached moves in by a step
             if iv.left is not None:
-                low_ok = iv.left if iv.closed in ("left", "both") else iv.left + step
-                lo = max(lo, low_ok)
+                lo = max(lo, iv.left)
+                if lo == iv.left and iv.closed not in ("left", "both"):
+                    lo = iv.left + step
             if iv.right is not None:
-                high_ok = iv.right if iv.closed in ("right", "both") else iv.right - step
-                hi = min(hi, high_ok)
+                hi = min(hi, iv.right)
+                if hi == iv.right and iv.closed not in ("right", "both"):
+                    hi = iv.right - step
         if self.kind == "int":
             return int(math.ceil(lo)), int(math.floor(hi))
         return float(lo), float(hi)

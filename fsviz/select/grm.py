@@ -346,7 +346,7 @@ class GRM(SelectorMixin, BaseEstimator):
         "solver": [StrOptions({"auto", "alm"})],
     }
     _parameter_ui: dict = {
-        "n_top": ParamUI("Working set (top features of the base score)", step=50, practical=(10, 5000)),
+        "n_top": ParamUI("Working set n_top (top features of the base score GRM re-ranks)"),
         "prior_groups": ParamUI(
             "Prior groups", "Features known to belong together (eq. 25-26).", groups=True
         ),
