@@ -428,9 +428,10 @@ def benchmark(
     --------
     >>> import numpy as np
     >>> from fsviz.evaluate import benchmark
+    >>> from fsviz.select import FisherScore
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 12)); y = (X[:, 3] > 0).astype(int)
-    >>> frame = benchmark(X, y, ["fisher"], ks=[1, 2], classifiers=["naive_bayes"], cv=3)
+    >>> frame = benchmark(X, y, [FisherScore()], ks=[1, 2], classifiers=["naive_bayes"], cv=3)
     >>> frame.groupby("k")["accuracy"].mean().round(2).tolist()
     [0.98, 0.97]
     """
