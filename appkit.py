@@ -174,16 +174,18 @@ def _prefetcher() -> _Prefetcher:
     return _Prefetcher(_results())
 
 
-def prefetch_neighbours(ds, run: Run, res, name: str, step: float, lo: float, hi: float) -> None:
-    """Compute ``run`` with parameter ``name`` one slider ``step`` up and down (within
-    ``[lo, hi]``) in the background when its result ``res`` took less than
-    :data:`PREFETCH_SECONDS`: the next arrow-key step of a live slider is then a cache hit."""
+def prefetch_neighbours(ds, run: Run, res, name: str) -> None:
+    """Compute ``run`` with parameter ``name`` one slider step up and down (the step and the
+    range of its declaration, as :func:`param_slider` draws it) in the background when its
+    result ``res`` took less than :data:`PREFETCH_SECONDS`: the next arrow-key step of a live
+    slider is then a cache hit."""
     if res is None or res.run != run or res.seconds >= PREFETCH_SECONDS:
         return
+    p = run.spec.params[name]
+    lo, hi = p.widget_range()
     value = float(run.get(name))
-    near = [round(value + d, 10) for d in (step, -step) if lo <= round(value + d, 10) <= hi]
-    # not run.replace: it drops parameters set to None, which changes the run's key
-    _prefetcher().submit(ds, [Run(run.method, run.kwargs | {name: v}, run.seed) for v in near])
+    near = [round(value + d, 10) for d in (p.step, -p.step) if lo <= round(value + d, 10) <= hi]
+    _prefetcher().submit(ds, [run.replace(**{name: v}) for v in near])
 
 
 def _session(name: str, ds) -> dict:
@@ -718,7 +720,7 @@ def activate(ds) -> None:
     _datasets().put(key, ds)
     st.session_state.pop("load_error", None)
     if st.session_state.get("dataset_key") not in (None, key):  # another dataset: forms start afresh
-        for k in [k for k in st.session_state if str(k).split("_")[0] in FORM_PREFIXES]:
+        for k in [k for k in st.session_state if is_form_key(k)]:
             del st.session_state[k]
     st.session_state["dataset_key"] = key
 
@@ -1263,11 +1265,82 @@ def reduced_csv(ds, sel: fc.Selection) -> bytes | None:
 
 
 # ---------------------------------------------------------------------------- forms
-FORM_PREFIXES = ("gdm", "grm", "saola", "hist", "mask")
-GDM_DEFAULTS = dict(
-    tau=0.3, n_per_iter=10, max_iter=10, C=1.0, corr="pearson", one_class=False, cv_folds=None
+#: session-state keys that belong to the app rather than to one dataset's forms: the sidebar's
+#: choices, the per-dataset stores of :func:`_session` and the URL/session bookkeeping. Every
+#: other key (each page's widgets) is form state of the active dataset: a dataset switch drops
+#: it, so nothing typed for one dataset leaks into another; the forms then start from the
+#: result shown for the new dataset (:func:`seed_form`), kept per dataset by :func:`_session`.
+APP_KEYS = frozenset(
+    {
+        "dataset_key",
+        "load_error",
+        "seed",
+        "sample",
+        "source",
+        "upload",
+        "shape",
+        "target_hist",
+        "session_load",
+        "session_save",
+        "shown",
+        "selections",
+        "prior",
+        "options",
+        "recent",
+        "upload_token",
+        "pending_session",
+        "session_error",
+        "report_runs",
+        "report_k",
+        "report_dl",
+    }
 )
-SAOLA_DEFAULTS = dict(alpha=0.01, delta=0.0, data="auto", chunk=200)
+
+
+#: the keys made per upload (``imp_<option>_<token>``: its import settings and roles table)
+APP_KEY_PREFIXES = ("imp_",)
+
+
+def is_form_key(key) -> bool:
+    """Whether a session-state key is a page's form state (see :data:`APP_KEYS`)."""
+    key = str(key)
+    return not key.startswith("_") and key not in APP_KEYS and not key.startswith(APP_KEY_PREFIXES)
+
+
+def param_slider(where, method: str, name: str, key: str, **kw):
+    """A slider drawn from the declaration ``fc.method(method).params[name]``: its label, help,
+    step and range (the papers' practical range where declared, never past a valid value: the
+    last notch runs). A value in the form outside that range (a run restored from a session or
+    URL) is brought to the nearest end; the caption of the shown result still names it."""
+    p = fc.method(method).params[name]
+    lo, hi = p.widget_range()
+    current = st.session_state.get(key)
+    if isinstance(current, (int, float)) and not lo <= current <= hi:
+        st.session_state[key] = min(max(current, lo), hi)
+    step = p.step or (1 if p.kind == "int" else None)
+    return where.slider(p.label, lo, hi, step=step, key=key, help=p.help or None, **kw)
+
+
+def param_number(where, method: str, name: str, key: str, high=None, **kw):
+    """A number input drawn from the declaration: label, help and range (the practical range
+    where declared, else the valid bounds, an open bound moved in by the declared step);
+    ``high`` caps the widget (an unbounded parameter, or one bounded by the data)."""
+    p = fc.method(method).params[name]
+    low, top = p.bounds
+    if p.practical is not None:
+        low, top = p.widget_range()
+    else:
+        iv, step = p.interval, p.step or (1 if p.kind == "int" else 1e-6)
+        if low is not None and iv.closed in ("right", "neither"):
+            low = low + step
+        if top is not None and iv.closed in ("left", "neither"):
+            top = top - step
+    if high is not None and (top is None or high < top):
+        top = high
+    cast = int if p.kind == "int" else float
+    low = None if low is None else cast(low)
+    top = None if top is None else cast(top)
+    return where.number_input(p.label, low, top, key=key, help=p.help or None, **kw)
 
 
 def seed_form(prefix: str, values: dict) -> None:
@@ -1355,9 +1428,9 @@ def class_labels(ds) -> list[str]:
 
 def gdm_form_defaults(ds) -> dict:
     """The GDM form's starting values: those of the result shown, else the defaults."""
-    run = shown("gdm", ds) or default_gdm(ds)
-    p = GDM_DEFAULTS | run.kwargs
-    return p | {"cv_folds": p.get("cv_folds") or 0, "positive": p.get("positive") or GDM_ALL_CLASSES}
+    p = (shown("gdm", ds) or default_gdm(ds)).kwargs  # the Run holds every declared parameter
+    form = {k: p[k] for k in ("tau", "n_per_iter", "max_iter", "C", "corr", "one_class")}
+    return form | {"cv_folds": p.get("cv_folds") or 0, "positive": p.get("positive") or GDM_ALL_CLASSES}
 
 
 GDM_ALL_CLASSES = "all classes (multiclass GDM)"  # the GDM form's choice of no `positive`
@@ -1366,27 +1439,29 @@ GDM_ALL_CLASSES = "all classes (multiclass GDM)"  # the GDM form's choice of no 
 def default_gdm(ds) -> Run:
     """GDM's defaults for this dataset: all classes at once (multiclass GDM, so masks and trees
     describe every class), one-class (GDM-OC) without a target."""
-    return Run("gdm", GDM_DEFAULTS | {"one_class": ds.y is None}, seed())
+    return Run("gdm", {"one_class": ds.y is None}, seed())
 
 
 def grm_form_defaults(ds) -> dict:
     """The GRM form's starting values: those of the result shown, else the defaults."""
-    run = shown("grm", ds)
+    run = shown("grm", ds) or Run("grm", {})  # GRM's declared defaults
     default = fc.grm_default_base(ds.target_kind)
-    base = run.get("base") if run is not None else Run(default, fc.score_params(default, 5))
+    base = run.get("base") or Run(default, fc.grm_base_params(default))
+    neighbours = fc.method("lgd").params["n_neighbors"].default  # the base scores' neighbourhood
     return {
         "method": base.method,
-        "n_neighbors": base.get("n_neighbors", 5),
-        "n_top": min(run.get("n_top", 500) if run else 500, ds.n_features),
-        "gamma": run.get("gamma", 1.0) if run else 1.0,
+        "n_neighbors": base.get("n_neighbors", neighbours),
+        "n_top": min(run.get("n_top"), ds.n_features),
+        "gamma": run.get("gamma"),
     }
 
 
 def saola_form_defaults(ds) -> dict:
     """The SAOLA form's starting values: those of the stream shown, else the defaults."""
     run = shown("stream", ds)
+    declared = Run("saola", {}).kwargs  # SAOLA's declared defaults (alpha, delta, data, chunk)
     shown_params = run.kwargs if run is not None else {}
-    return {k: shown_params.get(k, v) for k, v in SAOLA_DEFAULTS.items()}
+    return {k: shown_params.get(k, declared[k]) for k in ("alpha", "delta", "data", "chunk")}
 
 
 def stream_run(ds, method: str, params: dict, chunk: int, grouping: str) -> Run | None:

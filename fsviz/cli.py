@@ -247,6 +247,10 @@ def _run_of(args: argparse.Namespace, target_kind: str | None = "classes"):
 
     spec = fc.method(args.method)
     params = _parse_params(args.param)
+    try:
+        fc.SELECTION_SIZE.validate(args.n_features, "fsviz select -k/--n-features")
+    except ValueError as e:
+        raise CLIError(str(e)) from None
     if (
         args.n_features is not None
         and spec.kind == "subset"
@@ -264,8 +268,9 @@ def _run_of(args: argparse.Namespace, target_kind: str | None = "classes"):
     run = fc.Run(spec.name, params, args.seed)
     for r in (run, run.get("base"), run.get("groups")):
         if isinstance(r, fc.Run) and r.spec.estimator is not None:
-            try:
-                r.spec.make(r)  # unknown parameters fail here, before the data is read
+            try:  # unknown names and values outside the declaration fail before the data is read
+                r.spec.validate(r.kwargs)
+                r.spec.make(r)
             except (TypeError, ValueError) as e:
                 raise CLIError(f"method {r.method!r}: {e}") from None
     return run

@@ -22,8 +22,8 @@ with ctl.container(border=True):
     bases = fc.methods_for(ds.target_kind, kinds=("score",))  # valid for this kind of target
     method = st.selectbox("base score", bases, key="grm_method", format_func=lambda k: fc.method(k).label)
     n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, key="grm_n_neighbors")
-    n_top = st.number_input("n_top (features GRM re-ranks)", 2, max(m, 2), key="grm_n_top")
-    gamma = st.slider("gamma (weight of the prior groups)", 0.0, 10.0, step=0.1, key="grm_gamma")
+    n_top = appkit.param_number(st, "grm", "n_top", key="grm_n_top", high=max(m, 1))  # GRM's declaration
+    gamma = appkit.param_slider(st, "grm", "gamma", key="grm_gamma")
     k = st.slider("top-k evaluated", 2, 100, key="grm_k")
     clicked = st.button("Run GRM", type="primary", width="stretch")
 ctl.caption(

@@ -23,18 +23,20 @@ def groups_view():
     elif ds.target_kind == "continuous":
         ctl.info(appkit.target_note(ds, "groups"))
     with ctl.container(border=True):
-        tau = st.slider("tau (affiliated: |ρ| ≥ 1 − τ)", 0.0, 1.0, step=0.01, key="gdm_tau")
+        # every widget from GDM's declaration (fc.method("gdm").params): labels, help, bounds, step
+        tau = appkit.param_slider(st, "gdm", "tau", key="gdm_tau")
         c1, c2 = st.columns(2)
-        n_per_iter = c1.number_input("features / iteration", 1, 200, key="gdm_n_per_iter")
-        max_iter = c2.number_input("iterations", 1, 100, key="gdm_max_iter")
-        C = c1.number_input("C", 1e-4, 1e4, format="%.4g", key="gdm_C")
+        n_per_iter = appkit.param_number(c1, "gdm", "n_per_iter", key="gdm_n_per_iter", high=200)
+        max_iter = appkit.param_number(c2, "gdm", "max_iter", key="gdm_max_iter", high=100)
+        C = appkit.param_number(c1, "gdm", "C", key="gdm_C", high=1e4, format="%.4g")
         folds = c2.number_input("ECV folds (0 = off)", 0, 20, key="gdm_cv_folds")
         corr = st.radio(
-            "correlation",
-            ["pearson", "su"],
+            fc.method("gdm").params["corr"].label,
+            fc.method("gdm").params["corr"].choices,
             horizontal=True,
             key="gdm_corr",
             format_func={"pearson": "PCC", "su": "SU (nonlinear)"}.get,
+            help=fc.method("gdm").params["corr"].help,
         )
         one_class = st.toggle("one-class (GDM-OC)", key="gdm_one_class", disabled=ds.y is None)
         positive = (
@@ -52,7 +54,8 @@ def groups_view():
             positive = None
         clicked = st.button("Run GDM", type="primary", width="stretch")
 
-    run = fc.gdm_run(tau, n_per_iter, max_iter, C, corr, one_class, folds, positive, appkit.seed())
+    form = dict(tau=tau, n_per_iter=n_per_iter, max_iter=max_iter, C=C, corr=corr, one_class=one_class)
+    run = fc.gdm_run(form | {"cv_folds": folds, "positive": positive}, appkit.seed())
     with out:
         res = appkit.page_result("gdm", ds, run, clicked, "Running GDM")
     if res is None:
@@ -120,7 +123,7 @@ def groups_view():
     if st.toggle("Show the groups table (sortable: group, role, name, score, |ρ| to SF)", key="gdm_table"):
         st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)
     appkit.sync_url(ds)
-    appkit.prefetch_neighbours(ds, run, res, "tau", 0.01, 0.0, 1.0)  # last: after the deltas
+    appkit.prefetch_neighbours(ds, run, res, "tau")  # last: after the deltas
 
 
 groups_view()

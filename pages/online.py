@@ -29,11 +29,9 @@ with ctl.container(border=True):
     )
     params = {}
     if method in ("saola", "group-saola", "osfs", "fast-osfs"):
-        params["alpha"] = st.number_input(
-            "alpha (Fisher's Z / G² significance)", 1e-6, 0.5, format="%.4g", key="saola_alpha"
-        )
+        params["alpha"] = appkit.param_number(st, "saola", "alpha", key="saola_alpha", format="%.4g")
     if method in ("saola", "group-saola"):
-        params["delta"] = st.number_input("delta (relevance threshold, SU)", 0.0, 1.0, key="saola_delta")
+        params["delta"] = appkit.param_number(st, "saola", "delta", key="saola_delta")
     if method in ("saola", "group-saola", "osfs", "fast-osfs"):
         modes = ["auto", "continuous"] + (["discrete"] if ds.target_kind == "classes" else [])
         if st.session_state.get("saola_data") not in modes:  # discrete (SU) needs class labels

@@ -48,7 +48,7 @@ def test_benchmark_page_runs_on_press_and_matches_the_library(digits):
     want = benchmark(
         ds,
         None,
-        ["fisher", "variance"],
+        fc.benchmark_rankers(["fisher", "variance"], 0),
         ks=[5, 10, 15],
         classifiers=["naive_bayes", "decision_tree"],
         cv=3,

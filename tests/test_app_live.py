@@ -64,9 +64,9 @@ def test_a_live_step_puts_its_run_into_the_url(digits, monkeypatch):
 
     monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
     at = goto(start(digits), "groups")
-    slider(at, "tau").set_value(0.55).run()  # no Run click: applied at once
+    slider(at, "tau").set_value(0.45).run()  # no Run click: applied at once
     assert not at.exception and not at.warning
-    assert "tau=0.55" in _shown(at) and _url_tau(at) == 0.55
+    assert "tau=0.45" in _shown(at) and _url_tau(at) == 0.45
 
 
 def test_a_failed_live_step_leaves_the_shown_run_in_the_url(digits, monkeypatch):
@@ -75,19 +75,19 @@ def test_a_failed_live_step_leaves_the_shown_run_in_the_url(digits, monkeypatch)
 
     monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)
     at = goto(start(digits), "groups")
-    slider(at, "tau").set_value(0.55).run()
+    slider(at, "tau").set_value(0.45).run()
     fit = GDM.fit
 
     def failing_fit(self, X, y=None, client=None):
-        if self.tau == 0.65:
-            raise ValueError("GDM: the test makes tau=0.65 fail.")
+        if self.tau == 0.4:
+            raise ValueError("GDM: the test makes tau=0.4 fail.")
         return fit(self, X, y, client=client)
 
     monkeypatch.setattr(GDM, "fit", failing_fit)
-    slider(at, "tau").set_value(0.65).run()
+    slider(at, "tau").set_value(0.4).run()
     assert not at.exception
-    assert any("tau=0.65 fail" in e.value for e in at.error)
-    assert "tau=0.55" in _shown(at) and _url_tau(at) == 0.55  # not the run that failed
+    assert any("tau=0.4 fail" in e.value for e in at.error)
+    assert "tau=0.45" in _shown(at) and _url_tau(at) == 0.45  # not the run that failed
     assert any(w.value.startswith("Stale: the result below is for GDM") for w in at.warning)
 
 
@@ -106,11 +106,11 @@ def test_a_live_step_prefetches_the_slider_neighbours_exactly(digits, monkeypatc
     monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)
     monkeypatch.setattr(appkit, "PREFETCH_SECONDS", 60.0)  # the last run counts as cheap
     at = goto(start(digits), "groups")
-    slider(at, "tau").set_value(0.55).run()
+    slider(at, "tau").set_value(0.45).run()
     runs = json.loads(base64.urlsafe_b64decode(at.query_params["runs"].encode()))
     shown = Run.from_dict(runs["gdm"])
     ds = appkit._datasets().get(at.session_state["dataset_key"])
-    near = [Run(shown.method, shown.kwargs | {"tau": t}, shown.seed) for t in (0.54, 0.56)]
+    near = [Run(shown.method, shown.kwargs | {"tau": t}, shown.seed) for t in (0.44, 0.46)]
     keys = [appkit.ResultKey(ds.fingerprint, r.key) for r in near]
     store = appkit._results()
     _wait_stored(store, keys)
@@ -121,8 +121,8 @@ def test_a_live_step_prefetches_the_slider_neighbours_exactly(digits, monkeypatc
         np.testing.assert_array_equal(got.support, want.support)
         np.testing.assert_array_equal(got.af, want.af)
         np.testing.assert_array_equal(got.af_sf, want.af_sf)
-    slider(at, "tau").set_value(0.56).run()  # the next arrow-key step: a cache hit
-    assert "tau=0.56" in _shown(at) and not at.exception
+    slider(at, "tau").set_value(0.46).run()  # the next arrow-key step: a cache hit
+    assert "tau=0.46" in _shown(at) and not at.exception
 
 
 def test_no_prefetch_after_a_slow_run(digits, monkeypatch):

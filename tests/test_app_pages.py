@@ -109,12 +109,12 @@ def test_groups_page_tree_and_tau_changes_result(digits):
     assert sum(p == "root" for p in tree["parents"]) == min(n_sf, shown) + (n_sf > shown)  # + "+N more"
     assert "correlations computed" in [m.label for m in at.metric]
     af_before = int(metric(at, "affiliated features"))
-    slider(at, "tau").set_value(0.9)
+    slider(at, "tau").set_value(0.5)
     button(at, "Run GDM").click().run()
     assert not at.exception
     af_after = int(metric(at, "affiliated features"))
     assert af_after != af_before or figure(at)["data"][0]["ids"] != tree["ids"]
-    assert "tau=0.9" in at.caption[0].value or any("tau=0.9" in c.value for c in at.caption)
+    assert "tau=0.5" in at.caption[0].value or any("tau=0.5" in c.value for c in at.caption)
     # a display-only control redraws without recomputing: same result, other layout
     at.radio(key="tree_kind").set_value("sunburst").run()
     assert figure(at)["data"][0]["type"] == "sunburst"
@@ -127,15 +127,59 @@ def test_tau_applies_live_when_cheap_and_is_marked_stale_otherwise(digits, monke
     monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
     at = goto(start(digits), "groups")
     shown = next(c.value for c in at.caption if c.value.startswith("Shown:"))
-    slider(at, "tau").set_value(0.6).run()  # no Run click: applied at once
+    slider(at, "tau").set_value(0.4).run()  # no Run click: applied at once
     assert not at.warning, [w.value for w in at.warning]
-    assert any("tau=0.6" in c.value for c in at.caption if c.value.startswith("Shown:"))
+    assert any("tau=0.4" in c.value for c in at.caption if c.value.startswith("Shown:"))
     monkeypatch.setattr(appkit, "LIVE_SECONDS", 0.0)  # every run now counts as slow
     slider(at, "tau").set_value(0.45).run()
     assert any(w.value.startswith("Stale: the result below is for GDM") for w in at.warning)
-    assert any("tau=0.6" in c.value for c in at.caption if c.value.startswith("Shown:")) and shown
+    assert any("tau=0.4" in c.value for c in at.caption if c.value.startswith("Shown:")) and shown
     button(at, "Run GDM").click().run()
     assert not at.warning and any("tau=0.45" in c.value for c in at.caption if c.value.startswith("Shown:"))
+
+
+def test_tau_slider_is_drawn_from_gdm_declaration_and_its_maximum_runs(digits):
+    tau = fc.method("gdm").params["tau"]
+    at = goto(start(digits), "groups")
+    s = slider(at, tau.label)
+    assert (s.min, s.max, s.step) == (*tau.widget_range(), tau.step) and s.max <= tau.practical[1]
+    assert s.max < tau.bounds[1]  # GDM refuses tau = 1: the last notch stays valid
+    s.set_value(s.max)
+    button(at, "Run GDM").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any(f"tau={s.max:g}" in c.value for c in at.caption if c.value.startswith("Shown:"))
+
+
+def _switch_dataset_script():
+    import sys
+
+    import streamlit as st
+
+    sys.path.insert(0, st.session_state["root"])
+    import appkit
+
+    names = appkit.sample_names()
+    appkit.load_sample(names[st.session_state.get("which", 0)])
+
+
+def test_form_state_of_one_dataset_does_not_leak_into_another():
+    """Every form key, whatever its name (the issue's ai_w0, prior_pick, find_feature, tree_*),
+    is dropped when another dataset becomes active; the app's own keys stay."""
+    at = AppTest.from_function(_switch_dataset_script, default_timeout=TIMEOUT)
+    at.session_state["root"] = str(ROOT)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    typed = {"ai_w0": 2.5, "prior_pick": [3], "find_feature": "x7", "tree_groups": 40, "gdm_tau": 0.2}
+    for k, v in typed.items():
+        at.session_state[k] = v
+    at.session_state["seed"] = 5
+    at.run()  # the same dataset: nothing is dropped
+    assert all(k in at.session_state for k in typed)
+    at.session_state["which"] = 1
+    at.run()  # another dataset
+    assert not at.exception, [e.value for e in at.exception]
+    assert [k for k in typed if k in at.session_state] == []
+    assert at.session_state["seed"] == 5  # an app key (APP_KEYS) stays
 
 
 def test_groups_result_survives_page_switch(digits):
@@ -262,10 +306,11 @@ def test_online_page_runs_the_saola_papers_baselines(digits, method, widget):
     at.radio(key="saola_method").set_value(method).run()
     assert any(n.label.startswith(widget) for n in at.number_input)
     assert not any(s.key == "saola_groups" for s in at.selectbox)  # group-SAOLA's only
+    at.select_slider(key="saola_chunk").set_value(50)  # off the declared default: the label names it
     button(at, "Run stream").click().run()
     assert not at.exception and not at.error
     label = next(c.value for c in at.caption if c.value.startswith(f"{fc.method(method).label} ["))
-    assert "chunk=" in label
+    assert "chunk=50" in label
     why = next(d.value for d in at.dataframe if "reason" in d.value.columns)
     assert len(why) == 64 and (why["reason"].str.len() > 0).all()
     assert set(why["outcome"]) <= {"selected", "irrelevant", "redundant", "removed"}

@@ -73,7 +73,7 @@ def test_benchmark_page_runs_and_downloads_the_library_table(page, shots, tmp_pa
     want = benchmark(
         ds,
         None,
-        methods,
+        fc.benchmark_rankers(methods),
         ks=range(5, 51, 5),
         classifiers=classifiers,
         cv=10,

@@ -232,7 +232,8 @@ def test_select_writes_provenance_that_recomputes_the_selection(loader, csv_path
     code, _, err = run([*argv, "-o", tmp_path / "s.csv", "--provenance", tmp_path / "p.json"], capsys)
     assert code == 0, err
     prov = json.loads((tmp_path / "p.json").read_text())
-    assert prov["run"] == {"method": "gdm", "params": {"tau": 0.2}, "seed": 4}
+    assert prov["run"] == fc.Run("gdm", {"tau": 0.2}, 4).to_dict()  # every declared parameter, spelt out
+    assert prov["run"]["params"]["tau"] == 0.2 and prov["run"]["params"]["n_per_iter"] == 10
     ds = loader(csv_path, label="label")
     assert prov["dataset"]["fingerprint"] == ds.fingerprint and prov["dataset"]["label_column"] == "label"
     sel = fc.Run.from_dict(prov["run"]).execute(ds).selection(prov["k"])
@@ -407,3 +408,20 @@ def test_grm_base_mi_takes_the_mdl_form_unless_told_otherwise():
 
     assert base().get("strategy") == "mdl"
     assert base("--base-param", "strategy=uniform").get("strategy") == "uniform"
+
+
+@pytest.mark.parametrize(
+    "extra, said",
+    [
+        (["-k", "0"], "'k' parameter of fsviz select -k/--n-features must be an int in the range [1, inf)"),
+        (["-k", "-3"], "Got -3 instead"),
+        (["--param", "tau=1.0"], "'tau' parameter of GDM must be a float in the range [0.0, 1.0)"),
+        (["--param", "corr=kendall"], "'corr' parameter of GDM must be a str among"),
+    ],
+)
+def test_select_options_are_checked_against_the_declaration(csv_path, tmp_path, capsys, extra, said):
+    out = tmp_path / "o.csv"
+    argv = ["select", "--method", "gdm", csv_path, "--label", "label", "-o", out, *extra]
+    code, _, err = run(argv, capsys)
+    assert code != 0 and said in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists()  # refused before any work

@@ -31,6 +31,7 @@ def _library_csv(path, cli_csv: bytes, **kw) -> bytes:
     """The library's table, written by benchmark_csv with the CLI's measured times."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
+        kw["methods"] = fc.benchmark_rankers(kw["methods"], kw.get("random_state", 0))
         frame = benchmark(load_dataset(path), None, **kw)
     frame["time"] = pd.read_csv(io.BytesIO(cli_csv))["time"].to_numpy()
     return fc.benchmark_csv(frame)

@@ -74,12 +74,14 @@ def test_run_is_an_order_free_hashable_value_with_named_fields():
     grm = Run("grm", {"prior_groups": [[1, 2], [3, 4]], "base": Run("lgd", {"n_neighbors": 5})})
     assert grm.get("prior_groups") == ((1, 2), (3, 4))
     assert grm.get("base") == Run("lgd", {"n_neighbors": 5}) and Run("lgd", {"n_neighbors": 5}).key in grm.key
-    assert grm.replace(gamma=2.0).get("gamma") == 2.0 and "gamma" not in grm.replace(gamma=None).kwargs
+    assert grm.replace(gamma=2.0).get("gamma") == 2.0 and grm.replace(gamma=None).get("gamma") == 1.0
     long = Run("projection", {"features": list(range(500))})
     assert len(long.key) < 100 and long.key != Run("projection", {"features": list(range(501))}).key
-    assert fc.params_label(a) == "C=1, tau=0.3"
-    assert fc.params_label(grm) == "base=LGD [n_neighbors=5], prior_groups=(1, 2),(3, 4)"
-    assert a.label == "GDM [C=1, tau=0.3]"
+    # labels name the parameters off their declared defaults (GDM's tau=0.3 and C=1 are defaults)
+    assert fc.params_label(a) == "" and a.label == "GDM"
+    off = Run("gdm", {"tau": 0.2, "C": 2})
+    assert fc.params_label(off) == "C=2, tau=0.2" and off.label == "GDM [C=2, tau=0.2]"
+    assert fc.params_label(grm) == "base=LGD, prior_groups=(1, 2),(3, 4)"
 
 
 def test_registry_names_the_estimators_and_refuses_bad_runs():
@@ -170,7 +172,7 @@ def test_compare_frame():
     honest = fc.Evaluation(run, "fp", 5, 0.8, 0.2, True, 0.0)
     biased = fc.Evaluation(run, "fp", 5, 0.9, 0.2, False, 0.0)
     frame = fc.compare_frame([(sel, honest, biased), (sel, None, None)])
-    assert list(frame["n features"]) == [5, 5] and frame["parameters"].tolist()[0] == "tau=0.3"
+    assert list(frame["n features"]) == [5, 5] and frame["parameters"].tolist()[0] == ""
     assert frame[fc.CV_HONEST].tolist()[0] == 0.8 and frame[fc.CV_BIASED].tolist()[0] == 0.9
     assert frame[fc.CV_HONEST].isna().tolist() == [False, True]
 
@@ -384,10 +386,10 @@ def test_a_memory_error_in_a_run_becomes_a_clear_value_error(digits, monkeypatch
 def test_gdm_run_from_form_values_and_the_which_group_sentence():
     from fsviz.data import make_grouped_classification
 
-    run = fc.gdm_run(0.3, 10, 10, 1, "pearson", False, 0, None, 7)
-    assert run.method == "gdm" and run.seed == 7
-    assert run.get("cv_folds") is None and run.get("positive") is None
-    assert fc.gdm_run(0.3, 10, 10, 1, "pearson", False, 3, 2, 0).get("positive") == 2
+    run = fc.gdm_run({"tau": 0.3, "n_per_iter": 10, "C": 1, "cv_folds": 0, "positive": None}, seed=7)
+    assert run.method == "gdm" and run.seed == 7 and run == Run("gdm", {}, 7)
+    assert run.get("cv_folds") is None and run.get("positive") is None and run.get("C") == 1.0
+    assert fc.gdm_run({"cv_folds": 3, "positive": 2}).get("positive") == 2
     X, y, _ = make_grouped_classification(n_samples=200, n_features=300, n_groups=3, random_state=0)
     ds = Dataset(X, y, name="toy")
     res = fc.Run("gdm", {"tau": 0.3}, 0).execute(ds)

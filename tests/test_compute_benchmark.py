@@ -47,7 +47,7 @@ def test_view_run_is_the_library_call(ds, result):
         direct = benchmark(
             ds.X,
             ds.y,
-            ["fisher", "variance"],
+            fc.benchmark_rankers(["fisher", "variance"], 2),
             ks=[1, 3, 20],
             classifiers=["naive_bayes", "decision_tree"],
             cv=3,

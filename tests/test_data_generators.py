@@ -99,11 +99,11 @@ def test_grouped_min_weight_zero_is_the_papers_unfloored_setting():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(n_samples=1), r"'n_samples' must be an int >= 2; got 1"),
+        (dict(n_samples=1), r"'n_samples' must be an int in the range \[2, inf\); got 1"),
         (dict(n_features=50), r"'n_features' must be at least n_groups \* \(1 \+ max_affiliates\) = 72"),
-        (dict(n_groups=0), r"'n_groups' must be an int >= 1"),
-        (dict(max_affiliates=2.5), r"'max_affiliates' must be an int; got 2.5"),
-        (dict(noise=-1.0), r"'noise' must be >= 0.0; got -1.0"),
+        (dict(n_groups=0), r"'n_groups' must be an int in the range \[1, inf\)"),
+        (dict(max_affiliates=2.5), r"'max_affiliates' must be an int in the range \[0, inf\); got 2.5"),
+        (dict(noise=-1.0), r"'noise' must be a float in the range \[0.0, inf\); got -1.0"),
         (dict(affiliate_corr=(0.9, 0.8)), r"0 < low <= high < 1; got \(0.9, 0.8\)"),
         (dict(affiliate_corr=0.9), r"'affiliate_corr' must be a pair"),
     ],
@@ -149,9 +149,12 @@ def test_blocks_uninformative_and_shuffle():
     "kwargs, match",
     [
         (dict(n_blocks=200), r"'n_blocks' must be <= n_features \(100\); got 200"),
-        (dict(block_corr=1.0), r"'block_corr' must be in \[0.0, 1.0\); got 1.0"),
-        (dict(n_informative_blocks=11), r"'n_informative_blocks' must be an int in \[0, 10\]; got 11"),
-        (dict(class_sep=float("nan")), r"'class_sep' must be a finite real number"),
+        (dict(block_corr=1.0), r"'block_corr' must be a float in the range \[0.0, 1.0\); got 1.0"),
+        (
+            dict(n_informative_blocks=11),
+            r"'n_informative_blocks' must be an int in the range \[0, 10\]; got 11",
+        ),
+        (dict(class_sep=float("nan")), r"'class_sep' must be a float in the range \[0.0, inf\); got nan"),
     ],
 )
 def test_blocks_errors(kwargs, match):
@@ -208,9 +211,12 @@ def test_sparse_text_news20_scale_fast():
     [
         (dict(nnz=10**9), r"'nnz' must be <= n_samples \* n_features"),
         (dict(n_samples=10, n_features=10, nnz=60), r"'nnz' must be at most half"),
-        (dict(zipf_exponent=0), r"'zipf_exponent' must be > 0.0; got 0.0"),
+        (dict(zipf_exponent=0), r"'zipf_exponent' must be a float in the range \(0.0, inf\); got 0"),
         (dict(format="coo"), r"'format' must be 'csr' or 'csc'; got 'coo'"),
-        (dict(positive_fraction=1.0), r"'positive_fraction' must be in \(0.0, 1.0\); got 1.0"),
+        (
+            dict(positive_fraction=1.0),
+            r"'positive_fraction' must be a float in the range \(0.0, 1.0\); got 1.0",
+        ),
     ],
 )
 def test_sparse_text_errors(kwargs, match):

@@ -14,9 +14,33 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
-from fsviz.compute import Run
-from fsviz.evaluate import BENCHMARK_COLUMNS, benchmark, clustering_accuracy
+from fsviz import evaluate
+from fsviz.compute import Run, benchmark_rankers
+from fsviz.evaluate import BENCHMARK_COLUMNS, Ranker, clustering_accuracy
 from fsviz.select import FCBF, MRMR, FisherScore, LaplacianScore, fisher_score
+
+
+def benchmark(X, y=None, methods=(), **kw):
+    """fsviz.evaluate.benchmark with registry names and Runs resolved by the run layer (the
+    evaluate floor takes estimators and ranking callables only)."""
+    return evaluate.benchmark(X, y, benchmark_rankers(methods, kw.get("random_state", 0)), **kw)
+
+
+def test_the_evaluate_floor_takes_rankers_and_refuses_names(data):
+    X, y = data
+
+    def fisher_rank(X, y, k):
+        return np.argsort(-fisher_score(X, y), kind="stable")
+
+    by_callable = evaluate.benchmark(X, y, [fisher_rank], ks=[2], classifiers=["naive_bayes"], cv=3)
+    by_ranker = evaluate.benchmark(
+        X, y, [Ranker("fisher", fisher_rank)], ks=[2], classifiers=["naive_bayes"], cv=3
+    )
+    assert set(by_callable["method"]) == {"fisher_rank"} and set(by_ranker["method"]) == {"fisher"}
+    np.testing.assert_array_equal(by_callable["accuracy"], by_ranker["accuracy"])
+    for name in ("fisher", Run("fisher")):
+        with pytest.raises(ValueError, match="fsviz.compute.benchmark_rankers"):
+            evaluate.benchmark(X, y, [name], ks=[2], classifiers=["naive_bayes"], cv=3)
 
 
 @pytest.fixture
@@ -185,7 +209,7 @@ def test_dask_client_same_table(data):
         ({"methods": ["nope"]}, "unknown method 'nope'; the selection methods are"),
         ({"methods": ["histogram"]}, "'histogram' is a view, not a feature selection"),
         ({"methods": []}, "at least one method"),
-        ({"methods": [42]}, "each method must be a registry name"),
+        ({"methods": [42]}, "each method must be a selector with fit\\(\\), a Ranker or a ranking callable"),
         ({"ks": []}, "'ks' must hold at least one"),
         ({"ks": [0, 5]}, r"every k in 'ks' must be an int >= 1; got \[0\]"),
         ({"classifiers": ["svm"]}, "unknown classifier 'svm'"),

@@ -492,17 +492,26 @@ def test_sklearn_compatible(estimator, check):
 @pytest.mark.parametrize(
     "params, match",
     [
-        (dict(tau=1.0), r"GDM: 'tau' must be in \[0.0, 1.0\); got 1.0"),
-        (dict(tau=-0.1), r"'tau' must be in \[0.0, 1.0\); got -0.1"),
-        (dict(n_per_iter=0), r"'n_per_iter' must be an int >= 1; got 0"),
-        (dict(max_iter=2.5), r"'max_iter' must be an int; got 2.5"),
-        (dict(C=0), r"'C' must be > 0.0; got 0.0"),
-        (dict(corr="kendall"), r"'corr' must be 'pearson' or 'su'; got 'kendall'"),
-        (dict(cv_folds=1), r"'cv_folds' must be an int >= 2; got 1"),
+        (dict(tau=1.0), r"'tau' parameter of GDM must be a float in the range \[0.0, 1.0\). Got 1.0"),
+        (dict(tau=-0.1), r"'tau' parameter of GDM must be a float in the range \[0.0, 1.0\). Got -0.1"),
+        (dict(n_per_iter=0), r"'n_per_iter' parameter of GDM must be an int in the range \[1, inf\). Got 0"),
+        (dict(max_iter=2.5), r"'max_iter' parameter of GDM must be an int in the range \[1, inf\). Got 2.5"),
+        (dict(C=0), r"'C' parameter of GDM must be a float in the range \(0.0, inf\). Got 0"),
+        (
+            dict(corr="kendall"),
+            r"'corr' parameter of GDM must be a str among \{.*'pearson'.*\}. Got 'kendall'",
+        ),
+        (
+            dict(cv_folds=1),
+            r"'cv_folds' parameter of GDM must be an int in the range \[2, inf\) or None. Got 1",
+        ),
         (dict(cv_folds=500), r"'cv_folds' must be at most n_samples \(150\)"),
-        (dict(one_class="yes"), r"'one_class' must be True or False"),
-        (dict(mkl_tol=0), r"'mkl_tol' must be > 0.0"),
-        (dict(block_size=0), r"'block_size' must be an int >= 1; got 0"),
+        (dict(one_class="yes"), r"'one_class' parameter of GDM must be an instance of 'bool'"),
+        (dict(mkl_tol=0), r"'mkl_tol' parameter of GDM must be a float in the range \(0.0, inf\)"),
+        (
+            dict(block_size=0),
+            r"'block_size' parameter of GDM must be an int in the range \[1, inf\) or None. Got 0",
+        ),
     ],
 )
 def test_bad_params(params, match):

@@ -292,11 +292,11 @@ def test_constant_features_are_irrelevant_not_nan():
 @pytest.mark.parametrize(
     "kw, msg",
     [
-        ({"alpha": 0.0}, "'alpha' must be"),
-        ({"alpha": 1.5}, "'alpha' must be"),
-        ({"delta": -0.1}, "'delta' must be"),
-        ({"data": "text"}, "'data' must be"),
-        ({"n_bins": 1}, "'n_bins' must be"),
+        ({"alpha": 0.0}, "'alpha' parameter of .*SAOLA must be"),
+        ({"alpha": 1.5}, "'alpha' parameter of .*SAOLA must be"),
+        ({"delta": -0.1}, "'delta' parameter of .*SAOLA must be"),
+        ({"data": "text"}, "'data' parameter of .*SAOLA must be"),
+        ({"n_bins": 1}, "'n_bins' parameter of .*SAOLA must be"),
     ],
 )
 def test_bad_parameters(kw, msg):

@@ -323,8 +323,11 @@ def test_selector_classes_equal_functions_and_select(cls_data):
     [
         (lambda X, y: chi2_score(X - 5.0, y), "must be non-negative"),
         (lambda X, y: fisher_score(X, np.zeros(len(y))), "at least 2 classes"),
-        (lambda X, y: lgd_score(X, n_neighbors=1), "'n_neighbors' must be an int in \\[2, 90\\]"),
-        (lambda X, y: laplacian_score(X, n_neighbors=90), "'n_neighbors' must be an int in \\[1, 89\\]"),
+        (lambda X, y: lgd_score(X, n_neighbors=1), "'n_neighbors' must be an int in the range \\[2, 90\\]"),
+        (
+            lambda X, y: laplacian_score(X, n_neighbors=90),
+            "'n_neighbors' must be an int in the range \\[1, 89\\]",
+        ),
         (lambda X, y: laplacian_score(X, kernel="rbf"), "'kernel' must be 'heat' or 'binary'"),
         (lambda X, y: relieff_score(X, y, n_neighbors=0), "'n_neighbors' must be an int"),
         (lambda X, y: mutual_info_score(X, y, strategy="kmeans"), "'strategy' must be"),
@@ -528,3 +531,22 @@ def test_gini_kernel_equals_python_body(cls_data):
     np.testing.assert_array_equal(
         K.gini_best_split(Xf, codes, counts), K.gini_best_split.py_func(Xf, codes, counts)
     )
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "scale",
+    [[1, 1, 1e-170, 1], [1e-160, 1, 1e160, 1], [1e-200, 1, 1e-200, 1e150], [1, 1, 1e300, 1e-300]],
+)
+def test_laplacian_score_keeps_its_bound_on_extreme_magnitudes(sparse, scale):
+    """1/LS - 1 >= -0.5 (LS <= 2) whatever the columns' magnitudes: a column far smaller than
+    the rest once underflowed to f'Df = 0 and scored -1."""
+    import scipy.sparse as sps
+
+    X = np.random.default_rng(0).standard_normal((40, 4))
+    Y = X * np.asarray(scale, dtype=float)
+    Y = np.c_[Y, X[:, 1] * 1e-170]  # a tiny copy of column 1: it leaves the graph as it is
+    scores = laplacian_score(sps.csr_matrix(Y) if sparse else Y)
+    assert np.all(scores >= -0.5) and np.all(np.isfinite(scores))
+    if max(scale) <= 1e100:  # no global rescaling (which sends the 1e-170 copy below float64's range)
+        assert scores[-1] == pytest.approx(scores[1], rel=1e-9)  # the score of a column is scale-free

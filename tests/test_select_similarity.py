@@ -209,7 +209,10 @@ def test_spec_ranks_the_planted_feature_first_and_constants_last():
         (SPEC(gamma=-1.0), r"'gamma' must be a float > 0 or None"),
         (TraceRatio(style="lda"), r"'style' must be 'fisher' or 'laplacian'; got 'lda'"),
         (TraceRatio(max_iter=0), r"'max_iter' must be an int >= 1; got 0"),
-        (TraceRatio(style="laplacian", n_neighbors=50), r"'n_neighbors' must be an int in \[1, 39\]"),
+        (
+            TraceRatio(style="laplacian", n_neighbors=50),
+            r"'n_neighbors' must be an int in the range \[1, 39\]",
+        ),
     ],
 )
 def test_errors_name_the_input_and_rule(est, match):

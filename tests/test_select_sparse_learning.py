@@ -289,16 +289,19 @@ def test_ndfs_w_step_is_the_regularised_least_squares_solution():
 @pytest.mark.parametrize(
     "est, message",
     [
-        (LSL21(alpha=-1.0), r"LSL21: 'alpha' must be a finite float >= 0.0; got -1.0"),
-        (LLL21(max_iter=0), r"LLL21: 'max_iter' must be an int in >= 1; got 0"),
-        (RFS(gamma=0.0), r"RFS: 'gamma' must be a finite float > 0.0; got 0.0"),
-        (RFS(tol=0), r"RFS: 'tol' must be a finite float > 0.0; got 0"),
+        (LSL21(alpha=-1.0), r"LSL21: 'alpha' must be a float in the range \[0.0, inf\); got -1.0"),
+        (LLL21(max_iter=0), r"LLL21: 'max_iter' must be an int in the range \[1, inf\); got 0"),
+        (RFS(gamma=0.0), r"RFS: 'gamma' must be a float in the range \(0.0, inf\); got 0.0"),
+        (RFS(tol=0), r"RFS: 'tol' must be a float in the range \(0.0, inf\); got 0"),
         (
             UDFS(n_neighbors=200),
-            r"UDFS: 'n_neighbors' must be an int in \[1, 89\] \(X has 90 samples\); got 200",
+            r"UDFS: 'n_neighbors' must be an int in the range \[1, 89\] \(X has 90 samples\); got 200",
         ),
-        (UDFS(n_clusters=0), r"UDFS: 'n_clusters' must be an int in >= 1; got 0"),
-        (NDFS(n_clusters=91), r"NDFS: 'n_clusters' must be an int in \[1, 90\] \(X has 90 samples\); got 91"),
+        (UDFS(n_clusters=0), r"UDFS: 'n_clusters' must be an int in the range \[1, inf\); got 0"),
+        (
+            NDFS(n_clusters=91),
+            r"NDFS: 'n_clusters' must be an int in the range \[1, 90\] \(X has 90 samples\); got 91",
+        ),
         (NDFS(kernel="cosine"), r"NDFS: 'kernel' must be 'heat' or 'binary'; got 'cosine'"),
     ],
 )

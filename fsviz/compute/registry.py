@@ -12,23 +12,32 @@ import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
 
 from fsviz import select as S
+from fsviz._params import Param, describe
 from fsviz._targets import needs_classes_message
 from fsviz.compute import results as R
-from fsviz.compute.runs import Context, Run
+from fsviz.compute.runs import Context, Run, bind_registry, params_label
 
 #: kinds of method whose result is a feature selection (``result.selection(k)``)
 SELECTION_KINDS = ("score", "subset", "groups", "grm", "stream")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Method:
-    """How one method runs: its estimator, what fit needs, and the runner.
+    """How one method runs: its estimator, what fit needs, the runner and its parameters.
+
+    Built with keywords only. :attr:`params` is the one declaration of its parameters (the
+    estimator's ``_parameter_constraints`` and ``_parameter_ui``, plus ``run_params``): a
+    :class:`~fsviz.compute.Run` fills its defaults from it, the app draws widgets from it and
+    the CLI validates options against it.
 
     Attributes
     ----------
@@ -55,6 +64,9 @@ class Method:
     regression : bool
         A supervised method that also takes a continuous target (its regression form);
         the others need class labels (see :func:`methods_for`).
+    run_params : tuple of Param
+        Parameters a Run takes that are not the estimator's (how the run feeds it: SAOLA's
+        ``chunk`` of arriving features, GRM's ``base`` score Run).
     """
 
     name: str
@@ -66,6 +78,35 @@ class Method:
     runner: Callable[[Run, Context], Any]
     unsupervised_with: str | None = None
     regression: bool = False
+    run_params: tuple[Param, ...] = ()
+
+    @cached_property
+    def params(self) -> dict[str, Param]:
+        """Every parameter a Run of this method takes, by name: the estimator's declaration
+        (:func:`fsviz._params.describe`; ``random_state`` is the Run's seed) and
+        :attr:`run_params`. Views without an estimator declare none."""
+        declared = describe(self.estimator) if self.estimator is not None else {}
+        return declared | {p.name: p for p in self.run_params}
+
+    def defaults(self) -> dict[str, Any]:
+        """``{name: default}`` of the declared parameters whose default is not None."""
+        return {k: p.default for k, p in self.params.items() if p.default is not None}
+
+    def validate(self, params: dict[str, Any]) -> None:
+        """Check parameter values against the declaration (unknown names included).
+
+        Raises
+        ------
+        ValueError
+            Naming the method, the parameter, the rule and the value received.
+        """
+        declared = self.params
+        unknown = sorted(set(params) - set(declared))
+        if unknown and self.estimator is not None:
+            raise ValueError(f"{self.label}: unknown parameter(s) {unknown}; valid are {sorted(declared)}.")
+        for name, value in params.items():
+            if name in declared and value is not None:
+                declared[name].validate(value, self.label)
 
     @property
     def selects(self) -> bool:
@@ -103,29 +144,43 @@ class Method:
     def make(self, run: Run):
         """The estimator with the run's parameters (and ``random_state=seed`` if it takes one)."""
         valid = self.estimator().get_params()
-        kw = {k: v for k, v in run.params if k in valid}
-        unknown = sorted(set(run.kwargs) - set(valid) - set(_RUN_ONLY.get(self.name, ())))
+        unknown = sorted(set(run.kwargs) - set(self.params))
         if unknown:
             raise ValueError(
-                f"{self.label}: unknown parameter(s) {unknown}; "
-                f"valid are {sorted(set(valid) - {'random_state'})}."
+                f"{self.label}: unknown parameter(s) {unknown}; valid are {sorted(self.params)}."
             )
+        kw = {k: v for k, v in run.params if k in valid}
         if "random_state" in valid:
             kw["random_state"] = run.seed
-        kw = {k: (list(map(list, v)) if k == "prior_groups" and v else v) for k, v in kw.items()}
         return self.estimator(**kw)
 
 
-#: parameters a Run takes that are not the estimator's (how the run feeds it)
-_RUN_ONLY = {
-    "grm": ("base",),
-    "saola": ("chunk",),
-    "group-saola": ("groups",),
-    "alpha-investing": ("chunk",),
-    "osfs": ("chunk",),
-    "fast-osfs": ("chunk",),
-    "grafting": ("chunk",),
-}
+#: features per arrival of the streaming runs (``partial_fit`` on ``chunk`` columns at a time)
+_CHUNK = Param(
+    name="chunk",
+    default=200,
+    constraints=(Interval(Integral, 1, None, closed="left"),),
+    label="Features per arrival",
+    help="Features arrive this many at a time (partial_fit); the result does not depend on it.",
+    step=50,
+    practical=(1, 2000),
+)
+#: the size of a selection (``result.selection(k)``; the CLI's ``-k``, the app's top-k): None = all
+SELECTION_SIZE = Param(
+    name="k",
+    default=None,
+    constraints=(Interval(Integral, 1, None, closed="left"), None),
+    label="Number of features",
+    help="How many of the ranked or selected features to keep; none: all of them.",
+    step=1,
+)
+_BASE = Param(name="base", default=None, label="Base score", help="The Run of the score GRM refines.")
+_GROUPS_RUN = Param(
+    name="groups",
+    default=None,
+    label="Groups",
+    help="A GDM Run (its groups arrive one at a time) or the number of random groups.",
+)
 
 
 def _fit(est, ds, y, client=None) -> float:
@@ -261,9 +316,8 @@ def _saola(run: Run, ctx: Context) -> R.StreamResult:
     ds = ctx.dataset
     est = run.spec.make(run)
     X, m = ds.X, ds.X.shape[1]
-    chunk = int(run.get("chunk", 200))
-    if chunk < 1:
-        raise ValueError(f"SAOLA: 'chunk' must be a positive number of features per arrival; got {chunk}.")
+    chunk = run.get("chunk")
+    _CHUNK.validate(chunk, "SAOLA")
     t0 = time.perf_counter()
     if ctx.client is not None:
         est.fit(X, ds.y, client=ctx.client)
@@ -354,11 +408,8 @@ def _feature_stream(run: Run, ctx: Context) -> R.StreamResult:
     ds = ctx.dataset
     est = run.spec.make(run)
     X, m = ds.X, ds.X.shape[1]
-    chunk = int(run.get("chunk", 200))
-    if chunk < 1:
-        raise ValueError(
-            f"{run.spec.label}: 'chunk' must be a positive number of features per arrival; got {chunk}."
-        )
+    chunk = run.get("chunk")
+    _CHUNK.validate(chunk, run.spec.label)
     t0 = time.perf_counter()
     for start in range(0, m, chunk):
         stop = min(start + chunk, m)
@@ -481,14 +532,14 @@ def _benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
     from fsviz.evaluate import benchmark
 
     ds = ctx.dataset
-    methods = run.get("methods", ())
+    methods = benchmark_rankers(run.get("methods", ()), run.seed)
     t0 = time.perf_counter()
     with warnings.catch_warnings():  # the clipping note travels in the result instead
         warnings.simplefilter("ignore", UserWarning)
         frame = benchmark(
             ds,
             None,
-            list(methods) if isinstance(methods, tuple) else methods,
+            methods,
             ks=list(run.get("ks", range(5, 305, 5))),
             classifiers=list(run.get("classifiers", ("linear_svm", "decision_tree", "naive_bayes"))),
             cv=int(run.get("cv", 10)),
@@ -553,6 +604,61 @@ def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray]
         return of.execute(fold).selection(k).indices
 
     return fit
+
+
+@dataclass(frozen=True)
+class _RunRanker:
+    """``rank(X, y, k)``: Run ``run`` executed on (X, y), its selection best first (picklable)."""
+
+    run: Run
+
+    def __call__(self, X, y, k: int) -> np.ndarray:
+        from fsviz.data import Dataset
+
+        run = self.run
+        if run.spec.kind == "subset" and run.get("n_features") is not None:
+            run = run.replace(n_features=int(k))  # a fixed-size subset: ask for the largest k once
+        fold = Dataset(X, y=None if y is None else np.asarray(y), name="fold")
+        return run.execute(fold).selection(None).indices
+
+
+def benchmark_rankers(methods, seed: int = 0) -> list:
+    """Registry names and Runs as :class:`fsviz.evaluate.Ranker` values for
+    :func:`fsviz.evaluate.benchmark` (estimators and rankers pass through unchanged).
+
+    A name is the Run of that method at its declared defaults with ``seed``; a Run keeps its
+    own seed. Each ranker executes its Run on the training fold, as :func:`fold_selector`.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, or a view (not a feature selection).
+    """
+    from fsviz.evaluate import Ranker
+
+    if isinstance(methods, (str, Run)):
+        methods = [methods]
+    out = []
+    for m in methods:
+        if isinstance(m, str):
+            if m not in METHODS:
+                raise ValueError(
+                    f"benchmark: unknown method {m!r}; the selection methods are {selection_methods()}."
+                )
+            m = Run(m, {}, seed)
+        if isinstance(m, Run):
+            spec = m.spec
+            if not spec.selects:
+                raise ValueError(
+                    f"benchmark: {m.method!r} is a view, not a feature selection; choose one of "
+                    f"{selection_methods()}."
+                )
+            lifted = spec.unsupervised_with is not None and bool(m.get(spec.unsupervised_with))
+            label = m.label if params_label(m) else m.method
+            out.append(Ranker(label, _RunRanker(m), spec.supervised and not lifted))
+        else:
+            out.append(m)
+    return out
 
 
 def _pairs(run: Run, ctx: Context) -> R.PairsResult:
@@ -723,153 +829,417 @@ def _images(run: Run, ctx: Context) -> R.ImagePanels:
 # ---------------------------------------------------------------------------- the registry
 def _view(name: str, label: str, help: str, runner: Callable[[Run, Context], Any]) -> Method:
     """A computation the app shows that is not a selector (its kind is its name)."""
-    return Method(name, label, name, None, False, help, runner)
+    return Method(
+        name=name, label=label, kind=name, estimator=None, supervised=False, help=help, runner=runner
+    )
 
 
 METHODS: dict[str, Method] = {
     m.name: m
     for m in [
-        Method("gdm", "GDM", "groups", S.GDM, True, "support + affiliated groups", _gdm, "one_class", True),
         Method(
-            "saola", "SAOLA", "stream", S.SAOLA, True, "online streaming selection", _saola, regression=True
-        ),
-        Method(
-            "group-saola",
-            "group-SAOLA",
-            "stream",
-            S.GroupSAOLA,
-            True,
-            "SAOLA over groups",
-            _group_saola,
-            regression=True,
-        ),
-        Method("grm", "GRM", "grm", S.GRM, False, "global redundancy minimisation of a base score", _grm),
-        Method("lgd", "LGD", "score", S.LGD, False, "local-global discrepancy (unsupervised)", _score),
-        Method("laplacian", "Laplacian score", "score", S.LaplacianScore, False, "unsupervised", _score),
-        Method("fisher", "Fisher score", "score", S.FisherScore, True, "Fisher score", _score),
-        Method(
-            "relieff",
-            "ReliefF",
-            "score",
-            S.ReliefF,
-            True,
-            "ReliefF (RReliefF for a continuous target)",
-            _score,
+            name="gdm",
+            label="GDM",
+            kind="groups",
+            estimator=S.GDM,
+            supervised=True,
+            help="support + affiliated groups",
+            runner=_gdm,
+            unsupervised_with="one_class",
             regression=True,
         ),
         Method(
-            "mi",
-            "Mutual information",
-            "score",
-            S.MutualInfo,
-            True,
-            "MI with the target",
-            _score,
+            name="saola",
+            label="SAOLA",
+            kind="stream",
+            estimator=S.SAOLA,
+            supervised=True,
+            help="online streaming selection",
+            runner=_saola,
+            regression=True,
+            run_params=(_CHUNK,),
+        ),
+        Method(
+            name="group-saola",
+            label="group-SAOLA",
+            kind="stream",
+            estimator=S.GroupSAOLA,
+            supervised=True,
+            help="SAOLA over groups",
+            runner=_group_saola,
+            regression=True,
+            run_params=(_GROUPS_RUN,),
+        ),
+        Method(
+            name="grm",
+            label="GRM",
+            kind="grm",
+            estimator=S.GRM,
+            supervised=False,
+            help="global redundancy minimisation of a base score",
+            runner=_grm,
+            run_params=(_BASE,),
+        ),
+        Method(
+            name="lgd",
+            label="LGD",
+            kind="score",
+            estimator=S.LGD,
+            supervised=False,
+            help="local-global discrepancy (unsupervised)",
+            runner=_score,
+        ),
+        Method(
+            name="laplacian",
+            label="Laplacian score",
+            kind="score",
+            estimator=S.LaplacianScore,
+            supervised=False,
+            help="unsupervised",
+            runner=_score,
+        ),
+        Method(
+            name="fisher",
+            label="Fisher score",
+            kind="score",
+            estimator=S.FisherScore,
+            supervised=True,
+            help="Fisher score",
+            runner=_score,
+        ),
+        Method(
+            name="relieff",
+            label="ReliefF",
+            kind="score",
+            estimator=S.ReliefF,
+            supervised=True,
+            help="ReliefF (RReliefF for a continuous target)",
+            runner=_score,
             regression=True,
         ),
         Method(
-            "f",
-            "F-score",
-            "score",
-            S.FScore,
-            True,
-            "ANOVA F (F-regression for a continuous target)",
-            _score,
+            name="mi",
+            label="Mutual information",
+            kind="score",
+            estimator=S.MutualInfo,
+            supervised=True,
+            help="MI with the target",
+            runner=_score,
             regression=True,
         ),
         Method(
-            "pearson",
-            "|Pearson r|",
-            "score",
-            S.PearsonScore,
-            True,
-            "|correlation| with the target",
-            _score,
+            name="f",
+            label="F-score",
+            kind="score",
+            estimator=S.FScore,
+            supervised=True,
+            help="ANOVA F (F-regression for a continuous target)",
+            runner=_score,
             regression=True,
         ),
         Method(
-            "spearman",
-            "|Spearman rho|",
-            "score",
-            S.SpearmanScore,
-            True,
-            "|rank correlation| with the target",
-            _score,
+            name="pearson",
+            label="|Pearson r|",
+            kind="score",
+            estimator=S.PearsonScore,
+            supervised=True,
+            help="|correlation| with the target",
+            runner=_score,
             regression=True,
         ),
-        Method("chi2", "Chi-square", "score", S.ChiSquare, True, "chi-square (non-negative data)", _score),
-        Method("variance", "Variance", "score", S.VarianceScore, False, "variance (unsupervised)", _score),
-        Method("mcfs", "MCFS", "score", S.MCFS, False, "multi-cluster feature selection", _score),
-        Method("mrmr", "mRMR", "subset", S.MRMR, True, "minimum redundancy maximum relevance (MID)", _subset),
-        Method("fcbf", "FCBF", "subset", S.FCBF, True, "fast correlation-based filter", _subset),
-        Method("mifs", "MIFS", "subset", S.MIFS, True, "relevance - beta x summed MI with chosen", _subset),
-        Method("cife", "CIFE", "subset", S.CIFE, True, "MIFS(beta=1) + class-conditional MI", _subset),
-        Method("jmi", "JMI", "subset", S.JMI, True, "joint mutual information with each chosen", _subset),
-        Method("cmim", "CMIM", "subset", S.CMIM, True, "min over chosen of I(f;Y|s)", _subset),
-        Method("icap", "ICAP", "subset", S.ICAP, True, "CIFE with interactions capped at zero", _subset),
-        Method("disr", "DISR", "subset", S.DISR, True, "JMI normalised by H(f,s,Y)", _subset),
-        Method("cfs", "CFS", "subset", S.CFS, True, "forward search on Hall's merit (SU)", _subset),
-        Method("tscore", "t-score", "score", S.TScore, True, "two-class Welch t statistic", _score),
-        Method("gini", "Gini index", "score", S.GiniIndex, True, "Gini gain of the best split", _score),
         Method(
-            "trace-ratio", "Trace ratio", "score", S.TraceRatio, True, "best k-subset by trace ratio", _score
-        ),
-        Method("spec", "SPEC", "score", S.SPEC, False, "spectral score (label graph if labelled)", _score),
-        Method(
-            "group-lasso", "Group lasso", "score", S.GroupLasso, True, "l2 penalty per group", _group_lasso
+            name="spearman",
+            label="|Spearman rho|",
+            kind="score",
+            estimator=S.SpearmanScore,
+            supervised=True,
+            help="|rank correlation| with the target",
+            runner=_score,
+            regression=True,
         ),
         Method(
-            "sparse-group-lasso",
-            "Sparse group lasso",
-            "score",
-            S.SparseGroupLasso,
-            True,
-            "l1 + group l2",
-            _group_lasso,
+            name="chi2",
+            label="Chi-square",
+            kind="score",
+            estimator=S.ChiSquare,
+            supervised=True,
+            help="chi-square (non-negative data)",
+            runner=_score,
         ),
         Method(
-            "tree-lasso", "Tree lasso", "score", S.TreeLasso, True, "nested groups (feature tree)", _score
+            name="variance",
+            label="Variance",
+            kind="score",
+            estimator=S.VarianceScore,
+            supervised=False,
+            help="variance (unsupervised)",
+            runner=_score,
         ),
         Method(
-            "alpha-investing",
-            "alpha-investing",
-            "stream",
-            S.AlphaInvesting,
-            True,
-            "streamwise regression, alpha-wealth",
-            _feature_stream,
+            name="mcfs",
+            label="MCFS",
+            kind="score",
+            estimator=S.MCFS,
+            supervised=False,
+            help="multi-cluster feature selection",
+            runner=_score,
         ),
         Method(
-            "osfs", "OSFS", "stream", S.OSFS, True, "online streaming CI tests (Wu et al.)", _feature_stream
+            name="mrmr",
+            label="mRMR",
+            kind="subset",
+            estimator=S.MRMR,
+            supervised=True,
+            help="minimum redundancy maximum relevance (MID)",
+            runner=_subset,
         ),
         Method(
-            "fast-osfs",
-            "Fast-OSFS",
-            "stream",
-            S.FastOSFS,
-            True,
-            "OSFS testing the arrival first",
-            _feature_stream,
+            name="fcbf",
+            label="FCBF",
+            kind="subset",
+            estimator=S.FCBF,
+            supervised=True,
+            help="fast correlation-based filter",
+            runner=_subset,
         ),
         Method(
-            "grafting",
-            "Grafting",
-            "stream",
-            S.Grafting,
-            True,
-            "l1 logistic, gradient test per arrival",
-            _feature_stream,
+            name="mifs",
+            label="MIFS",
+            kind="subset",
+            estimator=S.MIFS,
+            supervised=True,
+            help="relevance - beta x summed MI with chosen",
+            runner=_subset,
         ),
-        Method("ofs", "OFS", "subset", S.OFS, True, "online (sample-stream) truncated linear model", _subset),
-        Method("l1-svm", "l1-SVM", "subset", S.L1SVM, True, "l1-regularised linear SVM (liblinear)", _subset),
         Method(
-            "svm-rfe", "SVM-RFE", "subset", S.SVMRFE, True, "recursive elimination with a linear SVM", _subset
+            name="cife",
+            label="CIFE",
+            kind="subset",
+            estimator=S.CIFE,
+            supervised=True,
+            help="MIFS(beta=1) + class-conditional MI",
+            runner=_subset,
         ),
-        Method("rfs", "RFS", "score", S.RFS, True, "robust FS: l2,1 loss + l2,1 regulariser", _score),
-        Method("ls-l21", "LS-l2,1", "score", S.LSL21, True, "least squares + l2,1 (one-hot y)", _score),
-        Method("ll-l21", "LL-l2,1", "score", S.LLL21, True, "multinomial logistic + l2,1", _score),
-        Method("udfs", "UDFS", "score", S.UDFS, False, "l2,1 local discriminative (unsupervised)", _score),
-        Method("ndfs", "NDFS", "score", S.NDFS, False, "nonnegative spectral + l2,1 (unsupervised)", _score),
+        Method(
+            name="jmi",
+            label="JMI",
+            kind="subset",
+            estimator=S.JMI,
+            supervised=True,
+            help="joint mutual information with each chosen",
+            runner=_subset,
+        ),
+        Method(
+            name="cmim",
+            label="CMIM",
+            kind="subset",
+            estimator=S.CMIM,
+            supervised=True,
+            help="min over chosen of I(f;Y|s)",
+            runner=_subset,
+        ),
+        Method(
+            name="icap",
+            label="ICAP",
+            kind="subset",
+            estimator=S.ICAP,
+            supervised=True,
+            help="CIFE with interactions capped at zero",
+            runner=_subset,
+        ),
+        Method(
+            name="disr",
+            label="DISR",
+            kind="subset",
+            estimator=S.DISR,
+            supervised=True,
+            help="JMI normalised by H(f,s,Y)",
+            runner=_subset,
+        ),
+        Method(
+            name="cfs",
+            label="CFS",
+            kind="subset",
+            estimator=S.CFS,
+            supervised=True,
+            help="forward search on Hall's merit (SU)",
+            runner=_subset,
+        ),
+        Method(
+            name="tscore",
+            label="t-score",
+            kind="score",
+            estimator=S.TScore,
+            supervised=True,
+            help="two-class Welch t statistic",
+            runner=_score,
+        ),
+        Method(
+            name="gini",
+            label="Gini index",
+            kind="score",
+            estimator=S.GiniIndex,
+            supervised=True,
+            help="Gini gain of the best split",
+            runner=_score,
+        ),
+        Method(
+            name="trace-ratio",
+            label="Trace ratio",
+            kind="score",
+            estimator=S.TraceRatio,
+            supervised=True,
+            help="best k-subset by trace ratio",
+            runner=_score,
+        ),
+        Method(
+            name="spec",
+            label="SPEC",
+            kind="score",
+            estimator=S.SPEC,
+            supervised=False,
+            help="spectral score (label graph if labelled)",
+            runner=_score,
+        ),
+        Method(
+            name="group-lasso",
+            label="Group lasso",
+            kind="score",
+            estimator=S.GroupLasso,
+            supervised=True,
+            help="l2 penalty per group",
+            runner=_group_lasso,
+        ),
+        Method(
+            name="sparse-group-lasso",
+            label="Sparse group lasso",
+            kind="score",
+            estimator=S.SparseGroupLasso,
+            supervised=True,
+            help="l1 + group l2",
+            runner=_group_lasso,
+        ),
+        Method(
+            name="tree-lasso",
+            label="Tree lasso",
+            kind="score",
+            estimator=S.TreeLasso,
+            supervised=True,
+            help="nested groups (feature tree)",
+            runner=_score,
+        ),
+        Method(
+            name="alpha-investing",
+            label="alpha-investing",
+            kind="stream",
+            estimator=S.AlphaInvesting,
+            supervised=True,
+            help="streamwise regression, alpha-wealth",
+            runner=_feature_stream,
+            run_params=(_CHUNK,),
+        ),
+        Method(
+            name="osfs",
+            label="OSFS",
+            kind="stream",
+            estimator=S.OSFS,
+            supervised=True,
+            help="online streaming CI tests (Wu et al.)",
+            runner=_feature_stream,
+            run_params=(_CHUNK,),
+        ),
+        Method(
+            name="fast-osfs",
+            label="Fast-OSFS",
+            kind="stream",
+            estimator=S.FastOSFS,
+            supervised=True,
+            help="OSFS testing the arrival first",
+            runner=_feature_stream,
+            run_params=(_CHUNK,),
+        ),
+        Method(
+            name="grafting",
+            label="Grafting",
+            kind="stream",
+            estimator=S.Grafting,
+            supervised=True,
+            help="l1 logistic, gradient test per arrival",
+            runner=_feature_stream,
+            run_params=(_CHUNK,),
+        ),
+        Method(
+            name="ofs",
+            label="OFS",
+            kind="subset",
+            estimator=S.OFS,
+            supervised=True,
+            help="online (sample-stream) truncated linear model",
+            runner=_subset,
+        ),
+        Method(
+            name="l1-svm",
+            label="l1-SVM",
+            kind="subset",
+            estimator=S.L1SVM,
+            supervised=True,
+            help="l1-regularised linear SVM (liblinear)",
+            runner=_subset,
+        ),
+        Method(
+            name="svm-rfe",
+            label="SVM-RFE",
+            kind="subset",
+            estimator=S.SVMRFE,
+            supervised=True,
+            help="recursive elimination with a linear SVM",
+            runner=_subset,
+        ),
+        Method(
+            name="rfs",
+            label="RFS",
+            kind="score",
+            estimator=S.RFS,
+            supervised=True,
+            help="robust FS: l2,1 loss + l2,1 regulariser",
+            runner=_score,
+        ),
+        Method(
+            name="ls-l21",
+            label="LS-l2,1",
+            kind="score",
+            estimator=S.LSL21,
+            supervised=True,
+            help="least squares + l2,1 (one-hot y)",
+            runner=_score,
+        ),
+        Method(
+            name="ll-l21",
+            label="LL-l2,1",
+            kind="score",
+            estimator=S.LLL21,
+            supervised=True,
+            help="multinomial logistic + l2,1",
+            runner=_score,
+        ),
+        Method(
+            name="udfs",
+            label="UDFS",
+            kind="score",
+            estimator=S.UDFS,
+            supervised=False,
+            help="l2,1 local discriminative (unsupervised)",
+            runner=_score,
+        ),
+        Method(
+            name="ndfs",
+            label="NDFS",
+            kind="score",
+            estimator=S.NDFS,
+            supervised=False,
+            help="nonnegative spectral + l2,1 (unsupervised)",
+            runner=_score,
+        ),
         _view("histogram", "|rho| histogram", "|rho| of all pairs", _histogram),
         _view("evaluation", "Evaluation", "CV accuracy and redundancy of a top k", _evaluation),
         _view("benchmark", "Benchmark (survey protocol)", "accuracy / NMI against top k", _benchmark),
@@ -881,6 +1251,8 @@ METHODS: dict[str, Method] = {
         _view("images", "Image panels", "example images and class means", _images),
     ]
 }
+
+bind_registry(METHODS)  # Run fills defaults from these declarations (runs.py does not import us)
 
 #: base scores GRM refines; the neighbourhood size applies to those that have one
 NEIGHBOUR_METHODS = ("lgd", "laplacian", "relieff", "mcfs")
@@ -939,6 +1311,8 @@ def score_params(name: str, n_neighbors: int) -> dict:
 
 
 __all__ = [
+    "SELECTION_SIZE",
+    "benchmark_rankers",
     "METHODS",
     "Method",
     "NEIGHBOUR_METHODS",

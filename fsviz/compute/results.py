@@ -6,7 +6,7 @@ the data it ran on; results that select features give a :class:`Selection`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
@@ -16,7 +16,33 @@ from fsviz.compute.runs import Run
 ROLES = ("SF", "AF", "selected")
 
 
-@dataclass(frozen=True)
+def _read_only(value):
+    """``value`` with every numpy array in it (also inside tuples) made read-only."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    elif isinstance(value, tuple):
+        for v in value:
+            _read_only(v)
+    return value
+
+
+def result(cls):
+    """A frozen dataclass whose arrays are read-only once built.
+
+    Results are cached and shared by every session of the app's process: an in-place
+    operation on ``selection().indices`` must fail, not change what everyone sees
+    (``ValueError: assignment destination is read-only``). Copy an array to change it.
+    """
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _read_only(getattr(self, f.name))
+
+    cls.__post_init__ = __post_init__  # before dataclass(): its __init__ then calls it
+    return dataclass(frozen=True)(cls)
+
+
+@result
 class Selection:
     """Chosen features in rank order, for the compare table, projections and CSV export.
 
@@ -67,7 +93,7 @@ def _plain_selection(run, fingerprint, idx, scores, seconds, k) -> Selection:
     )
 
 
-@dataclass(frozen=True)
+@result
 class GroupResult:
     """GDM's support features and their affiliated features, as plain arrays.
 
@@ -128,7 +154,7 @@ class GroupResult:
         return Selection(self.run, self.fingerprint, idx, scores, roles, groups, self.seconds, k)
 
 
-@dataclass(frozen=True)
+@result
 class ScoreResult:
     """A scorer's ``scores_`` (higher = better) and ``ranking_`` (1 = best) over all features."""
 
@@ -148,7 +174,7 @@ class ScoreResult:
         return _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
 
 
-@dataclass(frozen=True)
+@result
 class SubsetResult:
     """A subset selector's ``selected_`` in selection order, with its ``scores_``."""
 
@@ -163,7 +189,7 @@ class SubsetResult:
         return _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
 
 
-@dataclass(frozen=True)
+@result
 class GRMResult:
     """GRM's refinement of a base score over its working set.
 
@@ -202,7 +228,7 @@ class GRMResult:
         return _plain_selection(self.run, self.fingerprint, idx, self.refined_all[idx], self.seconds, k)
 
 
-@dataclass(frozen=True)
+@result
 class StreamResult:
     """An online run: per arriving feature its outcome, the reason and the set size after it.
 
@@ -232,7 +258,7 @@ class StreamResult:
         return _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
 
 
-@dataclass(frozen=True)
+@result
 class HistogramResult:
     """Counts of |rho| per interval over all feature pairs (or a sampled estimate)."""
 
@@ -247,7 +273,7 @@ class HistogramResult:
     seconds: float
 
 
-@dataclass(frozen=True)
+@result
 class Evaluation:
     """Quality of the first ``k`` features of a selection.
 
@@ -300,7 +326,7 @@ class Evaluation:
         return "CV R²" if self.is_regression else "CV accuracy"
 
 
-@dataclass(frozen=True)
+@result
 class PairsResult:
     """The most correlated feature pairs ``(i[t], j[t], rho[t])``, largest |rho| first."""
 
@@ -312,7 +338,7 @@ class PairsResult:
     seconds: float
 
 
-@dataclass(frozen=True)
+@result
 class CorrelationsResult:
     """Every feature's correlation with one feature or with the target (``against``)."""
 
@@ -323,7 +349,7 @@ class CorrelationsResult:
     seconds: float
 
 
-@dataclass(frozen=True)
+@result
 class StabilityResult:
     """A selection redone on bootstrap resamples: the subsets, per-feature frequency, indices.
 
@@ -342,7 +368,7 @@ class StabilityResult:
     seconds: float
 
 
-@dataclass(frozen=True)
+@result
 class LeakageResult:
     """Features that predict the target perfectly on their own: ``(index, name, why)``."""
 
@@ -352,7 +378,7 @@ class LeakageResult:
     seconds: float
 
 
-@dataclass(frozen=True)
+@result
 class Projection:
     """PCA 2-D coordinates of the samples on a feature subset."""
 
@@ -364,7 +390,7 @@ class Projection:
     seconds: float = 0.0
 
 
-@dataclass(frozen=True)
+@result
 class ImagePanels:
     """Pictures for the pixel-mask view: a few example images and the class means."""
 
@@ -378,7 +404,7 @@ class ImagePanels:
     seconds: float = 0.0
 
 
-@dataclass(frozen=True)
+@result
 class BenchmarkResult:
     """The survey's protocol (:func:`fsviz.evaluate.benchmark`) on one dataset.
 

@@ -20,6 +20,24 @@ from fsviz import __version__
 #: ``progress(fraction_done, text, **info)``; a stream also passes ``arrived=`` and ``selected=``
 Progress = Callable[..., None]
 
+#: method name -> registered :class:`~fsviz.compute.registry.Method`. The registry depends on
+#: Run, not the other way round: it hands its table over with :func:`bind_registry` when
+#: imported (``import fsviz.compute`` imports it before any Run is made).
+_METHODS: Mapping[str, Any] = {}
+
+
+def bind_registry(methods: Mapping[str, Any]) -> None:
+    """Let Runs look up methods (their declarations and runners) in ``methods``."""
+    global _METHODS
+    _METHODS = methods
+
+
+def _lookup(name: str):
+    try:
+        return _METHODS[name]
+    except KeyError:
+        raise ValueError(f"unknown method {name!r}; known are {sorted(_METHODS)}.") from None
+
 
 def _noop(frac: float, text: str, **info: Any) -> None:
     return None
@@ -61,9 +79,14 @@ class Run:
     method : str
         A key of :data:`fsviz.compute.METHODS` (e.g. ``"gdm"``, ``"fisher"``, ``"grm"``).
     params : mapping, default=None
-        The method's parameters by name; their order does not matter. Values are stored
-        in a hashable form (lists become tuples); another ``Run`` may be a value (GRM's
-        base score, the GDM run whose groups group-SAOLA streams).
+        The method's parameters by name; their order does not matter. The run is stored in
+        one canonical form, so one computation has one key: parameters not given take the
+        method's declared defaults (:attr:`Method.params <fsviz.compute.Method.params>`);
+        one rule for None: it means "not set" (so the declared default) unless the
+        declaration allows None as a value (``cv_folds=None``); numbers take their declared
+        type (``tau=0`` is ``tau=0.0``), lists become tuples and groups of feature indices
+        sorted tuples. Another ``Run`` may be a value (GRM's base score,
+        the GDM run whose groups group-SAOLA streams).
     seed : int, default=0
         Passed as ``random_state`` wherever randomness enters.
 
@@ -74,6 +97,8 @@ class Run:
     True
     >>> Run("gdm", {"tau": 0.3}).get("tau")
     0.3
+    >>> Run("gdm", {}).key == Run("gdm", {"tau": 0.3}).key  # 0.3 is GDM's default
+    True
     """
 
     method: str
@@ -86,7 +111,17 @@ class Run:
             params = {}
         if not isinstance(params, Mapping):
             params = dict(params)
-        object.__setattr__(self, "method", str(self.method))
+        method = str(self.method)
+        spec = _METHODS.get(method)  # unknown names stay as given: executing the run names them
+        declared = spec.params if spec is not None else {}
+        params = {str(k): declared[k].canonical(v) if k in declared else v for k, v in params.items()}
+        # one rule for None: None is "not set" unless the declaration allows None as a value;
+        # a parameter not set takes its declared default (get() gives None for undeclared ones)
+        params = {
+            k: v for k, v in params.items() if v is not None or (k in declared and declared[k].nullable)
+        }
+        params = {k: p.default for k, p in declared.items()} | params
+        object.__setattr__(self, "method", method)
         object.__setattr__(self, "params", plain(params))
         object.__setattr__(self, "seed", int(self.seed))
 
@@ -96,13 +131,15 @@ class Run:
         return dict(self.params)
 
     def get(self, name: str, default: Any = None) -> Any:
-        """One parameter's value (``default`` when the run does not set it)."""
+        """One parameter's value (its declared default is filled in; else ``default``)."""
         return self.kwargs.get(name, default)
 
     def replace(self, **params: Any) -> Run:
-        """The same run with some parameters changed (``None`` removes one)."""
-        kw = self.kwargs | params
-        return Run(self.method, {k: v for k, v in kw.items() if v is not None}, self.seed)
+        """The same run with some parameters changed.
+
+        ``run.replace(tau=run.get("tau")) == run`` for every parameter.
+        """
+        return Run(self.method, self.kwargs | params, self.seed)
 
     @property
     def key(self) -> str:
@@ -120,15 +157,11 @@ class Run:
     @property
     def spec(self):
         """The registered :class:`~fsviz.compute.registry.Method` behind this run."""
-        from fsviz.compute.registry import method
-
-        return method(self.method)
+        return _lookup(self.method)
 
     @property
     def label(self) -> str:
-        """A short human label: ``"GDM [tau=0.3, C=1]"``."""
-        from fsviz.compute.tables import params_label
-
+        """A short human label: ``"GDM [tau=0.2]"`` (parameters off their defaults)."""
         p = params_label(self)
         return f"{self.spec.label} [{p}]" if p else self.spec.label
 
@@ -170,6 +203,28 @@ class Run:
         return self.spec.execute(self, ctx)
 
 
+def params_label(run: Run) -> str:
+    """``"C=2, tau=0.2"``: a short human label of the parameters a run sets off their defaults.
+
+    A nested Run (GRM's base score, group-SAOLA's GDM groups) shows as its own label;
+    long lists (prior groups, feature lists) by their length.
+    """
+    spec = _METHODS.get(run.method)
+    declared = spec.params if spec is not None else {}
+    out = []
+    for k, v in run.params:
+        if k in declared and plain(declared[k].default) == v:
+            continue
+        if isinstance(v, Run):
+            v = v.label
+        elif isinstance(v, float):
+            v = f"{v:g}"
+        elif isinstance(v, tuple):
+            v = f"<{len(v)} items>" if len(v) > 4 else ",".join(map(str, v)) or "none"
+        out.append(f"{k}={v}")
+    return ", ".join(out)
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, Run):
         return {"run": value.to_dict()}
@@ -202,4 +257,4 @@ class Context:
         return run.execute(self.dataset, client=self.client)
 
 
-__all__ = ["Context", "Progress", "Run", "plain"]
+__all__ = ["Context", "Progress", "Run", "bind_registry", "params_label", "plain"]

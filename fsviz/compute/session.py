@@ -96,9 +96,14 @@ def _run(data: Any, what: str) -> Run:
     from fsviz.compute.registry import METHODS
 
     _expect(data, Mapping, what)
-    run = Run.from_dict(data)  # ValueError naming the shape it expects
-    if run.method not in METHODS:
-        raise _fail(f"{what} names an unknown method {run.method!r}")
+    if str(data.get("method")) not in METHODS:
+        raise _fail(f"{what} names an unknown method {data.get('method')!r}")
+    try:
+        run = Run.from_dict(data)  # ValueError naming the shape it expects
+        for r in (run, *(v for _, v in run.params if isinstance(v, Run))):
+            r.spec.validate(r.kwargs)  # unknown parameter, value outside its declaration
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise _fail(f"{what}: {e}") from None
     return run
 
 
@@ -139,8 +144,8 @@ def read_session(data: bytes | str) -> SessionFile:
     for i, item in enumerate(_expect(doc.get("selections") or [], list, "'selections'")):
         _expect(item, dict, f"'selections[{i}]'")
         k = item.get("k")
-        if k is not None:
-            _expect(k, int, f"'selections[{i}].k'")
+        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
+            raise _fail(f"'selections[{i}].k' must be an int >= 1 or null; got {k!r:.40}")
         kept.append((_run(item.get("run"), f"'selections[{i}].run'"), k))
     groups = []
     for i, g in enumerate(_expect(doc.get("prior_groups") or [], list, "'prior_groups'")):

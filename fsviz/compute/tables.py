@@ -9,60 +9,30 @@ dataset is :meth:`fsviz.data.Dataset.subset` written by :meth:`~fsviz.data.Datas
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from fsviz.compute.results import Evaluation, GRMResult, GroupResult, Selection, StreamResult
-from fsviz.compute.runs import Run
+from fsviz.compute.runs import Run, params_label
 from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_R2_BIASED, CV_R2_HONEST, CV_RMSE, CV_STD
 
 #: columns of the selection CSV, in order
 SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")
 
 
-def params_label(run: Run) -> str:
-    """``"C=1, tau=0.3"``: a short human label of a run's parameters.
+def gdm_run(form: Mapping[str, Any], seed: int = 0) -> Run:
+    """The GDM Run of the Groups page's form: GDM's declared parameters by name.
 
-    A nested Run (GRM's base score, group-SAOLA's GDM groups) shows as its own label;
-    long lists (prior groups, feature lists) by their length.
+    The form's own conventions map to the declaration here: ``cv_folds`` 0 means off (None),
+    ``positive`` None means all classes at once. Types and defaults are the Run's business.
     """
-    out = []
-    for k, v in run.params:
-        if isinstance(v, Run):
-            v = v.label
-        elif isinstance(v, float):
-            v = f"{v:g}"
-        elif isinstance(v, tuple):
-            v = f"<{len(v)} items>" if len(v) > 4 else ",".join(map(str, v)) or "none"
-        out.append(f"{k}={v}")
-    return ", ".join(out)
-
-
-def gdm_run(
-    tau: float,
-    n_per_iter: int,
-    max_iter: int,
-    C: float,
-    corr: str,
-    one_class: bool,
-    cv_folds: int,
-    positive=None,
-    seed: int = 0,
-) -> Run:
-    """The GDM Run of the Groups page's form values (``cv_folds`` 0 = off; ``positive`` None =
-    all classes at once)."""
-    params = dict(
-        tau=float(tau),
-        n_per_iter=int(n_per_iter),
-        max_iter=int(max_iter),
-        C=float(C),
-        corr=corr,
-        one_class=bool(one_class),
-        cv_folds=int(cv_folds) or None,
-    )
-    return Run("gdm", params | ({"positive": positive} if positive is not None else {}), seed)
+    params = dict(form)
+    if not params.get("cv_folds"):
+        params["cv_folds"] = None
+    return Run("gdm", params, seed)
 
 
 def feature_group_text(result: GroupResult, feature: int, feature_names: Sequence[str]) -> tuple[bool, str]:

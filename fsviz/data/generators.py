@@ -25,11 +25,12 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
+
+from fsviz._params import check_number
 
 __all__ = [
     "BlockTruth",
@@ -43,39 +44,6 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- helpers
-def _check_int(func: str, name: str, value, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{func}: '{name}' must be an int; got {value!r} ({type(value).__name__}).")
-    value = int(value)
-    if value < low or (high is not None and value > high):
-        rng = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"{func}: '{name}' must be an int {rng}; got {value}.")
-    return value
-
-
-def _check_real(
-    func: str,
-    name: str,
-    value,
-    low: float,
-    high: float | None = None,
-    low_open: bool = False,
-    high_open: bool = False,
-) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
-        raise ValueError(f"{func}: '{name}' must be a finite real number; got {value!r}.")
-    value = float(value)
-    bad = value < low or (low_open and value == low)
-    if high is not None:
-        bad = bad or value > high or (high_open and value == high)
-    if bad:
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        span = f"in {lo}{low}, {high}{hi}" if high is not None else (f"> {low}" if low_open else f">= {low}")
-        raise ValueError(f"{func}: '{name}' must be {span}; got {value}.")
-    return value
-
-
 def _generator(random_state) -> np.random.Generator:
     # sklearn convention (int / RandomState / None) converted once, then a fast Generator
     rs = check_random_state(random_state)
@@ -194,12 +162,12 @@ def make_grouped_classification(
     ((100, 200), 12)
     """
     f = "make_grouped_classification"
-    n_samples = _check_int(f, "n_samples", n_samples, 2)
-    n_groups = _check_int(f, "n_groups", n_groups, 1)
-    max_affiliates = _check_int(f, "max_affiliates", max_affiliates, 0)
-    n_features = _check_int(f, "n_features", n_features, 1)
-    noise = _check_real(f, "noise", noise, 0.0)
-    min_weight = _check_real(f, "min_weight", min_weight, 0.0)
+    n_samples = check_number(f, "n_samples", n_samples, integer=True, low=2)
+    n_groups = check_number(f, "n_groups", n_groups, integer=True, low=1)
+    max_affiliates = check_number(f, "max_affiliates", max_affiliates, integer=True, low=0)
+    n_features = check_number(f, "n_features", n_features, integer=True, low=1)
+    noise = check_number(f, "noise", noise, integer=False, low=0.0)
+    min_weight = check_number(f, "min_weight", min_weight, integer=False, low=0.0)
     try:
         lo, hi = (float(v) for v in affiliate_corr)
     except (TypeError, ValueError):
@@ -288,7 +256,7 @@ def make_grouped_regression(
     >>> X.shape, y.dtype.kind, len(truth.support)
     ((100, 200), 'f', 12)
     """
-    noise = _check_real("make_grouped_regression", "noise", noise, 0.0)
+    noise = check_number("make_grouped_regression", "noise", noise, integer=False, low=0.0)
     rs = check_random_state(random_state)
     X, _, truth = make_grouped_classification(
         n_samples=n_samples,
@@ -394,16 +362,18 @@ def make_correlated_blocks(
     ((400, 100), 10)
     """
     f = "make_correlated_blocks"
-    n_samples = _check_int(f, "n_samples", n_samples, 2)
-    n_features = _check_int(f, "n_features", n_features, 1)
-    n_blocks = _check_int(f, "n_blocks", n_blocks, 1)
+    n_samples = check_number(f, "n_samples", n_samples, integer=True, low=2)
+    n_features = check_number(f, "n_features", n_features, integer=True, low=1)
+    n_blocks = check_number(f, "n_blocks", n_blocks, integer=True, low=1)
     if n_blocks > n_features:
         raise ValueError(f"{f}: 'n_blocks' must be <= n_features ({n_features}); got {n_blocks}.")
-    block_corr = _check_real(f, "block_corr", block_corr, 0.0, 1.0, high_open=True)
-    class_sep = _check_real(f, "class_sep", class_sep, 0.0)
+    block_corr = check_number(f, "block_corr", block_corr, integer=False, low=0.0, high=1.0, high_open=True)
+    class_sep = check_number(f, "class_sep", class_sep, integer=False, low=0.0)
     if n_informative_blocks is None:
         n_informative_blocks = n_blocks
-    n_informative_blocks = _check_int(f, "n_informative_blocks", n_informative_blocks, 0, n_blocks)
+    n_informative_blocks = check_number(
+        f, "n_informative_blocks", n_informative_blocks, integer=True, low=0, high=n_blocks
+    )
     rng = _generator(random_state)
 
     sizes = np.full(n_blocks, n_features // n_blocks)
@@ -530,9 +500,9 @@ def make_sparse_text(
     ((100, 5000), 3000)
     """
     f = "make_sparse_text"
-    n_samples = _check_int(f, "n_samples", n_samples, 2)
-    n_features = _check_int(f, "n_features", n_features, 1)
-    nnz = _check_int(f, "nnz", nnz, 1)
+    n_samples = check_number(f, "n_samples", n_samples, integer=True, low=2)
+    n_features = check_number(f, "n_features", n_features, integer=True, low=1)
+    nnz = check_number(f, "nnz", nnz, integer=True, low=1)
     if nnz > n_samples * n_features:
         raise ValueError(
             f"{f}: 'nnz' must be <= n_samples * n_features = {n_samples * n_features}; got {nnz}."
@@ -542,12 +512,21 @@ def make_sparse_text(
             f"{f}: 'nnz' must be at most half of n_samples * n_features ({n_samples * n_features // 2}) "
             f"for a sparse text-like matrix; got {nnz}. Lower nnz or enlarge the matrix."
         )
-    zipf_exponent = _check_real(f, "zipf_exponent", zipf_exponent, 0.0, low_open=True)
-    n_informative = _check_int(f, "n_informative", n_informative, 1, min(1990, n_features))
-    positive_fraction = _check_real(
-        f, "positive_fraction", positive_fraction, 0.0, 1.0, low_open=True, high_open=True
+    zipf_exponent = check_number(f, "zipf_exponent", zipf_exponent, integer=False, low=0.0, low_open=True)
+    n_informative = check_number(
+        f, "n_informative", n_informative, integer=True, low=1, high=min(1990, n_features)
     )
-    noise = _check_real(f, "noise", noise, 0.0)
+    positive_fraction = check_number(
+        f,
+        "positive_fraction",
+        positive_fraction,
+        integer=False,
+        low=0.0,
+        high=1.0,
+        low_open=True,
+        high_open=True,
+    )
+    noise = check_number(f, "noise", noise, integer=False, low=0.0)
     if format not in ("csr", "csc"):
         raise ValueError(f"{f}: 'format' must be 'csr' or 'csc'; got {format!r}.")
     rng = _generator(random_state)

@@ -24,6 +24,7 @@ _EXPORTS = {
     "benchmark": ".protocol",  # not .benchmark: a submodule would shadow the function
     "BENCHMARK_COLUMNS": ".protocol",
     "CLASSIFIERS": ".protocol",
+    "Ranker": ".protocol",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

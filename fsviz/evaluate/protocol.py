@@ -10,9 +10,10 @@ Li et al., "Feature Selection: A Data Perspective" (ACM CSUR 2017), section 6.4:
   of classes clusters the top ``k`` features, repeated 20 times; NMI (eq. 118) and
   clustering accuracy ACC (eq. 119) are averaged over the repeats.
 
-Every selection goes through the run layer (:meth:`fsviz.compute.Run.execute` on a
-:class:`fsviz.data.Dataset` of the training fold), so the numbers here, on the app's
-Benchmark page and from ``fsviz benchmark`` are the same.
+Methods are estimators or ranking callables; this floor does not import the run layer.
+:func:`fsviz.compute.benchmark_rankers` turns registry names and Runs into rankers that
+execute the Run on a :class:`fsviz.data.Dataset` of the training fold, so the numbers here,
+on the app's Benchmark page and from ``fsviz benchmark`` are the same.
 """
 
 from __future__ import annotations
@@ -86,70 +87,68 @@ CLASSIFIERS: dict[str, Callable[[int], Any]] = {
 
 
 @dataclass(frozen=True)
-class _Entry:
-    """One method to benchmark: its label and either a Run or an estimator."""
+class Ranker:
+    """A ranking the benchmark evaluates: ``rank(X, y, k) -> feature indices, best first``.
+
+    ``k`` is the largest number of features the benchmark reads (a method of fixed size
+    selects that many; one that decides its own size may return fewer). Unsupervised
+    rankers get ``y=None``. :func:`fsviz.compute.benchmark_rankers` makes them from
+    registry names and Runs (this module does not import the run layer).
+    """
 
     label: str
-    run: Any  # fsviz.compute.Run or None
+    rank: Callable[[Any, Any, int], Any]
+    supervised: bool = True
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One method to benchmark: its label and either a ranker or an estimator."""
+
+    label: str
+    ranker: Ranker | None
     estimator: Any  # unfitted estimator or None
     supervised: bool
+    k_top: int
 
 
 # ---------------------------------------------------------------------------- validation
 def _entries(methods, n_features: int, k_top: int, seed: int) -> list[_Entry]:
-    from fsviz.compute import METHODS, Run, method, selection_methods
+    from fsviz.select._subset_common import SelectedSubsetMixin
 
-    if isinstance(methods, (str, Run)) or hasattr(methods, "fit"):
+    if isinstance(methods, (str, Ranker)) or hasattr(methods, "fit") or callable(methods):
         methods = [methods]
     methods = list(methods)
     if not methods:
         raise ValueError("benchmark: 'methods' must name at least one method; got an empty list.")
     out: list[_Entry] = []
     for m in methods:
-        if isinstance(m, str):
-            if m not in METHODS:
-                raise ValueError(
-                    f"benchmark: unknown method {m!r}; the selection methods are {selection_methods()}."
-                )
-            m = Run(m, {}, seed)
-        if isinstance(m, Run):
-            spec = method(m.method)
-            if not spec.selects:
-                raise ValueError(
-                    f"benchmark: {m.method!r} is a view, not a feature selection; choose one of "
-                    f"{selection_methods()}."
-                )
-            label = m.method if not m.params else m.label
-            if spec.kind == "subset" and m.get("n_features", _default_size(spec.estimator)) is not None:
-                m = m.replace(n_features=k_top)  # a fixed-size subset: ask for the largest k once
-            lifted = spec.unsupervised_with is not None and bool(m.get(spec.unsupervised_with))
-            out.append(_Entry(label, m, None, spec.supervised and not lifted))
+        if isinstance(m, Ranker):
+            out.append(_Entry(m.label, m, None, bool(m.supervised), k_top))
         elif hasattr(m, "fit"):
             est = clone(m)
-            subset = any(s.kind == "subset" and s.estimator is type(m) for s in METHODS.values())
-            if subset and est.get_params().get("n_features") is not None:
-                est.set_params(n_features=k_top)
+            if isinstance(est, SelectedSubsetMixin) and est.get_params().get("n_features") is not None:
+                est.set_params(n_features=k_top)  # a fixed-size subset: ask for the largest k once
             try:
                 supervised = bool(est.__sklearn_tags__().target_tags.required)
             except AttributeError:
                 supervised = True
-            out.append(_Entry(type(m).__name__, None, est, supervised))
+            out.append(_Entry(type(m).__name__, None, est, supervised, k_top))
+        elif callable(m) and not isinstance(m, (str, type)):
+            out.append(_Entry(getattr(m, "__name__", "ranker"), Ranker("", m), None, True, k_top))
         else:
             raise ValueError(
-                "benchmark: each method must be a registry name (e.g. 'fisher'), an fsviz.compute.Run "
-                f"or a selector with fit(); got {type(m).__name__}: {m!r:.80}."
+                "benchmark: each method must be a selector with fit(), a Ranker or a ranking callable "
+                f"rank(X, y, k); got {type(m).__name__}: {m!r:.80}. Registry names and Runs: pass "
+                "fsviz.compute.benchmark_rankers(methods) (or run Run('benchmark', ...))."
             )
     seen: dict[str, int] = {}
     unique = []
     for e in out:  # two entries with one label (two Runs of mRMR, say) stay apart
         seen[e.label] = seen.get(e.label, 0) + 1
         label = e.label if seen[e.label] == 1 else f"{e.label} #{seen[e.label]}"
-        unique.append(_Entry(label, e.run, e.estimator, e.supervised))
+        unique.append(_Entry(label, e.ranker, e.estimator, e.supervised, e.k_top))
     return unique
-
-
-def _default_size(estimator) -> Any:
-    return estimator().get_params().get("n_features") if estimator is not None else None
 
 
 def _ks(ks, n_features: int) -> tuple[np.ndarray, list[str]]:
@@ -201,12 +200,10 @@ def _classifiers(classifiers, seed: int) -> list[tuple[str, Any]]:
 # ---------------------------------------------------------------------------- the work units
 def _rank(entry: _Entry, X, y, feature_names) -> tuple[np.ndarray, float]:
     """Features best first as the method ranks them on (X, y), and its selection seconds."""
-    if entry.run is not None:
-        from fsviz.data import Dataset
-
-        fold = Dataset(X, y=y if entry.supervised else None, feature_names=feature_names, name="fold")
-        res = entry.run.execute(fold)
-        return np.asarray(res.selection(None).indices, dtype=np.int64), float(res.seconds)
+    if entry.ranker is not None:
+        t0 = time.perf_counter()
+        order = entry.ranker.rank(X, y if entry.supervised else None, entry.k_top)
+        return np.asarray(order, dtype=np.int64), time.perf_counter() - t0
     est = clone(entry.estimator)
     t0 = time.perf_counter()
     est.fit(X, y) if entry.supervised else est.fit(X)
@@ -367,11 +364,12 @@ def benchmark(
     y : array-like of shape (n_samples,) or None
         Class labels (at least two classes). Unsupervised methods never see them while
         selecting; they are the ground truth of NMI and ACC.
-    methods : iterable of str, fsviz.compute.Run or estimator
-        Registry names (``"fisher"``, ``"mrmr"``, ... see ``fsviz methods``), Runs (a
-        method with parameters and seed), or selector instances (fitted with
-        ``fit(X, y)``, or ``fit(X)`` when their scikit-learn tags say no target is needed;
-        features read from ``selected_``, ``ranking_`` or ``scores_``). Supervised methods
+    methods : iterable of estimator, Ranker or callable
+        Selector instances (fitted with ``fit(X, y)``, or ``fit(X)`` when their
+        scikit-learn tags say no target is needed; features read from ``selected_``,
+        ``ranking_`` or ``scores_``), :class:`Ranker` values or ranking callables
+        ``rank(X, y, k) -> indices best first``. Registry names (``"fisher"``, ...) and
+        Runs become rankers through :func:`fsviz.compute.benchmark_rankers`. Supervised methods
         are evaluated by classification, unsupervised ones by clustering. A subset method
         of fixed size (an integer ``n_features``: mRMR, MIFS, JMI, ...) is asked for
         ``max(ks)`` features once and its prefixes are the top k; a method that decides its
@@ -395,7 +393,7 @@ def benchmark(
         K-means runs (one random start each, seeds derived from ``random_state``) per k for
         unsupervised methods.
     random_state : int, default=0
-        The seed of every Run built from a name, of the folds, the trees and K-means.
+        The seed of the folds, the trees and K-means.
     n_jobs : int or None, default=None
         Work units (one per method and fold; one per method when selecting once) run in
         parallel with joblib; None or 1 runs them in this process.
@@ -409,7 +407,7 @@ def benchmark(
     pandas.DataFrame
         One row per (method, k, classifier, fold) for supervised methods and per
         (method, k, repeat) for unsupervised ones, with the columns
-        :data:`BENCHMARK_COLUMNS`: ``method`` (the name, Run label or class name), ``kind``
+        :data:`BENCHMARK_COLUMNS`: ``method`` (the ranker's label or the class name), ``kind``
         (``"classification"`` or ``"clustering"``), ``k``, ``n_used`` (features actually
         used), ``classifier`` (``"kmeans"`` for clustering rows), ``fold`` and ``repeat``
         (nullable ints), ``accuracy`` (test-fold accuracy), ``nmi`` and ``acc`` (clustering
@@ -430,9 +428,10 @@ def benchmark(
     --------
     >>> import numpy as np
     >>> from fsviz.evaluate import benchmark
+    >>> from fsviz.select import FisherScore
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 12)); y = (X[:, 3] > 0).astype(int)
-    >>> frame = benchmark(X, y, ["fisher"], ks=[1, 2], classifiers=["naive_bayes"], cv=3)
+    >>> frame = benchmark(X, y, [FisherScore()], ks=[1, 2], classifiers=["naive_bayes"], cv=3)
     >>> frame.groupby("k")["accuracy"].mean().round(2).tolist()
     [0.98, 0.97]
     """
@@ -524,4 +523,4 @@ def benchmark(
     return frame
 
 
-__all__ = ["BENCHMARK_COLUMNS", "CLASSIFIERS", "benchmark"]
+__all__ = ["BENCHMARK_COLUMNS", "CLASSIFIERS", "Ranker", "benchmark"]

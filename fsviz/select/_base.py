@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import numbers
-import os
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -32,17 +31,16 @@ _CONTROLLER: ThreadpoolController | None = None
 
 
 def blas_limits(always: bool = False):
-    """Context: one BLAS thread when the machine is already busy (or ``always``), no limit otherwise.
+    """Context: one BLAS thread when ``always``, no limit otherwise -- never chosen by the load.
 
-    Multithreaded OpenBLAS spin-waits for its threads; when every core is already
-    taken (load average >= core count) a 2-thread GEMM or eigendecomposition runs up
-    to 10x slower than a 1-thread one. On an idle machine BLAS keeps all its threads.
+    Multithreaded OpenBLAS spin-waits for its threads, so small products and solves run
+    faster on one (``always=True``, e.g. GRM's inner problems). The limit used to follow the
+    load average as well (one thread on a busy machine), but a LAPACK eigendecomposition
+    rounds differently on one thread than on two: GRM's refined scores then depended on how
+    busy the server was when a cached result was made. Thread counts that change a result
+    must not depend on the load (``tests/test_thread_determinism.py``).
     """
-    try:
-        busy = always or os.getloadavg()[0] >= (os.cpu_count() or 1)
-    except OSError:  # platform without load average
-        busy = False
-    if not busy:
+    if not always:
         return contextlib.nullcontext()
     global _CONTROLLER
     if _CONTROLLER is None:  # inspecting the loaded libraries costs ms: do it once

@@ -43,10 +43,12 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import ClassifierTags, assert_all_finite, check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from threadpoolctl import ThreadpoolController
 
+from fsviz._params import ParamUI
 from fsviz.select import _gdm_kernels as GK
 from fsviz.select._base import EXTREME, scale_extreme
 from fsviz.select._column_source import ColumnSource, block_stats, is_out_of_core
@@ -860,31 +862,6 @@ class _FoldVoteRanking:
 
 
 # ============================================================================ estimator
-def _check_int(name, value, low, high=None, none_ok=False):
-    if value is None and none_ok:
-        return None
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"GDM: '{name}' must be an int; got {value!r} ({type(value).__name__}).")
-    if value < low or (high is not None and value > high):
-        span = f">= {low}" if high is None else f"in [{low}, {high}]"
-        raise ValueError(f"GDM: '{name}' must be an int {span}; got {value}.")
-    return int(value)
-
-
-def _check_real(name, value, low, high=None, low_open=False, high_open=False):
-    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
-        raise ValueError(f"GDM: '{name}' must be a finite real number; got {value!r}.")
-    v = float(value)
-    bad = v < low or (low_open and v == low) or (high is not None and (v > high or (high_open and v == high)))
-    if bad:
-        if high is None:
-            span = f"> {low}" if low_open else f">= {low}"
-        else:
-            span = f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
-        raise ValueError(f"GDM: '{name}' must be {span}; got {v}.")
-    return v
-
-
 class GDM(SelectorMixin, BaseEstimator):
     """Group Discovery Machine: support features + affiliated feature groups.
 
@@ -1035,6 +1012,38 @@ class GDM(SelectorMixin, BaseEstimator):
     (4, 1000)
     """
 
+    _parameter_constraints: dict = {
+        "tau": [Interval(Real, 0.0, 1.0, closed="left")],
+        "n_per_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "C": [Interval(Real, 0.0, None, closed="neither")],
+        "corr": [StrOptions({"pearson", "su"})],
+        "one_class": ["boolean"],
+        "cv_folds": [Interval(Integral, 2, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "tol": [Interval(Real, 0.0, None, closed="left")],
+        "mkl_tol": [Interval(Real, 0.0, None, closed="neither")],
+        "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "include_affiliated": ["boolean"],
+        "block_size": [Interval(Integral, 1, None, closed="left"), None],
+        "positive": "no_validation",
+    }
+    _parameter_ui: dict = {
+        "tau": ParamUI(
+            "tau",
+            "Features with |corr| >= 1 - tau to a support feature join its group. The papers use "
+            "tau in [0, 0.5]; larger values merge weakly correlated features.",
+            step=0.01,
+            practical=(0.0, 0.5),
+        ),
+        "n_per_iter": ParamUI("Support features per iteration (K_b)", step=1),
+        "max_iter": ParamUI("Cutting-plane iterations (T)", step=1),
+        "C": ParamUI("C (SVM regularisation)", "Larger C fits the training data more closely."),
+        "corr": ParamUI("Correlation", "pearson: linear (with the Theorem 1 window); su: nonlinear."),
+        "one_class": ParamUI("One-class (no labels)", "GDM-OC: runs without a target."),
+        "cv_folds": ParamUI("Embedded CV folds", "Embedded cross-validation (Alg. 4); none: off."),
+    }
+
     def __init__(
         self,
         *,
@@ -1088,30 +1097,13 @@ class GDM(SelectorMixin, BaseEstimator):
         return mask
 
     def _check_params(self, n_samples: int):
-        tau = _check_real("tau", self.tau, 0.0, 1.0, high_open=True)
-        _check_int("n_per_iter", self.n_per_iter, 1)
-        _check_int("max_iter", self.max_iter, 1)
-        _check_real("C", self.C, 0.0, low_open=True)
-        if self.corr not in ("pearson", "su"):
-            raise ValueError(f"GDM: 'corr' must be 'pearson' or 'su'; got {self.corr!r}.")
-        if not isinstance(self.one_class, (bool, np.bool_)):
-            raise ValueError(f"GDM: 'one_class' must be True or False; got {self.one_class!r}.")
-        if self.cv_folds is not None:
-            _check_int("cv_folds", self.cv_folds, 2)
-            if self.cv_folds > n_samples:
-                raise ValueError(
-                    f"GDM: 'cv_folds' must be at most n_samples ({n_samples}) so every fold has a "
-                    f"sample; got {self.cv_folds}. Use fewer folds or cv_folds=None."
-                )
-        _check_real("tol", self.tol, 0.0)
-        _check_real("mkl_tol", self.mkl_tol, 0.0, low_open=True)
-        _check_int("n_bins", self.n_bins, 2)
-        if not isinstance(self.include_affiliated, (bool, np.bool_)):
+        self._validate_params()  # the declaration above, scikit-learn's own check
+        if self.cv_folds is not None and self.cv_folds > n_samples:
             raise ValueError(
-                f"GDM: 'include_affiliated' must be True or False; got {self.include_affiliated!r}."
+                f"GDM: 'cv_folds' must be at most n_samples ({n_samples}) so every fold has a "
+                f"sample; got {self.cv_folds}. Use fewer folds or cv_folds=None."
             )
-        _check_int("block_size", self.block_size, 1, none_ok=True)
-        return tau
+        return float(self.tau)
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y=None, client=None):

@@ -22,8 +22,8 @@ the KKT residual of the last inner problem either way.
 
 from __future__ import annotations
 
-import numbers
 import warnings
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
@@ -32,9 +32,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from fsviz.select._base import blas_limits, check_selection_params, scale_extreme, support_mask
+from fsviz._params import ParamUI
+from fsviz.select._base import blas_limits, scale_extreme, support_mask
 from fsviz.select._grm_kernels import simplex_project as _simplex_project_kernel
 
 
@@ -330,6 +332,27 @@ class GRM(SelectorMixin, BaseEstimator):
     (5,)
     """
 
+    _parameter_constraints: dict = {
+        "n_top": [Interval(Integral, 1, None, closed="left")],
+        "prior_groups": ["array-like", None],
+        "gamma": [Interval(Real, 0.0, None, closed="left")],
+        "n_features": [Interval(Integral, 1, None, closed="left"), None],
+        "threshold": [Interval(Real, None, None, closed="neither"), None],
+        "rho": [Interval(Real, 1.0, 2.0, closed="neither")],
+        "mu0": [Interval(Real, 0.0, None, closed="neither"), None],
+        "tol": [Interval(Real, 0.0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_inner": [Interval(Integral, 1, None, closed="left")],
+        "solver": [StrOptions({"auto", "alm"})],
+    }
+    _parameter_ui: dict = {
+        "n_top": ParamUI("Working set n_top (top features of the base score GRM re-ranks)"),
+        "prior_groups": ParamUI(
+            "Prior groups", "Features known to belong together (eq. 25-26).", groups=True
+        ),
+        "gamma": ParamUI("gamma (weight of prior groups)", step=0.1, practical=(0.0, 10.0)),
+    }
+
     def __init__(
         self,
         *,
@@ -359,25 +382,7 @@ class GRM(SelectorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ checks
     def _check_params(self, m: int) -> None:
-        check_selection_params("GRM", self.n_features, self.threshold)
-        if not isinstance(self.n_top, numbers.Integral) or isinstance(self.n_top, bool) or self.n_top < 1:
-            raise ValueError(
-                f"GRM: 'n_top' must be an int >= 1 (size of the working set); got {self.n_top!r}."
-            )
-        if not isinstance(self.gamma, numbers.Real) or not np.isfinite(self.gamma) or self.gamma < 0:
-            raise ValueError(f"GRM: 'gamma' must be a finite float >= 0; got {self.gamma!r}.")
-        if not isinstance(self.rho, numbers.Real) or not 1.0 < self.rho < 2.0:
-            raise ValueError(f"GRM: 'rho' must lie in (1, 2) as Algorithm 2 requires; got {self.rho!r}.")
-        if self.mu0 is not None and (not isinstance(self.mu0, numbers.Real) or not self.mu0 > 0):
-            raise ValueError(f"GRM: 'mu0' must be a float > 0 or None; got {self.mu0!r}.")
-        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
-            raise ValueError(f"GRM: 'tol' must be a float > 0; got {self.tol!r}.")
-        if self.solver not in ("auto", "alm"):
-            raise ValueError(f"GRM: 'solver' must be 'auto' or 'alm'; got {self.solver!r}.")
-        for name in ("max_iter", "max_inner"):
-            v = getattr(self, name)
-            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"GRM: {name!r} must be an int >= 1; got {v!r}.")
+        self._validate_params()  # the declaration above, scikit-learn's own check
         if self.prior_groups is not None:
             try:
                 groups = [np.asarray(g).ravel() for g in self.prior_groups]

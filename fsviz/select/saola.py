@@ -24,9 +24,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from fsviz._dask import map_blocks
+from fsviz._params import ParamUI
 from fsviz._targets import target_kind
 from fsviz.select import _saola_kernels as K
 from fsviz.select._base import scale_extreme
@@ -639,15 +641,22 @@ def _resolve_mode(data: str, X, y=None, name: str = "SAOLA") -> str:
     return data
 
 
+#: SAOLA's and group-SAOLA's one declaration of their parameters (checked by scikit-learn)
+_SAOLA_CONSTRAINTS: dict = {
+    "alpha": [Interval(Real, 0.0, 1.0, closed="neither")],
+    "delta": [Interval(Real, 0.0, 1.0, closed="left")],
+    "data": [StrOptions({"auto", "continuous", "discrete"})],
+    "n_bins": [Interval(Integral, 2, None, closed="left")],
+}
+_SAOLA_UI: dict = {
+    "alpha": ParamUI("alpha (Fisher's Z / G² significance)", step=0.001, practical=(1e-6, 0.5)),
+    "delta": ParamUI("delta (relevance threshold, SU)", step=0.01, practical=(0.0, 0.99)),
+    "data": ParamUI("data", "discrete: SU tests (class labels); continuous: Fisher's Z tests."),
+}
+
+
 def _check_params(est, name: str):
-    if est.data not in ("auto", "continuous", "discrete"):
-        raise ValueError(f"{name}: 'data' must be 'auto', 'continuous' or 'discrete'; got {est.data!r}.")
-    if not isinstance(est.alpha, Real) or not 0.0 < est.alpha < 1.0:
-        raise ValueError(f"{name}: 'alpha' must be a significance level in (0, 1); got {est.alpha!r}.")
-    if not isinstance(est.delta, Real) or not 0.0 <= est.delta < 1.0:
-        raise ValueError(f"{name}: 'delta' must be a relevance threshold in [0, 1); got {est.delta!r}.")
-    if not isinstance(est.n_bins, Integral) or est.n_bins < 2:
-        raise ValueError(f"{name}: 'n_bins' must be an int >= 2; got {est.n_bins!r}.")
+    est._validate_params()
 
 
 def _check_y(y, n: int, name: str) -> np.ndarray:
@@ -750,6 +759,9 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     >>> 3 in sel.selected_ or 20 in sel.selected_
     True
     """
+
+    _parameter_constraints: dict = _SAOLA_CONSTRAINTS
+    _parameter_ui: dict = _SAOLA_UI
 
     def __init__(self, *, alpha: float = 0.01, delta: float = 0.0, data: str = "auto", n_bins: int = 10):
         self.alpha = alpha
@@ -1050,6 +1062,9 @@ class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     >>> len(gs.selected_groups_) >= 1
     True
     """
+
+    _parameter_constraints: dict = _SAOLA_CONSTRAINTS
+    _parameter_ui: dict = _SAOLA_UI
 
     def __init__(self, *, alpha: float = 0.01, delta: float = 0.0, data: str = "auto", n_bins: int = 10):
         self.alpha = alpha

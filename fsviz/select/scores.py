@@ -41,9 +41,10 @@ from sklearn.metrics.pairwise import manhattan_distances
 from sklearn.utils import ClassifierTags, check_random_state
 from sklearn.utils.validation import check_array
 
+from fsviz._params import check_number
 from fsviz._targets import target_kind
 from fsviz.select import _score_kernels as K
-from fsviz.select._base import ScoreSelector, blas_limits, encode_labels, scale_extreme
+from fsviz.select._base import EXTREME, ScoreSelector, blas_limits, encode_labels, scale_extreme
 from fsviz.stats.information import discretize, is_discrete, mi_with_target
 from fsviz.stats.moments import column_moments
 
@@ -71,13 +72,8 @@ def _check_Xy(owner: str, X, y, scale: bool = True):
 
 
 def _check_int(owner: str, name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= lo
-    if ok and hi is not None:
-        ok = value <= hi
-    if not ok:
-        rng = f"[{lo}, {hi}]" if hi is not None else f">= {lo}"
-        raise ValueError(f"{owner}: {name!r} must be an int in {rng}{why}; got {value!r}.")
-    return int(value)
+    """An int in ``[lo, hi]`` (:func:`fsviz._params.check_number`, scikit-learn's Interval)."""
+    return check_number(owner, name, value, integer=True, low=lo, high=hi, why=why)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -913,8 +909,36 @@ def laplacian_score(X, n_neighbors: int = 5, kernel: str = "heat", t: float | No
     return _laplacian(_check_X("laplacian_score", X), n_neighbors, kernel, t)
 
 
+def _columns_by_powers_of_two(X):
+    """``X`` with each column whose largest ``|value|`` is extreme (outside [1e-100, 1e100])
+    multiplied by a power of two that brings it into [0.5, 1); else ``X`` itself.
+
+    :func:`scale_extreme` scales the whole matrix by its largest value, which leaves a column
+    far smaller (or larger) than the rest extreme: its squares underflow to 0 (or overflow).
+    A ratio of two quadratic forms in one column, like the Laplacian score, does not change
+    when that column is scaled, and a power of two changes no mantissa. Dense or sparse; the
+    input is never modified.
+    """
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        return X
+    hi = np.asarray(X.max(axis=0).todense() if sp.issparse(X) else X.max(axis=0)).ravel()
+    lo = np.asarray(X.min(axis=0).todense() if sp.issparse(X) else X.min(axis=0)).ravel()
+    top = np.maximum(hi, -lo)
+    extreme = (top > 0) & np.isfinite(top) & ((top < 1.0 / EXTREME) | (top > EXTREME))
+    if not extreme.any():
+        return X
+    shift = np.zeros(X.shape[1], dtype=np.int64)
+    shift[extreme] = -np.frexp(top[extreme])[1]  # ldexp by the exponent: no 2**shift overflow
+    if sp.issparse(X):
+        Xc = X.tocsc(copy=True)
+        Xc.data = np.ldexp(Xc.data, np.repeat(shift, np.diff(Xc.indptr)))
+        return Xc.asformat(X.format)
+    return np.ldexp(X, shift)
+
+
 def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
     W = _knn_affinity("laplacian_score", X, n_neighbors, kernel, t)
+    X = _columns_by_powers_of_two(X)  # after the graph: the score of a column is scale-free
     n = X.shape[0]
     deg = np.asarray(W.sum(axis=1)).ravel()
     vol = deg.sum()
@@ -930,14 +954,15 @@ def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
         fLf = np.asarray(EX.multiply(EX).T @ Wu.data).ravel()
         fd = np.asarray(X.T @ deg).ravel()
         fDf = np.asarray(X.multiply(X).T @ deg).ravel() - fd**2 / vol
+        out = _zero_constant(_ratio(fDf, fLf) - 1.0, X)
     else:
         fDf, fLf, const = K.laplacian_dense(
             np.ascontiguousarray(X), deg, Wu.row.astype(np.int64), Wu.col.astype(np.int64), Wu.data
         )
         out = _ratio(fDf, fLf) - 1.0
         out[const] = 0.0
-        return out
-    return _zero_constant(_ratio(fDf, fLf) - 1.0, X)
+    # f'Lf <= 2 f'Df exactly (LS <= 2), so 1/LS - 1 >= -0.5; rounding may cross it by ulps
+    return np.maximum(out, -0.5)
 
 
 # ------------------------------------------------------------------ selector classes

@@ -27,7 +27,6 @@ All five take dense or scipy.sparse ``X`` and never densify it. What they build 
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -37,6 +36,7 @@ import scipy.sparse.linalg as spla
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
+from fsviz._params import check_number
 from fsviz.select import _sparse_learning_kernels as _SLK
 from fsviz.select._base import ScoreSelector, blas_limits
 from fsviz.select.scores import _check_int, _knn_affinity
@@ -132,17 +132,10 @@ class _Centred:
         return float(s[0]) ** 2 * (1.0 + 1e-5)  # svds at tol 1e-6: a safe step size
 
 
-def _check_real(owner: str, name: str, value, lo: float, lo_open: bool = False) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    ok = ok and (value > lo if lo_open else value >= lo)
-    if not ok:
-        rule = f"> {lo}" if lo_open else f">= {lo}"
-        raise ValueError(f"{owner}: {name!r} must be a finite float {rule}; got {value!r}.")
-    return float(value)
-
-
 def _check_solver(owner: str, max_iter, tol) -> tuple[int, float]:
-    return _check_int(owner, "max_iter", max_iter, 1), _check_real(owner, "tol", tol, 0.0, lo_open=True)
+    return _check_int(owner, "max_iter", max_iter, 1), check_number(
+        owner, "tol", tol, integer=False, low=0.0, low_open=True
+    )
 
 
 def _warn_zero(owner: str, W: np.ndarray, what: str) -> None:
@@ -853,7 +846,7 @@ class LSL21(_SparseLearning):
 
     def _validate_params_extra(self):
         if self.alpha is not None:
-            _check_real("LSL21", "alpha", self.alpha, 0.0)
+            check_number("LSL21", "alpha", self.alpha, integer=False, low=0.0)
         _check_solver("LSL21", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
@@ -931,7 +924,7 @@ class LLL21(_SparseLearning):
 
     def _validate_params_extra(self):
         if self.alpha is not None:
-            _check_real("LLL21", "alpha", self.alpha, 0.0)
+            check_number("LLL21", "alpha", self.alpha, integer=False, low=0.0)
         _check_solver("LLL21", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
@@ -996,7 +989,7 @@ class RFS(_SparseLearning):
         self.threshold = threshold
 
     def _validate_params_extra(self):
-        _check_real("RFS", "gamma", self.gamma, 0.0, lo_open=True)
+        check_number("RFS", "gamma", self.gamma, integer=False, low=0.0, low_open=True)
         _check_solver("RFS", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
@@ -1083,8 +1076,8 @@ class UDFS(_SparseLearning):
 
     def _validate_params_extra(self):
         _check_int("UDFS", "n_clusters", self.n_clusters, 1)
-        _check_real("UDFS", "alpha", self.alpha, 0.0)
-        _check_real("UDFS", "reg", self.reg, 0.0, lo_open=True)
+        check_number("UDFS", "alpha", self.alpha, integer=False, low=0.0)
+        check_number("UDFS", "reg", self.reg, integer=False, low=0.0, low_open=True)
         _check_solver("UDFS", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
@@ -1186,9 +1179,9 @@ class NDFS(_SparseLearning):
         self.threshold = threshold
 
     def _validate_params_extra(self):
-        _check_real("NDFS", "alpha", self.alpha, 0.0)
-        _check_real("NDFS", "beta", self.beta, 0.0, lo_open=True)
-        _check_real("NDFS", "gamma", self.gamma, 0.0, lo_open=True)
+        check_number("NDFS", "alpha", self.alpha, integer=False, low=0.0)
+        check_number("NDFS", "beta", self.beta, integer=False, low=0.0, low_open=True)
+        check_number("NDFS", "gamma", self.gamma, integer=False, low=0.0, low_open=True)
         _check_solver("NDFS", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):

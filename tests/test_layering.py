@@ -1,0 +1,88 @@
+"""The floors and the run layer, read from the source with ``ast`` (every import, also those
+inside functions): data, stats, select, evaluate and viz never import ``fsviz.compute``, and
+the modules of ``fsviz.compute`` import one another without a cycle."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parents[1] / "fsviz"
+FLOORS = ("data", "stats", "select", "evaluate", "viz")
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(PKG.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, modules: frozenset = frozenset()) -> set[str]:
+    """Every module ``path`` imports (``from a import b`` counts ``a`` and ``a.b``), resolved;
+    ``from a import b`` of a submodule ``a.b`` listed in ``modules`` counts ``a.b`` only."""
+    here = _module(path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                root = package.split(".")
+                root = root[: len(root) - node.level + 1]
+                base = ".".join(root + ([base] if base else []))
+            names = {f"{base}.{a.name}" for a in node.names}
+            out |= names
+            if not names <= modules:
+                out.add(base)
+    return out
+
+
+def _sources(sub: str) -> list[Path]:
+    return sorted((PKG / sub).rglob("*.py"))
+
+
+@pytest.mark.parametrize("floor", FLOORS)
+def test_no_floor_imports_the_run_layer(floor):
+    bad = {
+        _module(p): sorted(i for i in _imports(p) if i == "fsviz.compute" or i.startswith("fsviz.compute."))
+        for p in _sources(floor)
+    }
+    assert not {m: i for m, i in bad.items() if i}, "a library floor imports fsviz.compute"
+
+
+def test_the_run_layer_has_no_import_cycle():
+    mods = {_module(p): p for p in _sources("compute")}
+    known = frozenset(mods)
+    # the package __init__ re-exports its modules; a module importing a name from
+    # "fsviz.compute" itself (rather than from a submodule) closes a cycle through it
+    graph = {m: {i for i in _imports(p, known) if i in mods and i != m} for m, p in mods.items()}
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        path.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(path[path.index(n) :] + [n]))
+            if n not in state:
+                visit(n)
+        path.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+
+
+def test_the_checker_sees_function_level_imports(tmp_path):
+    src = tmp_path / "fsviz" / "viz" / "x.py"
+    src.parent.mkdir(parents=True)
+    src.write_text("def f():\n    from fsviz.compute import Run\n    from . import groups\n")
+    global PKG
+    saved, PKG = PKG, tmp_path / "fsviz"
+    try:
+        assert {"fsviz.compute", "fsviz.compute.Run", "fsviz.viz.groups"} <= _imports(src)
+    finally:
+        PKG = saved
