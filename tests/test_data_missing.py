@@ -82,9 +82,20 @@ def test_default_error_names_the_fix():
         load_dataset(named(b"a,b,label\n1,u,x\n2,v,y\n", "e.csv"))
 
 
+def _npz(X) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, X=X)
+    return buf.getvalue()
+
+
 def test_error_paths():
-    with pytest.raises(ValueError, match=r"cannot fill feature column\(s\) \['b'\]: they hold no value"):
-        load_dataset(named(b"a,b,label\n1,,x\n2,,y\n", "e.csv"), missing="mean")
+    # an all-empty column is ignored (noted), not imputed
+    ds = load_dataset(named(b"a,b,label\n1,,x\n2,,y\n", "e.csv"), missing="mean")
+    assert ds.feature_names.tolist() == ["a"] and ds.meta["ignored"] == {"b": "all empty"}
+    with pytest.raises(ValueError, match=r"cannot fill feature column\(s\) \['f1'\]: they hold no value"):
+        load_dataset(
+            named(_npz(np.array([[1.0, np.nan], [2.0, np.nan]])), "e.npz"), label=None, missing="mean"
+        )
     with pytest.raises(ValueError, match=r"1 missing label\(s\) at rows \[1\]"):
         load_dataset(named(b"a,label\n1,x\n,\n3,y\n", "e.csv"), missing="mean")
     with pytest.raises(ValueError, match=r"missing must be 'error', 'mean' or 'median'; got 'zero'"):

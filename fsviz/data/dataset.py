@@ -41,13 +41,17 @@ def default_feature_names(n_features: int, *, memory_budget=None) -> np.ndarray:
     return np.array([f"f{j}" for j in range(n_features)], dtype=object)
 
 
-def encode_labels(y, *, who: str = "Dataset") -> tuple[np.ndarray | None, np.ndarray | None]:
+def encode_labels(
+    y, *, who: str = "Dataset", continuous: bool = False
+) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Normalise labels: ``(y, class_names)``.
 
     String (or other non-numeric) labels are encoded to ``0..k-1`` in sorted order of
     the names, and the names come back as ``class_names`` (``class_names[y[i]]`` is the
     original label). Integer-valued numbers become int64 (bools too), other reals
-    stay float64 (a continuous target); ``class_names`` is then None.
+    stay float64 (a continuous target); ``class_names`` is then None. With
+    ``continuous=True`` numbers (integers too) become float64: a count or an age
+    treated as a continuous target (strings stay an error then).
     """
     if y is None:
         return None, None
@@ -60,6 +64,20 @@ def encode_labels(y, *, who: str = "Dataset") -> tuple[np.ndarray | None, np.nda
             "Fix: pass a single label column."
         )
     kind = arr.dtype.kind
+    if continuous:
+        if kind not in "biuf":
+            raise ValueError(
+                f"{who}: a continuous target must be numeric; got dtype {arr.dtype}. Fix: treat it "
+                "as classes (target kind 'classes')."
+            )
+        arr = arr.astype(np.float64)
+        if not np.isfinite(arr).all():
+            where = np.flatnonzero(~np.isfinite(arr))
+            raise ValueError(
+                f"{who}: y holds {len(where)} missing/non-finite label(s), at rows "
+                f"{names_preview(where.tolist())}. Fix: drop those samples or fill in their labels."
+            )
+        return arr, None
     if kind == "b":
         return arr.astype(np.int64), None
     if kind in "iu":
@@ -240,6 +258,11 @@ class Dataset:
         ``source_columns`` when columns were permuted, ``missing``: what
         :func:`~fsviz.data.load_dataset` imputed, ``categorical``: its one-hot blocks,
         ...). Not part of the fingerprint.
+    sample_names : sequence of str, default=None
+        One name per sample (row), e.g. the identifier column of a table (``id``,
+        ``rownames``) that :func:`~fsviz.data.load_dataset` kept out of X. Read-only;
+        follows :meth:`subset`; written as the first column by :meth:`to_csv`. Part of
+        the fingerprint only when given (datasets without them keep their fingerprint).
 
     Attributes
     ----------
@@ -271,6 +294,7 @@ class Dataset:
     description: str = ""
     truth: Any = None
     meta: Mapping = field(default_factory=dict)
+    sample_names: np.ndarray | None = None
     fingerprint: str = field(init=False)
     constant_features: np.ndarray = field(init=False)
 
@@ -288,7 +312,9 @@ class Dataset:
             raise ValueError(f"{who}: X must have at least one sample and one feature; got shape {X.shape}.")
         names = self._names(m, who)
         check_finite(X, names, who=who)
-        y, class_names = encode_labels(self.y, who=who)
+        y, class_names = encode_labels(
+            self.y, who=who, continuous=(self.meta or {}).get("target_kind") == "continuous"
+        )
         if y is not None and len(y) != n:
             raise ValueError(
                 f"{who}: y has {len(y)} labels but X has {n} samples; they must match. "
@@ -324,7 +350,9 @@ class Dataset:
         if class_names is not None:
             class_names.setflags(write=False)
         shape = self._check_image_shape(m, who)
+        samples = self._sample_names(n, who)
         object.__setattr__(self, "X", X)
+        object.__setattr__(self, "sample_names", samples)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "feature_names", names)
         object.__setattr__(self, "class_names", class_names)
@@ -338,9 +366,10 @@ class Dataset:
 
     def __setstate__(self, state: dict) -> None:
         # unpickling (Streamlit caches, Dask workers) gives writable arrays: freeze them again
+        state = {"sample_names": None, **state}  # pickled before sample_names existed
         for k, v in state.items():
             object.__setattr__(self, k, v)
-        arrays = [self.y, self.feature_names, self.class_names, self.constant_features]
+        arrays = [self.y, self.feature_names, self.class_names, self.constant_features, self.sample_names]
         arrays += [self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X) else [self.X]
         for a in arrays:
             if isinstance(a, np.ndarray) and a.flags.writeable:
@@ -367,6 +396,18 @@ class Dataset:
                 )
         names.setflags(write=False)
         return names
+
+    def _sample_names(self, n: int, who: str) -> np.ndarray | None:
+        if self.sample_names is None:
+            return None
+        out = np.array([str(v) for v in np.asarray(self.sample_names, dtype=object).ravel()], dtype=object)
+        if len(out) != n:
+            raise ValueError(
+                f"{who}: {len(out)} sample_names for {n} samples (rows of X); they must match. "
+                "Fix: give one name per row."
+            )
+        out.setflags(write=False)
+        return out
 
     def _check_image_shape(self, m: int, who: str):
         s = self.image_shape
@@ -408,6 +449,9 @@ class Dataset:
                 h.update(part.data)
         else:
             h.update(X.data)
+        if self.sample_names is not None:  # only when present: older fingerprints stay valid
+            h.update(b"sample_names")
+            h.update(json.dumps(self.sample_names.tolist(), ensure_ascii=True).encode("ascii"))
         return h.hexdigest()
 
     # ------------------------------------------------------------------ properties
@@ -607,6 +651,9 @@ class Dataset:
                 s_idx = s.astype(np.intp).ravel()
             X = X[s_idx]
             y = None if y is None else y[s_idx]
+        samples = self.sample_names
+        if samples is not None and s_idx is not None:
+            samples = samples[s_idx]
         if f_idx is not None:
             X = X[:, f_idx]
         keep_all = f_idx is None or np.array_equal(f_idx, np.arange(self.n_features))
@@ -631,6 +678,7 @@ class Dataset:
             description=self.description,
             truth=self.truth if keep_all else None,
             meta=meta,
+            sample_names=samples,
         )
 
     def with_image_shape(self, image_shape) -> Dataset:
