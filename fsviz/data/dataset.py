@@ -723,12 +723,27 @@ class Dataset:
             frame[self.label_column()] = self.labels
         return frame
 
+    def sample_column(self) -> str | None:
+        """The sample-name column written first on export (the loaded identifier's name, else
+        ``"sample"``), never a feature or label name; None without sample names."""
+        if self.sample_names is None:
+            return None
+        base = str(self.meta.get("id_column") or "sample")
+        taken = set(self.feature_names.tolist()) | ({self.label_column()} if self.y is not None else set())
+        out = base
+        while out in taken:
+            out = "_" + out
+        return out
+
     def to_csv(self, path_or_buffer=None, *, sep: str = ",") -> str | None:
-        """Write CSV (or TSV with ``sep="\\t"``): header of feature names, label column last.
+        """Write CSV (or TSV with ``sep="\\t"``): sample names first, feature names, label column last.
 
         Floats are written with Python's shortest round-trip repr, so
         ``load_dataset`` reads back exactly the same values (bit for bit), names,
-        order and labels (string labels by name). Returns the text when
+        order, labels (string labels by name) and sample names (the first column, named
+        like the identifier column they were loaded from, else ``sample``). Names and
+        labels holding the separator, a quote or a line break are quoted as Python's
+        ``csv`` writer does: ``a,b`` becomes ``"a,b"``, inner quotes are doubled). Returns the text when
         ``path_or_buffer`` is None.
         """
         self._check_dense_export("to_csv")
@@ -736,41 +751,48 @@ class Dataset:
         labels = None
         if self.y is not None:
             header.append(self.label_column())
-            labels = [str(v) for v in self.labels]
-        check = header + ([str(c) for c in self.class_names] if self.class_names is not None else [])
-        for nm in check:
-            if nm == "" or any(ch in nm for ch in (sep, '"', "\n", "\r")):
+            labels = self.labels
+        samples = None
+        if self.sample_names is not None:
+            header.insert(0, self.sample_column())
+            samples = [_csv_quote(str(v), sep) for v in self.sample_names.tolist()]
+        for nm in header:
+            if nm == "":
                 raise ValueError(
-                    f"Dataset.to_csv: name {nm!r} is empty or contains the separator, a quote or a "
-                    "newline; rename it or export to Parquet/.npz instead."
+                    "Dataset.to_csv: a column name is empty (an empty feature name cannot be read back); "
+                    "rename it or export to Parquet/.npz instead."
                 )
+        head = sep.join(_csv_quote(nm, sep) for nm in header)
+        if labels is not None:
+            quoted = {}
+            labels = [quoted.setdefault(v, _csv_quote(str(v), sep)) for v in labels.tolist()]
         if path_or_buffer is None:
             out = io.StringIO()
-            self._csv_lines(out.write, header, labels, sep)
+            self._csv_lines(out.write, head, labels, sep, samples)
             return out.getvalue()
         if hasattr(path_or_buffer, "write"):
-            self._csv_lines(lambda t: _write(path_or_buffer, t.encode("utf-8")), header, labels, sep)
+            self._csv_lines(lambda t: _write(path_or_buffer, t.encode("utf-8")), head, labels, sep, samples)
         else:
             with open(path_or_buffer, "w", encoding="utf-8", newline="") as fh:
-                self._csv_lines(fh.write, header, labels, sep)
+                self._csv_lines(fh.write, head, labels, sep, samples)
         return None
 
-    def _csv_lines(self, write, header: list[str], labels: list[str] | None, sep: str) -> None:
+    def _csv_lines(
+        self, write, head: str, labels: list[str] | None, sep: str, samples: list[str] | None
+    ) -> None:
         """Write the CSV text in row blocks (bounded memory: about a million cells at a time)."""
-        write(sep.join(header) + "\n")
+        write(head + "\n")
         n, m = self.X.shape
         step = max(1, _CSV_BLOCK_CELLS // max(m, 1))
         for a in range(0, n, step):
             block = self.X[a : a + step]
             block = block.toarray() if sp.issparse(block) else block
             # Python's float repr is the shortest string that reads back to the same double
-            if labels is None:
-                lines = [sep.join(map(repr, row)) for row in block.tolist()]
-            else:
-                lines = [
-                    sep.join(map(repr, row)) + sep + lab
-                    for row, lab in zip(block.tolist(), labels[a : a + step], strict=False)
-                ]
+            lines = [sep.join(map(repr, row)) for row in block.tolist()]
+            if samples is not None:
+                lines = [s + sep + ln for s, ln in zip(samples[a : a + step], lines, strict=True)]
+            if labels is not None:
+                lines = [ln + sep + lab for ln, lab in zip(lines, labels[a : a + step], strict=True)]
             write("\n".join(lines) + "\n")
 
     def _check_dense_export(self, what: str) -> None:
@@ -795,6 +817,14 @@ class Dataset:
         from fsviz.data import loaders
 
         loaders.save_dataset(self, path_or_buffer, fmt=fmt)
+
+
+def _csv_quote(text: str, sep: str) -> str:
+    """A CSV field as Python's csv writer (QUOTE_MINIMAL) writes it: quoted when it holds the
+    separator, a quote or a line break, inner quotes doubled."""
+    if sep in text or '"' in text or "\n" in text or "\r" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def _write(path_or_buffer, data: bytes) -> None:

@@ -166,7 +166,7 @@ def _sniff_dialect(text: str, allow_whitespace: bool) -> tuple[str, str, str | N
     >>> sniff_dialect("a,b\\n1.5,2\\n")
     (',', '.', None)
     """
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    lines = [ln for ln in text.splitlines(keepends=True) if ln.strip() and not ln.startswith("#")]
     if text and not text.endswith(("\n", "\r")) and len(lines) > 2:
         lines = lines[:-1]  # the last line may be cut
     lines = lines[:20] if sum(map(len, lines[:5])) < 200_000 else lines[:4]  # very wide: a few lines

@@ -11,6 +11,7 @@ the app's preview is what the loader does.
 from __future__ import annotations
 
 import csv
+import io
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -78,10 +79,11 @@ def head_text(src, n_lines: int = 30, max_bytes: int = 4 << 20) -> tuple[str, st
 
 def header_fields(text: str, sep: str) -> list[str]:
     """The fields of the first line (quoted fields respected)."""
-    first = text.splitlines()[0] if text else ""
+    if not text:
+        return []
     if sep == r"\s+":
-        return first.split()
-    return next(csv.reader([first], delimiter=sep), [])
+        return text.splitlines()[0].split()
+    return next(csv.reader(io.StringIO(text, newline=""), delimiter=sep), [])  # quoted line breaks too
 
 
 def name_blank_columns(header: list[str]) -> list[str]:
@@ -404,7 +406,7 @@ def apply_roles(
     sample_names = frame.attrs.get("sample_names")
     if sample_names is not None:
         sample_names = np.array([str(v) for v in sample_names], dtype=object)
-        meta["id_column"] = str(frame.attrs.get("sample_header") or "sample")
+        meta["id_column"] = "sample"  # the header's cell above the feature names names the features
     if ids:
         meta["id_columns"] = ids
         unique = [

@@ -462,16 +462,16 @@ def load_dataset(
         ``Dataset.meta["missing"]`` and summarised in a :class:`DataWarning`.
     missing_indicators : bool, default=False
         Add one 0/1 feature ``<name>=missing`` (after all other features) for every
-        numeric column that had missing values; for one-hot columns (see
-        ``categorical``) a missing category becomes its own ``<name>=missing`` column in
-        the block instead of all zeros. An inferred image shape is dropped when
+        numeric column that had missing values (one-hot columns always get their
+        ``<name>=missing`` column, see ``categorical``). An inferred image shape is dropped when
         indicator columns are added (they are not pixels).
     categorical : {"error", "onehot"}, default="error"
         Non-numeric feature columns of CSV/TSV/Parquet files (up to 10,000 columns).
         ``"error"``: a ``ValueError`` naming them. ``"onehot"``: each becomes one 0/1
         column per distinct value, named ``column=value`` (values sorted as strings),
-        in the column's place; a missing category is all zeros (or its own column with
-        ``missing_indicators=True``) and is recorded in ``Dataset.meta["missing"]``.
+        in the column's place; a missing category gets its own 0/1 column
+        ``column=missing`` at the end of the block (never an all-zero row, which would
+        read as "none of the values"), recorded in ``Dataset.meta["missing"]``.
         The blocks are listed in ``Dataset.categorical_groups``.
     sep : str, default="auto"
         Field separator of text tables: ``","``, ``";"``, ``"\\t"``, ``"|"``,
@@ -871,7 +871,7 @@ def _warn_missing(report: dict, who: str, dropped_shape) -> None:
         said.append(f"added indicator column(s) {names_preview(report['indicator_names'])}")
     cat = report.get("categorical_counts") or {}
     if cat:
-        how = "its own '<column>=missing' column" if report["indicators"] else "all zeros"
+        how = "its own '<column>=missing' column"
         said.append(
             f"encoded {sum(cat.values())} missing categor(y/ies) in {names_preview(list(cat))} as {how}"
         )
@@ -1033,11 +1033,11 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         names = list(df.columns)
         parts_extra = {}
     else:
-        indicator = bool(getattr(src, "missing_indicators", False))
         blocks, names, groups, cat_missing = [], [], {}, {}
         for c in df.columns:
             if c in categorical:
-                block, block_names, n_miss = _onehot(categorical[c], c, indicator)
+                # a missing category is its own column: never silently all zeros
+                block, block_names, n_miss = _onehot(categorical[c], c, True)
                 blocks.append(block)
                 groups[c] = block_names
                 names.extend(block_names)
@@ -1214,9 +1214,11 @@ def _load_wide(
 
 def _text_columns(header: list[str], label) -> tuple:
     """Columns read as text: the label (given or named like one) and id-like columns."""
-    from fsviz.data.roles import _id_named
+    from fsviz.data.roles import TARGET_WORDS, _id_named, _words
 
-    out = [h for h in header if h.strip().lower() in LABEL_CANDIDATES or _id_named(h)]
+    out = [
+        h for h in header if h.strip().lower() in LABEL_CANDIDATES or _id_named(h) or _words(h) & TARGET_WORDS
+    ]
     if isinstance(label, str) and label != "auto" and label in header:
         out.append(label)
     elif (
