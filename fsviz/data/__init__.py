@@ -31,6 +31,8 @@ _EXPORTS = {
     "inspect_table": ".inspect",
     "TableInfo": ".inspect",
     "list_sheets": ".excel",
+    "check_target": ".targets",
+    "TargetIssue": ".targets",
     "ChunkedSource": ".chunked",
     "open_chunked": ".chunked",
 }

@@ -681,6 +681,128 @@ class Dataset:
             sample_names=samples,
         )
 
+    def drop_small_classes(self, min_size: int) -> Dataset:
+        """A new Dataset without the classes that have fewer than ``min_size`` samples.
+
+        The classes left are re-coded ``0..k-1`` (their names kept); the name says what
+        was dropped and ``meta["notes"]``/``meta["dropped_classes"]`` list the classes
+        and their sizes. Sample names, feature names and the other metadata follow.
+        The fix that :func:`~fsviz.data.check_target` offers for classes smaller than
+        the folds.
+
+        Parameters
+        ----------
+        min_size : int
+            Keep the classes with at least this many samples (e.g. the number of folds).
+
+        Raises
+        ------
+        ValueError
+            Without class labels, or when fewer than two classes would be left.
+        """
+        who = f"Dataset.drop_small_classes ({self.name!r})"
+        if isinstance(min_size, bool) or not isinstance(min_size, Integral) or min_size < 1:
+            raise ValueError(f"{who}: min_size must be a positive int; got {min_size!r}.")
+        if not self.is_classification:
+            raise ValueError(f"{who}: the dataset has no class labels (target: {self.target_kind}).")
+        names, counts = self.class_labels()
+        small = [i for i, c in enumerate(counts.tolist()) if 0 < c < min_size]
+        if not small:
+            return self
+        keep_codes = [i for i, c in enumerate(counts.tolist()) if c >= min_size]
+        if len(keep_codes) < 2:
+            raise ValueError(
+                f"{who}: only {len(keep_codes)} class(es) have at least {min_size} samples; at least 2 must "
+                "remain. Fix: use fewer folds or leave-one-out instead."
+            )
+        codes = np.unique(self.y)
+        # class_labels lists codes 0..k-1 with class names, else the codes present
+        code_of = (lambda i: i) if self.class_names is not None else (lambda i: int(codes[i]))
+        dropped = {names[i]: int(counts[i]) for i in small}
+        mask = ~np.isin(self.y, [code_of(i) for i in small])
+        samples = np.flatnonzero(mask)
+        y = self.y[samples]
+        class_names = None
+        if self.class_names is not None:
+            remap = np.full(len(self.class_names), -1, dtype=np.int64)
+            remap[keep_codes] = np.arange(len(keep_codes))
+            y = remap[y]
+            class_names = self.class_names[keep_codes]
+        meta = dict(self.meta)
+        meta["parent"] = self.fingerprint
+        meta["samples"] = samples
+        meta["dropped_classes"] = dropped
+        note = (
+            f"dropped {len(dropped)} class(es) with fewer than {min_size} samples "
+            f"({', '.join(f'{k} ({v})' for k, v in list(dropped.items())[:8])}"
+            f"{' ...' if len(dropped) > 8 else ''}): {int(sum(dropped.values()))} sample(s)"
+        )
+        meta["notes"] = list(meta.get("notes") or []) + [note]
+        return Dataset(
+            self.X[samples],
+            y=y,
+            feature_names=self.feature_names,
+            image_shape=self.image_shape,
+            name=f"{self.name} (classes with {min_size}+ samples)",
+            class_names=class_names,
+            description=self.description,
+            truth=None,
+            meta=meta,
+            sample_names=None if self.sample_names is None else self.sample_names[samples],
+        )
+
+    def with_target_kind(self, kind: str) -> Dataset:
+        """The same data with the target read as ``"continuous"`` or as ``"classes"``.
+
+        ``"continuous"``: whole-number labels (a count, an age) become a real-valued
+        target (float64; kept so through :meth:`subset`). ``"classes"``: a real-valued
+        target becomes class labels named by their values. A new fingerprint (``y``
+        changes); a no-op when the target already is of that kind.
+
+        Raises
+        ------
+        ValueError
+            Without a target, for an unknown kind, or for text classes made continuous.
+        """
+        who = f"Dataset.with_target_kind ({self.name!r})"
+        if kind not in ("classes", "continuous"):
+            raise ValueError(f"{who}: kind must be 'classes' or 'continuous'; got {kind!r}.")
+        if self.y is None:
+            raise ValueError(f"{who}: the dataset has no target.")
+        if self.target_kind == kind:
+            return self
+        meta = dict(self.meta)
+        meta["parent"] = self.fingerprint
+        if kind == "continuous":
+            if self.class_names is not None:
+                try:
+                    y = np.array([float(v) for v in self.class_names.tolist()])[self.y]
+                except ValueError:
+                    raise ValueError(
+                        f"{who}: the classes are named by text (e.g. {str(self.class_names[0])!r}); they "
+                        "cannot be a continuous quantity."
+                    ) from None
+            else:
+                y = self.y.astype(np.float64)
+            meta["target_kind"] = "continuous"
+            class_names = None
+        else:
+            meta.pop("target_kind", None)
+            y = np.array([repr(float(v)) for v in self.y.tolist()], dtype=object)
+            class_names = None
+        return Dataset(
+            self.X,
+            y=y,
+            feature_names=self.feature_names,
+            image_shape=self.image_shape,
+            name=self.name,
+            class_names=class_names,
+            description=self.description,
+            truth=self.truth,
+            meta=meta,
+            sample_names=self.sample_names,
+        )
+
     def with_image_shape(self, image_shape) -> Dataset:
         """The same data with another ``image_shape`` (validated; the fingerprint is unchanged)."""
         new = object.__new__(Dataset)
