@@ -390,7 +390,10 @@ def apply_roles(
 
     if missing_target not in ("error", "drop"):
         raise ValueError(f"{who}: missing_target must be 'error' or 'drop'; got {missing_target!r}.")
-    roles = infer_column_roles(frame, label=label, id_columns=id_columns, ignore=ignore)
+    try:
+        roles = infer_column_roles(frame, label=label, id_columns=id_columns, ignore=ignore)
+    except ValueError as e:  # name the file, not the helper
+        raise ValueError(str(e).replace("infer_column_roles", who, 1)) from None
     notes, meta = [], {}
     ignored = {r.name: r.reason for r in roles if r.role == "ignored"}
     ids = [r.name for r in roles if r.role == "identifier"]

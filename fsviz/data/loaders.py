@@ -562,7 +562,16 @@ def load_dataset(
         )
     if transpose not in (True, False, "auto"):
         raise ValueError(f"load_dataset: transpose must be True, False or 'auto'; got {transpose!r}.")
-    src.sep, src.decimal, src.sheet, src.transpose = sep, decimal, sheet, transpose
+    if sep is None:
+        sep = "auto"
+    if not isinstance(sep, str) or (sep not in ("auto", "whitespace", r"\s+") and len(sep) != 1):
+        raise ValueError(
+            f"load_dataset: sep must be 'auto', 'whitespace' or one character such as ',' ';' '\\t' '|'; "
+            f"got {sep!r}."
+        )
+    if decimal not in ("auto", ".", ",", None):
+        raise ValueError(f"load_dataset: decimal must be 'auto', '.' or ','; got {decimal!r}.")
+    src.sep, src.decimal, src.sheet, src.transpose = sep, decimal or "auto", sheet, transpose
     src.id_columns, src.ignore, src.missing_target = id_columns, ignore, missing_target
     src.target_kind = target_kind
     size = src.size()
