@@ -315,7 +315,12 @@ def _column_stats(frame: pd.DataFrame) -> dict:
         miss = np.array(s.isna().to_numpy(), dtype=bool)  # a writable copy
         if kinds[c] == "O" or isinstance(s.dtype, pd.CategoricalDtype) or kinds[c] in "US":
             text = s.astype(str).str.strip()
-            miss |= text.str.lower().isin(_NA_WORDS).to_numpy()
+            miss |= text.eq("").to_numpy()
+            na_word = text.str.lower().isin(_NA_WORDS).to_numpy() & ~miss
+            if na_word.any():  # "NA", "null": missing in a column of numbers, a value among text
+                rest = pd.to_numeric(text[~miss & ~na_word], errors="coerce")
+                if len(rest) and not rest.isna().any():
+                    miss |= na_word
             vals = text[~miss]
             n_unique[c] = vals.nunique()
             if len(vals):
