@@ -10,6 +10,10 @@ Examples::
     fsviz select --method grm --base laplacian --base-param n_neighbors=5 --param n_top=2000 data.mat
     fsviz benchmark data.mat --methods fisher,mrmr,laplacian --ks 5:305:5 --cv 10 -o results.csv
     fsviz select --method spearman -k 5 diabetes.csv --label progression   # a continuous target
+    fsviz info export.csv --sep ';' --decimal ,            # a European spreadsheet export
+    fsviz info book.xlsx --sheet Daten --ignore notes,comment
+    fsviz select --method fisher -k 20 expr.tsv --transpose yes --label class   # features as rows
+    fsviz info nci60.csv --id-columns rownames --missing-target drop
 
 A continuous target (``type_of_target``: real values with a fractional part) works with the
 methods that have a regression form (``fsviz methods``: ``sup+regr``); the others stop with
@@ -95,12 +99,30 @@ def _load(args: argparse.Namespace):
         raise OSError(f"input file {path!r} does not exist.")
     kwargs: dict[str, Any] = {"fmt": args.format, "memory_budget": args.memory_budget}
     kwargs |= {"missing": args.missing, "categorical": args.categorical}
+    kwargs |= {
+        "sep": _SEPS.get(args.sep, args.sep),
+        "decimal": args.decimal,
+        "transpose": {"no": False, "yes": True, "auto": "auto"}[args.transpose],
+        "missing_target": args.missing_target,
+        "target_kind": args.target_kind,
+    }
+    if args.sheet is not None:
+        kwargs["sheet"] = int(args.sheet) if args.sheet.lstrip("-").isdigit() else args.sheet
+    if args.id_columns is not None:
+        low = args.id_columns.strip().lower()
+        kwargs["id_columns"] = "auto" if low == "auto" else None if low == "none" else _names(args.id_columns)
+    if args.ignore:
+        kwargs["ignore"] = _names(args.ignore)
     if args.label is not None:
-        kwargs["label"] = args.label
+        kwargs["label"] = None if args.label.strip().lower() == "none" else args.label
     t = time.perf_counter()
     ds = load_dataset(path, sandbox=True, **kwargs)  # a crash in a file reader is an error line
     _say(args, f"loaded {path}: {ds.n_samples} x {ds.n_features} in {time.perf_counter() - t:.1f} s")
     return ds
+
+
+#: --sep words for characters a shell makes awkward
+_SEPS = {"comma": ",", "semicolon": ";", "tab": "\t", "\\t": "\t", "pipe": "|", "space": "whitespace"}
 
 
 def _client(args: argparse.Namespace):
@@ -145,17 +167,37 @@ def cmd_info(args: argparse.Namespace) -> int:
         "image_shape": list(s.image_shape) if s.image_shape else None,
     }
     info["target"] = s.label_kind or "none"
+    if ds.meta.get("label_column"):
+        info["target_column"] = ds.meta["label_column"]
+    if ds.meta.get("id_columns") or ds.sample_names is not None:
+        info["identifiers"] = ds.meta.get("id_columns") or [ds.meta.get("id_column", "sample")]
+    if ds.meta.get("ignored"):
+        info["ignored"] = ds.meta["ignored"]
     if s.label_kind == "classes":
         info["classes"] = dict(zip(s.classes, s.class_counts, strict=True))
     elif s.label_kind == "continuous":  # a regression target: its range, not 200 "classes"
         y = ds.y
         info["target_range"] = [float(y.min()), float(y.max())]
         info["target_mean"] = float(y.mean())
+    from fsviz.data import check_target
+
+    issues = check_target(ds, cv=getattr(args, "cv", 5) or 5)
+    if issues:
+        info["target_issues"] = [{"kind": i.kind, "message": i.message, "fix": i.fix} for i in issues]
+    if ds.meta.get("notes"):
+        info["notes"] = list(ds.meta["notes"])
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(json.dumps(info, indent=2, default=str))
     else:
         for k, v in info.items():
-            print(f"{k:18s} {v}")
+            if k == "target_issues":
+                for i in v:
+                    print(f"{'target issue':18s} {i['message']} Fix: {i['fix']}.")
+            elif k == "notes":
+                for note in v:
+                    print(f"{'note':18s} {note}")
+            else:
+                print(f"{k:18s} {v}")
     return 0
 
 
@@ -393,12 +435,53 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def data_args(q: argparse.ArgumentParser) -> None:
-        q.add_argument("data", metavar="DATA", help="CSV/TSV, Parquet, .mat, LIBSVM or .npz file")
-        q.add_argument("--label", help="label column (CSV/TSV/Parquet); default: the loader's choice")
+        q.add_argument(
+            "data", metavar="DATA", help="CSV/TSV, .xlsx/.xls/.ods, .h5ad, Parquet, .mat, LIBSVM or .npz file"
+        )
+        q.add_argument(
+            "--label",
+            help="target column (a row with --transpose yes; an obs column for .h5ad); 'none': no "
+            "target; default: the loader's choice",
+        )
         q.add_argument(
             "--format",
-            choices=["csv", "tsv", "parquet", "mat", "libsvm", "npz"],
-            help="file format when the extension does not tell",
+            choices=["csv", "tsv", "parquet", "mat", "libsvm", "npz", "xlsx", "xls", "ods", "h5ad"],
+            help="file format when the extension and the content do not tell",
+        )
+        q.add_argument(
+            "--sep",
+            default="auto",
+            help="field separator of text tables: auto (default: sniffed), comma, semicolon, tab, pipe, "
+            "whitespace, or the character itself",
+        )
+        q.add_argument(
+            "--decimal", choices=["auto", ".", ","], default="auto", help="decimal mark of text tables"
+        )
+        q.add_argument("--sheet", help="workbook sheet: a name or a 0-based position (default: the first)")
+        q.add_argument(
+            "--transpose",
+            choices=["no", "yes", "auto"],
+            default="no",
+            help="yes: the file holds features as rows (an expression matrix); auto: when it looks so",
+        )
+        q.add_argument(
+            "--id-columns",
+            metavar="NAMES",
+            help="identifier columns kept out of the features (the first: sample names), comma-separated; "
+            "'auto' (default: id, sample, rownames, a leading text column distinct per row, ...) or 'none'",
+        )
+        q.add_argument("--ignore", metavar="NAMES", help="columns to drop, comma-separated")
+        q.add_argument(
+            "--missing-target",
+            choices=["error", "drop"],
+            default="error",
+            help="rows without a target value: refuse (default) or drop them",
+        )
+        q.add_argument(
+            "--target-kind",
+            choices=["auto", "classes", "continuous"],
+            default="auto",
+            help="read the target as classes or as a continuous quantity (default: by its values)",
         )
         q.add_argument(
             "--memory-budget",

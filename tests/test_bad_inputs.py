@@ -120,9 +120,8 @@ HOSTILE = [
     ("empty.csv", b"", {}, r"empty \(0 bytes\)"),
     ("header_only.csv", "a,b,c\n", {}, r"no data rows|holds no data"),
     ("blank_header.csv", "\n1,2\n", {}, r"header\) is empty"),
-    ("unnamed.csv", ",a\n1,2\n", {}, r"have no name"),
     ("dups.csv", "a,a\n1,2\n", {}, r"duplicated column name"),
-    ("text.csv", "a,b,c\n1,x,2\n2,3,4\n", {}, r"non-numeric feature column"),
+    ("text.csv", "a,b,c\n1,x,u\n2,3,v\n3,y,w\n", {}, r"non-numeric feature column"),
     ("nan.csv", "a,b\n1,NA\n3,4\n", {}, r"NaN"),
     ("inf.csv", "a,b\n1,inf\n3,4\n", {}, r"inf"),
     ("ragged.csv", "a,b\n1,2,3\n4,5\n", {}, r"could not read|fields|finite"),
@@ -139,7 +138,9 @@ HOSTILE = [
     ("wide_ragged.csv", lambda p: p.write_text(_wide_header(WIDE) + "1,2\n"), {}, r"row 0 has 2 fields"),
     (
         "wide_nan.csv",
-        lambda p: p.write_text(_wide_header(WIDE) + ",".join(["NA"] + ["1"] * (WIDE - 1)) + "\n"),
+        lambda p: p.write_text(
+            _wide_header(WIDE) + ",".join(["NA"] + ["1"] * (WIDE - 1)) + "\n" + ",".join(["2"] * WIDE) + "\n"
+        ),
         {"label": None},
         r"NaN",
     ),

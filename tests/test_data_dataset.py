@@ -313,8 +313,10 @@ def test_to_csv_full_precision_and_label_names():
 def test_label_column_avoids_feature_names():
     ds = Dataset(np.ones((2, 2)) * [[1], [2]], y=[0, 1], feature_names=["label", "x"])
     assert ds.label_column() == "_label"
-    with pytest.raises(ValueError, match=r"name 'a,b' is empty or contains the separator"):
-        Dataset(np.ones((2, 1)), feature_names=["a,b"]).to_csv()
+    # names with the separator or quotes are quoted as Python's csv writer does
+    assert Dataset(np.ones((2, 1)), feature_names=['a,b "c"']).to_csv().splitlines()[0] == '"a,b ""c"""'
+    with pytest.raises(ValueError, match=r"a column name is empty"):
+        Dataset(np.ones((2, 1)), feature_names=[""]).to_csv()
 
 
 def test_to_frame(rng):

@@ -222,7 +222,9 @@ def test_format_from_content_when_name_has_no_suffix(tmp_path):
 def test_unknown_format_and_missing_file(tmp_path):
     with pytest.raises(ValueError, match=r"cannot tell the format of 'x\.bin'.*Fix: pass fmt="):
         load_dataset(named(bytes(range(256)) * 4, "x.bin"))
-    with pytest.raises(ValueError, match=r"unknown fmt 'xlsx'"):
+    with pytest.raises(ValueError, match=r"unknown fmt 'docx'"):
+        load_dataset(named(b"a\n1\n", "x.csv"), fmt="docx")
+    with pytest.raises(ValueError, match=r"could not open the workbook.*Fix: open it in a spreadsheet"):
         load_dataset(named(b"a\n1\n", "x.csv"), fmt="xlsx")
     with pytest.raises(ValueError, match=r"does not exist"):
         load_dataset(tmp_path / "nope.csv")
@@ -550,13 +552,11 @@ def test_mat_upload_buffer_keeps_known_shape(skfeature_path):
 
 
 def test_blank_column_names_and_dates_rejected():
+    # a saved DataFrame index (blank header cell) is an identifier: the sample names
     df = pd.DataFrame({"a": [1.0, 2.0], "label": [0, 1]}, index=["r1", "r2"])
-    with pytest.raises(
-        ValueError,
-        match=r"position\(s\) \[0\] have no name \(a saved DataFrame index\? "
-        r"write it with index=False\)",
-    ):
-        load_dataset(named(df.to_csv().encode(), "i.csv"))
+    ds = load_dataset(named(df.to_csv().encode(), "i.csv"))
+    assert ds.feature_names.tolist() == ["a"] and ds.sample_names.tolist() == ["r1", "r2"]
+    assert ds.meta["id_columns"] == ["Unnamed: 0"]
     dates = pd.DataFrame(
         {"a": [1.0, 2.0], "when": pd.to_datetime(["2020-01-01", "2021-01-01"]), "label": [0, 1]}
     )

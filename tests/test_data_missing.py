@@ -82,9 +82,20 @@ def test_default_error_names_the_fix():
         load_dataset(named(b"a,b,label\n1,u,x\n2,v,y\n", "e.csv"))
 
 
+def _npz(X) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, X=X)
+    return buf.getvalue()
+
+
 def test_error_paths():
-    with pytest.raises(ValueError, match=r"cannot fill feature column\(s\) \['b'\]: they hold no value"):
-        load_dataset(named(b"a,b,label\n1,,x\n2,,y\n", "e.csv"), missing="mean")
+    # an all-empty column is ignored (noted), not imputed
+    ds = load_dataset(named(b"a,b,label\n1,,x\n2,,y\n", "e.csv"), missing="mean")
+    assert ds.feature_names.tolist() == ["a"] and ds.meta["ignored"] == {"b": "all empty"}
+    with pytest.raises(ValueError, match=r"cannot fill feature column\(s\) \['f1'\]: they hold no value"):
+        load_dataset(
+            named(_npz(np.array([[1.0, np.nan], [2.0, np.nan]])), "e.npz"), label=None, missing="mean"
+        )
     with pytest.raises(ValueError, match=r"1 missing label\(s\) at rows \[1\]"):
         load_dataset(named(b"a,label\n1,x\n,\n3,y\n", "e.csv"), missing="mean")
     with pytest.raises(ValueError, match=r"missing must be 'error', 'mean' or 'median'; got 'zero'"):
@@ -147,21 +158,27 @@ def test_onehot_matches_get_dummies(cats, kind, tmp_path):
         cats.to_parquet(path)
     else:
         cats.to_csv(path, index=False, sep="," if kind == "csv" else "\t")
-    with pytest.warns(DataWarning, match=r"encoded 1 missing categor.*\['color'\] as all zeros"):
+    with pytest.warns(
+        DataWarning, match=r"encoded 1 missing categor.*\['color'\] as its own '<column>=missing' column"
+    ):
         ds = load_dataset(path, categorical="onehot")
-    expected = pd.get_dummies(cats.drop(columns="label"), prefix_sep="=", dtype=float)
+    # a missing category is its own column, never an all-zero row
+    expected = pd.get_dummies(cats.drop(columns="label"), prefix_sep="=", dtype=float, dummy_na=True)
+    expected = expected.rename(columns={"color=nan": "color=missing"}).drop(columns="shape=nan")
     assert ds.feature_names.tolist() == list(expected.columns)
     assert ds.feature_names.tolist() == [
         "size",
         "color=blue",
         "color=green",
         "color=red",
+        "color=missing",
         "shape=ci",
         "shape=sq",
         "shape=tr",
     ]
     np.testing.assert_array_equal(ds.X, expected.to_numpy())
-    assert ds.categorical_groups == [[1, 2, 3], [4, 5, 6]]
+    assert (ds.X[:, 1:5].sum(axis=1) == 1).all() and (ds.X[:, 5:].sum(axis=1) == 1).all()
+    assert ds.categorical_groups == [[1, 2, 3, 4], [5, 6, 7]]
     assert ds.meta["missing"]["categorical_counts"] == {"color": 1}
     assert ds.class_names.tolist() == ["x", "y"]
 
@@ -214,9 +231,9 @@ def test_onehot_parquet_category_and_string_dtypes():
     buf.name = "p.parquet"
     buf.seek(0)
     ds = quiet_load(buf, categorical="onehot")  # missing="error": missing categories are still encoded
-    assert ds.feature_names.tolist() == ["a", "c=u", "c=v", "s=p", "s=q"]
-    np.testing.assert_array_equal(ds.X, [[1, 1, 0, 1, 0], [2, 0, 0, 0, 0], [3, 0, 1, 0, 1]])
-    assert ds.categorical_groups == [[1, 2], [3, 4]]
+    assert ds.feature_names.tolist() == ["a", "c=u", "c=v", "c=missing", "s=p", "s=q", "s=missing"]
+    np.testing.assert_array_equal(ds.X, [[1, 1, 0, 0, 1, 0, 0], [2, 0, 0, 1, 0, 0, 1], [3, 0, 1, 0, 0, 1, 0]])
+    assert ds.categorical_groups == [[1, 2, 3], [4, 5, 6]]
     assert ds.meta["missing"]["categorical_counts"] == {"c": 1, "s": 1}
     assert ds.meta["missing"]["counts"] == {}
 

@@ -288,8 +288,10 @@ def provenance_json(selection: Selection, dataset) -> bytes:
 def reduced_csv(dataset, indices: Sequence[int]) -> bytes:
     """The dataset restricted to ``indices`` as CSV (``Dataset.subset(...).to_csv()``).
 
-    Feature names as columns in selection order, then the label column with the class
-    names as loaded; floats written so that reading back gives the same bits.
+    The sample names first (when the dataset has them: the identifier column it was loaded
+    with), feature names as columns in selection order, then the label column with the
+    class names as loaded; names holding a comma, a quote or a line break are quoted as
+    Python's csv writer does; floats written so that reading back gives the same bits.
     """
     idx = np.asarray(indices, dtype=np.int64)
     return dataset.subset(features=idx).to_csv().encode()

@@ -26,6 +26,13 @@ _EXPORTS = {
     "TextTruth": ".generators",
     "suggest_targets": ".roles",
     "leaky_features": ".roles",
+    "infer_column_roles": ".roles",
+    "ColumnRole": ".roles",
+    "inspect_table": ".inspect",
+    "TableInfo": ".inspect",
+    "list_sheets": ".excel",
+    "check_target": ".targets",
+    "TargetIssue": ".targets",
     "ChunkedSource": ".chunked",
     "open_chunked": ".chunked",
 }

@@ -41,13 +41,17 @@ def default_feature_names(n_features: int, *, memory_budget=None) -> np.ndarray:
     return np.array([f"f{j}" for j in range(n_features)], dtype=object)
 
 
-def encode_labels(y, *, who: str = "Dataset") -> tuple[np.ndarray | None, np.ndarray | None]:
+def encode_labels(
+    y, *, who: str = "Dataset", continuous: bool = False
+) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Normalise labels: ``(y, class_names)``.
 
     String (or other non-numeric) labels are encoded to ``0..k-1`` in sorted order of
     the names, and the names come back as ``class_names`` (``class_names[y[i]]`` is the
     original label). Integer-valued numbers become int64 (bools too), other reals
-    stay float64 (a continuous target); ``class_names`` is then None.
+    stay float64 (a continuous target); ``class_names`` is then None. With
+    ``continuous=True`` numbers (integers too) become float64: a count or an age
+    treated as a continuous target (strings stay an error then).
     """
     if y is None:
         return None, None
@@ -60,6 +64,20 @@ def encode_labels(y, *, who: str = "Dataset") -> tuple[np.ndarray | None, np.nda
             "Fix: pass a single label column."
         )
     kind = arr.dtype.kind
+    if continuous:
+        if kind not in "biuf":
+            raise ValueError(
+                f"{who}: a continuous target must be numeric; got dtype {arr.dtype}. Fix: treat it "
+                "as classes (target kind 'classes')."
+            )
+        arr = arr.astype(np.float64)
+        if not np.isfinite(arr).all():
+            where = np.flatnonzero(~np.isfinite(arr))
+            raise ValueError(
+                f"{who}: y holds {len(where)} missing/non-finite label(s), at rows "
+                f"{names_preview(where.tolist())}. Fix: drop those samples or fill in their labels."
+            )
+        return arr, None
     if kind == "b":
         return arr.astype(np.int64), None
     if kind in "iu":
@@ -240,6 +258,11 @@ class Dataset:
         ``source_columns`` when columns were permuted, ``missing``: what
         :func:`~fsviz.data.load_dataset` imputed, ``categorical``: its one-hot blocks,
         ...). Not part of the fingerprint.
+    sample_names : sequence of str, default=None
+        One name per sample (row), e.g. the identifier column of a table (``id``,
+        ``rownames``) that :func:`~fsviz.data.load_dataset` kept out of X. Read-only;
+        follows :meth:`subset`; written as the first column by :meth:`to_csv`. Part of
+        the fingerprint only when given (datasets without them keep their fingerprint).
 
     Attributes
     ----------
@@ -271,6 +294,7 @@ class Dataset:
     description: str = ""
     truth: Any = None
     meta: Mapping = field(default_factory=dict)
+    sample_names: np.ndarray | None = None
     fingerprint: str = field(init=False)
     constant_features: np.ndarray = field(init=False)
 
@@ -288,7 +312,9 @@ class Dataset:
             raise ValueError(f"{who}: X must have at least one sample and one feature; got shape {X.shape}.")
         names = self._names(m, who)
         check_finite(X, names, who=who)
-        y, class_names = encode_labels(self.y, who=who)
+        y, class_names = encode_labels(
+            self.y, who=who, continuous=(self.meta or {}).get("target_kind") == "continuous"
+        )
         if y is not None and len(y) != n:
             raise ValueError(
                 f"{who}: y has {len(y)} labels but X has {n} samples; they must match. "
@@ -324,7 +350,9 @@ class Dataset:
         if class_names is not None:
             class_names.setflags(write=False)
         shape = self._check_image_shape(m, who)
+        samples = self._sample_names(n, who)
         object.__setattr__(self, "X", X)
+        object.__setattr__(self, "sample_names", samples)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "feature_names", names)
         object.__setattr__(self, "class_names", class_names)
@@ -338,9 +366,10 @@ class Dataset:
 
     def __setstate__(self, state: dict) -> None:
         # unpickling (Streamlit caches, Dask workers) gives writable arrays: freeze them again
+        state = {"sample_names": None, **state}  # pickled before sample_names existed
         for k, v in state.items():
             object.__setattr__(self, k, v)
-        arrays = [self.y, self.feature_names, self.class_names, self.constant_features]
+        arrays = [self.y, self.feature_names, self.class_names, self.constant_features, self.sample_names]
         arrays += [self.X.data, self.X.indices, self.X.indptr] if sp.issparse(self.X) else [self.X]
         for a in arrays:
             if isinstance(a, np.ndarray) and a.flags.writeable:
@@ -367,6 +396,18 @@ class Dataset:
                 )
         names.setflags(write=False)
         return names
+
+    def _sample_names(self, n: int, who: str) -> np.ndarray | None:
+        if self.sample_names is None:
+            return None
+        out = np.array([str(v) for v in np.asarray(self.sample_names, dtype=object).ravel()], dtype=object)
+        if len(out) != n:
+            raise ValueError(
+                f"{who}: {len(out)} sample_names for {n} samples (rows of X); they must match. "
+                "Fix: give one name per row."
+            )
+        out.setflags(write=False)
+        return out
 
     def _check_image_shape(self, m: int, who: str):
         s = self.image_shape
@@ -408,6 +449,9 @@ class Dataset:
                 h.update(part.data)
         else:
             h.update(X.data)
+        if self.sample_names is not None:  # only when present: older fingerprints stay valid
+            h.update(b"sample_names")
+            h.update(json.dumps(self.sample_names.tolist(), ensure_ascii=True).encode("ascii"))
         return h.hexdigest()
 
     # ------------------------------------------------------------------ properties
@@ -607,6 +651,9 @@ class Dataset:
                 s_idx = s.astype(np.intp).ravel()
             X = X[s_idx]
             y = None if y is None else y[s_idx]
+        samples = self.sample_names
+        if samples is not None and s_idx is not None:
+            samples = samples[s_idx]
         if f_idx is not None:
             X = X[:, f_idx]
         keep_all = f_idx is None or np.array_equal(f_idx, np.arange(self.n_features))
@@ -631,6 +678,129 @@ class Dataset:
             description=self.description,
             truth=self.truth if keep_all else None,
             meta=meta,
+            sample_names=samples,
+        )
+
+    def drop_small_classes(self, min_size: int) -> Dataset:
+        """A new Dataset without the classes that have fewer than ``min_size`` samples.
+
+        The classes left are re-coded ``0..k-1`` (their names kept); the name says what
+        was dropped and ``meta["notes"]``/``meta["dropped_classes"]`` list the classes
+        and their sizes. Sample names, feature names and the other metadata follow.
+        The fix that :func:`~fsviz.data.check_target` offers for classes smaller than
+        the folds.
+
+        Parameters
+        ----------
+        min_size : int
+            Keep the classes with at least this many samples (e.g. the number of folds).
+
+        Raises
+        ------
+        ValueError
+            Without class labels, or when fewer than two classes would be left.
+        """
+        who = f"Dataset.drop_small_classes ({self.name!r})"
+        if isinstance(min_size, bool) or not isinstance(min_size, Integral) or min_size < 1:
+            raise ValueError(f"{who}: min_size must be a positive int; got {min_size!r}.")
+        if not self.is_classification:
+            raise ValueError(f"{who}: the dataset has no class labels (target: {self.target_kind}).")
+        names, counts = self.class_labels()
+        small = [i for i, c in enumerate(counts.tolist()) if 0 < c < min_size]
+        if not small:
+            return self
+        keep_codes = [i for i, c in enumerate(counts.tolist()) if c >= min_size]
+        if len(keep_codes) < 2:
+            raise ValueError(
+                f"{who}: only {len(keep_codes)} class(es) have at least {min_size} samples; at least 2 must "
+                "remain. Fix: use fewer folds or leave-one-out instead."
+            )
+        codes = np.unique(self.y)
+        # class_labels lists codes 0..k-1 with class names, else the codes present
+        code_of = (lambda i: i) if self.class_names is not None else (lambda i: int(codes[i]))
+        dropped = {names[i]: int(counts[i]) for i in small}
+        mask = ~np.isin(self.y, [code_of(i) for i in small])
+        samples = np.flatnonzero(mask)
+        y = self.y[samples]
+        class_names = None
+        if self.class_names is not None:
+            remap = np.full(len(self.class_names), -1, dtype=np.int64)
+            remap[keep_codes] = np.arange(len(keep_codes))
+            y = remap[y]
+            class_names = self.class_names[keep_codes]
+        meta = dict(self.meta)
+        meta["parent"] = self.fingerprint
+        meta["samples"] = samples
+        meta["dropped_classes"] = dropped
+        note = (
+            f"dropped {len(dropped)} class(es) with fewer than {min_size} samples "
+            f"({', '.join(f'{k} ({v})' for k, v in list(dropped.items())[:8])}"
+            f"{' ...' if len(dropped) > 8 else ''}): {int(sum(dropped.values()))} sample(s)"
+        )
+        meta["notes"] = list(meta.get("notes") or []) + [note]
+        return Dataset(
+            self.X[samples],
+            y=y,
+            feature_names=self.feature_names,
+            image_shape=self.image_shape,
+            name=f"{self.name} (classes with {min_size}+ samples)",
+            class_names=class_names,
+            description=self.description,
+            truth=None,
+            meta=meta,
+            sample_names=None if self.sample_names is None else self.sample_names[samples],
+        )
+
+    def with_target_kind(self, kind: str) -> Dataset:
+        """The same data with the target read as ``"continuous"`` or as ``"classes"``.
+
+        ``"continuous"``: whole-number labels (a count, an age) become a real-valued
+        target (float64; kept so through :meth:`subset`). ``"classes"``: a real-valued
+        target becomes class labels named by their values. A new fingerprint (``y``
+        changes); a no-op when the target already is of that kind.
+
+        Raises
+        ------
+        ValueError
+            Without a target, for an unknown kind, or for text classes made continuous.
+        """
+        who = f"Dataset.with_target_kind ({self.name!r})"
+        if kind not in ("classes", "continuous"):
+            raise ValueError(f"{who}: kind must be 'classes' or 'continuous'; got {kind!r}.")
+        if self.y is None:
+            raise ValueError(f"{who}: the dataset has no target.")
+        if self.target_kind == kind:
+            return self
+        meta = dict(self.meta)
+        meta["parent"] = self.fingerprint
+        if kind == "continuous":
+            if self.class_names is not None:
+                try:
+                    y = np.array([float(v) for v in self.class_names.tolist()])[self.y]
+                except ValueError:
+                    raise ValueError(
+                        f"{who}: the classes are named by text (e.g. {str(self.class_names[0])!r}); they "
+                        "cannot be a continuous quantity."
+                    ) from None
+            else:
+                y = self.y.astype(np.float64)
+            meta["target_kind"] = "continuous"
+            class_names = None
+        else:
+            meta.pop("target_kind", None)
+            y = np.array([repr(float(v)) for v in self.y.tolist()], dtype=object)
+            class_names = None
+        return Dataset(
+            self.X,
+            y=y,
+            feature_names=self.feature_names,
+            image_shape=self.image_shape,
+            name=self.name,
+            class_names=class_names,
+            description=self.description,
+            truth=self.truth,
+            meta=meta,
+            sample_names=self.sample_names,
         )
 
     def with_image_shape(self, image_shape) -> Dataset:
@@ -675,12 +845,27 @@ class Dataset:
             frame[self.label_column()] = self.labels
         return frame
 
+    def sample_column(self) -> str | None:
+        """The sample-name column written first on export (the loaded identifier's name, else
+        ``"sample"``), never a feature or label name; None without sample names."""
+        if self.sample_names is None:
+            return None
+        base = str(self.meta.get("id_column") or "sample")
+        taken = set(self.feature_names.tolist()) | ({self.label_column()} if self.y is not None else set())
+        out = base
+        while out in taken:
+            out = "_" + out
+        return out
+
     def to_csv(self, path_or_buffer=None, *, sep: str = ",") -> str | None:
-        """Write CSV (or TSV with ``sep="\\t"``): header of feature names, label column last.
+        """Write CSV (or TSV with ``sep="\\t"``): sample names first, feature names, label column last.
 
         Floats are written with Python's shortest round-trip repr, so
         ``load_dataset`` reads back exactly the same values (bit for bit), names,
-        order and labels (string labels by name). Returns the text when
+        order, labels (string labels by name) and sample names (the first column, named
+        like the identifier column they were loaded from, else ``sample``). Names and
+        labels holding the separator, a quote or a line break are quoted as Python's
+        ``csv`` writer does: ``a,b`` becomes ``"a,b"``, inner quotes are doubled). Returns the text when
         ``path_or_buffer`` is None.
         """
         self._check_dense_export("to_csv")
@@ -688,41 +873,48 @@ class Dataset:
         labels = None
         if self.y is not None:
             header.append(self.label_column())
-            labels = [str(v) for v in self.labels]
-        check = header + ([str(c) for c in self.class_names] if self.class_names is not None else [])
-        for nm in check:
-            if nm == "" or any(ch in nm for ch in (sep, '"', "\n", "\r")):
+            labels = self.labels
+        samples = None
+        if self.sample_names is not None:
+            header.insert(0, self.sample_column())
+            samples = [_csv_quote(str(v), sep) for v in self.sample_names.tolist()]
+        for nm in header:
+            if nm == "":
                 raise ValueError(
-                    f"Dataset.to_csv: name {nm!r} is empty or contains the separator, a quote or a "
-                    "newline; rename it or export to Parquet/.npz instead."
+                    "Dataset.to_csv: a column name is empty (an empty feature name cannot be read back); "
+                    "rename it or export to Parquet/.npz instead."
                 )
+        head = sep.join(_csv_quote(nm, sep) for nm in header)
+        if labels is not None:
+            quoted = {}
+            labels = [quoted.setdefault(v, _csv_quote(str(v), sep)) for v in labels.tolist()]
         if path_or_buffer is None:
             out = io.StringIO()
-            self._csv_lines(out.write, header, labels, sep)
+            self._csv_lines(out.write, head, labels, sep, samples)
             return out.getvalue()
         if hasattr(path_or_buffer, "write"):
-            self._csv_lines(lambda t: _write(path_or_buffer, t.encode("utf-8")), header, labels, sep)
+            self._csv_lines(lambda t: _write(path_or_buffer, t.encode("utf-8")), head, labels, sep, samples)
         else:
             with open(path_or_buffer, "w", encoding="utf-8", newline="") as fh:
-                self._csv_lines(fh.write, header, labels, sep)
+                self._csv_lines(fh.write, head, labels, sep, samples)
         return None
 
-    def _csv_lines(self, write, header: list[str], labels: list[str] | None, sep: str) -> None:
+    def _csv_lines(
+        self, write, head: str, labels: list[str] | None, sep: str, samples: list[str] | None
+    ) -> None:
         """Write the CSV text in row blocks (bounded memory: about a million cells at a time)."""
-        write(sep.join(header) + "\n")
+        write(head + "\n")
         n, m = self.X.shape
         step = max(1, _CSV_BLOCK_CELLS // max(m, 1))
         for a in range(0, n, step):
             block = self.X[a : a + step]
             block = block.toarray() if sp.issparse(block) else block
             # Python's float repr is the shortest string that reads back to the same double
-            if labels is None:
-                lines = [sep.join(map(repr, row)) for row in block.tolist()]
-            else:
-                lines = [
-                    sep.join(map(repr, row)) + sep + lab
-                    for row, lab in zip(block.tolist(), labels[a : a + step], strict=False)
-                ]
+            lines = [sep.join(map(repr, row)) for row in block.tolist()]
+            if samples is not None:
+                lines = [s + sep + ln for s, ln in zip(samples[a : a + step], lines, strict=True)]
+            if labels is not None:
+                lines = [ln + sep + lab for ln, lab in zip(lines, labels[a : a + step], strict=True)]
             write("\n".join(lines) + "\n")
 
     def _check_dense_export(self, what: str) -> None:
@@ -747,6 +939,14 @@ class Dataset:
         from fsviz.data import loaders
 
         loaders.save_dataset(self, path_or_buffer, fmt=fmt)
+
+
+def _csv_quote(text: str, sep: str) -> str:
+    """A CSV field as Python's csv writer (QUOTE_MINIMAL) writes it: quoted when it holds the
+    separator, a quote or a line break, inner quotes doubled."""
+    if sep in text or '"' in text or "\n" in text or "\r" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def _write(path_or_buffer, data: bytes) -> None:

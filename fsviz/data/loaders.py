@@ -1,9 +1,11 @@
-"""Read datasets from CSV/TSV, Parquet, MATLAB .mat, LIBSVM/svmlight and .npz, and write them back.
+"""Read datasets from CSV/TSV, spreadsheets, AnnData, Parquet, MATLAB .mat, LIBSVM/svmlight and .npz.
 
 :func:`load_dataset` takes a path or a buffer (``io.BytesIO``, an open binary file, a
 Streamlit ``UploadedFile``: anything with ``read``/``getvalue`` and ideally a
 ``.name``), works out the format from the file name (or, failing that, from the
-first bytes), validates everything and returns a :class:`~fsviz.data.Dataset`.
+first bytes; a file whose bytes say another format than its name is read by its
+real format, with a note in ``Dataset.meta["notes"]``), validates everything and
+returns a :class:`~fsviz.data.Dataset`.
 Every problem is a ``ValueError`` that names the file, the rule, what was found
 and the fix; garbage bytes in any format give a ``ValueError`` too, never some
 parser's internal exception.
@@ -53,7 +55,9 @@ __all__ = [
 ]
 
 #: formats :func:`load_dataset` reads
-FORMATS = ("csv", "tsv", "parquet", "mat", "svmlight", "npz")
+FORMATS = ("csv", "tsv", "parquet", "mat", "svmlight", "npz", "xlsx", "xls", "ods", "h5ad")
+#: formats read as a table of columns (separator/sheet/orientation/roles apply)
+TABLE_FORMATS = ("csv", "tsv", "txt", "xlsx", "xls", "ods", "parquet")
 
 _SUFFIXES = {
     ".csv": "csv",
@@ -69,6 +73,11 @@ _SUFFIXES = {
     ".svmlight": "svmlight",
     ".svml": "svmlight",
     ".npz": "npz",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".xls": "xls",
+    ".ods": "ods",
+    ".h5ad": "h5ad",
 }
 
 #: label column names tried (in this order, exact then case-insensitive) when ``label="auto"``
@@ -173,6 +182,10 @@ class _Source:
         self.missing = "error"  # "error" | "mean" | "median"; set by load_dataset
         self.missing_indicators = False  # add <name>=missing columns; set by load_dataset
         self.categorical = "error"  # "error" | "onehot"; set by load_dataset
+        # table options (see load_dataset): set by load_dataset
+        self.sep, self.decimal, self.sheet, self.transpose = "auto", "auto", None, False
+        self.id_columns, self.ignore, self.missing_target = "auto", None, "error"
+        self.notes: list[str] = []  # what was done that a person should know (meta["notes"])
 
     def check(self, needed: int, what: str) -> None:
         """Refuse data whose declared size exceeds the budget (before allocating it)."""
@@ -243,24 +256,72 @@ def _sniff(head: bytes) -> str | None:
     return "txt"
 
 
+_BINARY_FORMATS = {
+    "xlsx": "xlsx",
+    "xls": "xls",
+    "ods": "ods",
+    "parquet": "parquet",
+    "mat": "mat",
+    "npz": "npz",
+}
+_KIND_FIX = {
+    "gzip": "decompress it first (gunzip / 7-Zip) and load the file inside",
+    "bzip2": "decompress it first and load the file inside",
+    "xz": "decompress it first and load the file inside",
+    "zip": "unzip it first and load the table inside",
+    "pdf": "export the table from the program that made the PDF as CSV or .xlsx",
+    "png": "this is an image, not a table; export the data as CSV",
+    "jpeg": "this is an image, not a table; export the data as CSV",
+    "binary": "export the data as CSV, .xlsx, Parquet, .npz or .mat",
+}
+
+
 def _resolve_format(src: _Source, fmt: str | None) -> str:
+    """The format to read: ``fmt``, else the content when it says a binary format, else the suffix.
+
+    A file named like one format whose bytes are another (an Excel workbook saved as
+    ``.csv``) is read by its real format, with a note; bytes no reader understands
+    (gzip, PDF, images, other binary data) give a ValueError saying what they are.
+    """
+    from fsviz.data.dialect import describe_kind, sniff_bytes
+
     if fmt is not None:
-        f = str(fmt).lower().lstrip(".")
-        aliases = {
-            "libsvm": "svmlight",
-            "svm": "svmlight",
-            "pq": "parquet",
-            "tab": "tsv",
-            "txt": "txt",
-            "matlab": "mat",
-        }
-        f = aliases.get(f, f)
-        if f not in FORMATS and f != "txt":
-            raise ValueError(f"load_dataset: unknown fmt {fmt!r}; choose one of {list(FORMATS)}.")
-        return f
+        return _resolve_given_format(src, fmt)
     suffix = Path(src.filename).suffix.lower() if src.filename else ""
-    if suffix in _SUFFIXES and _SUFFIXES[suffix] != "txt":
-        return _SUFFIXES[suffix]
+    named = _SUFFIXES.get(suffix)
+    head = src.head(8192)
+    kind = sniff_bytes(head, src.bytes() if head.startswith(b"PK") else None)
+    real = None
+    if kind in _BINARY_FORMATS:
+        real = _BINARY_FORMATS[kind]
+    elif kind == "hdf5":
+        real = "h5ad" if _is_h5ad(src) else "mat"
+    if real is not None:
+        if named is not None and named != real:
+            shown = "text" if named == "txt" else f".{suffix.lstrip('.')}"
+            src.notes.append(
+                f"read as {describe_kind(kind if kind != 'hdf5' else real)} although named {shown}"
+            )
+        return real
+    if kind != "text":
+        what = describe_kind(kind)
+        fix = _KIND_FIX.get(kind, _KIND_FIX["binary"])
+        if kind == "binary" and named in ("parquet", "mat", "npz"):
+            return named  # damaged or unusual: the format's own reader says what is wrong
+        if named is None:
+            raise ValueError(
+                f"load_dataset: cannot tell the format of {src.label} (its bytes are {what}). Fix: pass "
+                f"fmt= one of {list(FORMATS)} if it is one of them; else {fix}."
+            )
+        shown = {"txt": "text", "svmlight": "LIBSVM/svmlight"}.get(named, named.upper())
+        raise ValueError(
+            f"load_dataset: could not read {src.label} as {shown}: its bytes are {what}. Fix: {fix}."
+        )
+    if named in ("xlsx", "xls", "ods"):  # a text table saved under a workbook's name
+        src.notes.append(f"read as text (a delimited table) although named {suffix}")
+        named = None
+    if named is not None and named != "txt":
+        return named
     sniffed = _sniff(src.head(4096))
     if sniffed is None:
         known = ", ".join(sorted(_SUFFIXES))
@@ -270,6 +331,38 @@ def _resolve_format(src: _Source, fmt: str | None) -> str:
             f"ending in one of {known}."
         )
     return sniffed
+
+
+def _is_h5ad(src: _Source) -> bool:
+    try:
+        import h5py
+
+        from fsviz.data.h5ad import is_h5ad
+
+        with h5py.File(src.handle(), "r") as f:
+            return is_h5ad(f)
+    except Exception:  # not readable as HDF5: leave it to the MATLAB reader's message
+        return False
+
+
+def _resolve_given_format(src: _Source, fmt: str) -> str:
+    if True:  # noqa: SIM108 (kept indented as before)
+        f = str(fmt).lower().lstrip(".")
+        aliases = {
+            "libsvm": "svmlight",
+            "svm": "svmlight",
+            "pq": "parquet",
+            "tab": "tsv",
+            "txt": "txt",
+            "matlab": "mat",
+            "excel": "xlsx",
+            "xlsm": "xlsx",
+            "anndata": "h5ad",
+        }
+        f = aliases.get(f, f)
+        if f not in FORMATS and f != "txt":
+            raise ValueError(f"load_dataset: unknown fmt {fmt!r}; choose one of {list(FORMATS)}.")
+        return f
 
 
 def _parse_error(src: _Source, fmt: str, exc: BaseException, fix: str) -> ValueError:
@@ -291,6 +384,14 @@ def load_dataset(
     missing: str = "error",
     missing_indicators: bool = False,
     categorical: str = "error",
+    sep: str = "auto",
+    decimal: str = "auto",
+    sheet: str | int | None = None,
+    transpose: bool | str = False,
+    id_columns: str | list[str] | None = "auto",
+    ignore: list[str] | None = None,
+    missing_target: str = "error",
+    target_kind: str = "auto",
 ) -> Dataset:
     """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
 
@@ -302,20 +403,28 @@ def load_dataset(
     label : str, int, None or "auto", default="auto"
         Where the labels are.
 
-        - CSV/TSV/Parquet: a column name, or a column position (int, negative counts
-          from the end). ``"auto"``: a column named ``label``, ``class``, ``y`` or
-          ``target`` (first match in that order, exact case first, then any case);
-          else the last column if it is non-numeric (a column of class names);
-          else no labels. Files written by fsviz (Parquet) name their label column
-          themselves.
+        - CSV/TSV/spreadsheets/Parquet: a column name, or a column position (int,
+          negative counts from the end; positions count all columns, identifiers
+          too). ``"auto"``: a column named ``label``, ``class``, ``y`` or ``target``
+          (exact case first, then any case); else the first column that
+          :func:`~fsviz.data.suggest_targets` ranks and that is named like a target
+          (``diagnosis``, ``tumour_type``); else the last column if it is text (a
+          column of class names); else the first text column with 2 to 50 values;
+          complete columns before columns with gaps (see
+          :func:`~fsviz.data.infer_column_roles`); else no labels. Files written by
+          fsviz (Parquet) name their label column themselves. With
+          ``transpose=True`` the label names a *row* of the file (e.g. a ``class`` row).
+        - .h5ad: an ``obs`` column; ``"auto"`` picks one as for tables, or none.
         - .mat: the variable name; ``"auto"`` tries ``Y``, ``y``, ``gnd``, ``label``,
           ``labels``, ``target``.
         - .npz: the array name; ``"auto"`` tries ``y``, ``Y``, ``label``, ``labels``, ``target``.
         - svmlight: the first field of every line; ``None`` ignores it.
 
         ``None`` loads no labels (unsupervised).
-    fmt : {"csv", "tsv", "parquet", "mat", "svmlight", "npz"}, optional
-        Inferred from the file name, else from the content, when None.
+    fmt : {"csv", "tsv", "parquet", "mat", "svmlight", "npz", "xlsx", "xls", "ods", "h5ad"}, optional
+        When None: from the content when it is binary (a workbook, HDF5, Parquet,
+        MATLAB, .npz: read as what it is whatever the file is called, with a note in
+        ``meta["notes"]``), else from the file name, else from the text.
     image_shape : tuple (height, width), optional
         For pixel data. When None it is taken from the file (fsviz Parquet/.npz),
         from :data:`KNOWN_IMAGE_SHAPES` by dataset name, or inferred for square
@@ -353,17 +462,49 @@ def load_dataset(
         ``Dataset.meta["missing"]`` and summarised in a :class:`DataWarning`.
     missing_indicators : bool, default=False
         Add one 0/1 feature ``<name>=missing`` (after all other features) for every
-        numeric column that had missing values; for one-hot columns (see
-        ``categorical``) a missing category becomes its own ``<name>=missing`` column in
-        the block instead of all zeros. An inferred image shape is dropped when
+        numeric column that had missing values (one-hot columns always get their
+        ``<name>=missing`` column, see ``categorical``). An inferred image shape is dropped when
         indicator columns are added (they are not pixels).
     categorical : {"error", "onehot"}, default="error"
         Non-numeric feature columns of CSV/TSV/Parquet files (up to 10,000 columns).
         ``"error"``: a ``ValueError`` naming them. ``"onehot"``: each becomes one 0/1
         column per distinct value, named ``column=value`` (values sorted as strings),
-        in the column's place; a missing category is all zeros (or its own column with
-        ``missing_indicators=True``) and is recorded in ``Dataset.meta["missing"]``.
+        in the column's place; a missing category gets its own 0/1 column
+        ``column=missing`` at the end of the block (never an all-zero row, which would
+        read as "none of the values"), recorded in ``Dataset.meta["missing"]``.
         The blocks are listed in ``Dataset.categorical_groups``.
+    sep : str, default="auto"
+        Field separator of text tables: ``","``, ``";"``, ``"\\t"``, ``"|"``,
+        ``"whitespace"``; ``"auto"`` sniffs it from the first lines (tab for .tsv).
+    decimal : {"auto", ".", ","}, default="auto"
+        Decimal mark of text tables; ``"auto"``: ``","`` when the separator is not a
+        comma and numbers look like ``1,5`` (a European export), else ``"."``.
+        Thousands separators (``1,234.5`` or ``1.234,5``) are recognised with it.
+    sheet : str or int, optional
+        Spreadsheets: the sheet name or 0-based position (default the first sheet);
+        see :func:`~fsviz.data.list_sheets`.
+    transpose : bool or "auto", default=False
+        True: the file holds features as rows (an expression matrix: first column the
+        feature names, header the sample names, maybe a label row); the header's
+        sample names become ``Dataset.sample_names``. ``"auto"``: transpose when
+        :func:`~fsviz.data.inspect_table` suggests it (rows >> columns and a first
+        column of distinct names).
+    id_columns : "auto", None or list of str, default="auto"
+        Identifier columns: kept out of X, the first one (distinct per row) becomes
+        ``Dataset.sample_names``. ``"auto"``: as :func:`~fsviz.data.infer_column_roles`
+        finds them (``id``, ``sample``, ``rownames``, ``Unnamed: 0``, a leading text
+        column distinct per row, ...); None: every column is a feature or the target.
+    ignore : list of str, optional
+        Columns to drop. All-empty columns (a trailing comma on every line gives one)
+        are always dropped, noted in ``meta["ignored"]`` and ``meta["notes"]``.
+    missing_target : {"error", "drop"}, default="error"
+        Rows whose target value is missing: a ValueError that counts them, or drop
+        them (noted in ``meta["dropped_rows"]`` and ``meta["notes"]``).
+    target_kind : {"auto", "classes", "continuous"}, default="auto"
+        ``"continuous"`` keeps a numeric target (integers too: a count, an age) as a
+        continuous quantity; ``"classes"`` makes any target class labels; ``"auto"``:
+        whole numbers and text are classes, fractional numbers continuous (see
+        :func:`~fsviz.data.check_target` for targets that look otherwise).
 
     Returns
     -------
@@ -413,6 +554,26 @@ def load_dataset(
     src.missing = missing
     src.missing_indicators = bool(missing_indicators)
     src.categorical = categorical
+    if missing_target not in ("error", "drop"):
+        raise ValueError(f"load_dataset: missing_target must be 'error' or 'drop'; got {missing_target!r}.")
+    if target_kind not in ("auto", "classes", "continuous"):
+        raise ValueError(
+            f"load_dataset: target_kind must be 'auto', 'classes' or 'continuous'; got {target_kind!r}."
+        )
+    if transpose not in (True, False, "auto"):
+        raise ValueError(f"load_dataset: transpose must be True, False or 'auto'; got {transpose!r}.")
+    if sep is None:
+        sep = "auto"
+    if not isinstance(sep, str) or (sep not in ("auto", "whitespace", r"\s+") and len(sep) != 1):
+        raise ValueError(
+            f"load_dataset: sep must be 'auto', 'whitespace' or one character such as ',' ';' '\\t' '|'; "
+            f"got {sep!r}."
+        )
+    if decimal not in ("auto", ".", ",", None):
+        raise ValueError(f"load_dataset: decimal must be 'auto', '.' or ','; got {decimal!r}.")
+    src.sep, src.decimal, src.sheet, src.transpose = sep, decimal or "auto", sheet, transpose
+    src.id_columns, src.ignore, src.missing_target = id_columns, ignore, missing_target
+    src.target_kind = target_kind
     size = src.size()
     if size == 0:
         raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
@@ -428,9 +589,16 @@ def load_dataset(
         "mat": _load_mat,
         "svmlight": _load_svmlight,
         "npz": _load_npz,
+        "xlsx": _load_sheet,
+        "xls": _load_sheet,
+        "ods": _load_sheet,
+        "h5ad": _load_h5ad,
     }
     try:
-        parts = readers[f](src, f, label) if f in ("csv", "tsv", "txt") else readers[f](src, label)
+        if f in ("csv", "tsv", "txt", "xlsx", "xls", "ods"):
+            parts = readers[f](src, f, label)
+        else:
+            parts = readers[f](src, label)
         X = parts["X"]
         if sp.issparse(X):
             src.check(sparse_bytes(*X.shape, X.nnz), f"a sparse {X.shape[0]} x {X.shape[1]} matrix")
@@ -492,6 +660,11 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
     meta = {"source": src.filename or None, "format": parts["format"]}
     if parts.get("label_column") is not None:
         meta["label_column"] = parts["label_column"]
+    meta.update(parts.get("table_meta") or {})
+    y, class_names = _apply_target_kind(y, parts.get("class_names"), getattr(src, "target_kind", "auto"), who)
+    if getattr(src, "target_kind", "auto") == "continuous" and y is not None:
+        meta["target_kind"] = "continuous"
+    notes = list(getattr(src, "notes", [])) + list(parts.get("notes") or [])
     cat_missing = parts.get("categorical_missing") or {}
     if report is not None or cat_missing:
         report = report or {
@@ -569,13 +742,39 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
         feature_names=names,
         image_shape=shape,
         name=str(ds_name),
-        class_names=parts.get("class_names"),
-        meta=meta,
+        class_names=class_names,
+        meta={**meta, "notes": notes} if notes else meta,
+        sample_names=parts.get("sample_names"),
     )
     if report is not None:
         _warn_missing(report, who, dropped_shape)
     warn_constant(ds.constant_features, ds.feature_names, who=who, stacklevel=4)
     return ds
+
+
+def _apply_target_kind(y, class_names, kind: str, who: str):
+    """``target_kind="classes"``/``"continuous"`` applied to the labels as read."""
+    if y is None or kind == "auto":
+        return y, class_names
+    arr = np.asarray(y)
+    if kind == "continuous":
+        if class_names is not None or arr.dtype.kind not in "biuf":
+            num = None
+            try:
+                num = np.asarray(arr, dtype=np.float64)
+            except (TypeError, ValueError):
+                pass
+            if num is None or class_names is not None:
+                raise ValueError(
+                    f"{who}: the target holds text (e.g. {str(arr[0])!r}); it cannot be continuous. "
+                    "Fix: treat it as classes (target kind 'classes')."
+                )
+            return num, None
+        return arr.astype(np.float64), None
+    # classes: whole numbers already are; text already is; fractional numbers become names
+    if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
+        return np.array([repr(float(v)) for v in arr], dtype=object), None
+    return y, class_names
 
 
 def _impute(X, names, strategy: str, indicator: bool, who: str):
@@ -681,7 +880,7 @@ def _warn_missing(report: dict, who: str, dropped_shape) -> None:
         said.append(f"added indicator column(s) {names_preview(report['indicator_names'])}")
     cat = report.get("categorical_counts") or {}
     if cat:
-        how = "its own '<column>=missing' column" if report["indicators"] else "all zeros"
+        how = "its own '<column>=missing' column"
         said.append(
             f"encoded {sum(cat.values())} missing categor(y/ies) in {names_preview(list(cat))} as {how}"
         )
@@ -831,22 +1030,23 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         fix = (
             "drop or encode those columns"
             if dates
-            else 'pass categorical="onehot" to one-hot encode them (columns named column=value), drop them'
+            else "choose 'one-hot' under Text columns (categorical=\"onehot\": columns named column=value), "
+            "or set their role to ignored (ignore=[...])"
         )
         raise ValueError(
             f"{who}: {len(bad)} non-numeric feature column(s): {desc}{more}. Features must be "
-            f"numbers. Fix: {fix}, or name one of them as the label column with label=..."
+            f"numbers. Fix: {fix}, or choose one of them as the target (label=...)."
         )
     if not categorical:
         X = df.to_numpy(dtype=np.float64) if len(df.columns) else np.empty((len(df), 0))
         names = list(df.columns)
         parts_extra = {}
     else:
-        indicator = bool(getattr(src, "missing_indicators", False))
         blocks, names, groups, cat_missing = [], [], {}, {}
         for c in df.columns:
             if c in categorical:
-                block, block_names, n_miss = _onehot(categorical[c], c, indicator)
+                # a missing category is its own column: never silently all zeros
+                block, block_names, n_miss = _onehot(categorical[c], c, True)
                 blocks.append(block)
                 groups[c] = block_names
                 names.extend(block_names)
@@ -955,16 +1155,28 @@ def _wide_floats(fields: list[str], names: list[str], row: int, who: str) -> np.
     return out
 
 
-def _load_wide(src: _Source, fmt: str, sep: str, header: list[str], pos: int | None, label) -> dict:
+def _load_wide(
+    src: _Source,
+    fmt: str,
+    sep: str,
+    header: list[str],
+    pos: int | None,
+    label,
+    *,
+    drop: set | frozenset = frozenset(),
+    id_pos: int | None = None,
+    decimal: str = ".",
+) -> dict:
     """A very wide CSV/TSV read row by row: no Python object per column (pandas' parser keeps
     several, ~10 KiB each, and crashed on 10^6 columns)."""
     who = f"load_dataset: {src.label}"
     m = len(header)
     guess_last = label == "auto" and pos is None  # the last column may hold class names
     lab = pos if pos is not None else (m - 1 if guess_last else None)
-    keep = [j for j in range(m) if j != lab]
+    skip = set(drop) | ({id_pos} if id_pos is not None else set())
+    keep = [j for j in range(m) if j != lab and j not in skip]
     names = [header[j] for j in keep]
-    rows, labels = [], []
+    rows, labels, ids = [], [], []
     for i, fields in enumerate(_wide_rows(src, sep)):
         if len(fields) != m:
             raise ValueError(
@@ -973,7 +1185,12 @@ def _load_wide(src: _Source, fmt: str, sep: str, header: list[str], pos: int | N
             )
         if lab is not None:
             labels.append(fields[lab])
-            del fields[lab]
+        if id_pos is not None:
+            ids.append(fields[id_pos])
+        if skip or lab is not None:
+            fields = [fields[j] for j in keep]
+        if decimal == ",":
+            fields = [v.replace(",", ".") for v in fields]
         rows.append(_wide_floats(fields, names, i, who))
     if not rows:
         raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
@@ -1002,11 +1219,65 @@ def _load_wide(src: _Source, fmt: str, sep: str, header: list[str], pos: int | N
         "feature_names": np.array(names, dtype=object),
         "label_column": label_column,
         "format": fmt,
+        "sample_names": np.array([v.strip() for v in ids], dtype=object) if id_pos is not None else None,
     }
 
 
+def _text_columns(header: list[str], label) -> tuple:
+    """Columns read as text: the label (given or named like one) and id-like columns."""
+    from fsviz.data.roles import TARGET_WORDS, _id_named, _words
+
+    out = [
+        h for h in header if h.strip().lower() in LABEL_CANDIDATES or _id_named(h) or _words(h) & TARGET_WORDS
+    ]
+    if isinstance(label, str) and label != "auto" and label in header:
+        out.append(label)
+    elif (
+        isinstance(label, (int, np.integer))
+        and not isinstance(label, bool)
+        and -len(header) <= label < len(header)
+    ):
+        out.append(header[int(label)])
+    return tuple(out)
+
+
+def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = True) -> dict:
+    """Roles applied to a read table, then the features and labels as parts for _assemble."""
+    from fsviz.data.frames import apply_roles
+
+    who = f"load_dataset: {src.label}"
+    frame = raw.frame
+    if frame.shape[1] == 0:
+        raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
+    if len(frame) == 0:
+        raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
+    if isinstance(label, str) and label != "auto" and label not in [str(c) for c in frame.columns]:
+        _label_position([str(c) for c in frame.columns], label, src, fmt)  # raises with the columns
+    roles = apply_roles(
+        frame,
+        label,
+        id_columns=src.id_columns,
+        ignore=src.ignore,
+        missing_target=src.missing_target,
+        who=who,
+    )
+    parts = _frame_to_parts(roles["frame"], roles["label"], src, fmt, labels_as_text=labels_as_text)
+    meta = dict(roles["meta"])
+    if raw.sep is not None:
+        meta["dialect"] = {"sep": raw.sep, "decimal": raw.decimal, "thousands": raw.thousands}
+    if raw.sheet is not None:
+        meta["sheet"] = raw.sheet
+    if raw.transposed:
+        meta["transposed"] = True
+    parts["table_meta"] = meta
+    parts["notes"] = list(raw.notes) + roles["notes"]
+    parts["sample_names"] = roles["sample_names"]
+    return parts
+
+
 def _load_delimited(src: _Source, fmt: str, label) -> dict:
-    import pandas as pd
+    from fsviz.data.dialect import sniff_dialect
+    from fsviz.data.frames import head_text, header_fields, name_blank_columns, read_table
 
     who = f"load_dataset: {src.label}"
     if fmt == "txt":
@@ -1014,83 +1285,148 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
         if sniffed == "svmlight":
             return _load_svmlight(src, label)
         fmt = sniffed if sniffed in ("csv", "tsv") else "txt"
-    sep = {"csv": ",", "tsv": "\t", "txt": r"\s+"}[fmt]
-    try:
-        header = _header_fields(src, sep)
-    except UnicodeDecodeError as e:
-        raise _parse_error(
-            src,
-            fmt.upper(),
-            e,
-            "save the file as UTF-8 text (this looks like binary data; is the suffix right?).",
-        ) from e
-    if not header or all(h.strip() == "" for h in header):
-        raise ValueError(
-            f"{who}: the first line (header) is empty. Fix: put the column names on the first line."
-        )
-    blank = [j for j, h in enumerate(header) if h.strip() == ""]
-    if blank:
-        hint = " (a saved DataFrame index? write it with index=False)" if blank == [0] else ""
-        raise ValueError(
-            f"{who}: column(s) at position(s) {blank} have no name{hint}. Every column needs a "
-            "name in the header. Fix: name them, or drop them before loading."
-        )
-    seen, dups = set(), []
-    for h in header:
-        if h in seen and h not in dups:
-            dups.append(h)
-        seen.add(h)
-    if dups:
-        raise ValueError(
-            f"{who}: duplicated column name(s) {names_preview(dups)}. Column names must be unique. "
-            "Fix: rename the duplicates."
-        )
-    pos = None
-    if label is not None and label != "auto":
-        pos = _label_position(header, label, src, fmt)
-    elif label == "auto":
-        pos = _label_position(header, "auto", src, fmt, None)
-    rows = max(_count_lines(src) - 1, 1)  # minus the header
+    text, _ = head_text(src)
+    sep = src.sep
+    if sep in ("auto", None):
+        sep = "\t" if fmt == "tsv" else sniff_dialect(text, allow_whitespace=fmt == "txt")[0]
+    elif sep in ("whitespace", " "):
+        sep = r"\s+"
+    header = name_blank_columns(header_fields(text, sep)) if text.strip() else []
+    if header and len(header) > _WIDE_COLUMNS and src.transpose is False:
+        return _load_wide_table(src, fmt, sep, header, label)
+    if header:
+        rows = max(_count_lines(src) - 1, 1)  # minus the header
+        src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
+    raw = read_table(
+        src,
+        fmt,
+        sep=sep,
+        decimal=src.decimal,
+        transpose=src.transpose,
+        text_columns=_text_columns(header, label),
+        who=who,
+    )
+    return _table_parts(src, fmt, raw, label)
+
+
+def _load_wide_table(src: _Source, fmt: str, sep: str, header: list[str], label) -> dict:
+    """More columns than pandas reads well: roles from the first rows, then row by row."""
+    from fsviz.data.frames import apply_roles, read_table
+
+    who = f"load_dataset: {src.label}"
+    rows = max(_count_lines(src) - 1, 1)
     src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
-    if len(header) > _WIDE_COLUMNS:  # pandas keeps Python objects per column (and crashed at 10^6)
-        return _load_wide(src, fmt, sep, header, pos, label)
-    dtype = {header[pos]: str} if pos is not None else None
-    # missing-value tokens count in feature columns only: a class may be called "NA"
-    na = {c: _NA_TOKENS for j, c in enumerate(header) if j != pos}
+    raw = read_table(
+        src, fmt, sep=sep, decimal=src.decimal, nrows=50, text_columns=_text_columns(header, label), who=who
+    )
+    if isinstance(label, str) and label != "auto" and label not in header:
+        _label_position(header, label, src, fmt)
+    roles = apply_roles(
+        raw.frame, label, id_columns=src.id_columns, ignore=src.ignore, missing_target="drop", who=who
+    )
+    lookup = {h: j for j, h in enumerate(header)}
+    drop = {lookup[nm] for nm in (roles["meta"].get("ignored") or {})}
+    ids = [lookup[nm] for nm in roles["meta"].get("id_columns", [])]
+    id_pos = lookup[roles["meta"]["id_column"]] if "id_column" in roles["meta"] else None
+    drop |= set(ids)
+    pos = lookup[roles["label"]] if roles["label"] is not None else None
+    parts = _load_wide(src, fmt, sep, header, pos, None, drop=drop, id_pos=id_pos, decimal=raw.decimal)
+    meta = dict(roles["meta"])
+    meta.pop("dropped_rows", None)
+    meta["dialect"] = {"sep": sep, "decimal": raw.decimal, "thousands": None}
+    parts["table_meta"] = meta
+    parts["notes"] = list(raw.notes) + [n for n in roles["notes"] if not n.startswith("dropped")]
+    return parts
+
+
+def _load_sheet(src: _Source, fmt: str, label) -> dict:
+    from fsviz.data.frames import read_table
+
+    who = f"load_dataset: {src.label}"
+    raw = read_table(src, fmt, sheet=src.sheet, transpose=src.transpose, who=who)
+    src.check(dense_bytes(*raw.frame.shape), f"{raw.frame.shape[0]:,} rows x {raw.frame.shape[1]:,} columns")
+    if raw.sheets and len(raw.sheets) > 1:
+        raw.notes.append(
+            f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
+        )
+    return _table_parts(src, fmt, raw, label)
+
+
+def _load_h5ad(src: _Source, label) -> dict:
+    """AnnData: X (sparse kept), var_names as feature names, obs_names as sample names,
+    the label an obs column."""
+    import pandas as pd
+
+    from fsviz.data.h5ad import read_h5ad, read_h5ad_obs
+    from fsviz.data.roles import infer_column_roles
+
+    who = f"load_dataset: {src.label}"
     try:
-        df = pd.read_csv(
-            src.handle(),
-            sep=sep,
-            low_memory=False,
-            dtype=dtype,
-            keep_default_na=False,
-            na_values=na,
-            engine="c",
-            encoding="utf-8",
-            **_exact_floats(),
-        )
-    except pd.errors.EmptyDataError as e:
-        raise ValueError(f"{who} holds no data (empty). Fix: choose a file with a header and rows.") from e
-    except Exception as e:  # parser errors, decoding errors, ...
-        raise _parse_error(
-            src,
-            fmt.upper(),
-            e,
-            "check the separator (comma for .csv, tab for .tsv), that "
-            "every row has as many fields as the header, and the encoding "
-            "(UTF-8).",
-        ) from e
-    if len(df.columns) != len(header):
-        raise ValueError(
-            f"{who}: the header has {len(header)} fields but the rows parsed into "
-            f"{len(df.columns)} columns. Fix: make every row have one field per column name."
-        )
-    df.columns = header
-    if pos is not None and label == "auto":
-        label = pos  # resolved from the header
-    elif label == "auto":
-        pass  # may still pick a non-numeric last column
-    return _frame_to_parts(df, label, src, fmt, labels_as_text=True)
+        head = read_h5ad_obs(src.handle(), who)
+    except ValueError:
+        raise
+    except Exception as e:
+        raise _parse_error(src, "AnnData .h5ad", e, "save it again with anndata (adata.write_h5ad).") from e
+    n, m = head["shape"]
+    src.check(dense_bytes(n, m) if head["storage"] == "dense" else 0, f"an AnnData X of {n:,} x {m:,}")
+    try:
+        parts = read_h5ad(src.handle(), who)
+    except ValueError:
+        raise
+    except Exception as e:
+        raise _parse_error(src, "AnnData .h5ad", e, "save it again with anndata (adata.write_h5ad).") from e
+    obs = parts["obs"] if parts["obs"] is not None else pd.DataFrame(index=range(n))
+    y, label_column = None, None
+    if label is not None and obs.shape[1]:
+        if label == "auto":
+            roles = infer_column_roles(obs.reset_index(drop=True), "auto", id_columns="auto")
+            label_column = next((r.name for r in roles if r.role == "target"), None)
+        else:
+            if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+                label = str(obs.columns[int(label)])
+            if label not in obs.columns:
+                raise ValueError(
+                    f"load_dataset: label column {label!r} not found in obs; obs columns are "
+                    f"{names_preview([str(c) for c in obs.columns], 20)}. Fix: pass label= one of them, or "
+                    "label=None."
+                )
+            label_column = str(label)
+    elif label not in (None, "auto"):
+        raise ValueError(f"load_dataset: label column {label!r} not found: {src.label} has no obs columns.")
+    X = parts["X"]
+    samples = parts["obs_names"]
+    notes, meta = [], {"obs_columns": [str(c) for c in obs.columns]}
+    if label_column is not None:
+        col = obs[label_column]
+        miss = col.isna().to_numpy()
+        if miss.any():
+            rows = np.flatnonzero(miss)
+            if src.missing_target == "error":
+                raise ValueError(
+                    f"load_dataset: {src.label}: the target column {label_column!r} has {len(rows)} missing "
+                    f"value(s) (rows {names_preview(rows.tolist())}). Fix: drop those rows "
+                    '(missing_target="drop"), or choose another obs column.'
+                )
+            keep = ~miss
+            X = X[keep]
+            col = col[keep]
+            samples = None if samples is None else samples[keep]
+            meta["dropped_rows"] = {"reason": f"missing target {label_column!r}", "rows": rows.tolist()}
+            notes.append(f"dropped {len(rows)} row(s) without a value in obs column {label_column!r}")
+        vals = col.to_numpy()
+        y = vals if vals.dtype.kind in "biuf" else np.array([str(v) for v in vals], dtype=object)
+    if samples is not None and len(set(samples.tolist())) == len(samples):
+        meta["id_column"] = "obs_names"
+    return {
+        "X": X.tocsc() if sp.issparse(X) and X.format == "csc" else X,
+        "y": y,
+        "feature_names": parts["var_names"],
+        "label_column": label_column,
+        "format": "h5ad",
+        "sample_names": samples,
+        "table_meta": meta,
+        "notes": notes,
+    }
 
 
 # ============================================================================ Parquet
@@ -1132,7 +1468,13 @@ def _load_parquet(src: _Source, label) -> dict:
         raise _parse_error(src, "Parquet", e, "store plain numeric feature columns.") from e
     if len(df.columns) == 0:
         raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
-    parts = _frame_to_parts(df, label, src, "parquet", labels_as_text=False)
+    from fsviz.data.frames import RawTable
+
+    df.columns = [str(c) for c in df.columns]
+    if meta and src.id_columns == "auto":  # written by fsviz: every column is a feature or the label
+        src.id_columns = None
+    raw = RawTable(frame=df, fmt="parquet", n_rows=len(df), n_columns=df.shape[1])
+    parts = _table_parts(src, "parquet", raw, label, labels_as_text=False)
     if meta.get("class_names") is not None and parts["y"] is not None:
         parts["class_names"] = meta["class_names"]
     if meta.get("image_shape"):
@@ -1619,7 +1961,7 @@ def _format_for_save(path_or_buffer, fmt: str | None) -> str:
         )
         suffix = Path(nm).suffix.lower()
         fmt = _SUFFIXES.get(suffix)
-        if fmt is None or fmt == "txt":
+        if fmt not in ("csv", "tsv", "parquet", "npz", "svmlight"):
             raise ValueError(
                 f"save_dataset: cannot tell the format from {nm or 'the buffer'!r}; pass fmt= one of "
                 "['csv', 'tsv', 'parquet', 'npz', 'svmlight']."

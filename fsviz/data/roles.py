@@ -8,9 +8,11 @@ selection and every accuracy trivially perfect.
 
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +20,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsviz.data.validation import DataWarning
+from fsviz.data.validation import names_preview as _preview
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["TARGET_WORDS", "leaky_features", "suggest_targets"]
+__all__ = ["ROLES", "TARGET_WORDS", "ColumnRole", "infer_column_roles", "leaky_features", "suggest_targets"]
 
 #: name parts that suggest a target column (matched as whole words of the column name)
 TARGET_WORDS = frozenset(
@@ -37,10 +40,17 @@ _STRONG = frozenset({"label", "labels", "class", "target", "diagnosis", "outcome
 _MAX_CLASSES = 50
 
 
-def _words(name: str) -> set[str]:
+def _numeric_mask(frame) -> np.ndarray:
+    """Numeric (not bool) columns, from the dtype kinds (no per-column pandas calls)."""
+    kinds = [getattr(t, "kind", "O") for t in frame.dtypes]
+    return np.array([k in "iuf" for k in kinds], dtype=bool)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _words(name: str) -> frozenset[str]:
     """Lower-case words of a column name: split on non-letters and camelCase."""
     parts = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(name))
-    return {w for w in re.split(r"[^A-Za-z]+", parts.lower()) if w}
+    return frozenset(w for w in re.split(r"[^A-Za-z]+", parts.lower()) if w)
 
 
 def suggest_targets(frame: pd.DataFrame, max_suggestions: int = 5) -> list[str]:
@@ -86,9 +96,7 @@ def suggest_targets(frame: pd.DataFrame, max_suggestions: int = 5) -> list[str]:
     for c, name in enumerate(names):  # string work per column name only
         w = _words(name)
         score[c] += 4.0 if name.strip().lower() in _STRONG else 3.0 if w & TARGET_WORDS else 0.0
-    numeric = np.array(
-        [pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t) for t in frame.dtypes]
-    )
+    numeric = _numeric_mask(frame)
     n_unique = np.zeros(m, dtype=np.int64)
     integer = np.zeros(m, dtype=bool)
     if numeric.any():
@@ -209,3 +217,343 @@ def leaky_features(
             name = str(feature_names[j]) if feature_names is not None else f"f{j}"
             out.append((j, name, _why(S[:, c], Yc[:, c], n_classes, class_names, int(n_values[c]))))
     return out
+
+
+# ============================================================================ column roles
+#: the roles a column of a table can have
+ROLES = ("target", "feature", "identifier", "ignored")
+#: whole column names (lower case, spaces/dots/dashes as "_") that name a row identifier
+_ID_NAMES = frozenset(
+    {
+        "id", "ids", "index", "idx", "key", "sample", "samples", "sample_name", "samplename",
+        "sampleid", "rownames", "row_names", "rowname", "row", "row_id", "rowid", "name", "names",
+        "patient", "patientid", "subject", "subjectid", "barcode", "barcodes", "cell", "cell_id",
+        "accession", "uuid", "obs_names", "unnamed_0", "x", "v1",
+    }
+)  # fmt: skip
+_ID_VALUE = re.compile(r"^[A-Za-z][A-Za-z_.\-]*[0-9]+$")  # V1, S01, sample_3, GSM12345
+_NA_WORDS = frozenset({"", "na", "nan", "n/a", "null", "none", "-nan", "#n/a"})
+
+
+@dataclass(frozen=True)
+class ColumnRole:
+    """The role of one column of a table, and why (one row of the app's roles table).
+
+    Attributes
+    ----------
+    name : str
+        Column name.
+    role : {"target", "feature", "identifier", "ignored"}
+        ``identifier`` columns leave X and become ``Dataset.sample_names``;
+        ``ignored`` columns are dropped.
+    reason : str
+        Short text for the table, e.g. ``"unique per row, named like an id"``.
+    dtype : str
+        ``"number"``, ``"integer"``, ``"text"``, ``"bool"``, ``"date"`` or ``"empty"``.
+    n_missing : int
+        Missing cells (empty, NaN, NA tokens) in the rows looked at.
+    n_unique : int
+        Distinct non-missing values in the rows looked at.
+    flags : tuple of str
+        E.g. ``("constant",)``, ``("all empty",)``, ``("text",)`` (needs one-hot),
+        ``("missing values",)``.
+    """
+
+    name: str
+    role: str
+    reason: str
+    dtype: str
+    n_missing: int
+    n_unique: int
+    flags: tuple = ()
+
+
+_SEPS = re.compile(r"[\s.\-:]+")
+_UNNAMED = re.compile(r"unnamed_+\d+")
+_ID_WORD = re.compile(r"(^|[^A-Za-z])(id|ID|Id)([^a-z]|$)|[a-z]I[Dd]([^a-z]|$)")
+
+
+@functools.lru_cache(maxsize=200_000)
+def _id_named(name: str) -> bool:
+    """Named like a row identifier: ``id``, ``ID``, ``sample_id``, ``patientId``, ``rownames``, ..."""
+    name = str(name)
+    key = _SEPS.sub("_", name.strip().lower())
+    if key in _ID_NAMES or _UNNAMED.fullmatch(key):
+        return True
+    return bool(_ID_WORD.search(name))
+
+
+def _column_stats(frame: pd.DataFrame) -> dict:
+    """Per-column dtype text, missing count, distinct count, integer-ness (numeric block at once)."""
+    import pandas as pd
+
+    n, m = frame.shape
+    kinds = np.array([t.kind for t in frame.dtypes])
+    boolean = kinds == "b"
+    dates = np.isin(kinds, list("mM"))
+    numeric = np.isin(kinds, list("iuf"))
+    n_missing = np.zeros(m, dtype=np.int64)
+    n_unique = np.zeros(m, dtype=np.int64)
+    integer = np.zeros(m, dtype=bool)
+    monotone_rows = np.zeros(m, dtype=bool)  # 0..n-1 or 1..n in order (a saved row index)
+    text_numeric = np.zeros(m, dtype=bool)  # text cells that are all numbers or NA tokens
+    id_values = np.zeros(m, dtype=bool)
+    if numeric.any() and n:
+        cols = np.flatnonzero(numeric)
+        V = frame.iloc[:, cols].to_numpy(dtype=np.float64, na_value=np.nan)
+        finite = np.isfinite(V)
+        n_missing[cols] = np.isnan(V).sum(axis=0)
+        S = np.sort(V, axis=0)
+        fs = np.isfinite(S)
+        new = np.vstack([fs[:1], (S[1:] != S[:-1]) & fs[1:]])
+        n_unique[cols] = new.sum(axis=0)
+        integer[cols] = np.all(~finite | (V == np.round(V)), axis=0)
+        steps = np.arange(n, dtype=np.float64)[:, None]
+        monotone_rows[cols] = np.all(V == steps, axis=0) | np.all(V == steps + 1, axis=0)
+    for c in np.flatnonzero(~numeric):  # text, bool, date columns: usually few
+        s = frame.iloc[:, c]
+        miss = np.array(s.isna().to_numpy(), dtype=bool)  # a writable copy
+        if kinds[c] == "O" or isinstance(s.dtype, pd.CategoricalDtype) or kinds[c] in "US":
+            text = s.astype(str).str.strip()
+            miss |= text.eq("").to_numpy()
+            na_word = text.str.lower().isin(_NA_WORDS).to_numpy() & ~miss
+            if na_word.any():  # "NA", "null": missing in a column of numbers, a value among text
+                rest = pd.to_numeric(text[~miss & ~na_word], errors="coerce")
+                if len(rest) and not rest.isna().any():
+                    miss |= na_word
+            vals = text[~miss]
+            n_unique[c] = vals.nunique()
+            if len(vals):
+                num = pd.to_numeric(vals, errors="coerce")
+                if not num.isna().any():
+                    text_numeric[c] = True
+                    integer[c] = bool((num == np.round(num)).all())
+                id_values[c] = bool(vals.str.fullmatch(_ID_VALUE).all())
+        else:
+            n_unique[c] = s[~miss].nunique()
+        n_missing[c] = int(miss.sum())
+    dtype = np.where(
+        boolean,
+        "bool",
+        np.where(
+            dates,
+            "date",
+            np.where(numeric | text_numeric, np.where(integer, "integer", "number"), "text"),
+        ),
+    ).astype(object)
+    dtype[n_missing == n] = "empty"
+    return {
+        "dtype": dtype,
+        "n_missing": n_missing,
+        "n_unique": n_unique,
+        "integer": integer,
+        "text": dtype == "text",
+        "monotone_rows": monotone_rows,
+        "id_values": id_values,
+    }
+
+
+def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: pd.DataFrame) -> int | None:
+    """The auto target among ``candidates`` (bool mask): see :func:`infer_column_roles`."""
+    from fsviz.data.loaders import LABEL_CANDIDATES
+
+    cand = np.flatnonzero(candidates)
+    if not cand.size:
+        return None
+    for exact in (True, False):  # label, class, y, target: exact case first
+        for want in LABEL_CANDIDATES:
+            for c in cand:
+                if (names[c] if exact else names[c].lower()) == want:
+                    return int(c)
+    sub = frame.iloc[:, cand]
+    ranked = suggest_targets(sub, max_suggestions=len(cand))
+    stats["ranked"] = ranked
+    pos = {names[c]: int(c) for c in cand}
+    ranked_idx = [pos[r] for r in ranked if r in pos]
+    complete = stats["n_missing"] == 0
+    named = [c for c in ranked_idx if _words(names[c]) & TARGET_WORDS or names[c].strip().lower() in _STRONG]
+    text = [c for c in ranked_idx if stats["text"][c]]
+    last = int(cand[-1])
+    last_text = [last] if stats["text"][last] and stats["n_unique"][last] >= 2 else []
+    for pool in (named, last_text, text):  # named like a target > last text column > first text column
+        for c in pool:
+            if complete[c]:
+                return c
+    for pool in (named, last_text, text):  # a target with missing values (checked later) beats none
+        if pool:
+            return pool[0]
+    return None
+
+
+def infer_column_roles(
+    frame: pd.DataFrame,
+    label: str | int | None = "auto",
+    *,
+    id_columns: str | Sequence[str] | None = "auto",
+    ignore: Sequence[str] | None = None,
+) -> list[ColumnRole]:
+    """The role of every column of a table, as a data scientist would set them by default.
+
+    Rules, in order:
+
+    1. ``label`` names the target (a name or a position); ``None``: no target.
+    2. Columns in ``ignore`` are ignored; so are all-empty columns (e.g. ``Unnamed: 32``
+       that a trailing comma on every line makes).
+    3. ``id_columns="auto"``: a column with a distinct, non-missing value in every row
+       that is text or whole numbers and is named like an id (``id``, ``ID``, ``*_id``,
+       ``sample``, ``rownames``, ``Unnamed: 0``, ...), or (with at least 3 rows) is
+       text in the first column, or holds id-like text (``V1``, ``S01``, ``GSM1234``),
+       is an identifier.
+       A list names the identifiers; ``None``: no identifiers.
+    4. ``label="auto"``: a column named ``label``, ``class``, ``y`` or ``target``; else,
+       among the columns :func:`suggest_targets` ranks, the first named like a target
+       (``diagnosis``, ``tumour_type``), else the last column when it is text, else
+       the first text column with 2 to 50 values; complete columns first (a column with
+       missing values, such as a ``sex`` with gaps, is only taken when nothing else fits).
+    5. Everything else is a feature; constant columns are flagged ``"constant"``, text
+       columns ``"text"`` (they need one-hot encoding), columns with gaps
+       ``"missing values"``.
+
+    Vectorised over the numeric columns (one sort of the numeric block), so 20,000+
+    columns take well under a second; text columns are looked at one by one.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table (or its first rows) as read, columns as named in the file.
+    label : str, int, None or "auto", default="auto"
+    id_columns : "auto", None or sequence of str, default="auto"
+    ignore : sequence of str, optional
+
+    Returns
+    -------
+    list of ColumnRole
+        One per column, in column order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"id": [11, 12, 13], "g": [0.1, 0.5, 0.2], "kind": ["a", "b", "a"]})
+    >>> [(r.name, r.role) for r in infer_column_roles(f)]
+    [('id', 'identifier'), ('g', 'feature'), ('kind', 'target')]
+    """
+    return _infer(frame, label, id_columns, ignore)[0]
+
+
+def _infer(frame, label, id_columns, ignore) -> tuple[list[ColumnRole], list[str] | None]:
+    """:func:`infer_column_roles` and the target ranking it computed (None when it did not)."""
+    import pandas as pd
+
+    who = "infer_column_roles"
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"{who}: 'frame' must be a pandas DataFrame; got {type(frame).__name__}.")
+    names = [str(c) for c in frame.columns]
+    n, m = frame.shape
+    lookup = {nm: j for j, nm in enumerate(names)}
+
+    def _positions(values, what: str) -> list[int]:
+        out = []
+        for v in values:
+            if str(v) not in lookup:
+                raise ValueError(
+                    f"{who}: {what} column {str(v)!r} not found; columns are {_preview(names)}. "
+                    f"Fix: name one of them."
+                )
+            out.append(lookup[str(v)])
+        return out
+
+    if isinstance(ignore, str):
+        ignore = [ignore]
+    ignored = set(_positions(ignore or [], "ignored"))
+    if id_columns is not None and id_columns != "auto":
+        ids_given = _positions(
+            [id_columns] if isinstance(id_columns, str) else list(id_columns), "identifier"
+        )
+    else:
+        ids_given = None
+    stats = _column_stats(frame)
+    target = None
+    if label is not None and not (isinstance(label, str) and label == "auto"):
+        if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+            if not -m <= int(label) < m:
+                raise ValueError(
+                    f"{who}: label column position {label} is out of range for {m} columns {_preview(names)}."
+                )
+            target = int(label) % m
+        else:
+            target = _positions([label], "label")[0]
+    empty = stats["n_missing"] == n if n else np.zeros(m, dtype=bool)
+    role = np.array(["feature"] * m, dtype=object)
+    reason = np.array([""] * m, dtype=object)
+    for j in ignored:
+        role[j], reason[j] = "ignored", "ignored by choice"
+    for j in np.flatnonzero(empty):
+        if role[j] == "feature" and j != target:
+            role[j], reason[j] = "ignored", "all empty"
+    if ids_given is not None:
+        for j in ids_given:
+            role[j], reason[j] = "identifier", "chosen as identifier"
+    elif id_columns == "auto" and n >= 2:
+        unique = (stats["n_unique"] == n) & (stats["n_missing"] == 0)
+        wholes = stats["text"] | stats["integer"]
+        first = np.zeros(m, dtype=bool)
+        free = np.flatnonzero(role == "feature")
+        if free.size:
+            first[free[0]] = True
+        id_named = np.array([_id_named(nm) for nm in names], dtype=bool)
+        auto_label = isinstance(label, str) and label == "auto"
+        label_named = np.array(
+            [auto_label and nm.strip().lower() in ("label", "class", "y", "target") for nm in names]
+        )
+        why = np.where(
+            id_named,
+            "unique per row, named like an id",
+            np.where(
+                stats["text"] & first,
+                "text, unique per row, first column",
+                np.where(
+                    stats["id_values"],
+                    "unique per row, values look like ids",
+                    "",
+                ),
+            ),
+        )
+        is_id = unique & wholes & (why != "") & (role == "feature") & ~label_named & (id_named | (n >= 3))
+        if target is not None:
+            is_id[target] = False
+        for j in np.flatnonzero(is_id):
+            role[j], reason[j] = "identifier", str(why[j])
+    if isinstance(label, str) and label == "auto":
+        target = _pick_target(names, stats, (role == "feature") & ~empty, frame)
+    if target is not None:
+        role[target] = "target"
+        reason[target] = (
+            "chosen as target" if not (isinstance(label, str) and label == "auto") else "suggested target"
+        )
+    out = []
+    n_unique, n_missing = stats["n_unique"].tolist(), stats["n_missing"].tolist()
+    texts, dtypes, empties = stats["text"].tolist(), stats["dtype"].tolist(), empty.tolist()
+    roles_l, reasons = role.tolist(), reason.tolist()
+    for j, nm in enumerate(names):  # building the records only
+        flags = []
+        if empties[j]:
+            flags.append("all empty")
+        elif n_unique[j] <= 1 and n:
+            flags.append("constant")
+        if texts[j] and not empties[j]:
+            flags.append("text")
+        if n_missing[j] and not empties[j]:
+            flags.append("missing values")
+        why = reasons[j]
+        if not why:
+            first = flags[0] if flags else ""
+            if first == "constant":
+                why = "one value in every row"
+            elif first == "text":
+                why = f"text, {n_unique[j]} values (one-hot)"
+            else:
+                why = "numbers" if dtypes[j] in ("number", "integer") else str(dtypes[j])
+        out.append(
+            ColumnRole(nm, str(roles_l[j]), str(why), str(dtypes[j]), n_missing[j], n_unique[j], tuple(flags))
+        )
+    return out, stats.get("ranked")

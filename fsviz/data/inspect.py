@@ -1,0 +1,304 @@
+"""A quick look at a file before loading it: format, dialect, sheets, orientation, column roles.
+
+:func:`inspect_table` is the one call behind the app's Data page: it reads only the
+first rows (and, for very wide files, fewer of them), works out how the file is
+written and what each column is, exactly as :func:`~fsviz.data.load_dataset` would
+with the same options, and never builds the Dataset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["TableInfo", "inspect_table"]
+
+#: cells read at most by a preview: very wide files get fewer rows (20,000 columns: 25 rows)
+PREVIEW_CELLS = 500_000
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """What :func:`inspect_table` found (frozen; ``frame`` is a pandas DataFrame or None).
+
+    Attributes
+    ----------
+    fmt : str
+        The format the file will be read as (``"csv"``, ``"tsv"``, ``"txt"``, ``"xlsx"``,
+        ``"xls"``, ``"ods"``, ``"parquet"``, ``"h5ad"``, ``"mat"``, ``"npz"``, ``"svmlight"``).
+    sep, decimal : str or None
+        Separator and decimal mark of text tables, as detected or given (None otherwise).
+        ``sep`` is ``","``, ``";"``, ``"\\t"``, ``"|"`` or ``"\\\\s+"`` (whitespace).
+    sheets : list of str
+        Sheet names of a workbook (empty otherwise); ``sheet`` the one read.
+    frame : pandas.DataFrame or None
+        The first rows of the table as it will be read (after transposing); for .h5ad the
+        first rows of ``obs``; None for formats without columns (.mat, .npz, svmlight).
+    n_columns : int
+        Columns of ``frame`` (for .h5ad/.mat/.npz/svmlight: the number of features when known).
+    n_rows : int or None
+        Data rows in the file (text: counted lines, an upper bound), before transposing.
+    suggest_transpose : bool
+        The file looks like features as rows (see ``transpose_reason``).
+    transposed : bool
+        ``frame`` was transposed (``transpose=True``, or ``"auto"`` and suggested).
+    roles : list of ColumnRole
+        One per column of ``frame`` (see :func:`~fsviz.data.infer_column_roles`).
+    target : str or None
+        The target column (the given ``label``, or the suggested one).
+    target_candidates : list of str
+        Columns (obs columns, .mat/.npz variables) that could be the target, likely first.
+    notes : list of str
+        What a person should know (content sniffing, encoding, ignored columns, ...).
+    complete : bool
+        ``frame`` holds every row of the file.
+    """
+
+    fmt: str
+    sep: str | None = None
+    decimal: str | None = None
+    sheets: list = field(default_factory=list)
+    sheet: str | None = None
+    frame: Any = None
+    n_columns: int = 0
+    n_rows: int | None = None
+    suggest_transpose: bool = False
+    transpose_reason: str = ""
+    transposed: bool = False
+    roles: list = field(default_factory=list)
+    target: str | None = None
+    target_candidates: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    complete: bool = False
+
+
+def _candidates(frame, roles, ranked=None) -> list[str]:
+    from fsviz.data.roles import suggest_targets
+
+    target = next((r.name for r in roles if r.role == "target"), None)
+    if ranked is None:
+        usable = [
+            j for j, r in enumerate(roles) if r.role in ("feature", "target") and "all empty" not in r.flags
+        ]
+        ranked = suggest_targets(frame.iloc[:, usable], max_suggestions=10) if usable and len(frame) else []
+    ranked = ranked[:10]
+    out = ([target] if target else []) + [c for c in ranked if c != target]
+    return out
+
+
+def inspect_table(
+    path_or_buffer,
+    *,
+    fmt: str | None = None,
+    sep: str = "auto",
+    decimal: str = "auto",
+    sheet: str | int | None = None,
+    transpose: bool | str = False,
+    label: str | int | None = "auto",
+    id_columns: str | list[str] | None = "auto",
+    ignore: list[str] | None = None,
+    nrows: int = 200,
+) -> TableInfo:
+    """Look at the first rows of a file: its format, dialect, sheets, orientation and column roles.
+
+    Fast enough to call on every change of a control: at most ``nrows`` rows are read
+    (fewer for very wide files: about 500,000 cells, so 25 rows of a 20,000-column
+    table), and nothing is validated beyond what the roles need. The options mean what
+    they mean for :func:`~fsviz.data.load_dataset`, which gives the same roles.
+
+    Parameters
+    ----------
+    path_or_buffer : str, Path, bytes or binary file-like
+    fmt : str, optional
+    sep : str, default="auto"
+    decimal : {"auto", ".", ","}, default="auto"
+    sheet : str or int, optional
+    transpose : bool or "auto", default=False
+    label : str, int, None or "auto", default="auto"
+    id_columns : "auto", None or list of str, default="auto"
+    ignore : list of str, optional
+    nrows : int, default=200
+
+    Returns
+    -------
+    TableInfo
+
+    Raises
+    ------
+    ValueError
+        Empty file, bytes no reader understands (says what they are), a header the
+        table cannot have (duplicated names), an unknown sheet or label column.
+
+    Examples
+    --------
+    >>> info = inspect_table(b"id;g1;g2;kind\\n7;1,5;2;a\\n8;2,5;1;b\\n9;0,5;3;a\\n", fmt="csv")
+    >>> info.sep, info.decimal, info.target, [r.role for r in info.roles]
+    (';', ',', 'kind', ['identifier', 'feature', 'feature', 'target'])
+    """
+    from fsviz.data.loaders import _resolve_format, _sniff, _Source
+
+    src = _Source(path_or_buffer)
+    who = f"inspect_table: {src.label}"
+    if src.size() == 0:
+        raise ValueError(f"{who} is empty (0 bytes). Fix: choose a file that holds data.")
+    if not isinstance(nrows, int) or isinstance(nrows, bool) or nrows < 1:
+        raise ValueError(f"{who}: nrows must be a positive int; got {nrows!r}.")
+    f = _resolve_format(src, fmt)
+    notes = list(src.notes)
+    if f == "txt" and _sniff(src.head(1 << 16)) == "svmlight":
+        f = "svmlight"
+    if f in ("mat", "npz", "svmlight"):
+        return _no_columns(src, f, notes)
+    if f == "h5ad":
+        return _h5ad(src, label, nrows, notes, who)
+    if f == "parquet":
+        frame, raw = _parquet_head(src, nrows), None
+        info = {"n_rows": None, "complete": False}
+    else:
+        from fsviz.data.frames import head_text, header_fields, read_table
+        from fsviz.data.loaders import _text_columns
+
+        rows = nrows
+        header, s = [], sep
+        if f in ("csv", "tsv", "txt"):
+            from fsviz.data.dialect import sniff_dialect
+
+            text, _ = head_text(src)
+            s = (
+                sep
+                if sep not in ("auto", None)
+                else ("\t" if f == "tsv" else sniff_dialect(text, allow_whitespace=f == "txt")[0])
+            )
+            s = r"\s+" if s in ("whitespace", " ") else s
+            header = header_fields(text, s)
+            if header and transpose is False:
+                rows = max(10, min(nrows, PREVIEW_CELLS // max(len(header), 1)))
+        raw = read_table(
+            src,
+            f,
+            sep=s if f in ("csv", "tsv", "txt") else sep,
+            decimal=decimal,
+            sheet=sheet,
+            transpose=transpose,
+            nrows=rows,
+            text_columns=_text_columns(header, label),
+            exact=False,
+            who=who,
+        )
+        frame = raw.frame
+        notes += raw.notes
+        info = {"n_rows": raw.n_rows, "complete": raw.complete and len(frame) < rows + 1}
+    from fsviz.data.roles import _infer
+
+    if isinstance(label, str) and label != "auto" and label not in [str(c) for c in frame.columns]:
+        raise ValueError(
+            f"{who}: label column {label!r} not found; columns are "
+            f"{list(map(str, frame.columns[:20]))}. Fix: choose one of them, or no target."
+        )
+    roles, ranked = _infer(frame, label, id_columns, ignore)
+    empty = [r.name for r in roles if r.role == "ignored" and r.reason == "all empty"]
+    if empty:
+        notes.append(f"{len(empty)} all-empty column(s) will be ignored: {', '.join(empty[:5])}")
+    target = next((r.name for r in roles if r.role == "target"), None)
+    return TableInfo(
+        fmt=f,
+        sep=None if raw is None else raw.sep,
+        decimal=None if raw is None else raw.decimal,
+        sheets=[] if raw is None else list(raw.sheets),
+        sheet=None if raw is None else raw.sheet,
+        frame=frame,
+        n_columns=int(frame.shape[1]),
+        n_rows=info["n_rows"],
+        suggest_transpose=False if raw is None else raw.suggest_transpose,
+        transpose_reason="" if raw is None else raw.transpose_reason,
+        transposed=False if raw is None else raw.transposed,
+        roles=roles,
+        target=target,
+        target_candidates=_candidates(frame, roles, ranked),
+        notes=notes,
+        complete=bool(info["complete"]),
+    )
+
+
+def _parquet_head(src, nrows: int):
+    import pyarrow.parquet as pq
+
+    from fsviz.data.loaders import _parse_error
+
+    try:
+        pf = pq.ParquetFile(src.handle())
+        batch = next(pf.iter_batches(batch_size=nrows), None)
+        frame = batch.to_pandas() if batch is not None else pf.schema_arrow.empty_table().to_pandas()
+    except Exception as e:
+        raise _parse_error(src, "Parquet", e, "re-export it (e.g. DataFrame.to_parquet).") from e
+    frame.columns = [str(c) for c in frame.columns]
+    return frame
+
+
+def _h5ad(src, label, nrows: int, notes: list, who: str) -> TableInfo:
+    from fsviz.data.h5ad import read_h5ad_obs
+    from fsviz.data.roles import infer_column_roles
+
+    head = read_h5ad_obs(src.handle(), who)
+    obs = head["obs"]
+    n, m = head["shape"]
+    notes.append(
+        f"AnnData: X is {n:,} samples x {m:,} features ({head['storage']}); "
+        "obs columns are the target candidates"
+    )
+    target, cands, frame = None, [], None
+    if obs is not None and obs.shape[1]:
+        frame = obs.iloc[:nrows].reset_index(drop=True)
+        roles = infer_column_roles(obs.reset_index(drop=True), label=label)
+        target = next((r.name for r in roles if r.role == "target"), None)
+        cands = _candidates(obs.reset_index(drop=True), roles)
+    return TableInfo(
+        fmt="h5ad", frame=frame, n_columns=int(m), n_rows=int(n), target=target, target_candidates=cands,
+        notes=notes, complete=True,
+    )  # fmt: skip
+
+
+def _no_columns(src, f: str, notes: list) -> TableInfo:
+    """.mat / .npz / svmlight: the label variables as candidates where cheap."""
+    import numpy as np
+
+    cands: list[str] = []
+    n_rows, n_cols = None, 0
+    try:
+        if f == "npz":
+            with np.load(src.handle(), allow_pickle=False) as z:
+                shapes = {}
+                for k in z.files:
+                    if k.startswith("X_") or k == "fsviz_meta":
+                        continue
+                    shapes[k] = z[k].shape if k in ("X",) or z[k].size < 10_000_000 else ()
+            x = shapes.get("X")
+            if x is not None and len(x) == 2:
+                n_rows, n_cols = int(x[0]), int(x[1])
+            cands = [
+                k
+                for k, s in shapes.items()
+                if k != "X" and len(s) in (1, 2) and (n_rows is None or s[0] == n_rows)
+            ]
+        elif f == "mat":
+            import scipy.io as sio
+
+            info = sio.whosmat(src.handle())
+            shapes = {name: shape for name, shape, _ in info}
+            xk = next((k for k in ("X", "fea", "data") if k in shapes), None)
+            if xk is not None:
+                n_rows, n_cols = int(shapes[xk][0]), int(shapes[xk][1])
+            cands = [
+                k
+                for k, s in shapes.items()
+                if k != xk and len(s) == 2 and 1 in s and max(s) == (n_rows or max(s))
+            ]
+    except Exception:  # a look-ahead only: load_dataset gives the real message
+        cands = []
+    from fsviz.data.loaders import _MAT_Y_KEYS
+
+    cands.sort(key=lambda k: (k not in _MAT_Y_KEYS, _MAT_Y_KEYS.index(k) if k in _MAT_Y_KEYS else 0))
+    return TableInfo(
+        fmt=f, frame=None, n_columns=n_cols, n_rows=n_rows, target=cands[0] if cands else None,
+        target_candidates=cands, notes=notes, complete=False,
+    )  # fmt: skip
