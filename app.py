@@ -180,7 +180,7 @@ def data_page() -> None:
             + ", ".join(f"{c}: {n}" for c, n in list(filled["counts"].items())[:12])
             + (" …" if len(filled["counts"]) > 12 else "")
         )
-    st.subheader("Column roles")
+    st.subheader("Columns as loaded")
     st.dataframe(fc.roles_frame(ds, leaks.features if leaks else ()), hide_index=True, width="stretch")
     st.subheader("First rows")
     st.dataframe(fc.preview_frame(ds), width="stretch")

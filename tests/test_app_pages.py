@@ -104,21 +104,21 @@ def test_groups_page_tree_and_tau_changes_result(digits):
     at = goto(start(digits), "groups")
     tree = figure(at)["data"][0]
     assert tree["type"] == "treemap"
-    n_sf = int(metric(at, "support features"))
+    n_sf = int(metric(at, "support features (SF)"))
     shown = int(slider(at, "groups shown").value)
     assert sum(p == "root" for p in tree["parents"]) == min(n_sf, shown) + (n_sf > shown)  # + "+N more"
     assert "correlations computed" in [m.label for m in at.metric]
-    af_before = int(metric(at, "affiliated features"))
+    af_before = int(metric(at, "affiliated features (AF)"))
     slider(at, "tau").set_value(0.5)
     button(at, "Run GDM").click().run()
     assert not at.exception
-    af_after = int(metric(at, "affiliated features"))
+    af_after = int(metric(at, "affiliated features (AF)"))
     assert af_after != af_before or figure(at)["data"][0]["ids"] != tree["ids"]
     assert "tau=0.5" in at.caption[0].value or any("tau=0.5" in c.value for c in at.caption)
     # a display-only control redraws without recomputing: same result, other layout
     at.radio(key="tree_kind").set_value("sunburst").run()
     assert figure(at)["data"][0]["type"] == "sunburst"
-    assert int(metric(at, "affiliated features")) == af_after
+    assert int(metric(at, "affiliated features (AF)")) == af_after
 
 
 def test_tau_applies_live_when_cheap_and_is_marked_stale_otherwise(digits, monkeypatch):
@@ -249,7 +249,9 @@ def test_grm_page_base_scores_and_prior_groups(digits):
     button(at, "Add the GDM groups of the Groups page").click().run()
     button(at, "Run GRM").click().run()  # applies the priors even when the last run counted as slow
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert any("prior group(s) over" in c.value and not c.value.startswith("0 ") for c in at.caption)
+    assert any(
+        "prior group" in c.value and " over " in c.value and not c.value.startswith("0 ") for c in at.caption
+    )
     assert any(s.value.startswith("What the prior groups change") for s in at.subheader)
     assert any("prior group" in d.value.columns for d in at.dataframe)
 
@@ -259,10 +261,10 @@ def test_prior_groups_by_name_refuse_unknown_names(digits):
     at.text_area(key="prior_text").set_value("pixel_3_4, pixel_3_5\npixel_3_44, pixel_2_2").run()
     button(at, "Add pasted groups").click().run()
     assert any("unknown feature name(s) 'pixel_3_44' (did you mean" in e.value for e in at.error)
-    assert any(c.value.startswith("0 prior group(s)") for c in at.caption)  # nothing coerced
+    assert any(c.value.startswith("0 prior groups") for c in at.caption)  # nothing coerced
     at.text_area(key="prior_text").set_value("pixel_3_4, pixel_3_5\npixel_2_4, pixel_2_2").run()
     button(at, "Add pasted groups").click().run()
-    assert not at.error and any(c.value.startswith("2 prior group(s) over 4 features") for c in at.caption)
+    assert not at.error and any(c.value.startswith("2 prior groups over 4 features") for c in at.caption)
     groups = next(d.value for d in at.dataframe if "features" in d.value.columns)
     assert groups["features"].tolist() == ["pixel_3_4, pixel_3_5", "pixel_2_2, pixel_2_4"]
     at.multiselect(key="prior_pick").set_value([28, 29]).run()  # pixel_3_4 is feature 28
@@ -356,7 +358,7 @@ def test_projection_and_compare_after_runs(digits):
 def test_bad_upload_shows_error_and_app_stays_usable():
     from fsviz.data import load_dataset
 
-    bad = b"a,b,label\n1,2,0\n2,3,\n3,4,1\n"
+    bad = b"a,b,label\n"  # a header and no rows: refused whatever the import settings
     buf = io.BytesIO(bad)
     buf.name = "broken.csv"
     with pytest.raises(ValueError) as loader:
@@ -365,20 +367,22 @@ def test_bad_upload_shows_error_and_app_stays_usable():
     at.radio(key="source").set_value("Upload").run()
     at.file_uploader(key="upload").set_value(("broken.csv", bad, "text/csv")).run()
     assert not at.exception
-    assert str(loader.value) in [e.value for e in at.sidebar.error]  # the loader's own message
+    said = "has no data rows"
+    assert said in str(loader.value)
+    assert any(said in e.value for e in at.sidebar.error)  # the loader's own message
     # the main area says so too, and no result of the previous dataset stays on screen
-    assert any(str(loader.value) in e.value for e in at.main.error)
+    assert any(said in e.value for e in at.main.error)
     assert "dataset_key" not in at.session_state
     goto(at, "groups")
     assert not at.exception and not at.get("plotly_chart")
-    assert any(str(loader.value) in e.value for e in at.main.error)
+    assert any(said in e.value for e in at.main.error)
 
 
 def test_a_good_upload_after_a_bad_one_and_source_switches_keep_it():
     at = start()
     fingerprint = at.session_state["dataset_key"]
     at.radio(key="source").set_value("Upload").run()
-    at.file_uploader(key="upload").set_value(("broken.csv", b"a,b,label\n1,x,0\n", "text/csv")).run()
+    at.file_uploader(key="upload").set_value(("broken.csv", b"a,b,label\n", "text/csv")).run()
     assert at.main.error and "dataset_key" not in at.session_state
     good = b"a,b,label\n1,2,0\n2,3,1\n3,1,0\n4,4,1\n5,0,0\n6,6,1\n"
     at.file_uploader(key="upload").set_value(("good.csv", good, "text/csv")).run()
@@ -451,13 +455,14 @@ def test_target_column_is_picked_from_a_list_and_not_taken_for_a_feature():
     picker = next(s for s in at.selectbox if s.label == "Target column")
     assert picker.value == "tumour_type" and "(no target: unsupervised)" in picker.options
     assert not at.error and metric(at, "features") == "6" and metric(at, "classes") == "2"
-    # with another target (or none) the text column would be a feature: refused, with the reason
+    # with another target (or none) the text column is a feature: one-hot encoded, and said so
     next(s for s in at.selectbox if s.label == "Target column").set_value("(no target: unsupervised)").run()
-    assert any("tumour_type" in e.value for e in at.main.error) and not at.exception
+    assert not at.exception and not at.error and metric(at, "features") == "8"  # tumour_type=glioma/normal
+    assert metric(at, "classes") == "none"
     numeric = frame.drop(columns="tumour_type").to_csv(index=False).encode()
     at.file_uploader(key="upload").set_value(("numbers.csv", numeric, "text/csv")).run()
     next(s for s in at.selectbox if s.label == "Target column").set_value("(no target: unsupervised)").run()
-    assert metric(at, "features") == "6" and metric(at, "classes") == "—"
+    assert metric(at, "features") == "6" and metric(at, "classes") == "none"
 
 
 def test_uploaded_face_images_get_pixel_masks(skfeature_path):
@@ -581,9 +586,10 @@ def test_a_feature_that_gives_the_target_away_is_flagged():
         ("leak.csv", frame.to_csv(index=False).encode(), "text/csv")
     ).run()
     assert any(
-        w.value.startswith("Possible target leakage: 1 feature(s)") and "code" in w.value for w in at.warning
+        w.value.startswith("Possible target leakage: 1 feature predict") and "code" in w.value
+        for w in at.warning
     )
-    roles = next(d.value for d in at.dataframe if "role" in d.value.columns)
+    roles = [d.value for d in at.dataframe if "role" in d.value.columns][-1]  # the columns as loaded
     assert roles.set_index("column").loc["code", "role"] == "feature: possible leak"
     assert roles.set_index("column").loc["diagnosis", "role"] == "target"
 
@@ -672,7 +678,12 @@ def test_missing_values_can_be_filled_on_upload_and_the_data_page_says_so():
     at = start()
     at.radio(key="source").set_value("Upload").run()
     at.file_uploader(key="upload").set_value(("gaps.csv", data, "text/csv")).run()
-    assert any('missing="mean"' in e.value for e in at.error)  # refused, with the fix named
-    at.radio(key="missing").set_value("median").run()
+    # filled by default, and said so
     assert not at.error and metric(at, "samples") == "6"
     assert any(i.value.startswith("Missing values filled with the median") for i in at.info)
+    # "refuse the file" refuses it, names the control, and a button applies the fix
+    key = next(k for k in at.session_state if str(k).startswith("imp_missing_"))
+    at.radio(key=key).set_value("error").run()
+    assert any("Missing feature values" in e.value or "missing" in e.value for e in at.error)
+    button(at, "Fill missing values with the median").click().run()
+    assert not at.error and metric(at, "samples") == "6"

@@ -49,7 +49,7 @@ def test_groups_page_runs_gdm_regression(app):
     at = goto(app, "groups")
     assert any("Continuous target: GDM runs its regression form" in i.value for i in at.info)
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert int(next(m.value for m in at.metric if m.label == "support features")) >= 1
+    assert int(next(m.value for m in at.metric if m.label == "support features (SF)")) >= 1
     assert not any(s.key == "gdm_positive" for s in at.selectbox)  # no classes to pick from
 
 

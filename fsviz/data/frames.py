@@ -109,6 +109,8 @@ def suggest_transpose(frame, n_rows: int | None, header: list[str]) -> tuple[boo
     first = frame.iloc[:, 0]
     if first.dtype.kind in "biuf" or first.isna().any() or first.nunique() != len(first):
         return False, ""
+    if pd.to_numeric(first.astype(str), errors="coerce").notna().mean() > 0.5:  # numbers read as text
+        return False, ""
     rest = frame.iloc[:, 1:]
     numeric = np.array([t.kind in "iuf" for t in rest.dtypes])
     if numeric.mean() < 1.0:
