@@ -274,3 +274,22 @@ def test_trace_ratio_never_picks_constant_features():
     full = TraceRatio(n_features=11).fit(X, y)
     assert full.trace_ratio_ == pytest.approx(a.sum() / b.sum(), rel=1e-12)
     assert np.argsort(full.ranking_)[-3:].tolist() == [0, 4, 9]
+
+
+def test_spec_eigenspace_basis_is_canonical():
+    # the label graph has one component per class: lambda = 0 three times here, and style=2
+    # keeps one of those eigenvectors; the score must not depend on which one the solver returns
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1, 2, 3], 15)
+    X = rng.normal(size=(60, 30))
+    X[:, :4] += y[:, None] == np.arange(4)[None, :]
+    ref = spec_score(X, y, style=2)
+    for threads in (1, 2):
+        with threadpool_limits(threads):
+            assert np.array_equal(spec_score(X, y, style=2), ref)
+            assert np.allclose(spec_score(sp.csc_matrix(X), y, style=2), ref, rtol=1e-10, atol=1e-12)
+    # the canonical vector: component 0's indicator, D-orthogonalised against the constant
+    # (equal class sizes: the class-0 indicator minus its mean), so class 0's feature ranks first
+    assert int(np.argmax(ref)) == 0

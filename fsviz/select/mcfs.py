@@ -40,17 +40,29 @@ def spectral_embedding(W: sp.spmatrix, n_components: int) -> np.ndarray:
     else:
         vals, U = spla.eigsh(S, k=k, which="LA", v0=np.full(n, 1.0 / np.sqrt(n)))
     U = U[:, np.argsort(-vals, kind="stable")]
-    n_comp, labels = connected_components(W, directed=False)
-    if n_comp > 1:
-        c = min(n_comp, k)
-        # sqrt(D) times [constant, indicators of components 0..c-2]: its Q spans the zero
-        # eigenspace of L (in u-space); component n_comp - 1's indicator is their combination
-        B = np.zeros((n, c))
-        B[:, 0] = 1.0
-        B[:, 1:] = labels[:, None] == np.arange(c - 1)[None, :]
-        Q = np.linalg.qr(np.sqrt(deg)[:, None] * B)[0]
-        U = np.hstack([Q, U[:, n_comp:]]) if n_comp < k else Q
+    Q = component_basis(W, deg, k)
+    if Q is not None:  # a disconnected graph: the canonical basis of the zero eigenspace
+        U = np.hstack([Q, U[:, Q.shape[1] :]]) if Q.shape[1] < k else Q
     return (dinv[:, None] * U)[:, 1:k]
+
+
+def component_basis(W, deg: np.ndarray, k: int) -> np.ndarray | None:
+    """Canonical orthonormal basis of the zero eigenspace of ``D^-1/2 L D^-1/2`` (None if connected).
+
+    A graph with ``c > 1`` connected components has eigenvalue 0 ``c`` times, and an
+    eigensolver's basis of that space depends on rounding (with this machine's BLAS, on the
+    thread count). The canonical one: ``sqrt(D)`` times ``[constant, indicators of the
+    components 0..c-2]`` (components numbered by their first sample), orthonormalised in that
+    order; the first column is the trivial ``sqrt(D) 1``. At most ``k`` columns.
+    """
+    n_comp, labels = connected_components(W, directed=False)
+    if n_comp <= 1:
+        return None
+    c = min(n_comp, k)
+    B = np.zeros((W.shape[0], c))
+    B[:, 0] = 1.0
+    B[:, 1:] = labels[:, None] == np.arange(c - 1)[None, :]
+    return np.linalg.qr(np.sqrt(deg)[:, None] * B)[0]
 
 
 def _l1_coefs(X, e: np.ndarray, n_nonzero: int) -> np.ndarray:

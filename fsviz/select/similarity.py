@@ -27,6 +27,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from fsviz.select._base import ScoreSelector, blas_limits, constant_features, encode_labels
+from fsviz.select.mcfs import component_basis
 from fsviz.select.scores import _blocks, _class_ss, _knn_affinity, _ratio
 
 _TINY = 1e-12
@@ -371,7 +372,16 @@ def _spec(X, y, style: int, gamma) -> np.ndarray:
         n = M.shape[0]
         with blas_limits():
             mu, U = sla.eigh(M, subset_by_index=[n - style + 1, n - 1])
-        lam = 1.0 - mu
+        order = np.argsort(-mu, kind="stable")
+        lam, U = 1.0 - mu[order], U[:, order]
+        # a disconnected graph (the label graph always is) has lambda = 0 once per component:
+        # any basis of that eigenspace is valid, and a cut through it (k < components) would make
+        # the score depend on the solver's choice; take the canonical one MCFS uses
+        Q = component_basis(sp.csr_matrix(S), d, style)
+        if Q is not None and Q.shape[1] > 1:
+            z = Q.shape[1] - 1
+            U = np.hstack([Q[:, 1:], U[:, z:]])
+            lam = np.concatenate([np.zeros(z), lam[z:]])
         # alpha_j = f^'xi_j with f^ = D^{1/2} f / ||D^{1/2} f||
         if sp.issparse(X):
             A = np.asarray(sp.csc_matrix(X).T @ (sq[:, None] * U))
