@@ -28,7 +28,16 @@ def groups_view():
         n_per_iter = c1.number_input("features / iteration", 1, 200, key="gdm_n_per_iter")
         max_iter = c2.number_input("iterations", 1, 100, key="gdm_max_iter")
         C = c1.number_input("C", 1e-4, 1e4, format="%.4g", key="gdm_C")
-        folds = c2.number_input("ECV folds (0 = off)", 0, 20, key="gdm_cv_folds")
+        folds = c2.number_input(
+            "ECV folds (0 = off)",
+            0,
+            20,
+            key="gdm_cv_folds",
+            help="Embedded cross-validation (TPAMI Alg. 4): each iteration runs CRM on V training splits "
+            "and the folds vote on the support features. Costs V + 1 CRM passes per iteration (1-4x the "
+            "fit time); on 7 real sets it gave no more stable support and no better accuracy "
+            "(docs/gdm.md, ECV verdict).",
+        )
         corr = st.radio(
             "correlation",
             ["pearson", "su"],
