@@ -1478,11 +1478,11 @@ class GDM(SelectorMixin, BaseEstimator):
             np.add.at(coef, cols, res.coef)  # a feature in several delta^t: weights add up
             if self.one_class:
                 self.intercept_ = -_kkt_threshold(self._model_columns(st, cols), res, float(self.C))
-        if self.one_class:
-            self.offset_ = -float(self.intercept_)
             self.mu_ = res.mu
         else:
             self.mu_ = np.empty(0)
+        if self.one_class:
+            self.offset_ = -float(self.intercept_)
         self.support_ = sf
         self.groups_ = groups
         self.group_corr_ = gcorr
