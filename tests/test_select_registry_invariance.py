@@ -91,3 +91,22 @@ def test_constant_features_never_ahead(name, datasets):
     assert len(non_const) == M - len(CONSTANT), f"{name} chose constant {const} before all varying features"
     first_const = min(order.index(f) for f in const)
     assert first_const == len(non_const), f"{name} ranks a constant feature ahead: {order}"
+
+
+def test_constant_columns_kernel_equals_its_python_body():
+    from fsviz.select._base import constant_features
+    from fsviz.select._score_kernels import constant_columns
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(7, 40)).astype(np.float64)
+    X[:, [3, 17]] = 0.0
+    X[:, 5] = -2.5
+    X[6, 9] = 1e-300  # differs from the others only in the last row
+    X[:, 9] = 0.0
+    X[6, 9] = 1e-300
+    ref = X.max(axis=0) == X.min(axis=0)
+    assert constant_columns(X).tolist() == ref.tolist()
+    assert constant_columns.py_func(X).tolist() == ref.tolist()
+    assert constant_features(np.asfortranarray(X)).tolist() == ref.tolist()
+    assert constant_features(sp.csr_matrix(X)).tolist() == ref.tolist()
+    assert constant_features(X[:1]).all()

@@ -102,7 +102,11 @@ def constant_features(X) -> np.ndarray:
     X = np.asarray(X)
     if X.shape[0] == 0:
         return np.ones(X.shape[1], dtype=bool)
-    return np.max(X, axis=0) == np.min(X, axis=0)
+    if X.dtype != np.float64 or np.isnan(X[0]).any():  # the kernel compares float64 values, NaN != NaN
+        return np.max(X, axis=0) == np.min(X, axis=0)
+    from fsviz.select._score_kernels import constant_columns
+
+    return constant_columns(X)
 
 
 def zero_columns(X, mask: np.ndarray):
