@@ -10,10 +10,11 @@ non-negative score per feature, higher = better. The base class
   ``_regression = True``, which receive it as float64);
 * stores ``scores_`` and ``ranking_`` (scikit-learn's meaning: 1 = best) with a
   stable tie-break (equal scores keep the feature order);
-* sets constant features aside: they are zeroed before scoring (a constant column is no
-  stand-in for an intercept, and does not move a sample graph), and ranked after every
-  non-constant feature whatever their score (a constant carries no information, while a
-  negative score, e.g. ReliefF's or the trace ratio's, only says "worse than average");
+* sets constant features aside: they rank after every non-constant feature whatever their
+  score (a constant carries no information, while a negative score, e.g. ReliefF's or the
+  trace ratio's, only says "worse than average"), and selectors that fit a joint model
+  (``_zero_constants = True``: the sparse-learning ones) see them zeroed, so a non-zero
+  constant column is no stand-in for a missing intercept;
 * selects either the ``n_features`` best features or, when ``threshold`` is given,
   every feature whose score is ``>= threshold``.
 """
@@ -213,6 +214,7 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
 
     _supervised = False
     _regression = False  # accepts a continuous y (type_of_target == "continuous")
+    _zero_constants = False  # zero constant columns before _compute_scores (a copy of X when any)
     _name = "ScoreSelector"
 
     def _validate_params_extra(self) -> None:
@@ -259,7 +261,9 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
         self._check_data(X)
         X = scale_extreme(X)
         constant = constant_features(X)
-        scores = np.asarray(self._compute_scores(zero_columns(X, constant), y), dtype=np.float64)
+        if self._zero_constants:
+            X = zero_columns(X, constant)
+        scores = np.asarray(self._compute_scores(X, y), dtype=np.float64)
         self.scores_ = scores
         self.ranking_ = rank_scores(scores, last=constant)
         return self

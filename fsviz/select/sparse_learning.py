@@ -799,6 +799,8 @@ def kmeans_indicator(X, n_clusters: int, seed: int) -> np.ndarray:
 class _SparseLearning(ScoreSelector):
     """Common tail: ``coef_`` -> ``scores_`` (row norms), ``n_iter_``, ``objective_history_``."""
 
+    _zero_constants = True  # RFS and NDFS have no intercept: a non-zero constant column would be one
+
     def _finish(self, W, history, n_iter):
         self.coef_ = W
         self.n_iter_ = int(n_iter)
