@@ -23,11 +23,15 @@ verdict``; a closing table counts the verdicts per paper. Sections (``--only``):
   Baselines fsviz does not have yet print "not yet in fsviz" and run once they exist.
 * ``gdm``: GDM TPAMI (Zhai, Ong & Tsang 2016) Table 2, success hits on the synthetic
   ground-truth benchmark over 5 seeds.
+* ``gdm-oc``: GDM TPAMI Table 4's one-class protocol (section 5.5) on ALLAML, Prostate-GE,
+  arcene, colon and leukemia, each class as the normal one: GDM-OC (best ``K_b`` of {2, 5, 10},
+  run to convergence) against OneClassSVM (best nu), AUC on held-out samples; the paper's own
+  data sets (news20, kdd2010, webspam, psoriasis) are not held.
 * ``orl``: GDM ICML'12 Fig. 1 on ORL, quantified (affiliated groups spatially coherent,
   support features spread out).
 
 ``--quick``: GRM on GLIOMA + ALLAML with 1 repetition and no in-fold rows, 2 leukemia splits,
-2 groupings, 2 synthetic seeds, 200 permutations, and only fsviz's own methods of the papers
+2 groupings, 2 synthetic seeds, Table 4's protocol on ALLAML and colon only, 200 permutations, and only fsviz's own methods of the papers
 (SAOLA, group-SAOLA, FCBF, GDM, mRMR, and the cheap Sparse Group Lasso): the other
 baselines are skipped. GRM rows labelled "Alg. 2 as printed" run a transcription of the
 paper's inexact ALM beside fsviz's exact GRM (see ``grm_alg2_top``).
@@ -794,6 +798,48 @@ def tpami_table2(n_seeds, quick=False):
     print(f"<!-- TPAMI Table 2: {setting} -->", flush=True)
 
 
+# TPAMI Table 4: one-class accuracy, LIBSVM OCSVM vs GDM-OC, on data fsviz does not hold
+TPAMI_T4 = {
+    "news20.binary": ("63.11 % (nu = 0.5)", "62.90 % (55 features)"),
+    "kdd2010": ("N. A.", "71.76 % (20 features)"),
+    "webspam": ("74.14 % (nu = 0.5)", "76.00 % (70 features)"),
+    "psoriasis": ("52.84 % (nu = 0.8)", "48.26 % (100 features)"),
+}
+
+
+def tpami_table4(quick=False):
+    """Table 4's protocol on the data fsviz holds: one class trains (70 %), held-out samples of
+    every class are scored; GDM-OC run to convergence (tol 1e-4) with the best K_b of {2, 5, 10}
+    against OneClassSVM with the best nu (both chosen on the test AUC, as the paper records "a
+    better result"); AUC instead of the paper's accuracy (no threshold to tune). The claim
+    checked: GDM-OC is about as good as the one-class SVM (within 0.02 AUC, or better)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_one_class import one_case
+
+    for name, (svm, oc) in TPAMI_T4.items():
+        print(
+            f"| GDM TPAMI | Table 4 | {name} | accuracy, OCSVM / GDM-OC | {svm} / {oc} | – | not in fsviz (data not held) |"
+        )
+    names = ("ALLAML", "colon") if quick else ("ALLAML", "Prostate-GE", "arcene", "colon", "leukemia")
+    for name in names:
+        X, y = load(name)
+        for c in np.unique(y):
+            r = one_case(X, y, c)
+            svm = max(r["OCSVM-linear"][0], r["OCSVM-rbf"][0])
+            oc, t_oc = r["GDM-OC Table 4"]
+            t_svm = r["OCSVM-rbf"][1] if r["OCSVM-rbf"][0] >= r["OCSVM-linear"][0] else r["OCSVM-linear"][1]
+            verdict = (
+                "reproduced (GDM-OC within 0.02 AUC or above)"
+                if oc >= svm - 0.02
+                else f"fsviz lower ({oc - svm:+.3f} AUC)"
+            )
+            print(
+                f"| GDM TPAMI | Table 4 protocol | {name}, class {c} normal | AUC, OCSVM / GDM-OC (time s) | – | "
+                f"{svm:.3f} / {oc:.3f} ({t_svm:.2f} / {t_oc:.2f}) | {verdict} |",
+                flush=True,
+            )
+
+
 def tp_row(metric, method, paper, ours, verdict):
     print(
         f"| GDM TPAMI | Table 2 | synthetic | {metric}, {method} | {paper} | {ours} | {verdict} |", flush=True
@@ -958,7 +1004,7 @@ def grm_sensitivity(quick):
     print()
 
 
-SECTIONS = ("grm", "grm-sens", "saola", "gdm", "orl")
+SECTIONS = ("grm", "grm-sens", "saola", "gdm", "gdm-oc", "orl")
 ROWS_START, ROWS_END = "<!-- rows:start -->", "<!-- rows:end -->"
 
 
@@ -1106,6 +1152,8 @@ def main():
                 saola_tables(args.quick)
             elif sec == "gdm":
                 tpami_table2(2 if args.quick else 5, quick=args.quick)
+            elif sec == "gdm-oc":
+                tpami_table4(quick=args.quick)
             elif sec == "orl":
                 orl_fig1(200 if args.quick else 2000)
             timings[sec] = time.perf_counter() - t0

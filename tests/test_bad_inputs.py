@@ -562,11 +562,9 @@ def test_battery_all_constant(name):
         assert np.isfinite(np.asarray(est.scores_, dtype=float)).all()
 
 
-#: selectors whose sparse and dense results may differ, and why (docs/scores.md says the same)
-SPARSE_DENSE_DIFFER = {
-    "MCFS": "LARS on dense X, lasso coordinate descent on sparse X: different L1 solvers, so the "
-    "rankings differ below the leading features (docs/scores.md)",
-}
+#: selectors whose sparse and dense results may differ, and why (none since MCFS runs one LARS
+#: path for both storages, issue 22)
+SPARSE_DENSE_DIFFER: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", SELECTORS)

@@ -352,6 +352,13 @@ def test_one_class_separates_outliers():
     assert set(range(5)) <= set(g.support_.tolist())
     assert roc_auc_score(inlier, g.decision_function(Xte)) > 0.9
     assert set(np.unique(g.predict(Xte))) <= {-1, 1}
+    # scikit-learn's outlier-detector convention: score_samples higher for more normal samples,
+    # decision_function = score_samples - offset_, predict = +1 where decision_function >= 0
+    ss = g.score_samples(Xte)
+    assert roc_auc_score(inlier, ss) > 0.9
+    assert np.allclose(g.decision_function(Xte), ss - g.offset_)
+    assert np.array_equal(g.predict(Xte), np.where(ss - g.offset_ >= 0, 1, -1))
+    assert not hasattr(GDM(n_per_iter=2, max_iter=2), "score_samples")  # classifiers have none
     # threshold from the KKT conditions: f(x_i) - gamma = -alpha_i / C where alpha_i > 0, >= 0 elsewhere
     d = g.decision_function(Xin)
     on = g.alpha_ > 1e-9

@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import SPEC, TraceRatio, spec_score, trace_ratio_select
 from fsviz.select.scores import _knn_affinity
-from fsviz.select.similarity import _rbf
+from fsviz.select.similarity import _rbf, _trace_ratio_parts
 
 
 def data(seed=0, n=40, m=8, c=3):
@@ -256,3 +256,43 @@ def test_real_data_colon_against_scikit_feature(skfeature_path):
     a, b = _trace_ratio_parts(X, y, "fisher", 5, None)
     idx = np.asarray(trace_ratio(X, y, 20, mode="index"))[:20]
     assert est.trace_ratio_ > a[idx].sum() / b[idx].sum() * (1 + 1e-6)
+
+
+def test_trace_ratio_never_picks_constant_features():
+    # a zero-variance column scores a - lam b = 0, which used to beat every negative score
+    # (arcene: TraceRatio(n_features=5) chose five constant columns and reported lam = 0.23)
+    rng = np.random.default_rng(3)
+    y = np.repeat([0, 1], 20)
+    X = rng.normal(size=(40, 12))
+    X[:, 1] += 2.0 * y
+    X[:, [0, 4, 9]] = [0.0, 5.0, -1.0]  # constant columns, one of them first
+    sel = TraceRatio(n_features=5).fit(X, y)
+    chosen = np.flatnonzero(sel.get_support())
+    assert not set(chosen) & {0, 4, 9}
+    assert np.argsort(sel.ranking_)[-3:].tolist() == [0, 4, 9]
+    # the reported ratio is the chosen subset's own ratio
+    a, b = _trace_ratio_parts(X, y, "fisher", 5, None)
+    assert sel.trace_ratio_ == pytest.approx(a[chosen].sum() / b[chosen].sum(), rel=1e-12)
+    # with k beyond the varying features, constants fill the subset and leave the ratio alone
+    full = TraceRatio(n_features=11).fit(X, y)
+    assert full.trace_ratio_ == pytest.approx(a.sum() / b.sum(), rel=1e-12)
+    assert np.argsort(full.ranking_)[-3:].tolist() == [0, 4, 9]
+
+
+def test_spec_eigenspace_basis_is_canonical():
+    # the label graph has one component per class: lambda = 0 three times here, and style=2
+    # keeps one of those eigenvectors; the score must not depend on which one the solver returns
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1, 2, 3], 15)
+    X = rng.normal(size=(60, 30))
+    X[:, :4] += y[:, None] == np.arange(4)[None, :]
+    ref = spec_score(X, y, style=2)
+    for threads in (1, 2):
+        with threadpool_limits(threads):
+            assert np.array_equal(spec_score(X, y, style=2), ref)
+            assert np.allclose(spec_score(sp.csc_matrix(X), y, style=2), ref, rtol=1e-10, atol=1e-12)
+    # the canonical vector: component 0's indicator, D-orthogonalised against the constant
+    # (equal class sizes: the class-0 indicator minus its mean), so class 0's feature ranks first
+    assert int(np.argmax(ref)) == 0

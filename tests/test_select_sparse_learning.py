@@ -364,3 +364,16 @@ def test_lipschitz_constant_is_the_centred_spectral_norm(shape, sparse):
     expect = np.linalg.norm(dense - dense.mean(0), 2) ** 2
     got = SL._Centred(X if sparse else dense, True).sq_norm2()
     assert expect <= got <= expect * (1 + 1e-4)
+
+
+def test_udfs_first_step_does_not_depend_on_the_null_space_basis():
+    # more features than samples: X'LX has a null space far larger than n_clusters, and the
+    # first step's eigenvectors are any frame of it; their row norms weight every later step
+    rng = np.random.default_rng(2)
+    X = rng.random((25, 120))
+    X[X < 0.4] = 0.0
+    dense = UDFS(n_clusters=3, max_iter=5).fit(X)
+    sparse = UDFS(n_clusters=3, max_iter=5).fit(sp.csc_matrix(X))
+    assert np.allclose(dense.objective_history_, sparse.objective_history_, rtol=1e-8)
+    assert np.allclose(dense.scores_, sparse.scores_, rtol=1e-6, atol=1e-10)
+    assert np.array_equal(np.argsort(dense.ranking_)[:20], np.argsort(sparse.ranking_)[:20])

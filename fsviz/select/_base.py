@@ -10,6 +10,11 @@ non-negative score per feature, higher = better. The base class
   ``_regression = True``, which receive it as float64);
 * stores ``scores_`` and ``ranking_`` (scikit-learn's meaning: 1 = best) with a
   stable tie-break (equal scores keep the feature order);
+* sets constant features aside: they rank after every non-constant feature whatever their
+  score (a constant carries no information, while a negative score, e.g. ReliefF's or the
+  trace ratio's, only says "worse than average"), and selectors that fit a joint model
+  (``_zero_constants = True``: the sparse-learning ones) see them zeroed, so a non-zero
+  constant column is no stand-in for a missing intercept;
 * selects either the ``n_features`` best features or, when ``threshold`` is given,
   every feature whose score is ``>= threshold``.
 """
@@ -20,6 +25,7 @@ import contextlib
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -78,17 +84,71 @@ def scale_extreme(X):
     return np.ldexp(X, shift)
 
 
-def rank_scores(scores: np.ndarray, tie_break: np.ndarray | None = None) -> np.ndarray:
+def constant_features(X) -> np.ndarray:
+    """Boolean mask of the columns of ``X`` whose values are all equal (dense or sparse).
+
+    Exact: a column is constant when its largest value equals its smallest (for sparse
+    input, counting the implicit zeros), not when a rounded variance is small.
+    """
+    if sp.issparse(X):
+        Xc = X.tocsc()
+        nnz = np.diff(Xc.indptr)
+        if Xc.shape[0] == 0:
+            return np.ones(Xc.shape[1], dtype=bool)
+        mx = np.asarray(Xc.max(axis=0).toarray()).ravel()
+        mn = np.asarray(Xc.min(axis=0).toarray()).ravel()
+        return (mx == mn) & ((nnz == 0) | (nnz == Xc.shape[0]) | (mx == 0))
+    X = np.asarray(X)
+    if X.shape[0] == 0:
+        return np.ones(X.shape[1], dtype=bool)
+    if X.dtype != np.float64 or np.isnan(X[0]).any():  # the kernel compares float64 values, NaN != NaN
+        return np.max(X, axis=0) == np.min(X, axis=0)
+    from fsviz.select._score_kernels import constant_columns
+
+    return constant_columns(X)
+
+
+def zero_columns(X, mask: np.ndarray):
+    """``X`` with the columns in ``mask`` set to 0 (a copy when any is; ``X`` itself otherwise)."""
+    mask = np.asarray(mask, dtype=bool)
+    if not mask.any():
+        return X
+    if sp.issparse(X):
+        fmt = X.format
+        Xc = X.tocsc(copy=True)
+        keep = ~mask[np.repeat(np.arange(Xc.shape[1]), np.diff(Xc.indptr))]
+        Xc.data = Xc.data * keep
+        Xc.eliminate_zeros()
+        return Xc.asformat(fmt)
+    X = np.array(X, dtype=np.float64, copy=True)
+    X[:, mask] = 0.0
+    return X
+
+
+def rank_scores(
+    scores: np.ndarray, tie_break: np.ndarray | None = None, last: np.ndarray | None = None
+) -> np.ndarray:
     """Ranks of ``scores`` in scikit-learn's meaning: 1 = best (highest score).
 
     Ties keep the feature order (stable); with ``tie_break`` given, ties are first
-    broken by ``tie_break`` (higher first), then by feature order.
+    broken by ``tie_break`` (higher first), then by feature order. Features in the
+    boolean mask ``last`` (constant features) rank after all the others, whatever their score,
+    and among themselves in feature order.
     """
     scores = np.asarray(scores, dtype=np.float64)
-    if tie_break is None:
+    keys = [np.arange(scores.size)]
+    if last is not None:  # among themselves, the last features keep the feature order
+        last = np.asarray(last, dtype=bool)
+    if tie_break is not None:
+        tb = -np.asarray(tie_break, dtype=np.float64)
+        keys.append(tb if last is None else np.where(last, 0.0, tb))
+    keys.append(-scores if last is None else np.where(last, 0.0, -scores))
+    if last is not None:
+        keys.append(last)
+    if len(keys) == 2:
         order = np.argsort(-scores, kind="stable")
     else:
-        order = np.lexsort((np.arange(scores.size), -np.asarray(tie_break, dtype=np.float64), -scores))
+        order = np.lexsort(tuple(keys))
     ranking = np.empty(scores.size, dtype=np.int64)
     ranking[order] = np.arange(1, scores.size + 1)
     return ranking
@@ -143,7 +203,8 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
     scores_ : ndarray of shape (n_features_in_,)
         Finite, non-negative scores, higher = better.
     ranking_ : ndarray of shape (n_features_in_,)
-        Rank of every feature, 1 = best; ties keep the feature order.
+        Rank of every feature, 1 = best; ties keep the feature order; constant features
+        rank last whatever their score.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` has string column names.
@@ -151,6 +212,7 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
 
     _supervised = False
     _regression = False  # accepts a continuous y (type_of_target == "continuous")
+    _zero_constants = False  # zero constant columns before _compute_scores (a copy of X when any)
     _name = "ScoreSelector"
 
     def _validate_params_extra(self) -> None:
@@ -196,9 +258,12 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
             X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
         self._check_data(X)
         X = scale_extreme(X)
+        constant = constant_features(X)
+        if self._zero_constants:
+            X = zero_columns(X, constant)
         scores = np.asarray(self._compute_scores(X, y), dtype=np.float64)
         self.scores_ = scores
-        self.ranking_ = rank_scores(scores)
+        self.ranking_ = rank_scores(scores, last=constant)
         return self
 
     def _get_support_mask(self) -> np.ndarray:

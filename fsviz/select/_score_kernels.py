@@ -609,3 +609,21 @@ def mdl_ig(X, codes, n_classes):
     for j in prange(m):
         out[j] = _mdl_ig_column(np.ascontiguousarray(X[:, j]), codes, n_classes) * np.log(2.0)
     return out
+
+
+@njit(cache=True)
+def constant_columns(X):
+    """Which columns of the 2-D array ``X`` hold one value only (early exit per column).
+
+    A varying column is usually told apart within its first rows, so the typical cost is
+    O(m) rather than the O(n m) of a max/min reduction; constant columns are read in full.
+    """
+    n, m = X.shape
+    out = np.ones(m, dtype=np.bool_)
+    for j in range(m):
+        v = X[0, j]
+        for i in range(1, n):
+            if X[i, j] != v:
+                out[j] = False
+                break
+    return out

@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import ClassifierTags, assert_all_finite, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from threadpoolctl import ThreadpoolController
@@ -958,6 +959,9 @@ class GDM(SelectorMixin, BaseEstimator):
     intercept_ : float or ndarray of shape (n_classes,)
         ``-gamma`` for one-class (from the KKT conditions), the mean of ``y`` for regression,
         0 otherwise (zeros for multiclass).
+    offset_ : float
+        One-class only: the threshold ``gamma`` (scikit-learn's outlier-detector convention:
+        ``decision_function = score_samples - offset_``).
     class_support_ : dict of label -> ndarray of int
         Multiclass only: for each class, the SFs with non-zero weight in that class's row of
         ``coef_``, by decreasing ``|coef_[k, j]|``. With kernel weights shared by all classes
@@ -1469,6 +1473,8 @@ class GDM(SelectorMixin, BaseEstimator):
             self.mu_ = res.mu
         else:
             self.mu_ = np.empty(0)
+        if self.one_class:
+            self.offset_ = -float(self.intercept_)
         self.support_ = sf
         self.groups_ = groups
         self.group_corr_ = gcorr
@@ -1576,6 +1582,24 @@ class GDM(SelectorMixin, BaseEstimator):
         if self.coef_.ndim == 2:  # multiclass: one column per class
             return M @ self.coef_[:, sf].T + self.intercept_
         return M @ self.coef_[sf] + self.intercept_
+
+    @available_if(lambda self: bool(self.one_class))
+    def score_samples(self, X):
+        """One-class only: ``f(x) = sum_j coef_j x_j / ||x_j||``, higher for more normal samples.
+
+        scikit-learn's outlier-detector convention (``OneClassSVM``, ``IsolationForest``):
+        ``decision_function(X) = score_samples(X) - offset_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self, "offset_")
+        return self.decision_function(X) + self.offset_
 
     def predict(self, X):
         """Class labels (binary) or +1 inlier / -1 outlier (one-class).

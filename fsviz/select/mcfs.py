@@ -9,7 +9,6 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import connected_components
-from sklearn.linear_model import Lars, Lasso
 
 from fsviz.select._base import ScoreSelector
 from fsviz.select.scores import _check_int, _check_X, _knn_affinity
@@ -41,40 +40,100 @@ def spectral_embedding(W: sp.spmatrix, n_components: int) -> np.ndarray:
     else:
         vals, U = spla.eigsh(S, k=k, which="LA", v0=np.full(n, 1.0 / np.sqrt(n)))
     U = U[:, np.argsort(-vals, kind="stable")]
-    n_comp, labels = connected_components(W, directed=False)
-    if n_comp > 1:
-        c = min(n_comp, k)
-        # sqrt(D) times [constant, indicators of components 0..c-2]: its Q spans the zero
-        # eigenspace of L (in u-space); component n_comp - 1's indicator is their combination
-        B = np.zeros((n, c))
-        B[:, 0] = 1.0
-        B[:, 1:] = labels[:, None] == np.arange(c - 1)[None, :]
-        Q = np.linalg.qr(np.sqrt(deg)[:, None] * B)[0]
-        U = np.hstack([Q, U[:, n_comp:]]) if n_comp < k else Q
+    Q = component_basis(W, deg, k)
+    if Q is not None:  # a disconnected graph: the canonical basis of the zero eigenspace
+        U = np.hstack([Q, U[:, Q.shape[1] :]]) if Q.shape[1] < k else Q
     return (dinv[:, None] * U)[:, 1:k]
+
+
+def component_basis(W, deg: np.ndarray, k: int) -> np.ndarray | None:
+    """Canonical orthonormal basis of the zero eigenspace of ``D^-1/2 L D^-1/2`` (None if connected).
+
+    A graph with ``c > 1`` connected components has eigenvalue 0 ``c`` times, and an
+    eigensolver's basis of that space depends on rounding (with this machine's BLAS, on the
+    thread count). The canonical one: ``sqrt(D)`` times ``[constant, indicators of the
+    components 0..c-2]`` (components numbered by their first sample), orthonormalised in that
+    order; the first column is the trivial ``sqrt(D) 1``. At most ``k`` columns.
+    """
+    n_comp, labels = connected_components(W, directed=False)
+    if n_comp <= 1:
+        return None
+    c = min(n_comp, k)
+    B = np.zeros((W.shape[0], c))
+    B[:, 0] = 1.0
+    B[:, 1:] = labels[:, None] == np.arange(c - 1)[None, :]
+    return np.linalg.qr(np.sqrt(deg)[:, None] * B)[0]
 
 
 def _l1_coefs(X, e: np.ndarray, n_nonzero: int) -> np.ndarray:
     """L1-regularised regression of ``e`` on ``X`` stopped at ``n_nonzero`` active features.
 
-    Dense ``X``: LARS with ``n_nonzero_coefs`` (Cai et al.'s cardinality form).
-    Sparse ``X``: the lasso (coordinate descent, implicit centring, never densified) on a
-    decreasing grid of ``alpha`` from ``alpha_max``, warm-started, stopping at the first
-    ``alpha`` with at least ``n_nonzero`` non-zero coefficients.
+    Least angle regression (Efron et al. 2004; Cai et al.'s cardinality form of MCFS, the
+    same path as scikit-learn's ``Lars(n_nonzero_coefs=n_nonzero, fit_intercept=True)``):
+    one code path for dense and sparse ``X``. It touches ``X`` only through products
+    ``Xc'v`` (one per step, ``Xc`` centred implicitly, sparse never densified) and the active
+    columns, so its cost is ``O(n_nonzero * nnz(X))``, with no ``m x m`` Gram matrix.
     """
-    if not sp.issparse(X):
-        return Lars(n_nonzero_coefs=n_nonzero, fit_intercept=True).fit(X, e).coef_
-    n = X.shape[0]
-    ec = e - e.mean()
-    alpha_max = float(np.abs(X.T @ ec).max()) / n
-    if alpha_max <= 0:
-        return np.zeros(X.shape[1])
-    model = Lasso(alpha=alpha_max, fit_intercept=True, warm_start=True, max_iter=5000, tol=1e-6)
-    coef = np.zeros(X.shape[1])
-    for a in alpha_max * np.logspace(-0.05, -3, 40):
-        coef = model.set_params(alpha=a).fit(X, e).coef_
-        if np.count_nonzero(coef) >= n_nonzero:
+    n, m = X.shape
+    q = min(int(n_nonzero), m, n - 1) if n > 1 else 0
+    coef = np.zeros(m)
+    if q < 1:
+        return coef
+    mu = np.asarray(X.mean(axis=0)).ravel()
+    scale = np.sqrt(
+        np.asarray(X.multiply(X).sum(axis=0)).ravel() if sp.issparse(X) else np.einsum("ij,ij->j", X, X)
+    )
+    ss = np.maximum(scale**2 - n * mu * mu, 0.0)
+
+    def xt(v):  # Xc' v
+        return np.asarray(X.T @ v).ravel() - mu * v.sum()
+
+    def cols(idx):  # the centred active columns, dense (n x |A|)
+        B = X[:, idx]
+        B = B.toarray() if sp.issparse(B) else np.asarray(B)
+        return B - mu[idx]
+
+    r = e - e.mean()
+    c = xt(r)
+    tiny = np.finfo(float).eps * max(float(np.abs(c).max()), 1e-300) * 100
+    usable = ss > 0  # a constant column never enters
+    active: list[int] = []
+    free = usable.copy()
+    beta = np.zeros(0)
+    for _ in range(q):
+        cc = np.where(free, np.abs(c), -1.0)
+        j = int(np.argmax(cc))
+        if cc[j] <= tiny:
             break
+        active.append(j)
+        free[j] = False
+        A = np.asarray(active)
+        Xa = cols(A)
+        C = float(np.abs(c[A]).max())
+        sgn = np.sign(c[A])
+        G = Xa.T @ Xa
+        try:
+            w = sla.solve(G, sgn, assume_a="pos")
+        except (np.linalg.LinAlgError, sla.LinAlgError):
+            active.pop()
+            break
+        AA = 1.0 / np.sqrt(max(float(sgn @ w), 1e-300))
+        w *= AA
+        u = Xa @ w
+        a = xt(u)
+        gamma = C / AA
+        if free.any():  # step to where the next feature joins (sklearn's path; full step if none can)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                g1 = (C - c) / (AA - a)
+                g2 = (C + c) / (AA + a)
+            g = np.concatenate([g1[free], g2[free]])
+            g = g[np.isfinite(g) & (g > tiny / max(AA, 1e-300))]
+            if g.size:
+                gamma = min(gamma, float(g.min()))
+        beta = np.concatenate([beta, [0.0]]) + gamma * w
+        c = c - gamma * a
+    if active:
+        coef[np.asarray(active)] = beta
     return coef
 
 

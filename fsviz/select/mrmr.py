@@ -25,7 +25,7 @@ def mrmr_select(codes, y, n_features: int) -> tuple[np.ndarray, np.ndarray, np.n
     ``codes`` is a :class:`fsviz.stats.information.Codes`. Each step adds the feature
     maximising ``I(f; y) - 1/|S| sum_{s in S} I(f; s)``; the redundancy sums are updated
     with the MI of the last selected feature only, so the whole run costs O(k m) MI
-    evaluations. Ties go to the lowest index.
+    evaluations. Ties go to the lowest index; constant features come last.
     """
     rel = mi_with_target(codes, y)
     m = rel.shape[0]
@@ -33,7 +33,10 @@ def mrmr_select(codes, y, n_features: int) -> tuple[np.ndarray, np.ndarray, np.n
     C, k = codes.codes, codes.k
     avail = np.ones(m, dtype=bool)
     red = np.zeros(m)
-    first = int(np.argmax(rel))
+    # a constant feature (J = 0 - 0) would beat every redundant one (J < 0): it is picked
+    # only when nothing else is left, as in the other information criteria
+    informative = h > 0.0
+    first = _pick(rel, informative)
     sel = [first]
     crit = [float(rel[first])]
     avail[first] = False
@@ -41,11 +44,18 @@ def mrmr_select(codes, y, n_features: int) -> tuple[np.ndarray, np.ndarray, np.n
         cands = np.flatnonzero(avail)
         red[cands] += mi_su_one_vs_many(C, k, h, sel[-1], cands, False)
         J = rel[cands] - red[cands] / t
-        i = int(np.argmax(J))
+        i = _pick(J, informative[cands])
         sel.append(int(cands[i]))
         crit.append(float(J[i]))
         avail[cands[i]] = False
     return np.asarray(sel, dtype=np.int64), np.asarray(crit), rel
+
+
+def _pick(J: np.ndarray, informative: np.ndarray) -> int:
+    """Position of the largest ``J`` (ties to the lowest), among the non-constant candidates if any."""
+    if informative.any() and not informative.all():
+        J = np.where(informative, J, -np.inf)
+    return int(np.argmax(J))
 
 
 class MRMR(SelectedSubsetMixin, SelectorMixin, BaseEstimator):

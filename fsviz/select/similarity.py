@@ -26,7 +26,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from fsviz.select._base import ScoreSelector, blas_limits, encode_labels
+from fsviz.select._base import ScoreSelector, blas_limits, constant_features, encode_labels
+from fsviz.select.mcfs import component_basis
 from fsviz.select.scores import _blocks, _class_ss, _knn_affinity, _ratio
 
 _TINY = 1e-12
@@ -60,17 +61,6 @@ def _quad_forms(X, W: np.ndarray | sp.spmatrix, d: np.ndarray) -> tuple[np.ndarr
     return fWf, fDf, df
 
 
-def _const_mask(X) -> np.ndarray:
-    if sp.issparse(X):
-        Xc = X.tocsc()
-        n = X.shape[0]
-        nnz = np.diff(Xc.indptr)
-        mx = np.asarray(Xc.max(axis=0).toarray()).ravel()
-        mn = np.asarray(Xc.min(axis=0).toarray()).ravel()
-        return (mx == mn) & ((nnz == 0) | (nnz == n) | (mx == 0))
-    return np.ptp(X, axis=0) == 0
-
-
 # ------------------------------------------------------------------ trace ratio
 def _trace_ratio_parts(X, y, style: str, n_neighbors: int, t) -> tuple[np.ndarray, np.ndarray]:
     """Per-feature ``a = f'L_b f`` and ``b = f'L_w f`` (survey eq. 14-16 or 19-21)."""
@@ -90,7 +80,7 @@ def _trace_ratio_parts(X, y, style: str, n_neighbors: int, t) -> tuple[np.ndarra
     vol = d.sum()
     a = np.maximum(fDf - df**2 / vol, 0.0)
     b = np.maximum(fDf - fWf, 0.0)
-    const = _const_mask(X)
+    const = constant_features(X)
     a[const] = 0.0
     b[const] = 0.0
     return a, b
@@ -117,30 +107,41 @@ def trace_ratio_select(
     Returns
     -------
     subset : ndarray of int
-        The ``k`` chosen features (sorted by ``a - lam b``, best first).
+        The ``k`` chosen features (sorted by ``a - lam b``, best first). Features with
+        ``a = b = 0`` (constant ones) are chosen only when fewer than ``k`` others exist,
+        last; they do not change ``lam``.
     lam : float
         The optimal trace ratio.
     n_iter : int
     """
     a = np.asarray(a, dtype=np.float64)
     b = np.maximum(np.asarray(b, dtype=np.float64), _TINY * a)
-    m = a.size
+    # features with a = b = 0 (constant ones) add 0/0: they never compete, since their
+    # a - lam b = 0 would beat every negative one; they only fill a k beyond the others
+    live = np.flatnonzero((a > 0) | (b > 0))
+    dead = np.setdiff1d(np.arange(a.size), live)
+    kl = min(k, live.size)
+    if kl == 0:
+        return dead[:k], 0.0, 0
+    a_l, b_l = a[live], b[live]
+    m = live.size
     # start from the k best individual ratios (the authors' initialisation)
-    start = np.argsort(-_ratio(a, b), kind="stable")[:k]
-    lam = _subset_ratio(a, b, start)
+    start = np.argsort(-_ratio(a_l, b_l), kind="stable")[:kl]
+    lam = _subset_ratio(a_l, b_l, start)
     subset = np.sort(start)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 - returned
-        s = a - lam * b
-        cand = np.sort(np.argsort(-s, kind="stable")[:k]) if k < m else np.arange(m)
-        new = _subset_ratio(a, b, cand)
+        s = a_l - lam * b_l
+        cand = np.sort(np.argsort(-s, kind="stable")[:kl]) if kl < m else np.arange(m)
+        new = _subset_ratio(a_l, b_l, cand)
         if np.array_equal(cand, subset) or new <= lam * (1.0 + 1e-14):
             if new > lam:
                 lam, subset = new, cand
             break
         lam, subset = new, cand
-    s = a - lam * b
-    return subset[np.argsort(-s[subset], kind="stable")], float(lam), n_iter
+    s = a_l - lam * b_l
+    chosen = live[subset[np.argsort(-s[subset], kind="stable")]]
+    return np.concatenate([chosen, dead[: k - kl]]), float(lam), n_iter
 
 
 def _subset_ratio(a, b, idx) -> float:
@@ -178,7 +179,8 @@ class TraceRatio(ScoreSelector):
     scores_ : ndarray of shape (n_features_in_,)
         ``f'L_b f - lam * f'L_w f`` at the optimal ``lam``: the selected subset is the ``k``
         highest, their sum is 0 and no subset of size ``k`` has a positive sum (Dinkelbach's
-        optimality condition). May be negative. 0 for constant features.
+        optimality condition). May be negative. 0 for constant features, which rank last
+        and never enter the subset unless fewer than ``k`` features vary.
     ranking_ : ndarray of shape (n_features_in_,)
         1 = best.
     trace_ratio_ : float
@@ -347,7 +349,7 @@ def _spec(X, y, style: int, gamma) -> np.ndarray:
     S = _spec_affinity(X, y, gamma)
     d = np.asarray(S.sum(axis=1)).ravel()
     fWf, fDf, df = _quad_forms(X, S, d)
-    zero = (fDf <= 0) | _const_mask(X)
+    zero = (fDf <= 0) | constant_features(X)
     fDf_safe = np.where(zero, 1.0, fDf)
     if style == -1:
         out = 1.0 + fWf / fDf_safe  # 2 - phi_1, phi_1 = 1 - f'Sf / f'Df
@@ -370,7 +372,16 @@ def _spec(X, y, style: int, gamma) -> np.ndarray:
         n = M.shape[0]
         with blas_limits():
             mu, U = sla.eigh(M, subset_by_index=[n - style + 1, n - 1])
-        lam = 1.0 - mu
+        order = np.argsort(-mu, kind="stable")
+        lam, U = 1.0 - mu[order], U[:, order]
+        # a disconnected graph (the label graph always is) has lambda = 0 once per component:
+        # any basis of that eigenspace is valid, and a cut through it (k < components) would make
+        # the score depend on the solver's choice; take the canonical one MCFS uses
+        Q = component_basis(sp.csr_matrix(S), d, style)
+        if Q is not None and Q.shape[1] > 1:
+            z = Q.shape[1] - 1
+            U = np.hstack([Q[:, 1:], U[:, z:]])
+            lam = np.concatenate([np.zeros(z), lam[z:]])
         # alpha_j = f^'xi_j with f^ = D^{1/2} f / ||D^{1/2} f||
         if sp.issparse(X):
             A = np.asarray(sp.csc_matrix(X).T @ (sq[:, None] * U))

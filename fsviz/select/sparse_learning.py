@@ -611,6 +611,8 @@ def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *
                 P[np.diag_indices(d)] += alpha * dvec
                 _, W_new = sla.eigh(P, subset_by_index=[0, c - 1], check_finite=False, driver="evr")
             norms = _row_norms(W_new)
+            if it == 1:  # basis-free row norms when W spans part of a null space (see below)
+                norms = _udfs_first_norms(Lm, X, c, norms)
             if Z is not None:  # tr(W'MW) = ||ZW||^2
                 quad = float(np.sum((Z @ W_new) ** 2))
             else:
@@ -630,6 +632,33 @@ def udfs_solve(X, n_clusters: int, alpha: float, n_neighbors: int, reg: float, *
 
 
 _UDFS_LOWRANK_MIN_D = 600
+
+
+def _udfs_first_norms(Lm: sp.spmatrix, X, c: int, norms: np.ndarray) -> np.ndarray:
+    """Row norms of UDFS's first ``W`` (``D = I``), independent of the eigensolver's basis.
+
+    The first step takes the ``c`` smallest eigenvectors of ``M + alpha I``. When ``M = X'LX``
+    has a null space of dimension ``p > c`` (always when there are more features than samples),
+    they are any ``c`` orthonormal vectors of it, chosen by rounding (by the BLAS thread count),
+    and so are the row norms that weight every later step. Those row norms are replaced by their
+    basis-free value, the root mean square over all ``c``-frames of the null space:
+    ``sqrt(c / p) ||P_null e_i|| = sqrt(c / p (1 - h_i))``, with ``h_i`` the leverage of feature
+    ``i`` in the range of ``M`` (from ``M = Z'Z``, ``Z`` at most n x d: O(n^2 d)). Otherwise the
+    norms are returned unchanged.
+    """
+    d = X.shape[1]
+    if d <= c:
+        return norms
+    Z = _udfs_factor(Lm, X)
+    if Z.shape[0] == 0:
+        return np.full(d, np.sqrt(c / d))
+    _, sv, Vt = np.linalg.svd(Z, full_matrices=False)
+    rank = int(np.sum(sv > sv[0] * max(Z.shape) * np.finfo(float).eps)) if sv.size and sv[0] > 0 else 0
+    p = d - rank
+    if p <= c:
+        return norms
+    h = np.einsum("ij,ij->j", Vt[:rank], Vt[:rank])
+    return np.sqrt(c / p * np.maximum(1.0 - h, 0.0))
 
 
 def _udfs_factor(Lm: sp.spmatrix, X) -> np.ndarray:
@@ -762,6 +791,8 @@ def kmeans_indicator(X, n_clusters: int, seed: int) -> np.ndarray:
 # ------------------------------------------------------------------ selectors
 class _SparseLearning(ScoreSelector):
     """Common tail: ``coef_`` -> ``scores_`` (row norms), ``n_iter_``, ``objective_history_``."""
+
+    _zero_constants = True  # RFS and NDFS have no intercept: a non-zero constant column would be one
 
     def _finish(self, W, history, n_iter):
         self.coef_ = W

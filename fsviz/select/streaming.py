@@ -37,7 +37,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from fsviz.select import _streaming_kernels as K
-from fsviz.select._base import scale_extreme
+from fsviz.select._base import constant_features, scale_extreme, zero_columns
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import encode_target
 from fsviz.stats.tests import fisher_z_test
@@ -996,6 +996,10 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     -----
     Samples are used in the order given, once (the paper's single pass); shuffle them
     beforehand for a random order. Ties in the truncation keep the lower feature index.
+    The model has no intercept, so a constant non-zero feature would act as one and be
+    kept: :meth:`fit`, which sees every sample, zeroes constant features first (they are
+    never selected); :meth:`partial_fit` cannot tell a constant feature in a stream of
+    samples and keeps the paper's rule.
 
     References
     ----------
@@ -1048,7 +1052,9 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         )
         check_classification_targets(y)
         self._start(np.unique(y), X.shape[1])
-        self._run(X, y)
+        # without an intercept, a constant non-zero column would serve as one and be selected;
+        # fit sees every sample and sets constant columns aside (partial_fit cannot know them)
+        self._run(zero_columns(X, constant_features(X)), y)
         return self
 
     def partial_fit(self, X, y, classes=None):

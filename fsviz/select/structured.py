@@ -47,7 +47,14 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsviz.select import _structured_kernels as K
-from fsviz.select._base import blas_limits, check_selection_params, rank_scores, scale_extreme, support_mask
+from fsviz.select._base import (
+    blas_limits,
+    check_selection_params,
+    constant_features,
+    rank_scores,
+    scale_extreme,
+    support_mask,
+)
 
 
 # ------------------------------------------------------------------ structures
@@ -587,8 +594,11 @@ class _StructuredLasso(SelectorMixin, BaseEstimator):
         b = b - prob.mu @ W  # back to uncentred X
         self.intercept_ = float(b[0]) if b.size == 1 else b
         self.scores_ = np.sqrt(np.sum(W * W, axis=1))
-        # zero coefficients: the closer a feature's gradient is to entering, the better it ranks
-        self.ranking_ = rank_scores(self.scores_, tie_break=np.sqrt(np.sum(G * G, axis=1)))
+        # zero coefficients: the closer a feature's gradient is to entering, the better it ranks;
+        # constant features (gradient 0 up to rounding of the centring) last
+        self.ranking_ = rank_scores(
+            self.scores_, tie_break=np.sqrt(np.sum(G * G, axis=1)), last=constant_features(X)
+        )
         return self
 
     def _get_support_mask(self):

@@ -25,6 +25,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from fsviz.select._base import constant_features, zero_columns
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 
 __all__ = ["L1SVM", "SVMRFE"]
@@ -160,6 +161,8 @@ class L1SVM(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         if self.classes_.shape[0] < 2:
             raise ValueError(f"L1SVM: y needs at least two classes; got 1 class ({self.classes_.tolist()}).")
+        # a constant column would stand in for liblinear's penalised intercept: set it aside
+        X = zero_columns(X, constant_features(X))
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         path = []
 
@@ -342,6 +345,10 @@ class SVMRFE(SelectorMixin, BaseEstimator):
             step = int(st)
         else:
             raise ValueError(f"SVMRFE: 'step' must be an int >= 1 or a float in (0, 1); got {st!r}.")
+        # constant columns (a stand-in for the penalised intercept otherwise) are zeroed and
+        # eliminated first
+        const = constant_features(X)
+        X = zero_columns(X, const)
         support = np.ones(m, dtype=bool)
         ranking = np.ones(m, dtype=np.int64)
         n_fit = 0
@@ -349,7 +356,7 @@ class SVMRFE(SelectorMixin, BaseEstimator):
             features = np.flatnonzero(support)
             svc = self._svc().fit(X[:, features], y)
             n_fit += 1
-            ranks = np.argsort(_importance(svc.coef_), kind="stable")
+            ranks = np.lexsort((np.arange(features.size), _importance(svc.coef_), ~const[features]))
             drop = min(step, int(support.sum()) - k)
             support[features[ranks][:drop]] = False
             ranking[~support] += 1
@@ -358,7 +365,7 @@ class SVMRFE(SelectorMixin, BaseEstimator):
         n_fit += 1
         imp = _importance(svc.coef_)
         self.coef_ = np.asarray(svc.coef_)
-        self.selected_ = features[np.argsort(-imp, kind="stable")]
+        self.selected_ = features[np.lexsort((np.arange(features.size), -imp, const[features]))]
         self.ranking_ = ranking
         self.n_iter_ = n_fit
         # scores: the kept features by their final weight, then elimination order
