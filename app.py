@@ -74,6 +74,7 @@ def choose_dataset() -> None:
             n, m = ds.X.shape
             st.caption(f"Active: **{ds.name}** — {n:,} samples × {m:,} features")
             session_files(ds)
+            appkit.report_download(ds)
         appkit.sync_url(ds)
 
 

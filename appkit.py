@@ -957,3 +957,64 @@ def gamma_sweep(ds, run: Run, prior: list, k: int) -> None:
     frame = pd.DataFrame(rows).set_index("gamma")
     st.dataframe(frame, width="stretch")
     st.line_chart(frame, x_label="gamma", height=240)
+
+
+# ---------------------------------------------------------------------------- report
+def report_download(ds) -> None:
+    """Sidebar: "Download report", one self-contained HTML file (:mod:`fsviz.report`) of the runs
+    kept in this session, all or those chosen, from any page.
+
+    The runs are read from the session's ``shown`` and ``selections`` (in the order of the
+    session file, so ``fsviz report DATA --runs <that file>`` writes the same document apart from
+    the date). Like the session file, the document is made at the click, from this session's own
+    dicts: a run the page adds in the same rerun is in it; results come from the store (computed
+    and stored when missing).
+    """
+    import html
+
+    from fsviz.report import REPORT_VIEWS, build_report, session_runs
+
+    shown, sels, store = _session("shown", ds), _session("selections", ds), _results()
+
+    def kept() -> list[Run]:
+        doc = json.loads(_session_bytes(ds, shown, sels, 0))
+        return [r for r in session_runs(doc) if r.spec.selects or r.method in REPORT_VIEWS]
+
+    runs = {r.key: r for r in kept()}
+    with st.expander("Report"):
+        chosen = st.multiselect(
+            "Runs in the report (none chosen: all)",
+            list(runs),
+            format_func=lambda key: f"{runs[key].label}, seed {runs[key].seed}",
+            key="report_runs",
+        )
+        k = st.number_input("Top-k rows and features evaluated", 2, 200, 20, key="report_k")
+
+        def results(run: Run):
+            key = ResultKey(ds.fingerprint, run.key)
+            hit = store.get(key)
+            if hit is None:
+                hit = run.execute(ds, results=results)
+                store.put(key, hit)
+            return hit
+
+        def make() -> bytes:
+            picked = [runs[c] for c in chosen if c in runs] or kept()
+            try:
+                return build_report(ds, picked, k=int(k), results=results).encode("utf-8")
+            except Exception as e:  # a download cannot show st.error: the file says what failed
+                return (
+                    f"<!DOCTYPE html><title>fsviz report failed</title><p>{html.escape(str(e))}</p>".encode()
+                )
+
+        name = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{ds.name}_fsviz-report").strip("-_")[:150] + ".html"
+        st.download_button(
+            "Download report (HTML)",
+            make,
+            file_name=name,
+            mime="text/html",
+            on_click="ignore",
+            key="report_dl",
+            help="One self-contained HTML file: dataset, provenance, every run's figures (interactive), "
+            "top-k tables, CV quality, and how to reproduce it. Works offline; prints to PDF on A4.",
+        )
