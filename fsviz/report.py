@@ -167,8 +167,14 @@ class _Figures:
         if fid in self.ids:
             raise ValueError(f"report: figure id {fid!r} used twice.")
         self.ids.append(fid)
+        import plotly.io as pio
+
         height = fig.layout.height or 450
         fig.update_layout(width=FIG_WIDTH, height=min(int(height), FIG_MAX_HEIGHT), autosize=False)
+        # plotly's own template, whatever the process default: Streamlit sets its "streamlit"
+        # template (placeholder colours its frontend replaces), which would change the bytes
+        # and the look of the app's report
+        fig.layout.template = pio.templates["plotly"]  # assigned: update_layout would merge
         div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=fid, config=_CONFIG)
         cap = f"<figcaption>{_e(caption)}</figcaption>" if caption else ""
         return f'<figure class="plot">{div}{cap}</figure>'

@@ -203,3 +203,16 @@ def test_cli_report_errors_are_one_line(tmp_path, capsys, monkeypatch):
     assert "was saved on dataset 'x'" in err and err.count("\n") == 1
     assert cli.main(["report", str(DIGITS), "--method", "gdm", "--param", "nope=1", "-q"]) == 1
     assert "unknown parameter" in capsys.readouterr().err
+
+
+def test_the_process_default_template_does_not_change_the_document(digits, session, report):
+    """Streamlit sets plotly's default template to its own; the report pins plotly's."""
+    import plotly.io as pio
+
+    before = pio.templates.default
+    pio.templates.default = "plotly_dark"
+    try:
+        dark = build_report(digits, session, created=CREATED)
+    finally:
+        pio.templates.default = before
+    assert dark == report
