@@ -157,6 +157,27 @@ def _pairs(rows: Sequence[tuple[str, Any]], cls: str = "facts") -> str:
     return f'<table class="{cls}"><tbody>{body}</tbody></table>'
 
 
+#: WebGL scatter traces up to this many points are drawn as SVG in a report
+SVG_MAX_POINTS = 20_000
+
+
+def _as_svg(fig):
+    """The figure with its WebGL scatter traces (PCA) as SVG ``scatter`` traces: a printed page
+    and a browser without WebGL draw them too; larger traces stay WebGL."""
+    import plotly.graph_objects as go
+
+    if not any(t.type == "scattergl" for t in fig.data):
+        return fig
+    data = []
+    for t in fig.data:
+        if t.type == "scattergl" and len(t.x if t.x is not None else ()) <= SVG_MAX_POINTS:
+            props = t.to_plotly_json()
+            props.pop("type", None)
+            t = go.Scatter(props)
+        data.append(t)
+    return go.Figure(data=data, layout=fig.layout)
+
+
 class _Figures:
     """Figures of one document: stable, unique div ids; sized for A4."""
 
@@ -169,6 +190,7 @@ class _Figures:
         self.ids.append(fid)
         import plotly.io as pio
 
+        fig = _as_svg(fig)
         height = fig.layout.height or 450
         fig.update_layout(width=FIG_WIDTH, height=min(int(height), FIG_MAX_HEIGHT), autosize=False)
         # plotly's own template, whatever the process default: Streamlit sets its "streamlit"
