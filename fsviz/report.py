@@ -678,7 +678,9 @@ def _reproduce(ds, runs: list[Run], k: int) -> str:
     for run in runs:
         cmd = _cli_select(run, ds.target_kind, k) if run.spec.selects else _cli_view(run)
         if cmd is None:
-            notes.append(f"# {run.label}: no 'fsviz select' form; the report command below recomputes it")
+            notes.append(
+                f"# {run.label}: no command-line form of its own; the report command below recomputes it"
+            )
             continue
         lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:]]))
     report = shlex.join(

@@ -219,3 +219,49 @@ def test_the_process_default_template_does_not_change_the_document(digits, sessi
     finally:
         pio.templates.default = before
     assert dark == report
+
+
+BENCH = {
+    "methods": ("fisher", "laplacian"),
+    "ks": (5, 10),
+    "classifiers": ("linear_svm",),
+    "cv": 3,
+    "n_repeats_kmeans": 2,
+    "select_in_fold": True,
+}
+
+
+@pytest.mark.parametrize(
+    ("sample", "runs", "figures", "text"),
+    [
+        (  # a continuous target: GDM's regression form, CV R² and RMSE of a ridge regression
+            "diabetes",
+            [Run("gdm"), Run("grm", {"base": Run("f"), "n_top": 10}), Run("saola")],
+            {"fig-1-tree", "fig-2-bump", "fig-3-stream", "fig-compare", "fig-pca"},
+            "CV R² and RMSE: shuffled",
+        ),
+        (  # the views besides selections: bootstrap stability (with GDM groups) and the benchmark
+            "digits-0-vs-1",
+            [
+                Run("gdm"),
+                Run("stability", {"of": Run("gdm"), "k": None, "n_boot": 5}),
+                Run("benchmark", BENCH),
+            ],
+            {"fig-2-stability", "fig-2-stability-groups", "fig-3-accuracy", "fig-3-clustering"},
+            "fsviz benchmark digits-0-vs-1.npz --methods fisher,laplacian --ks 5,10",
+        ),
+    ],
+)
+def test_other_targets_and_views(sample, runs, figures, text):
+    ds = load_sample(sample)
+    doc = build_report(ds, runs, created=CREATED)
+    ids = set(re.findall(r'<div id="([^"]+)" class="plotly-graph-div"', doc))
+    assert figures <= ids
+    assert text in html.unescape(doc)
+
+
+def test_unlabelled_data_has_no_cv_but_a_report():
+    X = np.random.default_rng(0).normal(size=(50, 30))
+    doc = build_report(Dataset(X, name="unlabelled"), [Run("gdm", {"one_class": True}), Run("laplacian")])
+    assert "No cross-validation: the dataset has no class labels" in doc
+    assert "fig-pca" in doc and "target: none" not in doc and "<td>none</td>" in doc
