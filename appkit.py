@@ -982,12 +982,16 @@ def report_download(ds) -> None:
 
     runs = {r.key: r for r in kept()}
     with st.expander("Report"):
-        chosen = st.multiselect(
-            "Runs in the report (none chosen: all)",
-            list(runs),
-            format_func=lambda key: f"{runs[key].label}, seed {runs[key].seed}",
-            key="report_runs",
-        )
+        chosen = []
+        if runs:  # listed as of this rerun; the page below may still add one (in when none is chosen)
+            chosen = st.multiselect(
+                "Runs in the report",
+                list(runs),
+                format_func=lambda key: f"{runs[key].label}, seed {runs[key].seed}",
+                key="report_runs",
+                placeholder="all runs",
+                help="None chosen: every run kept in this session at the click, the latest included.",
+            )
         k = st.number_input("Top-k rows and features evaluated", 2, 200, 20, key="report_k")
 
         def results(run: Run):
@@ -1015,6 +1019,7 @@ def report_download(ds) -> None:
             mime="text/html",
             on_click="ignore",
             key="report_dl",
-            help="One self-contained HTML file: dataset, provenance, every run's figures (interactive), "
-            "top-k tables, CV quality, and how to reproduce it. Works offline; prints to PDF on A4.",
+            help="One self-contained HTML file of the runs kept in this session (or those chosen): dataset, "
+            "provenance, every run's figures (interactive), top-k tables, CV quality, and how to reproduce "
+            "it. Works offline; prints to PDF on A4.",
         )
