@@ -69,14 +69,24 @@ def session_runs(doc: Mapping) -> list[Run]:
             "session file: expected the app's JSON ({'dataset', 'shown', 'selections'}); "
             f"got {str(doc)[:120]!r}. Fix: save it with the app's 'Save session (JSON)'."
         )
-    runs = [Run.from_dict(d) for d in dict(doc.get("shown") or {}).values()]
-    runs += [Run.from_dict(item["run"]) for item in doc.get("selections") or ()]
+    try:
+        runs = [Run.from_dict(d) for d in dict(doc.get("shown") or {}).values()]
+        runs += [Run.from_dict(item["run"]) for item in doc.get("selections") or ()]
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(
+            f"session file: a run entry is broken ({type(e).__name__}: {e}); each selection must be "
+            "{'run': {'method', 'params', 'seed'}, 'k': ...}."
+        ) from None
     return _unique(runs)
 
 
 def session_doc(dataset, runs: Iterable[Run]) -> dict:
     """A session file of ``runs`` that both the app ("Load a session") and ``fsviz report
-    --runs`` read: views under their page slot, selections as selections."""
+    --runs`` read: views under their page slot, selections as selections.
+
+    The app's format holds one view of each kind (its page shows one): of two histogram (or
+    stability, benchmark) runs, the last is kept.
+    """
     runs = _unique(runs)
     return {
         "fsviz_version": __version__,

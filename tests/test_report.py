@@ -170,6 +170,8 @@ def test_bad_inputs_are_refused(digits, runs, k, match):
 def test_session_runs_refuses_what_is_not_a_session():
     with pytest.raises(ValueError, match="expected the app's JSON"):
         session_runs({"dataset": {}})
+    with pytest.raises(ValueError, match="a run entry is broken"):
+        session_runs({"shown": {}, "selections": [{"k": None}]})
 
 
 def test_cli_report_of_a_session_file_equals_the_library(tmp_path, digits, session, report, monkeypatch):
