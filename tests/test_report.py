@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import fsviz.compute as fc
@@ -267,3 +268,29 @@ def test_unlabelled_data_has_no_cv_but_a_report():
     doc = build_report(Dataset(X, name="unlabelled"), [Run("gdm", {"one_class": True}), Run("laplacian")])
     assert "No cross-validation: the dataset has no class labels" in doc
     assert "fig-pca" in doc and "target: none" not in doc and "<td>none</td>" in doc
+
+
+def test_fills_and_encodings_are_in_the_header_and_the_commands(tmp_path, monkeypatch):
+    from fsviz.data import load_dataset
+
+    rng = np.random.default_rng(1)
+    frame = {f"g{i}": rng.normal(size=60) for i in range(5)}
+    frame["g0"][[3, 7]] = np.nan
+    frame["tissue"] = np.array(["liver", "brain", "lung"] * 20, dtype=object)
+    frame["outcome"] = np.repeat(["sick", "well"], 30)
+    path = tmp_path / "genes.csv"
+    pd.DataFrame(frame).to_csv(path, index=False)
+    with pytest.warns(Warning):
+        ds = load_dataset(path, label="outcome", missing="mean", categorical="onehot")
+    doc = html.unescape(build_report(ds, [Run("fisher")], created=CREATED))
+    assert "Missing values filled with the column mean: 2 in 1 column(s) (g0: 2)." in doc
+    assert "Text column 'tissue' one-hot encoded into 3 features" in doc
+    cmd = "fsviz select genes.csv --label outcome --missing mean --categorical onehot --method fisher"
+    assert cmd in doc
+    assert "load_dataset('genes.csv', label='outcome', missing='mean', categorical='onehot')" in doc
+    monkeypatch.chdir(tmp_path)  # the printed command line runs where the file is
+    out = tmp_path / "r.html"
+    argv = cmd.split()[1:]
+    argv[0] = "report"
+    assert cli.main([*argv, "-o", str(out), "-q"]) == 0
+    assert masked(out.read_bytes()) == masked(build_report(ds, [Run("fisher")], created=CREATED))
