@@ -1003,7 +1003,8 @@ def report_download(ds) -> None:
             return hit
 
         def make() -> bytes:
-            picked = [runs[c] for c in chosen if c in runs] or kept()
+            now = kept()  # the session's order, whatever the order of the clicks
+            picked = [r for r in now if r.key in set(chosen)] if chosen else now
             try:
                 return build_report(ds, picked, k=int(k), results=results).encode("utf-8")
             except Exception as e:  # a download cannot show st.error: the file says what failed
