@@ -133,3 +133,24 @@ def test_app_report_equals_the_cli_and_opens_offline(page, browser, shots, tmp_p
     finally:
         ctx.close()
     assert html.escape("digits-0-vs-1") in data.decode()
+
+    # a choice of runs: GDM alone; the session block inside gives the CLI the same document
+    sidebar.locator('[data-testid="stMultiSelect"] input').last.click()
+    page.keyboard.type("GDM [")  # filters the options to the GDM run
+    page.keyboard.press("Enter")
+    settle(page)
+    page.keyboard.press("Escape")
+    sidebar.get_by_text("Top-k rows and features evaluated").click()  # the list lets go of the focus
+    with page.expect_download(timeout=180_000) as info:
+        sidebar.get_by_role("button", name="Download report (HTML)").click()
+    only = tmp_path / "gdm.html"
+    info.value.save_as(only)
+    text = only.read_text()
+    assert '<h2 id="run-1">1. GDM [' in text and 'id="run-2"' not in text and "GRM [" not in text
+    block = re.search(r'<pre class="code" id="session-json">(.*?)</pre>', text, re.S)[1]
+    (tmp_path / "block.json").write_text(html.unescape(block))
+    out = tmp_path / "gdm-cli.html"
+    assert (
+        cli.main(["report", str(sample), "--runs", str(tmp_path / "block.json"), "-o", str(out), "-q"]) == 0
+    )
+    assert masked(only.read_bytes()) == masked(out.read_bytes())
