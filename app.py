@@ -64,6 +64,8 @@ def choose_dataset() -> None:
             n, m = ds.X.shape
             st.caption(f"Active: **{ds.name}**: {fc.plural(n, 'sample')} × {fc.plural(m, 'feature')}")
         session_files(ds)
+        if ds is not None:
+            appkit.report_download(ds)
         appkit.sync_url(ds)
 
 

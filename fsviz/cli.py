@@ -1,4 +1,4 @@
-"""Command line: ``fsviz info | histogram | select | benchmark | methods`` (also ``python -m fsviz``).
+"""Command line: ``fsviz info | histogram | select | report | benchmark | methods`` (``python -m fsviz``).
 
 Examples::
 
@@ -9,6 +9,8 @@ Examples::
     fsviz select --method fisher -k 50 data.mat -o top50.csv --reduced top50-data.csv
     fsviz select --method grm --base laplacian --base-param n_neighbors=5 --param n_top=2000 data.mat
     fsviz benchmark data.mat --methods fisher,mrmr,laplacian --ks 5:305:5 --cv 10 -o results.csv
+    fsviz report data.csv --label class --runs fsviz-session.json -o report.html
+    fsviz report data.mat --method gdm --param tau=0.3 -k 20 -o report.html
     fsviz select --method spearman -k 5 diabetes.csv --label progression   # a continuous target
     fsviz info export.csv --sep ';' --decimal ,            # a European spreadsheet export
     fsviz info book.xlsx --sheet Daten --ignore notes,comment
@@ -18,6 +20,11 @@ Examples::
 A continuous target (``type_of_target``: real values with a fractional part) works with the
 methods that have a regression form (``fsviz methods``: ``sup+regr``); the others stop with
 ``fsviz: error: ... needs class labels; y looks continuous ...``.
+
+``report`` writes one self-contained HTML file (:mod:`fsviz.report`) of the Runs of an app session
+file (``--runs``, the sidebar's "Save session (JSON)") and/or of one ``--method`` given as ``select``
+takes it: byte for byte the document of the app's "Download report" for the same Runs, apart from
+the creation date.
 
 ``select`` runs the same :class:`fsviz.compute.Run` as the app: the same method, parameters
 and ``--seed`` give the same selection and a byte-identical selection CSV
@@ -347,6 +354,53 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report_runs(args: argparse.Namespace, ds) -> list:
+    """The Runs ``fsviz report`` draws: those of ``--runs`` (same dataset), then ``--method``'s."""
+    from fsviz.report import session_runs
+
+    runs = []
+    if args.runs:
+        try:
+            with open(args.runs, "rb") as fh:
+                doc = json.loads(fh.read())
+        except (OSError, ValueError) as e:
+            raise CLIError(f"--runs: cannot read {args.runs!r} as a session JSON file ({e}).") from None
+        want = (doc.get("dataset") or {}) if isinstance(doc, dict) else {}
+        if want.get("fingerprint") != ds.fingerprint:
+            raise CLIError(
+                f"--runs: {args.runs!r} was saved on dataset {want.get('name')!r} (fingerprint "
+                f"{str(want.get('fingerprint'))[:12]}…), not on {ds.name!r} ({ds.fingerprint[:12]}…); "
+                "give the data file the session was made on."
+            )
+        runs += session_runs(doc)
+    if args.method:
+        runs.append(_run_of(args, ds.target_kind))
+    return runs
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from fsviz.report import build_report
+
+    if not args.runs and not args.method:
+        raise CLIError("report: give --runs SESSION.json (the app's saved session) and/or --method.")
+    if args.method:
+        _run_of(args)  # unknown parameters fail before the data is read
+    ds = _load(args)
+    runs = _report_runs(args, ds)
+    _say(args, f"building the report of {len(runs)} run(s) on {ds.name} ...")
+    t = time.perf_counter()
+    data = build_report(ds, runs, k=args.top_k).encode("utf-8")
+    _say(args, f"report built in {time.perf_counter() - t:.1f} s ({len(data) / 1e6:.1f} MB)")
+    if args.output in (None, "-"):
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        with open(args.output, "wb") as fh:
+            fh.write(data)
+        _say(args, f"wrote {args.output}")
+    return 0
+
+
 def _int_list(text: str, option: str) -> list[int]:
     """``"5:305:5"`` (start:stop:step, stop excluded, as Python's range) or ``"5,10,20"``."""
     try:
@@ -595,6 +649,30 @@ def _parser() -> argparse.ArgumentParser:
         help="also write JSON: dataset name and fingerprint, method, every parameter, seed, version, date",
     )
     q.set_defaults(func=cmd_select)
+
+    q = sub.add_parser("report", help="one self-contained HTML report of runs: figures, tables, provenance")
+    data_args(q)
+    q.add_argument(
+        "--runs",
+        metavar="SESSION.json",
+        help="the app's session file (sidebar: Save session) or a report's session block: its runs",
+    )
+    q.add_argument("--method", choices=selection_methods(), help="also (or only) this selector, as 'select'")
+    q.add_argument("--param", action="append", metavar="NAME=VALUE", help="parameter of --method, repeatable")
+    q.add_argument("--base", default=None, choices=score_methods(), help="base score of --method grm")
+    q.add_argument(
+        "--base-param", action="append", metavar="NAME=VALUE", help="parameter of the --base score"
+    )
+    q.add_argument("--seed", type=int, default=0, help="random_state of --method (default 0, as the app)")
+    q.add_argument(
+        "-k",
+        "--top-k",
+        type=int,
+        default=20,
+        help="rows of each top-k table and features evaluated by CV (default 20, as the app)",
+    )
+    q.add_argument("-o", "--output", help="the HTML file to write (default: stdout)")
+    q.set_defaults(func=cmd_report, n_features=None)
 
     q = sub.add_parser(
         "benchmark", help="the survey's protocol: accuracy (NMI/ACC) against the number of features, as CSV"

@@ -1,0 +1,886 @@
+"""A report a person can share: one self-contained HTML file of an analysis.
+
+:func:`build_report` takes a dataset and the :class:`~fsviz.compute.Run` values to include
+and returns one HTML document: a header with the dataset (name, shape, fingerprint, target,
+column roles, fills and encodings) and the provenance (fsviz version, every parameter, seed,
+date); for each Run what the app shows (its figure, the top-k table with feature names, the
+quality metrics with their protocol); a compare table and a PCA view of the selections; and a
+"how to reproduce" block with the command lines and the Python ``Run(...)`` calls that give the
+same results. The app's "Download report" and ``fsviz report`` both write it, so the same Runs
+give the same bytes apart from the creation date (the one place a date appears).
+
+The document works offline: plotly.js is inlined once (``plotly.offline.get_plotlyjs``), the
+figures are ``fig.to_html(full_html=False, include_plotlyjs=False)`` with stable div ids, no
+CDN, no external font. Run times are left out (they change from one computation to the next).
+Every user string (feature, dataset, class names) is escaped with :func:`html.escape`; plotly
+escapes ``<`` in its own JSON. Figures are sized for A4 and tables do not split a row across
+pages when printed to PDF from the browser.
+
+Example
+-------
+>>> from fsviz.compute import Run
+>>> from fsviz.data import load_sample
+>>> from fsviz.report import write_report
+>>> ds = load_sample("digits-0-vs-1")  # doctest: +SKIP
+>>> write_report("report.html", ds, [Run("gdm", {"tau": 0.3}), Run("histogram")])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import json
+import shlex
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import fsviz.compute as fc
+from fsviz import __version__
+from fsviz.compute import Run
+
+__all__ = ["REPORT_VIEWS", "build_report", "session_doc", "session_runs", "write_report"]
+
+#: view runs the report draws besides selections (their app page slot = their method name)
+REPORT_VIEWS = ("histogram", "stability", "benchmark")
+#: sections in this order, whatever order the Runs come in (so the app and the CLI agree)
+_KIND_ORDER = ("groups", "histogram", "grm", "score", "subset", "stream", "stability", "benchmark")
+#: figure width in CSS pixels: an A4 page (210 mm) minus 15 mm margins at 96 dpi is 680 px
+FIG_WIDTH = 680
+#: figures never taller than this (an A4 page's printable height is about 1,000 px)
+FIG_MAX_HEIGHT = 900
+_CONFIG = {"displaylogo": False, "responsive": False}
+
+Results = Callable[[Run], Any]
+
+
+# ---------------------------------------------------------------------------- inputs
+def session_runs(doc: Mapping) -> list[Run]:
+    """The Runs of an app session file (``Save session (JSON)``) or a report's session block.
+
+    The runs the pages show (``doc["shown"]``), then the selections (``doc["selections"]``),
+    each once. Raises ValueError naming what is missing or broken.
+    """
+    if not isinstance(doc, Mapping) or not ("shown" in doc or "selections" in doc):
+        raise ValueError(
+            "session file: expected the app's JSON ({'dataset', 'shown', 'selections'}); "
+            f"got {str(doc)[:120]!r}. Fix: save it with the app's 'Save session (JSON)'."
+        )
+    try:
+        runs = [Run.from_dict(d) for d in dict(doc.get("shown") or {}).values()]
+        runs += [Run.from_dict(item["run"]) for item in doc.get("selections") or ()]
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(
+            f"session file: a run entry is broken ({type(e).__name__}: {e}); each selection must be "
+            "{'run': {'method', 'params', 'seed'}, 'k': ...}."
+        ) from None
+    return _unique(runs)
+
+
+def session_doc(dataset, runs: Iterable[Run]) -> dict:
+    """A session file of ``runs`` that both the app ("Load a session") and ``fsviz report
+    --runs`` read: views under their page slot, selections as selections.
+
+    The app's format holds one view of each kind (its page shows one): of two histogram (or
+    stability, benchmark) runs, the last is kept.
+    """
+    runs = _unique(runs)
+    return {
+        "fsviz_version": __version__,
+        "dataset": {"name": str(dataset.name), "fingerprint": dataset.fingerprint},
+        "seed": runs[0].seed if runs else 0,
+        "shown": {r.method: r.to_dict() for r in runs if r.method in REPORT_VIEWS},
+        "selections": [{"run": r.to_dict(), "k": None} for r in runs if r.spec.selects],
+    }
+
+
+def _unique(runs: Iterable[Run]) -> list[Run]:
+    out: list[Run] = []
+    for r in runs:
+        if not isinstance(r, Run):
+            raise ValueError(f"report: every run must be an fsviz.compute.Run; got {r!r:.120}.")
+        if r not in out:
+            out.append(r)
+    return out
+
+
+def _check_runs(runs: list[Run]) -> list[Run]:
+    for r in runs:
+        if not (r.spec.selects or r.method in REPORT_VIEWS):
+            raise ValueError(
+                f"report: run {r.label!r} is a {r.spec.kind!r} view; a report draws selections and the "
+                f"views {list(REPORT_VIEWS)} (the others are drawn for the selections they belong to)."
+            )
+    return sorted(runs, key=lambda r: _KIND_ORDER.index(r.spec.kind))
+
+
+def _default_results(dataset, client=None) -> Results:
+    """Execute runs on ``dataset``, each once (a GRM's base score is computed one time)."""
+    memo: dict[str, Any] = {}
+
+    def get(run: Run):
+        if run.key not in memo:
+            memo[run.key] = run.execute(dataset, results=get, client=client)
+        return memo[run.key]
+
+    return get
+
+
+# ---------------------------------------------------------------------------- html helpers
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}"
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        return "—" if v != v else f"{v:.4g}"
+    return str(v)
+
+
+def _table(frame: pd.DataFrame, cls: str = "", caption: str = "") -> str:
+    """A DataFrame as an HTML table: every cell escaped, numbers to 4 significant digits."""
+    head = "".join(f"<th>{_e(c)}</th>" for c in frame.columns)
+    rows = []
+    for rec in frame.itertuples(index=False):
+        cells = []
+        for v in rec:
+            num = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+            cells.append(f'<td class="num">{_e(_num(v))}</td>' if num else f"<td>{_e(_num(v))}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
+    return (
+        f'<table class="{_e(cls)}">{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def _pairs(rows: Sequence[tuple[str, Any]], cls: str = "facts") -> str:
+    """A two-column key/value table (values escaped)."""
+    body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(_num(v))}</td></tr>" for k, v in rows)
+    return f'<table class="{cls}"><tbody>{body}</tbody></table>'
+
+
+#: WebGL scatter traces up to this many points are drawn as SVG in a report
+SVG_MAX_POINTS = 20_000
+
+
+def _as_svg(fig):
+    """The figure with its WebGL scatter traces (PCA) as SVG ``scatter`` traces: a printed page
+    and a browser without WebGL draw them too; larger traces stay WebGL."""
+    import plotly.graph_objects as go
+
+    if not any(t.type == "scattergl" for t in fig.data):
+        return fig
+    data = []
+    for t in fig.data:
+        if t.type == "scattergl" and len(t.x if t.x is not None else ()) <= SVG_MAX_POINTS:
+            props = t.to_plotly_json()
+            props.pop("type", None)
+            t = go.Scatter(props)
+        data.append(t)
+    return go.Figure(data=data, layout=fig.layout)
+
+
+class _Figures:
+    """Figures of one document: stable, unique div ids; sized for A4."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+
+    def __call__(self, fig, fid: str, caption: str = "") -> str:
+        if fid in self.ids:
+            raise ValueError(f"report: figure id {fid!r} used twice.")
+        self.ids.append(fid)
+        import plotly.io as pio
+
+        fig = _as_svg(fig)
+        height = fig.layout.height or 450
+        fig.update_layout(width=FIG_WIDTH, height=min(int(height), FIG_MAX_HEIGHT), autosize=False)
+        # plotly's own template, whatever the process default: Streamlit sets its "streamlit"
+        # template (placeholder colours its frontend replaces), which would change the bytes
+        # and the look of the app's report
+        fig.layout.template = pio.templates["plotly"]  # assigned: update_layout would merge
+        div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=fid, config=_CONFIG)
+        cap = f"<figcaption>{_e(caption)}</figcaption>" if caption else ""
+        return f'<figure class="plot">{div}{cap}</figure>'
+
+
+# ---------------------------------------------------------------------------- header
+def _dataset_header(ds, results: Results) -> str:
+    s = ds.summary()
+    meta = ds.meta or {}
+    target = s.label_kind or "none"
+    if s.label_kind == "classes":
+        target = f"classes ({len(s.classes)}), column {ds.label_column()!r}"
+    elif s.label_kind == "continuous":
+        target = f"continuous (regression), column {ds.label_column()!r}"
+    facts = [
+        ("name", ds.name),
+        ("shape", f"{s.n_samples:,} samples × {s.n_features:,} features"),
+        ("storage", ("sparse" if s.is_sparse else "dense") + f", non-zero fraction {1.0 - s.sparsity:.4f}"),
+        ("fingerprint (SHA-256 of the content)", ds.fingerprint),
+        ("target", target),
+        ("image shape", "x".join(map(str, s.image_shape)) if s.image_shape else "none"),
+        ("source file", f"{Path(str(meta.get('source') or '')).name or '(built in memory)'}"),
+        ("format", meta.get("format") or "—"),
+    ]
+    out = ['<h2 id="dataset">Dataset</h2>', _pairs(facts)]
+    if s.classes:
+        out.append(_table(fc.classes_frame(s), "small", "classes"))
+    leaks = results(Run("leakage"))
+    out.append(_table(fc.roles_frame(ds, leaks.features), "small", "column roles"))
+    out.append(_fills(meta))
+    return "\n".join(out)
+
+
+def _fills(meta: Mapping) -> str:
+    """What the loader filled and encoded (``meta["missing"]``, ``meta["categorical"]``)."""
+    lines = []
+    missing = meta.get("missing") or {}
+    counts = missing.get("counts") or {}
+    if counts:
+        cols = ", ".join(f"{c}: {n}" for c, n in list(counts.items())[:20])
+        more = f" … (+{len(counts) - 20} more columns)" if len(counts) > 20 else ""
+        lines.append(
+            f"Missing values filled with the column {missing.get('strategy')}: "
+            f"{sum(counts.values()):,} in {len(counts)} column(s) ({cols}{more})."
+        )
+    if missing.get("indicator_names"):
+        lines.append(f"Indicator columns added: {', '.join(map(str, missing['indicator_names'][:20]))}.")
+    if missing.get("categorical_counts"):
+        cat = missing["categorical_counts"]
+        lines.append(f"Missing categories encoded: {', '.join(f'{c}: {n}' for c, n in cat.items())}.")
+    blocks = meta.get("categorical") or {}
+    for col, names in list(blocks.items())[:20]:
+        lines.append(
+            f"Text column {col!r} one-hot encoded into {len(names)} features ({', '.join(names[:6])}…)."
+        )
+    if not lines:
+        lines.append(
+            "No missing values filled, no column encoded: the features are the file's columns as read."
+        )
+    return '<ul class="fills">' + "".join(f"<li>{_e(t)}</li>" for t in lines) + "</ul>"
+
+
+def _provenance(runs: list[Run], created: str) -> str:
+    import platform
+
+    import plotly
+    import scipy
+    import sklearn
+
+    facts = [
+        ("fsviz version", __version__),
+        (
+            "software",
+            f"Python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+            f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}, plotly {plotly.__version__}",
+        ),
+        ("seeds", ", ".join(sorted({str(r.seed) for r in runs})) or "—"),
+    ]
+    body = _pairs(facts)
+    created_row = f'<p>Created <span id="report-created">{_e(created)}</span> (UTC).</p>'
+    rows = pd.DataFrame(
+        {
+            "section": [f"{i}." for i in range(1, len(runs) + 1)],
+            "method": [r.spec.label for r in runs],
+            "parameters (every one, defaults filled by the estimator)": [
+                json.dumps(r.to_dict()["params"], sort_keys=True) for r in runs
+            ],
+            "seed": [r.seed for r in runs],
+        }
+    )
+    return (
+        '<h2 id="provenance">Provenance</h2>'
+        + created_row
+        + body
+        + _table(rows, "small wrap", "runs in this report (run keys in each section)")
+    )
+
+
+# ---------------------------------------------------------------------------- sections
+def _evaluation(results: Results, run: Run, k: int):
+    return results(Run("evaluation", {"of": run, "k": int(k), "reselect": True}, run.seed))
+
+
+def _protocol(ev) -> str:
+    if ev.is_regression:
+        return (
+            f"CV R² and RMSE: shuffled {ev.n_folds}-fold, ridge regression on standardised features; the "
+            "selection is redone with the same parameters on every training fold (no selection bias)."
+        )
+    if ev.n_folds == 0:
+        return "No cross-validation: the dataset has no class labels (or a class of one sample)."
+    return (
+        f"CV accuracy: stratified {ev.n_folds}-fold, linear SVM on the top {ev.k} features; the selection "
+        "is redone with the same parameters on every training fold, so the test fold never picks the "
+        "features (no selection bias). Redundancy: mean |ρ| over the pairs of the top features."
+    )
+
+
+def _quality_rows(evs: Sequence[tuple[str, Any]]) -> pd.DataFrame:
+    """One row per (label, Evaluation): top k, redundancy, CV quality ± fold spread."""
+    rows = []
+    for label, ev in evs:
+        row = {"selection": label, "top k": ev.k, "redundancy (mean |ρ|)": ev.redundancy}
+        if ev.is_regression:
+            row |= {"CV R²": ev.cv_r2, "± (fold std)": ev.cv_r2_std, "CV RMSE": ev.cv_rmse}
+        else:
+            row |= {"CV accuracy": ev.cv_accuracy, "± (fold std)": ev.cv_std}
+        row["folds"] = ev.n_folds
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _quality(results: Results, evs: Sequence[tuple[str, Run]], k: int) -> str:
+    pairs = [(label, _evaluation(results, run, k)) for label, run in evs]
+    return (
+        "<h3>Quality</h3>"
+        + _table(_quality_rows(pairs), "small")
+        + f'<p class="protocol">{_e(_protocol(pairs[-1][1]))}</p>'
+    )
+
+
+def _top_table(res, ds, k: int) -> str:
+    sel = res.selection()
+    frame = fc.selection_frame(sel, ds.feature_names).head(k)
+    more = f" of {sel.n_features:,}" if sel.n_features > k else ""
+    return f"<h3>Top {len(frame)}{more} features</h3>" + _table(frame, "small")
+
+
+def _run_head(i: int, run: Run) -> str:
+    params = json.dumps(run.to_dict()["params"], sort_keys=True)
+    return (
+        f'<h2 id="run-{i}">{i}. {_e(run.label)}</h2>'
+        f'<p class="prov">Run key <code>{_e(run.key)}</code>; seed {run.seed}; parameters '
+        f"<code>{_e(params)}</code></p>"
+    )
+
+
+def _groups_section(i, run, res, ds, results, figs, k) -> str:
+    from fsviz.viz import group_tree, pixel_masks
+
+    facts = [
+        ("support features", len(res.support)),
+        ("affiliated features", len(res.af)),
+        (
+            "correlations computed",
+            f"{res.n_correlations:,} ({100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of the "
+            f"{res.n_pairs:,} pairs m(m−1)/2)",
+        ),
+        ("cutting-plane iterations", len(res.objective_history)),
+    ]
+    out = [_pairs(facts)]
+    tree = group_tree(res, ds.feature_names, max_groups=12, max_affiliated=5)
+    out.append(
+        figs(
+            tree,
+            f"fig-{i}-tree",
+            "Groups: root → support features → affiliated features (size and colour by score; the 12 "
+            "largest groups, 5 affiliated each, the rest in '+N more').",
+        )
+    )
+    if ds.image_shape is not None:
+        panels = results(Run("images", {"shape": ds.image_shape, "n_examples": 4}, run.seed))
+        masks = pixel_masks(panels, res, alpha=fc.mask_opacity(res))
+        out.append(
+            figs(
+                masks,
+                f"fig-{i}-masks",
+                "Support pixels (red) and affiliated pixels (one colour per group) on examples and class "
+                "means.",
+            )
+        )
+    out.append(_quality(results, [(run.label, run)], k))
+    out.append(_top_table(res, ds, k))
+    return "\n".join(out)
+
+
+def _grm_section(i, run, res, ds, results, figs, k) -> str:
+    from fsviz.viz import ranking_bump
+
+    prior = [list(g) for g in run.get("prior_groups") or ()]
+    facts = [
+        ("base score", res.base_run.label),
+        ("features re-ranked (n_top)", len(res.candidates)),
+        ("gamma (weight of the prior groups)", run.get("gamma", 1.0)),
+        ("prior groups", f"{len(prior)} over {sum(map(len, prior))} features" if prior else "none"),
+    ]
+    out = [_pairs(facts)]
+    bump = ranking_bump(
+        res.base_order, res.refined_order, ds.feature_names, k=20, labels=(res.base_method, "GRM")
+    )
+    out.append(figs(bump, f"fig-{i}-bump", f"Top 20 ranks: {res.base_method} before, GRM after."))
+    out.append(_quality(results, [(f"base: {res.base_run.label}", res.base_run), ("GRM", run)], k))
+    if prior:
+        plain_run = run.replace(prior_groups=())
+        plain = results(plain_run)
+        rows = []
+        for label, r in (
+            ("GRM without priors", plain),
+            (f"GRM with priors (gamma={run.get('gamma', 1.0):g})", res),
+        ):
+            ev = _evaluation(results, r.run, k)
+            rows.append(
+                {
+                    "": label,
+                    f"redundancy of top {ev.k}": ev.redundancy,
+                    ev.quality_label: ev.quality,
+                    "± (fold std)": ev.quality_std,
+                    "mean rank spread in a prior group": fc.prior_group_spread(r.ranking, prior),
+                }
+            )
+        out.append("<h3>What the prior groups change</h3>" + _table(pd.DataFrame(rows), "small"))
+        panel = ranking_bump(
+            plain.refined_order,
+            res.refined_order,
+            ds.feature_names,
+            k=20,
+            labels=("GRM without priors", f"GRM with priors (gamma={run.get('gamma', 1.0):g})"),
+        )
+        out.append(figs(panel, f"fig-{i}-priors", "GRM without and with the prior groups (eq. 25–26)."))
+        out.append(_table(fc.prior_groups_frame(prior, ds.feature_names), "small wrap", "prior groups"))
+    out.append(_top_table(res, ds, k))
+    return "\n".join(out)
+
+
+def _score_section(i, run, res, ds, results, figs, k) -> str:
+    from fsviz.viz import score_bars
+
+    bars = score_bars(res.scores, ds.feature_names, top_n=min(30, len(res.scores)), title=run.spec.label)
+    out = [figs(bars, f"fig-{i}-scores", "The highest scores (higher = better).")]
+    out.append(_quality(results, [(run.label, run)], k))
+    out.append(_top_table(res, ds, k))
+    return "\n".join(out)
+
+
+def _stream_section(i, run, res, ds, results, figs, k) -> str:
+    from fsviz.viz import stream_progress
+
+    counts = res.counts()
+    facts = [("features arrived", len(res.arrival)), ("final selection", len(res.selected))]
+    facts += [(d, counts.get(d, 0)) for d in ("irrelevant", "redundant", "removed")]
+    out = [_pairs(facts)]
+    out.append(
+        figs(
+            stream_progress(res.set_size, res.outcome),
+            f"fig-{i}-stream",
+            "Selected-set size as features arrive, and the decisions per arrival window.",
+        )
+    )
+    out.append(_quality(results, [(run.label, run)], k))
+    out.append(_top_table(res, ds, k))
+    return "\n".join(out)
+
+
+def _histogram_section(i, run, res, ds, runs, figs) -> str:
+    from fsviz.viz import correlation_sparsity
+
+    gdm = next((r for r in runs if r.method == "gdm"), None)
+    tau = float(gdm.get("tau", 0.3)) if gdm is not None else 0.3
+    how = "exact over all" if res.exact else f"estimated from {res.n_pairs:,} sampled pairs of"
+    fig = correlation_sparsity(
+        res.edges, res.counts, tau=tau, exact=res.exact, n_pairs_total=res.n_pairs_total
+    )
+    note = (
+        f"Counts are {how} {res.n_pairs_total:,} pairs of non-constant features ({res.n_constant} constant "
+        f"features not counted); the line marks 1 − τ = {1 - tau:g} ("
+        + ("τ of the GDM run in this report)." if gdm is not None else "GDM's default τ).")
+    )
+    return figs(fig, f"fig-{i}-sparsity", note)
+
+
+def _stability_section(i, run, res, ds, figs) -> str:
+    from fsviz.viz import stability_bars
+
+    of = run.get("of")
+    facts = [
+        ("selection resampled", of.label if isinstance(of, Run) else of),
+        ("top k of each resample", run.get("k") or "all"),
+        ("bootstrap resamples", len(res.subsets)),
+        ("Kuncheva index", res.kuncheva),
+        ("Jaccard index", res.jaccard),
+    ]
+    kun = res.kuncheva if res.kuncheva == res.kuncheva else None
+    out = [_pairs(facts)]
+    bars = stability_bars(res.frequency, ds.feature_names, k=30, kuncheva=kun, jaccard=res.jaccard)
+    out.append(
+        figs(bars, f"fig-{i}-stability", "How often each feature is selected on a bootstrap resample.")
+    )
+    if len(res.group_frequency):
+        names = fc.group_names(res.group_support, ds.feature_names)
+        out.append(
+            figs(
+                stability_bars(res.group_frequency, names, k=30),
+                f"fig-{i}-stability-groups",
+                "GDM groups: how often a resample selects any member of the group.",
+            )
+        )
+    return "\n".join(out)
+
+
+def _benchmark_section(i, run, res, figs) -> str:
+    from fsviz.viz import accuracy_curves, clustering_curves
+
+    table = fc.benchmark_summary(res.table)
+    out = [f'<p class="note">{_e(n)}</p>' for n in res.notes]
+    if (table["kind"] == "classification").any():
+        out.append(
+            figs(accuracy_curves(table), f"fig-{i}-accuracy", "Accuracy against the number of features.")
+        )
+    if (table["kind"] == "clustering").any():
+        out.append(figs(clustering_curves(table), f"fig-{i}-clustering", "K-means NMI / ACC against k."))
+    return "\n".join(out)
+
+
+def _default_pair(selections: list[Run]) -> tuple[Run, ...]:
+    """The runs the PCA view shows: the last GRM and its base score when both are in the report,
+    else the first two selections (as the app's Projection page starts)."""
+    grms = [r for r in selections if r.method == "grm"]
+    if grms and grms[-1].get("base") in selections:
+        return grms[-1].get("base"), grms[-1]
+    return tuple(selections[:2])
+
+
+def _compare_section(ds, selections: list[Run], results: Results, figs, k: int) -> str:
+    from fsviz.viz import compare_scatter, pca_pair
+
+    rows = []
+    for run in selections:
+        sel = results(run).selection()
+        rows.append((sel, _evaluation(results, run, k), None))
+    frame = fc.compare_frame(rows)
+    frame = frame.drop(columns=[c for c in (fc.CV_BIASED, fc.CV_R2_BIASED, "run time (s)") if c in frame])
+    out = ['<h2 id="compare">Compare the selections</h2>', _table(frame, "small wrap")]
+    out.append(f'<p class="protocol">{_e(_protocol(rows[-1][1]))}</p>')
+    out.append(
+        figs(
+            compare_scatter(frame), "fig-compare", "CV quality against redundancy, one marker per selection."
+        )
+    )
+    pair = _default_pair(selections)
+    projections = []
+    for run in pair:
+        top = results(run).selection().top(k)
+        projections.append(results(Run("projection", {"features": top}, run.seed)))
+    titles = [r.spec.label for r in pair]
+    pca = pca_pair(projections, ds.y, titles=titles)
+    pca.update_annotations(font_size=11)  # two panel titles side by side in an A4 width
+    out.append(f'<h2 id="pca">PCA of the samples on the top {k} features</h2>')
+    out.append(figs(pca, "fig-pca", "Samples coloured by the target."))
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------- reproduce
+def _py(value: Any) -> str:
+    """Python source of a parameter value (a nested Run as a ``Run(...)`` call)."""
+    if isinstance(value, Run):
+        return _run_py(value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_py(v) for v in value) + "]"
+    return repr(value)
+
+
+def _run_py(run: Run) -> str:
+    params = ", ".join(f"{k!r}: {_py(v)}" for k, v in run.params)
+    return f"Run({run.method!r}, {{{params}}}, seed={run.seed})"
+
+
+def _data_args(ds) -> list[str]:
+    """``DATA`` and the loader options the CLI needs to read the same dataset."""
+    meta = ds.meta or {}
+    source = Path(str(meta.get("source") or "")).name or "DATA"
+    args = [source]
+    if meta.get("format") in ("csv", "tsv", "parquet", "excel") and meta.get("label_column") is not None:
+        args += ["--label", str(meta["label_column"])]
+    strategy = (meta.get("missing") or {}).get("strategy")
+    if strategy in ("mean", "median"):
+        args += ["--missing", strategy]
+    if meta.get("categorical"):
+        args += ["--categorical", "onehot"]
+    return args
+
+
+def _listed(v: Any) -> Any:
+    return [_listed(x) for x in v] if isinstance(v, tuple) else v
+
+
+def _param_text(v: Any) -> str:
+    """A value as ``--param NAME=VALUE`` takes it (``ast.literal_eval``; bare words stay text)."""
+    if isinstance(v, tuple):
+        return json.dumps(_listed(v))
+    return v if isinstance(v, str) else repr(v)
+
+
+def _cli_select(run: Run, target_kind, k: int) -> list[str] | None:
+    """``fsviz select`` options giving exactly ``run`` (checked by parsing them back), else None."""
+    from fsviz import cli
+
+    args = ["--method", run.method]
+    for name, value in run.params:
+        if run.method == "grm" and name == "base":
+            base = value
+            args += ["--base", base.method]
+            args += [f"--base-param={n}={_param_text(v)}" for n, v in base.params]
+            continue
+        if run.method == "group-saola" and name == "groups" and isinstance(value, Run):
+            if value != Run("gdm", {}, run.seed):
+                return None
+            continue
+        args.append(f"--param={name}={_param_text(value)}")
+    args += ["--seed", str(run.seed), "-k", str(k)]
+    try:
+        ns = cli._parser().parse_args(["select", "DATA", *args])
+        back = cli._run_of(ns, target_kind)
+    except (SystemExit, ValueError, cli.CLIError):
+        return None
+    if back != run:
+        return None
+    return ["select", *args, "-o", f"{run.method}.csv"]
+
+
+def _cli_view(run: Run) -> list[str] | None:
+    from fsviz import cli
+
+    if run.method == "histogram":
+        args = ["histogram", "--bins", str(int(run.get("bins", 20))), "--seed", str(run.seed)]
+        return args + ["-o", "histogram.csv"]
+    if run.method == "benchmark":
+        p = run.kwargs
+        args = ["benchmark", "--methods", ",".join(p.get("methods", ()))]
+        args += [
+            "--ks",
+            ",".join(map(str, p.get("ks", ()))),
+            "--classifiers",
+            ",".join(p.get("classifiers", ())),
+        ]
+        args += ["--cv", str(p.get("cv", 10)), "--repeats", str(p.get("n_repeats_kmeans", 20))]
+        args += ["--seed", str(run.seed)] + (["--select-once"] if not p.get("select_in_fold", True) else [])
+        try:
+            ns = cli._parser().parse_args([args[0], "DATA", *args[1:]])
+            if cli.benchmark_run(ns) != run:
+                return None
+        except (SystemExit, ValueError, cli.CLIError):
+            return None
+        return args + ["-o", "benchmark.csv"]
+    return None
+
+
+def _session_text(doc: dict) -> str:
+    """A session file as JSON, one run per line (short enough to read, valid to load)."""
+    dump = json.dumps
+    shown = ",\n".join(f"  {dump(slot)}: {dump(run)}" for slot, run in doc["shown"].items())
+    sels = ",\n".join(f"  {dump(item)}" for item in doc["selections"])
+    head = ", ".join(f"{dump(key)}: {dump(doc[key])}" for key in ("fsviz_version", "dataset", "seed"))
+    return f'{{{head},\n "shown": {{\n{shown}}},\n "selections": [\n{sels}]}}'
+
+
+def _reproduce(ds, runs: list[Run], k: int) -> str:
+    data = _data_args(ds)
+    lines, notes = [], []
+    for run in runs:
+        cmd = _cli_select(run, ds.target_kind, k) if run.spec.selects else _cli_view(run)
+        if cmd is None:
+            notes.append(
+                f"# {run.label}: no command-line form of its own; the report command below recomputes it"
+            )
+            continue
+        lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:]]))
+    report = shlex.join(
+        ["fsviz", "report", *data, "--runs", "session.json", "-k", str(k), "-o", "report.html"]
+    )
+    cli_text = "\n".join(
+        notes + lines + ["# this report, from the session block below saved as session.json:", report]
+    )
+    names = []
+    py = [
+        "from fsviz.compute import Run",
+        "from fsviz.data import load_dataset",
+        "from fsviz.report import write_report",
+        "",
+        f"ds = load_dataset({data[0]!r}"
+        + (f", label={ds.meta['label_column']!r}" if "--label" in data else "")
+        + (f", missing={(ds.meta.get('missing') or {}).get('strategy')!r}" if "--missing" in data else "")
+        + (", categorical='onehot'" if "--categorical" in data else "")
+        + ")",
+        f"assert ds.fingerprint == {ds.fingerprint!r}",
+    ]
+    for j, run in enumerate(runs, start=1):
+        name = f"run{j}"
+        names.append(name)
+        py.append(f"{name} = {_run_py(run)}")
+        py.append(f"result{j} = {name}.execute(ds)  # {run.spec.label}")
+    py.append(f"write_report('report.html', ds, [{', '.join(names)}], k={k})")
+    session = _session_text(session_doc(ds, runs))
+    return (
+        '<h2 id="reproduce">How to reproduce</h2>'
+        "<p>The same dataset (same fingerprint), Runs and seeds give the same results, with the "
+        "command line or in Python.</p>"
+        f'<h3>Command line</h3><pre class="code" id="reproduce-cli">{_e(cli_text)}</pre>'
+        f'<h3>Python</h3><pre class="code" id="reproduce-python">{_e(chr(10).join(py))}</pre>'
+        "<h3>Session (save as session.json; the app's sidebar loads it too)</h3>"
+        f'<pre class="code" id="session-json">{_e(session)}</pre>'
+    )
+
+
+# ---------------------------------------------------------------------------- document
+_CSS = """
+:root { --ink: #1d1d1f; --muted: #5f6368; --rule: #d9d9de; --accent: #0072B2; }
+* { box-sizing: border-box; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  color: var(--ink); margin: 0 auto; max-width: 760px; padding: 24px 40px 48px; line-height: 1.45;
+  font-size: 14px; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 28px 0 8px; padding-top: 8px; border-top: 2px solid var(--rule); }
+h3 { font-size: 15px; margin: 16px 0 6px; }
+p.sub, p.prov, p.protocol, p.note, figcaption, caption { color: var(--muted); font-size: 12px; }
+code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 11.5px; }
+p.prov code { word-break: break-all; }
+pre.code { background: #f6f8fa; border: 1px solid var(--rule); padding: 8px 10px; white-space: pre-wrap;
+  word-break: break-all; }
+table { border-collapse: collapse; margin: 6px 0 10px; width: 100%; table-layout: auto; }
+th, td { border-bottom: 1px solid var(--rule); padding: 3px 6px; text-align: left; vertical-align: top; }
+thead th { background: #f2f3f5; font-weight: 600; }
+table.facts th { width: 34%; font-weight: 600; color: var(--muted); }
+table.small { font-size: 12px; }
+table.wrap td { word-break: break-word; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+caption { text-align: left; caption-side: top; padding-bottom: 2px; }
+figure.plot { margin: 8px 0 14px; width: 680px; }
+nav ol { margin: 4px 0; padding-left: 20px; columns: 2; }
+ul.fills { margin: 4px 0 8px; padding-left: 20px; }
+@page { size: A4; margin: 15mm; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11px; }
+  .modebar-container { display: none !important; }
+  figure.plot, table.facts, pre.code { break-inside: avoid; page-break-inside: avoid; }
+  tr { break-inside: avoid; page-break-inside: avoid; }
+  thead { display: table-header-group; }
+  h2, h3 { break-after: avoid; page-break-after: avoid; }
+  nav { display: none; }
+}
+"""
+
+
+def build_report(
+    dataset,
+    runs: Iterable[Run],
+    *,
+    k: int = 20,
+    results: Results | None = None,
+    created: str | None = None,
+    client=None,
+) -> str:
+    """One self-contained HTML document of ``runs`` on ``dataset``.
+
+    Parameters
+    ----------
+    dataset : fsviz.data.Dataset
+    runs : iterable of Run
+        Selections (any method that selects features) and the views ``"histogram"``,
+        ``"stability"`` and ``"benchmark"``; duplicates are dropped. Sections come in a fixed
+        order of kinds (GDM, correlation sparsity, GRM, scores, subsets, streams, stability,
+        benchmark), runs of one kind in the order given.
+    k : int, default=20
+        Rows of each top-k table, and the top k evaluated (CV quality, redundancy, PCA).
+    results : callable, optional
+        ``results(run) -> result``: the app passes its cache; default: execute each run once.
+    created : str, optional
+        The creation date written in the header (default: now, UTC, ISO 8601 to the second);
+        the only part of the document that changes between two builds of the same Runs.
+    client : dask.distributed.Client, optional
+        Handed to the runs executed by the default ``results``.
+
+    Returns
+    -------
+    str
+        The HTML document (plotly.js inlined once; a few MB).
+
+    Raises
+    ------
+    ValueError
+        No run, a run the report cannot draw (e.g. a ``"projection"`` view), ``k`` below 1, or
+        the ValueError of a run that fails on this dataset.
+    """
+    from plotly.offline import get_plotlyjs
+
+    runs = _check_runs(_unique(runs))
+    if not runs:
+        raise ValueError("report: no runs to include; give at least one selection or view Run.")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"report: 'k' (rows of the top-k tables) must be an int >= 1; got {k!r}.")
+    k = int(k)
+    results = results or _default_results(dataset, client)
+    created = created or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    figs = _Figures()
+    sections, toc = [], []
+    for i, run in enumerate(runs, start=1):
+        res = results(run)
+        kind = run.spec.kind
+        if kind == "groups":
+            body = _groups_section(i, run, res, dataset, results, figs, k)
+        elif kind == "grm":
+            body = _grm_section(i, run, res, dataset, results, figs, k)
+        elif kind in ("score", "subset"):
+            body = _score_section(i, run, res, dataset, results, figs, k)
+        elif kind == "stream":
+            body = _stream_section(i, run, res, dataset, results, figs, k)
+        elif kind == "histogram":
+            body = _histogram_section(i, run, res, dataset, runs, figs)
+        elif kind == "stability":
+            body = _stability_section(i, run, res, dataset, figs)
+        else:
+            body = _benchmark_section(i, run, res, figs)
+        sections.append(f'<section class="run">{_run_head(i, run)}\n{body}</section>')
+        toc.append(f'<li><a href="#run-{i}">{_e(run.label)}</a></li>')
+    selections = [r for r in runs if r.spec.selects]
+    if selections:
+        sections.append(
+            f'<section class="summary">{_compare_section(dataset, selections, results, figs, k)}</section>'
+        )
+        toc += ['<li><a href="#compare">Compare the selections</a></li>', '<li><a href="#pca">PCA</a></li>']
+    toc.append('<li><a href="#reproduce">How to reproduce</a></li>')
+    title = f"fsviz report — {dataset.name}"
+    head = (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{_e(title)}</title>\n"
+        f'<meta name="generator" content="fsviz {_e(__version__)}">\n'
+        f"<style>{_CSS}</style>\n"
+        f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n'
+    )
+    intro = (
+        f"<header><h1>{_e(title)}</h1>"
+        f'<p class="sub">{len(runs)} run(s) on {dataset.n_samples:,} × {dataset.n_features:,}; every figure '
+        "is interactive (hover, zoom; double-click resets). Made by fsviz, offline and self-contained.</p>"
+        '<nav><ol><li><a href="#dataset">Dataset</a></li><li><a href="#provenance">Provenance</a></li>'
+        + "".join(toc)
+        + "</ol></nav></header>"
+    )
+    body = (
+        "<body>\n"
+        + intro
+        + "\n"
+        + _dataset_header(dataset, results)
+        + "\n"
+        + _provenance(runs, created)
+        + "\n"
+        + "\n".join(sections)
+        + "\n"
+        + _reproduce(dataset, runs, k)
+        + "\n</body>\n</html>\n"
+    )
+    return head + body
+
+
+def write_report(path, dataset, runs: Iterable[Run], **kwargs) -> int:
+    """:func:`build_report` written to ``path`` as UTF-8; returns the number of bytes."""
+    data = build_report(dataset, runs, **kwargs).encode("utf-8")
+    Path(path).write_bytes(data)
+    return len(data)
