@@ -682,7 +682,7 @@ def test_missing_values_can_be_filled_on_upload_and_the_data_page_says_so():
     assert not at.error and metric(at, "samples") == "6"
     assert any(i.value.startswith("Missing values filled with the median") for i in at.info)
     # "refuse the file" refuses it, names the control, and a button applies the fix
-    key = next(k for k in at.session_state if str(k).startswith("imp_missing_"))
+    key = f"imp_missing_{at.session_state['upload_token']}"
     at.radio(key=key).set_value("error").run()
     assert any("Missing feature values" in e.value or "missing" in e.value for e in at.error)
     button(at, "Fill missing values with the median").click().run()
