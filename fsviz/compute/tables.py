@@ -585,7 +585,7 @@ def _compare_frame_classes(rows: list) -> pd.DataFrame:
         out.append(
             {
                 "method": sel.method,
-                "parameters": params_label(sel.run),
+                "parameters": params_label(sel.run) or "defaults",
                 CV_HONEST: np.nan if honest is None else honest.cv_accuracy,
                 CV_STD: np.nan if honest is None else honest.cv_std,
                 "redundancy": np.nan if any_ev is None else any_ev.redundancy,
@@ -671,7 +671,7 @@ def _compare_frame_regression(rows) -> pd.DataFrame:
         out.append(
             {
                 "method": sel.method,
-                "parameters": params_label(sel.run),
+                "parameters": params_label(sel.run) or "defaults",
                 CV_R2_HONEST: np.nan if honest is None else honest.cv_r2,
                 CV_STD: np.nan if honest is None else honest.cv_r2_std,
                 CV_RMSE: np.nan if honest is None else honest.cv_rmse,
