@@ -4,14 +4,14 @@
 - A Dask cluster for the whole session: ``dask_cluster`` (a process-based ``LocalCluster``, two
   single-threaded workers, started on first use) and ``dask_client`` (a ``Client`` on it that is
   not the default client, so code without ``client=`` stays local).
-- Markers by place, so nobody has to remember them: tests under ``tests/browser/`` (or using the
-  ``browser`` fixture) are marked ``browser``; tests using ``dask_client``/``dask_cluster`` are
-  marked ``dask``.
-- Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup``): the browser tests share
-  one xdist group (one worker: one Streamlit server, one Chromium), the Dask tests another (one
-  cluster), and every other module is a group of its own (its module fixtures and numba
-  compilations are made once, on one worker); each worker runs BLAS, OpenMP and numba with one
-  thread, so two workers do not oversubscribe two cores.
+- Markers by place and use, so nobody has to remember them: tests under ``tests/browser/`` (or
+  using the ``browser`` fixture) are marked ``browser``; tests using ``dask_client``/``dask_cluster``
+  are marked ``dask``; the AppTest modules ``tests/test_app_*.py`` are marked ``app``.
+- Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup --no-loadscope-reorder``): the
+  browser tests share one xdist group (one worker: one Streamlit server, one Chromium), the Dask
+  tests another (one cluster), and every other module is a group of its own (its module fixtures
+  and numba compilations are made once, on one worker); each worker runs BLAS, OpenMP and numba
+  with one thread, so two workers do not oversubscribe two cores.
 
 The browser fixtures live in ``tests/browser/conftest.py``.
 """
@@ -59,6 +59,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.dask)
             group = "dask"
         else:
+            if path.name.startswith("test_app_"):
+                item.add_marker(pytest.mark.app)
             group = path.relative_to(ROOT).as_posix() if ROOT in path.parents else str(path)
         if groups and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
