@@ -14,6 +14,8 @@ PORT ?= 8501
 # Each worker runs BLAS/OpenMP/numba with one thread. WORKERS=0 runs in this process.
 WORKERS ?= auto
 XDIST := -n $(WORKERS) --maxprocesses 4 --dist loadgroup --no-loadscope-reorder
+# more pytest options, e.g. make test PYTEST_ARGS="--durations=30"
+PYTEST_ARGS ?=
 # the fast lane: what `make check` leaves out (markers set by tests/conftest.py)
 HEAVY := slow or browser or dask or app
 
@@ -42,13 +44,13 @@ browser:
 test: $(VENV)/.installed browser samples
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest -m "not slow" -q --doctest-modules $(XDIST) fsviz tests
+	$(PY) -m pytest -m "not slow" -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
 
 # the edit loop: the same lint, then the unit tests without the heavy kinds (HEAVY above)
 check: $(VENV)/.installed samples
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest -m "not ($(HEAVY))" -q $(XDIST) tests
+	$(PY) -m pytest -m "not ($(HEAVY))" -q $(XDIST) $(PYTEST_ARGS) tests
 
 bench: $(VENV)/.installed
 	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done
