@@ -27,6 +27,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 BROWSER_DIR = Path(__file__).resolve().parent / "browser"
+# The conftest files hold no doctests; collected by --doctest-modules, the two "conftest" modules
+# would clash (pytest: "import file mismatch").
+collect_ignore = ["conftest.py", "browser/conftest.py"]
 #: read by BLAS and OpenMP when they load: set for the processes a test starts (server, Dask workers)
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
