@@ -2,7 +2,7 @@
 #   make run   - install into .venv, write the sample data, start the app
 #   make test  - install into .venv (+ Debian's chromium when root), lint, run the whole test suite
 # and one for the edit loop:
-#   make check - lint + the fast unit tests (no browser, Dask or AppTest tests)
+#   make check - lint + the fast unit tests (no browser, Dask, AppTest or CLI/hostile-input end-to-end tests)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -17,7 +17,7 @@ XDIST := -n $(WORKERS) --maxprocesses 4 --dist loadgroup --no-loadscope-reorder
 # more pytest options, e.g. make test PYTEST_ARGS="--durations=30"
 PYTEST_ARGS ?=
 # the fast lane: what `make check` leaves out (markers set by tests/conftest.py)
-HEAVY := slow or browser or dask or app
+HEAVY := slow or browser or dask or app or integration
 
 .PHONY: run test check samples browser bench clean
 

@@ -6,7 +6,9 @@
   not the default client, so code without ``client=`` stays local).
 - Markers by place and use, so nobody has to remember them: tests under ``tests/browser/`` (or
   using the ``browser`` fixture) are marked ``browser``; tests using ``dask_client``/``dask_cluster``
-  are marked ``dask``; the AppTest modules ``tests/test_app_*.py`` are marked ``app``.
+  are marked ``dask``; the AppTest modules ``tests/test_app_*.py`` are marked ``app``; the CLI's
+  end-to-end tests and the hostile-input battery (``INTEGRATION_MODULES``) are marked ``integration``.
+  ``make check`` leaves these four kinds out; ``make test`` runs them all.
 - Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup --no-loadscope-reorder``): the
   browser tests share one xdist group (one worker: one Streamlit server, one Chromium), the Dask
   tests another (one cluster), and every other module is a group of its own (its module fixtures
@@ -27,6 +29,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 BROWSER_DIR = Path(__file__).resolve().parent / "browser"
+#: end-to-end through the CLI (subprocesses) and every door at once: in `make test`, not in `make check`
+INTEGRATION_MODULES = {"test_cli.py", "test_bad_inputs.py"}
 # The conftest files hold no doctests; collected by --doctest-modules, the two "conftest" modules
 # would clash (pytest: "import file mismatch").
 collect_ignore = ["conftest.py", "browser/conftest.py"]
@@ -64,6 +68,8 @@ def pytest_collection_modifyitems(config, items):
         else:
             if path.name.startswith("test_app_"):
                 item.add_marker(pytest.mark.app)
+            elif path.name in INTEGRATION_MODULES:
+                item.add_marker(pytest.mark.integration)
             group = path.relative_to(ROOT).as_posix() if ROOT in path.parents else str(path)
         if groups and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
