@@ -1,12 +1,25 @@
 # Two commands for a fresh machine:
 #   make run   - install into .venv, write the sample data, start the app
 #   make test  - install into .venv (+ Debian's chromium when root), lint, run the whole test suite
+# and one for the edit loop:
+#   make check - lint + the fast unit tests (no browser, Dask, AppTest or CLI/hostile-input end-to-end tests)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test samples browser bench clean
+# pytest-xdist: one worker per core (at most 4). The browser tests share one worker (one Streamlit
+# server, one Chromium), the Dask tests another (one cluster), every other module stays on one
+# worker; in collection order, so the long browser group starts first (tests/conftest.py).
+# Each worker runs BLAS/OpenMP/numba with one thread. WORKERS=0 runs in this process.
+WORKERS ?= auto
+XDIST := -n $(WORKERS) --maxprocesses 4 --dist loadgroup --no-loadscope-reorder
+# more pytest options, e.g. make test PYTEST_ARGS="--durations=30"
+PYTEST_ARGS ?=
+# the fast lane: what `make check` leaves out (markers set by tests/conftest.py)
+HEAVY := slow or browser or dask or app or integration
+
+.PHONY: run test check samples browser bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +44,13 @@ browser:
 test: $(VENV)/.installed browser samples
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m pytest -m "not slow" -q --doctest-modules fsviz tests
+	$(PY) -m pytest -m "not slow" -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
+
+# the edit loop: the same lint, then the unit tests without the heavy kinds (HEAVY above)
+check: $(VENV)/.installed samples
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m pytest -m "not ($(HEAVY))" -q $(XDIST) $(PYTEST_ARGS) tests
 
 bench: $(VENV)/.installed
 	for f in benchmarks/bench_*.py; do $(PY) $$f || exit 1; done

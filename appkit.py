@@ -962,7 +962,7 @@ def _ensure_entry_ran() -> None:
     page config, sidebar and ``st.navigation``, until the first ``st.navigation`` call of
     the process switches that mode off. Streamlit has no public switch for it, so we set
     the same private flag ``st.navigation`` sets (``PagesManager.uses_pages_directory``)
-    and rerun; ``tests/test_browser.py::test_deep_link_on_a_fresh_server`` covers it, so
+    and rerun; ``tests/browser/test_browser.py::test_deep_link_on_a_fresh_server`` covers it, so
     a Streamlit upgrade that moves the flag fails loudly.
     """
     if not st.session_state.get("_entry_ran"):

@@ -154,7 +154,7 @@ def map_blocks(
     scattered = [client.scatter([obj], broadcast=True, hash=False)[0] for obj in shared]
     futures = [client.submit(func, block, *scattered, pure=False, **kwargs) for block in blocks]
     if progress is not None:
-        for k, _ in enumerate(as_completed(futures)):
+        for k, _ in enumerate(as_completed(futures, loop=client.loop)):  # client need not be the default
             progress(k + 1, total)
     try:
         return client.gather(futures)

@@ -1,4 +1,22 @@
-"""Shared fixtures: real benchmark data (FSVIZ_DATASETS) and the browser for end-to-end tests."""
+"""Shared fixtures and the suite's layout rules.
+
+- Real benchmark data (``FSVIZ_DATASETS``): ``skfeature_path``; ``rng``; ``chromium_path``.
+- A Dask cluster for the whole session: ``dask_cluster`` (a process-based ``LocalCluster``, two
+  single-threaded workers, started on first use) and ``dask_client`` (a ``Client`` on it that is
+  not the default client, so code without ``client=`` stays local).
+- Markers by place and use, so nobody has to remember them: tests under ``tests/browser/`` (or
+  using the ``browser`` fixture) are marked ``browser``; tests using ``dask_client``/``dask_cluster``
+  are marked ``dask``; the AppTest modules ``tests/test_app_*.py`` are marked ``app``; the CLI's
+  end-to-end tests and the hostile-input battery (``INTEGRATION_MODULES``) are marked ``integration``.
+  ``make check`` leaves these four kinds out; ``make test`` runs them all.
+- Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup --no-loadscope-reorder``): the
+  browser tests share one xdist group (one worker: one Streamlit server, one Chromium), the Dask
+  tests another (one cluster), and every other module is a group of its own (its module fixtures
+  and numba compilations are made once, on one worker); each worker runs BLAS, OpenMP and numba
+  with one thread, so two workers do not oversubscribe two cores.
+
+The browser fixtures live in ``tests/browser/conftest.py``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +28,51 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+BROWSER_DIR = Path(__file__).resolve().parent / "browser"
+#: end-to-end through the CLI (subprocesses) and every door at once: in `make test`, not in `make check`
+INTEGRATION_MODULES = {"test_cli.py", "test_bad_inputs.py"}
+# The conftest files hold no doctests; collected by --doctest-modules, the two "conftest" modules
+# would clash (pytest: "import file mismatch").
+collect_ignore = ["conftest.py", "browser/conftest.py"]
+#: read by BLAS and OpenMP when they load: set for the processes a test starts (server, Dask workers)
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def pytest_configure(config):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # Several workers share the cores: one thread each. This process has loaded BLAS and
+        # numba already, so they are limited at run time (a test may still raise the limit, as
+        # the thread-count tests do); NUMBA_NUM_THREADS is left alone, since numba refuses a
+        # change of it once its threads run.
+        import numba
+        from threadpoolctl import threadpool_limits
+
+        config._fsviz_thread_limits = threadpool_limits(1)  # kept for the session
+        numba.set_num_threads(1)
+        for var in THREAD_VARS:
+            os.environ.setdefault(var, "1")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    groups = config.pluginmanager.hasplugin("xdist")
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        fixtures = getattr(item, "fixturenames", ())
+        if BROWSER_DIR in path.parents or "browser" in fixtures:
+            item.add_marker(pytest.mark.browser)
+            group = "browser"
+        elif "dask_client" in fixtures or "dask_cluster" in fixtures:
+            item.add_marker(pytest.mark.dask)
+            group = "dask"
+        else:
+            if path.name.startswith("test_app_"):
+                item.add_marker(pytest.mark.app)
+            elif path.name in INTEGRATION_MODULES:
+                item.add_marker(pytest.mark.integration)
+            group = path.relative_to(ROOT).as_posix() if ROOT in path.parents else str(path)
+        if groups and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def datasets_dir() -> Path:
@@ -47,3 +110,36 @@ def chromium_path() -> str:
     p = "/usr/bin/chromium"
     require(Path(p).exists(), "Debian's chromium is not installed (apt-get install -y chromium)")
     return p
+
+
+# ------------------------------------------------------------------------------------- Dask
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """A ``LocalCluster`` for the session: two worker processes with one thread each.
+
+    Processes, not threads: what a test sends to a worker really goes through pickling, as on a
+    real cluster. Its ``scheduler_address`` is a TCP address another client (the CLI) can use.
+    """
+    distributed = pytest.importorskip("distributed")
+    # the workers import this checkout's fsviz (and tests' module-level functions), as this process does
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), saved) if p)
+    try:
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster:
+            yield cluster
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
+@pytest.fixture(scope="session")
+def dask_client(dask_cluster):
+    """A ``Client`` on :func:`dask_cluster`; not the default client (pass it as ``client=``)."""
+    import distributed
+
+    with distributed.Client(dask_cluster, set_as_default=False) as client:
+        yield client

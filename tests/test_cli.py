@@ -348,43 +348,41 @@ def test_subprocess_info_real_loader(csv_path):
     assert json.loads(r.stdout)["n_features"] == 12
 
 
-@pytest.mark.dask
-def test_scheduler_address(loader, csv_path, tmp_path, rng, capsys):
-    distributed = pytest.importorskip("distributed")
+def test_scheduler_address(loader, csv_path, tmp_path, rng, capsys, dask_cluster):
     X = rng.normal(size=(25, 30))
     np.save(tmp_path / "x.npy", X)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc:
-        code, out, err = run(
-            [
-                "histogram",
-                tmp_path / "x.npy",
-                "--out-of-core",
-                "--block-size",
-                "8",
-                "--scheduler",
-                lc.scheduler_address,
-            ],
-            capsys,
-        )
-        assert code == 0, err
-        assert "connected to Dask scheduler" in err
-        np.testing.assert_array_equal(pd.read_csv(io.StringIO(out))["count"], correlation_histogram(X).counts)
-        code, out, err = run(
-            [
-                "select",
-                "--method",
-                "saola",
-                csv_path,
-                "--label",
-                "label",
-                "--scheduler",
-                lc.scheduler_address,
-            ],
-            capsys,
-        )
-        assert code == 0, err
-        local = run(["select", "--method", "saola", csv_path, "--label", "label"], capsys)[1]
-        assert out == local  # same selection on the cluster
+    lc = dask_cluster  # the session's cluster (tests/conftest.py); the CLI connects to its address
+    code, out, err = run(
+        [
+            "histogram",
+            tmp_path / "x.npy",
+            "--out-of-core",
+            "--block-size",
+            "8",
+            "--scheduler",
+            lc.scheduler_address,
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert "connected to Dask scheduler" in err
+    np.testing.assert_array_equal(pd.read_csv(io.StringIO(out))["count"], correlation_histogram(X).counts)
+    code, out, err = run(
+        [
+            "select",
+            "--method",
+            "saola",
+            csv_path,
+            "--label",
+            "label",
+            "--scheduler",
+            lc.scheduler_address,
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    local = run(["select", "--method", "saola", csv_path, "--label", "label"], capsys)[1]
+    assert out == local  # same selection on the cluster
 
 
 def test_missing_and_categorical_options(tmp_path, capsys):

@@ -130,21 +130,16 @@ def test_errors(tmp_path, X):
         open_chunked(42)
 
 
-@pytest.mark.dask
-def test_sources_on_local_cluster(tmp_path, X):
-    distributed = pytest.importorskip("distributed")
+def test_sources_on_local_cluster(tmp_path, X, dask_client):
+    client = dask_client
     p = _npy(tmp_path, X)
     ref = correlation_histogram(X, bins=20, block_size=16)
-    with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as lc,
-        distributed.Client(lc) as client,
-    ):
-        got = correlation_histogram(str(p), bins=20, block_size=16, client=client)
-        np.testing.assert_array_equal(got.counts, ref.counts)
-        # a dask array travels as its graph; workers compute their blocks themselves
-        got = correlation_histogram(_dask(tmp_path, X), bins=20, block_size=16, client=client)
-        np.testing.assert_array_equal(got.counts, ref.counts)
-        e_ref = correlated_pairs(X, 0.5, output="edges", block_size=16)
-        src = open_chunked(_parquet(tmp_path, X), label="label")
-        e_got = correlated_pairs(src, 0.5, output="edges", block_size=16, client=client)
-        np.testing.assert_array_equal(e_got[["i", "j"]].values, e_ref[["i", "j"]].values)
+    got = correlation_histogram(str(p), bins=20, block_size=16, client=client)
+    np.testing.assert_array_equal(got.counts, ref.counts)
+    # a dask array travels as its graph; workers compute their blocks themselves
+    got = correlation_histogram(_dask(tmp_path, X), bins=20, block_size=16, client=client)
+    np.testing.assert_array_equal(got.counts, ref.counts)
+    e_ref = correlated_pairs(X, 0.5, output="edges", block_size=16)
+    src = open_chunked(_parquet(tmp_path, X), label="label")
+    e_got = correlated_pairs(src, 0.5, output="edges", block_size=16, client=client)
+    np.testing.assert_array_equal(e_got[["i", "j"]].values, e_ref[["i", "j"]].values)

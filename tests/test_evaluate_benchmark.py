@@ -183,22 +183,14 @@ def test_progress_and_parallel_joblib(data):
     pd.testing.assert_frame_equal(serial.drop(columns="time"), parallel.drop(columns="time"))
 
 
-@pytest.mark.dask
-def test_dask_client_same_table(data):
-    distributed = pytest.importorskip("distributed")
+def test_dask_client_same_table(data, dask_client):
     X, y = data
     kw = dict(ks=[2, 3], classifiers=["naive_bayes"], cv=3, n_repeats_kmeans=2)
     local = benchmark(X, y, ["fisher", "variance"], **kw)
     seen = []
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        remote = benchmark(
-            X, y, ["fisher", "variance"], client=client, progress=lambda f, t: seen.append(f), **kw
-        )
+    remote = benchmark(
+        X, y, ["fisher", "variance"], client=dask_client, progress=lambda f, t: seen.append(f), **kw
+    )
     pd.testing.assert_frame_equal(local.drop(columns="time"), remote.drop(columns="time"))
     assert sorted(seen)[-1] == 1.0 and len(seen) == 4
 

@@ -542,19 +542,6 @@ def test_bad_inputs():
 
 
 # ----------------------------------------------------------------------------- Dask
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
-
-
-@pytest.mark.dask
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize(
     "params",

@@ -330,7 +330,18 @@ def test_sf_columns_from_the_walks_cache_change_nothing(monkeypatch, kw):
 
 
 # ----------------------------------------------------------------------------- thread rule
-def test_free_threads_rule(monkeypatch):
+@pytest.fixture
+def two_numba_threads():
+    """numba at two threads (where it has them) for the test, whatever the run's limit (xdist: 1)."""
+    import numba
+
+    ambient = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    yield
+    numba.set_num_threads(ambient)
+
+
+def test_free_threads_rule(monkeypatch, two_numba_threads):
     import numba
 
     monkeypatch.setattr(G, "_CPUS", 8)

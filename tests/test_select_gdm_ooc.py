@@ -161,19 +161,11 @@ def test_kernels_match_numpy_and_python_bodies():
     np.testing.assert_allclose(K.rows_dot_any(X[:, 100:300], rows, v[rows]), ref_r[100:300], rtol=1e-12)
 
 
-@pytest.mark.dask
-def test_dask_identical_to_local_from_a_memmap(tmp_path, grouped):
-    distributed = pytest.importorskip("distributed")
+def test_dask_identical_to_local_from_a_memmap(tmp_path, grouped, dask_client):
     X, y, _ = grouped
     Xm = _npy(tmp_path, X, "F")
     local = GDM(n_per_iter=4, max_iter=3, block_size=1000).fit(Xm, y)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        remote = GDM(n_per_iter=4, max_iter=3, block_size=1000).fit(Xm, y, client=client)
+    remote = GDM(n_per_iter=4, max_iter=3, block_size=1000).fit(Xm, y, client=dask_client)
     np.testing.assert_array_equal(local.support_, remote.support_)
     assert all(np.array_equal(local.groups_[k], remote.groups_[k]) for k in local.groups_)
     np.testing.assert_array_equal(local.scores_, remote.scores_)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -320,26 +318,17 @@ def test_single_class_rejected():
         SAOLA().fit(X, np.zeros(X.shape[0]))
 
 
-@pytest.mark.dask
-def test_dask_relevance_pass_identical():
-    distributed = pytest.importorskip("distributed")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    os.environ["PYTHONPATH"] = root + os.pathsep + os.environ.get("PYTHONPATH", "")
+def test_dask_relevance_pass_identical(dask_client):
+    client = dask_client  # worker processes: the checkout is on their PYTHONPATH (tests/conftest.py)
     rng = np.random.default_rng(11)
     X = rng.normal(size=(150, 9000))
     y = (X[:, 10] + X[:, 5000] > 0).astype(int)
     X[:, 8000] = X[:, 10] + 0.05 * rng.normal(size=150)
     local = SAOLA().fit(X, y)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, dashboard_address=":0", processes=True
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        remote = SAOLA().fit(X, y, client=client)
-        Xd = np.clip(np.round(X), -2, 2)
-        dl = SAOLA().fit(Xd, y)
-        dr = SAOLA().fit(Xd, y, client=client)
+    remote = SAOLA().fit(X, y, client=client)
+    Xd = np.clip(np.round(X), -2, 2)
+    dl = SAOLA().fit(Xd, y)
+    dr = SAOLA().fit(Xd, y, client=client)
     np.testing.assert_array_equal(local.scores_, remote.scores_)
     np.testing.assert_array_equal(local.selected_, remote.selected_)
     np.testing.assert_array_equal(dl.scores_, dr.scores_)

@@ -339,23 +339,10 @@ def test_accepts_dataset_like(dense_X):
 
 
 # ------------------------------------------------------------------------------------- dask
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
-
-
 def seen_append(seen):
     return lambda done, total: seen.append((done, total))
 
 
-@pytest.mark.dask
 def test_dask_matches_local(dask_client, dense_X, rng):
     S = sparse_with_structure(rng)
     for X, kw in ((dense_X, {"block_size": 32}), (S, {})):

@@ -3,177 +3,34 @@
 Visits every page, moves the tau slider and sees the group tree change, uploads a CSV,
 downloads the export and compares it byte for byte with the CLI's, and opens a deep link on
 a fresh server. Screenshots go to a
-temporary directory (printed; kept by pytest's tmp_path_factory).
+temporary directory (printed; kept by pytest's tmp_path_factory). The server, the browser, the
+page and the helpers are the fixtures of ``tests/browser/conftest.py``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-pytestmark = pytest.mark.browser
-playwright = pytest.importorskip("playwright.sync_api")
 
-ROOT = Path(__file__).resolve().parents[1]
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
-#: navigation name -> the page's title
-PAGES = {
-    "Data": "Data",
-    "Groups (GDM)": "Groups (GDM)",
-    "Image masks": "Image masks",
-    "Correlation sparsity": "Correlation sparsity",
-    "GRM refinement": "GRM refinement",
-    "Online (SAOLA)": "Online selection (SAOLA)",
-    "Projection (PCA)": "Projection (PCA)",
-    "Stability (bootstrap)": "Stability (bootstrap)",
-    "Compare and export": "Compare and export",
-}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def _server(log_dir: Path):
-    """``streamlit run app.py`` headless on a free 127.0.0.1 port; yields its URL once healthy."""
-    port = _free_port()
-    log = log_dir / "server.log"
-    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true"]
-    cmd += ["--server.address", "127.0.0.1", "--server.port", str(port)]
-    cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    out = open(log, "wb")  # closed with the server
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            assert proc.poll() is None, f"streamlit exited: {log.read_text()[-2000:]}"
-            try:
-                if urllib.request.urlopen(url + "/_stcore/health", timeout=1).read().strip() == b"ok":
-                    break
-            except OSError:
-                assert time.time() < deadline, "streamlit did not become healthy in 90 s"
-                time.sleep(0.3)
-        yield url
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-        out.close()
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    with _server(tmp_path_factory.mktemp("server")) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path):
-    with playwright.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path, headless=True, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    d = tmp_path_factory.mktemp("screenshots")
-    print(f"screenshots in {d}")
-    return d
-
-
-@pytest.fixture
-def page(browser, server):
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    p = ctx.new_page()
-    p.set_default_timeout(120_000)
-    p.goto(server)
-    settle(p)
-    yield p
-    ctx.close()
-
-
-def settle(page) -> None:
-    """Wait until the script run is over and charts in view have drawn."""
-    page.wait_for_selector(CONNECTED)
-    page.wait_for_selector(IDLE)
-    page.wait_for_timeout(400)
-    page.wait_for_selector(IDLE)
-
-
-def goto(page, name: str) -> None:
-    page.get_by_role("link", name=name, exact=True).first.click()
-    page.wait_for_function(
-        "([t]) => { const h = document.querySelector('h1'); return h && h.innerText.trim() === t; }",
-        arg=[PAGES[name]],
-    )
-    settle(page)
-
-
-def charts_drawn(page) -> int:
-    """Scroll every plotly chart into view (they load lazily) and count the drawn ones."""
-    charts = page.locator('[data-testid="stPlotlyChart"]')
-    try:
-        page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=15_000)
-    except playwright.Error:
-        return 0
-    settle(page)
-    for i in range(charts.count()):
-        charts.nth(i).scroll_into_view_if_needed()
-        page.wait_for_timeout(200)
-    if charts.count():
-        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
-    return page.locator(".js-plotly-plot").count()
-
-
-def tree_title(page) -> str:
-    page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
-    loc = page.locator(".js-plotly-plot .gtitle").first
-    loc.wait_for(timeout=30_000)
-    return loc.text_content()
-
-
-def test_every_page_renders(page, shots):
-    for name in PAGES:
+def test_every_page_renders(page, shots, goto, charts_drawn, nav_pages):
+    for name in nav_pages:
         goto(page, name)
         assert page.locator("h1").first.inner_text().strip(), name
         assert page.locator('[data-testid="stException"]').count() == 0, name
-        n_charts = charts_drawn(page)
-        if name not in ("Data",):
-            assert n_charts >= 1, f"{name}: no chart drawn"
+        if name not in ("Data",):  # the digits' Data page has no chart: no 15 s wait for one
+            assert charts_drawn(page) >= 1, f"{name}: no chart drawn"
         page.screenshot(
             path=str(shots / (re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_") + ".png")), full_page=True
         )
 
 
-def test_tau_slider_changes_the_group_tree(page, shots):
+def test_tau_slider_changes_the_group_tree(page, shots, goto, settle, tree_title):
     goto(page, "Groups (GDM)")
     before = tree_title(page)
     slider = page.locator('input[type="range"][aria-label^="tau"]').first
@@ -198,7 +55,7 @@ def shown_caption(page) -> str:
     return page.get_by_text("Shown:").first.inner_text()
 
 
-def test_a_live_tau_step_applies_without_run_and_survives_a_refresh(page):
+def test_a_live_tau_step_applies_without_run_and_survives_a_refresh(page, goto, settle, tree_title):
     """Live tuning: one slider step reruns GDM (cheap on digits) with no Run click; a browser
     refresh restores the dataset, the seed and the tau shown from the URL."""
     goto(page, "Groups (GDM)")
@@ -223,7 +80,7 @@ def test_a_live_tau_step_applies_without_run_and_survives_a_refresh(page):
     assert want in shown_caption(page)
 
 
-def test_prior_groups_by_name_and_provenance_download(page, tmp_path):
+def test_prior_groups_by_name_and_provenance_download(page, tmp_path, goto, settle):
     import json
 
     goto(page, "GRM refinement")
@@ -246,7 +103,7 @@ def test_prior_groups_by_name_and_provenance_download(page, tmp_path):
     assert len(prov["dataset"]["fingerprint"]) == 64 and info.value.suggested_filename.endswith(".json")
 
 
-def test_upload_csv(page, tmp_path):
+def test_upload_csv(page, tmp_path, settle):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(80, 7))
     frame = pd.DataFrame(X, columns=[f"gene{i}" for i in range(7)])
@@ -265,7 +122,7 @@ def test_upload_csv(page, tmp_path):
     assert page.locator('[data-testid="stMetricValue"]').nth(1).inner_text().strip() == "7"
 
 
-def test_download_is_byte_identical_to_the_cli(page, tmp_path):
+def test_download_is_byte_identical_to_the_cli(page, tmp_path, goto, tree_title):
     """The app's two downloads after its default GDM run equal ``fsviz select`` byte for byte."""
     import appkit
     from fsviz import cli
@@ -296,13 +153,13 @@ def test_download_is_byte_identical_to_the_cli(page, tmp_path):
     assert (frame["role"] == "SF").sum() >= 1 and list(frame["rank"]) == list(range(1, len(frame) + 1))
 
 
-def test_deep_link_on_a_fresh_server(browser, tmp_path):
+def test_deep_link_on_a_fresh_server(browser, start_server, settle, tmp_path):
     """Opening /groups first on a new server runs app.py (sidebar, navigation) before the page.
 
     Covers the private Streamlit flag appkit._ensure_entry_ran sets: if an upgrade moves it,
     the page opens without the sidebar and this fails.
     """
-    with _server(tmp_path) as url:
+    with start_server(tmp_path) as url:
         ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
         p = ctx.new_page()
         p.set_default_timeout(120_000)
@@ -318,7 +175,7 @@ def test_deep_link_on_a_fresh_server(browser, tmp_path):
         ctx.close()
 
 
-def test_face_upload_highlights_one_group(page, shots, skfeature_path):
+def test_face_upload_highlights_one_group(page, shots, skfeature_path, goto, settle, charts_drawn):
     """ORL faces uploaded as .mat: 32 x 32 masks; highlighting the largest group fades the others."""
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_test_id("stRadioGroup").get_by_text("Upload", exact=True).click()

@@ -1,6 +1,6 @@
 """The Benchmark page in a real browser (Chromium through Playwright): run, curves, CSV download.
 
-Reuses the server, browser and page fixtures of tests/test_browser.py.
+The server, browser, page and helpers are the fixtures of ``tests/browser/conftest.py``.
 """
 
 from __future__ import annotations
@@ -9,30 +9,8 @@ import io
 from pathlib import Path
 
 import pandas as pd
-import pytest
-
-pytestmark = pytest.mark.browser
-pytest.importorskip("playwright.sync_api")
-
-from tests.test_browser import (  # noqa: E402, F401 (fixtures of the browser tests)
-    browser,
-    charts_drawn,
-    page,
-    server,
-    settle,
-    shots,
-)
 
 TITLE = "Benchmark (survey protocol)"
-
-
-def open_benchmark(pg) -> None:
-    pg.get_by_role("link", name="Benchmark (survey)", exact=True).first.click()
-    pg.wait_for_function(
-        "([t]) => { const h = document.querySelector('h1'); return h && h.innerText.trim() === t; }",
-        arg=[TITLE],
-    )
-    settle(pg)
 
 
 def drop_last(pg, label: str) -> None:
@@ -43,13 +21,15 @@ def drop_last(pg, label: str) -> None:
     pg.keyboard.press("Escape")
 
 
-def test_benchmark_page_runs_and_downloads_the_library_table(page, shots, tmp_path):  # noqa: F811
+def test_benchmark_page_runs_and_downloads_the_library_table(
+    page, shots, tmp_path, goto, settle, charts_drawn
+):
     import appkit
     import fsviz.compute as fc
     from fsviz.data import list_samples, load_sample
     from fsviz.evaluate import benchmark
 
-    open_benchmark(page)
+    goto(page, "Benchmark (survey)", TITLE)
     assert page.get_by_text("press Run benchmark", exact=False).count() >= 1
     drop_last(page, "methods")  # fisher, mrmr, laplacian (variance dropped)
     drop_last(page, "classifiers")  # linear_svm, decision_tree (naive_bayes dropped)

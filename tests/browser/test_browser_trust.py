@@ -2,7 +2,7 @@
 stale, the upload survives a source switch, "which group is feature X in?", and Compare
 telling two GDM runs apart.
 
-Same server, browser and helpers as ``test_browser.py`` (imported, one server per module).
+The server, browser, page and helpers are the fixtures of ``tests/browser/conftest.py``.
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.test_browser import browser, goto, page, playwright, server, settle, tree_title  # noqa: F401 (fixtures)
-
-pytestmark = pytest.mark.browser
+playwright = pytest.importorskip("playwright.sync_api")
 
 NO_EXCEPTION = '[data-testid="stException"]'
 MAIN = '[data-testid="stMain"]'
@@ -23,16 +21,7 @@ def shows(page, text: str) -> None:
     page.wait_for_function(f"() => document.body.innerText.includes({text!r})", timeout=60_000)
 
 
-def upload(page, path) -> None:
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_test_id("stRadioGroup").get_by_text("Upload", exact=True).click()
-    settle(page)
-    box = sidebar.locator('[data-testid="stFileUploader"]').filter(has_text="Data file")
-    box.locator('input[type="file"]').set_input_files(str(path))
-    settle(page)
-
-
-def test_leak_warning_failed_upload_and_source_switch(page, tmp_path):
+def test_leak_warning_failed_upload_and_source_switch(page, tmp_path, goto, settle, tree_title, upload):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 5))
     frame = pd.DataFrame(X, columns=[f"gene{i}" for i in range(5)])
@@ -70,7 +59,7 @@ def test_leak_warning_failed_upload_and_source_switch(page, tmp_path):
     assert page.get_by_text("60 samples × 6 features").count() >= 1
 
 
-def test_which_group_is_a_feature_in(page):
+def test_which_group_is_a_feature_in(page, goto, settle, tree_title):
     goto(page, "Groups (GDM)")
     tree_title(page)
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Which group is this feature in?")
@@ -86,7 +75,7 @@ def test_which_group_is_a_feature_in(page):
     assert page.locator(NO_EXCEPTION).count() == 0
 
 
-def test_compare_tells_two_gdm_runs_apart(page):
+def test_compare_tells_two_gdm_runs_apart(page, goto, settle, tree_title):
     goto(page, "Groups (GDM)")
     tree_title(page)
     slider = page.locator('input[type="range"][aria-label^="tau"]').first

@@ -10,20 +10,8 @@ import json
 import re
 from pathlib import Path
 
-import pytest
+ROOT = Path(__file__).resolve().parents[2]
 
-from tests.test_browser import (  # noqa: F401 - fixtures by name
-    ROOT,
-    browser,
-    goto,
-    page,
-    server,
-    settle,
-    shots,
-    tree_title,
-)
-
-pytestmark = pytest.mark.browser
 DATE = re.compile(r'<span id="report-created">[^<]*</span>')
 #: a figure is drawn when its plotly SVG holds marks (bars, points, tiles, lines, images)
 DRAWN = """() => [...document.querySelectorAll('.plotly-graph-div')].map(el => ({
@@ -46,7 +34,7 @@ def wait_text(page, text: str, timeout: int = 120_000) -> None:
     page.wait_for_function("([t]) => document.body.innerText.includes(t)", arg=[text], timeout=timeout)
 
 
-def open_offline(browser, path: Path):  # noqa: F811
+def open_offline(browser, path: Path):
     """The report from disk with every network request refused (and recorded)."""
     ctx = browser.new_context(viewport={"width": 900, "height": 1300}, offline=True)
     p = ctx.new_page()
@@ -70,7 +58,9 @@ def open_offline(browser, path: Path):  # noqa: F811
     return ctx, p, errors, remote
 
 
-def test_app_report_equals_the_cli_and_opens_offline(page, browser, shots, tmp_path):  # noqa: F811
+def test_app_report_equals_the_cli_and_opens_offline(
+    page, browser, shots, tmp_path, goto, settle, tree_title
+):
     from fsviz import cli
 
     # the app's default runs on the digits sample: every page computes its own on small data

@@ -1,6 +1,6 @@
 """Exploring views in a real browser: the correlation explorer, the stability page, session files.
 
-Same server, browser and helpers as ``test_browser.py`` (imported, one server per module).
+The server, browser, page and helpers are the fixtures of ``tests/browser/conftest.py``.
 """
 
 from __future__ import annotations
@@ -9,10 +9,6 @@ import json
 
 import pytest
 
-from tests.test_browser import browser, charts_drawn, goto, page, server, settle, shots, tree_title  # noqa: F401 (fixtures)
-
-pytestmark = pytest.mark.browser
-
 NO_EXCEPTION = '[data-testid="stException"]'
 
 
@@ -20,16 +16,7 @@ def chart_titles(page) -> list[str]:
     return page.eval_on_selector_all(".js-plotly-plot .gtitle", "els => els.map(e => e.textContent)")
 
 
-def pick(page, label: str, option: str) -> None:
-    """Choose ``option`` in the selectbox labelled ``label`` by typing, as a person would."""
-    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    box.click()
-    page.keyboard.type(option)
-    page.get_by_role("option", name=option, exact=True).first.click()
-    settle(page)
-
-
-def test_correlation_explorer_pairs_feature_and_target(page, shots):
+def test_correlation_explorer_pairs_feature_and_target(page, shots, goto, settle, charts_drawn, pick):
     """Top pairs as a network and a table; every feature against the target, then against a
     chosen feature; Pearson -> Spearman recomputes."""
     goto(page, "Correlation sparsity")
@@ -55,7 +42,7 @@ def test_correlation_explorer_pairs_feature_and_target(page, shots):
     page.screenshot(path=str(shots / "correlation_explorer.png"), full_page=True)
 
 
-def test_stability_resamples_the_shown_selection(page, shots):
+def test_stability_resamples_the_shown_selection(page, shots, goto, settle, charts_drawn, tree_title):
     goto(page, "Groups (GDM)")
     tree_title(page)  # the default GDM run: a selection to resample
     goto(page, "Stability (bootstrap)")
@@ -71,7 +58,7 @@ def test_stability_resamples_the_shown_selection(page, shots):
     page.screenshot(path=str(shots / "stability.png"), full_page=True)
 
 
-def test_session_file_round_trip(browser, server, tmp_path):
+def test_session_file_round_trip(browser, server, tmp_path, goto, settle, tree_title):
     """Save the session as JSON after a tau change; a fresh session loads it and shows that run."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     p = ctx.new_page()

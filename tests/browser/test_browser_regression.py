@@ -3,7 +3,8 @@
 Opens the sample through the URL (``?source=Sample&sample=diabetes``), visits every page,
 checks that none shows an exception, that the Data page says "continuous" and draws the
 target's distribution, that the Groups page shows GDM's answer (a result, or its message
-as an error box), and that no page calls R² "accuracy". Screenshots are kept.
+as an error box), and that no page calls R² "accuracy". Screenshots are kept. The server, browser
+and helpers are the fixtures of ``tests/browser/conftest.py``.
 """
 
 from __future__ import annotations
@@ -12,15 +13,9 @@ import re
 
 import pytest
 
-pytestmark = pytest.mark.browser
-playwright = pytest.importorskip("playwright.sync_api")
-
-# helpers and the module fixtures (server, browser, screenshot folder) of the main browser test
-from test_browser import PAGES, browser, charts_drawn, goto, server, settle, shots  # noqa: E402, F401
-
 
 @pytest.fixture
-def diabetes(browser, server):  # noqa: F811
+def diabetes(browser, server, settle):
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     p = ctx.new_page()
     p.set_default_timeout(120_000)
@@ -30,14 +25,14 @@ def diabetes(browser, server):  # noqa: F811
     ctx.close()
 
 
-def test_every_page_on_a_continuous_target(diabetes, shots):  # noqa: F811
+def test_every_page_on_a_continuous_target(diabetes, shots, goto, charts_drawn, nav_pages):
     page = diabetes
     assert "Active: diabetes" in page.locator('[data-testid="stSidebar"]').inner_text()
     metric = page.locator('[data-testid="stMetric"]').filter(has_text="target")
     assert "continuous" in metric.first.inner_text()
     assert charts_drawn(page) >= 1  # the target's distribution
     assert page.get_by_text("Distribution of the continuous target").count() >= 1
-    for name in PAGES:
+    for name in nav_pages:
         goto(page, name)
         assert page.locator('[data-testid="stException"]').count() == 0, name
         body = page.locator('[data-testid="stMain"]').inner_text()

@@ -1,0 +1,246 @@
+"""Fixtures of the real-browser tests: one Streamlit server and one Chromium for the whole session.
+
+Every test module in ``tests/browser/`` gets these by name, without imports (pytest's conftest):
+
+- ``server``: the URL of ``streamlit run app.py`` (headless, a free 127.0.0.1 port), started
+  once per session on first use and stopped at the end;
+- ``browser``: Debian's Chromium through Playwright, launched once per session;
+- ``page``: a fresh browser context and page per test on ``server`` (its own Streamlit session,
+  cookies and downloads), settled, closed after the test; open more contexts with
+  ``browser.new_context(...)`` when a test needs two sessions;
+- ``shots``: the session's screenshot folder (printed; kept by pytest's tmp_path_factory);
+- ``start_server``: ``with start_server(tmp_path) as url:`` a separate, fresh server (for what
+  only a fresh process shows; it costs a server start, so use ``server`` otherwise);
+- helpers, as fixtures returning functions: ``settle(page)``, ``goto(page, name)``,
+  ``charts_drawn(page)``, ``tree_title(page)``, ``upload(page, path)``, ``pick(page, label,
+  option)``, and ``nav_pages`` (navigation name -> page title).
+
+The tests in this folder are marked ``browser`` and share the xdist group ``browser`` (one
+worker, hence one server and one Chromium) by ``tests/conftest.py``; nobody has to mark them.
+The server's caches are shared by the tests (as by the users of one server): a test must not
+rely on a result being computed, or not computed, by an earlier test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+try:
+    from playwright import sync_api as playwright
+except ImportError:  # the test extra installs it; without it the browser tests skip
+    playwright = None
+
+ROOT = Path(__file__).resolve().parents[2]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+VIEWPORT = {"width": 1400, "height": 1000}
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+CONNECTED = '[data-testid="stApp"][data-test-connection-state="CONNECTED"]'
+#: navigation name -> the page's title
+PAGES = {
+    "Data": "Data",
+    "Groups (GDM)": "Groups (GDM)",
+    "Image masks": "Image masks",
+    "Correlation sparsity": "Correlation sparsity",
+    "GRM refinement": "GRM refinement",
+    "Online (SAOLA)": "Online selection (SAOLA)",
+    "Projection (PCA)": "Projection (PCA)",
+    "Stability (bootstrap)": "Stability (bootstrap)",
+    "Compare and export": "Compare and export",
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def _server(log_dir: Path):
+    """``streamlit run app.py`` headless on a free 127.0.0.1 port; yields its URL once healthy."""
+    port = _free_port()
+    log = log_dir / "server.log"
+    cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true"]
+    cmd += ["--server.address", "127.0.0.1", "--server.port", str(port)]
+    cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    out = open(log, "wb")  # closed with the server
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while True:
+            assert proc.poll() is None, f"streamlit exited: {log.read_text()[-2000:]}"
+            try:
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=1).read().strip() == b"ok":
+                    break
+            except OSError:
+                assert time.time() < deadline, "streamlit did not become healthy in 90 s"
+                time.sleep(0.3)
+        yield url
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=20)
+        out.close()
+
+
+def _settle(page) -> None:
+    """Wait until the script run is over and charts in view have drawn."""
+    page.wait_for_selector(CONNECTED)
+    page.wait_for_selector(IDLE)
+    page.wait_for_timeout(400)
+    page.wait_for_selector(IDLE)
+
+
+def _goto(page, name: str, title: str | None = None) -> None:
+    """Click the navigation link ``name`` and wait for the page's title (``PAGES[name]`` by default)."""
+    page.get_by_role("link", name=name, exact=True).first.click()
+    page.wait_for_function(
+        "([t]) => { const h = document.querySelector('h1'); return h && h.innerText.trim() === t; }",
+        arg=[title or PAGES[name]],
+    )
+    _settle(page)
+
+
+def _charts_drawn(page) -> int:
+    """Scroll every plotly chart into view (they load lazily) and count the drawn ones."""
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    try:
+        page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=15_000)
+    except playwright.Error:
+        return 0
+    _settle(page)
+    for i in range(charts.count()):
+        charts.nth(i).scroll_into_view_if_needed()
+        page.wait_for_timeout(200)
+    if charts.count():
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    return page.locator(".js-plotly-plot").count()
+
+
+def _tree_title(page) -> str:
+    """The title of the page's first chart (the group tree on the Groups page), once drawn."""
+    page.locator('[data-testid="stPlotlyChart"]').first.scroll_into_view_if_needed()
+    loc = page.locator(".js-plotly-plot .gtitle").first
+    loc.wait_for(timeout=30_000)
+    return loc.text_content()
+
+
+def _upload(page, path) -> None:
+    """Switch the sidebar to Upload and give it the file ``path`` as the data file."""
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_test_id("stRadioGroup").get_by_text("Upload", exact=True).click()
+    _settle(page)
+    box = sidebar.locator('[data-testid="stFileUploader"]').filter(has_text="Data file")
+    box.locator('input[type="file"]').set_input_files(str(path))
+    _settle(page)
+
+
+def _pick(page, label: str, option: str) -> None:
+    """Choose ``option`` in the selectbox labelled ``label`` by typing, as a person would."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    box.click()
+    page.keyboard.type(option)
+    page.get_by_role("option", name=option, exact=True).first.click()
+    _settle(page)
+
+
+# ------------------------------------------------------------------------ the expensive ones
+@pytest.fixture(scope="session")
+def start_server():
+    """``with start_server(log_dir) as url:`` a fresh ``streamlit run app.py`` of its own."""
+    if playwright is None:
+        pytest.skip("playwright is not installed (pip install -e '.[test]')")
+    return _server
+
+
+@pytest.fixture(scope="session")
+def server(start_server, tmp_path_factory):
+    """The URL of the session's Streamlit server (started on first use)."""
+    with start_server(tmp_path_factory.mktemp("server")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    """Debian's Chromium, headless, launched once per session."""
+    if playwright is None:
+        pytest.skip("playwright is not installed (pip install -e '.[test]')")
+    with playwright.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium_path, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory):
+    """The folder for screenshots (look at them)."""
+    d = tmp_path_factory.mktemp("screenshots")
+    print(f"screenshots in {d}")
+    return d
+
+
+@pytest.fixture
+def page(browser, server):
+    """A fresh context (a new Streamlit session) and page on ``server``, settled; closed afterwards."""
+    ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    p = ctx.new_page()
+    p.set_default_timeout(120_000)
+    p.goto(server)
+    _settle(p)
+    yield p
+    ctx.close()
+
+
+# ------------------------------------------------------------------------------ the helpers
+@pytest.fixture(scope="session")
+def settle():
+    return _settle
+
+
+@pytest.fixture(scope="session")
+def goto():
+    return _goto
+
+
+@pytest.fixture(scope="session")
+def charts_drawn():
+    return _charts_drawn
+
+
+@pytest.fixture(scope="session")
+def tree_title():
+    return _tree_title
+
+
+@pytest.fixture(scope="session")
+def upload():
+    return _upload
+
+
+@pytest.fixture(scope="session")
+def pick():
+    return _pick
+
+
+@pytest.fixture(scope="session")
+def nav_pages() -> dict[str, str]:
+    return dict(PAGES)
