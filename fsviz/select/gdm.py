@@ -127,6 +127,10 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
     p = Zs.shape[1]
     if ids.size == 0 or p == 0:
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), 0
+    if sp.issparse(Xb):
+        return _sparse_complete_pcc(
+            Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, pos, colsum, window, thr
+        )
     big = np.iinfo(np.intp).max
     feats, owners, vals = [], [], []
     n_corr = 0
@@ -231,6 +235,54 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
     return np.concatenate(feats), np.concatenate(owners), np.concatenate(vals), n_corr
 
 
+def _sparse_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, pos, colsum, window, thr):
+    """:func:`_block_complete_pcc` for a sparse block: one numba pass over its non-zeros.
+
+    The same two strategies, SF ranges and ``n_correlations`` as the dense path (windows of
+    ``_SUB_W`` features sorted by ``|t|``, or every SF for every feature), but the products
+    ``x_j . z_s`` come from ``GK.sparse_complete_pcc``, which reads each column's non-zeros
+    once per SF in its range: no column gathers, no per-slice sparse products.
+    """
+    Xb = Xb.tocsc()
+    ids = np.flatnonzero(elig_b)
+    p = Zs.shape[1]
+    srt = ids[np.argsort(abs_tb[ids], kind="stable")]
+    starts = np.arange(0, srt.size, _SUB_W)
+    lo = np.searchsorted(abs_ts, abs_tb[srt[starts]] - window, side="left")
+    hi = np.searchsorted(
+        abs_ts, abs_tb[srt[np.minimum(starts + _SUB_W, srt.size) - 1]] + window, side="right"
+    )
+    sizes = np.minimum(starts + _SUB_W, srt.size) - starts
+    windowed = int(np.sum(sizes * np.maximum(hi - lo, 0)))
+    if windowed <= 0.5 * elig_b.size * p:
+        feat, flo, fhi, n_corr = srt, np.repeat(lo, sizes), np.repeat(hi, sizes), windowed
+    else:  # scan: counted as the dense scan does, whole slices of 4 * _SUB columns
+        feat, flo, fhi = ids, np.zeros(ids.size, np.int64), np.full(ids.size, p, np.int64)
+        cuts = np.arange(0, elig_b.size, 4 * _SUB)
+        has = np.add.reduceat(elig_b.astype(np.int64), cuts) > 0
+        n_corr = int(np.sum(np.diff(np.append(cuts, elig_b.size))[has])) * p
+    best = np.empty(feat.size)
+    owner = np.empty(feat.size, dtype=np.int64)
+    with _numba_threads():
+        GK.sparse_complete_pcc(
+            Xb.indptr,
+            Xb.indices,
+            np.ascontiguousarray(Xb.data, dtype=np.float64),
+            np.ascontiguousarray(feat, dtype=np.int64),
+            np.ascontiguousarray(flo, dtype=np.int64),
+            np.ascontiguousarray(fhi, dtype=np.int64),
+            np.ascontiguousarray(Zs),
+            np.ascontiguousarray(mean_b),
+            np.ascontiguousarray(norm_b),
+            np.ascontiguousarray(colsum),
+            np.ascontiguousarray(pos, dtype=np.int64),
+            best,
+            owner,
+        )
+    hit = best >= thr
+    return (offset + feat[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], n_corr
+
+
 _U32 = 2.0**-24  # unit roundoff of float32
 _U64 = 2.0**-53  # unit roundoff of float64
 
@@ -280,6 +332,37 @@ def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strat
     p = codes_s.shape[1]
     if ids.size == 0 or p == 0:
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), 0
+    if sp.issparse(Xb):  # sparsity-aware contingency counts: O(nnz_j) per SF, never densified
+        Xb = Xb.tocsc()
+        n = Xb.shape[0]
+        kmax = int(max(k_s.max(), 1))
+        hist = np.zeros((p, kmax), dtype=np.int64)
+        for s in range(p):  # p <= T * K_b SFs, one bincount each
+            hist[s] = np.bincount(codes_s[:, s], minlength=kmax)[:kmax]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = hist / n
+            hsum = np.where(hist > 0, -frac * np.log(np.where(hist > 0, frac, 1.0)), 0.0).sum(axis=1)
+        best = np.empty(ids.size)
+        owner = np.empty(ids.size, dtype=np.int64)
+        with _numba_threads():
+            GK.sparse_complete_su(
+                Xb.indptr,
+                Xb.indices,
+                np.ascontiguousarray(Xb.data, dtype=np.float64),
+                ids.astype(np.int64),
+                int(n),
+                int(n_bins),
+                strategy == "discrete",
+                np.ascontiguousarray(codes_s, dtype=np.int32),
+                np.ascontiguousarray(k_s, dtype=np.int64),
+                np.ascontiguousarray(h_s, dtype=np.float64),
+                hist,
+                hsum,
+                best,
+                owner,
+            )
+        hit = best >= thr
+        return (offset + ids[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], ids.size * p
     feats, owners, vals = [], [], []
     n_corr = 0
     rows = np.arange(p)
@@ -569,7 +652,6 @@ class _SFState:
 
 def _order_batches(key: np.ndarray, first: int):
     """Yield eligible indices (``key >= 0``) by decreasing key, ties by index, in batches."""
-    m = key.size
     valid = key >= 0
     n_valid = int(valid.sum())
     if n_valid == 0:
@@ -578,7 +660,8 @@ def _order_batches(key: np.ndarray, first: int):
         idx = np.flatnonzero(valid)
         yield idx[np.lexsort((idx, -key[idx]))]
         return
-    th = np.partition(key, m - first)[m - first]
+    # np.partition(key, m - first)[m - first], without its slow cases (sorted, tie-heavy keys)
+    th = GK.kth_largest(np.ascontiguousarray(key, dtype=np.float64), first)
     top = np.flatnonzero(key >= th)
     yield top[np.lexsort((top, -key[top]))]
     rest = np.flatnonzero(valid & (key < th))
