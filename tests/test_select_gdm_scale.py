@@ -1,0 +1,148 @@
+"""GDM's scale path on sparse data: the completion kernels against the dense code and brute force."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from fsviz.select import GDM
+from fsviz.select import _gdm_kernels as GK
+from fsviz.select.gdm import _block_complete_pcc, _block_complete_su
+from fsviz.stats.information import discretize, su_cross
+
+
+def _sparse_counts(n=120, m=300, density=0.05, seed=0, negative=False):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, m, density=density, random_state=rng, format="csc")
+    X.data = np.ceil(X.data * 4)  # counts 1..4
+    if negative:
+        X.data *= rng.choice([-1.5, 0.5, 2.25], size=X.data.size)
+    X = X.tolil()
+    X[:, 3] = rng.integers(1, 4, size=(n, 1))  # a column without implicit zeros
+    X[: n // 3, 5] = X[: n // 3, 7]  # a copy on a third of the rows: correlated
+    X[:, 9] = X[:, 11] * 2  # an exact multiple
+    X[0, 12] = 1.0
+    X = X.tocsc()
+    a, b = X.indptr[12], X.indptr[13]
+    X.data[a:b][X.indices[a:b] == 0] = 0.0  # an explicitly stored zero
+    return X
+
+
+def _moments(D):
+    mean = D.mean(axis=0)
+    norm = np.sqrt(((D - mean) ** 2).sum(axis=0))
+    return mean, norm
+
+
+@pytest.mark.parametrize("strategy", ["discrete", "uniform"])
+def test_sparse_su_completion_equals_dense(strategy):
+    X = _sparse_counts(negative=strategy == "uniform")
+    D = X.toarray()
+    sf = np.array([7, 11, 3, 40])
+    codes = discretize(D[:, sf], n_bins=10, strategy=strategy)
+    elig = np.ones(D.shape[1], dtype=bool)
+    elig[sf] = False
+    _, norm = _moments(D)
+    elig &= norm > 0
+    args = (np.asfortranarray(codes.codes), codes.k, codes.entropies(), elig, 0.0, 10, strategy)
+    fs, os_, vs, ns = _block_complete_su(X, 0, *args)
+    fd, od, vd, nd = _block_complete_su(D, 0, *args)
+    assert ns == nd
+    assert np.array_equal(fs, fd) and np.array_equal(os_, od)
+    assert np.allclose(vs, vd, rtol=1e-12, atol=1e-13)
+    # and against su_cross on the whole dense matrix (brute force)
+    allc = discretize(D, n_bins=10, strategy=strategy)
+    S = su_cross(allc, sf, np.arange(D.shape[1]))
+    ref = S.max(axis=0)[elig]
+    assert np.allclose(vd, ref, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("window", [0.02, 10.0])  # windowed strategy / scan of every SF
+def test_sparse_pcc_completion_equals_dense(window):
+    X = _sparse_counts(seed=1, m=2500, density=0.02)
+    D = X.toarray()
+    mean, norm = _moments(D)
+    rng = np.random.default_rng(0)
+    sf = np.array([j for j in (7, 11, 3, 40, 100, 41, 42, 43, 44, 45) if norm[j] > 0][:5])
+    Z = (D[:, sf] - mean[sf]) / norm[sf]
+    t = rng.random(D.shape[1])
+    order = np.argsort(t[sf], kind="stable")
+    Zs = np.ascontiguousarray(Z[:, order])
+    elig = norm > 0
+    elig[sf] = False
+    args = (
+        mean,
+        np.where(norm > 0, norm, 1.0),
+        t,
+        elig,
+        Zs,
+        t[sf][order],
+        order.astype(np.intp),
+        Zs.sum(axis=0),
+    )
+    fs, os_, vs, ns = _block_complete_pcc(X, 10, *args, window, 0.3)
+    fd, od, vd, nd = _block_complete_pcc(D, 10, *args, window, 0.3)
+    assert ns == nd
+    assert fs.size >= 5
+    R = np.abs(((D - mean) / np.where(norm > 0, norm, 1.0)).T @ Zs)  # brute force
+    hit = np.flatnonzero(elig & (R.max(axis=1) >= 0.3))
+    if window > 1:  # every SF compared: exactly the brute-force set
+        assert np.array_equal(np.sort(fs), hit + 10)
+    o1, o2 = np.argsort(fs), np.argsort(fd)
+    assert np.array_equal(fs[o1], fd[o2]) and np.array_equal(os_[o1], od[o2])
+    assert np.allclose(vs[o1], vd[o2], rtol=1e-12)
+
+
+def test_sparse_pcc_kernel_matches_python_body():
+    X = _sparse_counts(seed=2)
+    rng = np.random.default_rng(2)
+    Zr = rng.standard_normal((X.shape[0], 6))
+    feat = np.arange(0, X.shape[1], 3, dtype=np.int64)
+    flo = rng.integers(0, 3, size=feat.size)
+    fhi = flo + rng.integers(0, 4, size=feat.size)
+    mean, norm = _moments(X.toarray())
+    norm = np.where(norm > 0, norm, 1.0)
+    colsum, pos = Zr.sum(axis=0), np.array([5, 1, 4, 0, 2, 3])
+    out = []
+    for f in (GK.sparse_complete_pcc, GK.sparse_complete_pcc.py_func):
+        best, owner = np.empty(feat.size), np.empty(feat.size, dtype=np.int64)
+        f(X.indptr, X.indices, X.data, feat, flo, fhi, Zr, mean, norm, colsum, pos, best, owner)
+        out.append((best, owner))
+    assert np.allclose(out[0][0], out[1][0], rtol=1e-13) and np.array_equal(out[0][1], out[1][1])
+    D = X.toarray()
+    for q, j in enumerate(feat):  # brute force
+        if fhi[q] <= flo[q]:
+            assert out[0][0][q] == -1 and out[0][1][q] == -1
+            continue
+        r = np.abs((D[:, j] @ Zr[:, flo[q] : fhi[q]] - mean[j] * colsum[flo[q] : fhi[q]]) / norm[j])
+        assert np.isclose(out[0][0][q], r.max(), rtol=1e-12)
+
+
+def test_kth_largest_matches_partition_and_python_body():
+    rng = np.random.default_rng(0)
+    for t in range(60):
+        m = int(rng.integers(1, 30000))
+        key = rng.random(m)
+        if t % 3 == 0:
+            key = np.round(key, int(rng.integers(0, 4)))  # heavy ties
+        if t % 4 == 0:
+            key = np.sort(key)
+        if t % 5 == 0:
+            key[rng.random(m) < 0.5] = -1.0
+        k = int(rng.integers(1, m + 1))
+        ref = np.partition(key, m - k)[m - k]
+        assert GK.kth_largest(key, k) == ref
+        if m < 10000:
+            assert GK.kth_largest.py_func(key, k) == ref
+
+
+@pytest.mark.parametrize("params", [dict(corr="su", tau=0.5), dict(), dict(one_class=True)])
+def test_sparse_fit_equals_dense_fit(params):
+    X = _sparse_counts(seed=3, n=150, m=800, density=0.04)
+    rng = np.random.default_rng(3)
+    y = (X[:, 7].toarray().ravel() + rng.random(X.shape[0]) > 1.5).astype(int)
+    a = GDM(n_per_iter=4, max_iter=3, **params).fit(X.toarray(), y)
+    b = GDM(n_per_iter=4, max_iter=3, **params).fit(X, y)
+    assert np.array_equal(a.support_, b.support_)
+    assert a.groups_.keys() == b.groups_.keys()
+    assert all(sorted(a.groups_[k]) == sorted(b.groups_[k]) for k in a.groups_)
+    assert a.n_correlations_ == b.n_correlations_
