@@ -233,20 +233,33 @@ def _column_counts(n: int, m: int, nnz: int, rng) -> np.ndarray:
     return k
 
 
-def _distinct_rows(counts: np.ndarray, n: int, rng) -> list:
-    """For each column, ``counts[j]`` distinct sorted rows in [0, n): (col_local, rows) arrays."""
-    cols = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-    rows = rng.integers(0, n, size=cols.size)
+def _distinct_rows(counts: np.ndarray, n: int, rng):
+    """For each column, ``counts[j]`` distinct rows in [0, n): ``(col_local, rows)`` sorted by column, row.
+
+    Light columns draw with replacement and redraw the duplicates (sort-based; numpy 2.4's
+    hash-based ``np.unique`` took seconds per call here); the few heavy ones
+    (``counts > n / 16``) draw without replacement one by one.
+    """
+    heavy = np.flatnonzero(counts > max(n // 16, 1))
+    light = counts.copy()
+    light[heavy] = 0
+    cols = np.repeat(np.arange(counts.size, dtype=np.int64), light)
+    key = cols * n + rng.integers(0, n, size=cols.size)
+    del cols
     while True:
-        key = cols * n + rows
-        key = np.unique(key)
-        have = np.bincount(key // n, minlength=counts.size)
-        miss = counts - have
-        if not miss.any():
-            return key // n, key % n
-        extra_c = np.repeat(np.arange(counts.size, dtype=np.int64), miss)
-        cols = np.concatenate([key // n, extra_c])
-        rows = np.concatenate([key % n, rng.integers(0, n, size=extra_c.size)])
+        key.sort()
+        dup = np.zeros(key.size, dtype=bool)
+        np.equal(key[1:], key[:-1], out=dup[1:])
+        if not dup.any():
+            break
+        key = key[~dup]
+        miss = light - np.bincount(key // n, minlength=counts.size)
+        extra = np.repeat(np.arange(counts.size, dtype=np.int64), miss)
+        key = np.concatenate([key, extra * n + rng.integers(0, n, size=extra.size)])
+    if heavy.size:
+        parts = [np.sort(rng.choice(n, size=int(counts[j]), replace=False)) + j * n for j in heavy]
+        key = np.sort(np.concatenate([key, *parts]))
+    return key // n, key % n
 
 
 def _planted_text(n, m, counts, n_groups, rng):
