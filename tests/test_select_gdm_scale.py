@@ -146,3 +146,39 @@ def test_sparse_fit_equals_dense_fit(params):
     assert a.groups_.keys() == b.groups_.keys()
     assert all(sorted(a.groups_[k]) == sorted(b.groups_[k]) for k in a.groups_)
     assert a.n_correlations_ == b.n_correlations_
+
+
+@pytest.mark.parametrize("window", [0.05, 10.0])
+def test_sparse_crm_walk_equals_dense_walk(window):
+    X = _sparse_counts(seed=4, n=200, m=400, density=0.05)
+    D = X.toarray()
+    mean, norm = _moments(D)
+    rng = np.random.default_rng(4)
+    chunk = np.array([j for j in range(D.shape[1]) if norm[j] > 0][:120])
+    chunk = np.concatenate([chunk, [7, 5, 9, 11]])  # correlated pairs: AFs
+    t = rng.random(D.shape[1]) * 0.2
+    is_sf = np.zeros(chunk.size, dtype=bool)
+    is_sf[3] = True
+    outs = []
+    for sparse in (False, True):
+        Z = np.zeros((D.shape[0], 200), order="F")
+        ts = np.zeros(200)
+        status = np.full(chunk.size, -2, dtype=np.int64)
+        corr = np.zeros(chunk.size)
+        args = (mean[chunk], norm[chunk], t[chunk], is_sf)
+        if sparse:
+            C = X[:, chunk].tocsc()
+            zsum = np.zeros(200)
+            r = GK.crm_walk_pcc_sparse(
+                C.indptr, C.indices, C.data, *args, Z, zsum, ts, 0, window, 0.7, 100, status, corr
+            )
+            assert np.allclose(zsum[: r[0]], Z[:, : r[0]].sum(axis=0), atol=1e-12)
+        else:
+            r = GK.crm_walk_pcc(
+                np.asfortranarray(D[:, chunk]), *args, Z, ts, 0, window, 0.7, 100, status, corr
+            )
+        outs.append((r, status, corr, Z[:, : r[0]].copy()))
+    (r0, s0, c0, z0), (r1, s1, c1, z1) = outs
+    assert r0 == r1 and np.array_equal(s0, s1)
+    assert np.allclose(c0, c1, rtol=1e-12) and np.array_equal(z0, z1)
+    assert (s0 >= 0).sum() >= 1  # an AF was found

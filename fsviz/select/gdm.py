@@ -640,6 +640,8 @@ class _SFState:
         if corr == "pearson":
             self.Z = np.zeros((n_rows, p_max), order="F")
             self.t = np.zeros(p_max)
+            self.zsum = np.zeros(p_max)  # column sums of Z (sparse walks), valid up to zsum_n
+            self.zsum_n = 0
         else:
             self.codes = np.zeros((n_rows, p_max), dtype=np.int32, order="F")
             self.k = np.ones(p_max, dtype=np.int64)
@@ -651,21 +653,29 @@ class _SFState:
 
 
 def _order_batches(key: np.ndarray, first: int):
-    """Yield eligible indices (``key >= 0``) by decreasing key, ties by index, in batches."""
+    """Yield eligible indices (``key >= 0``) by decreasing key, ties by index, in batches.
+
+    Batches grow fourfold (``first``, ``4 first``, ...): a walk that needs more than the
+    first batch sorts the next few thousand keys, never all ``m`` of them at once (a
+    lexsort of 1.35M keys cost ~0.3 s per CRM walk at news20's shape).
+    """
     valid = key >= 0
     n_valid = int(valid.sum())
     if n_valid == 0:
         return
-    if n_valid <= 4 * first:
-        idx = np.flatnonzero(valid)
-        yield idx[np.lexsort((idx, -key[idx]))]
-        return
-    # np.partition(key, m - first)[m - first], without its slow cases (sorted, tie-heavy keys)
-    th = GK.kth_largest(np.ascontiguousarray(key, dtype=np.float64), first)
-    top = np.flatnonzero(key >= th)
-    yield top[np.lexsort((top, -key[top]))]
-    rest = np.flatnonzero(valid & (key < th))
-    yield rest[np.lexsort((rest, -key[rest]))]
+    rem = np.where(valid, np.asarray(key, dtype=np.float64), -1.0)
+    while True:
+        if n_valid <= 4 * first:
+            idx = np.flatnonzero(rem >= 0)
+            yield idx[np.lexsort((idx, -key[idx]))]
+            return
+        # np.partition(rem, m - first)[m - first], without its slow cases (sorted, tie-heavy keys)
+        th = GK.kth_largest(rem, first)
+        top = np.flatnonzero(rem >= th)
+        yield top[np.lexsort((top, -key[top]))]
+        rem[top] = -1.0
+        n_valid -= top.size
+        first *= 4
 
 
 def _crm_walk(
@@ -718,6 +728,38 @@ def _crm_walk(
                 take = min(c, need - found)
                 status[:take] = np.where(is_sf[:take], -3, -1)
                 n_taken, nc = take, 0
+            elif state.corr == "pearson" and rows is None and sp.issparse(X):
+                # sparse candidates: dot products over their non-zeros only (O(nnz) per SF)
+                Xc = X[:, chunk].tocsc()
+                zn = getattr(state, "zsum_n", 0)
+                if zn < n0:  # sums of SF columns set outside this kernel (e.g. fold states)
+                    if not hasattr(state, "zsum"):
+                        state.zsum = np.zeros(state.Z.shape[1])
+                    state.zsum[zn:n0] = state.Z[:, zn:n0].sum(axis=0)
+                _, n_taken, nc, _ = GK.crm_walk_pcc_sparse(
+                    Xc.indptr,
+                    Xc.indices,
+                    np.ascontiguousarray(Xc.data, dtype=np.float64),
+                    np.ascontiguousarray(mean[chunk]),
+                    np.ascontiguousarray(norm[chunk]),
+                    np.ascontiguousarray(t[chunk]),
+                    is_sf,
+                    state.Z,
+                    state.zsum,
+                    state.t,
+                    n0,
+                    float(window),
+                    float(thr),
+                    int(need - found),
+                    status,
+                    corr_out,
+                )
+                state.zsum_n = n0 + int(np.sum(status == -1))
+                new_pos = np.flatnonzero(status == -1)
+                if new_pos.size:  # raw columns of the new SFs, dense, for the master problem
+                    dense = Xc[:, new_pos].toarray()
+                    for q, pos in enumerate(new_pos):
+                        state.raw[int(chunk[pos])] = dense[:, q]
             elif state.corr == "pearson":
                 Xc = _gather(X, chunk, rows)
                 if rows is None:
