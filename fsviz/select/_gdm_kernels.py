@@ -425,19 +425,20 @@ def sparse_complete_pcc(indptr, indices, data, feat, flo, fhi, Zr, mean, norm, c
             owner[q] = -1
             if hi <= lo:
                 continue
-            for s in range(lo, hi):
-                acc[s] = 0.0
+            w = hi - lo
+            a = acc[:w]
+            a[:] = 0.0
             for e in range(indptr[j], indptr[j + 1]):
                 x = data[e]
-                i = indices[e]
-                for s in range(lo, hi):
-                    acc[s] += x * Zr[i, s]
+                row = Zr[indices[e], lo:hi]  # contiguous: the loop below vectorises
+                for s in range(w):
+                    a[s] += x * row[s]
             mj = mean[j]
             inv = 1.0 / norm[j]
             b = -1.0
             o = -1
             for s in range(lo, hi):
-                r = abs(acc[s] - mj * colsum[s]) * inv
+                r = abs(a[s - lo] - mj * colsum[s]) * inv
                 if r > b or (r == b and pos[s] < o):
                     b = r
                     o = pos[s]
