@@ -182,3 +182,15 @@ def test_sparse_crm_walk_equals_dense_walk(window):
     assert r0 == r1 and np.array_equal(s0, s1)
     assert np.allclose(c0, c1, rtol=1e-12) and np.array_equal(z0, z1)
     assert (s0 >= 0).sum() >= 1  # an AF was found
+
+
+def test_progress_reports_every_block_and_scan():
+    X = _sparse_counts(seed=5, n=150, m=900, density=0.04)
+    y = (X[:, 7].toarray().ravel() > 0).astype(int)
+    seen = []
+    g = GDM(n_per_iter=3, max_iter=3, block_size=200).fit(X, y, progress=lambda *a: seen.append(a))
+    completion = [a for a in seen if a[0] == "group completion"]
+    assert [a[1] for a in completion] == [1, 2, 3, 4, 5] and all(a[2] == 5 for a in completion)
+    scans = [a for a in seen if a[0].startswith("score scan")]
+    assert len(scans) >= g.n_iter_ - 1
+    assert GDM(n_per_iter=3, max_iter=3, block_size=200).fit(X, y).support_.tolist() == g.support_.tolist()

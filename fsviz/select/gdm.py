@@ -503,9 +503,11 @@ def _numba_threads():
 class _Scanner:
     """Runs block functions over contiguous feature blocks, locally or on a Dask cluster."""
 
-    def __init__(self, X, block_size: int, client=None):
+    def __init__(self, X, block_size: int, client=None, progress=None):
         m = X.shape[1]
         self.X = X
+        self.progress = progress  # progress(phase, blocks_done, n_blocks) or None
+        self.n_scans = 0
         self.bounds = [(a, min(a + block_size, m)) for a in range(0, m, block_size)]
         self.client = client
         self._futures = None
@@ -523,8 +525,18 @@ class _Scanner:
         a, b = self.bounds[i]
         return self.X[:, a:b]
 
+    def _tick(self, phase: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(phase, done, total)
+
     def dot(self, V: np.ndarray) -> np.ndarray:
         """``X' V`` (m,) or (m, k)."""
+        self.n_scans += 1
+        out = self._dot(V)
+        self._tick(f"score scan {self.n_scans}", len(self.bounds), len(self.bounds))
+        return out
+
+    def _dot(self, V: np.ndarray) -> np.ndarray:
         if self._source:
             rows = np.flatnonzero(V) if V.ndim == 1 else None
             if rows is not None and (rows.size >= 0.5 * V.size or not self.X.row_major):
@@ -555,8 +567,14 @@ class _Scanner:
 
     def run(self, func, per_block, common):
         """``func(block, *per_block[i], *common)`` for every block, results in block order."""
+        phase = "statistics" if func is _source_stats_block else "group completion"
+        total = len(self.bounds)
         if self.client is None:
-            return [func(self._block(i), *per_block[i], *common) for i in range(len(self.bounds))]
+            out = []
+            for i in range(total):
+                out.append(func(self._block(i), *per_block[i], *common))
+                self._tick(phase, i + 1, total)
+            return out
         common_f = [
             self.client.scatter(c, broadcast=True) if isinstance(c, np.ndarray) and c.size > 1024 else c
             for c in common
@@ -567,12 +585,14 @@ class _Scanner:
                 self.client.submit(_source_run, func, src, a, b, *per_block[i], *common_f, pure=False)
                 for i, (a, b) in enumerate(self.bounds)
             ]
-            return self.client.gather(futs)
-        futs = [
-            self.client.submit(func, f, *per_block[i], *common_f, pure=False)
-            for i, f in enumerate(self._futures)
-        ]
-        return self.client.gather(futs)
+        else:
+            futs = [
+                self.client.submit(func, f, *per_block[i], *common_f, pure=False)
+                for i, f in enumerate(self._futures)
+            ]
+        out = self.client.gather(futs)
+        self._tick(phase, total, total)
+        return out
 
     def close(self):
         if self.client is not None and self._futures is not None:
@@ -1239,7 +1259,7 @@ class GDM(SelectorMixin, BaseEstimator):
         return tau
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y=None, client=None):
+    def fit(self, X, y=None, client=None, progress=None):
         """Run the cutting plane, then complete the feature groups.
 
         Parameters
@@ -1268,6 +1288,12 @@ class GDM(SelectorMixin, BaseEstimator):
             When given, the score scans ``X' alpha~`` and the group-completion scan run on
             the cluster, split into feature blocks of ``block_size`` and merged exactly;
             the CRM walk and the master problem stay local (they touch ``K_a`` columns).
+        progress : callable or None, default=None
+            Progress report of the streamed passes over ``X``: called as
+            ``progress(phase, blocks_done, n_blocks)`` after every column block of the
+            statistics pass (out of core) and the group completion, and after every score
+            scan (``phase`` ``"statistics"``, ``"score scan <k>"``, ``"group completion"``;
+            on a cluster once per pass).
 
         Returns
         -------
@@ -1336,7 +1362,7 @@ class GDM(SelectorMixin, BaseEstimator):
 
         # out of core: blocks of ~128 MB of float64 by default (one read + one product each)
         block = self.block_size or (max(256, min(_AUTO_BLOCK, 2**24 // max(n, 1))) if ooc else _AUTO_BLOCK)
-        scanner = _Scanner(X, block, client)
+        scanner = _Scanner(X, block, client, progress)
         if ooc:
             try:
                 mean, norm, discrete = _source_moments(scanner, self.corr == "su")
