@@ -550,6 +550,7 @@ def sparse_complete_su(indptr, indices, data, feat, n, n_bins, discrete, Cr, ks,
             j = feat[q]
             nz_max = max(nz_max, indptr[j + 1] - indptr[j])
         codes = np.empty(nz_max, dtype=np.int64)
+        G = np.empty((p, nz_max), dtype=np.int64)  # SF codes at the feature's non-zero rows
         kx_max = max(n_bins, 64)
         cnt = np.zeros(kx_max)
         table = np.zeros(kx_max * kmax, dtype=np.int64)
@@ -570,21 +571,26 @@ def sparse_complete_su(indptr, indices, data, feat, n, n_bins, discrete, Cr, ks,
             hx = 0.0
             for c in range(kx):
                 hx += _plogp(cnt[c], n)
+            for e in range(nz):  # one contiguous row of SF codes per non-zero
+                row = Cr[indices[a + e]]
+                for s in range(p):
+                    G[s, e] = row[s]
             bst = -1.0
             own = -1
             for s in range(p):
                 hxy = hsum[s]
+                gs = G[s]
                 # stored values coded z stay in row z: only the others move
                 for e in range(nz):
                     c = codes[e]
                     if c != zc:
-                        sb = Cr[indices[a + e], s]
+                        sb = gs[e]
                         table[c * kmax + sb] += 1
                         dcount[sb] += 1
                 for e in range(nz):
                     c = codes[e]
                     if c != zc:
-                        sb = Cr[indices[a + e], s]
+                        sb = gs[e]
                         t = table[c * kmax + sb]
                         if t > 0:
                             hxy += _plogp(t, n)
