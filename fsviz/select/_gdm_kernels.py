@@ -513,8 +513,26 @@ def _plogp(c, n):
     return -p * np.log(p)
 
 
+@njit(cache=True)
+def plogp_table(size, n):
+    """``_plogp(c, n)`` for ``c < size``: the SU kernel looks these up instead of taking logs."""
+    out = np.empty(size)
+    for c in range(size):
+        out[c] = _plogp(c, n)
+    return out
+
+
+@njit(cache=True)
+def _hp(c, n, tab):
+    if c < tab.shape[0]:
+        return tab[c]
+    return _plogp(c, n)
+
+
 @njit(cache=True, parallel=True)
-def sparse_complete_su(indptr, indices, data, feat, n, n_bins, discrete, Cr, ks, hs, hist, hsum, best, owner):
+def sparse_complete_su(
+    indptr, indices, data, feat, n, n_bins, discrete, Cr, ks, hs, hist, hsum, tab, best, owner
+):
     """Group completion (SU) of sparse CSC columns against the coded SFs: a sparsity-aware
     contingency count.
 
@@ -537,6 +555,8 @@ def sparse_complete_su(indptr, indices, data, feat, n, n_bins, discrete, Cr, ks,
         Histogram of every SF's codes.
     hsum : float64 (p,)
         ``sum_b h(hist[s, b])`` (the SF's entropy as a table row sum).
+    tab : float64
+        :func:`plogp_table` (``h(c)`` for small counts: lookups instead of logs).
     best, owner : float64 (q,), int64 (q,)
         Out: largest SU over the SFs and the first SF (buffer order) reaching it.
     """
@@ -570,7 +590,7 @@ def sparse_complete_su(indptr, indices, data, feat, n, n_bins, discrete, Cr, ks,
                 cnt[zc] += n - nz
             hx = 0.0
             for c in range(kx):
-                hx += _plogp(cnt[c], n)
+                hx += _hp(int(cnt[c]), n, tab)
             for e in range(nz):  # one contiguous row of SF codes per non-zero
                 row = Cr[indices[a + e]]
                 for s in range(p):
@@ -593,11 +613,11 @@ def sparse_complete_su(indptr, indices, data, feat, n, n_bins, discrete, Cr, ks,
                         sb = gs[e]
                         t = table[c * kmax + sb]
                         if t > 0:
-                            hxy += _plogp(t, n)
+                            hxy += _hp(t, n, tab)
                             table[c * kmax + sb] = 0
                         d = dcount[sb]
                         if d > 0:
-                            hxy += _plogp(hist[s, sb] - d, n) - _plogp(hist[s, sb], n)
+                            hxy += _hp(hist[s, sb] - d, n, tab) - _hp(hist[s, sb], n, tab)
                             dcount[sb] = 0
                 mi = max(hx + hs[s] - hxy, 0.0)
                 su = 2.0 * mi / (hx + hs[s]) if hx + hs[s] > 0 else 0.0

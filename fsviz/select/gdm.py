@@ -358,6 +358,7 @@ def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strat
                 np.ascontiguousarray(h_s, dtype=np.float64),
                 hist,
                 hsum,
+                GK.plogp_table(min(n, 1 << 16) + 1, int(n)),
                 best,
                 owner,
             )
