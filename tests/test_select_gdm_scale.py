@@ -194,3 +194,18 @@ def test_progress_reports_every_block_and_scan():
     scans = [a for a in seen if a[0].startswith("score scan")]
     assert len(scans) >= g.n_iter_ - 1
     assert GDM(n_per_iter=3, max_iter=3, block_size=200).fit(X, y).support_.tolist() == g.support_.tolist()
+
+
+def test_column_moments_of_large_csc_without_squared_copy():
+    from fsviz.stats._moments_kernels import csc_sums
+    from fsviz.stats.moments import column_moments
+
+    X = sp.random(300, 40000, density=0.1, format="csc", random_state=0)  # 1.2M non-zeros: the kernel
+    X.data = X.data * 7 - 2
+    mean, norm = column_moments(X)
+    D = X.toarray()
+    assert np.allclose(mean, D.mean(axis=0), rtol=1e-13, atol=1e-15)
+    assert np.allclose(norm, np.sqrt(((D - D.mean(axis=0)) ** 2).sum(axis=0)), rtol=1e-10, atol=1e-12)
+    small = X[:, :100]
+    s1, s2 = csc_sums.py_func(small.indptr, small.data)
+    assert np.array_equal((s1, s2), csc_sums(small.indptr, small.data))
