@@ -436,8 +436,9 @@ class Dataset:
             h.update(np.ascontiguousarray(self.y).data)
         if sp.issparse(X):
             for part in (X.indptr, X.indices, X.data):
-                part = np.ascontiguousarray(part, dtype=np.int64 if part.dtype.kind == "i" else part.dtype)
-                h.update(part.data)
+                dt = np.int64 if part.dtype.kind == "i" else part.dtype
+                for a in range(0, max(part.size, 1), 1 << 24):  # chunks: no int64 copy of all indices
+                    h.update(np.ascontiguousarray(part[a : a + (1 << 24)], dtype=dt).data)
         elif is_mapped(X):  # the array's bytes in their file order, a chunk at a time
             flat = X.T if X.flags.f_contiguous and not X.flags.c_contiguous else X
             flat = flat.reshape(-1).view(np.uint8)
