@@ -209,3 +209,18 @@ def test_column_moments_of_large_csc_without_squared_copy():
     small = X[:, :100]
     s1, s2 = csc_sums.py_func(small.indptr, small.data)
     assert np.array_equal((s1, s2), csc_sums(small.indptr, small.data))
+
+
+def test_column_source_reads_fortran_file_blocks_without_the_mapping(tmp_path):
+    from fsviz.select._column_source import ColumnSource
+
+    rng = np.random.default_rng(6)
+    A = np.asfortranarray(rng.integers(0, 3, size=(37, 500)).astype(np.int8))
+    np.save(tmp_path / "g.npy", A)
+    X = np.load(tmp_path / "g.npy", mmap_mode="r")
+    src = ColumnSource(X)
+    assert src._file is not None  # whole Fortran-ordered file: contiguous column ranges
+    v = rng.standard_normal(37)
+    for a, b in [(0, 500), (3, 4), (100, 333)]:
+        assert np.array_equal(src.block(a, b), A[:, a:b].astype(np.float64))
+        assert np.allclose(src.dot(a, b, v), A[:, a:b].T.astype(np.float64) @ v, rtol=1e-13)
