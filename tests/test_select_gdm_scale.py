@@ -224,3 +224,37 @@ def test_column_source_reads_fortran_file_blocks_without_the_mapping(tmp_path):
     for a, b in [(0, 500), (3, 4), (100, 333)]:
         assert np.array_equal(src.block(a, b), A[:, a:b].astype(np.float64))
         assert np.allclose(src.dot(a, b, v), A[:, a:b].T.astype(np.float64) @ v, rtol=1e-13)
+
+
+@pytest.mark.parametrize("levels", [2, 3, 4])
+def test_su_by_blas_counts_equals_su_cross(levels):
+    from fsviz.select.gdm import _level_indicators, _su_by_counts
+
+    rng = np.random.default_rng(levels)
+    X = rng.integers(0, levels, size=(300, 60)).astype(float)
+    X[:, 5] = X[:, 3]  # identical: SU = 1
+    X[:, 6] = 0.0  # constant
+    X[:, 7] = (X[:, 3] > 0) * 2.0  # fewer levels
+    codes = discretize(X, strategy="discrete")
+    sf = np.array([3, 10, 20])
+    cs = discretize(X[:, sf], strategy="discrete")
+    S = _su_by_counts(codes, _level_indicators(cs.codes, int(cs.k.max())), cs.entropies())
+    ref = su_cross(codes, sf, np.arange(X.shape[1]))
+    assert S.shape == ref.shape
+    assert np.allclose(S, ref, rtol=1e-12, atol=1e-13)
+    assert np.isclose(S[0, 5], 1.0) and S[0, 6] == 0.0
+
+
+def test_su_fit_on_genotypes_equals_dense_path(monkeypatch):
+    from fsviz.select import gdm as G
+
+    rng = np.random.default_rng(8)
+    X = rng.integers(0, 3, size=(200, 300)).astype(float)
+    X[:, 1] = X[:, 0]
+    X[:10, 1] = 2 - X[:10, 1]
+    y = (X[:, 0] + rng.random(200) > 1.5).astype(int)
+    a = GDM(corr="su", tau=0.5, n_per_iter=3, max_iter=3).fit(X, y)
+    monkeypatch.setattr(G, "_SU_GEMM_LEVELS", 0)  # the former per-pair scans
+    b = GDM(corr="su", tau=0.5, n_per_iter=3, max_iter=3).fit(X, y)
+    assert np.array_equal(a.support_, b.support_) and a.n_correlations_ == b.n_correlations_
+    assert all(np.array_equal(a.groups_[k], b.groups_[k]) for k in a.groups_)

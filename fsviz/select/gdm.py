@@ -367,9 +367,23 @@ def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strat
     feats, owners, vals = [], [], []
     n_corr = 0
     rows = np.arange(p)
+    few = int(k_s.max()) <= _SU_GEMM_LEVELS and Xb.shape[0] < 1 << 24
+    ind_s = None
     for start in range(0, ids.size, _SUB):
         sl = ids[start : start + _SUB]
         cb = discretize(_gather(Xb, sl), n_bins=n_bins, strategy=strategy)
+        if few and int(cb.k.max()) <= _SU_GEMM_LEVELS:  # e.g. 0/1/2 genotypes: counts by BLAS
+            if ind_s is None:
+                ind_s = _level_indicators(codes_s, int(k_s.max()))
+            S = _su_by_counts(cb, ind_s, h_s)
+            n_corr += S.size
+            best = S.max(axis=0)
+            hit = best >= thr
+            if hit.any():
+                feats.append(offset + sl[hit])
+                owners.append(np.argmax(S[:, hit], axis=0))
+                vals.append(best[hit])
+            continue
         codes = Codes(np.asfortranarray(np.hstack([codes_s, cb.codes])), np.concatenate([k_s, cb.k]))
         h = np.concatenate([h_s, cb.entropies()])
         S = su_cross(codes, rows, p + np.arange(sl.size), h)  # (p, L)
@@ -383,6 +397,47 @@ def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strat
     if not feats:
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), n_corr
     return np.concatenate(feats), np.concatenate(owners), np.concatenate(vals), n_corr
+
+
+_SU_GEMM_LEVELS = 4  # discrete data with at most this many levels: SU contingency tables by BLAS
+
+
+def _level_indicators(codes: np.ndarray, k: int) -> list:
+    """``[codes == a]`` as float32 0/1 matrices, one per level ``a < k``."""
+    return [np.asarray(codes == a, dtype=np.float32) for a in range(k)]
+
+
+def _su_by_counts(cb, ind_s: list, h_s: np.ndarray) -> np.ndarray:
+    """SU of every SF (rows) with every coded feature of ``cb`` (columns), (p, L).
+
+    The contingency counts ``N_ab = [x = a]' [s = b]`` come from float32 matrix products of
+    level indicators (exact: integers below 2^24), the last row and column from the
+    marginals; ``H(x, s) = sum_ab h(N_ab)`` with ``h(c) = -c/n log(c/n)``. Equal to
+    :func:`su_cross` up to rounding (summation order); ``(k_x - 1)(k_s - 1)`` products of
+    ``n x L x p`` instead of ``L p`` scans of ``n`` codes.
+    """
+    n = cb.codes.shape[0]
+    kx = int(cb.k.max())
+    ks = len(ind_s)
+    ind_x = _level_indicators(cb.codes, kx)
+    cnt_x = np.stack([i.sum(axis=0, dtype=np.float64) for i in ind_x])  # (kx, L)
+    hist_s = np.stack([i.sum(axis=0, dtype=np.float64) for i in ind_s])  # (ks, p)
+    N = np.empty((kx, ks, cnt_x.shape[1], hist_s.shape[1]))
+    for a in range(kx - 1):
+        for b in range(ks - 1):
+            N[a, b] = ind_x[a].T @ ind_s[b]
+    for a in range(kx - 1):
+        N[a, ks - 1] = cnt_x[a][:, None] - N[a, : ks - 1].sum(axis=0)
+    for b in range(ks):
+        N[kx - 1, b] = hist_s[b][None, :] - N[: kx - 1, b].sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = N / n
+        hxy = np.where(N > 0.5, -f * np.log(np.where(N > 0.5, f, 1.0)), 0.0).sum(axis=(0, 1))  # (L, p)
+    hx = cb.entropies()
+    tot = hx[:, None] + h_s[None, :]
+    mi = np.maximum(tot - hxy, 0.0)
+    su = np.where(tot > 0, 2.0 * mi / np.where(tot > 0, tot, 1.0), 0.0)
+    return np.ascontiguousarray(su.T)
 
 
 def _window_cost(abs_t, eligible, sf, window) -> float:
