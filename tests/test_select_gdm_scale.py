@@ -258,3 +258,17 @@ def test_su_fit_on_genotypes_equals_dense_path(monkeypatch):
     b = GDM(corr="su", tau=0.5, n_per_iter=3, max_iter=3).fit(X, y)
     assert np.array_equal(a.support_, b.support_) and a.n_correlations_ == b.n_correlations_
     assert all(np.array_equal(a.groups_[k], b.groups_[k]) for k in a.groups_)
+
+
+def test_discrete_encoding_vectorised_equals_np_unique():
+    from fsviz.stats.information import _encode_columns
+
+    rng = np.random.default_rng(9)
+    for _ in range(30):
+        X = rng.integers(-3, int(rng.integers(1, 40)), size=(int(rng.integers(1, 60)), 25)).astype(float)
+        X[:, 0] = 5.0
+        c = _encode_columns(X)
+        for j in range(X.shape[1]):
+            u, inv = np.unique(X[:, j], return_inverse=True)
+            assert np.array_equal(c.codes[:, j], inv) and c.k[j] == len(u)
+        assert c.codes.dtype == np.int32 and c.codes.flags.f_contiguous
