@@ -110,8 +110,32 @@ def encode_labels(
     return codes.astype(np.int64).ravel(), class_names.astype(object)
 
 
+def is_mapped(X) -> bool:
+    """True for a read-only 2-D numeric ``numpy.memmap``: kept out of core, never copied."""
+    return (
+        isinstance(X, np.memmap)
+        and X.ndim == 2
+        and not X.flags.writeable
+        and X.dtype.kind in "biuf"
+        and (X.flags.c_contiguous or X.flags.f_contiguous)
+    )
+
+
+def _column_slices(X, target: int = 1 << 26):
+    """Column ranges ``(a, b)`` of about ``target`` bytes of float64 each."""
+    step = max(1, target // (8 * max(X.shape[0], 1)))
+    return [(a, min(a + step, X.shape[1])) for a in range(0, X.shape[1], step)]
+
+
 def _as_matrix(X, who: str):
-    """Dense -> C-contiguous float64 ndarray; sparse -> canonical float64 CSR/CSC."""
+    """Dense -> C-contiguous float64 ndarray; sparse -> canonical float64 CSR/CSC.
+
+    A read-only ``numpy.memmap`` (e.g. ``np.load(path, mmap_mode="r")`` or a
+    :func:`fsviz.data.seeds.write_seed_shape` directory) stays as it is, in its own dtype
+    and order: it is read block by block, never copied whole.
+    """
+    if is_mapped(X):
+        return X
     if sp.issparse(X):
         fmt = X.format
         if fmt not in ("csr", "csc"):
@@ -150,6 +174,10 @@ def _constant_columns(X) -> np.ndarray:
     n, m = X.shape
     if n == 0:
         return np.arange(m)
+    if is_mapped(X):  # block by block: never a full-size temporary
+        return np.concatenate(
+            [a + np.flatnonzero(np.all(X[:, a:b] == X[0:1, a:b], axis=0)) for a, b in _column_slices(X)]
+        )
     if sp.issparse(X):
         if X.format == "csc":
             counts = np.diff(X.indptr)
@@ -311,7 +339,11 @@ class Dataset:
         if n == 0 or m == 0:
             raise ValueError(f"{who}: X must have at least one sample and one feature; got shape {X.shape}.")
         names = self._names(m, who)
-        check_finite(X, names, who=who)
+        if not is_mapped(X):
+            check_finite(X, names, who=who)
+        elif X.dtype.kind == "f":
+            for a, b in _column_slices(X):
+                check_finite(X[:, a:b], names[a:b], who=f"{who} (columns {a}..{b - 1})")
         y, class_names = encode_labels(
             self.y, who=who, continuous=(self.meta or {}).get("target_kind") == "continuous"
         )
@@ -445,8 +477,14 @@ class Dataset:
             h.update(np.ascontiguousarray(self.y).data)
         if sp.issparse(X):
             for part in (X.indptr, X.indices, X.data):
-                part = np.ascontiguousarray(part, dtype=np.int64 if part.dtype.kind == "i" else part.dtype)
-                h.update(part.data)
+                dt = np.int64 if part.dtype.kind == "i" else part.dtype
+                for a in range(0, max(part.size, 1), 1 << 24):  # chunks: no int64 copy of all indices
+                    h.update(np.ascontiguousarray(part[a : a + (1 << 24)], dtype=dt).data)
+        elif is_mapped(X):  # the array's bytes in their file order, a chunk at a time
+            flat = X.T if X.flags.f_contiguous and not X.flags.c_contiguous else X
+            flat = flat.reshape(-1).view(np.uint8)
+            for a in range(0, flat.size, 1 << 26):
+                h.update(np.ascontiguousarray(flat[a : a + (1 << 26)]).data)
         else:
             h.update(X.data)
         if self.sample_names is not None:  # only when present: older fingerprints stay valid

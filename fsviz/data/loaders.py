@@ -400,6 +400,9 @@ def load_dataset(
     path_or_buffer : str, Path, bytes or binary file-like
         A path, or a buffer (``io.BytesIO``, an open file, a Streamlit
         ``UploadedFile``). A buffer's ``.name`` gives the format and the default name.
+        A directory written by :func:`fsviz.data.seeds.write_seed_shape` is opened
+        memory-mapped: ``X`` is a read-only ``numpy.memmap`` (dense) or a CSC matrix
+        whose arrays are memory maps; nothing is copied (``label=None``: no labels).
     label : str, int, None or "auto", default="auto"
         Where the labels are.
 
@@ -540,6 +543,10 @@ def load_dataset(
     >>> ds.X.tolist(), ds.y.tolist(), list(ds.class_names)
     ([[1.0, 2.0], [3.0, 4.0]], [0, 1], ['x', 'y'])
     """
+    from fsviz.data.seeds import is_seed_dir
+
+    if is_seed_dir(path_or_buffer):
+        return _load_mapped_dir(path_or_buffer, label=label, name=name)
     src = _Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
     src.sandbox = bool(sandbox)
@@ -616,6 +623,20 @@ def load_dataset(
             e,
             "the file looks damaged or is not in this format; re-export it.",
         ) from e
+
+
+def _load_mapped_dir(path, *, label, name) -> Dataset:
+    """A :func:`fsviz.data.seeds.write_seed_shape` directory, opened memory-mapped (nothing copied)."""
+    from fsviz.data.seeds import load_seed_shape
+
+    X, y, truth, meta = load_seed_shape(path)
+    return Dataset(
+        X,
+        y=None if label is None else y,
+        name=name if name is not None else meta.get("name", Path(os.fspath(path)).name),
+        truth=truth,
+        meta={"source": os.fspath(path), "format": "fsviz-mmap", **meta},
+    )
 
 
 def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> Dataset:

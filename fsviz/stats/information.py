@@ -37,6 +37,19 @@ class Codes:
 def _encode_columns(X: np.ndarray) -> Codes:
     # rank-encode each column's distinct values: exact for already-discrete data
     n, m = X.shape
+    if n and m:
+        lo = X.min(axis=0)
+        span = X.max(axis=0) - lo
+        if np.all(np.isfinite(span)) and span.max() < 64 and np.all(X == np.round(X)):
+            # small integer ranges (counts, genotypes): all columns at once, no per-column sort;
+            # the rank of each value among its column's distinct values, as np.unique gives
+            V = (X - lo).astype(np.intp)
+            cols = np.arange(m)[None, :]
+            present = np.zeros((int(span.max()) + 1, m), dtype=bool)
+            present[V, cols] = True
+            rank = np.cumsum(present, axis=0, dtype=np.int32) - 1
+            codes = np.asfortranarray(rank[V, cols])
+            return Codes(codes, np.maximum(present.sum(axis=0), 1).astype(np.int64))
     codes = np.empty((n, m), dtype=np.int32, order="F")
     k = np.empty(m, dtype=np.int64)
     for j in range(m):  # per column np.unique; only used when the data are discrete

@@ -30,8 +30,13 @@ def column_moments(X, sums=None) -> tuple[np.ndarray, np.ndarray]:
     n = X.shape[0]
     if sp.issparse(X):
         X = X.tocsc()
-        s1 = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
-        s2 = np.asarray(X.multiply(X).sum(axis=0), dtype=np.float64).ravel()
+        if X.dtype == np.float64 and X.nnz >= 1 << 20:  # large: no squared copy of the non-zeros
+            from fsviz.stats._moments_kernels import csc_sums
+
+            s1, s2 = csc_sums(X.indptr, X.data)
+        else:
+            s1 = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
+            s2 = np.asarray(X.multiply(X).sum(axis=0), dtype=np.float64).ravel()
         mean = s1 / n
         ss = s2 - n * mean * mean
     else:
