@@ -62,7 +62,10 @@ def test_a_users_file_from_upload_to_export_and_refresh(page, tmp_path, shots, s
     # the export offers the run on screen (the last one shown: GRM), and GDM at tau=0.35
     goto(page, "Compare and export")
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="selection").first
-    assert "GRM" in box.inner_text()
+    box.scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "user_file_export.png"), full_page=True)
+    value = box.inner_text() + " ".join(box.locator("input").evaluate_all("els => els.map(e => e.value)"))
+    assert "GRM" in value, value
     box.click()
     options = page.get_by_role("option").all_inner_texts()
     page.keyboard.press("Escape")
@@ -90,4 +93,6 @@ def test_semicolon_decimal_comma_file_reads_as_numbers(page, tmp_path, upload):
     page.wait_for_function("() => document.body.innerText.includes('Column roles')", timeout=60_000)
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
     assert "6 features" in sidebar and "60 samples" in sidebar
-    assert "semicolon" in body(page)
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Separator").first
+    shown = box.inner_text() + " ".join(box.locator("input").evaluate_all("els => els.map(e => e.value)"))
+    assert "semicolon" in shown, shown  # "auto (semicolon ;)": what was detected is on screen
