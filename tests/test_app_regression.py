@@ -34,7 +34,7 @@ def _no_accuracy(at) -> None:
 def test_data_page_shows_the_target_kind_and_its_distribution(app):
     at = app  # the Data page is the entry page
     assert at.title[0].value == "Data"
-    assert metric(at, "target") == "continuous" and metric(at, "classes") == "—"
+    assert metric(at, "target") == "continuous" and metric(at, "classes") == "none"
     assert any(s.value == "Continuous target" for s in at.subheader)
     stats = next(d.value for d in at.dataframe if list(d.value.columns) == ["statistic", "value"])
     table = dict(zip(stats["statistic"], stats["value"], strict=True))

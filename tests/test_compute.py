@@ -172,7 +172,7 @@ def test_compare_frame():
     honest = fc.Evaluation(run, "fp", 5, 0.8, 0.2, True, 0.0)
     biased = fc.Evaluation(run, "fp", 5, 0.9, 0.2, False, 0.0)
     frame = fc.compare_frame([(sel, honest, biased), (sel, None, None)])
-    assert list(frame["n features"]) == [5, 5] and frame["parameters"].tolist()[0] == ""
+    assert list(frame["n features"]) == [5, 5] and frame["parameters"].tolist()[0] == "defaults"
     assert frame[fc.CV_HONEST].tolist()[0] == 0.8 and frame[fc.CV_BIASED].tolist()[0] == 0.9
     assert frame[fc.CV_HONEST].isna().tolist() == [False, True]
 

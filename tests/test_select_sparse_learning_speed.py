@@ -122,7 +122,7 @@ def test_udfs_lowrank_path_equals_the_dense_path(monkeypatch):
     monkeypatch.setattr(SL, "_udfs_smallest_lowrank", counted)
     W, h, it = SL.udfs_solve(X, 3, 0.1, 5, 0.1, max_iter=15)
     assert calls and all(calls)  # every step after the first was low-rank and certified
-    monkeypatch.setattr(SL, "_udfs_factor", lambda Lm, X: None)
+    monkeypatch.setattr(SL, "_udfs_smallest_lowrank", lambda *args: None)  # every step dense
     Wd, hd, itd = SL.udfs_solve(X, 3, 0.1, 5, 0.1, max_iter=15)
     assert it == itd
     # the same first step (LAPACK's basis of the degenerate D = I problem); afterwards the paths
