@@ -93,6 +93,7 @@ def groups_view():
             group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af, kind=kind),
             key="group_tree",
         )
+        st.caption(f"Tile colour: {fc.HELP['s_j']}")
 
     with out:
         tree_view(res)

@@ -94,7 +94,7 @@ def test_prior_groups_by_name_and_provenance_download(page, tmp_path, goto, sett
     box.fill("pixel_3_4, pixel_3_5\npixel_2_4, pixel_2_2")
     page.get_by_role("button", name="Add pasted groups").click()
     settle(page)
-    page.wait_for_function("() => document.body.innerText.includes('2 prior group(s) over 4 features')")
+    page.wait_for_function("() => document.body.innerText.includes('2 prior groups over 4 features')")
     goto(page, "Compare and export")
     with page.expect_download() as info:
         page.get_by_text("Provenance (JSON)", exact=False).first.click()

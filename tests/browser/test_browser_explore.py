@@ -78,7 +78,7 @@ def test_session_file_round_trip(browser, server, tmp_path, goto, settle, tree_t
     sidebar = p.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("Session file").click()
     with p.expect_download() as info:
-        sidebar.get_by_text("Save session (JSON)").click()
+        sidebar.get_by_role("button", name="Save session (JSON)").click()
     saved = tmp_path / info.value.suggested_filename
     info.value.save_as(saved)
     doc = json.loads(saved.read_text())
