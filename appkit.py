@@ -1560,6 +1560,29 @@ def prior_effect(ds, plain: fc.GRMResult, constrained: fc.GRMResult, prior: list
         )
 
 
+def grm_table(where, ds, res, prior: list, k: int) -> None:
+    """GRM's scores and ranks, with the evidence columns, and the near-zero-evidence warning."""
+    frame = fc.grm_frame(res, ds.feature_names, prior, k=k)
+    if fc.grm_evidence_warning(frame, k):
+        where.warning(fc.grm_evidence_warning(frame, k))
+    where.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        height=320,
+        column_config={
+            "base score / top": st.column_config.NumberColumn(
+                format="%.3f", help="base score over the best one"
+            ),
+            "note": st.column_config.TextColumn(
+                help=f"features of GRM's top {k} promoted from below base rank {2 * k}, or with near-zero "
+                "base evidence",
+                width="medium",
+            ),
+        },
+    )
+
+
 def gamma_sweep(ds, run: Run, prior: list, k: int) -> None:
     """GRM over gamma in (0, 0.3, 1, 3, 10): redundancy of the top k and the prior groups' rank spread."""
     import pandas as pd

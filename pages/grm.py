@@ -98,23 +98,7 @@ def ranking(res):
 with out:
     ranking(res)
 top.subheader("Scores and ranks (sortable)")
-grm_table = fc.grm_frame(res, ds.feature_names, prior, k=k)
-if fc.grm_evidence_warning(grm_table, k):
-    top.warning(fc.grm_evidence_warning(grm_table, k))
-top.dataframe(
-    grm_table,
-    hide_index=True,
-    width="stretch",
-    height=320,
-    column_config={
-        "base score / top": st.column_config.NumberColumn(format="%.3f", help="base score over the best one"),
-        "note": st.column_config.TextColumn(
-            help=f"features of GRM's top {k} promoted from below base rank "
-            f"{2 * k}, or with near-zero base evidence",
-            width="medium",
-        ),
-    },
-)
+appkit.grm_table(top, ds, res, prior, k)
 
 if prior:
     with bottom:
