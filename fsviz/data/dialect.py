@@ -183,6 +183,8 @@ def _sniff_dialect(text: str, allow_whitespace: bool) -> tuple[str, str, str | N
         if widths[0] < 2:
             continue
         consistent = sum(1 for w in widths if w == widths[0]) / len(widths)
+        if consistent < 0.9:  # a separator splits the header and the data lines alike
+            continue
         # whitespace only when nothing else splits the lines consistently
         score = (int(consistent >= 0.9) * (1 if sep == r"\s+" else 2), widths[0] if consistent >= 0.9 else 0)
         if score > best_score:

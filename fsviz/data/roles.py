@@ -231,6 +231,8 @@ _ID_NAMES = frozenset(
         "accession", "uuid", "obs_names", "unnamed_0", "x", "v1",
     }
 )  # fmt: skip
+#: names in _ID_NAMES that other tools give columns by default: ids only with id-like values
+_WEAK_ID_NAMES = frozenset({"x", "v1"})
 _ID_VALUE = re.compile(r"^[A-Za-z][A-Za-z_.\-]*[0-9]+$")  # V1, S01, sample_3, GSM12345
 _NA_WORDS = frozenset({"", "na", "nan", "n/a", "null", "none", "-nan", "#n/a"})
 
@@ -501,6 +503,10 @@ def _infer(frame, label, id_columns, ignore) -> tuple[list[ColumnRole], list[str
         if free.size:
             first[free[0]] = True
         id_named = np.array([_id_named(nm) for nm in names], dtype=bool)
+        # R's default names ("X" for written row names, "V1" for a first column) name ids only
+        # when the values are text or the row numbers themselves: a feature may be called X
+        weak = np.array([nm.strip().lower() in _WEAK_ID_NAMES for nm in names], dtype=bool)
+        id_named &= ~weak | stats["monotone_rows"] | stats["text"]
         auto_label = isinstance(label, str) and label == "auto"
         label_named = np.array(
             [auto_label and nm.strip().lower() in ("label", "class", "y", "target") for nm in names]
