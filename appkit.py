@@ -1157,8 +1157,11 @@ def selections(ds) -> dict[str, fc.Selection]:
     out: dict[str, fc.Selection] = {}
     seen = set()
     for run, k in [*_session("selections", ds), *((r, None) for r in _on_screen(ds))]:
-        res = stored(ds, run)
-        if res is None or (run, k) in seen:
+        if (run, k) in seen:
+            continue
+        # a result the shared store let go (other sessions' runs): small data computes it again
+        res = stored(ds, run) or result(ds, run, f"Recomputing {run.label}", auto=small(ds), quiet=True)
+        if res is None:
             continue
         seen.add((run, k))
         sel = res.selection(k)
