@@ -125,6 +125,7 @@ def test_tau_applies_live_when_cheap_and_is_marked_stale_otherwise(digits, monke
     import appkit
 
     monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
+    appkit._results().data.clear()  # the store is process-wide: another test may hold tau=0.45
     at = goto(start(digits), "groups")
     shown = next(c.value for c in at.caption if c.value.startswith("Shown:"))
     slider(at, "tau").set_value(0.4).run()  # no Run click: applied at once

@@ -373,7 +373,12 @@ def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: p
     pos = {names[c]: int(c) for c in cand}
     ranked_idx = [pos[r] for r in ranked if r in pos]
     complete = stats["n_missing"] == 0
-    named = [c for c in ranked_idx if _words(names[c]) & TARGET_WORDS or names[c].strip().lower() in _STRONG]
+    # "y" names a target only as the whole name: inside one ("0Y", "day_y") it is a letter
+    named = [
+        c
+        for c in ranked_idx
+        if (_words(names[c]) - {"y"}) & TARGET_WORDS or names[c].strip().lower() in _STRONG
+    ]
     text = [c for c in ranked_idx if stats["text"][c]]
     last = int(cand[-1])
     last_text = [last] if stats["text"][last] and stats["n_unique"][last] >= 2 else []
