@@ -478,17 +478,23 @@ DECIMALS = {"auto": "auto", ".": "point .", ",": "comma ,"}
 ORIENTATIONS = {"auto": "auto", False: "samples as rows", True: "features as rows (transposed)"}
 
 
+def _shown_as(names: dict, detected):
+    """A selectbox's format: each choice by its name, and "auto" with what was detected."""
+    return lambda v: f"auto ({names.get(detected, detected)})" if v == "auto" and detected else names[v]
+
+
 def import_panel(up: Upload) -> None:
     """The Data page's import settings of an upload: dialect, sheet, orientation, missing
     values, text columns and one editable table of column roles."""
     try:
-        info = inspect_upload(up)
+        info, unread = inspect_upload(up), ""
     except ValueError as e:
-        st.error(str(e))
-        info = None
+        info, unread = None, str(e)
+        st.error(unread)
     error = st.session_state.get("load_error")
     if error:
-        st.error(error)
+        if error != unread:  # the same message once
+            st.error(error)
         fixes = load_error_fixes(up, error, info)
         for col, (label, name, value) in zip(st.columns(max(len(fixes), 1)), fixes, strict=False):
             if col.button(label, key=f"loadfix_{name}", type="primary"):
@@ -497,7 +503,6 @@ def import_panel(up: Upload) -> None:
     with st.expander(f"Import settings: {up.filename}", expanded=True):
         c = st.columns(4)
         if info is None or info.frame is not None and info.fmt in ("csv", "tsv", "txt"):
-            detected = (lambda v: f"auto ({SEPARATORS.get(info.sep, info.sep)})") if info else None
             with c[0]:
                 _option(
                     up,
@@ -505,18 +510,17 @@ def import_panel(up: Upload) -> None:
                     st.selectbox,
                     "Separator",
                     list(SEPARATORS),
-                    lambda v: detected(v) if v == "auto" and detected else SEPARATORS[v],
+                    _shown_as(SEPARATORS, info.sep if info else None),
                     help="Detected from the first lines; choose another if the table reads as one column.",
                 )
             with c[1]:
-                dec = (lambda v: f"auto ({DECIMALS.get(info.decimal, info.decimal)})") if info else None
                 _option(
                     up,
                     "decimal",
                     st.selectbox,
                     "Decimal mark",
                     list(DECIMALS),
-                    lambda v: dec(v) if v == "auto" and dec else DECIMALS[v],
+                    _shown_as(DECIMALS, info.decimal if info else None),
                     help="A comma for numbers such as 1,5 (European spreadsheets export them so).",
                 )
         if info is not None and info.sheets:
