@@ -10,7 +10,12 @@ Accepted inputs (see :func:`is_out_of_core`):
 
 - ``numpy.memmap``, including ``np.load(path, mmap_mode="r")`` (C or Fortran order; a
   Fortran-ordered file reads a column block contiguously), any numeric dtype;
-- ``zarr.Array`` (chunks spanning all rows and a few thousand columns read best).
+- ``zarr.Array`` (chunks spanning all rows and a few thousand columns read best);
+- a scipy CSC matrix whose ``data`` / ``indices`` are memory maps (e.g. a
+  :func:`fsviz.data.seeds.write_seed_shape` text shape opened by ``load_dataset``):
+  :class:`SparseColumnSource` reads each column block's non-zeros from the files with
+  ``readinto`` / ``pread`` (copies from the page cache), so no mapped page stays resident
+  -- a memory-mapped scipy matrix would keep every page it has read in the process.
 
 The source pickles without its data (a memmap as file name + geometry, a zarr array as
 its store), so Dask workers read their own blocks from the same file.
@@ -19,19 +24,31 @@ its store), so Dask workers read their own blocks from the same file.
 from __future__ import annotations
 
 import mmap
+import os
 
 import numpy as np
+import scipy.sparse as sp
 
 from fsviz.select.gdm import _column_source_kernels as _K
 
-__all__ = ["ColumnSource", "is_out_of_core"]
+__all__ = ["ColumnSource", "SparseColumnSource", "is_out_of_core", "make_source"]
 
 
 def is_out_of_core(X) -> bool:
-    """True for a ``numpy.memmap`` or a ``zarr.Array`` (read block by block, never copied whole)."""
+    """True for a ``numpy.memmap``, a ``zarr.Array`` or a CSC matrix over memory maps
+    (read block by block, never copied whole)."""
     if isinstance(X, np.memmap):
         return True
+    if sp.issparse(X):
+        return X.format == "csc" and X.ndim == 2 and isinstance(X.data, np.memmap)
     return type(X).__module__.split(".")[0] == "zarr" and hasattr(X, "shape") and hasattr(X, "dtype")
+
+
+def make_source(X):
+    """The column source of an out-of-core ``X`` (see :func:`is_out_of_core`)."""
+    if sp.issparse(X):
+        return SparseColumnSource(X)
+    return ColumnSource(X)
 
 
 def _memmap_geometry(X: np.memmap):
@@ -216,4 +233,181 @@ def block_stats(Xb: np.ndarray, want_discrete: bool):
     top = max(abs(lo), abs(hi))
     if want_discrete:
         return True, top, bool(np.all(Xb == np.round(Xb))), lo, hi
+    return True, top, True, lo, hi
+
+
+# ============================================================================ sparse (CSC) source
+def _file_ref(a):
+    """``(filename, offset, dtype, length)`` of a whole-file 1-D memmap, else None."""
+    if not isinstance(a, np.memmap) or a.ndim != 1 or a.filename is None:
+        return None
+    if a.base is None or type(a.base).__name__ != "mmap" or not a.flags.c_contiguous:
+        return None
+    return (str(a.filename), int(a.offset), a.dtype.str, int(a.shape[0]))
+
+
+def _release_map(a) -> None:
+    """Unmap the resident pages of a read-only memmap (they stay in the page cache)."""
+    base = getattr(a, "_mmap", None)
+    if base is not None and getattr(a, "mode", None) == "r" and hasattr(base, "madvise"):
+        base.madvise(mmap.MADV_DONTNEED)
+
+
+class _Reader:
+    """Ranges of a 1-D on-disk array: ``pread`` from its file (no mapped page ever resident),
+    or slices of the memmap released again after every read when the file is unknown."""
+
+    def __init__(self, a):
+        self.a = a
+        self.ref = _file_ref(a)
+        self.dtype = np.dtype(a.dtype)
+        self._fd = None
+
+    def __getstate__(self):
+        return {"a": None if self.ref else self.a, "ref": self.ref, "dtype": self.dtype.str}
+
+    def __setstate__(self, st):
+        self.ref, self.dtype, self._fd = st["ref"], np.dtype(st["dtype"]), None
+        self.a = st["a"]
+
+    def _file(self) -> int:
+        if self._fd is None:
+            self._fd = os.open(self.ref[0], os.O_RDONLY)
+        return self._fd
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown  # pragma: no cover
+            pass
+
+    def read(self, lo: int, hi: int) -> np.ndarray:
+        """Elements ``lo:hi`` as a new in-memory array (stored dtype)."""
+        if self.ref is None:
+            out = np.array(self.a[lo:hi])
+            _release_map(self.a)
+            return out
+        out = np.empty(max(hi - lo, 0), dtype=self.dtype)
+        self.read_into(out, lo)
+        return out
+
+    def read_into(self, out: np.ndarray, lo: int) -> None:
+        """Fill ``out`` (contiguous, stored dtype) with elements ``lo:lo + out.size``."""
+        if self.ref is None:
+            out[...] = self.a[lo : lo + out.size]
+            return
+        view = memoryview(out.view(np.uint8).reshape(-1))
+        fd, pos, got = self._file(), self.ref[1] + lo * self.dtype.itemsize, 0
+        while got < view.nbytes:
+            k = os.preadv(fd, [view[got:]], pos + got)
+            if not k:
+                raise OSError(f"SparseColumnSource: {self.ref[0]} ended early.")
+            got += k
+
+
+class SparseColumnSource(ColumnSource):
+    """Read-only float64 CSC column blocks of a sparse matrix whose arrays are on disk.
+
+    ``X`` is a ``scipy.sparse`` CSC matrix whose ``data`` and ``indices`` are memory maps
+    (``load_dataset`` of a :func:`fsviz.data.seeds.write_seed_shape` text shape). Its
+    ``indptr`` (8 bytes per feature) is copied to memory once; a block ``a:b`` reads the
+    non-zeros ``indptr[a]:indptr[b]`` of both files with ``pread`` into new arrays, so the
+    process holds one block, never the mapped files (a memory-mapped scipy matrix keeps
+    every page it has read resident: RSS >= the data's size). Blocks and gathers are the
+    same CSC columns ``X[:, a:b]`` / ``X[:, cols]`` an in-memory matrix gives, converted to
+    float64 and scaled by ``2**shift``, so GDM's results equal the in-memory sparse path's.
+    """
+
+    sparse = True
+
+    def __init__(self, X):
+        if not sp.issparse(X) or X.format != "csc":
+            raise ValueError("SparseColumnSource: 'X' must be a scipy.sparse CSC matrix.")
+        kind = np.dtype(X.dtype).kind
+        if kind not in "biuf":
+            raise ValueError(f"GDM: sparse 'X' must hold numbers; got dtype {X.dtype}.")
+        self.X = None
+        self.shape = (int(X.shape[0]), int(X.shape[1]))
+        self.shift = 0
+        self._zarr = False
+        self.row_major = False
+        self._release = None
+        self._file = None
+        self.indptr = np.array(X.indptr, dtype=np.int64)
+        _release_map(X.indptr)
+        self.nnz = int(self.indptr[-1])
+        self._data = _Reader(X.data)
+        self._indices = _Reader(X.indices)
+
+    def __reduce__(self):
+        return (_rebuild_sparse, (self.shape, self.indptr, self._data, self._indices, self.shift))
+
+    def _csc(self, data, indices, indptr, width: int) -> sp.csc_matrix:
+        data = data.astype(np.float64, copy=False)
+        if self.shift:
+            np.ldexp(data, self.shift, out=data)
+        B = sp.csc_matrix((data, indices, indptr), shape=(self.shape[0], width))
+        B.sort_indices()  # in place; a no-op for canonical files
+        return B
+
+    def block(self, a: int, b: int, rows=None):
+        """Columns ``a:b`` as a new float64 CSC matrix (``rows``: only those rows)."""
+        lo, hi = int(self.indptr[a]), int(self.indptr[b])
+        B = self._csc(self._data.read(lo, hi), self._indices.read(lo, hi), self.indptr[a : b + 1] - lo, b - a)
+        return B if rows is None else B[np.asarray(rows, dtype=np.intp)]
+
+    def dot(self, a: int, b: int, v: np.ndarray, rows=None) -> np.ndarray:
+        """``X[:, a:b]' v`` in float64 (the in-memory sparse product, block by block)."""
+        return np.asarray(self.block(a, b).T @ v, dtype=np.float64)
+
+    def gather_sparse(self, cols) -> sp.csc_matrix:
+        """Columns ``cols`` (any order, repeats allowed) as a float64 CSC matrix, like ``X[:, cols]``."""
+        cols = np.asarray(cols, dtype=np.intp).ravel()
+        starts, ends = self.indptr[cols], self.indptr[cols + 1]
+        counts = ends - starts
+        ip = np.zeros(cols.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=ip[1:])
+        data = np.empty(int(ip[-1]), dtype=self._data.dtype)
+        ind = np.empty(int(ip[-1]), dtype=self._indices.dtype)
+        for k in range(cols.size):  # one pread per column and file (a few dozen columns)
+            if counts[k]:
+                self._data.read_into(data[ip[k] : ip[k + 1]], int(starts[k]))
+                self._indices.read_into(ind[ip[k] : ip[k + 1]], int(starts[k]))
+        return self._csc(data, ind, ip, cols.size)
+
+    def gather(self, cols, rows=None) -> np.ndarray:
+        """Columns ``cols`` (optionally rows ``rows``) as a dense Fortran-ordered float64 array."""
+        B = self.gather_sparse(cols)
+        if rows is not None:
+            B = B[np.asarray(rows, dtype=np.intp)]
+        return np.asfortranarray(B.toarray(), dtype=np.float64)
+
+
+def _rebuild_sparse(shape, indptr, data, indices, shift):
+    src = SparseColumnSource.__new__(SparseColumnSource)
+    src.X, src.shape, src.shift = None, tuple(shape), shift
+    src._zarr, src.row_major, src._release, src._file = False, False, None, None
+    src.indptr, src.nnz = indptr, int(indptr[-1])
+    src._data, src._indices = data, indices
+    return src
+
+
+def sparse_block_stats(Xb, want_discrete: bool):
+    """:func:`block_stats` of a sparse block, as :func:`~fsviz.stats.information.is_discrete`
+    sees sparse data (its stored values and 0)."""
+    d = Xb.data
+    if d.size == 0:
+        return True, 0.0, True, 0.0, 0.0
+    lo, hi = float(d.min()), float(d.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return False, 0.0, True, 0.0, 0.0
+    top = max(abs(lo), abs(hi))
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    if want_discrete:
+        return True, top, bool(np.all(d == np.round(d))), lo, hi
     return True, top, True, lo, hi

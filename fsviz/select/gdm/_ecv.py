@@ -120,9 +120,14 @@ class _FoldVoteRanking:
 def _fold_moments(X, mean, Tm, scanner):
     """Mean and centred norm of every feature on each training split (columns of ``Tm``)."""
     nv = Tm.sum(axis=0)  # (V,)
-    if sp.issparse(X):
-        S1 = np.asarray(X.T @ Tm).T  # (V, m)
-        S2 = np.asarray(X.multiply(X).T @ Tm).T
+    if sp.issparse(X) or getattr(X, "sparse", False):
+        spans = [(0, X.shape[1])] if sp.issparse(X) else scanner.bounds  # a sparse source: by blocks
+        S1 = np.empty((Tm.shape[1], X.shape[1]))
+        S2 = np.empty((Tm.shape[1], X.shape[1]))
+        for a, b in spans:
+            B = X if sp.issparse(X) else X.block(a, b)
+            S1[:, a:b] = np.asarray(B.T @ Tm).T  # (V, m)
+            S2[:, a:b] = np.asarray(B.multiply(B).T @ Tm).T
         mu = S1 / nv[:, None]
         ss = np.maximum(S2 - nv[:, None] * mu**2, 0.0)
     else:

@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from fsviz._params import ParamUI
 from fsviz.select._base import scale_extreme
-from fsviz.select.gdm._column_source import ColumnSource, is_out_of_core
+from fsviz.select.gdm._column_source import is_out_of_core, make_source
 from fsviz.select.gdm._complete import _block_complete_pcc, _block_complete_su_wrap, _window_cost
 from fsviz.select.gdm._ecv import _FoldVoteRanking, _MarginalRanking
 from fsviz.select.gdm._master import MasterResult, solve_master
@@ -475,7 +475,10 @@ class GDM(SelectorMixin, BaseEstimator):
             X.sort_indices()
 
         # out of core: blocks of ~128 MB of float64 by default (one read + one product each)
-        block = self.block_size or (max(256, min(_AUTO_BLOCK, 2**24 // max(n, 1))) if ooc else _AUTO_BLOCK)
+        # (a sparse source: the in-memory sparse path's blocks, so n_correlations_ matches it)
+        dense_ooc = ooc and not getattr(X, "sparse", False)
+        auto = max(256, min(_AUTO_BLOCK, 2**24 // max(n, 1))) if dense_ooc else _AUTO_BLOCK
+        block = self.block_size or auto
         scanner = _Scanner(X, block, client, progress)
         if ooc:
             try:
@@ -540,7 +543,7 @@ class GDM(SelectorMixin, BaseEstimator):
 
         Shape, dtype and ``n_features_in_`` here; finiteness in the statistics pass.
         """
-        src = ColumnSource(X)
+        src = make_source(X)
         validate_data(self, X, skip_check_array=True)
         n = src.shape[0]
         if n < 2:
@@ -832,7 +835,7 @@ class GDM(SelectorMixin, BaseEstimator):
         check_is_fitted(self, "support_")
         sf = self.support_
         if is_out_of_core(X):  # read the support columns only
-            src = ColumnSource(X)
+            src = make_source(X)
             validate_data(self, X, skip_check_array=True, reset=False)
             Xs = src.gather(sf) if sf.size else np.empty((src.shape[0], 0))
             assert_all_finite(Xs, input_name="X")

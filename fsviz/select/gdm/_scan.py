@@ -17,7 +17,7 @@ from threadpoolctl import ThreadpoolController
 
 from fsviz.select._base import EXTREME
 from fsviz.select.gdm import _kernels as GK
-from fsviz.select.gdm._column_source import ColumnSource, block_stats
+from fsviz.select.gdm._column_source import ColumnSource, block_stats, sparse_block_stats
 from fsviz.stats.moments import column_moments
 
 _AUTO_BLOCK = 16384  # features per scan block (and per Dask task)
@@ -244,10 +244,32 @@ def _source_run(func, src: ColumnSource, a: int, b: int, *args):
     return func(src.block(a, b), *args)
 
 
-def _source_stats_block(Xb, want_discrete: bool):
-    """Statistics pass over one out-of-core block: moments plus :func:`block_stats`."""
+def _source_stats_block(Xb, want_discrete: bool, big: bool = False):
+    """Statistics pass over one out-of-core block: moments plus :func:`block_stats`.
+
+    A sparse block (``big``: the whole matrix has at least 2**20 non-zeros) gets the moments
+    :func:`column_moments` computes for the whole in-memory matrix, bit for bit.
+    """
+    if sp.issparse(Xb):
+        return (*_sparse_moments(Xb, big), sparse_block_stats(Xb, want_discrete))
     mean, norm = column_moments(Xb)
     return mean, norm, block_stats(Xb, want_discrete)
+
+
+def _sparse_moments(Xb, big: bool):
+    """:func:`column_moments` of a CSC block, by the branch it takes for the whole matrix."""
+    if not big or Xb.nnz >= 1 << 20:
+        return column_moments(Xb)
+    from fsviz.stats._moments_kernels import csc_sums
+
+    n = Xb.shape[0]
+    s1, s2 = csc_sums(Xb.indptr, Xb.data)
+    mean = s1 / n
+    ss = np.maximum(s2 - n * mean * mean, 0.0)
+    norm = np.sqrt(ss)
+    scale = np.abs(mean) * np.sqrt(n) + 1e-300
+    norm[norm <= 1e-12 * scale] = 0.0
+    return mean, norm
 
 
 def _source_moments(scanner: _Scanner, want_discrete: bool):
@@ -258,7 +280,8 @@ def _source_moments(scanner: _Scanner, want_discrete: bool):
     ``(mean, norm, discrete)`` of the scaled data.
     """
     src = scanner.X
-    out = scanner.run(_source_stats_block, [() for _ in scanner.bounds], (bool(want_discrete),))
+    big = getattr(src, "nnz", 0) >= 1 << 20
+    out = scanner.run(_source_stats_block, [() for _ in scanner.bounds], (bool(want_discrete), big))
     for (a, b), (_, _, (finite, *_)) in zip(scanner.bounds, out, strict=True):
         if not finite:
             raise ValueError(

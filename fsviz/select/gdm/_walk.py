@@ -117,9 +117,9 @@ def _crm_walk(
                 take = min(c, need - found)
                 status[:take] = np.where(is_sf[:take], -3, -1)
                 n_taken, nc = take, 0
-            elif state.corr == "pearson" and rows is None and sp.issparse(X):
+            elif state.corr == "pearson" and rows is None and (sp.issparse(X) or getattr(X, "sparse", False)):
                 # sparse candidates: dot products over their non-zeros only (O(nnz) per SF)
-                Xc = X[:, chunk].tocsc()
+                Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
                 zn = getattr(state, "zsum_n", 0)
                 if zn < n0:  # sums of SF columns set outside this kernel (e.g. fold states)
                     if not hasattr(state, "zsum"):
