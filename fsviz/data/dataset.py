@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import mmap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from numbers import Integral
@@ -121,6 +122,26 @@ def is_mapped(X) -> bool:
     )
 
 
+def _is_mapped_sparse(X) -> bool:
+    """A sparse matrix whose values are a read-only memory map (a seeds text shape)."""
+    return sp.issparse(X) and isinstance(X.data, np.memmap) and not X.data.flags.writeable
+
+
+def _release_map(a) -> None:
+    """Unmap the pages a read-only memmap has faulted in (they stay in the page cache):
+    reading a mapped file chunk by chunk then keeps one chunk resident, not the file."""
+    base = getattr(a, "_mmap", None)
+    if isinstance(a, np.memmap) and a.mode == "r" and base is not None and hasattr(base, "madvise"):
+        base.madvise(mmap.MADV_DONTNEED)
+
+
+def _chunks(a, step: int = 1 << 24):
+    """Consecutive pieces of a 1-D array; a read-only memmap's pages are released after each."""
+    for s in range(0, max(a.size, 1), step):
+        yield a[s : s + step]
+        _release_map(a)
+
+
 def _column_slices(X, target: int = 1 << 26):
     """Column ranges ``(a, b)`` of about ``target`` bytes of float64 each."""
     step = max(1, target // (8 * max(X.shape[0], 1)))
@@ -144,7 +165,8 @@ def _as_matrix(X, who: str):
             if X.dtype.kind not in "biuf":
                 raise ValueError(f"{who}: X must be numeric; got sparse dtype {X.dtype}.")
             X = X.astype(np.float64)
-        if X.data.flags.writeable or not X.has_canonical_format or (X.data == 0).any():
+        zeros = any((c == 0).any() for c in _chunks(X.data))
+        if X.data.flags.writeable or not X.has_canonical_format or zeros:
             X = X.copy()
             X.sum_duplicates()
             X.eliminate_zeros()
@@ -175,9 +197,11 @@ def _constant_columns(X) -> np.ndarray:
     if n == 0:
         return np.arange(m)
     if is_mapped(X):  # block by block: never a full-size temporary
-        return np.concatenate(
-            [a + np.flatnonzero(np.all(X[:, a:b] == X[0:1, a:b], axis=0)) for a, b in _column_slices(X)]
-        )
+        parts = []
+        for a, b in _column_slices(X):
+            parts.append(a + np.flatnonzero(np.all(X[:, a:b] == X[0:1, a:b], axis=0)))
+            _release_map(X)  # keep one slice resident, not the file
+        return np.concatenate(parts)
     if sp.issparse(X):
         if X.format == "csc":
             counts = np.diff(X.indptr)
@@ -339,11 +363,15 @@ class Dataset:
         if n == 0 or m == 0:
             raise ValueError(f"{who}: X must have at least one sample and one feature; got shape {X.shape}.")
         names = self._names(m, who)
-        if not is_mapped(X):
+        if _is_mapped_sparse(X):  # chunk by chunk (the message, if any, from the whole check)
+            if not all(np.isfinite(c).all() for c in _chunks(X.data)):
+                check_finite(X, names, who=who)
+        elif not is_mapped(X):
             check_finite(X, names, who=who)
         elif X.dtype.kind == "f":
             for a, b in _column_slices(X):
                 check_finite(X[:, a:b], names[a:b], who=f"{who} (columns {a}..{b - 1})")
+                _release_map(X)
         y, class_names = encode_labels(
             self.y, who=who, continuous=(self.meta or {}).get("target_kind") == "continuous"
         )
@@ -478,13 +506,14 @@ class Dataset:
         if sp.issparse(X):
             for part in (X.indptr, X.indices, X.data):
                 dt = np.int64 if part.dtype.kind == "i" else part.dtype
-                for a in range(0, max(part.size, 1), 1 << 24):  # chunks: no int64 copy of all indices
-                    h.update(np.ascontiguousarray(part[a : a + (1 << 24)], dtype=dt).data)
+                for c in _chunks(part):  # chunks: no int64 copy of all indices, no resident map
+                    h.update(np.ascontiguousarray(c, dtype=dt).data)
         elif is_mapped(X):  # the array's bytes in their file order, a chunk at a time
             flat = X.T if X.flags.f_contiguous and not X.flags.c_contiguous else X
             flat = flat.reshape(-1).view(np.uint8)
             for a in range(0, flat.size, 1 << 26):
                 h.update(np.ascontiguousarray(flat[a : a + (1 << 26)]).data)
+                _release_map(X)
         else:
             h.update(X.data)
         if self.sample_names is not None:  # only when present: older fingerprints stay valid

@@ -1,0 +1,102 @@
+"""GDM on a CSC matrix over memory maps (a seeds text shape): the sparse out-of-core column
+source reads blocks with pread and gives exactly the in-memory sparse fit."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from fsviz.data import load_dataset
+from fsviz.data.seeds import write_seed_shape
+from fsviz.select import GDM
+from fsviz.select.gdm._column_source import SparseColumnSource, is_out_of_core, make_source
+
+
+@pytest.fixture(scope="module")
+def webspam(tmp_path_factory):
+    d = write_seed_shape("webspam", tmp_path_factory.mktemp("ws") / "ws", scale=0.001)
+    ds = load_dataset(d)
+    X = ds.X
+    Xm = sp.csc_matrix((np.array(X.data), np.array(X.indices), np.array(X.indptr)), shape=X.shape)
+    return ds, Xm
+
+
+def _mapped_csc(tmp_path, A: sp.csc_matrix, idx_dtype=np.int32):
+    """``A`` written as three .npy files and opened as load_seed_shape does (memory maps)."""
+    np.save(tmp_path / "d.npy", A.data)
+    np.save(tmp_path / "i.npy", A.indices.astype(idx_dtype))
+    np.save(tmp_path / "p.npy", A.indptr.astype(idx_dtype))
+    X = sp.csc_matrix(A.shape, dtype=A.dtype)
+    X.data = np.load(tmp_path / "d.npy", mmap_mode="r")
+    X.indices = np.load(tmp_path / "i.npy", mmap_mode="r")
+    X.indptr = np.load(tmp_path / "p.npy", mmap_mode="r")
+    return X
+
+
+def _assert_identical(a: GDM, b: GDM):
+    np.testing.assert_array_equal(a.support_, b.support_)
+    assert a.groups_.keys() == b.groups_.keys()
+    assert all(np.array_equal(a.groups_[k], b.groups_[k]) for k in a.groups_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.objective_history_, b.objective_history_)
+    assert a.n_correlations_ == b.n_correlations_
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"one_class": True}, {"corr": "su"}, {"cv_folds": 3, "random_state": 0}],
+    ids=["binary", "oc", "su", "ecv"],
+)
+def test_mapped_csc_fit_equals_in_memory(webspam, params):
+    ds, Xm = webspam
+    assert is_out_of_core(ds.X) and not is_out_of_core(Xm)
+    assert isinstance(make_source(ds.X), SparseColumnSource)
+    kw = dict(n_per_iter=5, max_iter=4, **params)
+    a = GDM(**kw).fit(ds.X, ds.y)
+    b = GDM(**kw).fit(Xm, ds.y)
+    _assert_identical(a, b)
+    np.testing.assert_array_equal(a.decision_function(ds.X), b.decision_function(Xm))
+
+
+def test_source_blocks_and_gathers_equal_scipy(webspam):
+    ds, Xm = webspam
+    src = make_source(ds.X)
+    B = src.block(100, 2100)
+    assert sp.issparse(B) and B.format == "csc" and B.dtype == np.float64
+    assert (B != Xm[:, 100:2100]).nnz == 0
+    cols = np.array([5, 3000, 7, 5, 12000])
+    G = src.gather_sparse(cols)
+    assert (G != Xm[:, cols]).nnz == 0
+    np.testing.assert_array_equal(src.gather(cols), Xm[:, cols].toarray())
+    rows = np.arange(0, Xm.shape[0], 3)
+    np.testing.assert_array_equal(src.gather(cols, rows), Xm[:, cols].toarray()[rows])
+    v = np.linspace(-1, 1, Xm.shape[0])
+    np.testing.assert_array_equal(src.dot(0, 4000, v), Xm[:, :4000].T @ v)
+    # pickles as file references (no data), reads the same after unpickling
+    blob = pickle.dumps(src)
+    assert len(blob) < 8 * (Xm.shape[1] + 1) + 4096
+    src2 = pickle.loads(blob)
+    assert (src2.block(100, 2100) != B).nnz == 0
+
+
+def test_float32_int64_and_extreme_values(tmp_path, webspam):
+    """Other stored dtypes and values scaled by a power of two (scale_extreme) match too."""
+    _, Xm = webspam
+    A = Xm[:, :6000].astype(np.float32) * np.float32(1e30)
+    X = _mapped_csc(tmp_path, sp.csc_matrix(A), idx_dtype=np.int64)
+    y = np.arange(A.shape[0]) % 2
+    kw = dict(n_per_iter=5, max_iter=3)
+    _assert_identical(GDM(**kw).fit(X, y), GDM(**kw).fit(A.astype(np.float64), y))
+
+
+def test_dataset_of_a_mapped_csc_stays_mapped(webspam):
+    """load_dataset keeps the memory maps (no copy); the fingerprint is the in-memory one's."""
+    ds, Xm = webspam
+    assert isinstance(ds.X.data, np.memmap) and isinstance(ds.X.indices, np.memmap)
+    from fsviz.data import Dataset
+
+    assert Dataset(Xm, y=ds.y, name=ds.name).fingerprint == Dataset(ds.X, y=ds.y, name=ds.name).fingerprint
