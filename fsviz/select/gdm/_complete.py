@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 from fsviz.select.gdm import _kernels as GK
 from fsviz.select.gdm._scan import _gather, _numba_threads
+from fsviz.select.gdm._sparse_sf import SparseZ, sparse_sf_complete_pcc
 from fsviz.stats.information import Codes, discretize, su_cross
 
 _SUB = 1024  # features per BLAS product in group completion (scan strategy)
@@ -62,7 +63,7 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
     with ``max |rho| >= thr``; ties go to the SF found first.
     """
     ids = np.flatnonzero(elig_b)
-    p = Zs.shape[1]
+    p = Zs.p if isinstance(Zs, SparseZ) else Zs.shape[1]
     if ids.size == 0 or p == 0:
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), 0
     if sp.issparse(Xb):
@@ -183,7 +184,7 @@ def _sparse_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts,
     """
     Xb = Xb.tocsc()
     ids = np.flatnonzero(elig_b)
-    p = Zs.shape[1]
+    p = Zs.p if isinstance(Zs, SparseZ) else Zs.shape[1]
     srt = ids[np.argsort(abs_tb[ids], kind="stable")]
     starts = np.arange(0, srt.size, _SUB_W)
     lo = np.searchsorted(abs_ts, abs_tb[srt[starts]] - window, side="left")
@@ -201,6 +202,28 @@ def _sparse_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts,
         n_corr = int(np.sum(np.diff(np.append(cuts, elig_b.size))[has])) * p
     best = np.empty(feat.size)
     owner = np.empty(feat.size, dtype=np.int64)
+    if isinstance(Zs, SparseZ):  # sparse SFs, by rows
+        with _numba_threads():
+            sparse_sf_complete_pcc(
+                Xb.indptr,
+                Xb.indices,
+                np.ascontiguousarray(Xb.data, dtype=np.float64),
+                np.ascontiguousarray(feat, dtype=np.int64),
+                np.ascontiguousarray(flo, dtype=np.int64),
+                np.ascontiguousarray(fhi, dtype=np.int64),
+                Zs.rowptr,
+                Zs.cols,
+                Zs.vals,
+                Zs.dflt,
+                np.ascontiguousarray(mean_b),
+                np.ascontiguousarray(norm_b),
+                np.ascontiguousarray(colsum),
+                np.ascontiguousarray(pos, dtype=np.int64),
+                best,
+                owner,
+            )
+        hit = best >= thr
+        return (offset + feat[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], n_corr
     with _numba_threads():
         GK.sparse_complete_pcc(
             Xb.indptr,

@@ -43,6 +43,7 @@ from fsviz.select.gdm._scan import (
     _Scanner,
     _source_moments,
 )
+from fsviz.select.gdm._sparse_sf import SparseDesign, sparse_z, use_sparse_sfs
 from fsviz.select.gdm._walk import _crm_walk, _SFState
 from fsviz.stats.information import discretize, is_discrete
 from fsviz.stats.moments import column_moments
@@ -98,6 +99,10 @@ class _FitState:
     y_mean: float = 0.0  # regression: mean of y (the intercept; y itself is stored centred)
     first_scan: tuple[np.ndarray, np.ndarray] | None = None  # (v, X' v) from the stats pass
     raw: dict = field(default_factory=dict)  # feature -> raw column, gathered by the CRM walks
+    # sparse SFs (_sparse_sf.SparseSFs) when the data are sparse with many samples, else None;
+    # sf_pos: feature -> its position in them
+    sparse_sfs: object = None
+    sf_pos: dict = field(default_factory=dict)
 
     def columns(self, idx) -> np.ndarray:
         """Raw columns ``idx`` of X, dense (n, len(idx)) Fortran-ordered: from the walks'
@@ -599,8 +604,10 @@ class GDM(SelectorMixin, BaseEstimator):
         Fills the cutting-plane fields of ``st``.
         """
         K_b, T = int(self.n_per_iter), int(self.max_iter)
-        sfs = _SFState(st.n, K_b * T, self.corr)
+        sparse = use_sparse_sfs(st.X, st.n, K_b * T, self.corr, self.cv_folds is not None)
+        sfs = _SFState(st.n, K_b * T, self.corr, sparse=sparse, capacity=st.X.nnz if sparse else 0)
         st.raw = sfs.raw
+        st.sparse_sfs = sfs.S
         af_owner = np.full(st.m, -1, dtype=np.intp)
         alpha = _start_alpha(st.y, st.loss, float(self.C))
         it = 0
@@ -631,11 +638,15 @@ class GDM(SelectorMixin, BaseEstimator):
             if not delta:
                 it -= 1
                 break
+            if st.sparse_sfs is not None:
+                st.sf_pos = {j: k for k, j in enumerate(sfs.idx)}
             converged = self._add_constraint(st, delta)
             alpha = st.res.A.reshape(st.y.shape)
             if converged:
                 break
         st.sf = list(sfs.idx)
+        st.sf_pos = {j: k for k, j in enumerate(sfs.idx)}
+        st.M = None  # rebuilt where needed (one-class threshold): the design can be large
         st.alpha = alpha
         st.n_iter = it
 
@@ -654,18 +665,11 @@ class GDM(SelectorMixin, BaseEstimator):
         return len(hist) > 1 and hist[-1] - hist[-2] <= self.tol * abs(hist[-1])
 
     def _master(self, st, warm):
-        # design matrix of all delta^t columns, extended by the new ones only
-        cols = st.cols
-        have = cols[: 0 if st.M is None else st.M.shape[1]]
-        new_cols = cols[len(have) :]
-        col_of = {c: i for i, c in enumerate(have)}
-        fresh = sorted({c for c in new_cols if c not in col_of})
-        M_fresh = self._model_columns(st, fresh) if fresh else None
-        pos_fresh = {c: i for i, c in enumerate(fresh)}
-        parts = [st.M] if st.M is not None else []
-        for c in new_cols:
-            parts.append(st.M[:, [col_of[c]]] if c in col_of else M_fresh[:, [pos_fresh[c]]])
-        st.M = np.hstack(parts) if len(parts) > 1 else parts[0]
+        if st.sparse_sfs is not None:  # sparse SFs: the whole design, sparse + rank one
+            st.M = None
+            st.M = self._model_columns(st, st.cols)
+        else:
+            self._extend_design(st)
         W0 = gamma0 = None
         if warm is not None:  # previous solution; the new kernel's rows start at 0 (inactive)
             W0 = np.zeros((st.M.shape[1], warm.W.shape[1]))
@@ -681,6 +685,20 @@ class GDM(SelectorMixin, BaseEstimator):
             W0=W0,
             gamma0=gamma0,
         )
+
+    def _extend_design(self, st):
+        # design matrix of all delta^t columns, extended by the new ones only
+        cols = st.cols
+        have = cols[: 0 if st.M is None else st.M.shape[1]]
+        new_cols = cols[len(have) :]
+        col_of = {c: i for i, c in enumerate(have)}
+        fresh = sorted({c for c in new_cols if c not in col_of})
+        M_fresh = self._model_columns(st, fresh) if fresh else None
+        pos_fresh = {c: i for i, c in enumerate(fresh)}
+        parts = [st.M] if st.M is not None else []
+        for c in new_cols:
+            parts.append(st.M[:, [col_of[c]]] if c in col_of else M_fresh[:, [pos_fresh[c]]])
+        st.M = np.hstack(parts) if len(parts) > 1 else parts[0]
 
     # ------------------------------------------------------------------ helpers
     def _scores(self, st, u, sv, mean, safe, const, rawnorm):
@@ -704,8 +722,15 @@ class GDM(SelectorMixin, BaseEstimator):
 
     def _model_columns(self, st, idx):
         """Columns of the master problem's design: standardised (binary) or unit-norm (one-class)."""
-        Xs = st.columns(idx)
         root_n = np.sqrt(st.n)
+        if st.sparse_sfs is not None:  # M = S - 1 c' from the sparse SFs' raw non-zeros
+            idx = np.asarray(idx, dtype=np.intp)
+            pos = np.array([st.sf_pos[int(j)] for j in idx], dtype=np.intp)
+            d = root_n / (st.rawnorm[idx] if self.one_class else st.safe[idx])
+            csr = st.sparse_sfs.csr(pos, scale=d)
+            c = None if self.one_class else st.mean[idx] * d
+            return SparseDesign.from_csr(*csr, (st.n, idx.size), c)
+        Xs = st.columns(idx)
         if self.one_class:
             return Xs * (root_n / st.rawnorm[idx])
         return (Xs - st.mean[idx]) * (root_n / st.safe[idx])
@@ -779,7 +804,14 @@ class GDM(SelectorMixin, BaseEstimator):
         scanner = st.scanner
         bounds = scanner.bounds
         abs_t = np.abs(t)
-        if self.corr == "pearson":
+        if self.corr == "pearson" and st.sparse_sfs is not None:
+            order = np.argsort(abs_t[sf], kind="stable")
+            pos = np.array([st.sf_pos[int(j)] for j in sf[order]], dtype=np.intp)
+            Zs = sparse_z(st.sparse_sfs, pos)
+            common = (Zs, abs_t[sf][order], order.astype(np.intp), st.sparse_sfs.zsum[pos])
+            per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
+            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
+        elif self.corr == "pearson":
             Zs = self._standardised(st, sf)
             order = np.argsort(abs_t[sf], kind="stable")
             Zs = np.ascontiguousarray(Zs[:, order])

@@ -703,8 +703,20 @@ def solve_master(
         return _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0)
 
 
+def _cols(Z, idx):
+    """``Z[:, idx]`` of a dense design or a :class:`~fsviz.select.gdm._sparse_sf.SparseDesign`."""
+    return Z.take(idx) if hasattr(Z, "tmat") else Z[:, idx]
+
+
+def _tmat(Z, V):
+    """``Z.T @ V`` of a dense or sparse design."""
+    return Z.tmat(V) if hasattr(Z, "tmat") else Z.T @ V
+
+
 def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> MasterResult:
-    Z = np.asarray(Z, dtype=np.float64)
+    sparse_design = hasattr(Z, "tmat")  # sparse SFs: M = S - 1 c' (never dense n x p)
+    if not sparse_design:
+        Z = np.asarray(Z, dtype=np.float64)
     Y = np.asarray(Y, dtype=np.float64)
     Y = Y[:, None] if Y.ndim == 1 else Y
     n, p = Z.shape
@@ -730,6 +742,13 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
         if rows is not None:
             add, rem = act & ~rows, rows & ~act
             nch = int(add.sum() + rem.sum())
+            if nch < 0.25 * max(int(act.sum()), 1) and sparse_design:
+                G0, b0 = G
+                Ga, ba = Z.gram(add, Y[:, k])
+                Gr, br = Z.gram(rem, Y[:, k])
+                G = (G0 + Ga - Gr, b0 + ba - br)
+                grams[k], gram_rows[k] = G, act.copy()
+                return G
             if nch < 0.25 * max(int(act.sum()), 1):
                 A_, R_ = Z[add], Z[rem]
                 G0, b0 = G
@@ -738,6 +757,9 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
                 grams[k], gram_rows[k] = G, act.copy()
                 return G
         n_gram += 1
+        if sparse_design:
+            grams[k], gram_rows[k] = Z.gram(act, Y[:, k]), act.copy()
+            return grams[k]
         ZI = np.asfortranarray(Z[act])
         if ZI.shape[0]:
             G0 = dsyrk(1.0, ZI, trans=1)
@@ -766,12 +788,12 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
             Xi = np.maximum(R, 0.0)
             S = Xi.sum(axis=0)
             A = np.where(S > 0, Xi / np.where(S > 0, S, 1.0), 1.0 / n)
-            V = Z.T @ (A * Y)
+            V = _tmat(Z, A * Y)
             g = 0.5 * np.bincount(kernel_of, weights=np.einsum("ij,ij->i", V, V), minlength=T)
             g = g + 0.5 / C * float(np.einsum("ij,ij->", A, A))
         else:
             A = C * R
-            V = Z.T @ A
+            V = _tmat(Z, A)
             g = 0.5 * np.bincount(kernel_of, weights=np.einsum("ij,ij->i", V, V), minlength=T)
             g = g + 0.5 / C * float(np.einsum("ij,ij->", A, A)) - float(np.einsum("ij,ij->", A, Y))
         upper, lower = float(g.max()), -P
@@ -784,7 +806,7 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
         if hinge:
             Gw = -C * (V * S[None, :])  # -C Z'(Y o Xi): V = Z'(Y o Xi) / S (where S > 0)
             if not np.all(S > 0):
-                Gw = -C * (Z.T @ (Y * Xi))
+                Gw = -C * _tmat(Z, Y * Xi)
             Gg = C * S - 1.0
         else:
             Gw = -V  # -C Z'R
@@ -799,7 +821,7 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
         dropped = False
         for t in shrink[np.argsort(gl[shrink] / N)]:
             idx = members[t]
-            F_new = F - Z[:, idx] @ W[idx]
+            F_new = F - _cols(Z, idx) @ W[idx]
             W_new = W.copy()
             W_new[idx] = 0.0
             R_new = residuals(F_new)
@@ -817,7 +839,7 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
             t = int(np.flatnonzero(viol)[np.argmax(gl[viol])])
             idx = members[t]
             D = -Gw[idx] / gl[t]  # unit direction in the kernel's block
-            ZD = Z[:, idx] @ D
+            ZD = _cols(Z, idx) @ D
             if hinge:
                 curv = C * float(np.einsum("ij,ij->", ZD * (R > 0), ZD))
             else:
@@ -869,7 +891,7 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
         slope = float(rhs @ step)
         if not slope < 0:
             break
-        dF = Z @ dW if q == p else Z[:, cols] @ dW[cols]
+        dF = Z @ dW if q == p else _cols(Z, cols) @ dW[cols]
         s, ok = 1.0, False
         scale = 0.5 * N * N + float(np.abs(gamma).sum()) + abs(P) + 1e-300  # rounding scale of P
         # ratio test on the kink at W_t = 0: the quadratic model knows nothing of it, so a block
@@ -889,7 +911,7 @@ def _solve_master(Z, Y, kernel_of, C, loss, tol, max_iter, W0, gamma0) -> Master
             g_new = gamma + s * dg
             F_new = F + s * dF
             if snap is not None:
-                F_new = F_new - Z[:, snap] @ W_new[snap]
+                F_new = F_new - _cols(Z, snap) @ W_new[snap]
                 W_new[snap] = 0.0
             R_new = g_new[None, :] - Y * F_new if hinge else Y - F_new
             P_new = _primal_value(W_new, g_new, R_new, kernel_of, T, C, loss)

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from fsviz.select.gdm import _kernels as GK
 from fsviz.select.gdm._scan import _gather
+from fsviz.select.gdm._sparse_sf import SparseSFs, crm_walk_pcc_sparse_sf
 from fsviz.stats.information import discretize
 
 _CHUNK = 64  # candidates per CRM kernel call, at most
@@ -20,13 +21,19 @@ _CHUNK = 64  # candidates per CRM kernel call, at most
 class _SFState:
     """Support features found so far, with the buffers the CRM kernels append to."""
 
-    def __init__(self, n_rows: int, p_max: int, corr: str):
+    def __init__(self, n_rows: int, p_max: int, corr: str, sparse: bool = False, capacity: int = 1 << 16):
         self.corr = corr
         self.idx: list[int] = []
         # raw columns of the SFs as the walk gathered them (walks on all rows only): the
         # master problem and group completion take them from here instead of reading X again
         self.raw: dict[int, np.ndarray] = {}
-        if corr == "pearson":
+        #: sparse SFs (_sparse_sf.SparseSFs; sparse data with many samples), else None
+        self.S = None
+        if corr == "pearson" and sparse:
+            self.S = SparseSFs(n_rows, p_max, capacity)
+            self.t = self.S.t
+            self.work = np.zeros(n_rows)  # a candidate scattered to its rows (zero between uses)
+        elif corr == "pearson":
             self.Z = np.zeros((n_rows, p_max), order="F")
             self.t = np.zeros(p_max)
             self.zsum = np.zeros(p_max)  # column sums of Z (sparse walks), valid up to zsum_n
@@ -117,6 +124,37 @@ def _crm_walk(
                 take = min(c, need - found)
                 status[:take] = np.where(is_sf[:take], -3, -1)
                 n_taken, nc = take, 0
+            elif state.S is not None and rows is None:
+                # sparse candidates against sparse SFs (no n x p buffer)
+                Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
+                S = state.S
+                # room for the largest candidates that may still become SFs
+                lens = np.sort(np.diff(Xc.indptr))[::-1]
+                S.reserve(n0, int(lens[: max(need - found, 0)].sum()))
+                _, n_taken, nc, _ = crm_walk_pcc_sparse_sf(
+                    Xc.indptr,
+                    Xc.indices,
+                    np.ascontiguousarray(Xc.data, dtype=np.float64),
+                    np.ascontiguousarray(mean[chunk]),
+                    np.ascontiguousarray(norm[chunk]),
+                    np.ascontiguousarray(t[chunk]),
+                    is_sf,
+                    S.ptr,
+                    S.rows,
+                    S.data,
+                    S.mean,
+                    S.inv,
+                    S.zsum,
+                    S.t,
+                    n0,
+                    int(X.shape[0]),
+                    float(window),
+                    float(thr),
+                    int(need - found),
+                    status,
+                    corr_out,
+                    state.work,
+                )
             elif state.corr == "pearson" and rows is None and (sp.issparse(X) or getattr(X, "sparse", False)):
                 # sparse candidates: dot products over their non-zeros only (O(nnz) per SF)
                 Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()

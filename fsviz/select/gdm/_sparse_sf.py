@@ -1,0 +1,409 @@
+"""Sparse support features for GDM on sparse data with very many samples (kdd2010's shape).
+
+The dense path holds the SFs as dense columns: the CRM walk's buffer of standardised SFs,
+the raw columns the master problem reads, the master's design ``n x p`` and group
+completion's ``Z_S`` -- ``n x T K_b`` float64 each, 15.4 GB at n = 19.3 M. On sparse data an
+SF column is its non-zeros plus one value for all the other rows:
+
+    z_s = (x_s - mean_s) / norm_s  =  d_s  on the rows where x_s = 0,  d_s = -mean_s / norm_s,
+
+so this module keeps the SFs' raw non-zeros only (:class:`SparseSFs`) and computes, for a
+sparse candidate ``x``,
+
+    x . z_s = sum_{r in nz(x) & nz(x_s)} x_r z_s[r]  +  d_s (sum(x) - sum_{r in nz(x) & nz(x_s)} x_r),
+
+the same products as the dense kernels (``z_s[r] = (x_s[r] - mean_s) / norm_s`` evaluated the
+same way) summed in another order: results equal the dense path's to rounding. The master
+problem gets a :class:`SparseDesign` ``M = S - 1 c'`` (``S`` the scaled sparse SF columns,
+``c`` the scaled means: 0 for one-class) whose Gram matrices over the active rows come from
+one pass over its CSR rows (:func:`masked_gram`). :func:`use_sparse_sfs` decides: sparse
+input, Pearson, no ECV, and a dense SF buffer above :data:`SPARSE_SF_BYTES`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit, prange
+
+#: dense SF buffers (``n x T K_b`` float64) above this size switch to sparse SFs
+SPARSE_SF_BYTES = 1 << 31
+#: ... when the data's density (non-zeros / (n m)) is below this
+SPARSE_SF_DENSITY = 0.01
+
+
+def use_sparse_sfs(X, n: int, p_max: int, corr: str, ecv: bool) -> bool:
+    """True when GDM should keep its support features sparse (see the module docstring)."""
+    is_sparse = sp.issparse(X) or getattr(X, "sparse", False)
+    if not is_sparse or corr != "pearson" or ecv:
+        return False
+    m = X.shape[1]
+    density = X.nnz / max(1.0, float(n) * float(m))
+    return n * p_max * 8 > SPARSE_SF_BYTES and density < SPARSE_SF_DENSITY
+
+
+class SparseSFs:
+    """Raw non-zeros of the support features in the order found, in growing buffers.
+
+    ``ptr[k]:ptr[k + 1]`` of ``rows``/``data`` are SF ``k``'s rows (sorted) and raw values;
+    ``mean``, ``inv`` (``1 / norm``), ``zsum`` (sum of the standardised column) and ``t``
+    (its Theorem 1 statistic under the current vector) per SF. ``capacity`` (the data's
+    non-zeros: the SFs cannot hold more) is reserved with ``np.empty``, whose pages the
+    system commits only when written: memory grows with the SFs' non-zeros, without copies.
+    """
+
+    def __init__(self, n_rows: int, p_max: int, capacity: int = 1 << 16):
+        self.n_rows = n_rows
+        self.ptr = np.zeros(p_max + 1, dtype=np.int64)
+        self.rows = np.empty(max(int(capacity), 1), dtype=np.int32 if n_rows < 2**31 else np.int64)
+        self.data = np.empty(max(int(capacity), 1))
+        self.mean = np.zeros(p_max)
+        self.inv = np.zeros(p_max)
+        self.zsum = np.zeros(p_max)
+        self.t = np.zeros(p_max)
+
+    def reserve(self, n_sf: int, extra: int) -> None:
+        """Room for ``extra`` more non-zeros after the first ``n_sf`` SFs."""
+        need = int(self.ptr[n_sf]) + int(extra)
+        if need > self.rows.size:
+            cap = max(need, int(self.rows.size * 1.5))
+            used = int(self.ptr[n_sf])
+            rows = np.empty(cap, dtype=self.rows.dtype)
+            data = np.empty(cap)
+            rows[:used] = self.rows[:used]
+            data[:used] = self.data[:used]
+            self.rows, self.data = rows, data
+
+    def csr(self, pos, shift=None, scale=None):
+        """CSR arrays ``(indptr, indices, data)`` of the n x len(pos) matrix whose column k is
+        SF ``pos[k]`` (repeats allowed) with values ``(x - shift[k]) * scale[k]``."""
+        pos = np.asarray(pos, dtype=np.int64)
+        k = pos.size
+        shift = np.zeros(k) if shift is None else np.asarray(shift, dtype=np.float64)
+        scale = np.ones(k) if scale is None else np.asarray(scale, dtype=np.float64)
+        return _build_csr(self.ptr, self.rows, self.data, pos, shift, scale, self.n_rows)
+
+
+@njit(cache=True)
+def _build_csr(ptr, rows, data, pos, shift, scale, n):
+    """Row-major copy of columns ``pos`` of the SF buffers (column indices ascending per row)."""
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for k in range(pos.shape[0]):
+        for e in range(ptr[pos[k]], ptr[pos[k] + 1]):
+            indptr[rows[e] + 1] += 1
+    for r in range(n):
+        indptr[r + 1] += indptr[r]
+    nnz = indptr[n]
+    fill = indptr[:-1].copy()
+    cols = np.empty(nnz, dtype=np.int32)
+    vals = np.empty(nnz)
+    for k in range(pos.shape[0]):
+        a = shift[k]
+        b = scale[k]
+        for e in range(ptr[pos[k]], ptr[pos[k] + 1]):
+            r = rows[e]
+            q = fill[r]
+            cols[q] = k
+            vals[q] = (data[e] - a) * b
+            fill[r] = q + 1
+    return indptr, cols, vals
+
+
+# ----------------------------------------------------------------------------- CRM walk
+@njit(cache=True)
+def _dot_sf(indptr, indices, data, i, sumx, ptr, rows, sdata, j, mj, ij, work, scattered):
+    """``x_i . z_j`` for sparse candidate ``i`` and sparse SF ``j`` (see the module docstring)."""
+    a = indptr[i]
+    b = indptr[i + 1]
+    p0 = ptr[j]
+    p1 = ptr[j + 1]
+    s1 = 0.0
+    sx = 0.0
+    if scattered:  # the candidate is in ``work``: one pass over the SF's non-zeros
+        for k in range(p0, p1):
+            w = work[rows[k]]
+            if w != 0.0:
+                s1 += w * ((sdata[k] - mj) * ij)
+                sx += w
+    else:  # few candidate non-zeros: binary search of each in the SF's rows
+        lo = p0
+        for e in range(a, b):
+            r = indices[e]
+            hi = p1
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if rows[mid] < r:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < p1 and rows[lo] == r:
+                s1 += data[e] * ((sdata[lo] - mj) * ij)
+                sx += data[e]
+    return s1 + (-mj * ij) * (sumx - sx)
+
+
+@njit(cache=True)
+def crm_walk_pcc_sparse_sf(
+    indptr,
+    indices,
+    data,
+    mean_c,
+    norm_c,
+    t_c,
+    is_sf,
+    ptr,
+    rows,
+    sdata,
+    s_mean,
+    s_inv,
+    zsum,
+    t_s,
+    n_sf,
+    n,
+    window,
+    thr,
+    need,
+    status,
+    corr_out,
+    work,
+):
+    """:func:`~fsviz.select.gdm._kernels.crm_walk_pcc_sparse` with sparse SFs.
+
+    The same walk (status codes, windows, ``n_correlations``); ``x . z_s`` by
+    :func:`_dot_sf`; a new SF's raw non-zeros are appended to ``rows``/``sdata`` (room
+    reserved by the caller). ``work`` is a zeroed float64 vector of length ``n`` (zeroed
+    again on return).
+    """
+    c = mean_c.shape[0]
+    n_corr = 0
+    n_new = 0
+    processed = 0
+    win = np.empty(t_s.shape[0], dtype=np.int64)
+    for i in range(c):
+        if n_new >= need:
+            break
+        processed += 1
+        if is_sf[i]:
+            status[i] = -3
+            corr_out[i] = 0.0
+            n_new += 1
+            continue
+        ti = abs(t_c[i])
+        mi = mean_c[i]
+        best = -1.0
+        bj = -1
+        nw = 0
+        for j in range(n_sf):
+            if abs(ti - abs(t_s[j])) <= window:
+                win[nw] = j
+                nw += 1
+        a = indptr[i]
+        b = indptr[i + 1]
+        sumx = 0.0
+        for e in range(a, b):
+            sumx += data[e]
+        nnz_i = b - a
+        scattered = False
+        for q in range(nw):
+            j = win[q]
+            nnz_j = ptr[j + 1] - ptr[j]
+            # binary search costs ~nnz_i log2(nnz_j), a pass over the SF nnz_j
+            use_scatter = nnz_i * 24 >= nnz_j
+            if use_scatter and not scattered:
+                for e in range(a, b):
+                    work[indices[e]] = data[e]
+                scattered = True
+            dot = _dot_sf(
+                indptr, indices, data, i, sumx, ptr, rows, sdata, j, s_mean[j], s_inv[j], work, use_scatter
+            )
+            rho = abs(dot - mi * zsum[j]) / norm_c[i]
+            n_corr += 1
+            if rho > best:
+                best = rho
+                bj = j
+        if scattered:
+            for e in range(a, b):
+                work[indices[e]] = 0.0
+        if bj >= 0 and best >= thr:
+            status[i] = bj
+            corr_out[i] = best
+        else:
+            inv = 1.0 / norm_c[i]
+            o = ptr[n_sf]
+            s = 0.0
+            for e in range(a, b):
+                rows[o + e - a] = indices[e]
+                sdata[o + e - a] = data[e]
+                s += (data[e] - mi) * inv
+            ptr[n_sf + 1] = o + nnz_i
+            zsum[n_sf] = s + (-mi * inv) * (n - nnz_i)
+            s_mean[n_sf] = mi
+            s_inv[n_sf] = inv
+            t_s[n_sf] = t_c[i]
+            status[i] = -1
+            corr_out[i] = 0.0
+            n_sf += 1
+            n_new += 1
+    for i in range(processed, c):
+        status[i] = -2
+    return n_sf, n_new, n_corr, processed
+
+
+# ----------------------------------------------------------------------------- completion
+class SparseZ(NamedTuple):
+    """Standardised SFs (sorted by ``|t|``) by rows, for group completion: the CSR arrays of
+    their non-zeros' ``z`` values, and ``dflt[s] = z_s`` on the other rows."""
+
+    rowptr: np.ndarray  # (n + 1,) int64
+    cols: np.ndarray  # (nnz,) int32: SF position in |t| order
+    vals: np.ndarray  # (nnz,) float64 standardised values
+    dflt: np.ndarray  # (p,)
+    p: int
+
+
+def sparse_z(sfs: SparseSFs, pos: np.ndarray) -> SparseZ:
+    """:class:`SparseZ` of the SFs at buffer positions ``pos`` (in that order)."""
+    pos = np.asarray(pos, dtype=np.intp)
+    indptr, cols, vals = sfs.csr(pos, shift=sfs.mean[pos], scale=sfs.inv[pos])
+    return SparseZ(indptr, cols, vals, -sfs.mean[pos] * sfs.inv[pos], int(pos.size))
+
+
+@njit(cache=True, parallel=True)
+def sparse_sf_complete_pcc(
+    indptr, indices, data, feat, flo, fhi, rowptr, cols, vals, dflt, mean, norm, colsum, pos, best, owner
+):
+    """:func:`~fsviz.select.gdm._kernels.sparse_complete_pcc` against sparse SFs (by rows).
+
+    For feature ``j`` and SFs ``flo <= s < fhi``: each non-zero ``x_r`` adds ``x_r z_s[r]``
+    for the SFs stored in row ``r``; the rows where ``z_s`` is its default value add
+    ``d_s x_r`` (through the sums of ``x`` over the stored rows).
+    """
+    q_all = feat.shape[0]
+    p = dflt.shape[0]
+    n_chunks = (q_all + 255) // 256
+    for c in prange(n_chunks):
+        acc = np.empty(p)
+        accx = np.empty(p)
+        for q in range(c * 256, min((c + 1) * 256, q_all)):
+            j = feat[q]
+            lo = flo[q]
+            hi = fhi[q]
+            best[q] = -1.0
+            owner[q] = -1
+            if hi <= lo:
+                continue
+            acc[lo:hi] = 0.0
+            accx[lo:hi] = 0.0
+            sumx = 0.0
+            for e in range(indptr[j], indptr[j + 1]):
+                x = data[e]
+                sumx += x
+                r = indices[e]
+                for k in range(rowptr[r], rowptr[r + 1]):
+                    s = cols[k]
+                    if s >= lo and s < hi:
+                        acc[s] += x * vals[k]
+                        accx[s] += x
+            mj = mean[j]
+            inv = 1.0 / norm[j]
+            b = -1.0
+            o = -1
+            for s in range(lo, hi):
+                dot = acc[s] + dflt[s] * (sumx - accx[s])
+                r = abs(dot - mj * colsum[s]) * inv
+                if r > b or (r == b and pos[s] < o):
+                    b = r
+                    o = pos[s]
+            best[q] = b
+            owner[q] = o
+
+
+# ----------------------------------------------------------------------------- master design
+@njit(cache=True)
+def masked_gram(indptr, indices, data, rows, y, G, s, b):
+    """``G += S_a' S_a``, ``s += S_a' 1``, ``b += S_a' y_a`` over the CSR rows ``rows`` of ``S``."""
+    for q in range(rows.shape[0]):
+        r = rows[q]
+        a = indptr[r]
+        e = indptr[r + 1]
+        yr = y[r]
+        for u in range(a, e):
+            j = indices[u]
+            vj = data[u]
+            s[j] += vj
+            b[j] += vj * yr
+            for w in range(u, e):
+                G[j, indices[w]] += vj * data[w]
+
+
+class SparseDesign:
+    """The master problem's design ``M = S - 1 c'`` with ``S`` sparse (n x p), ``c`` (p,).
+
+    ``S`` is held by rows (CSR: one pass gives the Gram matrix of any row subset). Supports
+    what :func:`~fsviz.select.gdm._master.solve_master` does with its design: ``M @ W``,
+    ``M.T @ V`` (:meth:`tmat`), ``M[:, idx] @ W`` (:meth:`take`: the product with the other
+    rows of ``W`` zeroed, the same sums) and Gram matrices of row subsets (:meth:`gram`);
+    nothing dense of size ``n x p`` is formed.
+    """
+
+    def __init__(self, S, c=None):
+        S = sp.csr_matrix(S)
+        S.sort_indices()
+        self.S = S
+        self.shape = S.shape
+        self.c = np.zeros(self.shape[1]) if c is None else np.asarray(c, dtype=np.float64)
+
+    @classmethod
+    def from_csr(cls, indptr, indices, data, shape, c=None) -> SparseDesign:
+        return cls(sp.csr_matrix((data, indices, indptr), shape=shape), c)
+
+    def __matmul__(self, W):
+        W = np.asarray(W, dtype=np.float64)
+        out = np.asarray(self.S @ W, dtype=np.float64)
+        cw = self.c @ W
+        if np.any(cw):
+            out = out - cw
+        return out
+
+    def tmat(self, V):
+        """``M.T @ V``."""
+        V = np.asarray(V, dtype=np.float64)
+        out = np.asarray(self.S.T @ V, dtype=np.float64)
+        if V.ndim == 1:
+            return out - self.c * V.sum()
+        return out - np.outer(self.c, V.sum(axis=0))
+
+    def take(self, idx) -> _Columns:
+        return _Columns(self, np.asarray(idx, dtype=np.intp))
+
+    def gram(self, mask, y):
+        """``(M_a' M_a, M_a' y_a)`` over the rows where ``mask`` holds."""
+        S = self.S
+        p = self.shape[1]
+        rows = np.flatnonzero(mask).astype(np.int64)
+        G = np.zeros((p, p))
+        s = np.zeros(p)
+        b = np.zeros(p)
+        masked_gram(S.indptr, S.indices, S.data, rows, np.ascontiguousarray(y, dtype=np.float64), G, s, b)
+        G = np.triu(G) + np.triu(G, 1).T
+        c = self.c
+        if np.any(c):
+            na = float(rows.size)
+            G = G - np.outer(c, s) - np.outer(s, c) + na * np.outer(c, c)
+            b = b - c * float(np.sum(y[rows]))
+        return G, b
+
+
+class _Columns:
+    """``M[:, idx]`` of a :class:`SparseDesign`, only for products ``M[:, idx] @ W``."""
+
+    def __init__(self, design: SparseDesign, idx: np.ndarray):
+        self.design, self.idx = design, idx
+
+    def __matmul__(self, W):
+        W = np.asarray(W, dtype=np.float64)
+        full = np.zeros((self.design.shape[1],) + W.shape[1:])
+        full[self.idx] = W
+        return self.design @ full
