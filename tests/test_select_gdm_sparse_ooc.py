@@ -100,3 +100,62 @@ def test_dataset_of_a_mapped_csc_stays_mapped(webspam):
     from fsviz.data import Dataset
 
     assert Dataset(Xm, y=ds.y, name=ds.name).fingerprint == Dataset(ds.X, y=ds.y, name=ds.name).fingerprint
+
+
+# ----------------------------------------------------------------------------- sparse SFs
+@pytest.fixture(scope="module")
+def kdd(tmp_path_factory):
+    d = write_seed_shape("kdd2010", tmp_path_factory.mktemp("kdd") / "kdd", scale=0.001)
+    return load_dataset(d)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"tau": 0.6}, {"one_class": True, "tau": 0.6}, {"loss_free": "regression"}],
+    ids=["binary", "binary-tau0.6", "oc-tau0.6", "regression"],
+)
+def test_sparse_sfs_equal_dense_sfs(kdd, monkeypatch, params):
+    """Sparse SFs (walk buffers, completion by rows, sparse master design) give the dense
+    SF path's supports, groups, objectives and scores (to rounding)."""
+    from fsviz.select.gdm import _sparse_sf
+
+    params = dict(params)
+    y = kdd.y
+    if params.pop("loss_free", None):  # regression on a continuous target
+        y = kdd.y + 0.1 * np.arange(y.size) / y.size
+    X = kdd.X
+    kw = dict(n_per_iter=5, max_iter=4, **params)
+    monkeypatch.setattr(_sparse_sf, "SPARSE_SF_BYTES", 1 << 62)
+    dense = GDM(**kw).fit(X, None if params.get("one_class") else y)
+    monkeypatch.setattr(_sparse_sf, "SPARSE_SF_BYTES", 0)
+    assert _sparse_sf.use_sparse_sfs(X, X.shape[0], 20, "pearson", False)
+    sparse = GDM(**kw).fit(X, None if params.get("one_class") else y)
+    np.testing.assert_array_equal(sparse.support_, dense.support_)
+    assert sparse.groups_.keys() == dense.groups_.keys()
+    assert all(np.array_equal(sparse.groups_[k], dense.groups_[k]) for k in sparse.groups_)
+    np.testing.assert_allclose(sparse.scores_, dense.scores_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(sparse.objective_history_, dense.objective_history_, rtol=1e-10)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-8, atol=1e-12)
+    assert sparse.n_correlations_ == dense.n_correlations_
+    np.testing.assert_allclose(sparse.decision_function(X), dense.decision_function(X), atol=1e-10)
+
+
+def test_sparse_design_equals_dense():
+    """SparseDesign M = S - 1 c': products, transposed products, columns and Gram matrices."""
+    from fsviz.select.gdm._sparse_sf import SparseDesign
+
+    rng = np.random.default_rng(0)
+    S = sp.random(300, 7, density=0.2, random_state=1, format="csc")
+    c = rng.normal(size=7)
+    M = S.toarray() - c
+    D = SparseDesign(S, c)
+    W = rng.normal(size=(7, 2))
+    V = rng.normal(size=(300, 2))
+    np.testing.assert_allclose(D @ W, M @ W, atol=1e-12)
+    np.testing.assert_allclose(D.tmat(V), M.T @ V, atol=1e-12)
+    idx = np.array([1, 4])
+    np.testing.assert_allclose(D.take(idx) @ W[idx], M[:, idx] @ W[idx], atol=1e-12)
+    mask = rng.random(300) < 0.4
+    G, b = D.gram(mask, V[:, 0])
+    np.testing.assert_allclose(G, M[mask].T @ M[mask], atol=1e-10)
+    np.testing.assert_allclose(b, M[mask].T @ V[mask, 0], atol=1e-10)
