@@ -58,7 +58,7 @@ def fit_child(path: str, mode: str, dask: bool, block_size: int | None) -> dict:
 
     from fsviz.data import load_dataset
     from fsviz.select import GDM
-    from fsviz.select.gdm import _estimator, _scan, _walk
+    from fsviz.select.gdm import _ecv, _estimator, _scan, _walk
 
     phases: dict[str, float] = {}
 
@@ -72,13 +72,15 @@ def fit_child(path: str, mode: str, dask: bool, block_size: int | None) -> dict:
 
         return wrap
 
-    _walk._crm_walk = timed("crm", _walk._crm_walk)
+    # the names the estimator modules call (they import the functions themselves)
+    crm = timed("crm", _walk._crm_walk)
+    _walk._crm_walk = _estimator._crm_walk = _ecv._crm_walk = crm
     _scan._Scanner.dot = timed("scans", _scan._Scanner.dot)
     _estimator.GDM._master = timed("master", _estimator.GDM._master)
     _estimator.GDM._complete = timed("completion", _estimator.GDM._complete)
-    _scan._source_moments = timed("stats", _scan._source_moments)
+    _scan._source_moments = _estimator._source_moments = timed("stats", _scan._source_moments)
     _estimator.column_moments = timed("stats", _estimator.column_moments)
-    _scan._finite_stats = timed("stats", _scan._finite_stats)
+    _scan._finite_stats = _estimator._finite_stats = timed("stats", _scan._finite_stats)
 
     t0, c0 = time.perf_counter(), _cpu()
     ds = load_dataset(path)
