@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsviz import select as S
 from fsviz._params import Param, describe
@@ -175,6 +175,15 @@ SELECTION_SIZE = Param(
     step=1,
 )
 _BASE = Param(name="base", default=None, label="Base score", help="The Run of the score GRM refines.")
+#: the groups of a group-lasso run, which the runner turns into the estimator's index groups
+_GROUP_SPEC = Param(
+    name="groups",
+    default=None,
+    constraints=(StrOptions({"gdm", "categorical", "prior"}), Run, "array-like", None),
+    label="Groups",
+    help="'gdm' or a GDM Run (its groups), 'categorical' (one-hot blocks), 'prior' or index lists; "
+    "none: every feature is its own group.",
+)
 _GROUPS_RUN = Param(
     name="groups",
     default=None,
@@ -1109,6 +1118,7 @@ METHODS: dict[str, Method] = {
             supervised=True,
             help="l2 penalty per group",
             runner=_group_lasso,
+            run_params=(_GROUP_SPEC,),
         ),
         Method(
             name="sparse-group-lasso",
@@ -1118,6 +1128,7 @@ METHODS: dict[str, Method] = {
             supervised=True,
             help="l1 + group l2",
             runner=_group_lasso,
+            run_params=(_GROUP_SPEC,),
         ),
         Method(
             name="tree-lasso",
