@@ -1314,12 +1314,14 @@ def is_form_key(key) -> bool:
     return not key.startswith("_") and key not in APP_KEYS and not key.startswith(APP_KEY_PREFIXES)
 
 
-def param_slider(where, method: str, name: str, key: str, **kw):
+def param_slider(where, method: str | tuple[str, ...], name: str, key: str, **kw):
     """A slider drawn from the declaration ``fc.method(method).params[name]``: its label, help,
     step and range (the papers' practical range where declared, never past a valid value: the
     last notch runs). A value in the form outside that range (a run restored from a session or
-    URL) is brought to the nearest end; the caption of the shown result still names it."""
-    p = fc.method(method).params[name]
+    URL) is brought to the nearest end; the caption of the shown result still names it.
+    Several methods (a tuple of names): one slider whose every value they all accept
+    (:func:`fsviz.compute.shared_param`)."""
+    p = fc.shared_param(method, name) if isinstance(method, tuple) else fc.method(method).params[name]
     lo, hi = p.widget_range()
     current = st.session_state.get(key)
     if isinstance(current, (int, float)) and not lo <= current <= hi:

@@ -151,6 +151,24 @@ def test_tau_slider_is_drawn_from_gdm_declaration_and_its_maximum_runs(digits):
     assert any(f"tau={s.max:g}" in c.value for c in at.caption if c.value.startswith("Shown:"))
 
 
+def test_neighbourhood_and_ecv_widgets_take_their_range_from_the_declarations(digits):
+    """The GRM page's one neighbourhood slider spans values LGD, the Laplacian score, ReliefF and
+    MCFS all accept (LGD needs at least 2), and the ECV folds input ends where GDM's declaration does."""
+    at = goto(start(digits), "grm")
+    s = at.slider(key="grm_n_neighbors")
+    assert s.label.startswith(fc.method("lgd").params["n_neighbors"].label)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 6)), np.arange(60) % 2
+    lo, hi = int(s.min), int(s.max)  # the widget's proto holds floats
+    assert (lo, hi) == (s.min, s.max) and s.step == 1
+    for name in fc.NEIGHBOUR_METHODS:
+        for k in (lo, hi):
+            fc.method(name).estimator(n_neighbors=k).fit(X, y)  # both ends run on a small dataset
+    goto(at, "groups")
+    ecv = at.number_input(key="gdm_cv_folds")
+    assert (ecv.min, ecv.max) == (0, fc.method("gdm").params["cv_folds"].widget_range()[1])  # 0 = off
+
+
 def _switch_dataset_script():
     import sys
 

@@ -345,7 +345,8 @@ def test_selector_classes_equal_functions_and_select(cls_data):
         (lambda X, y: FisherScore().fit(X), "requires y to be passed"),
         (
             lambda X, y: FisherScore(n_features=0).fit(X, y),
-            r"The 'n_features' parameter of FisherScore must be an int in the range \[1, inf\) or None\. Got 0",
+            r"The 'n_features' parameter of FisherScore must be an int in the range \[1, inf\) or None\. "
+            r"Got 0",
         ),
         (lambda X, y: t_score(X, y), r"t_score: the t-score compares exactly 2 classes .*got 3 classes"),
         (lambda X, y: TScore().fit(X, y), r"exactly 2 classes .* Use FScore"),

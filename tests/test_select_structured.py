@@ -352,7 +352,8 @@ def test_gdm_groups_feed_the_group_selectors():
         (GroupLasso(group_weights=[1.0]), r"'group_weights' must be 'sqrt', 'ones' or 8 finite"),
         (
             SparseGroupLasso(l1_ratio=1.5),
-            r"The 'l1_ratio' parameter of SparseGroupLasso must be a float in the range \[0.0, 1.0\]\. Got 1.5",
+            r"The 'l1_ratio' parameter of SparseGroupLasso must be a float in the range \[0.0, 1.0\]\. "
+            r"Got 1.5",
         ),
         (TreeLasso(tree=[[0, 1], [1, 2]]), r"nested or disjoint; node \[1, 2\]"),
         (

@@ -117,8 +117,8 @@ def test_svmrfe_finds_the_planted_features():
         ),
         (
             SVMRFE(n_features_to_select=1.5),
-            r"The 'n_features_to_select' parameter of SVMRFE must be an int in the range \[1, inf\), a float in "
-            r"the range \(0.0, 1.0\) or None\. Got 1.5",
+            r"The 'n_features_to_select' parameter of SVMRFE must be an int in the range \[1, inf\), "
+            r"a float in the range \(0.0, 1.0\) or None\. Got 1.5",
         ),
         (
             SVMRFE(loss="log"),

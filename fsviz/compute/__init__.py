@@ -24,6 +24,7 @@ from fsviz.compute.registry import (
     score_methods,
     score_params,
     selection_methods,
+    shared_param,
 )
 from fsviz.compute.results import (
     BenchmarkResult,
@@ -163,6 +164,7 @@ __all__ = [
     "roles_frame",
     "score_methods",
     "score_params",
+    "shared_param",
     "grm_base_params",
     "grm_default_base",
     "selection_csv",
