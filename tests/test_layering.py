@@ -113,3 +113,23 @@ def test_gdm_is_one_subpackage_with_its_kernels():
     assert GDM is GDM2
     # the floors rule holds inside the subpackage too: nothing in it imports the run layer
     assert not any("fsviz.compute" in m for p in pkg.glob("*.py") for m in _imports(p))
+
+
+def test_each_file_format_has_its_reader_and_writer_in_one_module():
+    """``fsviz/data/formats/``: one module per format; a format fsviz writes is written by
+    the module that reads it, and the entry point (loaders.py) only sniffs and dispatches."""
+    import ast
+
+    fmt_dir = PKG / "data" / "formats"
+    defs = {
+        p.stem: {n.name for n in ast.parse(p.read_text()).body if isinstance(n, ast.FunctionDef)}
+        for p in fmt_dir.glob("*.py")
+    }
+    for stem in ("delimited", "parquet", "matlab", "svmlight", "npz", "anndata"):
+        assert any(f.startswith("_load_") for f in defs[stem]), stem
+    for stem in ("parquet", "svmlight", "npz"):
+        assert f"_write_{stem}" in defs[stem] and f"_load_{stem}" in defs[stem]
+    loaders = PKG / "data" / "loaders.py"
+    own = {n.name for n in ast.parse(loaders.read_text()).body if isinstance(n, ast.FunctionDef)}
+    assert not {f for f in own if f.startswith(("_load_", "_write_"))} - {"_load_mapped_dir"}
+    assert len(loaders.read_text().splitlines()) < 900

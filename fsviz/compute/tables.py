@@ -233,7 +233,7 @@ def selection_csv(selection: Selection, feature_names: Sequence[str]) -> bytes:
 
 def read_selection_csv(data: bytes) -> pd.DataFrame:
     """Inverse of :func:`selection_csv`."""
-    from fsviz.data.loaders import _exact_floats
+    from fsviz.data.formats._source import _exact_floats
 
     dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": np.float64, "role": str}
     return pd.read_csv(
