@@ -133,3 +133,17 @@ def test_each_file_format_has_its_reader_and_writer_in_one_module():
     own = {n.name for n in ast.parse(loaders.read_text()).body if isinstance(n, ast.FunctionDef)}
     assert not {f for f in own if f.startswith(("_load_", "_write_"))} - {"_load_mapped_dir"}
     assert len(loaders.read_text().splitlines()) < 900
+
+
+def test_compute_tables_hold_page_tables_only():
+    """Export formats, text parsing and wording left ``compute/tables.py``: each has a module
+    named for what it holds, and the public names stay on ``fsviz.compute``."""
+    import fsviz.compute as fc
+    from fsviz.compute import exports, parsing, tables, wording
+
+    assert {"selection_csv", "read_selection_csv", "reduced_csv", "provenance_json"} <= set(vars(exports))
+    assert {"parse_prior_groups", "gdm_run"} <= set(vars(parsing))
+    assert {"plural", "HELP", "evaluation_note"} <= set(vars(wording))
+    for name in ("selection_csv", "parse_prior_groups", "gdm_run", "plural"):
+        assert name not in vars(tables) or vars(tables)[name] is getattr(fc, name)
+        assert callable(getattr(fc, name))
