@@ -147,3 +147,32 @@ def test_compute_tables_hold_page_tables_only():
     for name in ("selection_csv", "parse_prior_groups", "gdm_run", "plural"):
         assert name not in vars(tables) or vars(tables)[name] is getattr(fc, name)
         assert callable(getattr(fc, name))
+
+
+#: what each floor may import besides the private helpers (docs/architecture.md, "The floors")
+MAY_IMPORT = {
+    "data": set(),
+    "stats": {"data"},
+    "select": {"data", "stats"},
+    "evaluate": {"data", "stats", "select"},
+    "viz": {"data", "stats"},
+    "compute": {"data", "stats", "select", "evaluate", "viz"},
+}
+PRIVATE_HELPERS = {"_params", "_lazy", "_dask", "_targets", "__version__"}
+
+
+@pytest.mark.parametrize("floor", sorted(MAY_IMPORT))
+def test_each_floor_imports_only_the_floors_below(floor):
+    seen = {
+        _module(p): sorted(
+            {i.split(".")[1] for i in _imports(p) if i.startswith("fsviz.")} - {floor} - PRIVATE_HELPERS
+        )
+        for p in _sources(floor)
+    }
+    bad = {m: sorted(set(i) - MAY_IMPORT[floor]) for m, i in seen.items() if set(i) - MAY_IMPORT[floor]}
+    assert not bad, f"{floor} imports above its floor: {bad}"
+
+
+def test_the_private_helpers_import_nothing_of_fsviz():
+    for name in PRIVATE_HELPERS - {"__version__"}:
+        assert not {i for i in _imports(PKG / f"{name}.py") if i.startswith("fsviz")}, name
