@@ -56,6 +56,8 @@ __all__ = [
     "FORMATS",
     "KNOWN_IMAGE_SHAPES",
     "LABEL_CANDIDATES",
+    "LOAD_CHOICES",
+    "load_defaults",
     "column_major_permutation",
     "image_feature_names",
     "infer_image_shape",
@@ -122,6 +124,40 @@ def image_feature_names(image_shape: tuple[int, int]) -> np.ndarray:
 
 
 # ============================================================================ entry point
+#: the values each option of :func:`load_dataset` takes (its defaults are in its signature); the
+#: CLI's choices and the app's import settings read them here
+LOAD_CHOICES: dict[str, tuple] = {
+    "missing": ("error", "mean", "median"),
+    "categorical": ("error", "onehot"),
+    "missing_target": ("error", "drop"),
+    "target_kind": ("auto", "classes", "continuous"),
+    "transpose": (False, True, "auto"),
+    "decimal": ("auto", ".", ","),
+    "image_order": ("auto", "C", "F"),
+}
+
+
+def _check_choice(option: str, value) -> None:
+    choices = LOAD_CHOICES[option]
+    # 1 == True and 0 == False: a bool option takes bools (numpy's too), a str option strings
+    if not any(
+        value == c and isinstance(value, (bool, np.bool_) if isinstance(c, bool) else str) for c in choices
+    ):
+        allowed = ", ".join(map(repr, choices[:-1])) + f" or {choices[-1]!r}"
+        raise ValueError(f"load_dataset: {option} must be {allowed}; got {value!r}.")
+
+
+def load_defaults() -> dict:
+    """The default of every :func:`load_dataset` option, read from its signature."""
+    import inspect
+
+    return {
+        p.name: p.default
+        for p in inspect.signature(load_dataset).parameters.values()
+        if p.default is not inspect.Parameter.empty
+    }
+
+
 def load_dataset(
     path_or_buffer,
     label: str | int | None = "auto",
@@ -301,10 +337,11 @@ def load_dataset(
     src = _Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
     src.sandbox = bool(sandbox)
-    if missing not in ("error", "mean", "median"):
-        raise ValueError(f"load_dataset: missing must be 'error', 'mean' or 'median'; got {missing!r}.")
-    if categorical not in ("error", "onehot"):
-        raise ValueError(f"load_dataset: categorical must be 'error' or 'onehot'; got {categorical!r}.")
+    given = {"missing": missing, "categorical": categorical, "missing_target": missing_target}
+    given |= {"target_kind": target_kind, "transpose": transpose, "image_order": image_order}
+    given["decimal"] = "auto" if decimal is None else decimal
+    for option, value in given.items():
+        _check_choice(option, value)
     if not isinstance(missing_indicators, (bool, np.bool_)):
         raise ValueError(
             f"load_dataset: missing_indicators must be True or False; got {missing_indicators!r}."
@@ -312,14 +349,6 @@ def load_dataset(
     src.missing = missing
     src.missing_indicators = bool(missing_indicators)
     src.categorical = categorical
-    if missing_target not in ("error", "drop"):
-        raise ValueError(f"load_dataset: missing_target must be 'error' or 'drop'; got {missing_target!r}.")
-    if target_kind not in ("auto", "classes", "continuous"):
-        raise ValueError(
-            f"load_dataset: target_kind must be 'auto', 'classes' or 'continuous'; got {target_kind!r}."
-        )
-    if transpose not in (True, False, "auto"):
-        raise ValueError(f"load_dataset: transpose must be True, False or 'auto'; got {transpose!r}.")
     if sep is None:
         sep = "auto"
     if not isinstance(sep, str) or (sep not in ("auto", "whitespace", r"\s+") and len(sep) != 1):
@@ -327,8 +356,6 @@ def load_dataset(
             f"load_dataset: sep must be 'auto', 'whitespace' or one character such as ',' ';' '\\t' '|'; "
             f"got {sep!r}."
         )
-    if decimal not in ("auto", ".", ",", None):
-        raise ValueError(f"load_dataset: decimal must be 'auto', '.' or ','; got {decimal!r}.")
     src.sep, src.decimal, src.sheet, src.transpose = sep, decimal or "auto", sheet, transpose
     src.id_columns, src.ignore, src.missing_target = id_columns, ignore, missing_target
     src.target_kind = target_kind
@@ -337,8 +364,6 @@ def load_dataset(
         raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
     src.check(size, f"the file itself ({format_bytes(size)})")
     f = _resolve_format(src, fmt)
-    if image_order not in ("auto", "C", "F"):
-        raise ValueError(f"load_dataset: image_order must be 'auto', 'C' or 'F'; got {image_order!r}.")
     readers = {
         "csv": _load_delimited,
         "tsv": _load_delimited,
