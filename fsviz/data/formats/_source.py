@@ -300,4 +300,6 @@ def _meta_for(dataset: Dataset) -> dict:
         "name": dataset.name,
         "image_shape": list(dataset.image_shape) if dataset.image_shape else None,
         "class_names": None if dataset.class_names is None else [str(c) for c in dataset.class_names],
+        # the rows' identifiers travel with the data in every format (CSV: its first column)
+        "sample_names": None if dataset.sample_names is None else [str(v) for v in dataset.sample_names],
     }

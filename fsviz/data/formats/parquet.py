@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
+
 from fsviz.data.budget import (
     dense_bytes,
 )
@@ -64,6 +66,8 @@ def _load_parquet(src: _Source, label) -> dict:
         parts["image_shape"] = tuple(meta["image_shape"])
     if meta.get("name"):
         parts["name"] = meta["name"]
+    if meta.get("sample_names") is not None:
+        parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
     return parts
 
 

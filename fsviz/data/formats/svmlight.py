@@ -88,6 +88,8 @@ def _load_svmlight(src: _Source, label) -> dict:
         parts["class_names"] = meta["class_names"]
     if meta.get("name"):
         parts["name"] = meta["name"]
+    if meta.get("sample_names") is not None:
+        parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
     return parts
 
 
