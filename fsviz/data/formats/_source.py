@@ -10,9 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from fsviz.data.budget import (
-    check_memory,
-)
+from fsviz.data.budget import check_memory
 from fsviz.data.dataset import Dataset
 
 #: formats :func:`load_dataset` reads
@@ -237,7 +235,7 @@ def _is_h5ad(src: _Source) -> bool:
     try:
         import h5py
 
-        from fsviz.data.h5ad import is_h5ad
+        from fsviz.data.formats.anndata import is_h5ad
 
         with h5py.File(src.handle(), "r") as f:
             return is_h5ad(f)

@@ -7,9 +7,7 @@ import os
 
 import numpy as np
 
-from fsviz.data.budget import (
-    dense_bytes,
-)
+from fsviz.data.budget import dense_bytes
 from fsviz.data.dataset import Dataset
 from fsviz.data.formats._source import _FSVIZ_TAG, _meta_for, _parse_error, _Source
 from fsviz.data.formats.delimited import _table_parts

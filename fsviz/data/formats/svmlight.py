@@ -8,9 +8,7 @@ import json
 import numpy as np
 import scipy.sparse as sp
 
-from fsviz.data.budget import (
-    sparse_bytes,
-)
+from fsviz.data.budget import sparse_bytes
 from fsviz.data.dataset import Dataset, default_feature_names
 from fsviz.data.formats._source import _meta_for, _parse_error, _Source, _write_bytes
 
