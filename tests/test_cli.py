@@ -248,7 +248,20 @@ def test_select_grm_on_lgd_keeps_constant_pixels_out(tmp_path, capsys):
     path = tmp_path / "digits.csv"
     ds.to_csv(path)
     out = tmp_path / "grm.csv"
-    argv = ["select", "--method", "grm", "--base", "lgd", "-k", "20", path, "--label", "y", "-o", out]
+    argv = [
+        "select",
+        "--method",
+        "grm",
+        "--base",
+        "lgd",
+        "-k",
+        "20",
+        path,
+        "--label",
+        ds.label_column(),
+        "-o",
+        out,
+    ]
     code, _, err = run(argv, capsys)
     assert code == 0, err
     top = pd.read_csv(out)["index"].tolist()
