@@ -86,18 +86,18 @@ def phases(X, y, **kw) -> str:
     profiler overhead; the score scans run on numba's threads, so CPU time would miss them)."""
     import functools
 
-    from fsviz.select import gdm as G
+    from fsviz.select.gdm import _estimator, _scan
 
     acc: dict[str, float] = {}
     wrapped = [
-        (G, "validate_data", "validation"),
-        (G, "_finite_stats", "statistics pass"),  # finiteness, max |x|, sums, first scan
-        (G, "scale_extreme", "scaling"),
-        (G, "column_moments", "moments"),
-        (G._Scanner, "dot", "score scans X'v"),
-        (G, "_crm_walk", "CRM walks"),
-        (G, "solve_master", "master problem"),
-        (G.GDM, "_complete", "group completion (K_a*m*n)"),
+        (_estimator, "validate_data", "validation"),
+        (_estimator, "_finite_stats", "statistics pass"),  # finiteness, max |x|, sums, first scan
+        (_estimator, "scale_extreme", "scaling"),
+        (_estimator, "column_moments", "moments"),
+        (_scan._Scanner, "dot", "score scans X'v"),
+        (_estimator, "_crm_walk", "CRM walks"),
+        (_estimator, "solve_master", "master problem"),
+        (_estimator.GDM, "_complete", "group completion (K_a*m*n)"),
     ]
     saved = []
     for owner, name, label in wrapped:
@@ -126,12 +126,12 @@ def phases(X, y, **kw) -> str:
 def digits(repeats: int) -> None:
     """The app's default sample: a tau-slider move re-runs GDM, which must stay well under 0.3 s."""
     from fsviz.data import load_sample
-    from fsviz.select import gdm as G
+    from fsviz.select.gdm import _estimator
 
     ds = load_sample("digits-0-vs-1")
     X, y = np.asarray(ds.X, dtype=np.float64), np.asarray(ds.y)
     GDM(tau=0.3).fit(X, y)  # warm caches
-    orig, seen = G.solve_master, [0, 0]
+    orig, seen = _estimator.solve_master, [0, 0]
 
     def counting(*a, **k):
         out = orig(*a, **k)
@@ -139,7 +139,7 @@ def digits(repeats: int) -> None:
         seen[1] += out.n_iter
         return out
 
-    G.solve_master = counting
+    _estimator.solve_master = counting
     try:
         walls, cpus = [], []
         for _ in range(5 * repeats):
@@ -148,7 +148,7 @@ def digits(repeats: int) -> None:
             walls.append(time.perf_counter() - t)
             cpus.append(time.process_time() - c)
     finally:
-        G.solve_master = orig
+        _estimator.solve_master = orig
     k = 5 * repeats
     print(
         f"digits-0-vs-1 ({X.shape[0]} x {X.shape[1]}): GDM(tau=0.3) wall best {min(walls):.3f} s, "

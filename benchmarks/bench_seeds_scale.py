@@ -58,7 +58,7 @@ def fit_child(path: str, mode: str, dask: bool, block_size: int | None) -> dict:
 
     from fsviz.data import load_dataset
     from fsviz.select import GDM
-    from fsviz.select import gdm as G
+    from fsviz.select.gdm import _estimator, _scan, _walk
 
     phases: dict[str, float] = {}
 
@@ -72,13 +72,13 @@ def fit_child(path: str, mode: str, dask: bool, block_size: int | None) -> dict:
 
         return wrap
 
-    G._crm_walk = timed("crm", G._crm_walk)
-    G._Scanner.dot = timed("scans", G._Scanner.dot)
-    G.GDM._master = timed("master", G.GDM._master)
-    G.GDM._complete = timed("completion", G.GDM._complete)
-    G._source_moments = timed("stats", G._source_moments)
-    G.column_moments = timed("stats", G.column_moments)
-    G._finite_stats = timed("stats", G._finite_stats)
+    _walk._crm_walk = timed("crm", _walk._crm_walk)
+    _scan._Scanner.dot = timed("scans", _scan._Scanner.dot)
+    _estimator.GDM._master = timed("master", _estimator.GDM._master)
+    _estimator.GDM._complete = timed("completion", _estimator.GDM._complete)
+    _scan._source_moments = timed("stats", _scan._source_moments)
+    _estimator.column_moments = timed("stats", _estimator.column_moments)
+    _scan._finite_stats = timed("stats", _scan._finite_stats)
 
     t0, c0 = time.perf_counter(), _cpu()
     ds = load_dataset(path)

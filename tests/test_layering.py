@@ -86,3 +86,30 @@ def test_the_checker_sees_function_level_imports(tmp_path):
         assert {"fsviz.compute", "fsviz.compute.Run", "fsviz.viz.groups"} <= _imports(src)
     finally:
         PKG = saved
+
+
+def test_gdm_is_one_subpackage_with_its_kernels():
+    """GDM's estimator, CRM walk, master problem, ECV, completion, column source and kernels
+    live in ``fsviz/select/gdm/``, not spread over the flat ``select/`` folder."""
+    select = PKG / "select"
+    pkg = select / "gdm"
+    assert {p.stem for p in pkg.glob("*.py")} >= {
+        "__init__",
+        "_estimator",
+        "_walk",
+        "_master",
+        "_ecv",
+        "_complete",
+        "_scan",
+        "_column_source",
+        "_column_source_kernels",
+        "_kernels",
+    }
+    stray = [p.name for p in select.glob("*.py") if "gdm" in p.stem or p.stem in ("_mkl", "_column_source")]
+    assert not stray, f"GDM modules outside fsviz/select/gdm/: {stray}"
+    from fsviz.select import GDM
+    from fsviz.select.gdm import GDM as GDM2
+
+    assert GDM is GDM2
+    # the floors rule holds inside the subpackage too: nothing in it imports the run layer
+    assert not any("fsviz.compute" in m for p in pkg.glob("*.py") for m in _imports(p))

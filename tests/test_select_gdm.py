@@ -10,8 +10,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.data import make_grouped_classification
 from fsviz.select import GDM
-from fsviz.select import gdm as G
-from fsviz.select._mkl import solve_master, solve_mkl, solve_svm_primal
+from fsviz.select.gdm import _complete, _estimator, _scan, _walk
+from fsviz.select.gdm._master import solve_master, solve_mkl, solve_svm_primal
 from fsviz.stats.information import discretize, su_cross
 
 
@@ -118,10 +118,10 @@ def test_crm_walk_matches_brute_force(tau, sparse):
     u = np.asarray(X.T @ v).ravel()
     t = np.where(const, 0.0, (u - mean * v.sum()) / safe)
     eligible = ~const
-    state = G._SFState(X.shape[0], 40, "pearson")
+    state = _walk._SFState(X.shape[0], 40, "pearson")
     window = np.sqrt(2 * tau) * np.linalg.norm(v - v.mean()) * (1 + 1e-9)
     # two CRM calls: the second meets the SFs of the first again
-    d1, n1, af1, own1, _, nc1 = G._crm_walk(
+    d1, n1, af1, own1, _, nc1 = _walk._crm_walk(
         X, None, mean, safe, np.abs(t), t, eligible, state, window, 1 - tau, 8
     )
     bd1, bn1, baf1 = _brute_walk(X, np.abs(t), eligible, [], tau, 8)
@@ -135,7 +135,7 @@ def test_crm_walk_matches_brute_force(tau, sparse):
     elig2[list(got)] = False
     existing = list(state.idx)
     window2 = np.sqrt(2 * tau) * np.linalg.norm(v2 - v2.mean()) * (1 + 1e-9)
-    d2, n2, af2, own2, _, nc2 = G._crm_walk(
+    d2, n2, af2, own2, _, nc2 = _walk._crm_walk(
         X, None, mean, safe, np.abs(t2), t2, elig2, state, window2, 1 - tau, 8
     )
     bd2, bn2, baf2 = _brute_walk(X, np.abs(t2), elig2, existing, tau, 8)
@@ -564,7 +564,7 @@ def test_dask_identical_to_local(dask_client, sparse, params):
 
 
 def test_rows_dot_kernel_matches_numpy_and_python_body():
-    from fsviz.select import _gdm_kernels as GK
+    from fsviz.select.gdm import _kernels as GK
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((50, 5000))
@@ -577,7 +577,7 @@ def test_rows_dot_kernel_matches_numpy_and_python_body():
 
 def test_rows_dot_kernel_row_remainder_and_one_thread(monkeypatch):
     # 13 rows: three groups of four plus a remainder; bit-identical to one row at a time
-    from fsviz.select import _gdm_kernels as GK
+    from fsviz.select.gdm import _kernels as GK
 
     rng = np.random.default_rng(1)
     X = rng.standard_normal((40, 3000))
@@ -591,8 +591,8 @@ def test_rows_dot_kernel_row_remainder_and_one_thread(monkeypatch):
     import numba
 
     before = numba.get_num_threads()
-    monkeypatch.setattr(G.os, "getloadavg", lambda: (1e9, 1e9, 1e9))  # "busy": one thread
-    with G._numba_threads():
+    monkeypatch.setattr(_scan.os, "getloadavg", lambda: (1e9, 1e9, 1e9))  # "busy": one thread
+    with _scan._numba_threads():
         assert numba.get_num_threads() == 1
         assert np.array_equal(GK.rows_dot(X, rows, w), ref)
     assert numba.get_num_threads() == before
@@ -623,10 +623,10 @@ def test_f32_bound_holds(n, loc, scale):
     rho64 = np.abs(X.T @ Zs - mean[:, None] * Zs.sum(axis=0)[None, :]) / norm[:, None]
     rho32 = _f32_rho(X, Zs, mean, norm)
     z_nrm = float(np.sqrt(np.max(np.einsum("ij,ij->j", Zs, Zs))))
-    bound = G._f32_bound(n, z_nrm, mean, norm)
+    bound = _complete._f32_bound(n, z_nrm, mean, norm)
     err = np.abs(rho32 - rho64).max(axis=1)
     assert np.all(err <= bound)
-    assert np.all(bound < 20 * G._gamma(n + 2, 2.0**-24) * np.sqrt(1 + n * (mean / norm) ** 2))
+    assert np.all(bound < 20 * _complete._gamma(n + 2, 2.0**-24) * np.sqrt(1 + n * (mean / norm) ** 2))
     assert err.max() > 0  # float32 really differs (the test can fail)
 
 
@@ -655,7 +655,7 @@ def test_f32_prescreen_exact_right_at_the_threshold(loc):
     Zsf = np.ascontiguousarray((X[:, sf] - mean[sf]) / norm[sf])
     elig = np.ones(m, bool)
     elig[sf] = False
-    feats, owners, vals, nc = G._block_complete_pcc(
+    feats, owners, vals, nc = _complete._block_complete_pcc(
         X, 0, mean, norm, np.zeros(m), elig, Zsf, np.zeros(3), np.arange(3), Zsf.sum(axis=0), np.inf, thr
     )
     assert nc == m * 3  # counted like the float64 scan: the whole slice against every SF
@@ -683,7 +683,7 @@ def test_f32_prescreen_float32_overflow_is_rechecked():
 # ------------------------------------------------------------------------ master problem: inner iterations
 def _count_inner(monkeypatch):
     """Wrap GDM's master solver and count its calls and Newton steps."""
-    orig, seen = G.solve_master, {"calls": 0, "steps": 0}
+    orig, seen = _estimator.solve_master, {"calls": 0, "steps": 0}
 
     def counting(*args, **kwargs):
         out = orig(*args, **kwargs)
@@ -691,7 +691,7 @@ def _count_inner(monkeypatch):
         seen["steps"] += out.n_iter
         return out
 
-    monkeypatch.setattr(G, "solve_master", counting)
+    monkeypatch.setattr(_estimator, "solve_master", counting)
     return seen
 
 
@@ -842,7 +842,7 @@ def _g_multi(Z, Y, ko, C, A, t):
 def test_structured_newton_solve_equals_the_dense_one(hinge, c):
     # the multiclass Newton system solved through its structure (per-class blocks + a low-rank
     # correction, Woodbury) must give the dense Cholesky solution of the same system
-    from fsviz.select._mkl import _dense_newton_solve, _structured_newton_solve
+    from fsviz.select.gdm._master import _dense_newton_solve, _structured_newton_solve
 
     rng = np.random.default_rng(c + 10 * hinge)
     n, T, per = 40, 4, 3
@@ -873,7 +873,7 @@ def test_multiclass_gdm_same_with_structured_and_dense_newton(monkeypatch):
     # dense one forced: same supports, groups and objective
     from sklearn.datasets import load_digits
 
-    import fsviz.select._mkl as mkl
+    import fsviz.select.gdm._master as mkl
 
     X, y = load_digits(return_X_y=True)
     X = X[:, X.std(axis=0) > 0]

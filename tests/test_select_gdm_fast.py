@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from fsviz.select import GDM
-from fsviz.select import _gdm_kernels as GK
-from fsviz.select import gdm as G
+from fsviz.select.gdm import _complete, _estimator, _scan
+from fsviz.select.gdm import _kernels as GK
 from fsviz.stats.moments import column_moments
 
 
@@ -69,7 +69,7 @@ def test_column_moments_from_pass_sums_equal_its_own():
 def test_statistics_pass_is_the_finiteness_check(bad):
     rng = np.random.default_rng(1)
     X = rng.standard_normal((600, 2000))  # above _STATS_MIN_SIZE: the fused pass
-    assert X.size >= G._STATS_MIN_SIZE
+    assert X.size >= _scan._STATS_MIN_SIZE
     y = rng.integers(0, 2, 600)
     X[17, 1234] = bad
     with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
@@ -99,12 +99,12 @@ def test_first_scan_from_the_statistics_pass(monkeypatch):
     X = rng.standard_normal((700, 1600))
     y = (X[:, 0] > 0).astype(int)
     seen = []
-    orig = G._Scanner.dot
-    monkeypatch.setattr(G._Scanner, "dot", lambda self, V: (seen.append(V.copy()), orig(self, V))[1])
+    orig = _scan._Scanner.dot
+    monkeypatch.setattr(_scan._Scanner, "dot", lambda self, V: (seen.append(V.copy()), orig(self, V))[1])
     g = GDM(n_per_iter=4, max_iter=3, tol=0.0).fit(X, y)
     assert len(seen) == g.n_iter_  # iterations 2..T and the final scan in _finish
     y_pm = np.where(y == 1, 1.0, -1.0)
-    v0 = G._start_vector(y_pm, "squared_hinge", 1.0)
+    v0 = _estimator._start_vector(y_pm, "squared_hinge", 1.0)
     assert np.array_equal(v0, np.full(700, 1.0 / 700) * y_pm)
     assert not any(np.array_equal(v, v0) for v in seen)
 
@@ -140,11 +140,11 @@ def test_split_prescreen_bound_holds(n, loc, scale):
     sf = np.arange(0, 400, 40)
     Zs = np.ascontiguousarray((X[:, sf] - mean[sf]) / norm[sf])
     rho64 = np.abs(X.T @ Zs - mean[:, None] * Zs.sum(axis=0)[None, :]) / norm[:, None]
-    k = G._split_rows(n, 0.7)
+    k = _complete._split_rows(n, 0.7)
     assert k < n
     up = _split_upper(X, Zs, mean, norm, k)
     z_nrm = float(np.sqrt(np.max(np.einsum("ij,ij->j", Zs, Zs))))
-    bound = G._f32_bound(n, z_nrm, mean, norm)
+    bound = _complete._f32_bound(n, z_nrm, mean, norm)
     assert np.all(rho64.max(axis=1) <= up + bound)
     assert np.all(up[1:40] < 0.7)  # uncorrelated features: rejected without a recheck
 
@@ -172,14 +172,14 @@ def test_split_prescreen_engaged_and_exact_at_the_threshold():
     elig[sf] = False
     calls = []
     orig = GK.tail_ss
-    G.GK.tail_ss = lambda *a: (calls.append(a[2]), orig(*a))[1]
+    GK.tail_ss = lambda *a: (calls.append(a[2]), orig(*a))[1]
     try:
-        feats, owners, vals, nc = G._block_complete_pcc(
+        feats, owners, vals, nc = _complete._block_complete_pcc(
             X, 0, mean, norm, np.zeros(m), elig, Zsf, np.zeros(3), np.arange(3), Zsf.sum(axis=0), np.inf, thr
         )
     finally:
-        G.GK.tail_ss = orig
-    assert calls and all(k == G._split_rows(n, thr) < n for k in calls)  # the split ran
+        GK.tail_ss = orig
+    assert calls and all(k == _complete._split_rows(n, thr) < n for k in calls)  # the split ran
     assert nc == m * 3
     truth = np.flatnonzero(deltas >= 0)
     assert np.array_equal(np.sort(feats), truth)
@@ -196,7 +196,7 @@ def test_split_prescreen_falls_back_when_the_tails_are_large(order):
     rng = np.random.default_rng(11)
     n, m = 1200, 900
     X = rng.standard_normal((n, m))
-    k = G._split_rows(n, 0.7)
+    k = _complete._split_rows(n, 0.7)
     X[:k, : m // 2] = 0.0
     X[:, 1] = X[:, 0] + 0.3 * rng.standard_normal(n)  # one real group
     X[:, 600] = X[:, 2] * 2.0 + 0.2 * rng.standard_normal(n)
@@ -204,11 +204,11 @@ def test_split_prescreen_falls_back_when_the_tails_are_large(order):
     y = (X[:, 0] + X[:, 2] + 0.5 * rng.standard_normal(n) > 0).astype(int)
     ks = []
     orig = GK.prescreen_max
-    G.GK.prescreen_max = lambda P, *a: (ks.append(P.shape), orig(P, *a))[1]
+    GK.prescreen_max = lambda P, *a: (ks.append(P.shape), orig(P, *a))[1]
     try:
         g = GDM(n_per_iter=5, max_iter=2).fit(X, y)
     finally:
-        G.GK.prescreen_max = orig
+        GK.prescreen_max = orig
     ref = _brute_groups(X, g.support_, 0.7)
     assert {s: g.groups_[s].tolist() for s in ref} == {s: sorted(v) for s, v in ref.items()}
     assert sum(len(v) for v in ref.values()) >= 2
@@ -313,12 +313,12 @@ def test_sf_columns_from_the_walks_cache_change_nothing(monkeypatch, kw):
     y = (X[:, 0] + X[:, 9] > 0).astype(int)
     kw = dict(n_per_iter=4, max_iter=3, **kw)
     calls = []
-    orig = G._gather
-    monkeypatch.setattr(G, "_gather", lambda *a, **k: (calls.append(1), orig(*a, **k))[1])
+    orig = _scan._gather
+    monkeypatch.setattr(_scan, "_gather", lambda *a, **k: (calls.append(1), orig(*a, **k))[1])
     g = GDM(**kw).fit(X, y)
     n_walk = len(calls)
-    gather_all = lambda self, idx: G._gather(self.X, np.asarray(idx, dtype=np.intp))  # noqa: E731
-    monkeypatch.setattr(G._FitState, "columns", gather_all)
+    gather_all = lambda self, idx: _scan._gather(self.X, np.asarray(idx, dtype=np.intp))  # noqa: E731
+    monkeypatch.setattr(_estimator._FitState, "columns", gather_all)
     calls.clear()
     ref = GDM(**kw).fit(X, y)
     if kw.get("tau") != 0.0:
@@ -344,21 +344,21 @@ def two_numba_threads():
 def test_free_threads_rule(monkeypatch, two_numba_threads):
     import numba
 
-    monkeypatch.setattr(G, "_CPUS", 8)
+    monkeypatch.setattr(_scan, "_CPUS", 8)
     for load, want in [(0.0, 8), (0.4, 8), (0.6, 7), (3.2, 5), (7.6, 1), (1e9, 1)]:
-        monkeypatch.setattr(G.os, "getloadavg", lambda load=load: (load, load, load))
-        assert G._free_threads() == want
-    monkeypatch.setattr(G, "_CPUS", 2)
-    monkeypatch.setattr(G.os, "getloadavg", lambda: (1.2, 1.2, 1.2))  # one core taken
-    assert G._free_threads() == 1
+        monkeypatch.setattr(_scan.os, "getloadavg", lambda load=load: (load, load, load))
+        assert _scan._free_threads() == want
+    monkeypatch.setattr(_scan, "_CPUS", 2)
+    monkeypatch.setattr(_scan.os, "getloadavg", lambda: (1.2, 1.2, 1.2))  # one core taken
+    assert _scan._free_threads() == 1
     before = numba.get_num_threads()
-    with G._blas_threads():
-        info = G._POOL.info()
+    with _scan._blas_threads():
+        info = _scan._POOL.info()
         assert all(lib["num_threads"] == 1 for lib in info if lib["user_api"] == "blas")
-    with G._numba_threads():
+    with _scan._numba_threads():
         assert numba.get_num_threads() == 1
     assert numba.get_num_threads() == before
-    monkeypatch.setattr(G.os, "getloadavg", lambda: (0.1, 0.1, 0.1))  # idle: no limit
-    assert G._free_threads() == 2
-    with G._numba_threads():
+    monkeypatch.setattr(_scan.os, "getloadavg", lambda: (0.1, 0.1, 0.1))  # idle: no limit
+    assert _scan._free_threads() == 2
+    with _scan._numba_threads():
         assert numba.get_num_threads() == before

@@ -11,8 +11,8 @@ import pytest
 
 from fsviz.data import make_grouped_classification
 from fsviz.select import GDM
-from fsviz.select import _column_source_kernels as K
-from fsviz.select._column_source import ColumnSource, is_out_of_core
+from fsviz.select.gdm import _column_source_kernels as K
+from fsviz.select.gdm._column_source import ColumnSource, is_out_of_core
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 
 from fsviz.select import GDM
-from fsviz.select import _gdm_kernels as GK
-from fsviz.select.gdm import _block_complete_pcc, _block_complete_su
+from fsviz.select.gdm import _kernels as GK
+from fsviz.select.gdm._complete import _block_complete_pcc, _block_complete_su
 from fsviz.stats.information import discretize, su_cross
 
 
@@ -212,7 +212,7 @@ def test_column_moments_of_large_csc_without_squared_copy():
 
 
 def test_column_source_reads_fortran_file_blocks_without_the_mapping(tmp_path):
-    from fsviz.select._column_source import ColumnSource
+    from fsviz.select.gdm._column_source import ColumnSource
 
     rng = np.random.default_rng(6)
     A = np.asfortranarray(rng.integers(0, 3, size=(37, 500)).astype(np.int8))
@@ -228,7 +228,7 @@ def test_column_source_reads_fortran_file_blocks_without_the_mapping(tmp_path):
 
 @pytest.mark.parametrize("levels", [2, 3, 4])
 def test_su_by_blas_counts_equals_su_cross(levels):
-    from fsviz.select.gdm import _level_indicators, _su_by_counts
+    from fsviz.select.gdm._complete import _level_indicators, _su_by_counts
 
     rng = np.random.default_rng(levels)
     X = rng.integers(0, levels, size=(300, 60)).astype(float)
@@ -246,7 +246,7 @@ def test_su_by_blas_counts_equals_su_cross(levels):
 
 
 def test_su_fit_on_genotypes_equals_dense_path(monkeypatch):
-    from fsviz.select import gdm as G
+    from fsviz.select.gdm import _complete
 
     rng = np.random.default_rng(8)
     X = rng.integers(0, 3, size=(200, 300)).astype(float)
@@ -254,7 +254,7 @@ def test_su_fit_on_genotypes_equals_dense_path(monkeypatch):
     X[:10, 1] = 2 - X[:10, 1]
     y = (X[:, 0] + rng.random(200) > 1.5).astype(int)
     a = GDM(corr="su", tau=0.5, n_per_iter=3, max_iter=3).fit(X, y)
-    monkeypatch.setattr(G, "_SU_GEMM_LEVELS", 0)  # the former per-pair scans
+    monkeypatch.setattr(_complete, "_SU_GEMM_LEVELS", 0)  # the former per-pair scans
     b = GDM(corr="su", tau=0.5, n_per_iter=3, max_iter=3).fit(X, y)
     assert np.array_equal(a.support_, b.support_) and a.n_correlations_ == b.n_correlations_
     assert all(np.array_equal(a.groups_[k], b.groups_[k]) for k in a.groups_)

@@ -1,6 +1,6 @@
 """A cached result must not depend on how busy the server was.
 
-GDM picks its BLAS and numba thread counts from the load average (``gdm._free_threads``): its
+GDM picks its BLAS and numba thread counts from the load average (``_scan._free_threads``): its
 numba kernels split columns between threads and sum each column in row order, and its BLAS
 products split the output, so its results are bitwise the same whatever the thread count --
 checked here by running the same Runs as on an idle machine (all cores) and a busy one (one
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import fsviz.compute as fc
-import fsviz.select.gdm as gdm
 from fsviz.data import Dataset, make_grouped_classification
+from fsviz.select.gdm import _scan
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +51,10 @@ def _same(a, b) -> None:
 )
 def test_results_are_bitwise_equal_on_a_busy_and_an_idle_machine(data, run, monkeypatch):
     idle, busy = (0.0, 0.0, 0.0), (100.0, 100.0, 100.0)
-    monkeypatch.setattr(gdm.os, "getloadavg", lambda: idle)
-    assert gdm._free_threads() == gdm._CPUS
+    monkeypatch.setattr(_scan.os, "getloadavg", lambda: idle)
+    assert _scan._free_threads() == _scan._CPUS
     calm = run.execute(data)
-    monkeypatch.setattr(gdm.os, "getloadavg", lambda: busy)
-    assert gdm._free_threads() == 1
+    monkeypatch.setattr(_scan.os, "getloadavg", lambda: busy)
+    assert _scan._free_threads() == 1
     loaded = run.execute(data)
     _same(calm, loaded)

@@ -22,7 +22,7 @@ import mmap
 
 import numpy as np
 
-from fsviz.select import _column_source_kernels as _K
+from fsviz.select.gdm import _column_source_kernels as _K
 
 __all__ = ["ColumnSource", "is_out_of_core"]
 
