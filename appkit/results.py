@@ -1,4 +1,4 @@
-"""Runs executed through the shared result store (and prefetched), and the selections made of them."""
+"""Runs through the shared result store (with prefetch); the selections, evaluations and exports of them."""
 
 from __future__ import annotations
 
@@ -236,6 +236,7 @@ def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None
     return res
 
 
+# ---------------------------------------------------------------------------- selections
 def keep_shown(ds) -> int:
     """Keep every selection the pages show now (their rows stay when a slider moves on)."""
     runs = [(run, None) for run in _on_screen(ds) if (run, None) not in per_dataset("selections", ds)]

@@ -519,7 +519,6 @@ def test_refresh_restores_dataset_seed_and_runs_from_the_url(digits):
     at = goto(at, "groups")
     slider(at, "tau").set_value(0.2)
     button(at, "Run GDM").click().run()
-    at.switch_page("app.py").run()  # AppTest runs a switched-to page alone; app.py writes the URL
     runs = json.loads(base64.urlsafe_b64decode(at.query_params["runs"].encode()))
     assert runs["gdm"]["params"]["tau"] == 0.2
     fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)  # a browser refresh: a new session
