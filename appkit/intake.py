@@ -17,6 +17,7 @@ from appkit.widgets import busy
 UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq", "mat", "npz", "svm", "libsvm", "svmlight"]
 
 
+# ---------------------------------------------------------------------------- samples
 @st.cache_data(show_spinner=False)
 def sample_names() -> list[str]:
     from fsviz.data import list_samples
@@ -73,6 +74,7 @@ def _with_shape(ds, shape: tuple[int, int] | None):
     return ds.with_image_shape(tuple(shape))
 
 
+# ---------------------------------------------------------------------------- uploads
 #: the roles a column of an uploaded table can have (the Data page's roles table)
 ROLES = ("target", "feature", "identifier", "ignored")
 #: an upload's import options and their defaults: the loader's, except that the app fills
