@@ -387,7 +387,7 @@ def test_missing_target_and_target_kind():
 
 
 def test_export_quotes_and_round_trips(wisconsin):
-    from fsviz.compute.tables import reduced_csv
+    from fsviz.compute.exports import reduced_csv
 
     rng = np.random.default_rng(9)
     X = rng.normal(size=(6, 3))

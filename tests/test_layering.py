@@ -115,6 +115,69 @@ def test_gdm_is_one_subpackage_with_its_kernels():
     assert not any("fsviz.compute" in m for p in pkg.glob("*.py") for m in _imports(p))
 
 
+def test_each_file_format_has_its_reader_and_writer_in_one_module():
+    """``fsviz/data/formats/``: one module per format; a format fsviz writes is written by
+    the module that reads it, and the entry point (loaders.py) only sniffs and dispatches."""
+    import ast
+
+    fmt_dir = PKG / "data" / "formats"
+    defs = {
+        p.stem: {n.name for n in ast.parse(p.read_text()).body if isinstance(n, ast.FunctionDef)}
+        for p in fmt_dir.glob("*.py")
+    }
+    for stem in ("delimited", "parquet", "matlab", "svmlight", "npz", "anndata"):
+        assert any(f.startswith("_load_") for f in defs[stem]), stem
+    for stem in ("parquet", "svmlight", "npz"):
+        assert f"_write_{stem}" in defs[stem] and f"_load_{stem}" in defs[stem]
+    loaders = PKG / "data" / "loaders.py"
+    own = {n.name for n in ast.parse(loaders.read_text()).body if isinstance(n, ast.FunctionDef)}
+    assert not {f for f in own if f.startswith(("_load_", "_write_"))} - {"_load_mapped_dir"}
+    assert len(loaders.read_text().splitlines()) < 900
+
+
+def test_compute_tables_hold_page_tables_only():
+    """Export formats, text parsing and wording left ``compute/tables.py``: each has a module
+    named for what it holds, and the public names stay on ``fsviz.compute``."""
+    import fsviz.compute as fc
+    from fsviz.compute import exports, parsing, tables, wording
+
+    assert {"selection_csv", "read_selection_csv", "reduced_csv", "provenance_json"} <= set(vars(exports))
+    assert {"parse_prior_groups", "gdm_run"} <= set(vars(parsing))
+    assert {"plural", "HELP", "evaluation_note"} <= set(vars(wording))
+    for name in ("selection_csv", "parse_prior_groups", "gdm_run", "plural"):
+        assert name not in vars(tables) or vars(tables)[name] is getattr(fc, name)
+        assert callable(getattr(fc, name))
+
+
+#: what each floor may import besides the private helpers (docs/architecture.md, "The floors")
+MAY_IMPORT = {
+    "data": set(),
+    "stats": {"data"},
+    "select": {"data", "stats"},
+    "evaluate": {"data", "stats", "select"},
+    "viz": {"data", "stats"},
+    "compute": {"data", "stats", "select", "evaluate", "viz"},
+}
+PRIVATE_HELPERS = {"_params", "_lazy", "_dask", "_targets", "__version__"}
+
+
+@pytest.mark.parametrize("floor", sorted(MAY_IMPORT))
+def test_each_floor_imports_only_the_floors_below(floor):
+    seen = {
+        _module(p): sorted(
+            {i.split(".")[1] for i in _imports(p) if i.startswith("fsviz.")} - {floor} - PRIVATE_HELPERS
+        )
+        for p in _sources(floor)
+    }
+    bad = {m: sorted(set(i) - MAY_IMPORT[floor]) for m, i in seen.items() if set(i) - MAY_IMPORT[floor]}
+    assert not bad, f"{floor} imports above its floor: {bad}"
+
+
+def test_the_private_helpers_import_nothing_of_fsviz():
+    for name in PRIVATE_HELPERS - {"__version__"}:
+        assert not {i for i in _imports(PKG / f"{name}.py") if i.startswith("fsviz")}, name
+
+
 # ---------------------------------------------------------------------------- the app's layout
 ROOT = PKG.parent
 #: the app's code: app.py and its helpers at the top of the checkout, the appkit package, the views

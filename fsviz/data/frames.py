@@ -297,7 +297,7 @@ def _read_sheet(src, fmt, *, sheet, transpose, nrows, who) -> RawTable:
 def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact, who) -> RawTable:
     import pandas as pd
 
-    from fsviz.data.loaders import _exact_floats, _parse_error
+    from fsviz.data.formats._source import _exact_floats, _parse_error
 
     text, encoding = head_text(src)
     notes = []
