@@ -125,7 +125,7 @@ def test_each_file_format_has_its_reader_and_writer_in_one_module():
         p.stem: {n.name for n in ast.parse(p.read_text()).body if isinstance(n, ast.FunctionDef)}
         for p in fmt_dir.glob("*.py")
     }
-    for stem in ("delimited", "parquet", "matlab", "svmlight", "npz", "anndata"):
+    for stem in ("delimited", "spreadsheet", "parquet", "matlab", "svmlight", "npz", "anndata"):
         assert any(f.startswith("_load_") for f in defs[stem]), stem
     for stem in ("parquet", "svmlight", "npz"):
         assert f"_write_{stem}" in defs[stem] and f"_load_{stem}" in defs[stem]

@@ -273,7 +273,7 @@ def read_table(
 
 
 def _read_sheet(src, fmt, *, sheet, transpose, nrows, who) -> RawTable:
-    from fsviz.data.excel import read_sheet
+    from fsviz.data.formats.spreadsheet import read_sheet
 
     frame, name, sheets = read_sheet(src.handle(), sheet, nrows=None if transpose else nrows, who=who)
     frame = frame.dropna(axis=0, how="all")  # blank rows at the end of a sheet

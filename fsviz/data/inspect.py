@@ -236,7 +236,7 @@ def _parquet_head(src, nrows: int):
 
 
 def _h5ad(src, label, nrows: int, notes: list, who: str) -> TableInfo:
-    from fsviz.data.h5ad import read_h5ad_obs
+    from fsviz.data.formats.anndata import read_h5ad_obs
     from fsviz.data.roles import infer_column_roles
 
     head = read_h5ad_obs(src.handle(), who)

@@ -45,10 +45,11 @@ from fsviz.data.formats._source import (
     _write_bytes,
 )
 from fsviz.data.formats.anndata import _load_h5ad
-from fsviz.data.formats.delimited import _load_delimited, _load_sheet
+from fsviz.data.formats.delimited import _load_delimited
 from fsviz.data.formats.matlab import _load_mat
 from fsviz.data.formats.npz import _load_npz, _write_npz
 from fsviz.data.formats.parquet import _load_parquet, _write_parquet
+from fsviz.data.formats.spreadsheet import _load_sheet
 from fsviz.data.formats.svmlight import _load_svmlight, _write_svmlight
 from fsviz.data.validation import DataWarning, check_finite, names_preview, warn_constant
 

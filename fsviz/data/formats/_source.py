@@ -10,9 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from fsviz.data.budget import (
-    check_memory,
-)
+from fsviz.data.budget import check_memory
 from fsviz.data.dataset import Dataset
 
 #: formats :func:`load_dataset` reads
@@ -237,7 +235,7 @@ def _is_h5ad(src: _Source) -> bool:
     try:
         import h5py
 
-        from fsviz.data.h5ad import is_h5ad
+        from fsviz.data.formats.anndata import is_h5ad
 
         with h5py.File(src.handle(), "r") as f:
             return is_h5ad(f)
@@ -300,4 +298,6 @@ def _meta_for(dataset: Dataset) -> dict:
         "name": dataset.name,
         "image_shape": list(dataset.image_shape) if dataset.image_shape else None,
         "class_names": None if dataset.class_names is None else [str(c) for c in dataset.class_names],
+        # the rows' identifiers travel with the data in every format (CSV: its first column)
+        "sample_names": None if dataset.sample_names is None else [str(v) for v in dataset.sample_names],
     }

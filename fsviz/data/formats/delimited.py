@@ -11,9 +11,7 @@ import io
 
 import numpy as np
 
-from fsviz.data.budget import (
-    dense_bytes,
-)
+from fsviz.data.budget import dense_bytes
 from fsviz.data.formats._source import _NA_LOWER, LABEL_CANDIDATES, _readonly, _sniff, _Source
 from fsviz.data.formats.svmlight import _load_svmlight
 from fsviz.data.validation import names_preview
@@ -447,16 +445,3 @@ def _load_wide_table(src: _Source, fmt: str, sep: str, header: list[str], label)
     parts["table_meta"] = meta
     parts["notes"] = list(raw.notes) + [n for n in roles["notes"] if not n.startswith("dropped")]
     return parts
-
-
-def _load_sheet(src: _Source, fmt: str, label) -> dict:
-    from fsviz.data.frames import read_table
-
-    who = f"load_dataset: {src.label}"
-    raw = read_table(src, fmt, sheet=src.sheet, transpose=src.transpose, who=who)
-    src.check(dense_bytes(*raw.frame.shape), f"{raw.frame.shape[0]:,} rows x {raw.frame.shape[1]:,} columns")
-    if raw.sheets and len(raw.sheets) > 1:
-        raw.notes.append(
-            f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
-        )
-    return _table_parts(src, fmt, raw, label)

@@ -9,9 +9,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from fsviz.data.budget import (
-    PER_FEATURE_BYTES,
-)
+from fsviz.data.budget import PER_FEATURE_BYTES
 from fsviz.data.formats._source import _parse_error, _readonly, _Source
 
 _MAT_X_KEYS = ("X", "fea", "data")

@@ -135,6 +135,10 @@ def _load_npz(src: _Source, label) -> dict:
             parts["image_shape"] = tuple(int(v) for v in np.asarray(z["image_shape"]).ravel())
         if meta.get("name"):
             parts["name"] = meta["name"]
+        if meta.get("sample_names") is not None:
+            parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
+        elif "sample_names" in keys:
+            parts["sample_names"] = _npz_str_array(z, "sample_names")
         return parts
     except ValueError as e:
         if "pickle" in str(e).lower() and not str(e).startswith("load_dataset"):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 
-from fsviz.data.budget import (
-    dense_bytes,
-)
+import numpy as np
+
+from fsviz.data.budget import dense_bytes
 from fsviz.data.dataset import Dataset
 from fsviz.data.formats._source import _FSVIZ_TAG, _meta_for, _parse_error, _Source
 from fsviz.data.formats.delimited import _table_parts
@@ -64,6 +64,8 @@ def _load_parquet(src: _Source, label) -> dict:
         parts["image_shape"] = tuple(meta["image_shape"])
     if meta.get("name"):
         parts["name"] = meta["name"]
+    if meta.get("sample_names") is not None:
+        parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
     return parts
 
 

@@ -8,9 +8,7 @@ import json
 import numpy as np
 import scipy.sparse as sp
 
-from fsviz.data.budget import (
-    sparse_bytes,
-)
+from fsviz.data.budget import sparse_bytes
 from fsviz.data.dataset import Dataset, default_feature_names
 from fsviz.data.formats._source import _meta_for, _parse_error, _Source, _write_bytes
 
@@ -88,6 +86,8 @@ def _load_svmlight(src: _Source, label) -> dict:
         parts["class_names"] = meta["class_names"]
     if meta.get("name"):
         parts["name"] = meta["name"]
+    if meta.get("sample_names") is not None:
+        parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
     return parts
 
 
