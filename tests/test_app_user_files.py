@@ -30,7 +30,7 @@ def upload(name: str, data: bytes, mime: str = "text/csv") -> AppTest:
 
 
 def dataset(at: AppTest):
-    return appkit._datasets().get(at.session_state["dataset_key"])
+    return appkit.state._datasets().get(at.session_state["dataset_key"])
 
 
 def shown_text(at: AppTest) -> str:
@@ -56,7 +56,7 @@ def test_roles_table_changes_what_is_loaded():
     at = upload("data.csv", wisconsin_csv())
     key = next(k for k in at.session_state if str(k).startswith("imp_roles_"))
     frame_roles = {}
-    up = appkit._uploads().get(at.session_state["upload_token"])
+    up = appkit.intake.upload_store().get(at.session_state["upload_token"])
     info = appkit.inspect_upload(up)
     for r in info.roles:
         frame_roles[str(r.name)] = r.role
@@ -174,7 +174,7 @@ def _session_json(at: AppTest) -> bytes:
 
     ds = dataset(at)
     key = appkit.dataset_key(ds)
-    up = appkit._uploads().get(at.session_state["upload_token"])
+    up = appkit.intake.upload_store().get(at.session_state["upload_token"])
     return fc.session_json(
         fc.SessionFile(
             dataset_name=str(ds.name),
