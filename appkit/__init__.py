@@ -40,7 +40,6 @@ from appkit.import_widgets import (
 from appkit.intake import (
     IMPORT_DEFAULTS,
     ROLES,
-    UPLOAD_TYPES,
     Upload,
     adopt_pending_options,
     apply_target_fixes,
@@ -162,7 +161,6 @@ __all__ = [
     # intake
     "IMPORT_DEFAULTS",
     "ROLES",
-    "UPLOAD_TYPES",
     "Upload",
     "adopt_pending_options",
     "apply_target_fixes",

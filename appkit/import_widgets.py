@@ -8,6 +8,7 @@ import streamlit as st
 
 import fsviz.compute as fc
 from appkit.intake import (
+    IMPORT_DEFAULTS,
     ROLES,
     Upload,
     column_roles,
@@ -20,6 +21,7 @@ from appkit.intake import (
     set_target,
 )
 from appkit.state import per_dataset
+from fsviz.data.loaders import LOAD_CHOICES
 
 NO_TARGET = "(no target: unsupervised)"
 
@@ -82,6 +84,18 @@ def load_error_fixes(up: Upload, message: str, info) -> list[tuple[str, str, obj
 SEPARATORS = {"auto": "auto", ",": "comma ,", ";": "semicolon ;", "\t": "tab", "|": "bar |", r"\s+": "spaces"}
 DECIMALS = {"auto": "auto", ".": "point .", ",": "comma ,"}
 ORIENTATIONS = {"auto": "auto", False: "samples as rows", True: "features as rows (transposed)"}
+#: how the import settings word the values load_dataset takes (its LOAD_CHOICES)
+OPTION_WORDS = {
+    "missing_target": {"drop": "leave them out", "error": "refuse the file"},
+    "missing": {"median": "fill: median", "mean": "fill: mean", "error": "refuse the file"},
+    "categorical": {"onehot": "one-hot", "error": "refuse the file"},
+}
+
+
+def _choices(option: str) -> list:
+    """The values ``load_dataset`` takes for ``option``, the app's default first."""
+    first = IMPORT_DEFAULTS[option]
+    return [first] + [v for v in LOAD_CHOICES[option] if v != first]
 
 
 def _shown_as(names: dict, detected):
@@ -158,8 +172,8 @@ def import_panel(up: Upload) -> None:
                 "missing_target",
                 st.selectbox,
                 "Rows without a target",
-                ["drop", "error"],
-                {"drop": "leave them out", "error": "refuse the file"}.get,
+                _choices("missing_target"),
+                OPTION_WORDS["missing_target"].get,
             )
         c = st.columns(2)
         with c[0]:
@@ -168,8 +182,8 @@ def import_panel(up: Upload) -> None:
                 "missing",
                 st.radio,
                 "Missing feature values",
-                ["median", "mean", "error"],
-                {"median": "fill: median", "mean": "fill: mean", "error": "refuse the file"}.get,
+                _choices("missing"),
+                OPTION_WORDS["missing"].get,
                 horizontal=True,
                 help="Filled from each feature's own values; the Data page lists what was filled.",
             )
@@ -179,8 +193,8 @@ def import_panel(up: Upload) -> None:
                 "categorical",
                 st.radio,
                 "Text columns",
-                ["onehot", "error"],
-                {"onehot": "one-hot", "error": "refuse the file"}.get,
+                _choices("categorical"),
+                OPTION_WORDS["categorical"].get,
                 horizontal=True,
                 help="One-hot: one 0/1 feature per value, named column=value (a missing value gets "
                 "its own column=<missing>). Set a column's role to 'ignored' to leave it out.",

@@ -13,8 +13,7 @@ import streamlit as st
 
 from appkit.state import LRU, activate
 from appkit.widgets import busy
-
-UPLOAD_TYPES = ["csv", "tsv", "txt", "parquet", "pq", "mat", "npz", "svm", "libsvm", "svmlight"]
+from fsviz.data.loaders import load_defaults
 
 
 # ---------------------------------------------------------------------------- samples
@@ -81,17 +80,13 @@ ROLES = ("target", "feature", "identifier", "ignored")
 #: missing feature values, one-hot encodes text columns and leaves out rows without a target
 #: by default (a file as people have it loads; the Data page says what was done)
 IMPORT_DEFAULTS = {
-    "sep": "auto",
-    "decimal": "auto",
-    "sheet": None,
-    "transpose": "auto",
-    "label": "auto",
+    **{k: v for k, v in load_defaults().items() if k in ("sep", "decimal", "sheet", "label", "target_kind")},
+    "transpose": "auto",  # the loader reads a file as it is; the app looks for expression matrices
     "roles": {},
     "missing": "median",
     "categorical": "onehot",
     "missing_target": "drop",
     "min_class_size": 0,
-    "target_kind": "auto",
 }
 
 

@@ -184,3 +184,24 @@ def _session_json(at: AppTest) -> bytes:
             prior_groups=groups_by_name(at.session_state["prior"][key]["groups"], ds.feature_names),
         )
     )
+
+
+def test_import_settings_offer_exactly_what_the_loader_takes():
+    """The Data page's import settings list load_dataset's own choices (LOAD_CHOICES), worded
+    for people, with the app's default first; no choice is restated or missing."""
+    from appkit.import_widgets import DECIMALS, OPTION_WORDS, ORIENTATIONS, _choices
+    from appkit.intake import IMPORT_DEFAULTS
+    from fsviz.data.loaders import LOAD_CHOICES, load_defaults
+
+    for option, words in OPTION_WORDS.items():
+        assert set(words) == set(LOAD_CHOICES[option]), option
+        assert sorted(map(str, _choices(option))) == sorted(map(str, LOAD_CHOICES[option]))
+        assert _choices(option)[0] == IMPORT_DEFAULTS[option]
+    assert set(ORIENTATIONS) == set(LOAD_CHOICES["transpose"])
+    assert set(DECIMALS) == set(LOAD_CHOICES["decimal"])
+    loading = load_defaults()
+    for option, value in IMPORT_DEFAULTS.items():
+        if option in LOAD_CHOICES:
+            assert value in LOAD_CHOICES[option], option
+        elif option in loading:
+            assert value == loading[option], f"{option}: the app restates a loader default differently"
