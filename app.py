@@ -188,22 +188,24 @@ def data_page() -> None:
     st.dataframe(fc.preview_frame(ds), width="stretch")
 
 
+#: the views: files in views/, a folder Streamlit does not auto-discover (a pages/ folder next to
+#: app.py would switch on its legacy multipage mode), so st.navigation alone lists them. Each
+#: url_path is spelled out: a view's URL (/groups) does not depend on its file name.
 PAGES = [
     st.Page(data_page, title="Data", default=True, url_path="data"),
-    st.Page("pages/groups.py", title="Groups (GDM)"),
-    st.Page("pages/image_masks.py", title="Image masks"),
-    st.Page("pages/correlation_sparsity.py", title="Correlation sparsity"),
-    st.Page("pages/grm.py", title="GRM refinement"),
-    st.Page("pages/online.py", title="Online (SAOLA)"),
-    st.Page("pages/projection.py", title="Projection (PCA)"),
-    st.Page("pages/stability.py", title="Stability (bootstrap)"),
-    st.Page("pages/compare.py", title="Compare and export"),
-    st.Page("pages/benchmark.py", title="Benchmark (survey)"),
+    st.Page("views/groups.py", title="Groups (GDM)", url_path="groups"),
+    st.Page("views/image_masks.py", title="Image masks", url_path="image_masks"),
+    st.Page("views/correlation_sparsity.py", title="Correlation sparsity", url_path="correlation_sparsity"),
+    st.Page("views/grm.py", title="GRM refinement", url_path="grm"),
+    st.Page("views/online.py", title="Online (SAOLA)", url_path="online"),
+    st.Page("views/projection.py", title="Projection (PCA)", url_path="projection"),
+    st.Page("views/stability.py", title="Stability (bootstrap)", url_path="stability"),
+    st.Page("views/compare.py", title="Compare and export", url_path="compare"),
+    st.Page("views/benchmark.py", title="Benchmark (survey)", url_path="benchmark"),
 ]
 
 page = st.navigation(PAGES)
 st.session_state["_busy_slot"] = st.empty()  # loads show their spinner here, above the page
 choose_dataset()
-appkit.entry_ran()
 page.run()
 appkit.sync_url(appkit.current())  # the runs this page showed, for a refresh

@@ -121,6 +121,27 @@ def main() -> None:
     row("Dataset(2048 x 10000 dense) incl. fingerprint", t_build, t_sha, "sha256 of X bytes alone")
     t_sp = best(lambda: Dataset(Xs), 1)
     print(f"{'Dataset(news20-scale sparse) incl. fingerprint':<44} fsviz {t_sp:8.3f} s")
+    t_gen = best(lambda: make_sparse_text(random_state=0), 1)
+    print(f"{'make_sparse_text (news20 shape)':<44} fsviz {t_gen:8.3f} s")
+
+    # a user's wide table: the Data page inspects it (roles, target, dialect) before loading
+    from fsviz.data import infer_column_roles, inspect_table
+
+    rng = np.random.default_rng(7)
+    wide = pd.DataFrame(rng.normal(size=(200, 20_000)), columns=[f"g{j}" for j in range(20_000)])
+    wide.insert(0, "sample", [f"S{i}" for i in range(200)])
+    wide["class"] = rng.choice(["a", "b"], 200)
+    wcsv = tmp / "wide.csv"
+    wide.to_csv(wcsv, index=False)
+    row(
+        "inspect_table 200 x 20,000 CSV",
+        best(lambda: inspect_table(wcsv)),
+        best(lambda: pd.read_csv(wcsv)),
+        "pandas.read_csv",
+    )
+    print(
+        f"{'infer_column_roles 200 x 20,000 frame':<44} fsviz {best(lambda: infer_column_roles(wide)):8.3f} s"
+    )
 
 
 if __name__ == "__main__":

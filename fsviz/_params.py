@@ -22,7 +22,15 @@ from typing import Any
 
 from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
 
-__all__ = ["Param", "ParamUI", "check_number", "describe", "validate_param"]
+__all__ = [
+    "Param",
+    "ParamUI",
+    "check_data_bound",
+    "check_number",
+    "describe",
+    "validate_declared",
+    "validate_param",
+]
 
 
 @dataclass(frozen=True)
@@ -212,6 +220,45 @@ def check_number(
     if not ok:
         raise ValueError(f"{owner}: {name!r} must be {iv}{why}; got {value!r}.")
     return int(value) if integer else float(value)
+
+
+def check_data_bound(
+    owner: str, name: str, value: Any, declared: list, *, high: float, why: str = ""
+) -> int | float:
+    """``value`` against its declared ``Interval`` with the upper end the data sets
+    (``n_neighbors`` at most ``n_samples - 1``): the static part of the rule stays in the
+    estimator's declaration, only ``high`` comes from the data. Returns the value as a number.
+
+    Raises
+    ------
+    ValueError
+        ``"{owner}: 'n_neighbors' must be an int in the range [1, 89] (X has 90 samples); got 200."``
+    """
+    iv = next(c for c in declared if isinstance(c, Interval))
+    top = high if iv.right is None else min(iv.right, high)
+    return check_number(
+        owner,
+        name,
+        value,
+        integer=iv.type is Integral,
+        low=iv.left,
+        high=top,
+        low_open=iv.left is not None and iv.closed in ("right", "neither"),
+        why=why,
+    )
+
+
+def validate_declared(owner: str, estimator: type, **values: Any) -> None:
+    """Values given outside an estimator (a plain function's arguments: ``lgd_score(X, n_neighbors)``)
+    checked against that estimator's declaration, so the function and the class share one rule.
+
+    Raises
+    ------
+    ValueError
+        ``InvalidParameterError`` (a ValueError) naming ``owner``, the parameter, the rule and the value.
+    """
+    declared = estimator._parameter_constraints
+    validate_parameter_constraints({k: declared[k] for k in values}, values, owner)
 
 
 def validate_param(owner: str, name: str, value: Any, constraints: list) -> None:

@@ -481,6 +481,9 @@ def cmd_methods(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     from fsviz import __version__
     from fsviz.compute import score_methods, selection_methods
+    from fsviz.data.loaders import LOAD_CHOICES, load_defaults
+
+    LOADING = load_defaults()  # the loader's own defaults and choices: nothing restated here
 
     p = argparse.ArgumentParser(
         prog="fsviz", description="Feature grouping and selection for high-dimensional data."
@@ -509,7 +512,10 @@ def _parser() -> argparse.ArgumentParser:
             "whitespace, or the character itself",
         )
         q.add_argument(
-            "--decimal", choices=["auto", ".", ","], default="auto", help="decimal mark of text tables"
+            "--decimal",
+            choices=LOAD_CHOICES["decimal"],
+            default=LOADING["decimal"],
+            help="decimal mark of text tables",
         )
         q.add_argument("--sheet", help="workbook sheet: a name or a 0-based position (default: the first)")
         q.add_argument(
@@ -527,14 +533,14 @@ def _parser() -> argparse.ArgumentParser:
         q.add_argument("--ignore", metavar="NAMES", help="columns to drop, comma-separated")
         q.add_argument(
             "--missing-target",
-            choices=["error", "drop"],
-            default="error",
+            choices=LOAD_CHOICES["missing_target"],
+            default=LOADING["missing_target"],
             help="rows without a target value: refuse (default) or drop them",
         )
         q.add_argument(
             "--target-kind",
-            choices=["auto", "classes", "continuous"],
-            default="auto",
+            choices=LOAD_CHOICES["target_kind"],
+            default=LOADING["target_kind"],
             help="read the target as classes or as a continuous quantity (default: by its values)",
         )
         q.add_argument(
@@ -545,14 +551,14 @@ def _parser() -> argparse.ArgumentParser:
         )
         q.add_argument(
             "--missing",
-            choices=["error", "mean", "median"],
-            default="error",
+            choices=LOAD_CHOICES["missing"],
+            default=LOADING["missing"],
             help="missing feature values: refuse (default) or fill each column with its mean/median",
         )
         q.add_argument(
             "--categorical",
-            choices=["error", "onehot"],
-            default="error",
+            choices=LOAD_CHOICES["categorical"],
+            default=LOADING["categorical"],
             help="text feature columns: refuse (default) or one-hot encode them (column=value)",
         )
         q.add_argument("-q", "--quiet", action="store_true", help="no progress or messages on stderr")

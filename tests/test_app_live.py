@@ -62,7 +62,7 @@ def _shown(at) -> str:
 def test_a_live_step_puts_its_run_into_the_url(digits, monkeypatch):
     import appkit
 
-    monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
+    monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
     at = goto(start(digits), "groups")
     slider(at, "tau").set_value(0.45).run()  # no Run click: applied at once
     assert not at.exception and not at.warning
@@ -73,7 +73,7 @@ def test_a_failed_live_step_leaves_the_shown_run_in_the_url(digits, monkeypatch)
     import appkit
     from fsviz.select import GDM
 
-    monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)
+    monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)
     at = goto(start(digits), "groups")
     slider(at, "tau").set_value(0.45).run()
     fit = GDM.fit
@@ -103,16 +103,16 @@ def test_a_live_step_prefetches_the_slider_neighbours_exactly(digits, monkeypatc
     import appkit
     from fsviz.compute import Run
 
-    monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)
-    monkeypatch.setattr(appkit, "PREFETCH_SECONDS", 60.0)  # the last run counts as cheap
+    monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)
+    monkeypatch.setattr(appkit.results, "PREFETCH_SECONDS", 60.0)  # the last run counts as cheap
     at = goto(start(digits), "groups")
     slider(at, "tau").set_value(0.45).run()
     runs = json.loads(base64.urlsafe_b64decode(at.query_params["runs"].encode()))
     shown = Run.from_dict(runs["gdm"])
-    ds = appkit._datasets().get(at.session_state["dataset_key"])
+    ds = appkit.state._datasets().get(at.session_state["dataset_key"])
     near = [Run(shown.method, shown.kwargs | {"tau": t}, shown.seed) for t in (0.44, 0.46)]
     keys = [appkit.ResultKey(ds.fingerprint, r.key) for r in near]
-    store = appkit._results()
+    store = appkit.state.result_store()
     _wait_stored(store, keys)
     for run, key in zip(near, keys, strict=True):
         got, want = store.get(key), run.execute(ds)  # the same Run computed in the foreground
@@ -128,10 +128,10 @@ def test_a_live_step_prefetches_the_slider_neighbours_exactly(digits, monkeypatc
 def test_no_prefetch_after_a_slow_run(digits, monkeypatch):
     import appkit
 
-    monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)
-    monkeypatch.setattr(appkit, "PREFETCH_SECONDS", 0.0)  # every run counts as too slow
+    monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)
+    monkeypatch.setattr(appkit.results, "PREFETCH_SECONDS", 0.0)  # every run counts as too slow
     submitted = []
-    monkeypatch.setattr(appkit._Prefetcher, "submit", lambda self, ds, runs: submitted.extend(runs))
+    monkeypatch.setattr(appkit.results._Prefetcher, "submit", lambda self, ds, runs: submitted.extend(runs))
     at = goto(start(digits), "groups")
     slider(at, "tau").set_value(0.35).run()
     assert "tau=0.35" in _shown(at) and submitted == []
@@ -143,8 +143,8 @@ def test_prefetcher_drops_failures_keeps_going_and_lets_a_page_wait(digits):
     from fsviz.data import load_sample
 
     ds = load_sample(digits)
-    store = appkit._LRU(8)
-    pre = appkit._Prefetcher(store)
+    store = appkit.state.LRU(8)
+    pre = appkit.results._Prefetcher(store)
     bad, good = Run("gdm", {"tau": 2.0}), Run("fisher")  # tau outside [0, 1]: a ValueError
     key_bad, key_good = (appkit.ResultKey(ds.fingerprint, r.key) for r in (bad, good))
     pre.submit(ds, [bad, good])
@@ -154,11 +154,11 @@ def test_prefetcher_drops_failures_keeps_going_and_lets_a_page_wait(digits):
     np.testing.assert_array_equal(store.get(key_good).scores, good.execute(ds).scores)
 
     # at most `size` waiting, newest first: older requests are dropped
-    class Idle(appkit._Prefetcher):
+    class Idle(appkit.results._Prefetcher):
         def _loop(self):  # no worker: the queue stays as submit leaves it
             return None
 
-    queue = Idle(appkit._LRU(8))
+    queue = Idle(appkit.state.LRU(8))
     r1, r2, r3, r4 = (Run("fisher", {}, seed) for seed in (1, 2, 3, 4))
     queue.submit(ds, [r1, r2, r3])
     assert [r for _, r in queue.todo.values()] == [r1, r2]

@@ -40,7 +40,7 @@ def start(sample: str | None = None) -> AppTest:
 
 
 def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"pages/{page}.py").run()
+    at.switch_page(f"views/{page}.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -124,14 +124,14 @@ def test_groups_page_tree_and_tau_changes_result(digits):
 def test_tau_applies_live_when_cheap_and_is_marked_stale_otherwise(digits, monkeypatch):
     import appkit
 
-    monkeypatch.setattr(appkit, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
-    appkit._results().data.clear()  # the store is process-wide: another test may hold tau=0.45
+    monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
+    appkit.state.result_store().data.clear()  # the store is process-wide: another test may hold tau=0.45
     at = goto(start(digits), "groups")
     shown = next(c.value for c in at.caption if c.value.startswith("Shown:"))
     slider(at, "tau").set_value(0.4).run()  # no Run click: applied at once
     assert not at.warning, [w.value for w in at.warning]
     assert any("tau=0.4" in c.value for c in at.caption if c.value.startswith("Shown:"))
-    monkeypatch.setattr(appkit, "LIVE_SECONDS", 0.0)  # every run now counts as slow
+    monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 0.0)  # every run now counts as slow
     slider(at, "tau").set_value(0.45).run()
     assert any(w.value.startswith("Stale: the result below is for GDM") for w in at.warning)
     assert any("tau=0.4" in c.value for c in at.caption if c.value.startswith("Shown:")) and shown
@@ -149,6 +149,24 @@ def test_tau_slider_is_drawn_from_gdm_declaration_and_its_maximum_runs(digits):
     button(at, "Run GDM").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any(f"tau={s.max:g}" in c.value for c in at.caption if c.value.startswith("Shown:"))
+
+
+def test_neighbourhood_and_ecv_widgets_take_their_range_from_the_declarations(digits):
+    """The GRM page's one neighbourhood slider spans values LGD, the Laplacian score, ReliefF and
+    MCFS all accept (LGD needs at least 2), and the ECV folds input ends where GDM's declaration does."""
+    at = goto(start(digits), "grm")
+    s = at.slider(key="grm_n_neighbors")
+    assert s.label.startswith(fc.method("lgd").params["n_neighbors"].label)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 6)), np.arange(60) % 2
+    lo, hi = int(s.min), int(s.max)  # the widget's proto holds floats
+    assert (lo, hi) == (s.min, s.max) and s.step == 1
+    for name in fc.NEIGHBOUR_METHODS:
+        for k in (lo, hi):
+            fc.method(name).estimator(n_neighbors=k).fit(X, y)  # both ends run on a small dataset
+    goto(at, "groups")
+    ecv = at.number_input(key="gdm_cv_folds")
+    assert (ecv.min, ecv.max) == (0, fc.method("gdm").params["cv_folds"].widget_range()[1])  # 0 = off
 
 
 def _switch_dataset_script():
@@ -519,7 +537,6 @@ def test_refresh_restores_dataset_seed_and_runs_from_the_url(digits):
     at = goto(at, "groups")
     slider(at, "tau").set_value(0.2)
     button(at, "Run GDM").click().run()
-    at.switch_page("app.py").run()  # AppTest runs a switched-to page alone; app.py writes the URL
     runs = json.loads(base64.urlsafe_b64decode(at.query_params["runs"].encode()))
     assert runs["gdm"]["params"]["tau"] == 0.2
     fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)  # a browser refresh: a new session
@@ -665,7 +682,7 @@ def test_an_internal_error_in_a_run_is_a_message_with_details(digits, monkeypatc
     import appkit
 
     monkeypatch.setattr(FisherScore, "fit", boom)
-    appkit._results().data.clear()  # results of earlier tests are process-wide: compute afresh
+    appkit.state.result_store().data.clear()  # results of earlier tests are process-wide: compute afresh
     at = goto(start(digits), "grm")
     next(s for s in at.selectbox if s.label == "base score").set_value("fisher")
     button(at, "Run GRM").click().run()

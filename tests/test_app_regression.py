@@ -93,7 +93,9 @@ def test_online_page_streams_with_fisher_z(app):
 
 
 def test_projection_colours_by_the_target(app):
-    at = goto(app, "projection")
+    # GDM's run first: the store is shared by every session of the worker, and a test in another
+    # module may have let this session's earlier GDM result go
+    at = goto(goto(app, "groups"), "projection")
     fig = figure(at)
     traces = [t for t in fig["data"] if t["type"] == "scattergl"]
     assert len(traces) == 2  # one per panel, not one per distinct target value

@@ -21,9 +21,9 @@ def test_report_control_lists_the_runs_kept_in_the_session():
     assert not at.exception, [e.value for e in at.exception]
     assert not [m for m in at.multiselect if m.key == "report_runs"]  # a fresh session keeps no run yet
     assert at.sidebar.caption[-1].value.startswith("Active: **")  # the control adds no caption
-    at.switch_page("pages/groups.py").run()  # GDM runs by itself on the small sample
-    at.switch_page("pages/grm.py").run()  # GRM (and its base score)
-    at.switch_page("app.py").run()  # AppTest draws the sidebar with the entry page only
+    at.switch_page("views/groups.py").run()  # GDM runs by itself on the small sample
+    at.switch_page("views/grm.py").run()  # GRM (and its base score)
+    at.run()  # the sidebar is drawn before the view: a rerun lists the GRM run too
     assert not at.exception, [e.value for e in at.exception]
     labels = at.multiselect(key="report_runs").options
     assert any(o.startswith("GDM") for o in labels) and any(o.startswith("GRM") for o in labels)

@@ -30,7 +30,7 @@ def upload(name: str, data: bytes, mime: str = "text/csv") -> AppTest:
 
 
 def dataset(at: AppTest):
-    return appkit._datasets().get(at.session_state["dataset_key"])
+    return appkit.state._datasets().get(at.session_state["dataset_key"])
 
 
 def shown_text(at: AppTest) -> str:
@@ -56,7 +56,7 @@ def test_roles_table_changes_what_is_loaded():
     at = upload("data.csv", wisconsin_csv())
     key = next(k for k in at.session_state if str(k).startswith("imp_roles_"))
     frame_roles = {}
-    up = appkit._uploads().get(at.session_state["upload_token"])
+    up = appkit.intake.upload_store().get(at.session_state["upload_token"])
     info = appkit.inspect_upload(up)
     for r in info.roles:
         frame_roles[str(r.name)] = r.role
@@ -174,7 +174,7 @@ def _session_json(at: AppTest) -> bytes:
 
     ds = dataset(at)
     key = appkit.dataset_key(ds)
-    up = appkit._uploads().get(at.session_state["upload_token"])
+    up = appkit.intake.upload_store().get(at.session_state["upload_token"])
     return fc.session_json(
         fc.SessionFile(
             dataset_name=str(ds.name),
@@ -184,3 +184,24 @@ def _session_json(at: AppTest) -> bytes:
             prior_groups=groups_by_name(at.session_state["prior"][key]["groups"], ds.feature_names),
         )
     )
+
+
+def test_import_settings_offer_exactly_what_the_loader_takes():
+    """The Data page's import settings list load_dataset's own choices (LOAD_CHOICES), worded
+    for people, with the app's default first; no choice is restated or missing."""
+    from appkit.import_widgets import DECIMALS, OPTION_WORDS, ORIENTATIONS, _choices
+    from appkit.intake import IMPORT_DEFAULTS
+    from fsviz.data.loaders import LOAD_CHOICES, load_defaults
+
+    for option, words in OPTION_WORDS.items():
+        assert set(words) == set(LOAD_CHOICES[option]), option
+        assert sorted(map(str, _choices(option))) == sorted(map(str, LOAD_CHOICES[option]))
+        assert _choices(option)[0] == IMPORT_DEFAULTS[option]
+    assert set(ORIENTATIONS) == set(LOAD_CHOICES["transpose"])
+    assert set(DECIMALS) == set(LOAD_CHOICES["decimal"])
+    loading = load_defaults()
+    for option, value in IMPORT_DEFAULTS.items():
+        if option in LOAD_CHOICES:
+            assert value in LOAD_CHOICES[option], option
+        elif option in loading:
+            assert value == loading[option], f"{option}: the app restates a loader default differently"

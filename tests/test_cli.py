@@ -248,7 +248,20 @@ def test_select_grm_on_lgd_keeps_constant_pixels_out(tmp_path, capsys):
     path = tmp_path / "digits.csv"
     ds.to_csv(path)
     out = tmp_path / "grm.csv"
-    argv = ["select", "--method", "grm", "--base", "lgd", "-k", "20", path, "--label", "y", "-o", out]
+    argv = [
+        "select",
+        "--method",
+        "grm",
+        "--base",
+        "lgd",
+        "-k",
+        "20",
+        path,
+        "--label",
+        ds.label_column(),
+        "-o",
+        out,
+    ]
     code, _, err = run(argv, capsys)
     assert code == 0, err
     top = pd.read_csv(out)["index"].tolist()
@@ -423,3 +436,23 @@ def test_select_options_are_checked_against_the_declaration(csv_path, tmp_path, 
     code, _, err = run(argv, capsys)
     assert code != 0 and said in err and len(err.strip().splitlines()) == 1, err
     assert not out.exists()  # refused before any work
+
+
+def test_loading_options_have_one_home():
+    """The CLI's loading options take their choices and defaults from load_dataset's own
+    declaration (LOAD_CHOICES, the signature), and load_dataset refuses what is not in it."""
+    from fsviz.cli import _parser
+    from fsviz.data import load_dataset
+    from fsviz.data.loaders import LOAD_CHOICES, load_defaults
+
+    subparsers = _parser()._subparsers._group_actions[0].choices
+    info = subparsers["info"]
+    actions = {a.dest: a for a in info._actions}
+    defaults = load_defaults()
+    for option in ("missing", "categorical", "missing_target", "target_kind", "decimal"):
+        assert tuple(actions[option].choices) == LOAD_CHOICES[option]
+        assert actions[option].default == defaults[option]
+    for option, choices in LOAD_CHOICES.items():
+        assert defaults[option] in choices or defaults[option] is None, option
+        with pytest.raises(ValueError, match=rf"load_dataset: {option} must be .*; got 'nope'"):
+            load_dataset(io.BytesIO(b"a,b\n1,2\n"), **{option: "nope"})

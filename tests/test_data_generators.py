@@ -195,14 +195,11 @@ def test_sparse_text_deterministic_and_csc():
     assert (a[0] != c[0]).nnz > 0
 
 
-def test_sparse_text_news20_scale_fast():
-    import time
-
-    t = time.perf_counter()
+def test_sparse_text_at_news20_scale_in_bounded_memory():
+    # its speed is measured in benchmarks/bench_data.py, not here (a shared machine's load
+    # would make a time limit flaky)
     X, y = make_sparse_text()
-    elapsed = time.perf_counter() - t
     assert X.shape == (10_000, 1_350_000) and X.nnz == 3_600_000
-    assert elapsed < 30  # a few seconds normally; generous under contention
     assert X.data.nbytes + X.indices.nbytes < 100e6
 
 

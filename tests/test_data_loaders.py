@@ -493,14 +493,9 @@ def test_real_images_upright(name, shape, skfeature_path):
             assert lr_t < ud_t, (lr_t, ud_t)
 
 
-def test_real_coil20_exact_and_fast(skfeature_path):
-    import time
-
-    t = time.perf_counter()
-    ds = load_dataset(skfeature_path("COIL20"))
-    elapsed = time.perf_counter() - t
+def test_real_coil20_exact(skfeature_path):
+    ds = load_dataset(skfeature_path("COIL20"))  # its load time: benchmarks/bench_data.py
     assert ds.X.shape == (1440, 1024) and len(np.unique(ds.y)) == 20
-    assert elapsed < 5.0
     # the pixel names and the permutation agree: pixel_r_c was MATLAB column c*32 + r
     perm = ds.meta["source_columns"]
     j = list(ds.feature_names).index("pixel_3_17")

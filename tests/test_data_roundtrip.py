@@ -189,3 +189,22 @@ def test_damaged_files_give_value_error_or_a_dataset(fmt, data):
         assert str(e).startswith(("load_dataset", "Dataset")), str(e)
     else:
         assert isinstance(ds, Dataset)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "npz", "svmlight"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_sample_names_survive_every_format(fmt, sparse):
+    """A dataset read with an identifier column keeps its row names through any export."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5, 3))
+    ds = Dataset(
+        X=sp.csr_matrix(X) if sparse else X,
+        y=np.array([0, 1, 0, 1, 1]),
+        class_names=np.array(["a", "b"], dtype=object),
+        feature_names=np.array(["f1", "f2", "f3"], dtype=object),
+        sample_names=np.array(["TCGA-01", "TCGA-02", "s 3", "ünï", "5"], dtype=object),
+        name="ids",
+    )
+    back = _roundtrip(ds, fmt)
+    assert back.sample_names is not None and back.sample_names.tolist() == ds.sample_names.tolist()
+    _same_content(ds, back)

@@ -165,9 +165,7 @@ def test_wisconsin_trailing_comma_and_id(wisconsin):
 
 
 def test_nci60_rownames_and_small_classes(nci60):
-    t = time.perf_counter()
     info = inspect_table(named(nci60, "nci60.csv"))
-    assert time.perf_counter() - t < 5
     assert roles_of(info)["rownames"] == "identifier" and info.target == "labs"
     ds = quiet(named(nci60, "nci60.csv"))
     assert ds.n_features == 2000 and ds.sample_names.tolist()[:2] == ["V1", "V2"]
@@ -325,14 +323,12 @@ def test_roles_defaults_unit():
         infer_column_roles(f, id_columns=["nope"])
 
 
-def test_roles_fast_on_wide_tables():
+def test_roles_on_wide_tables():
     rng = np.random.default_rng(7)
     f = pd.DataFrame(rng.normal(size=(100, 25_000)), columns=[f"g{j}" for j in range(25_000)])
     f.insert(0, "sample", [f"S{i}" for i in range(100)])
     f["class"] = rng.choice(["a", "b"], 100)
-    t = time.perf_counter()
-    roles = infer_column_roles(f)
-    assert time.perf_counter() - t < 5  # a sanity guard (well under a second on an idle machine)
+    roles = infer_column_roles(f)  # its speed on 200 x 20,000: benchmarks/bench_data.py
     assert roles[0].role == "identifier" and roles[-1].role == "target"
 
 
@@ -387,7 +383,7 @@ def test_missing_target_and_target_kind():
 
 
 def test_export_quotes_and_round_trips(wisconsin):
-    from fsviz.compute.tables import reduced_csv
+    from fsviz.compute.exports import reduced_csv
 
     rng = np.random.default_rng(9)
     X = rng.normal(size=(6, 3))

@@ -113,3 +113,132 @@ def test_gdm_is_one_subpackage_with_its_kernels():
     assert GDM is GDM2
     # the floors rule holds inside the subpackage too: nothing in it imports the run layer
     assert not any("fsviz.compute" in m for p in pkg.glob("*.py") for m in _imports(p))
+
+
+def test_each_file_format_has_its_reader_and_writer_in_one_module():
+    """``fsviz/data/formats/``: one module per format; a format fsviz writes is written by
+    the module that reads it, and the entry point (loaders.py) only sniffs and dispatches."""
+    import ast
+
+    fmt_dir = PKG / "data" / "formats"
+    defs = {
+        p.stem: {n.name for n in ast.parse(p.read_text()).body if isinstance(n, ast.FunctionDef)}
+        for p in fmt_dir.glob("*.py")
+    }
+    for stem in ("delimited", "spreadsheet", "parquet", "matlab", "svmlight", "npz", "anndata"):
+        assert any(f.startswith("_load_") for f in defs[stem]), stem
+    for stem in ("parquet", "svmlight", "npz"):
+        assert f"_write_{stem}" in defs[stem] and f"_load_{stem}" in defs[stem]
+    loaders = PKG / "data" / "loaders.py"
+    own = {n.name for n in ast.parse(loaders.read_text()).body if isinstance(n, ast.FunctionDef)}
+    assert not {f for f in own if f.startswith(("_load_", "_write_"))} - {"_load_mapped_dir"}
+    assert len(loaders.read_text().splitlines()) < 900
+
+
+def test_compute_tables_hold_page_tables_only():
+    """Export formats, text parsing and wording left ``compute/tables.py``: each has a module
+    named for what it holds, and the public names stay on ``fsviz.compute``."""
+    import fsviz.compute as fc
+    from fsviz.compute import exports, parsing, tables, wording
+
+    assert {"selection_csv", "read_selection_csv", "reduced_csv", "provenance_json"} <= set(vars(exports))
+    assert {"parse_prior_groups", "gdm_run"} <= set(vars(parsing))
+    assert {"plural", "HELP", "evaluation_note"} <= set(vars(wording))
+    for name in ("selection_csv", "parse_prior_groups", "gdm_run", "plural"):
+        assert name not in vars(tables) or vars(tables)[name] is getattr(fc, name)
+        assert callable(getattr(fc, name))
+
+
+#: what each floor may import besides the private helpers (docs/architecture.md, "The floors")
+MAY_IMPORT = {
+    "data": set(),
+    "stats": {"data"},
+    "select": {"data", "stats"},
+    "evaluate": {"data", "stats", "select"},
+    "viz": {"data", "stats"},
+    "compute": {"data", "stats", "select", "evaluate", "viz"},
+}
+PRIVATE_HELPERS = {"_params", "_lazy", "_dask", "_targets", "__version__"}
+
+
+@pytest.mark.parametrize("floor", sorted(MAY_IMPORT))
+def test_each_floor_imports_only_the_floors_below(floor):
+    seen = {
+        _module(p): sorted(
+            {i.split(".")[1] for i in _imports(p) if i.startswith("fsviz.")} - {floor} - PRIVATE_HELPERS
+        )
+        for p in _sources(floor)
+    }
+    bad = {m: sorted(set(i) - MAY_IMPORT[floor]) for m, i in seen.items() if set(i) - MAY_IMPORT[floor]}
+    assert not bad, f"{floor} imports above its floor: {bad}"
+
+
+def test_the_private_helpers_import_nothing_of_fsviz():
+    for name in PRIVATE_HELPERS - {"__version__"}:
+        assert not {i for i in _imports(PKG / f"{name}.py") if i.startswith("fsviz")}, name
+
+
+# ---------------------------------------------------------------------------- the app's layout
+ROOT = PKG.parent
+#: the app's code: app.py and its helpers at the top of the checkout, the appkit package, the views
+APP_CODE = [
+    *sorted(ROOT.glob("*.py")),
+    *(p for d in ("appkit", "views", "pages") for p in sorted((ROOT / d).rglob("*.py"))),
+]
+#: the views' URLs (/groups, /grm, ...): links and bookmarks use them, a move must keep them
+VIEW_URLS = {
+    "groups",
+    "image_masks",
+    "correlation_sparsity",
+    "grm",
+    "online",
+    "projection",
+    "stability",
+    "compare",
+    "benchmark",
+}
+
+
+def _st_pages() -> list[ast.Call]:
+    tree = ast.parse((ROOT / "app.py").read_text())
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "Page"
+    ]
+
+
+def test_no_pages_folder_streamlit_would_auto_discover():
+    """A ``pages/`` folder next to app.py switches on Streamlit's legacy multipage mode: a deep
+    link then runs the view alone, without app.py's sidebar. The views live in ``views/``."""
+    assert not (ROOT / "pages").exists(), "app.py's views belong in views/, not pages/"
+    assert (ROOT / "views").is_dir() and (ROOT / "appkit" / "__init__.py").is_file()
+
+
+def test_app_code_sets_no_private_streamlit_flag():
+    """No view, helper or app.py reaches into Streamlit's private pages manager (the old
+    ``PagesManager.uses_pages_directory`` switch): st.navigation alone runs the views."""
+    bad = []
+    for p in APP_CODE:
+        if "uses_pages_directory" in p.read_text():
+            bad.append(f"{p.relative_to(ROOT)}: uses_pages_directory")
+        bad += [f"{p.relative_to(ROOT)}: {i}" for i in _imports(p) if "pages_manager" in i]
+    assert not bad
+
+
+def test_every_view_in_the_navigation_exists_and_keeps_its_url():
+    """Every file app.py's ``st.Page`` calls name is in ``views/`` and exists, every view file is
+    listed, and each spells out its URL path: renaming a file never moves a URL."""
+    files, urls = [], set()
+    for call in _st_pages():
+        target = call.args[0] if call.args else None
+        if isinstance(target, ast.Constant) and isinstance(target.value, str):
+            files.append(target.value)
+            kw = {k.arg: k.value for k in call.keywords}
+            assert isinstance(kw.get("url_path"), ast.Constant), f"{target.value}: url_path not spelled out"
+            urls.add(kw["url_path"].value)
+    assert files and all(f.startswith("views/") for f in files), files
+    assert not [f for f in files if not (ROOT / f).is_file()], "st.Page names a missing file"
+    assert urls == VIEW_URLS
+    listed = {str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py")}
+    assert listed == set(files), "a file in views/ that the navigation does not list (or the reverse)"

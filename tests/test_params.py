@@ -1,10 +1,14 @@
 """One home for a parameter: the estimators' declarations, the registry, Run's canonical form."""
 
+import inspect
 import json
+from numbers import Integral
 
 import numpy as np
 import pytest
+from sklearn.utils._param_validation import Interval, StrOptions
 
+import fsviz.compute as fc
 from fsviz._params import Param, describe
 from fsviz.compute import METHODS, Run, method
 from fsviz.select import GDM, GRM
@@ -76,3 +80,104 @@ def test_old_partial_params_load_as_the_same_run():
 def test_unknown_parameters_are_refused_when_run():
     with pytest.raises(ValueError, match=r"GDM: unknown parameter\(s\) \['taux'\]"):
         Run("gdm", {"taux": 0.2}).spec.make(Run("gdm", {"taux": 0.2}))
+
+
+ESTIMATORS = sorted(n for n, m in METHODS.items() if m.estimator is not None)
+
+#: parameters that are declared without validation on purpose, with the reason
+NOT_VALIDATED = {
+    ("gdm", "positive"): "a class label: any value y holds (the registry matches it against y)",
+}
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_every_estimator_parameter_is_declared(name):
+    est = method(name).estimator
+    init = [k for k in inspect.signature(est.__init__).parameters if k != "self"]
+    declared = est._parameter_constraints
+    assert sorted(set(declared) - set(init)) == [], "declared but not a parameter"
+    for k in init:
+        assert k in declared, f"{est.__name__}.{k} has no declared constraints"
+        if declared[k] == "no_validation":
+            assert (name, k) in NOT_VALIDATED, f"{est.__name__}.{k} is not validated"
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_every_declared_default_satisfies_its_own_constraints(name):
+    spec = method(name)
+    for p in describe(spec.estimator).values():
+        p.validate(p.default, spec.estimator.__name__)  # None included, where it is the default
+
+
+def _outside(p: Param) -> list:
+    """Values just outside the declared constraints of ``p`` (refused by all of them)."""
+    out = []
+    for c in p.constraints:
+        if isinstance(c, Interval):
+            step = 1 if c.type is Integral else 1e-9
+            if c.left is not None:
+                out.append(c.left - step if c.closed in ("left", "both") else c.left)
+            if c.right is not None:
+                out.append(c.right + step if c.closed in ("right", "both") else c.right)
+        elif isinstance(c, StrOptions) or c == "boolean":
+            out.append("not-an-option")
+    refused = []
+    for v in out:
+        try:
+            p.validate(v, "test")
+        except ValueError:
+            refused.append(v)
+    return refused
+
+
+def _fit(est, X, y):
+    if isinstance(est, GRM):
+        return est.fit(X, np.linspace(1.0, 2.0, X.shape[1]))  # per-feature scores
+    if type(est).__name__ == "GroupSAOLA":
+        return est.fit(X, y, [[0, 1, 2], [3, 4, 5]])
+    return est.fit(X, y)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_make_and_fit_refuse_a_value_just_outside_a_declared_bound(name):
+    spec = method(name)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 6)), np.arange(30) % 2
+    checked = 0
+    for p in spec.params.values():
+        if p.name not in spec.estimator().get_params():
+            continue  # run-only parameters (SAOLA's chunk, GRM's base) are the runner's
+        for value in _outside(p):
+            est = spec.make(Run(name, {p.name: value}, seed=0))
+            with pytest.raises(ValueError) as info:
+                _fit(est, X, y)
+            msg = str(info.value)
+            assert f"'{p.name}'" in msg and type(est).__name__ in msg and repr(value)[:6] in msg, msg
+            checked += 1
+    assert checked, f"{name}: no bounded parameter to check"
+
+
+def test_grm_neighbourhood_range_runs_every_neighbour_method():
+    """The GRM page's one slider: every value at both ends runs LGD, Laplacian, ReliefF and MCFS."""
+    assert fc.NEIGHBOUR_METHODS == ("lgd", "laplacian", "relieff", "mcfs")
+    shared = fc.shared_param(fc.NEIGHBOUR_METHODS, "n_neighbors")
+    lo, hi = shared.widget_range()
+    assert lo >= 1 and hi > lo
+    for name in fc.NEIGHBOUR_METHODS:
+        p = method(name).params["n_neighbors"]
+        assert p.label and p.help and p.practical, name  # the app's hints live in the declaration
+        p.validate(lo, name)
+        p.validate(hi, name)
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(60, 6)), np.arange(60) % 3
+    for name in fc.NEIGHBOUR_METHODS:
+        for k in (lo, hi):
+            assert np.all(np.isfinite(method(name).estimator(n_neighbors=k).fit(X, y).scores_)), (name, k)
+
+
+def test_ecv_folds_range_is_gdms_declaration():
+    folds = method("gdm").params["cv_folds"]
+    lo, hi = folds.widget_range()
+    assert (lo, hi) == folds.practical and lo >= folds.bounds[0]
+    folds.validate(hi, "GDM")
+    assert fc.gdm_run({"cv_folds": 0}).get("cv_folds") is None  # the form's 0 means off

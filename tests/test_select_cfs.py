@@ -111,11 +111,19 @@ def test_ranking_scores_sparse_and_fcbf_first_pick():
 
 def test_errors():
     X, y = data(0, True)
-    with pytest.raises(ValueError, match=r"CFS: 'n_features' must be None or an int in \[1, 22\]"):
+    with pytest.raises(ValueError, match=r"CFS: 'n_features' must be None or an int in \[1, 22\] .*got 23"):
+        CFS(n_features=23).fit(X, y)  # the bound the data sets
+    with pytest.raises(
+        ValueError, match=r"'n_features' parameter of CFS must be an int in the range \[1, inf\) or None"
+    ):
         CFS(n_features=0).fit(X, y)
-    with pytest.raises(ValueError, match="CFS: 'patience' must be an int >= 1"):
+    with pytest.raises(
+        ValueError, match=r"The 'patience' parameter of CFS must be an int in the range \[1, inf\)"
+    ):
         CFS(patience=0).fit(X, y)
-    with pytest.raises(ValueError, match="CFS: 'n_bins' must be"):
+    with pytest.raises(
+        ValueError, match=r"The 'n_bins' parameter of CFS must be an int in the range \[2, inf\)"
+    ):
         CFS(n_bins=1).fit(X, y)
     with pytest.raises(ValueError, match="CFS: 'y' must contain at least 2 classes"):
         CFS().fit(X, np.ones(X.shape[0]))

@@ -114,9 +114,13 @@ def test_ranking_scores_sparse():
 
 def test_errors():
     X, y = data(0, True)
-    with pytest.raises(ValueError, match="'delta' must be"):
+    with pytest.raises(
+        ValueError, match=r"The 'delta' parameter of FCBF must be a float in the range \[0.0, 1.0\)"
+    ):
         FCBF(delta=1.0).fit(X, y)
-    with pytest.raises(ValueError, match="'n_bins' must be"):
+    with pytest.raises(
+        ValueError, match=r"The 'n_bins' parameter of FCBF must be an int in the range \[2, inf\)"
+    ):
         FCBF(n_bins=0).fit(X, y)
 
 

@@ -195,7 +195,13 @@ def test_errors(criterion):
     X, y = data(0, True)
     with pytest.raises(ValueError, match=rf"{cls.__name__}: 'n_features' must be an int in \[1, 24\]"):
         cls(n_features=25).fit(X, y)
-    with pytest.raises(ValueError, match="'n_bins' must be"):
+    with pytest.raises(
+        ValueError, match=rf"The 'n_features' parameter of {cls.__name__} must be an int in the range"
+    ):
+        cls(n_features=0).fit(X, y)
+    with pytest.raises(
+        ValueError, match=rf"The 'n_bins' parameter of {cls.__name__} must be an int in the range \[2"
+    ):
         cls(n_bins=1).fit(X, y)
     with pytest.raises(ValueError, match=rf"{cls.__name__}: 'y' must contain at least 2 classes"):
         cls().fit(X, np.zeros(X.shape[0]))
@@ -210,7 +216,9 @@ def test_errors(criterion):
 def test_mifs_beta_error():
     X, y = data(0, True)
     for bad in (-0.5, np.nan, "1"):
-        with pytest.raises(ValueError, match="MIFS: 'beta' must be a finite float >= 0"):
+        with pytest.raises(
+            ValueError, match=r"The 'beta' parameter of MIFS must be a float in the range \[0.0, inf\)"
+        ):
             MIFS(beta=bad).fit(X, y)
 
 

@@ -110,7 +110,13 @@ def test_errors():
     X, y = data(0, True)
     with pytest.raises(ValueError, match=r"'n_features' must be an int in \[1, 30\]"):
         MRMR(n_features=31).fit(X, y)
-    with pytest.raises(ValueError, match="'n_bins' must be"):
+    with pytest.raises(
+        ValueError, match=r"The 'n_features' parameter of MRMR must be an int in the range \[1, inf\)"
+    ):
+        MRMR(n_features=0).fit(X, y)
+    with pytest.raises(
+        ValueError, match=r"The 'n_bins' parameter of MRMR must be an int in the range \[2, inf\)"
+    ):
         MRMR(n_bins=1).fit(X, y)
     with pytest.raises(ValueError, match="needs class labels; y looks continuous"):
         MRMR().fit(X, np.linspace(0, 1, X.shape[0]))

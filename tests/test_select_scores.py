@@ -328,12 +328,26 @@ def test_selector_classes_equal_functions_and_select(cls_data):
             lambda X, y: laplacian_score(X, n_neighbors=90),
             "'n_neighbors' must be an int in the range \\[1, 89\\]",
         ),
-        (lambda X, y: laplacian_score(X, kernel="rbf"), "'kernel' must be 'heat' or 'binary'"),
-        (lambda X, y: relieff_score(X, y, n_neighbors=0), "'n_neighbors' must be an int"),
-        (lambda X, y: mutual_info_score(X, y, strategy="kmeans"), "'strategy' must be"),
+        (
+            lambda X, y: laplacian_score(X, kernel="rbf"),
+            r"The 'kernel' parameter of laplacian_score must be a str among "
+            r"\{'(heat|binary)', '(heat|binary)'\}\. Got 'rbf' instead",
+        ),
+        (
+            lambda X, y: relieff_score(X, y, n_neighbors=0),
+            r"The 'n_neighbors' parameter of relieff_score must be an int in the range \[1, inf\)\. Got 0",
+        ),
+        (
+            lambda X, y: mutual_info_score(X, y, strategy="kmeans"),
+            r"The 'strategy' parameter of mutual_info_score must be a str among \{.*'mdl'.*\}\. Got 'kmeans'",
+        ),
         (lambda X, y: fisher_score(X, y[:-1]), "has 89 labels but X has 90 samples"),
         (lambda X, y: FisherScore().fit(X), "requires y to be passed"),
-        (lambda X, y: FisherScore(n_features=0).fit(X, y), "'n_features' must be an int >= 1"),
+        (
+            lambda X, y: FisherScore(n_features=0).fit(X, y),
+            r"The 'n_features' parameter of FisherScore must be an int in the range \[1, inf\) or None\. "
+            r"Got 0",
+        ),
         (lambda X, y: t_score(X, y), r"t_score: the t-score compares exactly 2 classes .*got 3 classes"),
         (lambda X, y: TScore().fit(X, y), r"exactly 2 classes .* Use FScore"),
         (lambda X, y: t_score(X, np.r_[0, np.ones(len(y) - 1)]), r"at least 2 samples .* sizes \[1, 89\]"),

@@ -204,11 +204,25 @@ def test_spec_ranks_the_planted_feature_first_and_constants_last():
 @pytest.mark.parametrize(
     ("est", "match"),
     [
-        (SPEC(style=1), r"'style' must be -1, 0 or an int k in \[2, n_samples=40\] .*got 1"),
-        (SPEC(style=99), r"got 99"),
-        (SPEC(gamma=-1.0), r"'gamma' must be a float > 0 or None"),
-        (TraceRatio(style="lda"), r"'style' must be 'fisher' or 'laplacian'; got 'lda'"),
-        (TraceRatio(max_iter=0), r"'max_iter' must be an int >= 1; got 0"),
+        (
+            SPEC(style=1),
+            r"The 'style' parameter of SPEC must be an int in the range \[-1, 0\] or an int in the range "
+            r"\[2, inf\)\. Got 1 instead",
+        ),
+        (SPEC(style=99), r"'style' must be -1, 0 or an int k in \[2, n_samples=40\] .*got 99"),
+        (
+            SPEC(gamma=-1.0),
+            r"The 'gamma' parameter of SPEC must be a float in the range \(0.0, inf\) or None",
+        ),
+        (
+            TraceRatio(style="lda"),
+            r"The 'style' parameter of TraceRatio must be a str among "
+            r"\{'(fisher|laplacian)', '(fisher|laplacian)'\}\. Got 'lda' instead",
+        ),
+        (
+            TraceRatio(max_iter=0),
+            r"The 'max_iter' parameter of TraceRatio must be an int in the range \[1, inf\)\. Got 0",
+        ),
         (
             TraceRatio(style="laplacian", n_neighbors=50),
             r"'n_neighbors' must be an int in the range \[1, 39\]",

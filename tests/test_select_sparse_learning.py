@@ -289,20 +289,33 @@ def test_ndfs_w_step_is_the_regularised_least_squares_solution():
 @pytest.mark.parametrize(
     "est, message",
     [
-        (LSL21(alpha=-1.0), r"LSL21: 'alpha' must be a float in the range \[0.0, inf\); got -1.0"),
-        (LLL21(max_iter=0), r"LLL21: 'max_iter' must be an int in the range \[1, inf\); got 0"),
-        (RFS(gamma=0.0), r"RFS: 'gamma' must be a float in the range \(0.0, inf\); got 0.0"),
-        (RFS(tol=0), r"RFS: 'tol' must be a float in the range \(0.0, inf\); got 0"),
+        (
+            LSL21(alpha=-1.0),
+            r"The 'alpha' parameter of LSL21 must be a float in the range \[0.0, inf\) or None\. Got -1.0",
+        ),
+        (
+            LLL21(max_iter=0),
+            r"The 'max_iter' parameter of LLL21 must be an int in the range \[1, inf\)\. Got 0",
+        ),
+        (RFS(gamma=0.0), r"The 'gamma' parameter of RFS must be a float in the range \(0.0, inf\)\. Got 0.0"),
+        (RFS(tol=0), r"The 'tol' parameter of RFS must be a float in the range \(0.0, inf\)\. Got 0"),
         (
             UDFS(n_neighbors=200),
             r"UDFS: 'n_neighbors' must be an int in the range \[1, 89\] \(X has 90 samples\); got 200",
         ),
-        (UDFS(n_clusters=0), r"UDFS: 'n_clusters' must be an int in the range \[1, inf\); got 0"),
+        (
+            UDFS(n_clusters=0),
+            r"The 'n_clusters' parameter of UDFS must be an int in the range \[1, inf\)\. Got 0",
+        ),
         (
             NDFS(n_clusters=91),
             r"NDFS: 'n_clusters' must be an int in the range \[1, 90\] \(X has 90 samples\); got 91",
         ),
-        (NDFS(kernel="cosine"), r"NDFS: 'kernel' must be 'heat' or 'binary'; got 'cosine'"),
+        (
+            NDFS(kernel="cosine"),
+            r"The 'kernel' parameter of NDFS must be a str among \{'(heat|binary)', '(heat|binary)'\}\. "
+            r"Got 'cosine' instead",
+        ),
     ],
 )
 def test_errors_name_input_rule_and_value(est, message):

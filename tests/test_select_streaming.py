@@ -401,14 +401,35 @@ def test_chi2_sf_and_g2_match_scipy(dof):
 @pytest.mark.parametrize(
     "est,match",
     [
-        (AlphaInvesting(w0=0), "'w0' must be a positive float; got 0"),
-        (AlphaInvesting(dw=-1.0), "'dw' must be a float >= 0; got -1.0"),
-        (OSFS(alpha=1.5), "'alpha' must be a significance level in \\(0, 1\\); got 1.5"),
-        (FastOSFS(max_k=-1), "'max_k' must be an int >= 0"),
-        (OSFS(data="text"), "'data' must be 'auto', 'continuous' or 'discrete'; got 'text'"),
-        (Grafting(lam=0.0), "'lam' must be a positive float; got 0.0"),
-        (OFS(n_features=0), "'n_features' must be an int >= 1; got 0"),
-        (OFS(eta=-1), "'eta' must be a positive float; got -1"),
+        (
+            AlphaInvesting(w0=0),
+            r"The 'w0' parameter of AlphaInvesting must be a float in the range \(0.0, inf\)\. Got 0",
+        ),
+        (
+            AlphaInvesting(dw=-1.0),
+            r"The 'dw' parameter of AlphaInvesting must be a float in the range \[0.0, inf\)\. Got -1.0",
+        ),
+        (
+            OSFS(alpha=1.5),
+            r"The 'alpha' parameter of OSFS must be a float in the range \(0.0, 1.0\)\. Got 1.5",
+        ),
+        (
+            FastOSFS(max_k=-1),
+            r"The 'max_k' parameter of FastOSFS must be an int in the range \[0, inf\)\. Got -1",
+        ),
+        (
+            OSFS(data="text"),
+            r"The 'data' parameter of OSFS must be a str among \{.*'auto'.*\}\. Got 'text' instead",
+        ),
+        (
+            Grafting(lam=0.0),
+            r"The 'lam' parameter of Grafting must be a float in the range \(0.0, inf\)\. Got 0.0",
+        ),
+        (
+            OFS(n_features=0),
+            r"The 'n_features' parameter of OFS must be an int in the range \[1, inf\)\. Got 0",
+        ),
+        (OFS(eta=-1), r"The 'eta' parameter of OFS must be a float in the range \(0.0, inf\)\. Got -1"),
     ],
 )
 def test_errors_name_the_parameter_and_value(est, match):

@@ -340,12 +340,26 @@ def test_gdm_groups_feed_the_group_selectors():
         (GroupLasso(groups=[[0, 1], [1, 2]]), r"groups must not overlap; feature 1 is in 2 groups"),
         (GroupLasso(groups=[[0, 9]]), r"group 0 has feature index 9, outside \[0, 7\]"),
         (GroupLasso(groups=["a", "b"]), r"one label per feature must have n_features = 8 labels; got 2"),
-        (GroupLasso(alpha=-1.0), r"'alpha' must be a float >= 0"),
-        (GroupLasso(loss="hinge"), r"'loss' must be 'squared' or 'logistic'; got 'hinge'"),
+        (
+            GroupLasso(alpha=-1.0),
+            r"The 'alpha' parameter of GroupLasso must be a float in the range \[0.0, inf\)",
+        ),
+        (
+            GroupLasso(loss="hinge"),
+            r"The 'loss' parameter of GroupLasso must be a str among "
+            r"\{'(squared|logistic)', '(squared|logistic)'\}\. Got 'hinge' instead",
+        ),
         (GroupLasso(group_weights=[1.0]), r"'group_weights' must be 'sqrt', 'ones' or 8 finite"),
-        (SparseGroupLasso(l1_ratio=1.5), r"'l1_ratio' must be a float in \[0, 1\]; got 1.5"),
+        (
+            SparseGroupLasso(l1_ratio=1.5),
+            r"The 'l1_ratio' parameter of SparseGroupLasso must be a float in the range \[0.0, 1.0\]\. "
+            r"Got 1.5",
+        ),
         (TreeLasso(tree=[[0, 1], [1, 2]]), r"nested or disjoint; node \[1, 2\]"),
-        (GroupLasso(max_iter=0), r"'max_iter' must be an int >= 1; got 0"),
+        (
+            GroupLasso(max_iter=0),
+            r"The 'max_iter' parameter of GroupLasso must be an int in the range \[1, inf\)\. Got 0",
+        ),
         (
             TreeLasso(tree=[[0, 1]], node_weights=[1.0, 2.0]),
             r"'node_weights' must be 'sqrt', 'ones' or 1 finite",

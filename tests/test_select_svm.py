@@ -105,12 +105,30 @@ def test_svmrfe_finds_the_planted_features():
 @pytest.mark.parametrize(
     "est,match",
     [
-        (L1SVM(C=0), "L1SVM: 'C' must be a positive float; got 0"),
-        (L1SVM(n_features=0), "L1SVM: 'n_features' must be an int >= 1 or None; got 0"),
-        (SVMRFE(step=0), "SVMRFE: 'step' must be an int >= 1 or a float in \\(0, 1\\); got 0"),
-        (SVMRFE(n_features_to_select=1.5), "'n_features_to_select' must be an int >= 1, a float in"),
-        (SVMRFE(loss="log"), "'loss' must be 'squared_hinge' or 'hinge'; got 'log'"),
-        (SVMRFE(max_iter=0), "'max_iter' must be an int >= 1; got 0"),
+        (L1SVM(C=0), r"The 'C' parameter of L1SVM must be a float in the range \(0.0, inf\)\. Got 0"),
+        (
+            L1SVM(n_features=0),
+            r"The 'n_features' parameter of L1SVM must be an int in the range \[1, inf\) or None\. Got 0",
+        ),
+        (
+            SVMRFE(step=0),
+            r"The 'step' parameter of SVMRFE must be an int in the range \[1, inf\) or a float in the range "
+            r"\(0.0, 1.0\)\. Got 0 instead",
+        ),
+        (
+            SVMRFE(n_features_to_select=1.5),
+            r"The 'n_features_to_select' parameter of SVMRFE must be an int in the range \[1, inf\), "
+            r"a float in the range \(0.0, 1.0\) or None\. Got 1.5",
+        ),
+        (
+            SVMRFE(loss="log"),
+            r"The 'loss' parameter of SVMRFE must be a str among "
+            r"\{'(squared_hinge|hinge)', '(squared_hinge|hinge)'\}\. Got 'log' instead",
+        ),
+        (
+            SVMRFE(max_iter=0),
+            r"The 'max_iter' parameter of SVMRFE must be an int in the range \[1, inf\)\. Got 0",
+        ),
     ],
 )
 def test_errors_name_the_parameter_and_value(est, match):

@@ -290,7 +290,7 @@ def test_slot_of_matches_searchsorted(rng, edges):
         ({"bins": [0.5, 0.2]}, "strictly increasing"),
         ({"bins": [0.0, 1.5]}, r"lie in \[0, 1\]"),
         ({"bins": [0.3]}, "at least 2"),
-        ({"block_size": 0}, "'block_size' must be a positive int"),
+        ({"block_size": 0}, r"'block_size' must be an int in the range \[1, inf\); got 0"),
         ({"precision": "half"}, "'precision' must be"),
         ({"edge_tol": -1.0}, "'edge_tol'"),
         ({"exact": False, "n_sample_pairs": 0}, "'n_sample_pairs'"),

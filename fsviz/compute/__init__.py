@@ -10,6 +10,20 @@ The app, the CLI and cross-validation's fold refits all compute through here::
 here imports Streamlit.
 """
 
+from fsviz.compute.exports import (
+    SELECTION_COLUMNS,
+    benchmark_csv,
+    provenance,
+    provenance_json,
+    read_selection_csv,
+    reduced_csv,
+    selection_csv,
+    selection_frame,
+)
+from fsviz.compute.parsing import (
+    gdm_run,
+    parse_prior_groups,
+)
 from fsviz.compute.registry import (
     METHODS,
     NEIGHBOUR_METHODS,
@@ -24,6 +38,7 @@ from fsviz.compute.registry import (
     score_methods,
     score_params,
     selection_methods,
+    shared_param,
 )
 from fsviz.compute.results import (
     BenchmarkResult,
@@ -42,54 +57,52 @@ from fsviz.compute.results import (
     StreamResult,
     SubsetResult,
 )
-from fsviz.compute.runs import Context, Progress, Run
+from fsviz.compute.runs import (
+    Context,
+    Progress,
+    Run,
+    params_label,
+)
 from fsviz.compute.session import SessionFile, read_session, session_json
 from fsviz.compute.tables import (
+    benchmark_summary,
+    classes_frame,
+    column_roles_frame,
+    compare_frame,
+    gdm_prior_groups,
+    grm_evidence_warning,
+    grm_frame,
+    group_choices,
+    group_names,
+    groups_frame,
+    mask_opacity,
+    pairs_frame,
+    preview_frame,
+    prior_group_spread,
+    prior_groups_frame,
+    roles_frame,
+    stream_frame,
+    summary_frame,
+    target_frame,
+)
+from fsviz.compute.wording import (
+    HELP,
+    compare_chart_note,
+    evaluation_note,
+    feature_group_text,
+    kuncheva_text,
+    names_preview,
+    plural,
+    quality_text,
+    share_of_pairs,
+)
+from fsviz.viz.compare import (
     CV_BIASED,
     CV_HONEST,
     CV_R2_BIASED,
     CV_R2_HONEST,
     CV_RMSE,
     CV_STD,
-    HELP,
-    SELECTION_COLUMNS,
-    benchmark_csv,
-    benchmark_summary,
-    classes_frame,
-    column_roles_frame,
-    compare_chart_note,
-    compare_frame,
-    evaluation_note,
-    feature_group_text,
-    gdm_prior_groups,
-    gdm_run,
-    grm_evidence_warning,
-    grm_frame,
-    group_choices,
-    group_names,
-    groups_frame,
-    kuncheva_text,
-    mask_opacity,
-    names_preview,
-    pairs_frame,
-    params_label,
-    parse_prior_groups,
-    plural,
-    preview_frame,
-    prior_group_spread,
-    prior_groups_frame,
-    provenance,
-    provenance_json,
-    quality_text,
-    read_selection_csv,
-    reduced_csv,
-    roles_frame,
-    selection_csv,
-    selection_frame,
-    share_of_pairs,
-    stream_frame,
-    summary_frame,
-    target_frame,
 )
 
 __all__ = [
@@ -163,6 +176,7 @@ __all__ = [
     "roles_frame",
     "score_methods",
     "score_params",
+    "shared_param",
     "grm_base_params",
     "grm_default_base",
     "selection_csv",

@@ -13,12 +13,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsviz import select as S
 from fsviz._params import Param, describe
@@ -175,6 +175,15 @@ SELECTION_SIZE = Param(
     step=1,
 )
 _BASE = Param(name="base", default=None, label="Base score", help="The Run of the score GRM refines.")
+#: the groups of a group-lasso run, which the runner turns into the estimator's index groups
+_GROUP_SPEC = Param(
+    name="groups",
+    default=None,
+    constraints=(StrOptions({"gdm", "categorical", "prior"}), Run, "array-like", None),
+    label="Groups",
+    help="'gdm' or a GDM Run (its groups), 'categorical' (one-hot blocks), 'prior' or index lists; "
+    "none: every feature is its own group.",
+)
 _GROUPS_RUN = Param(
     name="groups",
     default=None,
@@ -1109,6 +1118,7 @@ METHODS: dict[str, Method] = {
             supervised=True,
             help="l2 penalty per group",
             runner=_group_lasso,
+            run_params=(_GROUP_SPEC,),
         ),
         Method(
             name="sparse-group-lasso",
@@ -1118,6 +1128,7 @@ METHODS: dict[str, Method] = {
             supervised=True,
             help="l1 + group l2",
             runner=_group_lasso,
+            run_params=(_GROUP_SPEC,),
         ),
         Method(
             name="tree-lasso",
@@ -1258,6 +1269,34 @@ bind_registry(METHODS)  # Run fills defaults from these declarations (runs.py do
 NEIGHBOUR_METHODS = ("lgd", "laplacian", "relieff", "mcfs")
 
 
+def shared_param(names: tuple[str, ...], name: str) -> Param:
+    """One widget for a parameter several methods take (the GRM page's neighbourhood size of
+    :data:`NEIGHBOUR_METHODS`): label, help and step of the first method's declaration, and the
+    range every one of them accepts, ends included (the intersection of their widget ranges).
+
+    Raises
+    ------
+    ValueError
+        When the methods' ranges do not meet.
+    """
+    params = [method(n).params[name] for n in names]
+    ranges = [p.widget_range() for p in params]
+    lo, hi = max(r[0] for r in ranges), min(r[1] for r in ranges)
+    if lo > hi:
+        raise ValueError(f"shared_param: the ranges of {name!r} of {list(names)} do not meet: {ranges}.")
+    first = params[0]
+    kind = Integral if first.kind == "int" else Real
+    return Param(
+        name=name,
+        default=first.default,
+        constraints=(Interval(kind, lo, hi, closed="both"),),
+        label=f"{first.label} ({', '.join(method(n).label for n in names)})",
+        help=first.help,
+        step=first.step,
+        practical=(lo, hi),
+    )
+
+
 def method(name: str) -> Method:
     """The registered method ``name``; ValueError listing the known ones otherwise."""
     try:
@@ -1324,4 +1363,5 @@ __all__ = [
     "score_params",
     "grm_base_params",
     "selection_methods",
+    "shared_param",
 ]

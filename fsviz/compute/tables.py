@@ -1,67 +1,18 @@
-"""Tables for pages and exports: pure functions of results and datasets -> DataFrames / bytes.
-
-The selection CSV written here is the one export format of a selection: the app's
-download and ``fsviz select -o`` both write :func:`selection_csv`, and the reduced
-dataset is :meth:`fsviz.data.Dataset.subset` written by :meth:`~fsviz.data.Dataset.to_csv`
-(class names kept; the label column never takes a feature's name).
-"""
+"""Tables for pages: pure functions of results and datasets -> DataFrames."""
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from fsviz.compute.results import Evaluation, GRMResult, GroupResult, Selection, StreamResult
-from fsviz.compute.runs import Run, params_label
+from fsviz.compute.runs import params_label
+from fsviz.compute.wording import evaluation_note, plural
 from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_R2_BIASED, CV_R2_HONEST, CV_RMSE, CV_STD
 
-#: columns of the selection CSV, in order
-SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")
 
-
-def gdm_run(form: Mapping[str, Any], seed: int = 0) -> Run:
-    """The GDM Run of the Groups page's form: GDM's declared parameters by name.
-
-    The form's own conventions map to the declaration here: ``cv_folds`` 0 means off (None),
-    ``positive`` None means all classes at once. Types and defaults are the Run's business.
-    """
-    params = dict(form)
-    if not params.get("cv_folds"):
-        params["cv_folds"] = None
-    return Run("gdm", params, seed)
-
-
-def feature_group_text(result: GroupResult, feature: int, feature_names: Sequence[str]) -> tuple[bool, str]:
-    """``(in a group, sentence)`` answering "which group is this feature in?"."""
-    from fsviz.viz.groups import find_feature_group
-
-    names = [str(n) for n in feature_names]
-    g = find_feature_group(result, int(feature), names)
-    if g is None:
-        return (
-            False,
-            f"{names[feature]} is in no group: not a support feature, nor affiliated to one at this tau.",
-        )
-    role = "support" if g["role"] == "SF" else "an affiliated"
-    return True, (
-        f"{g['name']} is the {role} feature of the group of {g['support_name']} (|ρ| = {g['rho']:.3f}; "
-        f"{g['group_size']} features; the {g['group_rank']}. largest of {g['n_groups']} groups)."
-    )
-
-
-def names_preview(feature_names: Sequence[str], indices, limit: int = 12) -> str:
-    """``'a, b, c … (+n more)'`` for a list of feature indices."""
-    idx = np.asarray(indices, dtype=np.int64)
-    names = np.asarray(feature_names, dtype=object)[idx[:limit]]
-    more = f" … (+{len(idx) - limit} more)" if len(idx) > limit else ""
-    return ", ".join(map(str, names)) + more
-
-
-# ---------------------------------------------------------------------------- dataset facts
 def summary_frame(summary) -> pd.DataFrame:
     """A :class:`fsviz.data.DatasetSummary` as a two-column table (quantity, value)."""
     shape = summary.image_shape
@@ -125,50 +76,6 @@ def preview_frame(dataset, n_rows: int = 8, n_cols: int = 20) -> pd.DataFrame:
     return frame
 
 
-# ---------------------------------------------------------------------------- selections
-def plural(n: int, word: str, plural_form: str | None = None, *, with_count: bool = True) -> str:
-    """``"1 feature"``, ``"3 features"``, ``"2 classes"``: counts that read right."""
-    form = (
-        word if n == 1 else (plural_form or (word + "es" if word.endswith(("s", "x", "ch")) else word + "s"))
-    )
-    return f"{n:,} {form}" if with_count else form
-
-
-#: help texts of the abbreviations the app shows (metric helps, column helps)
-HELP = {
-    "tau": "τ (tau): a feature joins a support feature's group when their correlation |ρ| ≥ 1 − τ "
-    "(GDM paper, Theorem 1). Small τ: only near-copies group together; the paper uses τ ≤ 0.5.",
-    "SF": "Support features (SF): the features GDM's classifier uses, found iteratively by the cutting "
-    "plane; each heads a group.",
-    "AF": "Affiliated features (AF): features so correlated with a support feature (|ρ| ≥ 1 − τ) that "
-    "they carry the same information; interchangeable with it.",
-    "s_j": "|s_j|: the absolute score of feature j against GDM's dual weights (s_j = f_j·α̃); GDM picks "
-    "the features with the largest |s_j| as the next support features.",
-    "Kuncheva": "Kuncheva's index: agreement of selected subsets corrected for chance (0 = chance, 1 = "
-    "identical). It is defined for subsets of equal size only.",
-    "ECV": "Embedded cross-validation (TPAMI Alg. 4): each iteration runs CRM on V training splits and the "
-    "folds vote on the support features. Costs V + 1 CRM passes per iteration (1-4x the fit time); on 7 "
-    "real sets it gave no more stable support and no better accuracy (docs/gdm.md, ECV verdict).",
-    "correlations": "Feature–feature correlations GDM actually computed (the CRM walks and the group "
-    "completion), against all m(m−1)/2 pairs an all-pairs method needs.",
-}
-
-
-def share_of_pairs(n_computed: int, n_pairs: int) -> str:
-    """``"0.42% of m(m−1)/2"``; a count above all pairs (tiny data: walks recompute pairs
-    across iterations) says so instead of a share over 100 %."""
-    if n_pairs <= 0:
-        return "no pairs (one feature)"
-    if n_computed > n_pairs:
-        return f"{n_computed / n_pairs:.2g}× all pairs (some recomputed across iterations)"
-    return f"{100 * n_computed / n_pairs:.3g}% of m(m−1)/2"
-
-
-def kuncheva_text(value: float) -> str:
-    """Kuncheva's index as text; "n/a (sizes differ)" where it is undefined (NaN)."""
-    return "n/a (sizes differ)" if value != value else f"{value:.3f}"
-
-
 #: the order of the roles in the roles table: what leaves X first
 _ROLE_ORDER = {"target": 0, "identifier": 1, "ignored": 2, "feature": 3}
 
@@ -204,103 +111,6 @@ def column_roles_frame(roles: Sequence, current: dict, limit: int = 1000) -> pd.
     return frame.drop(columns="_order")
 
 
-def selection_frame(selection: Selection, feature_names: Sequence[str]) -> pd.DataFrame:
-    """The export table: ``rank, index, name, score, role, group``, one row per feature.
-
-    ``group`` is the group number 1..K (GDM: the K-th support feature found and its
-    affiliated features), 0 for a feature in no group.
-    """
-    names = np.asarray(feature_names, dtype=object)
-    idx = np.asarray(selection.indices, dtype=np.int64)
-    return pd.DataFrame(
-        {
-            "rank": np.arange(1, len(idx) + 1, dtype=np.int64),
-            "index": idx,
-            "name": names[idx].astype(str) if idx.size else np.array([], dtype=str),
-            "score": np.asarray(selection.scores, dtype=np.float64),
-            "role": np.asarray(selection.roles, dtype=object).astype(str),
-            "group": np.asarray(selection.groups, dtype=np.int64),
-        },
-        columns=list(SELECTION_COLUMNS),
-    )
-
-
-def selection_csv(selection: Selection, feature_names: Sequence[str]) -> bytes:
-    """CSV bytes of :func:`selection_frame`; floats with 17 significant digits (round-trips)."""
-    frame = selection_frame(selection, feature_names)
-    return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n").encode()
-
-
-def read_selection_csv(data: bytes) -> pd.DataFrame:
-    """Inverse of :func:`selection_csv`."""
-    from fsviz.data.loaders import _exact_floats
-
-    dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": np.float64, "role": str}
-    return pd.read_csv(
-        io.BytesIO(data),
-        dtype=dtypes | {"group": np.int64},
-        keep_default_na=False,
-        **_exact_floats(),
-    )
-
-
-def provenance(selection: Selection, dataset) -> dict:
-    """Where a selection comes from: dataset, method, every parameter, seed, version, date.
-
-    Written next to the selection CSV (the app's JSON download, ``fsviz select
-    --provenance``); ``Run.from_dict(provenance(...)["run"])`` gives the Run back, so the
-    selection can be recomputed.
-    """
-    import datetime
-
-    from fsviz import __version__
-
-    run = selection.run
-    return {
-        "fsviz_version": __version__,
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "dataset": {
-            "name": str(dataset.name),
-            "fingerprint": str(dataset.fingerprint),
-            "n_samples": int(dataset.n_samples),
-            "n_features": int(dataset.n_features),
-            "label_column": dataset.label_column() if dataset.y is not None else None,
-        },
-        "method": run.spec.label,
-        "run": run.to_dict(),
-        "run_key": run.key,
-        "k": selection.k,
-        "n_selected": selection.n_features,
-        "columns": {
-            "rank": "1 = first in the method's order",
-            "index": "0-based column index in the dataset",
-            "score": "the method's score of the feature (higher = better)",
-            "role": "SF support feature, AF affiliated feature (GDM), selected otherwise",
-            "group": "GDM group number 1..K (the K-th support feature found and its AFs); 0 = none",
-        },
-    }
-
-
-def provenance_json(selection: Selection, dataset) -> bytes:
-    """:func:`provenance` as indented JSON bytes."""
-    import json
-
-    return json.dumps(provenance(selection, dataset), indent=2).encode()
-
-
-def reduced_csv(dataset, indices: Sequence[int]) -> bytes:
-    """The dataset restricted to ``indices`` as CSV (``Dataset.subset(...).to_csv()``).
-
-    The sample names first (when the dataset has them: the identifier column it was loaded
-    with), feature names as columns in selection order, then the label column with the
-    class names as loaded; names holding a comma, a quote or a line break are quoted as
-    Python's csv writer does; floats written so that reading back gives the same bits.
-    """
-    idx = np.asarray(indices, dtype=np.int64)
-    return dataset.subset(features=idx).to_csv().encode()
-
-
-# ---------------------------------------------------------------------------- GDM
 def groups_frame(result: GroupResult, feature_names: Sequence[str]) -> pd.DataFrame:
     """One row per feature in a group: group (1..K), role, index, name, score, |rho| to its SF."""
     names = np.asarray(feature_names, dtype=object)
@@ -356,46 +166,6 @@ def gdm_prior_groups(result: GroupResult) -> list[list[int]]:
     return [g.tolist() for g in result.partition() if len(g) > 1]
 
 
-def parse_prior_groups(text: str, feature_names: Sequence[str]) -> list[list[int]]:
-    """Prior groups from pasted text: one group per line, feature names separated by commas.
-
-    Names must match exactly (a number is a name too, never an index); blank lines are
-    skipped. Raises ValueError naming unknown names (with a close match when there is one),
-    a feature given in two groups, or a group of one feature.
-    """
-    import difflib
-
-    lookup = {str(n): j for j, n in enumerate(feature_names)}
-    groups, seen, unknown = [], {}, []
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        names = [n.strip() for n in line.split(",") if n.strip()]
-        if not names:
-            continue
-        unknown += [n for n in names if n not in lookup]
-        idx = [lookup[n] for n in names if n in lookup]
-        for j in idx:
-            if j in seen and seen[j] != line_no:
-                raise ValueError(
-                    f"prior groups: feature {feature_names[j]!r} is in line {seen[j]} and line {line_no}; "
-                    "a feature belongs to one group."
-                )
-            seen[j] = line_no
-        if len(set(idx)) == 1 and not unknown:
-            raise ValueError(f"prior groups: line {line_no} names one feature; a group needs at least two.")
-        groups.append(sorted(set(idx)))
-    if unknown:
-        hints = [
-            f"{n!r}"
-            + (f" (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(n, lookup, 1)) else "")
-            for n in unknown[:5]
-        ]
-        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-        raise ValueError(
-            f"prior groups: unknown feature name(s) {', '.join(hints)}{more}; names must match exactly."
-        )
-    return groups
-
-
 def prior_groups_frame(groups: Sequence[Sequence[int]], feature_names: Sequence[str]) -> pd.DataFrame:
     """One row per prior group: its number, size and member names."""
     names = np.asarray(feature_names, dtype=object)
@@ -420,7 +190,6 @@ def prior_group_spread(ranking: np.ndarray, groups: Sequence[Sequence[int]]) -> 
     return float(np.mean([np.ptp(r[np.asarray(g, dtype=np.int64)]) for g in groups]))
 
 
-# ---------------------------------------------------------------------------- GRM
 #: a GRM top-k feature whose base score is below this fraction of the best base score has
 #: "near-zero base evidence": GRM put it there for being unlike the others, not for its score
 WEAK_EVIDENCE = 0.05
@@ -492,7 +261,6 @@ def grm_evidence_warning(frame: pd.DataFrame, k: int) -> str:
     )
 
 
-# ---------------------------------------------------------------------------- streams
 def stream_frame(
     result: StreamResult, feature_names: Sequence[str], outcomes: Iterable[str] | None = None
 ) -> pd.DataFrame:
@@ -516,7 +284,6 @@ def stream_frame(
     return frame
 
 
-# ---------------------------------------------------------------------------- correlations
 def pairs_frame(result, feature_names: Sequence[str]) -> pd.DataFrame:
     """The most correlated pairs as a table: names, indices and rho, largest |rho| first."""
     names = np.asarray(feature_names, dtype=object)
@@ -553,7 +320,6 @@ def target_frame(ds) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["statistic", "value"])
 
 
-# ---------------------------------------------------------------------------- compare
 def compare_frame(
     rows: Iterable[tuple[Selection, Evaluation | None, Evaluation | None]], kept: Iterable[str] = ()
 ) -> pd.DataFrame:
@@ -602,35 +368,6 @@ def _compare_frame_classes(rows: list) -> pd.DataFrame:
     return pd.DataFrame(out, columns=columns + ["evaluated on top", "seed", CV_BIASED, "note"])
 
 
-def evaluation_note(ev: Evaluation | None) -> str:
-    """Why an evaluation's CV number is missing ("" when it is there): every empty cell of
-    the compare table and every missing metric says why, instead of showing "nan"."""
-    if ev is None:
-        return "not evaluated yet: press Evaluate"
-    if np.isfinite(ev.quality):
-        return ""
-    return ev.note or "not computed"
-
-
-def compare_chart_note(frame: pd.DataFrame, biased: bool) -> str:
-    """Why the compare chart has nothing to plot ("" when it has): no CV number in the table."""
-    wanted = (CV_HONEST, CV_R2_HONEST) + ((CV_BIASED, CV_R2_BIASED) if biased else ())
-    cols = [c for c in wanted if c in frame]
-    if frame.empty or any(np.isfinite(frame[c].to_numpy(dtype=float)).any() for c in cols):
-        return ""
-    notes = sorted({n for n in frame["note"] if n})
-    return "No CV number to plot: " + ("; ".join(notes) or "not computed") + "."
-
-
-def quality_text(ev: Evaluation) -> str:
-    """``"0.912 ± 0.034"``, or ``"—"`` when the CV number could not be computed (see
-    :func:`evaluation_note` for why)."""
-    if not np.isfinite(ev.quality):
-        return "—"
-    return f"{ev.quality:.3f} ± {ev.quality_std:.3f}"
-
-
-# ---------------------------------------------------------------------------- benchmark
 def benchmark_summary(table: pd.DataFrame) -> pd.DataFrame:
     """The benchmark table averaged over folds (classifiers) or K-means repeats (clustering).
 
@@ -651,16 +388,6 @@ def benchmark_summary(table: pd.DataFrame) -> pd.DataFrame:
         time=("time", "mean"),
     )
     return out.reset_index()
-
-
-def benchmark_csv(table: pd.DataFrame) -> bytes:
-    """CSV bytes of the benchmark table (floats with 17 significant digits, empty = missing).
-
-    The app's download and ``fsviz benchmark -o`` both write this.
-    """
-    buf = io.StringIO()
-    table.to_csv(buf, index=False, float_format="%.17g", lineterminator="\n")
-    return buf.getvalue().encode()
 
 
 def _compare_frame_regression(rows) -> pd.DataFrame:
@@ -688,52 +415,3 @@ def _compare_frame_regression(rows) -> pd.DataFrame:
     return pd.DataFrame(
         out, columns=columns + ["n features", "evaluated on top", "seed", CV_R2_BIASED, "note"]
     )
-
-
-__all__ = [
-    "feature_group_text",
-    "gdm_run",
-    "benchmark_csv",
-    "benchmark_summary",
-    "CV_R2_BIASED",
-    "CV_R2_HONEST",
-    "CV_RMSE",
-    "CV_BIASED",
-    "CV_HONEST",
-    "CV_STD",
-    "HELP",
-    "SELECTION_COLUMNS",
-    "kuncheva_text",
-    "share_of_pairs",
-    "compare_chart_note",
-    "evaluation_note",
-    "quality_text",
-    "classes_frame",
-    "column_roles_frame",
-    "plural",
-    "compare_frame",
-    "gdm_prior_groups",
-    "parse_prior_groups",
-    "prior_group_spread",
-    "prior_groups_frame",
-    "grm_evidence_warning",
-    "grm_frame",
-    "group_choices",
-    "group_names",
-    "groups_frame",
-    "mask_opacity",
-    "names_preview",
-    "pairs_frame",
-    "params_label",
-    "provenance",
-    "provenance_json",
-    "preview_frame",
-    "read_selection_csv",
-    "reduced_csv",
-    "roles_frame",
-    "selection_csv",
-    "selection_frame",
-    "stream_frame",
-    "summary_frame",
-    "target_frame",
-]

@@ -30,7 +30,7 @@ _EXPORTS = {
     "ColumnRole": ".roles",
     "inspect_table": ".inspect",
     "TableInfo": ".inspect",
-    "list_sheets": ".excel",
+    "list_sheets": ".formats.spreadsheet",
     "check_target": ".targets",
     "TargetIssue": ".targets",
     "ChunkedSource": ".chunked",

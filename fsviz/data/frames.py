@@ -273,7 +273,7 @@ def read_table(
 
 
 def _read_sheet(src, fmt, *, sheet, transpose, nrows, who) -> RawTable:
-    from fsviz.data.excel import read_sheet
+    from fsviz.data.formats.spreadsheet import read_sheet
 
     frame, name, sheets = read_sheet(src.handle(), sheet, nrows=None if transpose else nrows, who=who)
     frame = frame.dropna(axis=0, how="all")  # blank rows at the end of a sheet
@@ -297,7 +297,7 @@ def _read_sheet(src, fmt, *, sheet, transpose, nrows, who) -> RawTable:
 def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact, who) -> RawTable:
     import pandas as pd
 
-    from fsviz.data.loaders import _exact_floats, _parse_error
+    from fsviz.data.formats._source import _exact_floats, _parse_error
 
     text, encoding = head_text(src)
     notes = []

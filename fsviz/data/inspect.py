@@ -135,7 +135,7 @@ def inspect_table(
     >>> info.sep, info.decimal, info.target, [r.role for r in info.roles]
     (';', ',', 'kind', ['identifier', 'feature', 'feature', 'target'])
     """
-    from fsviz.data.loaders import _resolve_format, _sniff, _Source
+    from fsviz.data.formats._source import _resolve_format, _sniff, _Source
 
     src = _Source(path_or_buffer)
     who = f"inspect_table: {src.label}"
@@ -155,8 +155,8 @@ def inspect_table(
         frame, raw = _parquet_head(src, nrows), None
         info = {"n_rows": None, "complete": False}
     else:
+        from fsviz.data.formats.delimited import _text_columns
         from fsviz.data.frames import head_text, header_fields, read_table
-        from fsviz.data.loaders import _text_columns
 
         rows = nrows
         header, s = [], sep
@@ -223,7 +223,7 @@ def inspect_table(
 def _parquet_head(src, nrows: int):
     import pyarrow.parquet as pq
 
-    from fsviz.data.loaders import _parse_error
+    from fsviz.data.formats._source import _parse_error
 
     try:
         pf = pq.ParquetFile(src.handle())
@@ -236,7 +236,7 @@ def _parquet_head(src, nrows: int):
 
 
 def _h5ad(src, label, nrows: int, notes: list, who: str) -> TableInfo:
-    from fsviz.data.h5ad import read_h5ad_obs
+    from fsviz.data.formats.anndata import read_h5ad_obs
     from fsviz.data.roles import infer_column_roles
 
     head = read_h5ad_obs(src.handle(), who)
@@ -295,7 +295,7 @@ def _no_columns(src, f: str, notes: list) -> TableInfo:
             ]
     except Exception:  # a look-ahead only: load_dataset gives the real message
         cands = []
-    from fsviz.data.loaders import _MAT_Y_KEYS
+    from fsviz.data.formats.matlab import _MAT_Y_KEYS
 
     cands.sort(key=lambda k: (k not in _MAT_Y_KEYS, _MAT_Y_KEYS.index(k) if k in _MAT_Y_KEYS else 0))
     return TableInfo(

@@ -357,7 +357,7 @@ def _column_stats(frame: pd.DataFrame) -> dict:
 
 def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: pd.DataFrame) -> int | None:
     """The auto target among ``candidates`` (bool mask): see :func:`infer_column_roles`."""
-    from fsviz.data.loaders import LABEL_CANDIDATES
+    from fsviz.data.formats._source import LABEL_CANDIDATES
 
     cand = np.flatnonzero(candidates)
     if not cand.size:

@@ -327,18 +327,19 @@ def load_sample(name: str, directory: str | os.PathLike | None = None) -> Datase
         path = folder / info.filename
         tpath = folder / f"{name}.truth.npz"
         ds = None
-        if _is_current(folder, name) and path.is_file() and (not info.has_truth or tpath.is_file()):
+        written = _is_current(folder, name) and path.is_file() and (not info.has_truth or tpath.is_file())
+        if not written:
+            try:
+                _write_one(make_sample(name), folder)
+                written = True
+            except OSError:
+                ds = make_sample(name)  # read-only install: use the in-memory copy
+        if written:  # read back, so a sample is the same Dataset (meta too) whether or not it was on disk
             with warnings.catch_warnings():  # constant pixels of the digits are known and flagged
                 warnings.simplefilter("ignore", DataWarning)
                 ds = load_dataset(path, name=name)
             truth = _load_truth(tpath) if info.has_truth else None
             ds = _decorate(ds, info, truth)
-        if ds is None:
-            ds = make_sample(name)
-            try:
-                _write_one(ds, folder)
-            except OSError:
-                pass  # read-only install: use the in-memory copy
         _cache[key] = ds
         return ds
 

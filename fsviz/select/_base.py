@@ -22,12 +22,13 @@ non-negative score per feature, higher = better. The base class
 from __future__ import annotations
 
 import contextlib
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import ThreadpoolController
 
@@ -154,16 +155,13 @@ def rank_scores(
     return ranking
 
 
-def check_selection_params(owner: str, n_features, threshold) -> None:
-    """Validate the shared ``n_features`` / ``threshold`` parameters."""
-    if n_features is not None and (
-        not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool) or n_features < 1
-    ):
-        raise ValueError(
-            f"{owner}: 'n_features' must be an int >= 1 or None (all features); got {n_features!r}."
-        )
-    if threshold is not None and (not isinstance(threshold, numbers.Real) or not np.isfinite(threshold)):
-        raise ValueError(f"{owner}: 'threshold' must be a finite float or None; got {threshold!r}.")
+#: the k-best / threshold selection every scorer shares (scikit-learn constraints)
+SELECTION_CONSTRAINTS: dict = {
+    "n_features": [Interval(Integral, 1, None, closed="left"), None],
+    "threshold": [Interval(Real, None, None, closed="neither"), None],
+}
+#: equal-width bins per continuous feature of the information-theoretic selectors
+N_BINS: list = [Interval(Integral, 2, None, closed="left")]
 
 
 def support_mask(scores: np.ndarray, ranking: np.ndarray, n_features, threshold) -> np.ndarray:
@@ -196,7 +194,9 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
     """Base class: a per-feature score, higher is better, and a k-best or threshold selection.
 
     Subclasses define ``__init__`` (storing their parameters plus ``n_features`` and
-    ``threshold``), set ``_supervised``, and implement ``_compute_scores(X, y)``.
+    ``threshold``), declare them in ``_parameter_constraints`` (``SELECTION_CONSTRAINTS``
+    plus their own; checked in :meth:`fit`), set ``_supervised``, and implement
+    ``_compute_scores(X, y)``.
 
     Attributes
     ----------
@@ -214,9 +214,7 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
     _regression = False  # accepts a continuous y (type_of_target == "continuous")
     _zero_constants = False  # zero constant columns before _compute_scores (a copy of X when any)
     _name = "ScoreSelector"
-
-    def _validate_params_extra(self) -> None:
-        """Hook: subclasses check their own parameters here (called in fit)."""
+    _parameter_constraints: dict = SELECTION_CONSTRAINTS
 
     def _check_data(self, X) -> None:
         """Hook: subclasses check the validated data here, before any rescaling."""
@@ -239,8 +237,7 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
         self
         """
         name = type(self).__name__
-        check_selection_params(name, getattr(self, "n_features", None), getattr(self, "threshold", None))
-        self._validate_params_extra()
+        self._validate_params()  # the subclass's declaration, scikit-learn's own check
         if self._supervised:
             if y is None:
                 raise ValueError(

@@ -8,10 +8,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
 from fsviz._targets import check_class_target
-from fsviz.select._base import encode_labels
+from fsviz.select._base import N_BINS, encode_labels
 from fsviz.select._mi_kernels import mi_su_one_vs_many
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import Codes, discretize, su_with_target
@@ -143,6 +144,12 @@ class CFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     [2, 7]
     """
 
+    _parameter_constraints: dict = {
+        "n_features": [Interval(Integral, 1, None, closed="left"), None],  # at most the number of features
+        "patience": [Interval(Integral, 1, None, closed="left")],
+        "n_bins": N_BINS,
+    }
+
     def __init__(self, *, n_features: int | None = None, patience: int = 5, n_bins: int = 10):
         self.n_features = n_features
         self.patience = patience
@@ -161,19 +168,15 @@ class CFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()  # the declaration above, scikit-learn's own check
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
         check_class_target("CFS", y)  # a continuous y gets the 'needs class labels' error
         m = X.shape[1]
-        nf = self.n_features
-        if nf is not None and (not isinstance(nf, Integral) or isinstance(nf, bool) or not 1 <= nf <= m):
+        nf, p = self.n_features, self.patience
+        if nf is not None and nf > m:  # the bound the data sets
             raise ValueError(
                 f"CFS: 'n_features' must be None or an int in [1, {m}] (X has {m} features); got {nf!r}."
             )
-        p = self.patience
-        if not isinstance(p, Integral) or isinstance(p, bool) or p < 1:
-            raise ValueError(f"CFS: 'patience' must be an int >= 1; got {p!r}.")
-        if not isinstance(self.n_bins, Integral) or isinstance(self.n_bins, bool) or self.n_bins < 2:
-            raise ValueError(f"CFS: 'n_bins' must be an int >= 2; got {self.n_bins!r}.")
         encode_labels("CFS", y)  # at least two classes, as every supervised selector
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
         self.selected_, self.merit_, self.relevance_ = cfs_select(

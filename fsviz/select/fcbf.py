@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
 from fsviz._targets import check_class_target
-from fsviz.select._base import encode_labels
+from fsviz.select._base import N_BINS, encode_labels
 from fsviz.select._mi_kernels import mi_su_one_vs_many
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import discretize, su_with_target
@@ -102,6 +103,11 @@ class FCBF(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     (False, 2)
     """
 
+    _parameter_constraints: dict = {
+        "delta": [Interval(Real, 0.0, 1.0, closed="left")],  # a threshold on SU, which is in [0, 1]
+        "n_bins": N_BINS,
+    }
+
     def __init__(self, *, delta: float = 0.0, n_bins: int = 10):
         self.delta = delta
         self.n_bins = n_bins
@@ -118,13 +124,10 @@ class FCBF(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()  # the declaration above, scikit-learn's own check
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
         check_class_target("FCBF", y)  # a continuous y gets the 'needs class labels' error
         encode_labels("FCBF", y)  # at least two classes, as every supervised selector
-        if not isinstance(self.delta, Real) or not 0.0 <= self.delta < 1.0:
-            raise ValueError(f"FCBF: 'delta' must be a threshold on SU in [0, 1); got {self.delta!r}.")
-        if not isinstance(self.n_bins, Integral) or self.n_bins < 2:
-            raise ValueError(f"FCBF: 'n_bins' must be an int >= 2; got {self.n_bins!r}.")
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
         self.selected_, self.relevance_, self.redundant_with_ = fcbf_select(codes, y, float(self.delta))
         self.ranking_, self.scores_ = rank_from_selection(self.selected_, self.relevance_)

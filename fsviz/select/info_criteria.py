@@ -34,10 +34,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
 from fsviz._targets import check_class_target
-from fsviz.select._base import encode_labels
+from fsviz.select._base import N_BINS, encode_labels
 from fsviz.select._mi_kernels import joint_entropies_with
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import Codes, discretize
@@ -167,6 +168,10 @@ class _InfoCriterionSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     """Shared ``fit`` of the sequential information-theoretic selectors (one criterion each)."""
 
     _criterion = ""
+    _parameter_constraints: dict = {
+        "n_features": [Interval(Integral, 1, None, closed="left")],  # at most the number of features
+        "n_bins": N_BINS,
+    }
 
     def _beta(self) -> float:
         return 1.0
@@ -187,16 +192,15 @@ class _InfoCriterionSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self
         """
         name = type(self).__name__
+        self._validate_params()  # the class's declaration, scikit-learn's own check
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
         check_class_target(name, y)  # a continuous y gets the 'needs class labels' error
         m = X.shape[1]
         n_features = self.n_features
-        if not isinstance(n_features, Integral) or isinstance(n_features, bool) or not 1 <= n_features <= m:
+        if n_features > m:  # the bound the data sets
             raise ValueError(
                 f"{name}: 'n_features' must be an int in [1, {m}] (X has {m} features); got {n_features!r}."
             )
-        if not isinstance(self.n_bins, Integral) or isinstance(self.n_bins, bool) or self.n_bins < 2:
-            raise ValueError(f"{name}: 'n_bins' must be an int >= 2; got {self.n_bins!r}.")
         beta = self._beta()
         encode_labels(name, y)  # at least two classes, as every supervised selector
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
@@ -263,6 +267,10 @@ class MIFS(_InfoCriterionSelector):
     """
 
     _criterion = "mifs"
+    _parameter_constraints: dict = {
+        **_InfoCriterionSelector._parameter_constraints,
+        "beta": [Interval(Real, 0.0, None, closed="left")],  # redundancy weight (0: MIM)
+    }
 
     def __init__(self, *, beta: float = 1.0, n_features: int = 20, n_bins: int = 10):
         self.beta = beta
@@ -270,10 +278,7 @@ class MIFS(_InfoCriterionSelector):
         self.n_bins = n_bins
 
     def _beta(self) -> float:
-        b = self.beta
-        if not isinstance(b, Real) or isinstance(b, bool) or not np.isfinite(b) or b < 0:
-            raise ValueError(f"MIFS: 'beta' must be a finite float >= 0; got {b!r}.")
-        return float(b)
+        return float(self.beta)
 
 
 class CIFE(_InfoCriterionSelector):

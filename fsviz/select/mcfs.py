@@ -9,9 +9,11 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import connected_components
+from sklearn.utils._param_validation import Interval
 
-from fsviz.select._base import ScoreSelector
-from fsviz.select.scores import _check_int, _check_X, _knn_affinity
+from fsviz._params import check_data_bound, validate_declared
+from fsviz.select._base import SELECTION_CONSTRAINTS, ScoreSelector
+from fsviz.select.scores import GRAPH_KERNEL, NEIGHBOURS, NEIGHBOURS_UI, _check_X, _knn_affinity
 
 _DENSE_EIG_MAX = 3000  # up to this many samples the embedding uses a dense eigensolver
 
@@ -175,15 +177,18 @@ def mcfs_score(
     Cai, Zhang & He (2010), "Unsupervised Feature Selection for Multi-Cluster Data", KDD;
     Li et al. (2017), section 2.3.4, eq. (63)-(66).
     """
+    validate_declared("mcfs_score", MCFS, n_nonzero=n_nonzero, kernel=kernel, t=t)
     X = _check_X("mcfs_score", X)
     return _mcfs(X, n_clusters, n_neighbors, n_nonzero, kernel, t)
 
 
 def _mcfs(X, n_clusters, n_neighbors, n_nonzero, kernel, t) -> np.ndarray:
     n, m = X.shape
-    K = _check_int("mcfs_score", "n_clusters", n_clusters, 1, n - 2, f" (X has {n} samples)")
-    q = _check_int("mcfs_score", "n_nonzero", n_nonzero, 1)
-    q = min(q, m)
+    declared = MCFS._parameter_constraints["n_clusters"]
+    K = check_data_bound(
+        "mcfs_score", "n_clusters", n_clusters, declared, high=n - 2, why=f" (X has {n} samples)"
+    )
+    q = min(int(20 if n_nonzero is None else n_nonzero), m)
     W = _knn_affinity("mcfs_score", X, n_neighbors, kernel, t)
     E = spectral_embedding(W, K)
     if sp.issparse(X):
@@ -224,6 +229,15 @@ class MCFS(ScoreSelector):
     ----------
     Cai, Zhang & He (2010), KDD; Li et al. (2017), eq. (63)-(66).
     """
+
+    _parameter_constraints: dict = {
+        **SELECTION_CONSTRAINTS,
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],  # at most n_samples - 2
+        "n_neighbors": NEIGHBOURS,
+        "n_nonzero": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        **GRAPH_KERNEL,
+    }
+    _parameter_ui: dict = {"n_neighbors": NEIGHBOURS_UI}
 
     def __init__(
         self,

@@ -8,10 +8,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
 from fsviz._targets import check_class_target
-from fsviz.select._base import encode_labels
+from fsviz.select._base import N_BINS, encode_labels
 from fsviz.select._mi_kernels import mi_su_one_vs_many
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import discretize, mi_with_target
@@ -110,6 +111,11 @@ class MRMR(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     [9, 4]
     """
 
+    _parameter_constraints: dict = {
+        "n_features": [Interval(Integral, 1, None, closed="left")],  # at most the number of features
+        "n_bins": N_BINS,
+    }
+
     def __init__(self, *, n_features: int = 20, n_bins: int = 10):
         self.n_features = n_features
         self.n_bins = n_bins
@@ -127,17 +133,16 @@ class MRMR(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
+        self._validate_params()  # the declaration above, scikit-learn's own check
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
         check_class_target("MRMR", y)  # a continuous y gets the 'needs class labels' error
         encode_labels("MRMR", y)  # at least two classes, as every supervised selector
         m = X.shape[1]
-        if not isinstance(self.n_features, Integral) or not 1 <= self.n_features <= m:
+        if self.n_features > m:  # the bound the data sets
             raise ValueError(
                 f"MRMR: 'n_features' must be an int in [1, {m}] (X has {m} features); "
                 f"got {self.n_features!r}."
             )
-        if not isinstance(self.n_bins, Integral) or self.n_bins < 2:
-            raise ValueError(f"MRMR: 'n_bins' must be an int >= 2; got {self.n_bins!r}.")
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
         self.selected_, self.criterion_, self.relevance_ = mrmr_select(codes, y, int(self.n_features))
         self.ranking_, self.scores_ = rank_from_selection(self.selected_, self.relevance_)

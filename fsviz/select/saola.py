@@ -655,10 +655,6 @@ _SAOLA_UI: dict = {
 }
 
 
-def _check_params(est, name: str):
-    est._validate_params()
-
-
 def _check_y(y, n: int, name: str) -> np.ndarray:
     y = np.asarray(y)
     if y.ndim != 1:
@@ -785,7 +781,7 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        _check_params(self, "SAOLA")
+        self._validate_params()
         X, y = validate_data(
             self,
             X,
@@ -818,7 +814,7 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        _check_params(self, "SAOLA")
+        self._validate_params()
         X = check_array(
             X, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_all_finite=True, ensure_min_features=1
         )
@@ -1089,7 +1085,7 @@ class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        _check_params(self, "GroupSAOLA")
+        self._validate_params()
         X, y = validate_data(
             self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_all_finite=True
         )

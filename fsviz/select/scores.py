@@ -32,24 +32,49 @@ IEEE TKDE -- eq. (29)-(30) (LGD).
 
 from __future__ import annotations
 
-import numbers
+from dataclasses import replace
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import blas as sla_blas
 from sklearn.metrics.pairwise import manhattan_distances
 from sklearn.utils import ClassifierTags, check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array
 
-from fsviz._params import check_number
+from fsviz._params import ParamUI, check_data_bound, validate_declared
 from fsviz._targets import target_kind
 from fsviz.select import _score_kernels as K
-from fsviz.select._base import EXTREME, ScoreSelector, blas_limits, encode_labels, scale_extreme
+from fsviz.select._base import (
+    EXTREME,
+    SELECTION_CONSTRAINTS,
+    ScoreSelector,
+    blas_limits,
+    encode_labels,
+    scale_extreme,
+)
 from fsviz.stats.information import discretize, is_discrete, mi_with_target
 from fsviz.stats.moments import column_moments
 
 _CAP = 1e-12  # a vanishing denominator is floored at _CAP * numerator -> score <= 1e12
 _BLOCK_ELEMENTS = 1 << 22  # dense column blocks of ~32 MB float64
+
+#: the declarations the sample-graph scores share (LaplacianScore, MCFS, NDFS, TraceRatio, ...):
+#: neighbours of the kNN graph (at most n_samples - 1, checked against the data) and its edge weights
+NEIGHBOURS: list = [Interval(Integral, 1, None, closed="left")]
+GRAPH_KERNEL: dict = {
+    "kernel": [StrOptions({"heat", "binary"})],
+    "t": [Interval(Real, 0.0, None, closed="neither"), None],
+}
+#: the app's hint for a neighbourhood size (the GRM page's slider spans the methods' common range)
+NEIGHBOURS_UI = ParamUI(
+    "neighbourhood size",
+    "Nearest neighbours of each sample (ReliefF: nearest hits and misses per class). The GRM "
+    "paper finds 5 to 8 best for LGD (Fig. 3) and uses 5.",
+    step=1,
+    practical=(1, 50),
+)
 
 
 # ------------------------------------------------------------------ helpers
@@ -69,11 +94,6 @@ def _check_Xy(owner: str, X, y, scale: bool = True):
             f"{owner}: 'y' has {y.shape[0]} labels but X has {X.shape[0]} samples; they must match."
         )
     return X, y
-
-
-def _check_int(owner: str, name: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
-    """An int in ``[lo, hi]`` (:func:`fsviz._params.check_number`, scikit-learn's Interval)."""
-    return check_number(owner, name, value, integer=True, low=lo, high=hi, why=why)
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -563,6 +583,7 @@ def mutual_info_score(X, y, n_bins: int = 10, strategy: str = "auto") -> np.ndar
     Irani (1993), "Multi-interval discretization of continuous-valued attributes", IJCAI
     (``strategy="mdl"``).
     """
+    validate_declared("mutual_info_score", MutualInfo, n_bins=n_bins, strategy=strategy)
     X, y = _check_Xy("mutual_info_score", X, y)
     return _mi(X, y, n_bins, strategy)
 
@@ -584,15 +605,9 @@ def bin_target(y, n_bins: int = 10) -> np.ndarray:
 
 def _mi(X, y, n_bins, strategy) -> np.ndarray:
     if target_kind(y) == "continuous":
-        _check_int("mutual_info_score", "n_bins", n_bins, 2)
         y = bin_target(_continuous_y("mutual_info_score", y), n_bins)
     else:
         encode_labels("mutual_info_score", y)
-    if strategy not in ("auto", "uniform", "discrete", "mdl"):
-        raise ValueError(
-            f"mutual_info_score: 'strategy' must be 'auto', 'uniform', 'discrete' or 'mdl'; got {strategy!r}."
-        )
-    _check_int("mutual_info_score", "n_bins", n_bins, 2)
     if strategy == "auto":
         strategy = "discrete" if is_discrete(X) else "uniform"
     n, m = X.shape
@@ -658,6 +673,13 @@ def relieff_score(
     ----------
     Robnik-Sikonja & Kononenko (2003), Machine Learning 53; Li et al. (2017), eq. (24)-(25).
     """
+    validate_declared(
+        "relieff_score",
+        ReliefF,
+        n_neighbors=n_neighbors,
+        n_iterations=n_iterations,
+        random_state=random_state,
+    )
     X, y = _check_Xy("relieff_score", X, y)
     return _relieff(X, y, n_neighbors, n_iterations, random_state)
 
@@ -670,11 +692,11 @@ def _relieff(X, y, n_neighbors, n_iterations, random_state) -> np.ndarray:
     else:
         codes, counts = encode_labels("relieff_score", y)
     n, m = X.shape
-    k = _check_int("relieff_score", "n_neighbors", n_neighbors, 1)
+    k = int(n_neighbors)  # declared (ReliefF._parameter_constraints), checked by the caller
     if n_iterations is None or n_iterations >= n:
         rows = np.arange(n, dtype=np.int64)
     else:
-        t = _check_int("relieff_score", "n_iterations", n_iterations, 1)
+        t = int(n_iterations)
         rows = np.sort(check_random_state(random_state).choice(n, t, replace=False)).astype(np.int64)
     prior = counts / n
     if sp.issparse(X):
@@ -812,7 +834,10 @@ def lgd_score(X, n_neighbors: int = 5) -> np.ndarray:
 
 def _lgd(X, n_neighbors) -> np.ndarray:
     n = X.shape[0]
-    k = _check_int("lgd_score", "n_neighbors", n_neighbors, 2, n, f" (X has {n} samples)")
+    declared = LGD._parameter_constraints["n_neighbors"]
+    k = check_data_bound(
+        "lgd_score", "n_neighbors", n_neighbors, declared, high=n, why=f" (X has {n} samples)"
+    )
     if sp.issparse(X):
         Xc = X.tocsc()
         Xc.sort_indices()
@@ -853,13 +878,9 @@ def _knn_sq(X, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _knn_affinity(owner: str, X, n_neighbors: int, kernel: str, t) -> sp.csr_matrix:
     """Symmetric kNN affinity (i~j if either is among the other's neighbours), heat or 0/1 weights."""
     n = X.shape[0]
-    k = _check_int(owner, "n_neighbors", n_neighbors, 1, n - 1, f" (X has {n} samples)")
-    if kernel not in ("heat", "binary"):
-        raise ValueError(f"{owner}: 'kernel' must be 'heat' or 'binary'; got {kernel!r}.")
-    if t is not None and (not isinstance(t, numbers.Real) or not t > 0):
-        raise ValueError(
-            f"{owner}: 't' must be a float > 0 or None (mean squared neighbour distance); got {t!r}."
-        )
+    k = check_data_bound(
+        owner, "n_neighbors", n_neighbors, NEIGHBOURS, high=n - 1, why=f" (X has {n} samples)"
+    )
     rows, cols, d2 = _knn_sq(X, k)
     G = sp.csr_matrix((d2, (rows, cols)), shape=(n, n))
     d2 = G.data
@@ -906,6 +927,7 @@ def laplacian_score(X, n_neighbors: int = 5, kernel: str = "heat", t: float | No
     He, Cai & Niyogi (2005), "Laplacian Score for Feature Selection", NIPS;
     Li et al. (2017), eq. (2)-(3); Wang et al. (2015), eq. (27)-(28).
     """
+    validate_declared("laplacian_score", LaplacianScore, kernel=kernel, t=t)
     return _laplacian(_check_X("laplacian_score", X), n_neighbors, kernel, t)
 
 
@@ -1337,6 +1359,11 @@ class MutualInfo(ScoreSelector):
 
     _supervised = True
     _regression = True
+    _parameter_constraints: dict = {
+        **SELECTION_CONSTRAINTS,
+        "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "strategy": [StrOptions({"auto", "uniform", "discrete", "mdl"})],
+    }
 
     def __init__(self, *, n_bins=10, strategy="auto", n_features=20, threshold=None):
         self.n_bins = n_bins
@@ -1392,6 +1419,13 @@ class ReliefF(ScoreSelector):
 
     _supervised = True
     _regression = True
+    _parameter_constraints: dict = {
+        **SELECTION_CONSTRAINTS,
+        "n_neighbors": NEIGHBOURS,
+        "n_iterations": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+    _parameter_ui: dict = {"n_neighbors": NEIGHBOURS_UI}
 
     def __init__(
         self, *, n_neighbors=10, n_iterations=None, random_state=None, n_features=20, threshold=None
@@ -1467,6 +1501,19 @@ class LGD(ScoreSelector):
     2
     """
 
+    _parameter_constraints: dict = {
+        **SELECTION_CONSTRAINTS,
+        "n_neighbors": [Interval(Integral, 2, None, closed="left")],  # the sample itself and one more
+    }
+    _parameter_ui: dict = {
+        "n_neighbors": replace(
+            NEIGHBOURS_UI,
+            help="Size of each 1-D neighbourhood, the sample itself included (at least 2). The GRM "
+            "paper finds 5 to 8 best (Fig. 3) and uses 5.",
+            practical=(2, 50),
+        )
+    }
+
     def __init__(self, *, n_neighbors=5, n_features=20, threshold=None):
         self.n_neighbors = n_neighbors
         self.n_features = n_features
@@ -1503,6 +1550,9 @@ class LaplacianScore(ScoreSelector):
     ----------
     He, Cai & Niyogi (2005); Li et al. (2017), eq. (2)-(3).
     """
+
+    _parameter_constraints: dict = {**SELECTION_CONSTRAINTS, "n_neighbors": NEIGHBOURS, **GRAPH_KERNEL}
+    _parameter_ui: dict = {"n_neighbors": NEIGHBOURS_UI}
 
     def __init__(self, *, n_neighbors=5, kernel="heat", t=None, n_features=20, threshold=None):
         self.n_neighbors = n_neighbors

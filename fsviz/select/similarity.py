@@ -21,14 +21,23 @@ Li et al. (2017), "Feature Selection: A Data Perspective", ACM CSUR, sections 2.
 from __future__ import annotations
 
 import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from fsviz.select._base import ScoreSelector, blas_limits, constant_features, encode_labels
+from fsviz._params import validate_declared
+from fsviz.select._base import (
+    SELECTION_CONSTRAINTS,
+    ScoreSelector,
+    blas_limits,
+    constant_features,
+    encode_labels,
+)
 from fsviz.select.mcfs import component_basis
-from fsviz.select.scores import _blocks, _class_ss, _knn_affinity, _ratio
+from fsviz.select.scores import GRAPH_KERNEL, NEIGHBOURS, _blocks, _class_ss, _knn_affinity, _ratio
 
 _TINY = 1e-12
 
@@ -207,6 +216,14 @@ class TraceRatio(ScoreSelector):
     2
     """
 
+    _parameter_constraints: dict = {
+        "n_features": SELECTION_CONSTRAINTS["n_features"],
+        "style": [StrOptions({"fisher", "laplacian"})],
+        "n_neighbors": NEIGHBOURS,
+        "t": GRAPH_KERNEL["t"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, *, n_features=20, style="fisher", n_neighbors=5, t=None, max_iter=100):
         self.n_features = n_features
         self.style = style
@@ -217,16 +234,6 @@ class TraceRatio(ScoreSelector):
     @property
     def _supervised(self):  # type: ignore[override]
         return self.style == "fisher"
-
-    def _validate_params_extra(self) -> None:
-        if self.style not in ("fisher", "laplacian"):
-            raise ValueError(f"TraceRatio: 'style' must be 'fisher' or 'laplacian'; got {self.style!r}.")
-        if (
-            not isinstance(self.max_iter, numbers.Integral)
-            or isinstance(self.max_iter, bool)
-            or self.max_iter < 1
-        ):
-            raise ValueError(f"TraceRatio: 'max_iter' must be an int >= 1; got {self.max_iter!r}.")
 
     def _compute_scores(self, X, y):
         a, b = _trace_ratio_parts(X, y, self.style, self.n_neighbors, self.t)
@@ -322,12 +329,13 @@ def spec_score(X, y=None, *, style: int = 0, gamma: float | None = None) -> np.n
         y = np.asarray(y).ravel()
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"spec_score: 'y' has {y.shape[0]} labels but X has {X.shape[0]} samples.")
+    validate_declared("spec_score", SPEC, gamma=gamma)
     _check_style("spec_score", style, X.shape[0])
-    _check_gamma("spec_score", gamma)
     return _spec(X, y, style, gamma)
 
 
 def _check_style(owner, style, n):
+    """``style`` against the data: -1, 0 or a number of eigenpairs ``k`` in ``[2, n_samples]``."""
     ok = (
         isinstance(style, numbers.Integral)
         and not isinstance(style, bool)
@@ -338,11 +346,6 @@ def _check_style(owner, style, n):
             f"{owner}: 'style' must be -1, 0 or an int k in [2, n_samples={n}] (eigenpairs used); "
             f"got {style!r}."
         )
-
-
-def _check_gamma(owner, gamma):
-    if gamma is not None and (not isinstance(gamma, numbers.Real) or not np.isfinite(gamma) or gamma <= 0):
-        raise ValueError(f"{owner}: 'gamma' must be a float > 0 or None (scale); got {gamma!r}.")
 
 
 def _spec(X, y, style: int, gamma) -> np.ndarray:
@@ -432,14 +435,18 @@ class SPEC(ScoreSelector):
     4
     """
 
+    _parameter_constraints: dict = {
+        **SELECTION_CONSTRAINTS,
+        # -1, 0, or k >= 2 eigenpairs (at most n_samples: checked against the data)
+        "style": [Interval(Integral, -1, 0, closed="both"), Interval(Integral, 2, None, closed="left")],
+        "gamma": [Interval(Real, 0.0, None, closed="neither"), None],  # None: 1 / (m Var(X))
+    }
+
     def __init__(self, *, style=0, gamma=None, n_features=20, threshold=None):
         self.style = style
         self.gamma = gamma
         self.n_features = n_features
         self.threshold = threshold
-
-    def _validate_params_extra(self) -> None:
-        _check_gamma("SPEC", self.gamma)
 
     def _compute_scores(self, X, y):
         if y is not None:

@@ -28,6 +28,7 @@ All five take dense or scipy.sparse ``X`` and never densify it. What they build 
 from __future__ import annotations
 
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg as sla
@@ -35,14 +36,17 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
 
-from fsviz._params import check_number
+from fsviz._params import check_data_bound
 from fsviz.select import _sparse_learning_kernels as _SLK
-from fsviz.select._base import ScoreSelector, blas_limits
-from fsviz.select.scores import _check_int, _knn_affinity
+from fsviz.select._base import SELECTION_CONSTRAINTS, ScoreSelector, blas_limits
+from fsviz.select.scores import GRAPH_KERNEL, NEIGHBOURS, _knn_affinity
 from fsviz.stats.moments import column_moments
 
 _EPS = 1e-12  # floor of the row norms whose inverse weights a reweighted problem
+_POSITIVE = Interval(Real, 0.0, None, closed="neither")  # a weight that must not vanish
+_NON_NEGATIVE = Interval(Real, 0.0, None, closed="left")  # a weight that may switch its term off
 
 
 # ------------------------------------------------------------------ helpers
@@ -130,12 +134,6 @@ class _Centred:
         v0 = np.full(min(n, d), 1.0 / np.sqrt(min(n, d)))
         s = spla.svds(op, k=1, return_singular_vectors=False, tol=1e-6, v0=v0)
         return float(s[0]) ** 2 * (1.0 + 1e-5)  # svds at tol 1e-6: a safe step size
-
-
-def _check_solver(owner: str, max_iter, tol) -> tuple[int, float]:
-    return _check_int(owner, "max_iter", max_iter, 1), check_number(
-        owner, "tol", tol, integer=False, low=0.0, low_open=True
-    )
 
 
 def _warn_zero(owner: str, W: np.ndarray, what: str) -> None:
@@ -519,7 +517,9 @@ def _self_and_neighbours(owner: str, X, n_neighbors: int) -> np.ndarray:
     from fsviz.select.scores import _knn_sq
 
     n = X.shape[0]
-    k = _check_int(owner, "n_neighbors", n_neighbors, 1, n - 1, f" (X has {n} samples)")
+    k = check_data_bound(
+        owner, "n_neighbors", n_neighbors, NEIGHBOURS, high=n - 1, why=f" (X has {n} samples)"
+    )
     rows, cols, d2 = _knn_sq(X, k)
     order = np.lexsort((cols, d2, rows))  # per sample: nearest first, ties by index
     nbrs = cols[order].reshape(n, k)
@@ -793,6 +793,11 @@ class _SparseLearning(ScoreSelector):
     """Common tail: ``coef_`` -> ``scores_`` (row norms), ``n_iter_``, ``objective_history_``."""
 
     _zero_constants = True  # RFS and NDFS have no intercept: a non-zero constant column would be one
+    _parameter_constraints: dict = {
+        **SELECTION_CONSTRAINTS,
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [_POSITIVE],
+    }
 
     def _finish(self, W, history, n_iter):
         self.coef_ = W
@@ -865,6 +870,12 @@ class LSL21(_SparseLearning):
 
     _supervised = True
 
+    _parameter_constraints: dict = {
+        **_SparseLearning._parameter_constraints,
+        "alpha": [_NON_NEGATIVE, None],  # None: 0.1 alpha_max
+        "fit_intercept": ["boolean"],
+    }
+
     def __init__(
         self, *, alpha=None, fit_intercept=True, max_iter=1000, tol=1e-4, n_features=20, threshold=None
     ):
@@ -874,11 +885,6 @@ class LSL21(_SparseLearning):
         self.tol = tol
         self.n_features = n_features
         self.threshold = threshold
-
-    def _validate_params_extra(self):
-        if self.alpha is not None:
-            check_number("LSL21", "alpha", self.alpha, integer=False, low=0.0)
-        _check_solver("LSL21", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
         Y = _one_hot(y)
@@ -946,17 +952,14 @@ class LLL21(_SparseLearning):
 
     _supervised = True
 
+    _parameter_constraints: dict = {**_SparseLearning._parameter_constraints, "alpha": [_NON_NEGATIVE, None]}
+
     def __init__(self, *, alpha=None, max_iter=1000, tol=1e-4, n_features=20, threshold=None):
         self.alpha = alpha
         self.max_iter = max_iter
         self.tol = tol
         self.n_features = n_features
         self.threshold = threshold
-
-    def _validate_params_extra(self):
-        if self.alpha is not None:
-            check_number("LLL21", "alpha", self.alpha, integer=False, low=0.0)
-        _check_solver("LLL21", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
         Y = _one_hot(y)
@@ -1012,16 +1015,14 @@ class RFS(_SparseLearning):
 
     _supervised = True
 
+    _parameter_constraints: dict = {**_SparseLearning._parameter_constraints, "gamma": [_POSITIVE]}
+
     def __init__(self, *, gamma=1.0, max_iter=100, tol=1e-6, n_features=20, threshold=None):
         self.gamma = gamma
         self.max_iter = max_iter
         self.tol = tol
         self.n_features = n_features
         self.threshold = threshold
-
-    def _validate_params_extra(self):
-        check_number("RFS", "gamma", self.gamma, integer=False, low=0.0, low_open=True)
-        _check_solver("RFS", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
         W, hist, it = rfs_solve(X, _one_hot(y), float(self.gamma), max_iter=self.max_iter, tol=self.tol)
@@ -1082,6 +1083,15 @@ class UDFS(_SparseLearning):
     array([1])
     """
 
+    _parameter_constraints: dict = {
+        **_SparseLearning._parameter_constraints,
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [_NON_NEGATIVE],
+        "reg": [_POSITIVE],
+        "n_neighbors": NEIGHBOURS,
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         *,
@@ -1104,12 +1114,6 @@ class UDFS(_SparseLearning):
         self.random_state = random_state
         self.n_features = n_features
         self.threshold = threshold
-
-    def _validate_params_extra(self):
-        _check_int("UDFS", "n_clusters", self.n_clusters, 1)
-        check_number("UDFS", "alpha", self.alpha, integer=False, low=0.0)
-        check_number("UDFS", "reg", self.reg, integer=False, low=0.0, low_open=True)
-        _check_solver("UDFS", self.max_iter, self.tol)
 
     def _compute_scores(self, X, y):
         W, hist, it = udfs_solve(
@@ -1180,6 +1184,17 @@ class NDFS(_SparseLearning):
     array([1])
     """
 
+    _parameter_constraints: dict = {
+        **_SparseLearning._parameter_constraints,
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],  # at most n_samples
+        "alpha": [_NON_NEGATIVE],
+        "beta": [_POSITIVE],
+        "gamma": [_POSITIVE],
+        "n_neighbors": NEIGHBOURS,
+        **GRAPH_KERNEL,
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         *,
@@ -1209,15 +1224,12 @@ class NDFS(_SparseLearning):
         self.n_features = n_features
         self.threshold = threshold
 
-    def _validate_params_extra(self):
-        check_number("NDFS", "alpha", self.alpha, integer=False, low=0.0)
-        check_number("NDFS", "beta", self.beta, integer=False, low=0.0, low_open=True)
-        check_number("NDFS", "gamma", self.gamma, integer=False, low=0.0, low_open=True)
-        _check_solver("NDFS", self.max_iter, self.tol)
-
     def _compute_scores(self, X, y):
         n = X.shape[0]
-        c = _check_int("NDFS", "n_clusters", self.n_clusters, 1, n, f" (X has {n} samples)")
+        declared = self._parameter_constraints["n_clusters"]
+        c = check_data_bound(
+            "NDFS", "n_clusters", self.n_clusters, declared, high=n, why=f" (X has {n} samples)"
+        )
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         Lap = _normalized_laplacian(_knn_affinity("NDFS", X, self.n_neighbors, self.kernel, self.t))
         F0 = kmeans_indicator(X, c, seed)

@@ -33,14 +33,19 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from fsviz._params import ParamUI
 from fsviz.select import _streaming_kernels as K
-from fsviz.select._base import constant_features, scale_extreme, zero_columns
+from fsviz.select._base import N_BINS, constant_features, scale_extreme, zero_columns
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import encode_target
 from fsviz.stats.tests import fisher_z_test
+
+#: a rate, penalty or wealth that must be positive
+_POSITIVE = Interval(Real, 0.0, None, closed="neither")
 
 __all__ = ["OFS", "OSFS", "AlphaInvesting", "FastOSFS", "Grafting", "StreamDecision", "StreamHistory"]
 
@@ -301,7 +306,7 @@ class _FeatureStream(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()  # the class's declaration, scikit-learn's own check
         X, y = validate_data(
             self,
             X,
@@ -335,7 +340,7 @@ class _FeatureStream(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self
         """
         name = type(self).__name__
-        self._check_params()
+        self._validate_params()
         X = check_array(
             X, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_all_finite=True, ensure_min_features=1
         )
@@ -451,20 +456,22 @@ class AlphaInvesting(_FeatureStream):
     _method = "alpha_investing"
     _measure = "p"
 
+    _parameter_constraints: dict = {
+        "w0": [_POSITIVE],
+        "dw": [Interval(Real, 0.0, None, closed="left")],
+    }
+    _parameter_ui: dict = {
+        "w0": ParamUI(
+            "initial wealth w0", "The alpha-wealth the stream starts with.", practical=(0.01, 10.0)
+        ),
+        "dw": ParamUI(
+            "wealth per selection dw", "Wealth earned back by each accepted feature.", practical=(0.01, 10.0)
+        ),
+    }
+
     def __init__(self, *, w0: float = 0.5, dw: float = 0.5):
         self.w0 = w0
         self.dw = dw
-
-    def _check_params(self):
-        for name in ("w0", "dw"):
-            v = getattr(self, name)
-            if (
-                not isinstance(v, Real)
-                or isinstance(v, bool)
-                or not (0.0 < v < np.inf if name == "w0" else 0.0 <= v < np.inf)
-            ):
-                rule = "a positive float" if name == "w0" else "a float >= 0"
-                raise ValueError(f"AlphaInvesting: '{name}' must be {rule}; got {v!r}.")
 
     def _begin(self, X, y) -> None:
         n = y.shape[0]
@@ -507,24 +514,18 @@ class _CIStream(_FeatureStream):
     _measure = "p"
     _fast = False
 
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0.0, 1.0, closed="neither")],  # a significance level
+        "max_k": [Interval(Integral, 0, None, closed="left")],  # largest conditioning set tested
+        "data": [StrOptions({"auto", "continuous", "discrete"})],
+        "n_bins": N_BINS,
+    }
+
     def __init__(self, *, alpha: float = 0.01, max_k: int = 3, data: str = "auto", n_bins: int = 10):
         self.alpha = alpha
         self.max_k = max_k
         self.data = data
         self.n_bins = n_bins
-
-    def _check_params(self):
-        name = type(self).__name__
-        if self.data not in ("auto", "continuous", "discrete"):
-            raise ValueError(f"{name}: 'data' must be 'auto', 'continuous' or 'discrete'; got {self.data!r}.")
-        if not isinstance(self.alpha, Real) or not 0.0 < self.alpha < 1.0:
-            raise ValueError(f"{name}: 'alpha' must be a significance level in (0, 1); got {self.alpha!r}.")
-        if not isinstance(self.max_k, Integral) or isinstance(self.max_k, bool) or self.max_k < 0:
-            raise ValueError(
-                f"{name}: 'max_k' must be an int >= 0 (largest conditioning set tested); got {self.max_k!r}."
-            )
-        if not isinstance(self.n_bins, Integral) or self.n_bins < 2:
-            raise ValueError(f"{name}: 'n_bins' must be an int >= 2; got {self.n_bins!r}.")
 
     def _begin(self, X, y) -> None:
         from fsviz.select.saola import _resolve_mode
@@ -875,18 +876,23 @@ class Grafting(_FeatureStream):
     _method = "grafting"
     _measure = "|gradient|"
 
+    _parameter_constraints: dict = {
+        "lam": [_POSITIVE],
+        "tol": [_POSITIVE],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+    _parameter_ui: dict = {
+        "lam": ParamUI(
+            "lambda (l1 penalty)",
+            "A feature enters when its gradient exceeds lambda.",
+            practical=(1e-4, 10.0),
+        )
+    }
+
     def __init__(self, *, lam: float = 0.05, tol: float = 1e-6, max_iter: int = 2000):
         self.lam = lam
         self.tol = tol
         self.max_iter = max_iter
-
-    def _check_params(self):
-        if not isinstance(self.lam, Real) or isinstance(self.lam, bool) or not 0.0 < self.lam < np.inf:
-            raise ValueError(f"Grafting: 'lam' must be a positive float; got {self.lam!r}.")
-        if not isinstance(self.tol, Real) or not 0.0 < self.tol < np.inf:
-            raise ValueError(f"Grafting: 'tol' must be a positive float; got {self.tol!r}.")
-        if not isinstance(self.max_iter, Integral) or isinstance(self.max_iter, bool) or self.max_iter < 1:
-            raise ValueError(f"Grafting: 'max_iter' must be an int >= 1; got {self.max_iter!r}.")
 
     def _begin(self, X, y) -> None:
         check_classification_targets(y)
@@ -1017,22 +1023,16 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     [7, 30]
     """
 
+    _parameter_constraints: dict = {
+        "n_features": [Interval(Integral, 1, None, closed="left")],
+        "eta": [_POSITIVE],  # step size
+        "lam": [_POSITIVE],  # l2 regularisation
+    }
+
     def __init__(self, *, n_features: int = 10, eta: float = 0.2, lam: float = 0.01):
         self.n_features = n_features
         self.eta = eta
         self.lam = lam
-
-    def _check_params(self):
-        if (
-            not isinstance(self.n_features, Integral)
-            or isinstance(self.n_features, bool)
-            or self.n_features < 1
-        ):
-            raise ValueError(f"OFS: 'n_features' must be an int >= 1; got {self.n_features!r}.")
-        for name in ("eta", "lam"):
-            v = getattr(self, name)
-            if not isinstance(v, Real) or isinstance(v, bool) or not 0.0 < v < np.inf:
-                raise ValueError(f"OFS: '{name}' must be a positive float; got {v!r}.")
 
     def fit(self, X, y):
         """One pass over the samples of ``X`` in order, from ``w = 0``.
@@ -1046,7 +1046,7 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()  # the declaration above, scikit-learn's own check
         X, y = validate_data(
             self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True
         )
@@ -1072,7 +1072,7 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self._validate_params()  # the declaration above, scikit-learn's own check
         first = not hasattr(self, "coef_")
         X, y = validate_data(
             self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True, reset=first

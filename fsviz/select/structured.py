@@ -33,9 +33,9 @@ Beck & Teboulle (2009), FISTA; Li et al. (2017), section 3.1-3.2, eq. (50)-(54).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Sequence
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg as sla
@@ -43,13 +43,14 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsviz.select import _structured_kernels as K
 from fsviz.select._base import (
+    SELECTION_CONSTRAINTS,
     blas_limits,
-    check_selection_params,
     constant_features,
     rank_scores,
     scale_extreme,
@@ -520,14 +521,22 @@ def _alpha_max(prob: _Problem, tree: _Tree, l1: float) -> float:
 class _StructuredLasso(SelectorMixin, BaseEstimator):
     """Shared fit: targets, penalty structure, alpha_max, solve, scores."""
 
+    _parameter_constraints: dict = {
+        **SELECTION_CONSTRAINTS,
+        "alpha": [Interval(Real, 0.0, None, closed="left")],  # a fraction of alpha_max
+        "loss": [StrOptions({"squared", "logistic"})],
+        "tol": [Interval(Real, 0.0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+    #: "sqrt", "ones" or one weight per group (the number of groups is checked against the data)
+    _WEIGHTS: list = [StrOptions({"sqrt", "ones"}), "array-like"]
+
     def _tree(self, X) -> tuple[_Tree, float]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _targets(self, y) -> tuple[np.ndarray, np.ndarray | None]:
         name = type(self).__name__
         kind = type_of_target(y, input_name="y", raise_unknown=True)
-        if self.loss not in ("squared", "logistic"):
-            raise ValueError(f"{name}: 'loss' must be 'squared' or 'logistic'; got {self.loss!r}.")
         if kind in ("binary", "multiclass"):
             classes, codes = np.unique(y, return_inverse=True)
             if classes.size < 2:
@@ -556,18 +565,8 @@ class _StructuredLasso(SelectorMixin, BaseEstimator):
         self
         """
         name = type(self).__name__
-        check_selection_params(name, self.n_features, self.threshold)
+        self._validate_params()  # the class's declaration, scikit-learn's own check
         a = self.alpha
-        if not isinstance(a, numbers.Real) or isinstance(a, bool) or not np.isfinite(a) or a < 0:
-            raise ValueError(f"{name}: 'alpha' must be a float >= 0 (a fraction of alpha_max); got {a!r}.")
-        if not isinstance(self.tol, numbers.Real) or not self.tol > 0:
-            raise ValueError(f"{name}: 'tol' must be a float > 0; got {self.tol!r}.")
-        if (
-            not isinstance(self.max_iter, numbers.Integral)
-            or isinstance(self.max_iter, bool)
-            or self.max_iter < 1
-        ):
-            raise ValueError(f"{name}: 'max_iter' must be an int >= 1; got {self.max_iter!r}.")
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_min_samples=2)
         X = scale_extreme(X)
         Y, classes = self._targets(y)
@@ -684,6 +683,12 @@ class GroupLasso(_StructuredLasso):
     [0, 1]
     """
 
+    _parameter_constraints: dict = {
+        **_StructuredLasso._parameter_constraints,
+        "groups": ["array-like", None],
+        "group_weights": _StructuredLasso._WEIGHTS,
+    }
+
     def __init__(
         self,
         *,
@@ -746,6 +751,13 @@ class SparseGroupLasso(_StructuredLasso):
     [0]
     """
 
+    _parameter_constraints: dict = {
+        **_StructuredLasso._parameter_constraints,
+        "groups": ["array-like", None],
+        "l1_ratio": [Interval(Real, 0.0, 1.0, closed="both")],
+        "group_weights": _StructuredLasso._WEIGHTS,
+    }
+
     def __init__(
         self,
         *,
@@ -771,8 +783,6 @@ class SparseGroupLasso(_StructuredLasso):
 
     def _tree(self, X):
         r = self.l1_ratio
-        if not isinstance(r, numbers.Real) or isinstance(r, bool) or not 0.0 <= r <= 1.0:
-            raise ValueError(f"SparseGroupLasso: 'l1_ratio' must be a float in [0, 1]; got {r!r}.")
         gs = _partition("SparseGroupLasso", self.groups, X.shape[1])
         w = _group_weights("SparseGroupLasso", gs, self.group_weights) * (1.0 - r)
         return _Tree(gs, w), float(r)
@@ -816,6 +826,12 @@ class TreeLasso(_StructuredLasso):
     >>> np.flatnonzero(tl.scores_).tolist()
     [0, 1]
     """
+
+    _parameter_constraints: dict = {
+        **_StructuredLasso._parameter_constraints,
+        "tree": ["array-like", None],
+        "node_weights": _StructuredLasso._WEIGHTS,
+    }
 
     def __init__(
         self,

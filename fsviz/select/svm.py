@@ -22,6 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_selection import SelectorMixin
 from sklearn.svm import LinearSVC, l1_min_c
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -31,13 +32,18 @@ from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 __all__ = ["L1SVM", "SVMRFE"]
 
 
-def _check_common(est, name: str) -> None:
-    if not isinstance(est.C, Real) or isinstance(est.C, bool) or not 0.0 < est.C < np.inf:
-        raise ValueError(f"{name}: 'C' must be a positive float; got {est.C!r}.")
-    if not isinstance(est.tol, Real) or not 0.0 < est.tol < np.inf:
-        raise ValueError(f"{name}: 'tol' must be a positive float; got {est.tol!r}.")
-    if not isinstance(est.max_iter, Integral) or isinstance(est.max_iter, bool) or est.max_iter < 1:
-        raise ValueError(f"{name}: 'max_iter' must be an int >= 1; got {est.max_iter!r}.")
+#: what both linear-SVM selectors pass to liblinear
+_SVM_CONSTRAINTS: dict = {
+    "C": [Interval(Real, 0.0, None, closed="neither")],
+    "tol": [Interval(Real, 0.0, None, closed="neither")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "random_state": ["random_state"],
+}
+#: a count of features, or a fraction of them in (0, 1)
+_COUNT_OR_FRACTION: list = [
+    Interval(Integral, 1, None, closed="left"),
+    Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+]
 
 
 def _importance(coef: np.ndarray) -> np.ndarray:
@@ -105,6 +111,12 @@ class L1SVM(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     [4, 9]
     """
 
+    _parameter_constraints: dict = {
+        **_SVM_CONSTRAINTS,
+        "n_features": [Interval(Integral, 1, None, closed="left"), None],
+        "n_bisect": [Interval(Integral, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         *,
@@ -145,15 +157,7 @@ class L1SVM(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        _check_common(self, "L1SVM")
-        if self.n_features is not None and (
-            not isinstance(self.n_features, Integral)
-            or isinstance(self.n_features, bool)
-            or self.n_features < 1
-        ):
-            raise ValueError(f"L1SVM: 'n_features' must be an int >= 1 or None; got {self.n_features!r}.")
-        if not isinstance(self.n_bisect, Integral) or self.n_bisect < 0:
-            raise ValueError(f"L1SVM: 'n_bisect' must be an int >= 0; got {self.n_bisect!r}.")
+        self._validate_params()  # the declaration above, scikit-learn's own check
         X, y = validate_data(
             self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True
         )
@@ -274,6 +278,14 @@ class SVMRFE(SelectorMixin, BaseEstimator):
     [2, 15]
     """
 
+    _parameter_constraints: dict = {
+        **_SVM_CONSTRAINTS,
+        "n_features_to_select": [*_COUNT_OR_FRACTION, None],
+        "step": _COUNT_OR_FRACTION,
+        "loss": [StrOptions({"squared_hinge", "hinge"})],
+        "dual": [StrOptions({"auto"}), "boolean"],
+    }
+
     def __init__(
         self,
         *,
@@ -317,9 +329,7 @@ class SVMRFE(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        _check_common(self, "SVMRFE")
-        if self.loss not in ("squared_hinge", "hinge"):
-            raise ValueError(f"SVMRFE: 'loss' must be 'squared_hinge' or 'hinge'; got {self.loss!r}.")
+        self._validate_params()  # the declaration above, scikit-learn's own check
         X, y = validate_data(self, X, y, accept_sparse="csc", dtype=np.float64, ensure_all_finite=True)
         check_classification_targets(y)
         if np.unique(y).shape[0] < 2:
@@ -328,23 +338,13 @@ class SVMRFE(SelectorMixin, BaseEstimator):
         k = self.n_features_to_select
         if k is None:
             k = m // 2
-        elif isinstance(k, Integral) and not isinstance(k, bool) and k >= 1:
+        elif isinstance(k, Integral):
             k = min(int(k), m)
-        elif isinstance(k, Real) and 0.0 < k < 1.0:
+        else:  # a fraction (declared)
             k = int(m * k)
-        else:
-            raise ValueError(
-                "SVMRFE: 'n_features_to_select' must be an int >= 1, a float in (0, 1) or None; "
-                f"got {self.n_features_to_select!r}."
-            )
         k = max(k, 1) if m > 1 else 1
         st = self.step
-        if isinstance(st, Real) and not isinstance(st, (bool, Integral)) and 0.0 < st < 1.0:
-            step = int(max(1, st * m))
-        elif isinstance(st, Integral) and not isinstance(st, bool) and st >= 1:
-            step = int(st)
-        else:
-            raise ValueError(f"SVMRFE: 'step' must be an int >= 1 or a float in (0, 1); got {st!r}.")
+        step = int(st) if isinstance(st, Integral) else int(max(1, st * m))  # a count or a fraction
         # constant columns (a stand-in for the penalised intercept otherwise) are zeroed and
         # eliminated first
         const = constant_features(X)

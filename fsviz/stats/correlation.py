@@ -55,6 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsviz._dask import feature_blocks, map_blocks, n_tasks_hint, strided_blocks
+from fsviz._params import check_number
 from fsviz.data.chunked import ArraySource, ChunkedSource, open_chunked
 from fsviz.stats import _corr_kernels as K
 from fsviz.stats.moments import column_moments, source_moments
@@ -222,12 +223,6 @@ def _prepare(X: Any, who: str) -> tuple[str, Any]:
     if n < 2:
         raise ValueError(f"{who}: correlations need at least 2 samples; got X with shape {obj.shape}.")
     return kind, obj
-
-
-def _check_block_size(block_size: Any, who: str) -> int:
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
-        raise ValueError(f"{who}: 'block_size' must be a positive int; got {block_size!r}.")
-    return int(block_size)
 
 
 class _Stats:
@@ -446,7 +441,7 @@ def correlation_histogram(
     who = "correlation_histogram"
     t0 = time.perf_counter()
     binning = _Binning(bins, edge_tol, who)
-    block_size = _check_block_size(block_size, who)
+    block_size = check_number(who, "block_size", block_size, integer=True, low=1)
     if precision not in ("float64", "float32"):
         raise ValueError(f"{who}: 'precision' must be 'float64' or 'float32'; got {precision!r}.")
     kind, data = _prepare(X, who)
@@ -649,7 +644,7 @@ def correlated_pairs(
     if output not in ("sparse", "edges"):
         raise ValueError(f"{who}: 'output' must be 'sparse' or 'edges'; got {output!r}.")
     _Binning(1, edge_tol, who)  # validates edge_tol
-    block_size = _check_block_size(block_size, who)
+    block_size = check_number(who, "block_size", block_size, integer=True, low=1)
     thr = float(threshold) - edge_tol
     kind, data = _prepare(X, who)
     n, m = data.shape

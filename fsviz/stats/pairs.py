@@ -16,7 +16,8 @@ import numpy as np
 from scipy.stats import rankdata
 
 from fsviz._dask import feature_blocks
-from fsviz.stats.correlation import _check_block_size, _prepare
+from fsviz._params import check_number
+from fsviz.stats.correlation import _prepare
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,7 +102,7 @@ def top_pairs(
     who = "top_pairs"
     if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
         raise ValueError(f"{who}: 'k' must be a positive int; got {k!r}.")
-    block_size = _check_block_size(block_size, who)
+    block_size = check_number(who, "block_size", block_size, integer=True, low=1)
     kind, data = _prepare(X, who)
     method = _check_method(method, kind, who)
     m = data.shape[1]
@@ -198,7 +199,7 @@ def correlations_with(
     [1.0, 0.984, 0.0]
     """
     who = "correlations_with"
-    block_size = _check_block_size(block_size, who)
+    block_size = check_number(who, "block_size", block_size, integer=True, low=1)
     kind, data = _prepare(X, who)
     method = _check_method(method, kind, who)
     v, _ = _target_vector(X, kind, data, target, who)

@@ -156,8 +156,9 @@ def test_download_is_byte_identical_to_the_cli(page, tmp_path, goto, tree_title)
 def test_deep_link_on_a_fresh_server(browser, start_server, settle, tmp_path):
     """Opening /groups first on a new server runs app.py (sidebar, navigation) before the page.
 
-    Covers the private Streamlit flag appkit._ensure_entry_ran sets: if an upgrade moves it,
-    the page opens without the sidebar and this fails.
+    With st.navigation and no pages/ folder next to app.py (the views live in views/),
+    Streamlit always runs the entry script first; a pages/ folder would switch on its legacy
+    mode, which runs the linked file alone, without the sidebar, and this would fail.
     """
     with start_server(tmp_path) as url:
         ctx = browser.new_context(viewport={"width": 1400, "height": 1000})

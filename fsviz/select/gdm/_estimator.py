@@ -313,7 +313,12 @@ class GDM(SelectorMixin, BaseEstimator):
         "C": ParamUI("C (SVM regularisation)", "Larger C fits the training data more closely."),
         "corr": ParamUI("Correlation", "pearson: linear (with the Theorem 1 window); su: nonlinear."),
         "one_class": ParamUI("One-class (no labels)", "GDM-OC: runs without a target."),
-        "cv_folds": ParamUI("Embedded CV folds", "Embedded cross-validation (Alg. 4); none: off."),
+        "cv_folds": ParamUI(
+            "Embedded CV folds",
+            "Embedded cross-validation (Alg. 4; the TPAMI paper uses V = 5); none: off.",
+            step=1,
+            practical=(2, 20),
+        ),
     }
 
     def __init__(

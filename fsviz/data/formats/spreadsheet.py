@@ -1,4 +1,5 @@
-"""Spreadsheets (.xlsx, .xls, .ods) through ``pandas.read_excel`` with python-calamine.
+"""Spreadsheets (.xlsx, .xls, .ods) through ``pandas.read_excel`` with python-calamine: the sheet
+reader and the loader (a sheet then goes the same table path as CSV; no writer).
 
 calamine is a fast Rust reader of every Excel and OpenDocument format (no openpyxl, xlrd
 or odfpy needed); a workbook is read sheet by sheet, the first row as the header.
@@ -9,6 +10,9 @@ from __future__ import annotations
 import io
 import os
 from typing import Any
+
+from fsviz.data.budget import dense_bytes
+from fsviz.data.formats._source import _Source
 
 __all__ = ["list_sheets", "read_sheet"]
 
@@ -103,3 +107,17 @@ def read_sheet(path_or_buffer: Any, sheet: str | int | None = None, *, nrows: in
         ) from e
     frame.columns = [str(c) for c in frame.columns]
     return frame, name, sheets
+
+
+def _load_sheet(src: _Source, fmt: str, label) -> dict:
+    from fsviz.data.formats.delimited import _table_parts
+    from fsviz.data.frames import read_table
+
+    who = f"load_dataset: {src.label}"
+    raw = read_table(src, fmt, sheet=src.sheet, transpose=src.transpose, who=who)
+    src.check(dense_bytes(*raw.frame.shape), f"{raw.frame.shape[0]:,} rows x {raw.frame.shape[1]:,} columns")
+    if raw.sheets and len(raw.sheets) > 1:
+        raw.notes.append(
+            f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
+        )
+    return _table_parts(src, fmt, raw, label)

@@ -39,10 +39,12 @@ with ctl.container(border=True):
         params["data"] = st.selectbox("data", modes, key="saola_data")
     if method == "alpha-investing":
         c1, c2 = st.columns(2)
-        params["w0"] = c1.number_input("initial wealth w0", 0.01, 10.0, 0.5, key="ai_w0")
-        params["dw"] = c2.number_input("wealth per selection dw", 0.01, 10.0, 0.5, key="ai_dw")
+        ai = fc.method("alpha-investing").params  # declared ranges and defaults
+        params["w0"] = appkit.param_number(c1, "alpha-investing", "w0", key="ai_w0", value=ai["w0"].default)
+        params["dw"] = appkit.param_number(c2, "alpha-investing", "dw", key="ai_dw", value=ai["dw"].default)
     if method == "grafting":
-        params["lam"] = st.number_input("lambda (l1 penalty)", 1e-4, 10.0, 0.05, format="%.4g", key="gr_lam")
+        lam = fc.method("grafting").params["lam"].default
+        params["lam"] = appkit.param_number(st, "grafting", "lam", key="gr_lam", value=lam, format="%.4g")
     chunk = st.select_slider(
         "features per arrival batch", [1, 10, 50, 100, 200, 500, 1000, 5000], key="saola_chunk"
     )

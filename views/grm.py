@@ -21,7 +21,7 @@ appkit.seed_form("grm", appkit.grm_form_defaults(ds) | {"k": 20})
 with ctl.container(border=True):
     bases = fc.methods_for(ds.target_kind, kinds=("score",))  # valid for this kind of target
     method = st.selectbox("base score", bases, key="grm_method", format_func=lambda k: fc.method(k).label)
-    n_nb = st.slider("neighbourhood size (LGD, Laplacian, ReliefF, MCFS)", 1, 50, key="grm_n_neighbors")
+    n_nb = appkit.param_slider(st, fc.NEIGHBOUR_METHODS, "n_neighbors", key="grm_n_neighbors")  # all four run
     n_top = appkit.param_number(st, "grm", "n_top", key="grm_n_top", high=max(m, 1))  # GRM's declaration
     gamma = appkit.param_slider(st, "grm", "gamma", key="grm_gamma")
     k = st.slider("top-k evaluated", 2, 100, key="grm_k")

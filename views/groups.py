@@ -29,7 +29,8 @@ def groups_view():
         n_per_iter = appkit.param_number(c1, "gdm", "n_per_iter", key="gdm_n_per_iter", high=200)
         max_iter = appkit.param_number(c2, "gdm", "max_iter", key="gdm_max_iter", high=100)
         C = appkit.param_number(c1, "gdm", "C", key="gdm_C", high=1e4, format="%.4g")
-        folds = c2.number_input("ECV folds (0 = off)", 0, 20, key="gdm_cv_folds", help=fc.HELP["ECV"])
+        ecv_max = fc.method("gdm").params["cv_folds"].widget_range()[1]  # 0 = off, else GDM's declaration
+        folds = c2.number_input("ECV folds (0 = off)", 0, ecv_max, key="gdm_cv_folds", help=fc.HELP["ECV"])
         corr = st.radio(
             fc.method("gdm").params["corr"].label,
             fc.method("gdm").params["corr"].choices,

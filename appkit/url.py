@@ -1,0 +1,61 @@
+"""The session's URL: dataset choice, seed and shown runs, written each run and read back on a refresh."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import streamlit as st
+
+from appkit.intake import sample_names, upload_store
+from appkit.state import per_dataset, show
+from fsviz.compute import Run
+
+_URL_KEYS = ("source", "sample", "seed")
+
+
+def restore_from_url() -> None:
+    """On a new session (e.g. a browser refresh) take source, sample and seed from the URL."""
+    if st.session_state.get("_url_read"):
+        return
+    st.session_state["_url_read"] = True
+    q = st.query_params
+    if q.get("source") in ("Sample", "Upload"):
+        st.session_state.setdefault("source", q["source"])
+    if q.get("sample") in sample_names():
+        st.session_state.setdefault("sample", q["sample"])
+    if str(q.get("seed", "")).isdigit():
+        st.session_state.setdefault("seed", int(q["seed"]))
+    if q.get("upload") and upload_store().get(q["upload"]) is not None:  # a refresh: the file is still here
+        st.session_state["upload_token"] = q["upload"]
+    st.session_state["_url_runs"] = q.get("runs")
+
+
+def sync_url(ds) -> None:
+    """Write the dataset choice, seed and the runs the pages show into the URL."""
+    q = st.query_params
+    for k in _URL_KEYS:
+        v = st.session_state.get(k)
+        if v is not None and q.get(k) != str(v):
+            q[k] = str(v)
+    token = st.session_state.get("upload_token")
+    if token and q.get("upload") != token:
+        q["upload"] = token
+    pending = st.session_state.pop("_url_runs", None)
+    if ds is None:
+        return
+    if pending:
+        try:
+            restore_runs(ds, json.loads(base64.urlsafe_b64decode(pending.encode())))
+        except (ValueError, TypeError):
+            pass  # a stale or edited URL: start with the defaults
+    shown_runs = {slot: run.to_dict() for slot, run in per_dataset("shown", ds).items()}
+    text = base64.urlsafe_b64encode(json.dumps(shown_runs, separators=(",", ":")).encode()).decode()
+    if shown_runs and len(text) < 4000 and q.get("runs") != text:
+        q["runs"] = text
+
+
+def restore_runs(ds, runs: dict) -> None:
+    """Show ``{slot: Run dict}`` on the pages (results recompute or come from the store)."""
+    for slot, data in runs.items():
+        show(ds, slot, Run.from_dict(data))

@@ -1,0 +1,125 @@
+"""Export formats of a selection: its CSV (the one format the app's download and ``fsviz select -o``
+both write), the provenance JSON, the reduced dataset and the benchmark table.
+
+The reduced dataset is :meth:`fsviz.data.Dataset.subset` written by
+:meth:`~fsviz.data.Dataset.to_csv` (class names kept; the label column never takes a feature's name).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from fsviz.compute.results import Selection
+
+#: columns of the selection CSV, in order
+SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")
+
+
+def selection_frame(selection: Selection, feature_names: Sequence[str]) -> pd.DataFrame:
+    """The export table: ``rank, index, name, score, role, group``, one row per feature.
+
+    ``group`` is the group number 1..K (GDM: the K-th support feature found and its
+    affiliated features), 0 for a feature in no group.
+    """
+    names = np.asarray(feature_names, dtype=object)
+    idx = np.asarray(selection.indices, dtype=np.int64)
+    return pd.DataFrame(
+        {
+            "rank": np.arange(1, len(idx) + 1, dtype=np.int64),
+            "index": idx,
+            "name": names[idx].astype(str) if idx.size else np.array([], dtype=str),
+            "score": np.asarray(selection.scores, dtype=np.float64),
+            "role": np.asarray(selection.roles, dtype=object).astype(str),
+            "group": np.asarray(selection.groups, dtype=np.int64),
+        },
+        columns=list(SELECTION_COLUMNS),
+    )
+
+
+def selection_csv(selection: Selection, feature_names: Sequence[str]) -> bytes:
+    """CSV bytes of :func:`selection_frame`; floats with 17 significant digits (round-trips)."""
+    frame = selection_frame(selection, feature_names)
+    return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n").encode()
+
+
+def read_selection_csv(data: bytes) -> pd.DataFrame:
+    """Inverse of :func:`selection_csv`."""
+    from fsviz.data.formats._source import _exact_floats
+
+    dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": np.float64, "role": str}
+    return pd.read_csv(
+        io.BytesIO(data),
+        dtype=dtypes | {"group": np.int64},
+        keep_default_na=False,
+        **_exact_floats(),
+    )
+
+
+def provenance(selection: Selection, dataset) -> dict:
+    """Where a selection comes from: dataset, method, every parameter, seed, version, date.
+
+    Written next to the selection CSV (the app's JSON download, ``fsviz select
+    --provenance``); ``Run.from_dict(provenance(...)["run"])`` gives the Run back, so the
+    selection can be recomputed.
+    """
+    import datetime
+
+    from fsviz import __version__
+
+    run = selection.run
+    return {
+        "fsviz_version": __version__,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "dataset": {
+            "name": str(dataset.name),
+            "fingerprint": str(dataset.fingerprint),
+            "n_samples": int(dataset.n_samples),
+            "n_features": int(dataset.n_features),
+            "label_column": dataset.label_column() if dataset.y is not None else None,
+        },
+        "method": run.spec.label,
+        "run": run.to_dict(),
+        "run_key": run.key,
+        "k": selection.k,
+        "n_selected": selection.n_features,
+        "columns": {
+            "rank": "1 = first in the method's order",
+            "index": "0-based column index in the dataset",
+            "score": "the method's score of the feature (higher = better)",
+            "role": "SF support feature, AF affiliated feature (GDM), selected otherwise",
+            "group": "GDM group number 1..K (the K-th support feature found and its AFs); 0 = none",
+        },
+    }
+
+
+def provenance_json(selection: Selection, dataset) -> bytes:
+    """:func:`provenance` as indented JSON bytes."""
+    import json
+
+    return json.dumps(provenance(selection, dataset), indent=2).encode()
+
+
+def reduced_csv(dataset, indices: Sequence[int]) -> bytes:
+    """The dataset restricted to ``indices`` as CSV (``Dataset.subset(...).to_csv()``).
+
+    The sample names first (when the dataset has them: the identifier column it was loaded
+    with), feature names as columns in selection order, then the label column with the
+    class names as loaded; names holding a comma, a quote or a line break are quoted as
+    Python's csv writer does; floats written so that reading back gives the same bits.
+    """
+    idx = np.asarray(indices, dtype=np.int64)
+    return dataset.subset(features=idx).to_csv().encode()
+
+
+def benchmark_csv(table: pd.DataFrame) -> bytes:
+    """CSV bytes of the benchmark table (floats with 17 significant digits, empty = missing).
+
+    The app's download and ``fsviz benchmark -o`` both write this.
+    """
+    buf = io.StringIO()
+    table.to_csv(buf, index=False, float_format="%.17g", lineterminator="\n")
+    return buf.getvalue().encode()

@@ -1,0 +1,108 @@
+"""The words pages and reports show: plurals, help texts, notes on missing numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from fsviz.compute.results import Evaluation, GroupResult
+from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_R2_BIASED, CV_R2_HONEST
+
+
+def feature_group_text(result: GroupResult, feature: int, feature_names: Sequence[str]) -> tuple[bool, str]:
+    """``(in a group, sentence)`` answering "which group is this feature in?"."""
+    from fsviz.viz.groups import find_feature_group
+
+    names = [str(n) for n in feature_names]
+    g = find_feature_group(result, int(feature), names)
+    if g is None:
+        return (
+            False,
+            f"{names[feature]} is in no group: not a support feature, nor affiliated to one at this tau.",
+        )
+    role = "support" if g["role"] == "SF" else "an affiliated"
+    return True, (
+        f"{g['name']} is the {role} feature of the group of {g['support_name']} (|ρ| = {g['rho']:.3f}; "
+        f"{g['group_size']} features; the {g['group_rank']}. largest of {g['n_groups']} groups)."
+    )
+
+
+def names_preview(feature_names: Sequence[str], indices, limit: int = 12) -> str:
+    """``'a, b, c … (+n more)'`` for a list of feature indices."""
+    idx = np.asarray(indices, dtype=np.int64)
+    names = np.asarray(feature_names, dtype=object)[idx[:limit]]
+    more = f" … (+{len(idx) - limit} more)" if len(idx) > limit else ""
+    return ", ".join(map(str, names)) + more
+
+
+def plural(n: int, word: str, plural_form: str | None = None, *, with_count: bool = True) -> str:
+    """``"1 feature"``, ``"3 features"``, ``"2 classes"``: counts that read right."""
+    form = (
+        word if n == 1 else (plural_form or (word + "es" if word.endswith(("s", "x", "ch")) else word + "s"))
+    )
+    return f"{n:,} {form}" if with_count else form
+
+
+#: help texts of the abbreviations the app shows (metric helps, column helps)
+HELP = {
+    "tau": "τ (tau): a feature joins a support feature's group when their correlation |ρ| ≥ 1 − τ "
+    "(GDM paper, Theorem 1). Small τ: only near-copies group together; the paper uses τ ≤ 0.5.",
+    "SF": "Support features (SF): the features GDM's classifier uses, found iteratively by the cutting "
+    "plane; each heads a group.",
+    "AF": "Affiliated features (AF): features so correlated with a support feature (|ρ| ≥ 1 − τ) that "
+    "they carry the same information; interchangeable with it.",
+    "s_j": "|s_j|: the absolute score of feature j against GDM's dual weights (s_j = f_j·α̃); GDM picks "
+    "the features with the largest |s_j| as the next support features.",
+    "Kuncheva": "Kuncheva's index: agreement of selected subsets corrected for chance (0 = chance, 1 = "
+    "identical). It is defined for subsets of equal size only.",
+    "ECV": "Embedded cross-validation (TPAMI Alg. 4): each iteration runs CRM on V training splits and the "
+    "folds vote on the support features. Costs V + 1 CRM passes per iteration (1-4x the fit time); on 7 "
+    "real sets it gave no more stable support and no better accuracy (docs/gdm.md, ECV verdict).",
+    "correlations": "Feature–feature correlations GDM actually computed (the CRM walks and the group "
+    "completion), against all m(m−1)/2 pairs an all-pairs method needs.",
+}
+
+
+def share_of_pairs(n_computed: int, n_pairs: int) -> str:
+    """``"0.42% of m(m−1)/2"``; a count above all pairs (tiny data: walks recompute pairs
+    across iterations) says so instead of a share over 100 %."""
+    if n_pairs <= 0:
+        return "no pairs (one feature)"
+    if n_computed > n_pairs:
+        return f"{n_computed / n_pairs:.2g}× all pairs (some recomputed across iterations)"
+    return f"{100 * n_computed / n_pairs:.3g}% of m(m−1)/2"
+
+
+def kuncheva_text(value: float) -> str:
+    """Kuncheva's index as text; "n/a (sizes differ)" where it is undefined (NaN)."""
+    return "n/a (sizes differ)" if value != value else f"{value:.3f}"
+
+
+def evaluation_note(ev: Evaluation | None) -> str:
+    """Why an evaluation's CV number is missing ("" when it is there): every empty cell of
+    the compare table and every missing metric says why, instead of showing "nan"."""
+    if ev is None:
+        return "not evaluated yet: press Evaluate"
+    if np.isfinite(ev.quality):
+        return ""
+    return ev.note or "not computed"
+
+
+def compare_chart_note(frame: pd.DataFrame, biased: bool) -> str:
+    """Why the compare chart has nothing to plot ("" when it has): no CV number in the table."""
+    wanted = (CV_HONEST, CV_R2_HONEST) + ((CV_BIASED, CV_R2_BIASED) if biased else ())
+    cols = [c for c in wanted if c in frame]
+    if frame.empty or any(np.isfinite(frame[c].to_numpy(dtype=float)).any() for c in cols):
+        return ""
+    notes = sorted({n for n in frame["note"] if n})
+    return "No CV number to plot: " + ("; ".join(notes) or "not computed") + "."
+
+
+def quality_text(ev: Evaluation) -> str:
+    """``"0.912 ± 0.034"``, or ``"—"`` when the CV number could not be computed (see
+    :func:`evaluation_note` for why)."""
+    if not np.isfinite(ev.quality):
+        return "—"
+    return f"{ev.quality:.3f} ± {ev.quality_std:.3f}"

@@ -1,0 +1,303 @@
+"""What every reader shares: the input as bytes or a path, format sniffing, common constants."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fsviz.data.budget import check_memory
+from fsviz.data.dataset import Dataset
+
+#: formats :func:`load_dataset` reads
+FORMATS = ("csv", "tsv", "parquet", "mat", "svmlight", "npz", "xlsx", "xls", "ods", "h5ad")
+#: formats read as a table of columns (separator/sheet/orientation/roles apply)
+TABLE_FORMATS = ("csv", "tsv", "txt", "xlsx", "xls", "ods", "parquet")
+
+_SUFFIXES = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".txt": "txt",
+    ".dat": "txt",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".mat": "mat",
+    ".svm": "svmlight",
+    ".libsvm": "svmlight",
+    ".svmlight": "svmlight",
+    ".svml": "svmlight",
+    ".npz": "npz",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".xls": "xls",
+    ".ods": "ods",
+    ".h5ad": "h5ad",
+}
+
+#: label column names tried (in this order, exact then case-insensitive) when ``label="auto"``
+
+
+LABEL_CANDIDATES = ("label", "class", "y", "target")
+_NA_TOKENS = ["", "NA", "NaN", "nan", "N/A", "n/a", "null", "NULL", "None", "-nan", "#N/A"]
+_NA_LOWER = frozenset(t.lower() for t in _NA_TOKENS)
+
+
+_FSVIZ_TAG = "fsviz-dataset"
+
+
+class _Source:
+    """A path or buffer with its display name; gives bytes or a path to parsers."""
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+        self.path: str | None = None
+        self._data: bytes | None = None
+        if isinstance(obj, (str, os.PathLike)):
+            self.path = os.fspath(obj)
+            if not os.path.exists(self.path):
+                raise ValueError(f"load_dataset: file {self.path!r} does not exist. Fix: check the path.")
+            if os.path.isdir(self.path):
+                raise ValueError(f"load_dataset: {self.path!r} is a directory, not a data file.")
+            self.filename = os.path.basename(self.path)
+        elif isinstance(obj, (bytes, bytearray, memoryview)):
+            self._data = bytes(obj)
+            self.filename = ""
+        elif hasattr(obj, "getvalue") or hasattr(obj, "read"):
+            self.filename = os.path.basename(str(getattr(obj, "name", "") or ""))
+        else:
+            raise ValueError(
+                f"load_dataset: expected a path or a file-like object (BytesIO, open file, "
+                f"uploaded file); got {type(obj).__name__}."
+            )
+        self.label = repr(self.filename) if self.filename else "<buffer>"
+        self.budget = 0  # bytes the loaded data may take (0: no limit); set by load_dataset
+        self.sandbox = False  # parse crash-prone formats in a child process; set by load_dataset
+        self.missing = "error"  # "error" | "mean" | "median"; set by load_dataset
+        self.missing_indicators = False  # add <name>=missing columns; set by load_dataset
+        self.categorical = "error"  # "error" | "onehot"; set by load_dataset
+        # table options (see load_dataset): set by load_dataset
+        self.sep, self.decimal, self.sheet, self.transpose = "auto", "auto", None, False
+        self.id_columns, self.ignore, self.missing_target = "auto", None, "error"
+        self.notes: list[str] = []  # what was done that a person should know (meta["notes"])
+
+    def check(self, needed: int, what: str) -> None:
+        """Refuse data whose declared size exceeds the budget (before allocating it)."""
+        check_memory(needed, what, self.budget, who=f"load_dataset: {self.label}")
+
+    def bytes(self) -> bytes:
+        if self._data is None:
+            if self.path is not None:
+                with open(self.path, "rb") as fh:
+                    self._data = fh.read()
+            else:
+                obj = self.obj
+                if hasattr(obj, "getvalue"):
+                    data = obj.getvalue()
+                else:
+                    if hasattr(obj, "seek"):
+                        try:
+                            obj.seek(0)
+                        except (OSError, ValueError):
+                            pass
+                    data = obj.read()
+                if isinstance(data, str):
+                    data = data.encode("utf-8")
+                self._data = bytes(data)
+        return self._data
+
+    def head(self, n: int = 1024) -> bytes:
+        if self._data is None and self.path is not None:
+            with open(self.path, "rb") as fh:
+                return fh.read(n)
+        return self.bytes()[:n]
+
+    def size(self) -> int:
+        if self._data is None and self.path is not None:
+            return os.path.getsize(self.path)
+        return len(self.bytes())
+
+    def handle(self):
+        """Something parsers accept: the path, or a fresh BytesIO of the content."""
+        return self.path if self.path is not None else io.BytesIO(self.bytes())
+
+    @property
+    def stem(self) -> str:
+        return Path(self.filename).stem if self.filename else ""
+
+
+def _sniff(head: bytes) -> str | None:
+    if head.startswith((b"MATLAB", b"\x89HDF")):
+        return "mat"
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return "npz"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    if not lines:
+        return None
+    first = lines[0]
+    if re.match(r"^\s*[-+0-9.eE]+(\s+(qid:\d+|\d+:[^\s]+))+\s*$", first):
+        return "svmlight"
+    if "\t" in first:
+        return "tsv"
+    if "," in first:
+        return "csv"
+    return "txt"
+
+
+_BINARY_FORMATS = {
+    "xlsx": "xlsx",
+    "xls": "xls",
+    "ods": "ods",
+    "parquet": "parquet",
+    "mat": "mat",
+    "npz": "npz",
+}
+_KIND_FIX = {
+    "gzip": "decompress it first (gunzip / 7-Zip) and load the file inside",
+    "bzip2": "decompress it first and load the file inside",
+    "xz": "decompress it first and load the file inside",
+    "zip": "unzip it first and load the table inside",
+    "pdf": "export the table from the program that made the PDF as CSV or .xlsx",
+    "png": "this is an image, not a table; export the data as CSV",
+    "jpeg": "this is an image, not a table; export the data as CSV",
+    "binary": "export the data as CSV, .xlsx, Parquet, .npz or .mat",
+}
+
+
+def _resolve_format(src: _Source, fmt: str | None) -> str:
+    """The format to read: ``fmt``, else the content when it says a binary format, else the suffix.
+
+    A file named like one format whose bytes are another (an Excel workbook saved as
+    ``.csv``) is read by its real format, with a note; bytes no reader understands
+    (gzip, PDF, images, other binary data) give a ValueError saying what they are.
+    """
+    from fsviz.data.dialect import describe_kind, sniff_bytes
+
+    if fmt is not None:
+        return _resolve_given_format(src, fmt)
+    suffix = Path(src.filename).suffix.lower() if src.filename else ""
+    named = _SUFFIXES.get(suffix)
+    head = src.head(8192)
+    kind = sniff_bytes(head, src.bytes() if head.startswith(b"PK") else None)
+    real = None
+    if kind in _BINARY_FORMATS:
+        real = _BINARY_FORMATS[kind]
+    elif kind == "hdf5":
+        real = "h5ad" if _is_h5ad(src) else "mat"
+    if real is not None:
+        if named is not None and named != real:
+            shown = "text" if named == "txt" else f".{suffix.lstrip('.')}"
+            src.notes.append(
+                f"read as {describe_kind(kind if kind != 'hdf5' else real)} although named {shown}"
+            )
+        return real
+    if kind != "text":
+        what = describe_kind(kind)
+        fix = _KIND_FIX.get(kind, _KIND_FIX["binary"])
+        if kind == "binary" and named in ("parquet", "mat", "npz"):
+            return named  # damaged or unusual: the format's own reader says what is wrong
+        if named is None:
+            raise ValueError(
+                f"load_dataset: cannot tell the format of {src.label} (its bytes are {what}). Fix: pass "
+                f"fmt= one of {list(FORMATS)} if it is one of them; else {fix}."
+            )
+        shown = {"txt": "text", "svmlight": "LIBSVM/svmlight"}.get(named, named.upper())
+        raise ValueError(
+            f"load_dataset: could not read {src.label} as {shown}: its bytes are {what}. Fix: {fix}."
+        )
+    if named in ("xlsx", "xls", "ods"):  # a text table saved under a workbook's name
+        src.notes.append(f"read as text (a delimited table) although named {suffix}")
+        named = None
+    if named is not None and named != "txt":
+        return named
+    sniffed = _sniff(src.head(4096))
+    if sniffed is None:
+        known = ", ".join(sorted(_SUFFIXES))
+        raise ValueError(
+            f"load_dataset: cannot tell the format of {src.label} (suffix {suffix or 'none'!r}, "
+            f"content not recognised). Fix: pass fmt= one of {list(FORMATS)} or use a file name "
+            f"ending in one of {known}."
+        )
+    return sniffed
+
+
+def _is_h5ad(src: _Source) -> bool:
+    try:
+        import h5py
+
+        from fsviz.data.formats.anndata import is_h5ad
+
+        with h5py.File(src.handle(), "r") as f:
+            return is_h5ad(f)
+    except Exception:  # not readable as HDF5: leave it to the MATLAB reader's message
+        return False
+
+
+def _resolve_given_format(src: _Source, fmt: str) -> str:
+    if True:  # noqa: SIM108 (kept indented as before)
+        f = str(fmt).lower().lstrip(".")
+        aliases = {
+            "libsvm": "svmlight",
+            "svm": "svmlight",
+            "pq": "parquet",
+            "tab": "tsv",
+            "txt": "txt",
+            "matlab": "mat",
+            "excel": "xlsx",
+            "xlsm": "xlsx",
+            "anndata": "h5ad",
+        }
+        f = aliases.get(f, f)
+        if f not in FORMATS and f != "txt":
+            raise ValueError(f"load_dataset: unknown fmt {fmt!r}; choose one of {list(FORMATS)}.")
+        return f
+
+
+def _parse_error(src: _Source, fmt: str, exc: BaseException, fix: str) -> ValueError:
+    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return ValueError(f"load_dataset: could not read {src.label} as {fmt}: {msg[:300]}. Fix: {fix}")
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _exact_floats() -> dict:
+    """pandas < 3.1 parses floats exactly only with float_precision='round_trip' (3.0.6 still rounds
+    0.30000000000000004 to 0.3); 3.1 does by default and deprecates the argument."""
+    import pandas as pd
+
+    major, minor = (int(p) for p in pd.__version__.split(".")[:2])
+    return {"float_precision": "round_trip"} if (major, minor) < (3, 1) else {}
+
+
+#: more columns than this are read row by row (_load_wide) instead of by pandas
+
+
+def _write_bytes(path_or_buffer, data: bytes) -> None:
+    if hasattr(path_or_buffer, "write"):
+        path_or_buffer.write(data)
+    else:
+        with open(path_or_buffer, "wb") as fh:
+            fh.write(data)
+
+
+def _meta_for(dataset: Dataset) -> dict:
+    return {
+        "name": dataset.name,
+        "image_shape": list(dataset.image_shape) if dataset.image_shape else None,
+        "class_names": None if dataset.class_names is None else [str(c) for c in dataset.class_names],
+        # the rows' identifiers travel with the data in every format (CSV: its first column)
+        "sample_names": None if dataset.sample_names is None else [str(v) for v in dataset.sample_names],
+    }

@@ -1,0 +1,447 @@
+"""CSV, TSV and text tables, and spreadsheets (.xlsx/.xls/.ods) read through the same table path.
+
+Very wide files (more than ``_WIDE_COLUMNS`` columns) are read row by row. Written by
+:meth:`Dataset.to_csv`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+
+from fsviz.data.budget import dense_bytes
+from fsviz.data.formats._source import _NA_LOWER, LABEL_CANDIDATES, _readonly, _sniff, _Source
+from fsviz.data.formats.svmlight import _load_svmlight
+from fsviz.data.validation import names_preview
+
+
+def _header_fields(src: _Source, sep: str) -> list[str]:
+    raw = src.head(1 << 20)
+    nl = raw.find(b"\n")
+    if nl < 0 and len(raw) == src.size():
+        nl = len(raw)
+    if nl < 0:  # header longer than 1 MiB: read it all
+        raw = src.bytes()
+        nl = raw.find(b"\n")
+        nl = len(raw) if nl < 0 else nl
+    line = raw[:nl].rstrip(b"\r")
+    if line.startswith(b"\xef\xbb\xbf"):
+        line = line[3:]
+    text = line.decode("utf-8")
+    if sep == r"\s+":
+        return text.split()
+    return next(csv.reader([text], delimiter=sep), [])
+
+
+def _label_position(columns: list[str], label, src: _Source, frame_kind: str, non_numeric=None) -> int | None:
+    who = f"load_dataset: {src.label}"
+    if label is None:
+        return None
+    if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+        k = int(label)
+        if not -len(columns) <= k < len(columns):
+            raise ValueError(
+                f"{who}: label column position {k} is out of range for {len(columns)} columns "
+                f"{names_preview(columns)}."
+            )
+        return k % len(columns)
+    if label == "auto":
+        for cand in LABEL_CANDIDATES:
+            if cand in columns:
+                return columns.index(cand)
+        lower = [c.lower() for c in columns]
+        for cand in LABEL_CANDIDATES:
+            if cand in lower:
+                return lower.index(cand)
+        if non_numeric is not None and len(columns) > 1 and non_numeric(len(columns) - 1):
+            return len(columns) - 1
+        return None
+    if not isinstance(label, str):
+        raise ValueError(f"{who}: label must be a column name, a position, None or 'auto'; got {label!r}.")
+    if label not in columns:
+        close = [c for c in columns if c.lower() == label.lower()]
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(
+            f"load_dataset: label column {label!r} not found{hint}; columns are "
+            f"{names_preview(columns, 20)}. Fix: pass label= one of them, or label=None for "
+            "unlabelled data."
+        )
+    return columns.index(label)
+
+
+def _labels_from_strings(values: np.ndarray, who: str):
+    """Label column read as strings -> numbers if all numeric, else strings (encoded later)."""
+    import pandas as pd
+
+    vals = np.asarray(values, dtype=object)
+    empty = np.array(
+        [v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "" for v in vals]
+    )
+    if empty.any():
+        where = np.flatnonzero(empty)
+        raise ValueError(
+            f"{who}: {len(where)} missing label(s) at rows {names_preview(where.tolist())}. "
+            "Fix: drop those samples or fill in their labels."
+        )
+    num = pd.to_numeric(pd.Series(vals), errors="coerce")
+    if not num.isna().any():
+        return num.to_numpy()
+    return vals
+
+
+def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) -> dict:
+    import pandas as pd
+
+    who = f"load_dataset: {src.label}"
+    columns = [str(c) for c in df.columns]
+    df.columns = columns
+
+    def non_numeric(k: int) -> bool:
+        col = df.iloc[:, k]
+        if col.dtype.kind in "biuf":
+            return False
+        return bool(pd.to_numeric(col, errors="coerce").isna().any())
+
+    pos = _label_position(columns, label, src, fmt, non_numeric)
+    y = None
+    label_column = None
+    if pos is not None:
+        label_column = columns[pos]
+        col = df.iloc[:, pos]
+        if col.dtype.kind in "biuf":
+            y = col.to_numpy()
+        elif labels_as_text:
+            y = _labels_from_strings(col.to_numpy(dtype=object), who)
+        else:
+            y = col.to_numpy(dtype=object)
+        df = df.drop(columns=[label_column])
+    onehot = getattr(src, "categorical", "error") == "onehot"
+    bad = []
+    categorical = {}  # column -> its raw values, one-hot encoded below
+    for c in df.columns:
+        s = df[c]
+        if s.dtype.kind in "biuf":
+            continue
+        if s.dtype.kind in "mMc":  # dates, durations, complex: numbers, but not features
+            bad.append((c, str(s.iloc[0]), 0))
+            continue
+        s = s.astype(object) if isinstance(s.dtype, pd.CategoricalDtype) else s
+        coerced = pd.to_numeric(s, errors="coerce")
+        holes = coerced.isna() & ~s.isna()
+        if holes.any():
+            tokens = s[holes].astype(str).str.strip()
+            na_like = tokens.str.lower().isin(sorted(_NA_LOWER))
+            if (~na_like).any():
+                if onehot:
+                    categorical[c] = s
+                    continue
+                first = int(np.flatnonzero((~na_like).to_numpy())[0])
+                bad.append((c, tokens[~na_like].iloc[0], int(np.flatnonzero(holes.to_numpy())[first])))
+                continue
+        df[c] = coerced.astype(np.float64)
+    if bad:
+        desc = "; ".join(f"{c!r} (e.g. {v!r} at row {r})" for c, v, r in bad[:10])
+        more = f" and {len(bad) - 10} more" if len(bad) > 10 else ""
+        dates = onehot or any(df[c].dtype.kind in "mMc" for c, _, _ in bad)
+        fix = (
+            "drop or encode those columns"
+            if dates
+            else "choose 'one-hot' under Text columns (categorical=\"onehot\": columns named column=value), "
+            "or set their role to ignored (ignore=[...])"
+        )
+        raise ValueError(
+            f"{who}: {len(bad)} non-numeric feature column(s): {desc}{more}. Features must be "
+            f"numbers. Fix: {fix}, or choose one of them as the target (label=...)."
+        )
+    if not categorical:
+        X = df.to_numpy(dtype=np.float64) if len(df.columns) else np.empty((len(df), 0))
+        names = list(df.columns)
+        parts_extra = {}
+    else:
+        blocks, names, groups, cat_missing = [], [], {}, {}
+        for c in df.columns:
+            if c in categorical:
+                # a missing category is its own column: never silently all zeros
+                block, block_names, n_miss = _onehot(categorical[c], c, True)
+                blocks.append(block)
+                groups[c] = block_names
+                names.extend(block_names)
+                if n_miss:
+                    cat_missing[c] = n_miss
+            else:
+                blocks.append(df[c].to_numpy(dtype=np.float64)[:, None])
+                names.append(c)
+        X = np.hstack(blocks) if blocks else np.empty((len(df), 0))
+        parts_extra = {"categorical": groups, "categorical_missing": cat_missing}
+    return {
+        "X": _readonly(np.ascontiguousarray(X)),
+        "y": y,
+        "feature_names": np.array(names, dtype=object),
+        "label_column": label_column,
+        "format": fmt,
+        **parts_extra,
+    }
+
+
+def _onehot(s, column: str, indicator: bool) -> tuple[np.ndarray, list[str], int]:
+    """One 0/1 column per distinct value of ``s`` (as str, sorted), named ``column=value``.
+
+    Missing cells (null, NaN or an NA token) are all zeros, or 1 in a last
+    ``column=missing`` column when ``indicator``. Returns ``(block, names, n_missing)``.
+    """
+    import pandas as pd
+
+    vals = s.to_numpy(dtype=object)
+    miss = np.array([bool(pd.isna(v)) or str(v).strip().lower() in _NA_LOWER for v in vals], dtype=bool)
+    text = [str(v) for v in vals]
+    cats = sorted({t for t, m in zip(text, miss, strict=True) if not m})
+    code = {t: k for k, t in enumerate(cats)}
+    n_miss = int(miss.sum())
+    extra = 1 if indicator and n_miss else 0
+    block = np.zeros((len(vals), len(cats) + extra))
+    rows = np.flatnonzero(~miss)
+    block[rows, [code[text[i]] for i in rows]] = 1.0
+    names = [f"{column}={t}" for t in cats]
+    if extra:
+        block[miss, -1] = 1.0
+        names.append(f"{column}=missing")
+    return block, names, n_miss
+
+
+_WIDE_COLUMNS = 10_000
+
+
+def _count_lines(src: _Source) -> int:
+    """Lines in the file (an upper bound on the rows), counted in 16 MiB chunks."""
+    if src.path is None:
+        return src.bytes().count(b"\n") + 1
+    n = 1
+    with open(src.path, "rb") as fh:
+        while chunk := fh.read(1 << 24):
+            n += chunk.count(b"\n")
+    return n
+
+
+def _wide_rows(src: _Source, sep: str):
+    """The fields of every non-blank data line (the header skipped), one list at a time."""
+    text = io.TextIOWrapper(
+        open(src.path, "rb") if src.path is not None else io.BytesIO(src.bytes()),
+        encoding="utf-8-sig",
+        newline="",
+    )
+    with text:
+        if sep == r"\s+":
+            lines = (ln.split() for ln in text)
+        else:
+            lines = csv.reader(text, delimiter=sep)
+        next(lines, None)
+        for fields in lines:
+            if fields and not (len(fields) == 1 and not fields[0].strip()):
+                yield fields
+
+
+def _wide_floats(fields: list[str], names: list[str], row: int, who: str) -> np.ndarray:
+    try:
+        return np.array(fields, dtype=np.float64)
+    except ValueError:
+        pass
+    out = np.empty(len(fields))
+    for j, v in enumerate(fields):
+        try:
+            out[j] = float(v)
+        except ValueError:
+            if v.strip().lower() not in _NA_LOWER:
+                raise ValueError(
+                    f"{who}: non-numeric feature column {names[j]!r} (e.g. {v.strip()!r} at row {row}). "
+                    'Features must be numbers (categorical="onehot" handles files up to 10,000 '
+                    "columns). Fix: drop or encode that column (e.g. one-hot), or name it as the "
+                    "label column with label=..."
+                ) from None
+            out[j] = np.nan
+    return out
+
+
+def _load_wide(
+    src: _Source,
+    fmt: str,
+    sep: str,
+    header: list[str],
+    pos: int | None,
+    label,
+    *,
+    drop: set | frozenset = frozenset(),
+    id_pos: int | None = None,
+    decimal: str = ".",
+) -> dict:
+    """A very wide CSV/TSV read row by row: no Python object per column (pandas' parser keeps
+    several, ~10 KiB each, and crashed on 10^6 columns)."""
+    who = f"load_dataset: {src.label}"
+    m = len(header)
+    guess_last = label == "auto" and pos is None  # the last column may hold class names
+    lab = pos if pos is not None else (m - 1 if guess_last else None)
+    skip = set(drop) | ({id_pos} if id_pos is not None else set())
+    keep = [j for j in range(m) if j != lab and j not in skip]
+    names = [header[j] for j in keep]
+    rows, labels, ids = [], [], []
+    for i, fields in enumerate(_wide_rows(src, sep)):
+        if len(fields) != m:
+            raise ValueError(
+                f"{who}: row {i} has {len(fields)} fields but the header has {m}. Fix: make every row "
+                "have one field per column name (check the separator)."
+            )
+        if lab is not None:
+            labels.append(fields[lab])
+        if id_pos is not None:
+            ids.append(fields[id_pos])
+        if skip or lab is not None:
+            fields = [fields[j] for j in keep]
+        if decimal == ",":
+            fields = [v.replace(",", ".") for v in fields]
+        rows.append(_wide_floats(fields, names, i, who))
+    if not rows:
+        raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
+    X = np.vstack(rows)
+    del rows
+    y = None
+    label_column = None
+    if lab is not None:
+        values = np.array(labels, dtype=object)
+        numeric = True
+        if guess_last:
+            try:
+                last = np.array([float(v) for v in labels])
+                numeric = True
+            except ValueError:
+                numeric = False
+        if guess_last and numeric:  # an ordinary numeric feature after all
+            X = np.hstack([X, last[:, None]])
+            names.append(header[lab])
+        else:
+            label_column = header[lab]
+            y = _labels_from_strings(values, who)
+    return {
+        "X": _readonly(np.ascontiguousarray(X)),
+        "y": y,
+        "feature_names": np.array(names, dtype=object),
+        "label_column": label_column,
+        "format": fmt,
+        "sample_names": np.array([v.strip() for v in ids], dtype=object) if id_pos is not None else None,
+    }
+
+
+def _text_columns(header: list[str], label) -> tuple:
+    """Columns read as text: the label (given or named like one) and id-like columns."""
+    from fsviz.data.roles import TARGET_WORDS, _id_named, _words
+
+    out = [
+        h for h in header if h.strip().lower() in LABEL_CANDIDATES or _id_named(h) or _words(h) & TARGET_WORDS
+    ]
+    if isinstance(label, str) and label != "auto" and label in header:
+        out.append(label)
+    elif (
+        isinstance(label, (int, np.integer))
+        and not isinstance(label, bool)
+        and -len(header) <= label < len(header)
+    ):
+        out.append(header[int(label)])
+    return tuple(out)
+
+
+def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = True) -> dict:
+    """Roles applied to a read table, then the features and labels as parts for _assemble."""
+    from fsviz.data.frames import apply_roles
+
+    who = f"load_dataset: {src.label}"
+    frame = raw.frame
+    if frame.shape[1] == 0:
+        raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
+    if len(frame) == 0:
+        raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
+    if isinstance(label, str) and label != "auto" and label not in [str(c) for c in frame.columns]:
+        _label_position([str(c) for c in frame.columns], label, src, fmt)  # raises with the columns
+    roles = apply_roles(
+        frame,
+        label,
+        id_columns=src.id_columns,
+        ignore=src.ignore,
+        missing_target=src.missing_target,
+        who=who,
+    )
+    parts = _frame_to_parts(roles["frame"], roles["label"], src, fmt, labels_as_text=labels_as_text)
+    meta = dict(roles["meta"])
+    if raw.sep is not None:
+        meta["dialect"] = {"sep": raw.sep, "decimal": raw.decimal, "thousands": raw.thousands}
+    if raw.sheet is not None:
+        meta["sheet"] = raw.sheet
+    if raw.transposed:
+        meta["transposed"] = True
+    parts["table_meta"] = meta
+    parts["notes"] = list(raw.notes) + roles["notes"]
+    parts["sample_names"] = roles["sample_names"]
+    return parts
+
+
+def _load_delimited(src: _Source, fmt: str, label) -> dict:
+    from fsviz.data.dialect import sniff_dialect
+    from fsviz.data.frames import head_text, header_fields, name_blank_columns, read_table
+
+    who = f"load_dataset: {src.label}"
+    if fmt == "txt":
+        sniffed = _sniff(src.head(1 << 16))
+        if sniffed == "svmlight":
+            return _load_svmlight(src, label)
+        fmt = sniffed if sniffed in ("csv", "tsv") else "txt"
+    text, _ = head_text(src)
+    sep = src.sep
+    if sep in ("auto", None):
+        sep = "\t" if fmt == "tsv" else sniff_dialect(text, allow_whitespace=fmt == "txt")[0]
+    elif sep in ("whitespace", " "):
+        sep = r"\s+"
+    header = name_blank_columns(header_fields(text, sep)) if text.strip() else []
+    if header and len(header) > _WIDE_COLUMNS and src.transpose is False:
+        return _load_wide_table(src, fmt, sep, header, label)
+    if header:
+        rows = max(_count_lines(src) - 1, 1)  # minus the header
+        src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
+    raw = read_table(
+        src,
+        fmt,
+        sep=sep,
+        decimal=src.decimal,
+        transpose=src.transpose,
+        text_columns=_text_columns(header, label),
+        who=who,
+    )
+    return _table_parts(src, fmt, raw, label)
+
+
+def _load_wide_table(src: _Source, fmt: str, sep: str, header: list[str], label) -> dict:
+    """More columns than pandas reads well: roles from the first rows, then row by row."""
+    from fsviz.data.frames import apply_roles, read_table
+
+    who = f"load_dataset: {src.label}"
+    rows = max(_count_lines(src) - 1, 1)
+    src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
+    raw = read_table(
+        src, fmt, sep=sep, decimal=src.decimal, nrows=50, text_columns=_text_columns(header, label), who=who
+    )
+    if isinstance(label, str) and label != "auto" and label not in header:
+        _label_position(header, label, src, fmt)
+    roles = apply_roles(
+        raw.frame, label, id_columns=src.id_columns, ignore=src.ignore, missing_target="drop", who=who
+    )
+    lookup = {h: j for j, h in enumerate(header)}
+    drop = {lookup[nm] for nm in (roles["meta"].get("ignored") or {})}
+    ids = [lookup[nm] for nm in roles["meta"].get("id_columns", [])]
+    id_pos = lookup[roles["meta"]["id_column"]] if "id_column" in roles["meta"] else None
+    drop |= set(ids)
+    pos = lookup[roles["label"]] if roles["label"] is not None else None
+    parts = _load_wide(src, fmt, sep, header, pos, None, drop=drop, id_pos=id_pos, decimal=raw.decimal)
+    meta = dict(roles["meta"])
+    meta.pop("dropped_rows", None)
+    meta["dialect"] = {"sep": sep, "decimal": raw.decimal, "thousands": None}
+    parts["table_meta"] = meta
+    parts["notes"] = list(raw.notes) + [n for n in roles["notes"] if not n.startswith("dropped")]
+    return parts

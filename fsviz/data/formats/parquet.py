@@ -1,0 +1,93 @@
+"""Parquet: reader and writer (the fsviz metadata tag keeps names, labels and image shape)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from fsviz.data.budget import dense_bytes
+from fsviz.data.dataset import Dataset
+from fsviz.data.formats._source import _FSVIZ_TAG, _meta_for, _parse_error, _Source
+from fsviz.data.formats.delimited import _table_parts
+
+
+def _load_parquet(src: _Source, label) -> dict:
+    import pyarrow.parquet as pq
+
+    who = f"load_dataset: {src.label}"
+    try:
+        md = pq.ParquetFile(src.handle()).metadata
+    except Exception as e:
+        raise _parse_error(
+            src,
+            "Parquet",
+            e,
+            "check that the file is a valid Parquet file (re-export it, e.g. DataFrame.to_parquet).",
+        ) from e
+    src.check(dense_bytes(md.num_rows, md.num_columns), f"{md.num_rows:,} rows x {md.num_columns:,} columns")
+    try:
+        table = pq.read_table(src.handle())
+    except Exception as e:
+        raise _parse_error(
+            src,
+            "Parquet",
+            e,
+            "check that the file is a valid Parquet file (re-export it, e.g. DataFrame.to_parquet).",
+        ) from e
+    meta = {}
+    raw = (table.schema.metadata or {}).get(_FSVIZ_TAG.encode())
+    if raw:
+        try:
+            meta = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            meta = {}
+    if label == "auto" and "label_column" in meta:
+        label = meta["label_column"]  # may be None: written without labels
+    try:
+        df = table.to_pandas()
+    except Exception as e:
+        raise _parse_error(src, "Parquet", e, "store plain numeric feature columns.") from e
+    if len(df.columns) == 0:
+        raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
+    from fsviz.data.frames import RawTable
+
+    df.columns = [str(c) for c in df.columns]
+    if meta and src.id_columns == "auto":  # written by fsviz: every column is a feature or the label
+        src.id_columns = None
+    raw = RawTable(frame=df, fmt="parquet", n_rows=len(df), n_columns=df.shape[1])
+    parts = _table_parts(src, "parquet", raw, label, labels_as_text=False)
+    if meta.get("class_names") is not None and parts["y"] is not None:
+        parts["class_names"] = meta["class_names"]
+    if meta.get("image_shape"):
+        parts["image_shape"] = tuple(meta["image_shape"])
+    if meta.get("name"):
+        parts["name"] = meta["name"]
+    if meta.get("sample_names") is not None:
+        parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
+    return parts
+
+
+def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    dataset._check_dense_export("save (Parquet)")
+    X = dataset.X.toarray() if dataset.is_sparse else dataset.X
+    names = [str(c) for c in dataset.feature_names]
+    arrays = [pa.array(X[:, j], type=pa.float64()) for j in range(X.shape[1])]
+    label_col = None
+    if dataset.y is not None:
+        label_col = dataset.label_column()
+        if dataset.class_names is not None:
+            arrays.append(pa.array([str(v) for v in dataset.labels], type=pa.string()))
+        else:
+            arrays.append(pa.array(dataset.y))
+        names.append(label_col)
+    meta = _meta_for(dataset)
+    meta["label_column"] = label_col
+    table = pa.Table.from_arrays(arrays, names=names)
+    table = table.replace_schema_metadata({_FSVIZ_TAG: json.dumps(meta)})
+    sink = path_or_buffer if not isinstance(path_or_buffer, (str, os.PathLike)) else os.fspath(path_or_buffer)
+    pq.write_table(table, sink)
