@@ -173,6 +173,10 @@ class _InfoCriterionSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         "n_bins": N_BINS,
     }
 
+    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
+        self.n_features = n_features
+        self.n_bins = n_bins
+
     def _beta(self) -> float:
         return 1.0
 
@@ -335,10 +339,6 @@ class CIFE(_InfoCriterionSelector):
 
     _criterion = "cife"
 
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
-
 
 class JMI(_InfoCriterionSelector):
     """Joint Mutual Information (Yang & Moody 1999).
@@ -394,10 +394,6 @@ class JMI(_InfoCriterionSelector):
 
     _criterion = "jmi"
 
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
-
 
 class CMIM(_InfoCriterionSelector):
     """Conditional Mutual Information Maximisation (Fleuret 2004).
@@ -451,10 +447,6 @@ class CMIM(_InfoCriterionSelector):
     """
 
     _criterion = "cmim"
-
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
 
 
 class ICAP(_InfoCriterionSelector):
@@ -510,10 +502,6 @@ class ICAP(_InfoCriterionSelector):
 
     _criterion = "icap"
 
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
-
 
 class DISR(_InfoCriterionSelector):
     """Double Input Symmetrical Relevance (Meyer & Bontempi 2006).
@@ -567,7 +555,3 @@ class DISR(_InfoCriterionSelector):
     """
 
     _criterion = "disr"
-
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
