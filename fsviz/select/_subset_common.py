@@ -1,10 +1,20 @@
 """Helpers shared by the subset selectors (mRMR, FCBF, SAOLA): ranking from a selection order,
-support mask."""
+support mask, and the one base of the sequential information criteria (mRMR, MIFS, CIFE, ...)."""
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from fsviz._targets import check_class_target
+from fsviz.select._base import N_BINS, encode_labels
+from fsviz.stats.information import discretize
 
 
 def rank_from_selection(selected: np.ndarray, relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,3 +52,51 @@ class SelectedSubsetMixin:
         tags.target_tags.required = True
         tags.input_tags.sparse = True
         return tags
+
+
+class SequentialInfoSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
+    """The shared declaration and ``fit`` of the greedy information-theoretic selectors: X is
+    discretised, then ``_select(codes, y, n_features)`` picks features one at a time
+    (``selected_``, ``criterion_``, ``relevance_``); MRMR and the survey's criteria subclass it."""
+
+    _parameter_constraints: dict = {
+        "n_features": [Interval(Integral, 1, None, closed="left")],  # at most the number of features
+        "n_bins": N_BINS,
+    }
+
+    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
+        self.n_features = n_features
+        self.n_bins = n_bins
+
+    def _select(self, codes, y: np.ndarray, n_features: int) -> tuple:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Select ``n_features`` features greedily.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Continuous features are discretised into ``n_bins`` equal-width bins; integer
+            data with few levels is used as is.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        name = type(self).__name__
+        self._validate_params()  # the class's declaration, scikit-learn's own check
+        X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
+        check_class_target(name, y)  # a continuous y gets the 'needs class labels' error
+        m = X.shape[1]
+        k = self.n_features
+        if k > m:  # the bound the data sets
+            rule = f"an int in [1, {m}] (X has {m} features)"
+            raise ValueError(f"{name}: 'n_features' must be {rule}; got {k!r}.")
+        encode_labels(name, y)  # at least two classes, as every supervised selector
+        codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
+        self.selected_, self.criterion_, self.relevance_ = self._select(codes, y, int(self.n_features))
+        self.ranking_, self.scores_ = rank_from_selection(self.selected_, self.relevance_)
+        return self
