@@ -35,6 +35,24 @@ def rank_from_selection(selected: np.ndarray, relevance: np.ndarray) -> tuple[np
     return ranking, (m - ranking + 1) / m
 
 
+def check_stream_y(y, n: int, name: str) -> np.ndarray:
+    """The target of a streaming selector (SAOLA, alpha-investing, OSFS, ...): 1-D, one value per
+    sample, finite, and not a single value (classes or a continuous quantity)."""
+    y = np.asarray(y)
+    if y.ndim == 2 and 1 in y.shape:
+        y = y.ravel()
+    if y.ndim != 1 or y.shape[0] != n:
+        raise ValueError(f"{name}: y must be 1-D with one label per sample ({n}); got shape {np.shape(y)}.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"{name}: y contains NaN or inf; remove or impute those samples.")
+    if np.unique(y).shape[0] < 2:
+        raise ValueError(
+            f"{name}: y has a single value (1 class); a streaming selector needs at least two classes "
+            "or a varying continuous target."
+        )
+    return y
+
+
 class SelectedSubsetMixin:
     """``get_support`` from ``selected_`` and the tags of a supervised selector that takes sparse X.
 
@@ -90,12 +108,12 @@ class SequentialInfoSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self._validate_params()  # the class's declaration, scikit-learn's own check
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
         check_class_target(name, y)  # a continuous y gets the 'needs class labels' error
+        encode_labels(name, y)  # at least two classes, as every supervised selector
         m = X.shape[1]
         k = self.n_features
         if k > m:  # the bound the data sets
             rule = f"an int in [1, {m}] (X has {m} features)"
             raise ValueError(f"{name}: 'n_features' must be {rule}; got {k!r}.")
-        encode_labels(name, y)  # at least two classes, as every supervised selector
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
         self.selected_, self.criterion_, self.relevance_ = self._select(codes, y, int(self.n_features))
         self.ranking_, self.scores_ = rank_from_selection(self.selected_, self.relevance_)
