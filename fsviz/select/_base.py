@@ -193,10 +193,10 @@ def encode_labels(owner: str, y) -> tuple[np.ndarray, np.ndarray]:
 class ScoreSelector(SelectorMixin, BaseEstimator):
     """Base class: a per-feature score, higher is better, and a k-best or threshold selection.
 
-    Subclasses define ``__init__`` (storing their parameters plus ``n_features`` and
-    ``threshold``), declare them in ``_parameter_constraints`` (``SELECTION_CONSTRAINTS``
-    plus their own; checked in :meth:`fit`), set ``_supervised``, and implement
-    ``_compute_scores(X, y)``.
+    A scorer without parameters of its own inherits ``__init__`` (``n_features``,
+    ``threshold``); others define theirs (storing their parameters plus those two) and declare
+    them in ``_parameter_constraints`` (``SELECTION_CONSTRAINTS`` plus their own; checked in
+    :meth:`fit`). Every subclass sets ``_supervised`` and implements ``_compute_scores(X, y)``.
 
     Attributes
     ----------
@@ -215,6 +215,10 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
     _zero_constants = False  # zero constant columns before _compute_scores (a copy of X when any)
     _name = "ScoreSelector"
     _parameter_constraints: dict = SELECTION_CONSTRAINTS
+
+    def __init__(self, *, n_features=20, threshold=None):
+        self.n_features = n_features
+        self.threshold = threshold
 
     def _check_data(self, X) -> None:
         """Hook: subclasses check the validated data here, before any rescaling."""

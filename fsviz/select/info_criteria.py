@@ -28,20 +28,15 @@ Unifying Framework for Information Theoretic Feature Selection", JMLR 13, 2012.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import validate_data
 
-from fsviz._targets import check_class_target
-from fsviz.select._base import N_BINS, encode_labels
+from fsviz.select._base import encode_labels
 from fsviz.select._mi_kernels import joint_entropies_with
-from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
-from fsviz.stats.information import Codes, discretize
+from fsviz.select._subset_common import SequentialInfoSelector
+from fsviz.stats.information import Codes
 
 __all__ = ["CIFE", "CMIM", "CRITERIA", "DISR", "ICAP", "JMI", "MIFS", "info_select"]
 
@@ -164,51 +159,16 @@ def _pick(J: np.ndarray, informative: np.ndarray) -> int:
     return int(np.flatnonzero(J >= J.max() - _TIE)[0])
 
 
-class _InfoCriterionSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
-    """Shared ``fit`` of the sequential information-theoretic selectors (one criterion each)."""
+class _InfoCriterionSelector(SequentialInfoSelector):
+    """The survey's criteria: one ``info_select`` criterion each (``_criterion``, ``_beta``)."""
 
     _criterion = ""
-    _parameter_constraints: dict = {
-        "n_features": [Interval(Integral, 1, None, closed="left")],  # at most the number of features
-        "n_bins": N_BINS,
-    }
 
     def _beta(self) -> float:
         return 1.0
 
-    def fit(self, X, y):
-        """Select ``n_features`` features greedily.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Continuous features are discretised into ``n_bins`` equal-width bins; integer
-            data with few levels is used as is.
-        y : array-like of shape (n_samples,)
-            Class labels (at least two classes).
-
-        Returns
-        -------
-        self
-        """
-        name = type(self).__name__
-        self._validate_params()  # the class's declaration, scikit-learn's own check
-        X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
-        check_class_target(name, y)  # a continuous y gets the 'needs class labels' error
-        m = X.shape[1]
-        n_features = self.n_features
-        if n_features > m:  # the bound the data sets
-            raise ValueError(
-                f"{name}: 'n_features' must be an int in [1, {m}] (X has {m} features); got {n_features!r}."
-            )
-        beta = self._beta()
-        encode_labels(name, y)  # at least two classes, as every supervised selector
-        codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
-        self.selected_, self.criterion_, self.relevance_ = info_select(
-            codes, y, int(n_features), self._criterion, beta=beta
-        )
-        self.ranking_, self.scores_ = rank_from_selection(self.selected_, self.relevance_)
-        return self
+    def _select(self, codes, y, n_features):
+        return info_select(codes, y, n_features, self._criterion, beta=self._beta())
 
 
 class MIFS(_InfoCriterionSelector):
@@ -268,7 +228,7 @@ class MIFS(_InfoCriterionSelector):
 
     _criterion = "mifs"
     _parameter_constraints: dict = {
-        **_InfoCriterionSelector._parameter_constraints,
+        **SequentialInfoSelector._parameter_constraints,
         "beta": [Interval(Real, 0.0, None, closed="left")],  # redundancy weight (0: MIM)
     }
 
@@ -335,10 +295,6 @@ class CIFE(_InfoCriterionSelector):
 
     _criterion = "cife"
 
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
-
 
 class JMI(_InfoCriterionSelector):
     """Joint Mutual Information (Yang & Moody 1999).
@@ -394,10 +350,6 @@ class JMI(_InfoCriterionSelector):
 
     _criterion = "jmi"
 
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
-
 
 class CMIM(_InfoCriterionSelector):
     """Conditional Mutual Information Maximisation (Fleuret 2004).
@@ -451,10 +403,6 @@ class CMIM(_InfoCriterionSelector):
     """
 
     _criterion = "cmim"
-
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
 
 
 class ICAP(_InfoCriterionSelector):
@@ -510,10 +458,6 @@ class ICAP(_InfoCriterionSelector):
 
     _criterion = "icap"
 
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
-
 
 class DISR(_InfoCriterionSelector):
     """Double Input Symmetrical Relevance (Meyer & Bontempi 2006).
@@ -567,7 +511,3 @@ class DISR(_InfoCriterionSelector):
     """
 
     _criterion = "disr"
-
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins

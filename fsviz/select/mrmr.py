@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator
-from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import validate_data
 
-from fsviz._targets import check_class_target
-from fsviz.select._base import N_BINS, encode_labels
 from fsviz.select._mi_kernels import mi_su_one_vs_many
-from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
-from fsviz.stats.information import discretize, mi_with_target
+from fsviz.select._subset_common import SequentialInfoSelector
+from fsviz.stats.information import mi_with_target
 
 __all__ = ["MRMR", "mrmr_select"]
 
@@ -59,7 +50,7 @@ def _pick(J: np.ndarray, informative: np.ndarray) -> int:
     return int(np.argmax(J))
 
 
-class MRMR(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
+class MRMR(SequentialInfoSelector):
     """mRMR feature selection with the MID criterion on discretised data.
 
     Starting from the feature of highest mutual information with the labels, each step
@@ -111,39 +102,5 @@ class MRMR(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     [9, 4]
     """
 
-    _parameter_constraints: dict = {
-        "n_features": [Interval(Integral, 1, None, closed="left")],  # at most the number of features
-        "n_bins": N_BINS,
-    }
-
-    def __init__(self, *, n_features: int = 20, n_bins: int = 10):
-        self.n_features = n_features
-        self.n_bins = n_bins
-
-    def fit(self, X, y) -> MRMR:
-        """Select ``n_features`` features.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Class labels.
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()  # the declaration above, scikit-learn's own check
-        X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
-        check_class_target("MRMR", y)  # a continuous y gets the 'needs class labels' error
-        encode_labels("MRMR", y)  # at least two classes, as every supervised selector
-        m = X.shape[1]
-        if self.n_features > m:  # the bound the data sets
-            raise ValueError(
-                f"MRMR: 'n_features' must be an int in [1, {m}] (X has {m} features); "
-                f"got {self.n_features!r}."
-            )
-        codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
-        self.selected_, self.criterion_, self.relevance_ = mrmr_select(codes, y, int(self.n_features))
-        self.ranking_, self.scores_ = rank_from_selection(self.selected_, self.relevance_)
-        return self
+    def _select(self, codes, y, n_features):
+        return mrmr_select(codes, y, n_features)

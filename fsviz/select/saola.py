@@ -32,7 +32,7 @@ from fsviz._params import ParamUI
 from fsviz._targets import target_kind
 from fsviz.select import _saola_kernels as K
 from fsviz.select._base import scale_extreme
-from fsviz.select._subset_common import SelectedSubsetMixin
+from fsviz.select._subset_common import SelectedSubsetMixin, check_stream_y
 from fsviz.stats import _info_kernels as IK
 from fsviz.stats.information import Codes, encode_target, is_discrete, su_with_target
 from fsviz.stats.tests import fisher_z_test
@@ -655,22 +655,6 @@ _SAOLA_UI: dict = {
 }
 
 
-def _check_y(y, n: int, name: str) -> np.ndarray:
-    y = np.asarray(y)
-    if y.ndim != 1:
-        y = y.ravel() if y.ndim == 2 and 1 in y.shape else y
-    if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"{name}: y must be 1-D with one label per sample ({n}); got shape {np.shape(y)}.")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError(f"{name}: y contains NaN or inf; remove or impute those samples.")
-    if np.unique(y).shape[0] < 2:
-        raise ValueError(
-            f"{name}: y has a single value (1 class); SAOLA needs at least two classes or a varying "
-            "continuous target."
-        )
-    return y
-
-
 # --------------------------------------------------------------------------- SAOLA
 class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
     """Scalable and Accurate OnLine Approach for feature selection (Alg. 1).
@@ -794,7 +778,7 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         if sp.issparse(X):
             X = X.tocsc()
         X = scale_extreme(X)
-        y = _check_y(y, X.shape[0], "SAOLA")
+        y = check_stream_y(y, X.shape[0], "SAOLA")
         self._start(X, y)
         r = self._engine.relevance(X, client=client)
         self._consume(X, r)
@@ -821,7 +805,7 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         if sp.issparse(X):
             X = X.tocsc()
         if not hasattr(self, "_engine"):
-            y = _check_y(y, X.shape[0], "SAOLA.partial_fit")
+            y = check_stream_y(y, X.shape[0], "SAOLA.partial_fit")
             self._start(X, y)
         else:
             y = np.asarray(y).ravel()
@@ -1092,7 +1076,7 @@ class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         if sp.issparse(X):
             X = X.tocsc()
         X = scale_extreme(X)
-        y = _check_y(y, X.shape[0], "GroupSAOLA")
+        y = check_stream_y(y, X.shape[0], "GroupSAOLA")
         m = X.shape[1]
         glist, gids = _normalize_groups(groups, m)
         self.data_ = _resolve_mode(self.data, X, y, "GroupSAOLA")

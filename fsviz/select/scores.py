@@ -1022,10 +1022,6 @@ class FisherScore(ScoreSelector):
 
     _supervised = True
 
-    def __init__(self, *, n_features=20, threshold=None):
-        self.n_features = n_features
-        self.threshold = threshold
-
     def _compute_scores(self, X, y):
         return _fisher(X, y)
 
@@ -1066,10 +1062,6 @@ class FScore(ScoreSelector):
     _supervised = True
     _regression = True
 
-    def __init__(self, *, n_features=20, threshold=None):
-        self.n_features = n_features
-        self.threshold = threshold
-
     def _compute_scores(self, X, y):
         return _f(X, y)
 
@@ -1080,10 +1072,6 @@ class _CorrelationScore(ScoreSelector):
     _supervised = True
     _regression = True
     _method = "pearson"
-
-    def __init__(self, *, n_features=20, threshold=None):
-        self.n_features = n_features
-        self.threshold = threshold
 
     def _compute_scores(self, X, y):
         return _correlation(X, y, self._method, type(self).__name__)
@@ -1196,10 +1184,6 @@ class ChiSquare(ScoreSelector):
 
     _supervised = True
 
-    def __init__(self, *, n_features=20, threshold=None):
-        self.n_features = n_features
-        self.threshold = threshold
-
     def _check_data(self, X) -> None:
         _chi2_nonneg(X)
 
@@ -1250,10 +1234,6 @@ class TScore(ScoreSelector):
     """
 
     _supervised = True
-
-    def __init__(self, *, n_features=20, threshold=None):
-        self.n_features = n_features
-        self.threshold = threshold
 
     def _compute_scores(self, X, y):
         return _t(X, y, "TScore")
@@ -1307,10 +1287,6 @@ class GiniIndex(ScoreSelector):
     """
 
     _supervised = True
-
-    def __init__(self, *, n_features=20, threshold=None):
-        self.n_features = n_features
-        self.threshold = threshold
 
     def _compute_scores(self, X, y):
         self.gini_, self.gini_parent_ = _gini(X, y)
@@ -1460,10 +1436,6 @@ class VarianceScore(ScoreSelector):
     ----------
     Li et al. (2017), section 2.4.1.
     """
-
-    def __init__(self, *, n_features=20, threshold=None):
-        self.n_features = n_features
-        self.threshold = threshold
 
     def _compute_scores(self, X, y):
         return _variance(X)

@@ -40,7 +40,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from fsviz._params import ParamUI
 from fsviz.select import _streaming_kernels as K
 from fsviz.select._base import N_BINS, constant_features, scale_extreme, zero_columns
-from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
+from fsviz.select._subset_common import SelectedSubsetMixin, check_stream_y, rank_from_selection
 from fsviz.stats.information import encode_target
 from fsviz.stats.tests import fisher_z_test
 
@@ -275,17 +275,6 @@ class _Log:
 
 
 # --------------------------------------------------------------------------- shared streaming base
-def _check_stream_y(y, n: int, name: str) -> np.ndarray:
-    y = np.asarray(y)
-    if y.ndim == 2 and 1 in y.shape:
-        y = y.ravel()
-    if y.ndim != 1 or y.shape[0] != n:
-        raise ValueError(f"{name}: y must be 1-D with one label per sample ({n}); got shape {np.shape(y)}.")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError(f"{name}: y contains NaN or inf; remove or impute those samples.")
-    if np.unique(y).shape[0] < 2:
-        raise ValueError(f"{name}: y has a single value (1 class); a supervised stream needs at least two.")
-    return y
 
 
 class _FeatureStream(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
@@ -319,7 +308,7 @@ class _FeatureStream(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         if sp.issparse(X):
             X = X.tocsc()
         X = scale_extreme(X)
-        y = _check_stream_y(y, X.shape[0], type(self).__name__)
+        y = check_stream_y(y, X.shape[0], type(self).__name__)
         self._reset(X, y)
         self._feed(X)
         return self
@@ -347,7 +336,7 @@ class _FeatureStream(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         if sp.issparse(X):
             X = X.tocsc()
         if not hasattr(self, "_y"):
-            y = _check_stream_y(y, X.shape[0], f"{name}.partial_fit")
+            y = check_stream_y(y, X.shape[0], f"{name}.partial_fit")
             self._reset(X, y)
         else:
             y = np.asarray(y).ravel()
