@@ -17,6 +17,18 @@ from fsviz.stats._info_kernels import joint_entropy_codes
 
 
 @njit(cache=True)
+def window_sfs(ti, t_s, n_sf, window, win) -> int:
+    """The first ``n_sf`` SFs whose ``|t|`` lies within ``window`` of ``ti`` (Theorem 1), written to
+    ``win`` in buffer order; returns how many. Shared by every CRM walk kernel."""
+    nw = 0
+    for j in range(n_sf):
+        if abs(ti - abs(t_s[j])) <= window:
+            win[nw] = j
+            nw += 1
+    return nw
+
+
+@njit(cache=True)
 def crm_walk_pcc(Xc, mean_c, norm_c, t_c, is_sf, Zs, t_s, n_sf, window, thr, need, status, corr_out):
     """Alg. 2 with PCC on one chunk of candidates.
 
@@ -69,12 +81,7 @@ def crm_walk_pcc(Xc, mean_c, norm_c, t_c, is_sf, Zs, t_s, n_sf, window, thr, nee
         mi = mean_c[i]
         best = -1.0
         bj = -1
-        # SFs inside the Theorem 1 window, in buffer order
-        nw = 0
-        for j in range(n_sf):
-            if abs(ti - abs(t_s[j])) <= window:
-                win[nw] = j
-                nw += 1
+        nw = window_sfs(ti, t_s, n_sf, window, win)  # SFs inside the Theorem 1 window
         # four SFs per sweep over the rows: four independent sums, each in the order of
         # one SF at a time (bitwise the same dot products, 4x fewer dependent additions)
         nw4 = nw - nw % 4
@@ -716,11 +723,7 @@ def crm_walk_pcc_sparse(
         mi = mean_c[i]
         best = -1.0
         bj = -1
-        nw = 0
-        for j in range(n_sf):
-            if abs(ti - abs(t_s[j])) <= window:
-                win[nw] = j
-                nw += 1
+        nw = window_sfs(ti, t_s, n_sf, window, win)  # SFs inside the Theorem 1 window
         a = indptr[i]
         b = indptr[i + 1]
         for q in range(nw):

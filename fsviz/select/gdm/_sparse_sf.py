@@ -28,6 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
+from fsviz.select.gdm._kernels import window_sfs
+
 #: dense SF buffers (``n x T K_b`` float64) above this size switch to sparse SFs
 SPARSE_SF_BYTES = 1 << 31
 #: ... when the data's density (non-zeros / (n m)) is below this
@@ -194,11 +196,7 @@ def crm_walk_pcc_sparse_sf(
         mi = mean_c[i]
         best = -1.0
         bj = -1
-        nw = 0
-        for j in range(n_sf):
-            if abs(ti - abs(t_s[j])) <= window:
-                win[nw] = j
-                nw += 1
+        nw = window_sfs(ti, t_s, n_sf, window, win)  # SFs inside the Theorem 1 window
         a = indptr[i]
         b = indptr[i + 1]
         sumx = 0.0
