@@ -111,12 +111,22 @@ def kdd(tmp_path_factory):
 
 @pytest.mark.parametrize(
     "params",
-    [{}, {"tau": 0.6}, {"one_class": True, "tau": 0.6}, {"loss_free": "regression"}],
-    ids=["binary", "binary-tau0.6", "oc-tau0.6", "regression"],
+    [
+        {},
+        {"tau": 0.6},
+        {"one_class": True, "tau": 0.6},
+        {"loss_free": "regression"},
+        {"corr": "su"},
+        {"corr": "su", "tau": 0.6},
+        {"corr": "su", "one_class": True, "tau": 0.6},
+        {"corr": "su", "continuous": True, "tau": 0.6},
+    ],
+    ids=["binary", "binary-tau0.6", "oc-tau0.6", "regression", "su", "su-tau0.6", "su-oc", "su-uniform"],
 )
 def test_sparse_sfs_equal_dense_sfs(kdd, monkeypatch, params):
-    """Sparse SFs (walk buffers, completion by rows, sparse master design) give the dense
-    SF path's supports, groups, objectives and scores (to rounding)."""
+    """Sparse SFs (walk buffers, completion by rows, sparse master design; SU: narrow codes
+    and contingency counts over the candidates' non-zeros) give the dense SF path's supports,
+    groups, objectives and scores (to rounding)."""
     from fsviz.select.gdm import _sparse_sf
 
     params = dict(params)
@@ -124,15 +134,19 @@ def test_sparse_sfs_equal_dense_sfs(kdd, monkeypatch, params):
     if params.pop("loss_free", None):  # regression on a continuous target
         y = kdd.y + 0.1 * np.arange(y.size) / y.size
     X = kdd.X
+    if params.pop("continuous", None):  # non-integer values: SU bins them ("uniform")
+        X = sp.csc_matrix((np.asarray(X.data) * 1.37 + 0.01, X.indices, X.indptr), shape=X.shape)
     kw = dict(n_per_iter=5, max_iter=4, **params)
     monkeypatch.setattr(_sparse_sf, "SPARSE_SF_BYTES", 1 << 62)
     dense = GDM(**kw).fit(X, None if params.get("one_class") else y)
     monkeypatch.setattr(_sparse_sf, "SPARSE_SF_BYTES", 0)
-    assert _sparse_sf.use_sparse_sfs(X, X.shape[0], 20, "pearson", False)
+    assert _sparse_sf.use_sparse_sfs(X, X.shape[0], 20, kw.get("corr", "pearson"), False)
     sparse = GDM(**kw).fit(X, None if params.get("one_class") else y)
     np.testing.assert_array_equal(sparse.support_, dense.support_)
     assert sparse.groups_.keys() == dense.groups_.keys()
     assert all(np.array_equal(sparse.groups_[k], dense.groups_[k]) for k in sparse.groups_)
+    assert all(np.allclose(sparse.group_corr_[k], dense.group_corr_[k], rtol=1e-10) for k in sparse.groups_)
+    assert sum(len(g) for g in dense.groups_.values()) > 0  # the comparison covers some groups
     np.testing.assert_allclose(sparse.scores_, dense.scores_, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(sparse.objective_history_, dense.objective_history_, rtol=1e-10)
     np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-8, atol=1e-12)

@@ -287,8 +287,26 @@ def _f32_bound(n: int, z_nrm: float, mean: np.ndarray, norm: np.ndarray) -> np.n
     return 1.01 * (b32 + b64 + sub)
 
 
-def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strategy):
-    """Group completion (SU) for one feature block: every eligible feature against every SF."""
+def su_sf_tables(codes_s: np.ndarray, k_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Histogram of every SF's codes ``(p, kmax)`` and ``sum_b h(hist_b)`` per SF: what the
+    sparse SU completion of every block needs, computed once per fit (an ``O(n p)`` pass)."""
+    n, p = codes_s.shape
+    kmax = int(max(k_s.max(), 1)) if p else 1
+    hist = np.zeros((p, kmax), dtype=np.int64)
+    for s in range(p):  # p <= T * K_b SFs, one bincount each
+        hist[s] = np.bincount(codes_s[:, s], minlength=kmax)[:kmax]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frac = hist / max(n, 1)
+        hsum = np.where(hist > 0, -frac * np.log(np.where(hist > 0, frac, 1.0)), 0.0).sum(axis=1)
+    return hist, hsum
+
+
+def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strategy, tables=None):
+    """Group completion (SU) for one feature block: every eligible feature against every SF.
+
+    ``tables``: :func:`su_sf_tables` of the SFs (computed here when None); ``codes_s`` is
+    best C-ordered, as the sparse kernel reads one row of SF codes per non-zero.
+    """
     ids = np.flatnonzero(elig_b)
     p = codes_s.shape[1]
     if ids.size == 0 or p == 0:
@@ -296,13 +314,7 @@ def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strat
     if sp.issparse(Xb):  # sparsity-aware contingency counts: O(nnz_j) per SF, never densified
         Xb = Xb.tocsc()
         n = Xb.shape[0]
-        kmax = int(max(k_s.max(), 1))
-        hist = np.zeros((p, kmax), dtype=np.int64)
-        for s in range(p):  # p <= T * K_b SFs, one bincount each
-            hist[s] = np.bincount(codes_s[:, s], minlength=kmax)[:kmax]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            frac = hist / n
-            hsum = np.where(hist > 0, -frac * np.log(np.where(hist > 0, frac, 1.0)), 0.0).sum(axis=1)
+        hist, hsum = su_sf_tables(codes_s, k_s) if tables is None else tables
         best = np.empty(ids.size)
         owner = np.empty(ids.size, dtype=np.int64)
         with _numba_threads():
@@ -314,7 +326,7 @@ def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strat
                 int(n),
                 int(n_bins),
                 strategy == "discrete",
-                np.ascontiguousarray(codes_s, dtype=np.int32),
+                np.ascontiguousarray(codes_s),  # rows of SF codes; narrow ints stay narrow
                 np.ascontiguousarray(k_s, dtype=np.int64),
                 np.ascontiguousarray(h_s, dtype=np.float64),
                 hist,
@@ -414,5 +426,5 @@ def _window_cost(abs_t, eligible, sf, window) -> float:
     return float(np.sum((ends - starts + 1) * np.maximum(hi - lo, 0)))
 
 
-def _block_complete_su_wrap(Xb, offset, elig_b, codes_s, k_s, h_s, thr, n_bins, strategy):
-    return _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strategy)
+def _block_complete_su_wrap(Xb, offset, elig_b, codes_s, k_s, h_s, hist, hsum, thr, n_bins, strategy):
+    return _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strategy, (hist, hsum))

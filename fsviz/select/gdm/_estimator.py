@@ -31,7 +31,12 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from fsviz._params import ParamUI
 from fsviz.select._base import scale_extreme
 from fsviz.select.gdm._column_source import is_out_of_core, make_source
-from fsviz.select.gdm._complete import _block_complete_pcc, _block_complete_su_wrap, _window_cost
+from fsviz.select.gdm._complete import (
+    _block_complete_pcc,
+    _block_complete_su_wrap,
+    _window_cost,
+    su_sf_tables,
+)
 from fsviz.select.gdm._ecv import _FoldVoteRanking, _MarginalRanking
 from fsviz.select.gdm._master import MasterResult, solve_master
 from fsviz.select.gdm._scan import (
@@ -103,6 +108,8 @@ class _FitState:
     # sf_pos: feature -> its position in them
     sparse_sfs: object = None
     sf_pos: dict = field(default_factory=dict)
+    # GDM-SU with sparse SFs: (codes (n, p_max) Fortran order, levels, entropies) in SF order
+    sf_codes: tuple | None = None
 
     def columns(self, idx) -> np.ndarray:
         """Raw columns ``idx`` of X, dense (n, len(idx)) Fortran-ordered: from the walks'
@@ -610,9 +617,18 @@ class GDM(SelectorMixin, BaseEstimator):
         """
         K_b, T = int(self.n_per_iter), int(self.max_iter)
         sparse = use_sparse_sfs(st.X, st.n, K_b * T, self.corr, self.cv_folds is not None)
-        sfs = _SFState(st.n, K_b * T, self.corr, sparse=sparse, capacity=st.X.nnz if sparse else 0)
+        sfs = _SFState(
+            st.n,
+            K_b * T,
+            self.corr,
+            sparse=sparse,
+            capacity=st.X.nnz if sparse else 0,
+            n_bins=int(self.n_bins),
+        )
         st.raw = sfs.raw
         st.sparse_sfs = sfs.S
+        if sparse and self.corr == "su":
+            st.sf_codes = (sfs.codes, sfs.k, sfs.h)
         af_owner = np.full(st.m, -1, dtype=np.intp)
         alpha = _start_alpha(st.y, st.loss, float(self.C))
         it = 0
@@ -824,12 +840,19 @@ class GDM(SelectorMixin, BaseEstimator):
             per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
             out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
         else:
-            cs = discretize(st.columns(sf), n_bins=self.n_bins, strategy=st.strategy)
-            common = (
-                np.asfortranarray(cs.codes),
-                cs.k,
-                cs.entropies(),
-            )
+            if st.sf_codes is not None:  # the walks' codes (sparse SFs, in the order of sf)
+                codes, k, h = st.sf_codes
+                codes, k, h = (
+                    np.ascontiguousarray(codes[:, : sf.size]),
+                    k[: sf.size].copy(),
+                    h[: sf.size].copy(),
+                )
+            else:
+                cs = discretize(st.columns(sf), n_bins=self.n_bins, strategy=st.strategy)
+                codes, k, h = np.ascontiguousarray(cs.codes), cs.k, cs.entropies()
+            # C order: the sparse kernel reads one row of SF codes per non-zero; the tables
+            # once here, not once per block (kdd2010: 1,825 blocks of n = 19.3 M rows)
+            common = (codes, k, h) + su_sf_tables(codes, k)
             out = scanner.run(
                 _block_complete_su_wrap,
                 [(a, eligible[a:b]) for a, b in bounds],

@@ -16,8 +16,10 @@ the same products as the dense kernels (``z_s[r] = (x_s[r] - mean_s) / norm_s`` 
 same way) summed in another order: results equal the dense path's to rounding. The master
 problem gets a :class:`SparseDesign` ``M = S - 1 c'`` (``S`` the scaled sparse SF columns,
 ``c`` the scaled means: 0 for one-class) whose Gram matrices over the active rows come from
-one pass over its CSR rows (:func:`masked_gram`). :func:`use_sparse_sfs` decides: sparse
-input, Pearson, no ECV, and a dense SF buffer above :data:`SPARSE_SF_BYTES`.
+one pass over its CSR rows (:func:`masked_gram`). GDM-SU keeps the same raw non-zeros for
+its master problem and the SFs' codes as narrow integers (:func:`crm_walk_su_sparse_sf`).
+:func:`use_sparse_sfs` decides: sparse input, no ECV, and a dense SF buffer above
+:data:`SPARSE_SF_BYTES`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from fsviz.select.gdm._kernels import window_sfs
+from fsviz.select.gdm._kernels import _hp, _sparse_codes, window_sfs
 
 #: dense SF buffers (``n x T K_b`` float64) above this size switch to sparse SFs
 SPARSE_SF_BYTES = 1 << 31
@@ -39,7 +41,7 @@ SPARSE_SF_DENSITY = 0.01
 def use_sparse_sfs(X, n: int, p_max: int, corr: str, ecv: bool) -> bool:
     """True when GDM should keep its support features sparse (see the module docstring)."""
     is_sparse = sp.issparse(X) or getattr(X, "sparse", False)
-    if not is_sparse or corr != "pearson" or ecv:
+    if not is_sparse or ecv:
         return False
     m = X.shape[1]
     density = X.nnz / max(1.0, float(n) * float(m))
@@ -240,6 +242,131 @@ def crm_walk_pcc_sparse_sf(
             s_mean[n_sf] = mi
             s_inv[n_sf] = inv
             t_s[n_sf] = t_c[i]
+            status[i] = -1
+            corr_out[i] = 0.0
+            n_sf += 1
+            n_new += 1
+    for i in range(processed, c):
+        status[i] = -2
+    return n_sf, n_new, n_corr, processed
+
+
+@njit(cache=True)
+def crm_walk_su_sparse_sf(
+    indptr,
+    indices,
+    data,
+    is_sf,
+    n,
+    n_bins,
+    discrete,
+    Cs,
+    ks,
+    hs,
+    hist,
+    ptr,
+    rows,
+    sdata,
+    n_sf,
+    thr,
+    need,
+    status,
+    corr_out,
+    tab,
+):
+    """:func:`~fsviz.select.gdm._kernels.crm_walk_su` for sparse candidates: every candidate
+    meets every SF through a sparsity-aware contingency count.
+
+    The SF codes ``Cs`` (n, p_max; Fortran order, int8/int16/int32) are read only at the
+    candidate's non-zero rows: its implicit zeros share one code ``z``, so its table with SF
+    ``s`` is ``hist[s]`` in row ``z`` minus what the stored values move to other rows (as
+    :func:`~fsviz.select.gdm._kernels.sparse_complete_su`), ``O(nnz)`` per SF instead of
+    ``O(n)``. Codes are those :func:`fsviz.stats.information.discretize` gives the dense
+    column. A new SF's codes go to ``Cs[:, n_sf]`` (its histogram to ``hist``) and its raw
+    non-zeros to ``rows``/``sdata`` for the master problem (room reserved by the caller).
+    """
+    c = is_sf.shape[0]
+    kmax = hist.shape[1]
+    n_corr = 0
+    n_new = 0
+    processed = 0
+    nz_max = 1
+    for i in range(c):
+        nz_max = max(nz_max, indptr[i + 1] - indptr[i])
+    codes = np.empty(nz_max, dtype=np.int64)
+    kx_max = max(n_bins, 64)
+    cnt = np.zeros(kx_max, dtype=np.int64)
+    table = np.zeros(kx_max * kmax, dtype=np.int64)
+    dcount = np.zeros(kmax, dtype=np.int64)
+    for i in range(c):
+        if n_new >= need:
+            break
+        processed += 1
+        if is_sf[i]:
+            status[i] = -3
+            corr_out[i] = 0.0
+            n_new += 1
+            continue
+        a = indptr[i]
+        b = indptr[i + 1]
+        nz = b - a
+        kx, zc = _sparse_codes(data[a:b], n, n_bins, discrete, codes)
+        for q in range(kx):
+            cnt[q] = 0
+        for e in range(nz):
+            cnt[codes[e]] += 1
+        if zc >= 0:
+            cnt[zc] += n - nz
+        hx = 0.0
+        for q in range(kx):
+            hx += _hp(cnt[q], n, tab)
+        best = -1.0
+        bj = -1
+        for j in range(n_sf):
+            hxy = 0.0
+            for u in range(ks[j]):
+                hxy += _hp(hist[j, u], n, tab)
+            for e in range(nz):  # stored values coded z stay in row z: only the others move
+                cx = codes[e]
+                if cx != zc:
+                    sb = Cs[indices[a + e], j]
+                    table[cx * kmax + sb] += 1
+                    dcount[sb] += 1
+            for e in range(nz):
+                cx = codes[e]
+                if cx != zc:
+                    sb = Cs[indices[a + e], j]
+                    t = table[cx * kmax + sb]
+                    if t > 0:
+                        hxy += _hp(t, n, tab)
+                        table[cx * kmax + sb] = 0
+                    d = dcount[sb]
+                    if d > 0:
+                        hxy += _hp(hist[j, sb] - d, n, tab) - _hp(hist[j, sb], n, tab)
+                        dcount[sb] = 0
+            den = hx + hs[j]
+            su = 2.0 * max(den - hxy, 0.0) / den if den > 0 else 0.0
+            n_corr += 1
+            if su > best:
+                best = su
+                bj = j
+        if bj >= 0 and best >= thr:
+            status[i] = bj
+            corr_out[i] = best
+        else:
+            zfill = zc if zc >= 0 else 0
+            for r in range(n):
+                Cs[r, n_sf] = zfill
+            o = ptr[n_sf]
+            for e in range(nz):
+                Cs[indices[a + e], n_sf] = codes[e]
+                rows[o + e] = indices[a + e]
+                sdata[o + e] = data[a + e]
+            ptr[n_sf + 1] = o + nz
+            for u in range(kmax):
+                hist[n_sf, u] = cnt[u] if u < kx else 0
+            ks[n_sf] = kx
+            hs[n_sf] = hx
             status[i] = -1
             corr_out[i] = 0.0
             n_sf += 1

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from fsviz.select.gdm import _kernels as GK
 from fsviz.select.gdm._scan import _gather
-from fsviz.select.gdm._sparse_sf import SparseSFs, crm_walk_pcc_sparse_sf
+from fsviz.select.gdm._sparse_sf import SparseSFs, crm_walk_pcc_sparse_sf, crm_walk_su_sparse_sf
 from fsviz.stats.information import discretize
 
 _CHUNK = 64  # candidates per CRM kernel call, at most
@@ -21,7 +21,15 @@ _CHUNK = 64  # candidates per CRM kernel call, at most
 class _SFState:
     """Support features found so far, with the buffers the CRM kernels append to."""
 
-    def __init__(self, n_rows: int, p_max: int, corr: str, sparse: bool = False, capacity: int = 1 << 16):
+    def __init__(
+        self,
+        n_rows: int,
+        p_max: int,
+        corr: str,
+        sparse: bool = False,
+        capacity: int = 1 << 16,
+        n_bins: int = 10,
+    ):
         self.corr = corr
         self.idx: list[int] = []
         # raw columns of the SFs as the walk gathered them (walks on all rows only): the
@@ -33,6 +41,15 @@ class _SFState:
             self.S = SparseSFs(n_rows, p_max, capacity)
             self.t = self.S.t
             self.work = np.zeros(n_rows)  # a candidate scattered to its rows (zero between uses)
+        elif sparse:  # SU on sparse data: codes as narrow ints, raw non-zeros for the master
+            self.S = SparseSFs(n_rows, p_max, capacity)
+            kmax = max(n_bins, 64)  # levels of any column (discrete data: <= 32, see is_discrete)
+            dtype = np.int8 if kmax <= 127 else np.int16 if kmax <= 32767 else np.int32
+            self.codes = np.zeros((n_rows, p_max), dtype=dtype, order="F")
+            self.k = np.ones(p_max, dtype=np.int64)
+            self.h = np.zeros(p_max)
+            self.hist = np.zeros((p_max, kmax), dtype=np.int64)
+            self.tab = GK.plogp_table(min(n_rows, 1 << 16) + 1, n_rows)
         elif corr == "pearson":
             self.Z = np.zeros((n_rows, p_max), order="F")
             self.t = np.zeros(p_max)
@@ -124,6 +141,34 @@ def _crm_walk(
                 take = min(c, need - found)
                 status[:take] = np.where(is_sf[:take], -3, -1)
                 n_taken, nc = take, 0
+            elif state.S is not None and rows is None and state.corr == "su":
+                # sparse candidates against SF codes: contingency counts over their non-zeros
+                Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
+                S = state.S
+                lens = np.sort(np.diff(Xc.indptr))[::-1]
+                S.reserve(n0, int(lens[: max(need - found, 0)].sum()))
+                _, n_taken, nc, _ = crm_walk_su_sparse_sf(
+                    Xc.indptr,
+                    Xc.indices,
+                    np.ascontiguousarray(Xc.data, dtype=np.float64),
+                    is_sf,
+                    int(X.shape[0]),
+                    int(n_bins),
+                    strategy == "discrete",
+                    state.codes,
+                    state.k,
+                    state.h,
+                    state.hist,
+                    S.ptr,
+                    S.rows,
+                    S.data,
+                    n0,
+                    float(thr),
+                    int(need - found),
+                    status,
+                    corr_out,
+                    state.tab,
+                )
             elif state.S is not None and rows is None:
                 # sparse candidates against sparse SFs (no n x p buffer)
                 Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
