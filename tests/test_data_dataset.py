@@ -371,3 +371,27 @@ def test_to_csv_in_blocks_equals_whole(rng, tmp_path, monkeypatch):
     buf = io.BytesIO()
     ds.to_csv(buf)
     assert buf.getvalue().decode() == text
+
+
+def test_default_names_are_compact_and_hash_like_one_json_list(monkeypatch):
+    """Default names take 16 bytes each (no Python str per feature); the fingerprint hashes
+    the names a chunk at a time, over the very bytes of one JSON list, so fingerprints do
+    not depend on the chunk size and stay those of earlier versions."""
+    import json
+
+    from fsviz.data import dataset as dmod
+
+    names = dmod.default_feature_names(1000)
+    assert names.nbytes == 16 * 1000 and names.tolist()[998:] == ["f998", "f999"]
+    assert isinstance(names[5], str)
+    odd = np.array(["a", 'q"uote', "ünï", "x, y", ""] * 3, dtype=object)
+    for arr in (names, odd, names[:0]):
+        for chunk in (1, 4, 1 << 20):
+            monkeypatch.setattr(dmod, "_HASH_NAMES_CHUNK", chunk)
+            got = b"".join(dmod._names_json(arr))
+            assert got == json.dumps(arr.tolist(), ensure_ascii=True).encode("ascii")
+    X = np.arange(3000, dtype=float).reshape(3, 1000) % 7
+    monkeypatch.setattr(dmod, "_HASH_NAMES_CHUNK", 7)
+    small = Dataset(X, name="n").fingerprint
+    monkeypatch.setattr(dmod, "_HASH_NAMES_CHUNK", 1 << 20)
+    assert Dataset(X, name="n").fingerprint == small

@@ -38,8 +38,8 @@ __all__ = [
 
 #: environment variable holding the default budget (e.g. ``4G``, ``512M``, ``0`` = no limit)
 BUDGET_ENV = "FSVIZ_MEMORY_BUDGET"
-#: bytes every feature costs whatever its values: its default name (a Python str in an
-#: object array), constant-feature flags, scores, ranks and the per-feature work arrays
+#: bytes every feature costs whatever its values: its name (a default name takes 16, a
+#: Python str about 70), constant-feature flags, scores, ranks and the per-feature work arrays
 PER_FEATURE_BYTES = 128
 _MIN_DEFAULT = 256 << 20
 _FRACTION = 8

@@ -435,8 +435,9 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
             "per sample (row of X), e.g. Y as an n x 1 vector."
         )
     ds_name = name if name is not None else (parts.get("name") or src.stem or "dataset")
+    default_names = None
     if names is None:
-        names = default_feature_names(m, memory_budget=src.budget)
+        names = default_names = default_feature_names(m, memory_budget=src.budget)
     strategy = getattr(src, "missing", "error")
     indicator = bool(getattr(src, "missing_indicators", False))
     report, indicator_cols = None, []
@@ -537,7 +538,7 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
     ds = Dataset(
         X,
         y=y,
-        feature_names=names,
+        feature_names=None if names is default_names else names,  # the Dataset's own compact defaults
         image_shape=shape,
         name=str(ds_name),
         class_names=class_names,
