@@ -96,25 +96,40 @@ def test_sparse_pcc_kernel_matches_python_body():
     X = _sparse_counts(seed=2)
     rng = np.random.default_rng(2)
     Zr = rng.standard_normal((X.shape[0], 6))
+    Zr = (Zr - Zr.mean(axis=0)) / np.linalg.norm(Zr - Zr.mean(axis=0), axis=0)  # standardised SFs
     feat = np.arange(0, X.shape[1], 3, dtype=np.int64)
     flo = rng.integers(0, 3, size=feat.size)
     fhi = flo + rng.integers(0, 4, size=feat.size)
     mean, norm = _moments(X.toarray())
     norm = np.where(norm > 0, norm, 1.0)
     colsum, pos = Zr.sum(axis=0), np.array([5, 1, 4, 0, 2, 3])
+    zmax = np.abs(Zr).max(axis=0)
     out = []
     for f in (GK.sparse_complete_pcc, GK.sparse_complete_pcc.py_func):
         best, owner = np.empty(feat.size), np.empty(feat.size, dtype=np.int64)
-        f(X.indptr, X.indices, X.data, feat, flo, fhi, Zr, mean, norm, colsum, pos, best, owner)
+        f(X.indptr, X.indices, X.data, feat, flo, fhi, Zr, mean, norm, colsum, pos, best, owner, zmax, 0.0)
         out.append((best, owner))
     assert np.allclose(out[0][0], out[1][0], rtol=1e-13) and np.array_equal(out[0][1], out[1][1])
     D = X.toarray()
-    for q, j in enumerate(feat):  # brute force
+    brute = np.full(feat.size, -1.0)
+    for q, j in enumerate(feat):
         if fhi[q] <= flo[q]:
             assert out[0][0][q] == -1 and out[0][1][q] == -1
             continue
         r = np.abs((D[:, j] @ Zr[:, flo[q] : fhi[q]] - mean[j] * colsum[flo[q] : fhi[q]]) / norm[j])
+        brute[q] = r.max()
         assert np.isclose(out[0][0][q], r.max(), rtol=1e-12)
+    # with a threshold, the Cauchy-Schwarz skip leaves every feature that reaches it unchanged
+    for thr in (0.05, 0.2, 0.5):
+        best, owner = np.empty(feat.size), np.empty(feat.size, dtype=np.int64)
+        GK.sparse_complete_pcc(
+            X.indptr, X.indices, X.data, feat, flo, fhi, Zr, mean, norm, colsum, pos, best, owner, zmax, thr
+        )
+        hit = brute >= thr
+        assert np.array_equal(best >= thr, hit)
+        assert np.array_equal(best[hit], out[0][0][hit]) and np.array_equal(owner[hit], out[0][1][hit])
+    skipped = (best == -1) & (brute >= 0)
+    assert skipped.any()  # the bound settles some features at 0.5
 
 
 def test_kth_largest_matches_partition_and_python_body():

@@ -47,7 +47,9 @@ def _split_rows(n: int, thr: float) -> int:
 # exactly the same feature blocks.
 
 
-def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, pos, colsum, window, thr):
+def _block_complete_pcc(
+    Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, pos, colsum, window, thr, zmax=None
+):
     """Group completion (PCC) for one feature block.
 
     SFs come sorted by ``|t|`` (``Zs`` standardised columns, ``abs_ts``, their support
@@ -60,7 +62,8 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
       (no gather; used when the windows cover most SFs anyway, as for ``tau = 0.3``).
 
     Returns ``(features, sf_position, |rho|, n_correlations)`` for every eligible feature
-    with ``max |rho| >= thr``; ties go to the SF found first.
+    with ``max |rho| >= thr``; ties go to the SF found first. ``zmax``: :func:`sf_abs_max`
+    of ``Zs`` (sparse blocks; computed here when None).
     """
     ids = np.flatnonzero(elig_b)
     p = Zs.p if isinstance(Zs, SparseZ) else Zs.shape[1]
@@ -68,7 +71,7 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), 0
     if sp.issparse(Xb):
         return _sparse_complete_pcc(
-            Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, pos, colsum, window, thr
+            Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, pos, colsum, window, thr, zmax
         )
     big = np.iinfo(np.intp).max
     feats, owners, vals = [], [], []
@@ -174,15 +177,28 @@ def _block_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, 
     return np.concatenate(feats), np.concatenate(owners), np.concatenate(vals), n_corr
 
 
-def _sparse_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, pos, colsum, window, thr):
+def sf_abs_max(Zs) -> np.ndarray:
+    """``max_r |z_s[r]|`` of every standardised SF (dense columns or :class:`SparseZ`)."""
+    if isinstance(Zs, SparseZ):
+        return Zs.abs_max()
+    return np.abs(Zs).max(axis=0) if Zs.shape[0] else np.zeros(Zs.shape[1])
+
+
+def _sparse_complete_pcc(
+    Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts, pos, colsum, window, thr, zmax
+):
     """:func:`_block_complete_pcc` for a sparse block: one numba pass over its non-zeros.
 
     The same two strategies, SF ranges and ``n_correlations`` as the dense path (windows of
     ``_SUB_W`` features sorted by ``|t|``, or every SF for every feature), but the products
     ``x_j . z_s`` come from ``GK.sparse_complete_pcc``, which reads each column's non-zeros
-    once per SF in its range: no column gathers, no per-slice sparse products.
+    once per SF in its range: no column gathers, no per-slice sparse products. A feature
+    whose Cauchy-Schwarz bound (``GK.below_threshold``) stays below ``thr`` costs
+    ``O(nnz_j)``; ``n_correlations`` counts it as compared, as the dense path does.
     """
     Xb = Xb.tocsc()
+    if zmax is None:
+        zmax = sf_abs_max(Zs)
     ids = np.flatnonzero(elig_b)
     p = Zs.p if isinstance(Zs, SparseZ) else Zs.shape[1]
     srt = ids[np.argsort(abs_tb[ids], kind="stable")]
@@ -221,6 +237,8 @@ def _sparse_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts,
                 np.ascontiguousarray(pos, dtype=np.int64),
                 best,
                 owner,
+                np.ascontiguousarray(zmax, dtype=np.float64),
+                float(thr),
             )
         hit = best >= thr
         return (offset + feat[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], n_corr
@@ -239,6 +257,8 @@ def _sparse_complete_pcc(Xb, offset, mean_b, norm_b, abs_tb, elig_b, Zs, abs_ts,
             np.ascontiguousarray(pos, dtype=np.int64),
             best,
             owner,
+            np.ascontiguousarray(zmax, dtype=np.float64),
+            float(thr),
         )
     hit = best >= thr
     return (offset + feat[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], n_corr

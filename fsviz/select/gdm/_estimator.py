@@ -35,6 +35,7 @@ from fsviz.select.gdm._complete import (
     _block_complete_pcc,
     _block_complete_su_wrap,
     _window_cost,
+    sf_abs_max,
     su_sf_tables,
 )
 from fsviz.select.gdm._ecv import _FoldVoteRanking, _MarginalRanking
@@ -48,7 +49,7 @@ from fsviz.select.gdm._scan import (
     _Scanner,
     _source_moments,
 )
-from fsviz.select.gdm._sparse_sf import SparseDesign, sparse_z, use_sparse_sfs
+from fsviz.select.gdm._sparse_sf import SparseDesign, dense_sparse_z, sparse_sfs_pay, sparse_z, use_sparse_sfs
 from fsviz.select.gdm._walk import _crm_walk, _SFState
 from fsviz.stats.information import discretize, is_discrete
 from fsviz.stats.moments import column_moments
@@ -831,14 +832,21 @@ class GDM(SelectorMixin, BaseEstimator):
             Zs = sparse_z(st.sparse_sfs, pos)
             common = (Zs, abs_t[sf][order], order.astype(np.intp), st.sparse_sfs.zsum[pos])
             per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
-            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
+            out = scanner.run(
+                _block_complete_pcc, per_block, common + (float(window), float(st.thr), sf_abs_max(Zs))
+            )
         elif self.corr == "pearson":
-            Zs = self._standardised(st, sf)
             order = np.argsort(abs_t[sf], kind="stable")
-            Zs = np.ascontiguousarray(Zs[:, order])
-            common = (Zs, abs_t[sf][order], order.astype(np.intp), Zs.sum(axis=0))
+            raw = st.columns(sf[order])
+            Zs = np.ascontiguousarray((raw - st.mean[sf[order]]) / st.safe[sf[order]])
+            colsum = Zs.sum(axis=0)
+            if (sp.issparse(st.X) or getattr(st.X, "sparse", False)) and sparse_sfs_pay(raw):
+                Zs = dense_sparse_z(raw, Zs)  # rare SFs (e.g. one-class on text): by rows
+            common = (Zs, abs_t[sf][order], order.astype(np.intp), colsum)
             per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
-            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr)))
+            # per-SF bound of the sparse blocks' skip test, once per fit (not once per block)
+            zmax = sf_abs_max(Zs) if sp.issparse(st.X) or getattr(st.X, "sparse", False) else None
+            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr), zmax))
         else:
             if st.sf_codes is not None:  # the walks' codes (sparse SFs, in the order of sf)
                 codes, k, h = st.sf_codes

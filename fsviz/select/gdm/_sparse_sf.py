@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from fsviz.select.gdm._kernels import _hp, _sparse_codes, window_sfs
+from fsviz.select.gdm._kernels import _hp, _sparse_codes, below_threshold, window_sfs
 
 #: dense SF buffers (``n x T K_b`` float64) above this size switch to sparse SFs
 SPARSE_SF_BYTES = 1 << 31
@@ -387,6 +387,12 @@ class SparseZ(NamedTuple):
     dflt: np.ndarray  # (p,)
     p: int
 
+    def abs_max(self) -> np.ndarray:
+        """``max_r |z_s[r]|`` per SF."""
+        top = np.abs(self.dflt)
+        np.maximum.at(top, self.cols, np.abs(self.vals))
+        return top
+
 
 def sparse_z(sfs: SparseSFs, pos: np.ndarray) -> SparseZ:
     """:class:`SparseZ` of the SFs at buffer positions ``pos`` (in that order)."""
@@ -395,15 +401,57 @@ def sparse_z(sfs: SparseSFs, pos: np.ndarray) -> SparseZ:
     return SparseZ(indptr, cols, vals, -sfs.mean[pos] * sfs.inv[pos], int(pos.size))
 
 
+#: group completion goes by rows (:func:`sparse_sf_complete_pcc`) when the SFs hold at most
+#: this share of non-zeros: a feature's non-zero then meets ~share * p SFs instead of p
+BY_ROWS_SHARE = 1 / 16
+
+
+def sparse_sfs_pay(raw: np.ndarray) -> bool:
+    """True when the raw SF columns ``raw`` (n, p) are sparse enough for completion by rows."""
+    return raw.size > 0 and np.count_nonzero(raw) <= BY_ROWS_SHARE * raw.size
+
+
+def dense_sparse_z(raw: np.ndarray, Zs: np.ndarray) -> SparseZ:
+    """:class:`SparseZ` of dense SF columns: ``Zs`` (standardised) where ``raw`` is non-zero,
+    the standardised zero on the other rows (the values of ``Zs`` themselves)."""
+    n, p = raw.shape
+    r, c = np.nonzero(raw)  # row-major: sorted by row, then by SF
+    rowptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=n), out=rowptr[1:])
+    dflt = np.empty(p)
+    for s in range(p):  # Zs at a row where the SF is 0 (any such row: the same value)
+        z = np.flatnonzero(raw[:, s] == 0)
+        dflt[s] = Zs[z[0], s] if z.size else 0.0
+    return SparseZ(rowptr, c.astype(np.int32), np.ascontiguousarray(Zs[r, c]), dflt, int(p))
+
+
 @njit(cache=True, parallel=True)
 def sparse_sf_complete_pcc(
-    indptr, indices, data, feat, flo, fhi, rowptr, cols, vals, dflt, mean, norm, colsum, pos, best, owner
+    indptr,
+    indices,
+    data,
+    feat,
+    flo,
+    fhi,
+    rowptr,
+    cols,
+    vals,
+    dflt,
+    mean,
+    norm,
+    colsum,
+    pos,
+    best,
+    owner,
+    zmax,
+    thr,
 ):
     """:func:`~fsviz.select.gdm._kernels.sparse_complete_pcc` against sparse SFs (by rows).
 
     For feature ``j`` and SFs ``flo <= s < fhi``: each non-zero ``x_r`` adds ``x_r z_s[r]``
     for the SFs stored in row ``r``; the rows where ``z_s`` is its default value add
-    ``d_s x_r`` (through the sums of ``x`` over the stored rows).
+    ``d_s x_r`` (through the sums of ``x`` over the stored rows). Features that
+    :func:`~fsviz.select.gdm._kernels.below_threshold` settles are skipped.
     """
     q_all = feat.shape[0]
     p = dflt.shape[0]
@@ -419,6 +467,10 @@ def sparse_sf_complete_pcc(
             owner[q] = -1
             if hi <= lo:
                 continue
+            mj = mean[j]
+            inv = 1.0 / norm[j]
+            if below_threshold(data, indptr[j], indptr[j + 1], mj, inv, zmax, colsum, lo, hi, thr):
+                continue
             acc[lo:hi] = 0.0
             accx[lo:hi] = 0.0
             sumx = 0.0
@@ -431,8 +483,6 @@ def sparse_sf_complete_pcc(
                     if s >= lo and s < hi:
                         acc[s] += x * vals[k]
                         accx[s] += x
-            mj = mean[j]
-            inv = 1.0 / norm[j]
             b = -1.0
             o = -1
             for s in range(lo, hi):
