@@ -840,12 +840,13 @@ class GDM(SelectorMixin, BaseEstimator):
             raw = st.columns(sf[order])
             Zs = np.ascontiguousarray((raw - st.mean[sf[order]]) / st.safe[sf[order]])
             colsum = Zs.sum(axis=0)
-            if (sp.issparse(st.X) or getattr(st.X, "sparse", False)) and sparse_sfs_pay(raw):
+            sparse_blocks = sp.issparse(st.X) or getattr(st.X, "sparse", False)
+            if sparse_blocks and sparse_sfs_pay(raw):
                 Zs = dense_sparse_z(raw, Zs)  # rare SFs (e.g. one-class on text): by rows
             common = (Zs, abs_t[sf][order], order.astype(np.intp), colsum)
             per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
             # per-SF bound of the sparse blocks' skip test, once per fit (not once per block)
-            zmax = sf_abs_max(Zs) if sp.issparse(st.X) or getattr(st.X, "sparse", False) else None
+            zmax = sf_abs_max(Zs) if sparse_blocks else None
             out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr), zmax))
         else:
             if st.sf_codes is not None:  # the walks' codes (sparse SFs, in the order of sf)
@@ -880,10 +881,6 @@ class GDM(SelectorMixin, BaseEstimator):
                     groups[int(sf[p])] = feats[a:b].astype(np.intp)
                     gcorr[int(sf[p])] = val[a:b]
         return groups, gcorr, nc
-
-    def _standardised(self, st, idx):
-        Xs = st.columns(idx)
-        return (Xs - st.mean[idx]) / st.safe[idx]
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X):
