@@ -54,6 +54,32 @@ def test_sparse_su_completion_equals_dense(strategy):
     S = su_cross(allc, sf, np.arange(D.shape[1]))
     ref = S.max(axis=0)[elig]
     assert np.allclose(vd, ref, rtol=1e-12, atol=1e-13)
+    # with a threshold, the entropy bound skips pairs that cannot reach it: the features that
+    # reach it, their owners and values stay those of the dense path
+    for thr in (0.05, 0.3, 0.7):
+        args_t = args[:4] + (thr,) + args[5:]
+        fs, os_, vs, _ = _block_complete_su(X, 0, *args_t)
+        fd, od, vd, _ = _block_complete_su(D, 0, *args_t)
+        assert np.array_equal(fs, fd) and np.array_equal(os_, od)
+        assert np.allclose(vs, vd, rtol=1e-12, atol=1e-13)
+        assert np.array_equal(np.sort(fs), np.flatnonzero(elig)[ref >= thr])
+
+
+def test_su_entropy_bound_rules_out_only_impossible_pairs():
+    from fsviz.select.gdm import _kernels as K
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        a = rng.integers(0, int(rng.integers(2, 5)), size=60)
+        b = np.where(rng.random(60) < rng.random(), a, rng.integers(0, 4, size=60))  # partly a copy
+        codes = discretize(np.c_[a, b].astype(float), strategy="discrete")
+        h = codes.entropies()
+        su = su_cross(codes, np.array([0]), np.array([1]))[0, 0]
+        for thr in (0.1, 0.5, 0.9):
+            if su >= thr:
+                assert K.su_can_reach(h[1], h[0], thr) and K.su_can_reach.py_func(h[1], h[0], thr)
+    assert not K.su_can_reach(1e-4, 0.5, 0.7)  # a rare term against a common SF
+    assert K.su_can_reach(0.0, 0.0, 0.0) and not K.su_can_reach(0.0, 0.0, 0.7)
 
 
 @pytest.mark.parametrize("window", [0.02, 10.0])  # windowed strategy / scan of every SF

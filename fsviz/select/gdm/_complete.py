@@ -354,6 +354,7 @@ def _block_complete_su(Xb, offset, codes_s, k_s, h_s, elig_b, thr, n_bins, strat
                 GK.plogp_table(min(n, 1 << 16) + 1, int(n)),
                 best,
                 owner,
+                float(thr),
             )
         hit = best >= thr
         return (offset + ids[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], ids.size * p

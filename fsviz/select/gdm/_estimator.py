@@ -779,7 +779,13 @@ class GDM(SelectorMixin, BaseEstimator):
         # (marginal scores: informative SFs stand out) and the final one
         cands = [(t, self._window(v))] + ([st.first] if st.first is not None else [])
         t_win, w_win = min(cands, key=lambda tw: _window_cost(np.abs(tw[0]), ~st.const, sf, tw[1]))
-        groups, gcorr, nc = self._complete(st, sf, t_win, w_win)
+        # only |t_win| is needed from here: drop the other length-m vectors before completion
+        # (kdd2010: 29.9 M features, 240 MB each)
+        abs_t = np.abs(t_win)
+        del u, t, cands, t_win
+        st.first = None
+        groups, gcorr, nc = self._complete(st, sf, abs_t, w_win)
+        del abs_t
         res = st.res
         multi = st.y.ndim == 2
         coef = np.zeros((st.m, st.y.shape[1]) if multi else st.m)
@@ -815,8 +821,9 @@ class GDM(SelectorMixin, BaseEstimator):
         self._mean_sf = st.mean[sf]
         self._scale_sf = (st.rawnorm[sf] if self.one_class else st.safe[sf]) / np.sqrt(st.n)
 
-    def _complete(self, st, sf, t, window):
-        """Exact group completion: every non-SF feature with |corr| >= 1 - tau to a final SF."""
+    def _complete(self, st, sf, abs_t, window):
+        """Exact group completion: every non-SF feature with |corr| >= 1 - tau to a final SF
+        (``abs_t``: ``|t|`` of the vector whose Theorem 1 window is ``window``)."""
         groups = {int(j): np.empty(0, dtype=np.intp) for j in sf}
         gcorr = {int(j): np.empty(0) for j in sf}
         if sf.size == 0 or not np.isfinite(st.thr):
@@ -825,7 +832,6 @@ class GDM(SelectorMixin, BaseEstimator):
         eligible[sf] = False
         scanner = st.scanner
         bounds = scanner.bounds
-        abs_t = np.abs(t)
         if self.corr == "pearson" and st.sparse_sfs is not None:
             order = np.argsort(abs_t[sf], kind="stable")
             pos = np.array([st.sf_pos[int(j)] for j in sf[order]], dtype=np.intp)
