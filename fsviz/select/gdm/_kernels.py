@@ -624,6 +624,7 @@ def sparse_complete_su(
             nz_max = max(nz_max, indptr[j + 1] - indptr[j])
         codes = np.empty(nz_max, dtype=np.int64)
         G = np.empty((p, nz_max), dtype=np.int64)  # SF codes at the feature's non-zero rows
+        reach = np.empty(p, dtype=np.int64)  # the SFs the feature may reach thr with
         kx_max = max(n_bins, 64)
         cnt = np.zeros(kx_max)
         table = np.zeros(kx_max * kmax, dtype=np.int64)
@@ -646,24 +647,23 @@ def sparse_complete_su(
                 hx += _hp(int(cnt[c]), n, tab)
             best[q] = -1.0
             owner[q] = -1
-            reach = False
+            nr = 0
             for s in range(p):
                 if su_can_reach(hx, hs[s], thr):
-                    reach = True
-                    break
-            if not reach:  # e.g. a rare term: its entropy is far below every SF's
+                    reach[nr] = s
+                    nr += 1
+            if nr == 0:  # e.g. a rare term: its entropy is far below every SF's
                 continue
             for e in range(nz):  # one contiguous row of SF codes per non-zero
                 row = Cr[indices[a + e]]
-                for s in range(p):
-                    G[s, e] = row[s]
+                for k in range(nr):
+                    G[k, e] = row[reach[k]]
             bst = -1.0
             own = -1
-            for s in range(p):
-                if not su_can_reach(hx, hs[s], thr):
-                    continue
+            for k in range(nr):
+                s = reach[k]
                 hxy = hsum[s]
-                gs = G[s]
+                gs = G[k]
                 # stored values coded z stay in row z: only the others move
                 for e in range(nz):
                     c = codes[e]
