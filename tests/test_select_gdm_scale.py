@@ -313,3 +313,15 @@ def test_discrete_encoding_vectorised_equals_np_unique():
             u, inv = np.unique(X[:, j], return_inverse=True)
             assert np.array_equal(c.codes[:, j], inv) and c.k[j] == len(u)
         assert c.codes.dtype == np.int32 and c.codes.flags.f_contiguous
+
+
+def test_heavy_products_equal_scipy_and_python_body():
+    """X_b' Zh from one ordered pass over the block's rows (fixed row chunks)."""
+    from fsviz.select.gdm._sparse_sf import heavy_products
+
+    X = _sparse_counts(n=157, m=90, seed=3).tocsr()
+    Zh = np.random.default_rng(3).standard_normal((157, 5))
+    ref = X.T @ Zh
+    for f in (heavy_products, heavy_products.py_func):
+        H = f(X.indptr, X.indices, np.asarray(X.data, dtype=np.float64), Zh, X.shape[1])
+        np.testing.assert_allclose(H, ref, rtol=1e-12, atol=1e-12)

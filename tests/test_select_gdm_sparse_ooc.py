@@ -175,13 +175,15 @@ def test_sparse_design_equals_dense():
     np.testing.assert_allclose(b, M[mask].T @ V[mask, 0], atol=1e-10)
 
 
+@pytest.mark.parametrize("form", ["by-rows", "split"])
 @pytest.mark.parametrize(
     "params", [{}, {"one_class": True, "tau": 0.6}, {"tau": 0.6}], ids=["binary", "oc", "tau0.6"]
 )
-def test_completion_by_rows_equals_dense_sf_rows(webspam, monkeypatch, params):
+def test_completion_by_rows_equals_dense_sf_rows(webspam, monkeypatch, params, form):
     """Dense SFs that are mostly zeros (one-class SFs of text are rare terms) complete their
-    groups by rows (SparseZ); the groups and correlations equal the row-of-Zr kernel's."""
-    from fsviz.select.gdm import _sparse_sf
+    groups by rows (SparseZ), or with the heavy ones' products from one ordered pass over each
+    block's rows (SplitZ); groups and correlations equal the row-of-Zr kernel's."""
+    from fsviz.select.gdm import _complete, _sparse_sf
 
     ds, Xm = webspam
     kw = dict(n_per_iter=5, max_iter=4, **params)
@@ -189,17 +191,17 @@ def test_completion_by_rows_equals_dense_sf_rows(webspam, monkeypatch, params):
     monkeypatch.setattr(_sparse_sf, "BY_ROWS_SHARE", -1.0)
     rows_of_z = GDM(**kw).fit(Xm, y)
     monkeypatch.setattr(_sparse_sf, "BY_ROWS_SHARE", 1.0)
+    monkeypatch.setattr(_sparse_sf, "HEAVY_SHARE", 2.0 if form == "by-rows" else 0.05)
+    monkeypatch.setattr(_sparse_sf, "STREAM_ENTRIES", 0.0)
     calls = []
-    real = _sparse_sf.dense_sparse_z
-    monkeypatch.setattr(_sparse_sf, "dense_sparse_z", lambda *a: calls.append(1) or real(*a))
-    from fsviz.select.gdm import _estimator
-
-    monkeypatch.setattr(_estimator, "dense_sparse_z", _sparse_sf.dense_sparse_z)
-    by_rows = GDM(**kw).fit(Xm, y)
-    assert calls  # the by-rows path ran
-    np.testing.assert_array_equal(by_rows.support_, rows_of_z.support_)
+    kernel = "split_complete_pcc" if form == "split" else "sparse_sf_complete_pcc"
+    real = getattr(_complete, kernel)
+    monkeypatch.setattr(_complete, kernel, lambda *a: calls.append(1) or real(*a))
+    other = GDM(**kw).fit(Xm, y)
+    assert calls  # that form ran
+    np.testing.assert_array_equal(other.support_, rows_of_z.support_)
     assert sum(len(g) for g in rows_of_z.groups_.values()) > 0
     for k in rows_of_z.groups_:
-        np.testing.assert_array_equal(by_rows.groups_[k], rows_of_z.groups_[k])
-        np.testing.assert_allclose(by_rows.group_corr_[k], rows_of_z.group_corr_[k], rtol=1e-10)
-    assert by_rows.n_correlations_ == rows_of_z.n_correlations_
+        np.testing.assert_array_equal(other.groups_[k], rows_of_z.groups_[k])
+        np.testing.assert_allclose(other.group_corr_[k], rows_of_z.group_corr_[k], rtol=1e-10)
+    assert other.n_correlations_ == rows_of_z.n_correlations_

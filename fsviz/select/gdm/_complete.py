@@ -13,7 +13,13 @@ import scipy.sparse as sp
 
 from fsviz.select.gdm import _kernels as GK
 from fsviz.select.gdm._scan import _gather, _numba_threads
-from fsviz.select.gdm._sparse_sf import SparseZ, sparse_sf_complete_pcc
+from fsviz.select.gdm._sparse_sf import (
+    SparseZ,
+    SplitZ,
+    heavy_products,
+    sparse_sf_complete_pcc,
+    split_complete_pcc,
+)
 from fsviz.stats.information import Codes, discretize, su_cross
 
 _SUB = 1024  # features per BLAS product in group completion (scan strategy)
@@ -66,7 +72,7 @@ def _block_complete_pcc(
     of ``Zs`` (sparse blocks; computed here when None).
     """
     ids = np.flatnonzero(elig_b)
-    p = Zs.p if isinstance(Zs, SparseZ) else Zs.shape[1]
+    p = Zs.p if isinstance(Zs, (SparseZ, SplitZ)) else Zs.shape[1]
     if ids.size == 0 or p == 0:
         return np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0), 0
     if sp.issparse(Xb):
@@ -178,7 +184,10 @@ def _block_complete_pcc(
 
 
 def sf_abs_max(Zs) -> np.ndarray:
-    """``max_r |z_s[r]|`` of every standardised SF (dense columns or :class:`SparseZ`)."""
+    """``max_r |z_s[r]|`` of every standardised SF (dense columns, :class:`SparseZ` or
+    :class:`SplitZ`)."""
+    if isinstance(Zs, SplitZ):
+        return Zs.zmax
     if isinstance(Zs, SparseZ):
         return Zs.abs_max()
     return np.abs(Zs).max(axis=0) if Zs.shape[0] else np.zeros(Zs.shape[1])
@@ -200,7 +209,7 @@ def _sparse_complete_pcc(
     if zmax is None:
         zmax = sf_abs_max(Zs)
     ids = np.flatnonzero(elig_b)
-    p = Zs.p if isinstance(Zs, SparseZ) else Zs.shape[1]
+    p = Zs.p if isinstance(Zs, (SparseZ, SplitZ)) else Zs.shape[1]
     srt = ids[np.argsort(abs_tb[ids], kind="stable")]
     starts = np.arange(0, srt.size, _SUB_W)
     lo = np.searchsorted(abs_ts, abs_tb[srt[starts]] - window, side="left")
@@ -211,6 +220,8 @@ def _sparse_complete_pcc(
     windowed = int(np.sum(sizes * np.maximum(hi - lo, 0)))
     if windowed <= 0.5 * elig_b.size * p:
         feat, flo, fhi, n_corr = srt, np.repeat(lo, sizes), np.repeat(hi, sizes), windowed
+        if isinstance(Zs, SplitZ):  # few SFs per feature: by rows, no block products
+            Zs = Zs.full
     else:  # scan: counted as the dense scan does, whole slices of 4 * _SUB columns
         feat, flo, fhi = ids, np.zeros(ids.size, np.int64), np.full(ids.size, p, np.int64)
         cuts = np.arange(0, elig_b.size, 4 * _SUB)
@@ -218,6 +229,37 @@ def _sparse_complete_pcc(
         n_corr = int(np.sum(np.diff(np.append(cuts, elig_b.size))[has])) * p
     best = np.empty(feat.size)
     owner = np.empty(feat.size, dtype=np.int64)
+    if isinstance(Zs, SplitZ):  # heavy SFs by one ordered pass over the block's rows, light by rows
+        data = np.ascontiguousarray(Xb.data, dtype=np.float64)
+        csr = sp.csc_matrix((data, Xb.indices, Xb.indptr), shape=Xb.shape).tocsr()  # rows in order
+        L = Zs.light
+        with _numba_threads():
+            H = heavy_products(csr.indptr, csr.indices, csr.data, Zs.Zh, Xb.shape[1])
+            split_complete_pcc(
+                Xb.indptr,
+                Xb.indices,
+                data,
+                np.ascontiguousarray(feat, dtype=np.int64),
+                np.ascontiguousarray(flo, dtype=np.int64),
+                np.ascontiguousarray(fhi, dtype=np.int64),
+                H,
+                Zs.hidx,
+                L.rowptr,
+                L.cols,
+                L.vals,
+                L.dflt,
+                Zs.mark,
+                np.ascontiguousarray(mean_b),
+                np.ascontiguousarray(norm_b),
+                np.ascontiguousarray(colsum),
+                np.ascontiguousarray(pos, dtype=np.int64),
+                best,
+                owner,
+                np.ascontiguousarray(zmax, dtype=np.float64),
+                float(thr),
+            )
+        hit = best >= thr
+        return (offset + feat[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], n_corr
     if isinstance(Zs, SparseZ):  # sparse SFs, by rows
         with _numba_threads():
             sparse_sf_complete_pcc(

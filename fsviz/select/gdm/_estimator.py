@@ -49,7 +49,7 @@ from fsviz.select.gdm._scan import (
     _Scanner,
     _source_moments,
 )
-from fsviz.select.gdm._sparse_sf import SparseDesign, dense_sparse_z, sparse_sfs_pay, sparse_z, use_sparse_sfs
+from fsviz.select.gdm._sparse_sf import SparseDesign, sparse_sfs_pay, sparse_z, split_z, use_sparse_sfs
 from fsviz.select.gdm._walk import _crm_walk, _SFState
 from fsviz.stats.information import discretize, is_discrete
 from fsviz.stats.moments import column_moments
@@ -848,7 +848,8 @@ class GDM(SelectorMixin, BaseEstimator):
             colsum = Zs.sum(axis=0)
             sparse_blocks = sp.issparse(st.X) or getattr(st.X, "sparse", False)
             if sparse_blocks and sparse_sfs_pay(raw):
-                Zs = dense_sparse_z(raw, Zs)  # rare SFs (e.g. one-class on text): by rows
+                # rare SFs (e.g. one-class on text): by rows, the few heavy ones by block
+                Zs = split_z(raw, Zs, st.X.nnz / max(len(bounds), 1))
             common = (Zs, abs_t[sf][order], order.astype(np.intp), colsum)
             per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
             # per-SF bound of the sparse blocks' skip test, once per fit (not once per block)
