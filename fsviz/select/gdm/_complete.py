@@ -18,7 +18,6 @@ from fsviz.select.gdm._sparse_sf import (
     SplitZ,
     heavy_products,
     sparse_sf_complete_pcc,
-    split_complete_pcc,
 )
 from fsviz.stats.information import Codes, discretize, su_cross
 
@@ -229,26 +228,28 @@ def _sparse_complete_pcc(
         n_corr = int(np.sum(np.diff(np.append(cuts, elig_b.size))[has])) * p
     best = np.empty(feat.size)
     owner = np.empty(feat.size, dtype=np.int64)
-    if isinstance(Zs, SplitZ):  # heavy SFs by one ordered pass over the block's rows, light by rows
+    if isinstance(Zs, (SparseZ, SplitZ)):  # sparse SFs by rows; heavy ones by ordered block pass
         data = np.ascontiguousarray(Xb.data, dtype=np.float64)
-        csr = sp.csc_matrix((data, Xb.indices, Xb.indptr), shape=Xb.shape).tocsr()  # rows in order
-        L = Zs.light
+        L = Zs.light if isinstance(Zs, SplitZ) else Zs
+        none = np.empty(0, dtype=np.int64)
         with _numba_threads():
-            H = heavy_products(csr.indptr, csr.indices, csr.data, Zs.Zh, Xb.shape[1])
-            split_complete_pcc(
+            if isinstance(Zs, SplitZ):
+                csr = sp.csc_matrix((data, Xb.indices, Xb.indptr), shape=Xb.shape).tocsr()  # rows in order
+                H = heavy_products(csr.indptr, csr.indices, csr.data, Zs.Zh, Xb.shape[1])
+                hidx, mark = Zs.hidx, Zs.mark
+            else:
+                H, hidx, mark = np.empty((0, 0)), none, none.astype(np.uint8)
+            sparse_sf_complete_pcc(
                 Xb.indptr,
                 Xb.indices,
                 data,
                 np.ascontiguousarray(feat, dtype=np.int64),
                 np.ascontiguousarray(flo, dtype=np.int64),
                 np.ascontiguousarray(fhi, dtype=np.int64),
-                H,
-                Zs.hidx,
                 L.rowptr,
                 L.cols,
                 L.vals,
                 L.dflt,
-                Zs.mark,
                 np.ascontiguousarray(mean_b),
                 np.ascontiguousarray(norm_b),
                 np.ascontiguousarray(colsum),
@@ -257,30 +258,9 @@ def _sparse_complete_pcc(
                 owner,
                 np.ascontiguousarray(zmax, dtype=np.float64),
                 float(thr),
-            )
-        hit = best >= thr
-        return (offset + feat[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], n_corr
-    if isinstance(Zs, SparseZ):  # sparse SFs, by rows
-        with _numba_threads():
-            sparse_sf_complete_pcc(
-                Xb.indptr,
-                Xb.indices,
-                np.ascontiguousarray(Xb.data, dtype=np.float64),
-                np.ascontiguousarray(feat, dtype=np.int64),
-                np.ascontiguousarray(flo, dtype=np.int64),
-                np.ascontiguousarray(fhi, dtype=np.int64),
-                Zs.rowptr,
-                Zs.cols,
-                Zs.vals,
-                Zs.dflt,
-                np.ascontiguousarray(mean_b),
-                np.ascontiguousarray(norm_b),
-                np.ascontiguousarray(colsum),
-                np.ascontiguousarray(pos, dtype=np.int64),
-                best,
-                owner,
-                np.ascontiguousarray(zmax, dtype=np.float64),
-                float(thr),
+                H,
+                hidx,
+                mark,
             )
         hit = best >= thr
         return (offset + feat[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], n_corr

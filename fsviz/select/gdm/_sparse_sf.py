@@ -482,79 +482,6 @@ def heavy_products(rptr, rcols, rvals, Zh, m_b):
     return out
 
 
-@njit(cache=True, parallel=True)
-def split_complete_pcc(
-    indptr,
-    indices,
-    data,
-    feat,
-    flo,
-    fhi,
-    H,
-    hidx,
-    rowptr,
-    cols,
-    vals,
-    dflt,
-    mark,
-    mean,
-    norm,
-    colsum,
-    pos,
-    best,
-    owner,
-    zmax,
-    thr,
-):
-    """:func:`sparse_sf_complete_pcc` with the heavy SFs' products ``H = X_b' Zh`` given
-    (:func:`heavy_products`) and the light SFs by rows, only on rows that ``mark`` flags."""
-    q_all = feat.shape[0]
-    p = dflt.shape[0]
-    n_chunks = (q_all + 255) // 256
-    for c in prange(n_chunks):
-        acc = np.empty(p)
-        accx = np.empty(p)
-        for q in range(c * 256, min((c + 1) * 256, q_all)):
-            j = feat[q]
-            lo = flo[q]
-            hi = fhi[q]
-            best[q] = -1.0
-            owner[q] = -1
-            if hi <= lo:
-                continue
-            mj = mean[j]
-            inv = 1.0 / norm[j]
-            if below_threshold(data, indptr[j], indptr[j + 1], mj, inv, zmax, colsum, lo, hi, thr):
-                continue
-            acc[lo:hi] = 0.0
-            accx[lo:hi] = 0.0
-            sumx = 0.0
-            for e in range(indptr[j], indptr[j + 1]):
-                x = data[e]
-                sumx += x
-                r = indices[e]
-                if mark[r]:
-                    for k in range(rowptr[r], rowptr[r + 1]):
-                        s = cols[k]
-                        if s >= lo and s < hi:
-                            acc[s] += x * vals[k]
-                            accx[s] += x
-            b = -1.0
-            o = -1
-            for s in range(lo, hi):
-                hk = hidx[s]
-                if hk >= 0:
-                    dot = H[j, hk]
-                else:
-                    dot = acc[s] + dflt[s] * (sumx - accx[s])
-                r = abs(dot - mj * colsum[s]) * inv
-                if r > b or (r == b and pos[s] < o):
-                    b = r
-                    o = pos[s]
-            best[q] = b
-            owner[q] = o
-
-
 def sparse_sfs_pay(raw: np.ndarray) -> bool:
     """True when the raw SF columns ``raw`` (n, p) are sparse enough for completion by rows."""
     return raw.size > 0 and np.count_nonzero(raw) <= BY_ROWS_SHARE * raw.size
@@ -594,6 +521,9 @@ def sparse_sf_complete_pcc(
     owner,
     zmax,
     thr,
+    H,
+    hidx,
+    mark,
 ):
     """:func:`~fsviz.select.gdm._kernels.sparse_complete_pcc` against sparse SFs (by rows).
 
@@ -601,7 +531,14 @@ def sparse_sf_complete_pcc(
     for the SFs stored in row ``r``; the rows where ``z_s`` is its default value add
     ``d_s x_r`` (through the sums of ``x`` over the stored rows). Features that
     :func:`~fsviz.select.gdm._kernels.below_threshold` settles are skipped.
+
+    :class:`SplitZ` form: ``H = X_b' Zh`` holds the heavy SFs' products
+    (:func:`heavy_products`; SF ``s`` is its column ``hidx[s]``, or by rows when -1) and
+    only rows that ``mark`` flags hold light entries. Empty ``hidx`` / ``mark``: every SF
+    by rows, every row read.
     """
+    split = hidx.shape[0] > 0
+    marked = mark.shape[0] > 0
     q_all = feat.shape[0]
     p = dflt.shape[0]
     n_chunks = (q_all + 255) // 256
@@ -627,6 +564,8 @@ def sparse_sf_complete_pcc(
                 x = data[e]
                 sumx += x
                 r = indices[e]
+                if marked and not mark[r]:
+                    continue
                 for k in range(rowptr[r], rowptr[r + 1]):
                     s = cols[k]
                     if s >= lo and s < hi:
@@ -635,7 +574,10 @@ def sparse_sf_complete_pcc(
             b = -1.0
             o = -1
             for s in range(lo, hi):
-                dot = acc[s] + dflt[s] * (sumx - accx[s])
+                if split and hidx[s] >= 0:
+                    dot = H[j, hidx[s]]
+                else:
+                    dot = acc[s] + dflt[s] * (sumx - accx[s])
                 r = abs(dot - mj * colsum[s]) * inv
                 if r > b or (r == b and pos[s] < o):
                     b = r
