@@ -193,6 +193,7 @@ def test_completion_by_rows_equals_dense_sf_rows(webspam, monkeypatch, params, f
     monkeypatch.setattr(_sparse_sf, "BY_ROWS_SHARE", 1.0)
     monkeypatch.setattr(_sparse_sf, "HEAVY_SHARE", 2.0 if form == "by-rows" else 0.05)
     monkeypatch.setattr(_sparse_sf, "STREAM_ENTRIES", 0.0)
+    monkeypatch.setattr(_sparse_sf, "STREAM_MIN_BYTES", 0)
     calls = []
     kernel = "heavy_products" if form == "split" else "sparse_sf_complete_pcc"
     real = getattr(_complete, kernel)

@@ -410,6 +410,8 @@ HEAVY_SHARE = 1 / 64
 HEAVY_MAX = 32
 #: ... and when the rows hold at least this many SF entries per heavy SF (see split_z)
 STREAM_ENTRIES = 0.25
+#: ... and when the by-rows form (12 bytes per SF entry, 8 per row) takes at least this much
+STREAM_MIN_BYTES = 16 << 20
 _ROW_CHUNKS = 8  # fixed row chunks of the heavy products: sums independent of the thread count
 
 
@@ -443,11 +445,14 @@ def split_z(raw: np.ndarray, Zs: np.ndarray, block_nnz: float) -> SparseZ | Spli
     # per non-zero of a block the products cost h multiply-adds, the rows ~cols.size / n
     # entries and a random row read: streaming pays when rows hold many SF entries (webspam
     # one-class: 5 per row, h = 10; binary: 0.16 per row, h = 8 stays by rows)
+    # ... and when the by-rows form outgrows the caches: its random row reads are what the
+    # streaming saves (news20, webspam x 0.1: a few MB, and by rows is as fast or faster)
     if (
         heavy.size == 0
         or heavy.size > HEAVY_MAX
         or block_nnz < n
         or full.cols.size < STREAM_ENTRIES * heavy.size * n
+        or 12 * full.cols.size + 8 * n < STREAM_MIN_BYTES
     ):
         return full
     zmax = np.abs(Zs).max(axis=0)
