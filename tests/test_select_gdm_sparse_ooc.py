@@ -206,3 +206,20 @@ def test_completion_by_rows_equals_dense_sf_rows(webspam, monkeypatch, params, f
         np.testing.assert_array_equal(other.groups_[k], rows_of_z.groups_[k])
         np.testing.assert_allclose(other.group_corr_[k], rows_of_z.group_corr_[k], rtol=1e-10)
     assert other.n_correlations_ == rows_of_z.n_correlations_
+
+
+@pytest.mark.parametrize(
+    "params", [{}, {"corr": "su"}, {"one_class": True, "tau": 0.6}], ids=["binary", "su", "oc"]
+)
+def test_sparse_sfs_on_dask_equal_local(kdd, monkeypatch, dask_client, params):
+    """Sparse SFs on a LocalCluster: the SFs' row form goes to the workers once (scattered),
+    and the fit equals the local one."""
+    from fsviz.select.gdm import _sparse_sf
+
+    monkeypatch.setattr(_sparse_sf, "SPARSE_SF_BYTES", 0)
+    kw = dict(n_per_iter=5, max_iter=3, **params)
+    y = None if params.get("one_class") else kdd.y
+    local = GDM(**kw).fit(kdd.X, y)
+    remote = GDM(**kw).fit(kdd.X, y, client=dask_client)
+    _assert_identical(local, remote)
+    assert sum(len(g) for g in local.groups_.values()) > 0

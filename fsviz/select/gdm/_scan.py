@@ -207,8 +207,14 @@ class _Scanner:
                 out.append(func(self._block(i), *per_block[i], *common))
                 self._tick(phase, i + 1, total)
             return out
+        # large arrays, and the SFs' row forms (NamedTuples of arrays: SparseZ, SplitZ), go to
+        # every worker once instead of with every block's task
         common_f = [
-            self.client.scatter(c, broadcast=True) if isinstance(c, np.ndarray) and c.size > 1024 else c
+            self.client.scatter(c, broadcast=True)
+            if isinstance(c, np.ndarray) and c.size > 1024
+            else self.client.scatter([c], broadcast=True)[0]
+            if isinstance(c, tuple) and hasattr(c, "_fields")
+            else c
             for c in common
         ]
         if self._source:
