@@ -569,6 +569,53 @@ def _hp(c, n, tab):
 
 
 @njit(cache=True)
+def sparse_entropy(vals, n, n_bins, discrete, codes, cnt, tab):
+    """Codes of a sparse column's stored values (into ``codes``), their counts over all ``n``
+    rows (into ``cnt``) and its entropy -> ``(k, zero_code, H)``, summed over the codes in
+    order as :func:`fsviz.stats.information.entropy_codes` does."""
+    nz = vals.shape[0]
+    kx, zc = _sparse_codes(vals, n, n_bins, discrete, codes)
+    for c in range(kx):
+        cnt[c] = 0
+    for e in range(nz):
+        cnt[codes[e]] += 1
+    if zc >= 0:
+        cnt[zc] += n - nz
+    hx = 0.0
+    for c in range(kx):
+        hx += _hp(cnt[c], n, tab)
+    return kx, zc, hx
+
+
+@njit(cache=True)
+def sparse_joint_entropy(codes, gs, nz, zc, hist_s, h_s, kmax, table, dcount, n, tab):
+    """``H(x, s)`` of a sparse column (``codes`` of its ``nz`` stored values, implicit zeros
+    coded ``zc``) and an SF whose codes at those rows are ``gs``: the SF's histogram
+    ``hist_s`` (entropy ``h_s`` as a table row) in row ``zc``, minus what the stored values
+    not coded ``zc`` move to other rows. ``table`` and ``dcount`` are zero on entry and exit."""
+    hxy = h_s
+    for e in range(nz):
+        c = codes[e]
+        if c != zc:
+            sb = gs[e]
+            table[c * kmax + sb] += 1
+            dcount[sb] += 1
+    for e in range(nz):
+        c = codes[e]
+        if c != zc:
+            sb = gs[e]
+            t = table[c * kmax + sb]
+            if t > 0:
+                hxy += _hp(t, n, tab)
+                table[c * kmax + sb] = 0
+            d = dcount[sb]
+            if d > 0:
+                hxy += _hp(hist_s[sb] - d, n, tab) - _hp(hist_s[sb], n, tab)
+                dcount[sb] = 0
+    return hxy
+
+
+@njit(cache=True)
 def su_can_reach(hx, hs, thr):
     """False when ``SU = 2 I / (H_x + H_s) >= thr`` is impossible: ``I <= min(H_x, H_s)``, so
     ``SU <= 2 min(H_x, H_s) / (H_x + H_s)``. A term in 3 of 350,000 documents has
@@ -626,7 +673,7 @@ def sparse_complete_su(
         G = np.empty((p, nz_max), dtype=np.int64)  # SF codes at the feature's non-zero rows
         reach = np.empty(p, dtype=np.int64)  # the SFs the feature may reach thr with
         kx_max = max(n_bins, 64)
-        cnt = np.zeros(kx_max)
+        cnt = np.zeros(kx_max, dtype=np.int64)
         table = np.zeros(kx_max * kmax, dtype=np.int64)
         dcount = np.zeros(kmax, dtype=np.int64)
         for q in range(ch * 128, min((ch + 1) * 128, q_all)):
@@ -634,17 +681,7 @@ def sparse_complete_su(
             a = indptr[j]
             b = indptr[j + 1]
             nz = b - a
-            kx, zc = _sparse_codes(data[a:b], n, n_bins, discrete, codes)
-            # entropy of the feature, summed over its codes in order (as entropy_codes does)
-            for c in range(kx):
-                cnt[c] = 0.0
-            for e in range(nz):
-                cnt[codes[e]] += 1.0
-            if zc >= 0:
-                cnt[zc] += n - nz
-            hx = 0.0
-            for c in range(kx):
-                hx += _hp(int(cnt[c]), n, tab)
+            kx, zc, hx = sparse_entropy(data[a:b], n, n_bins, discrete, codes, cnt, tab)
             best[q] = -1.0
             owner[q] = -1
             nr = 0
@@ -662,27 +699,7 @@ def sparse_complete_su(
             own = -1
             for k in range(nr):
                 s = reach[k]
-                hxy = hsum[s]
-                gs = G[k]
-                # stored values coded z stay in row z: only the others move
-                for e in range(nz):
-                    c = codes[e]
-                    if c != zc:
-                        sb = gs[e]
-                        table[c * kmax + sb] += 1
-                        dcount[sb] += 1
-                for e in range(nz):
-                    c = codes[e]
-                    if c != zc:
-                        sb = gs[e]
-                        t = table[c * kmax + sb]
-                        if t > 0:
-                            hxy += _hp(t, n, tab)
-                            table[c * kmax + sb] = 0
-                        d = dcount[sb]
-                        if d > 0:
-                            hxy += _hp(hist[s, sb] - d, n, tab) - _hp(hist[s, sb], n, tab)
-                            dcount[sb] = 0
+                hxy = sparse_joint_entropy(codes, G[k], nz, zc, hist[s], hsum[s], kmax, table, dcount, n, tab)
                 mi = max(hx + hs[s] - hxy, 0.0)
                 su = 2.0 * mi / (hx + hs[s]) if hx + hs[s] > 0 else 0.0
                 if su > bst:

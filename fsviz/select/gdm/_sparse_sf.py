@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from fsviz.select.gdm._kernels import _hp, _sparse_codes, below_threshold, window_sfs
+from fsviz.select.gdm._kernels import _hp, below_threshold, sparse_entropy, sparse_joint_entropy, window_sfs
 
 #: dense SF buffers (``n x T K_b`` float64) above this size switch to sparse SFs
 SPARSE_SF_BYTES = 1 << 31
@@ -294,6 +294,7 @@ def crm_walk_su_sparse_sf(
     for i in range(c):
         nz_max = max(nz_max, indptr[i + 1] - indptr[i])
     codes = np.empty(nz_max, dtype=np.int64)
+    gs = np.empty(nz_max, dtype=np.int64)
     kx_max = max(n_bins, 64)
     cnt = np.zeros(kx_max, dtype=np.int64)
     table = np.zeros(kx_max * kmax, dtype=np.int64)
@@ -310,40 +311,16 @@ def crm_walk_su_sparse_sf(
         a = indptr[i]
         b = indptr[i + 1]
         nz = b - a
-        kx, zc = _sparse_codes(data[a:b], n, n_bins, discrete, codes)
-        for q in range(kx):
-            cnt[q] = 0
-        for e in range(nz):
-            cnt[codes[e]] += 1
-        if zc >= 0:
-            cnt[zc] += n - nz
-        hx = 0.0
-        for q in range(kx):
-            hx += _hp(cnt[q], n, tab)
+        kx, zc, hx = sparse_entropy(data[a:b], n, n_bins, discrete, codes, cnt, tab)
         best = -1.0
         bj = -1
         for j in range(n_sf):
-            hxy = 0.0
+            h_s = 0.0
             for u in range(ks[j]):
-                hxy += _hp(hist[j, u], n, tab)
-            for e in range(nz):  # stored values coded z stay in row z: only the others move
-                cx = codes[e]
-                if cx != zc:
-                    sb = Cs[indices[a + e], j]
-                    table[cx * kmax + sb] += 1
-                    dcount[sb] += 1
-            for e in range(nz):
-                cx = codes[e]
-                if cx != zc:
-                    sb = Cs[indices[a + e], j]
-                    t = table[cx * kmax + sb]
-                    if t > 0:
-                        hxy += _hp(t, n, tab)
-                        table[cx * kmax + sb] = 0
-                    d = dcount[sb]
-                    if d > 0:
-                        hxy += _hp(hist[j, sb] - d, n, tab) - _hp(hist[j, sb], n, tab)
-                        dcount[sb] = 0
+                h_s += _hp(hist[j, u], n, tab)
+            for e in range(nz):  # the SF's codes at the candidate's rows
+                gs[e] = Cs[indices[a + e], j]
+            hxy = sparse_joint_entropy(codes, gs, nz, zc, hist[j], h_s, kmax, table, dcount, n, tab)
             den = hx + hs[j]
             su = 2.0 * max(den - hxy, 0.0) / den if den > 0 else 0.0
             n_corr += 1
