@@ -587,7 +587,7 @@ def sparse_entropy(vals, n, n_bins, discrete, codes, cnt, tab):
     return kx, zc, hx
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called per (feature, SF) pair: no call overhead
 def sparse_joint_entropy(codes, gs, nz, zc, hist_s, h_s, kmax, table, dcount, n, tab):
     """``H(x, s)`` of a sparse column (``codes`` of its ``nz`` stored values, implicit zeros
     coded ``zc``) and an SF whose codes at those rows are ``gs``: the SF's histogram
