@@ -228,60 +228,40 @@ def _sparse_complete_pcc(
         n_corr = int(np.sum(np.diff(np.append(cuts, elig_b.size))[has])) * p
     best = np.empty(feat.size)
     owner = np.empty(feat.size, dtype=np.int64)
-    if isinstance(Zs, (SparseZ, SplitZ)):  # sparse SFs by rows; heavy ones by ordered block pass
-        data = np.ascontiguousarray(Xb.data, dtype=np.float64)
-        L = Zs.light if isinstance(Zs, SplitZ) else Zs
-        none = np.empty(0, dtype=np.int64)
-        with _numba_threads():
+    data = np.ascontiguousarray(Xb.data, dtype=np.float64)
+    cols = (  # the block's features and their SF ranges, the same for both kernels
+        Xb.indptr,
+        Xb.indices,
+        data,
+        np.ascontiguousarray(feat, dtype=np.int64),
+        np.ascontiguousarray(flo, dtype=np.int64),
+        np.ascontiguousarray(fhi, dtype=np.int64),
+    )
+    stats = (
+        np.ascontiguousarray(mean_b),
+        np.ascontiguousarray(norm_b),
+        np.ascontiguousarray(colsum),
+        np.ascontiguousarray(pos, dtype=np.int64),
+        best,
+        owner,
+        np.ascontiguousarray(zmax, dtype=np.float64),
+        float(thr),
+    )
+    with _numba_threads():
+        if isinstance(Zs, (SparseZ, SplitZ)):  # sparse SFs by rows; heavy ones by ordered block pass
+            L = Zs.light if isinstance(Zs, SplitZ) else Zs
             if isinstance(Zs, SplitZ):
                 csr = sp.csc_matrix((data, Xb.indices, Xb.indptr), shape=Xb.shape).tocsr()  # rows in order
-                H = heavy_products(csr.indptr, csr.indices, csr.data, Zs.Zh, Xb.shape[1])
-                hidx, mark = Zs.hidx, Zs.mark
+                split = (
+                    heavy_products(csr.indptr, csr.indices, csr.data, Zs.Zh, Xb.shape[1]),
+                    Zs.hidx,
+                    Zs.mark,
+                )
             else:
-                H, hidx, mark = np.empty((0, 0)), none, none.astype(np.uint8)
-            sparse_sf_complete_pcc(
-                Xb.indptr,
-                Xb.indices,
-                data,
-                np.ascontiguousarray(feat, dtype=np.int64),
-                np.ascontiguousarray(flo, dtype=np.int64),
-                np.ascontiguousarray(fhi, dtype=np.int64),
-                L.rowptr,
-                L.cols,
-                L.vals,
-                L.dflt,
-                np.ascontiguousarray(mean_b),
-                np.ascontiguousarray(norm_b),
-                np.ascontiguousarray(colsum),
-                np.ascontiguousarray(pos, dtype=np.int64),
-                best,
-                owner,
-                np.ascontiguousarray(zmax, dtype=np.float64),
-                float(thr),
-                H,
-                hidx,
-                mark,
-            )
-        hit = best >= thr
-        return (offset + feat[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], n_corr
-    with _numba_threads():
-        GK.sparse_complete_pcc(
-            Xb.indptr,
-            Xb.indices,
-            np.ascontiguousarray(Xb.data, dtype=np.float64),
-            np.ascontiguousarray(feat, dtype=np.int64),
-            np.ascontiguousarray(flo, dtype=np.int64),
-            np.ascontiguousarray(fhi, dtype=np.int64),
-            np.ascontiguousarray(Zs),
-            np.ascontiguousarray(mean_b),
-            np.ascontiguousarray(norm_b),
-            np.ascontiguousarray(colsum),
-            np.ascontiguousarray(pos, dtype=np.int64),
-            best,
-            owner,
-            np.ascontiguousarray(zmax, dtype=np.float64),
-            float(thr),
-        )
+                split = (np.empty((0, 0)), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint8))
+            sparse_sf_complete_pcc(*cols, L.rowptr, L.cols, L.vals, L.dflt, *stats, *split)
+        else:
+            GK.sparse_complete_pcc(*cols, np.ascontiguousarray(Zs), *stats)
     hit = best >= thr
     return (offset + feat[hit]).astype(np.intp), owner[hit].astype(np.intp), best[hit], n_corr
 

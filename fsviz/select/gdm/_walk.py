@@ -91,6 +91,15 @@ def _order_batches(key: np.ndarray, first: int):
         first *= 4
 
 
+def _sparse_candidates(X, chunk, S: SparseSFs, n_sf: int, missing: int):
+    """Columns ``chunk`` of sparse ``X`` as CSC, with room in the sparse SFs ``S`` for the
+    largest ``missing`` of them (the candidates that may still become SFs)."""
+    Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
+    lens = np.sort(np.diff(Xc.indptr))[::-1]
+    S.reserve(n_sf, int(lens[: max(missing, 0)].sum()))
+    return Xc
+
+
 def _crm_walk(
     X, rows, mean, norm, s_abs, t, eligible, state: _SFState, window, thr, need, n_bins=10, strategy="uniform"
 ):
@@ -143,10 +152,8 @@ def _crm_walk(
                 n_taken, nc = take, 0
             elif state.S is not None and rows is None and state.corr == "su":
                 # sparse candidates against SF codes: contingency counts over their non-zeros
-                Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
+                Xc = _sparse_candidates(X, chunk, state.S, n0, need - found)
                 S = state.S
-                lens = np.sort(np.diff(Xc.indptr))[::-1]
-                S.reserve(n0, int(lens[: max(need - found, 0)].sum()))
                 _, n_taken, nc, _ = crm_walk_su_sparse_sf(
                     Xc.indptr,
                     Xc.indices,
@@ -171,11 +178,8 @@ def _crm_walk(
                 )
             elif state.S is not None and rows is None:
                 # sparse candidates against sparse SFs (no n x p buffer)
-                Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
+                Xc = _sparse_candidates(X, chunk, state.S, n0, need - found)
                 S = state.S
-                # room for the largest candidates that may still become SFs
-                lens = np.sort(np.diff(Xc.indptr))[::-1]
-                S.reserve(n0, int(lens[: max(need - found, 0)].sum()))
                 _, n_taken, nc, _ = crm_walk_pcc_sparse_sf(
                     Xc.indptr,
                     Xc.indices,
