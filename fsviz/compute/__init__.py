@@ -58,6 +58,7 @@ from fsviz.compute.results import (
     SubsetResult,
 )
 from fsviz.compute.runs import (
+    SEED_MAX,
     Context,
     Progress,
     Run,
@@ -106,6 +107,7 @@ from fsviz.viz.compare import (
 )
 
 __all__ = [
+    "SEED_MAX",
     "SessionFile",
     "read_session",
     "session_json",
