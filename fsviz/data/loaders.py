@@ -48,6 +48,7 @@ from fsviz.data.formats._source import (
 )
 from fsviz.data.formats.anndata import _load_h5ad
 from fsviz.data.formats.delimited import _load_delimited
+from fsviz.data.formats.geo import _load_geo
 from fsviz.data.formats.matlab import _load_mat
 from fsviz.data.formats.npz import _load_npz, _write_npz
 from fsviz.data.formats.parquet import _load_parquet, _write_parquet
@@ -399,9 +400,10 @@ def load_dataset(
         raise ValueError(f"load_dataset: allow_external must be True or False; got {allow_external!r}.")
     src.allow_external = bool(allow_external)
     given = {k: v for k, v in locals().items() if k in _PLAN_FIELDS and k not in ("path_or_buffer", "plan")}
-    annotations = sample_annotations if plan is None else None  # a frame or buffer is not in a plan
+    # the annotations' content may come beside a plan that names them (an upload: no path to open)
+    annotations = sample_annotations
     plan = _plan_of(plan, given)
-    _apply_plan(src, plan)
+    src.use_plan(plan)
     if annotations is None and plan.sample_annotations is not None:
         annotations = plan.sample_annotations
     size = src.size()
@@ -421,6 +423,7 @@ def load_dataset(
         "xls": _load_sheet,
         "ods": _load_sheet,
         "h5ad": _load_h5ad,
+        "geo": _load_geo,
     }
     who = f"load_dataset: {src.label}"
     try:
@@ -474,7 +477,11 @@ def _plan_of(plan, given: dict) -> ImportPlan:
     """The plan of a call: ``plan=`` (a plan or its dict), or the options one by one."""
     if plan is not None:
         defaults = load_defaults()
-        set_too = sorted(k for k, v in given.items() if k in defaults and not _same(v, defaults[k]))
+        set_too = sorted(
+            k
+            for k, v in given.items()
+            if k in defaults and k != "sample_annotations" and not _same(v, defaults[k])
+        )
         if set_too:
             raise ValueError(
                 f"load_dataset: options {set_too} were given beside plan=; give them in the plan. Fix: "
@@ -486,10 +493,13 @@ def _plan_of(plan, given: dict) -> ImportPlan:
     options = dict(given)
     if options.get("types") is not None and not isinstance(options["types"], dict):
         raise ValueError(f"load_dataset: types must map column names to types; got {options['types']!r:.60}.")
-    if isinstance(options.get("sample_annotations"), (str, os.PathLike)):
-        options["sample_annotations"] = os.fspath(options["sample_annotations"])
-    elif options.get("sample_annotations") is not None:  # a frame or a buffer: not part of a plan
-        options["sample_annotations"] = None
+    given_annotations = options.get("sample_annotations")
+    if isinstance(given_annotations, (str, os.PathLike)):
+        options["sample_annotations"] = os.fspath(given_annotations)
+    elif given_annotations is not None:  # a buffer: the plan records its name; a frame: nothing
+        options["sample_annotations"] = (
+            os.path.basename(str(getattr(given_annotations, "name", "") or "")) or None
+        )
     for k in ("missing_indicators",):
         if isinstance(options.get(k), np.bool_):
             options[k] = bool(options[k])
@@ -504,34 +514,6 @@ def _same(a, b) -> bool:
         return bool(a == b) if not isinstance(a, np.ndarray) else False
     except (TypeError, ValueError):
         return False
-
-
-def _apply_plan(src: _Source, plan: ImportPlan) -> None:
-    """The plan's options on the source that the readers read them from."""
-    src.plan = plan
-    src.missing, src.missing_indicators, src.categorical = (
-        plan.missing,
-        plan.missing_indicators,
-        plan.categorical,
-    )
-    src.sep, src.decimal, src.sheet, src.transpose = plan.sep, plan.decimal, plan.sheet, plan.transpose
-    src.id_columns = list(plan.id_columns) if isinstance(plan.id_columns, tuple) else plan.id_columns
-    src.ignore = list(plan.ignore) if plan.ignore is not None else None
-    src.missing_target, src.target_kind = plan.missing_target, plan.target_kind
-    src.encoding, src.header, src.skip_rows, src.comment = (
-        plan.encoding,
-        plan.header,
-        plan.skip_rows,
-        plan.comment,
-    )
-    src.na_values = plan.na_values
-    src.duplicates, src.dates, src.matrix, src.var_names = (
-        plan.duplicates,
-        plan.dates,
-        plan.matrix,
-        plan.var_names,
-    )
-    src.types = dict(plan.types or ())
 
 
 def _load_mapped_dir(path, *, label, name) -> Dataset:

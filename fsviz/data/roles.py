@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from fsviz.data.plan import DEFAULT_NA
 from fsviz.data.validation import DataWarning
 from fsviz.data.validation import names_preview as _preview
 
@@ -234,7 +235,7 @@ _ID_NAMES = frozenset(
 #: names in _ID_NAMES that other tools give columns by default: ids only with id-like values
 _WEAK_ID_NAMES = frozenset({"x", "v1"})
 _ID_VALUE = re.compile(r"^[A-Za-z][A-Za-z_.\-]*[0-9]+$")  # V1, S01, sample_3, GSM12345
-_NA_WORDS = frozenset({"", "na", "nan", "n/a", "null", "none", "-nan", "#n/a"})
+_NA_WORDS = frozenset(t.lower() for t in DEFAULT_NA)
 
 
 @dataclass(frozen=True)

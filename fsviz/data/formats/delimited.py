@@ -128,7 +128,7 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         holes = coerced.isna() & ~s.isna()
         if holes.any():
             tokens = s[holes].astype(str).str.strip()
-            na_like = tokens.str.lower().isin(sorted(_NA_LOWER))
+            na_like = tokens.str.lower().isin(sorted(src.na_lower))
             if (~na_like).any():
                 if onehot:
                     categorical[c] = s
@@ -160,7 +160,7 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         for c in df.columns:
             if c in categorical:
                 # a missing category is its own column: never silently all zeros
-                block, block_names, n_miss = _onehot(categorical[c], c, True)
+                block, block_names, n_miss = _onehot(categorical[c], c, True, src.na_lower)
                 blocks.append(block)
                 groups[c] = block_names
                 names.extend(block_names)
@@ -181,7 +181,7 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
     }
 
 
-def _onehot(s, column: str, indicator: bool) -> tuple[np.ndarray, list[str], int]:
+def _onehot(s, column: str, indicator: bool, na_lower=_NA_LOWER) -> tuple[np.ndarray, list[str], int]:
     """One 0/1 column per distinct value of ``s`` (as str, sorted), named ``column=value``.
 
     Missing cells (null, NaN or an NA token) are all zeros, or 1 in a last
@@ -190,7 +190,7 @@ def _onehot(s, column: str, indicator: bool) -> tuple[np.ndarray, list[str], int
     import pandas as pd
 
     vals = s.to_numpy(dtype=object)
-    miss = np.array([bool(pd.isna(v)) or str(v).strip().lower() in _NA_LOWER for v in vals], dtype=bool)
+    miss = np.array([bool(pd.isna(v)) or str(v).strip().lower() in na_lower for v in vals], dtype=bool)
     text = [str(v) for v in vals]
     cats = sorted({t for t, m in zip(text, miss, strict=True) if not m})
     code = {t: k for k, t in enumerate(cats)}
@@ -238,7 +238,7 @@ def _wide_rows(src: _Source, sep: str):
                 yield fields
 
 
-def _wide_floats(fields: list[str], names: list[str], row: int, who: str) -> np.ndarray:
+def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_lower=_NA_LOWER) -> np.ndarray:
     try:
         return np.array(fields, dtype=np.float64)
     except ValueError:
@@ -248,7 +248,7 @@ def _wide_floats(fields: list[str], names: list[str], row: int, who: str) -> np.
         try:
             out[j] = float(v)
         except ValueError:
-            if v.strip().lower() not in _NA_LOWER:
+            if v.strip().lower() not in na_lower:
                 raise ValueError(
                     f"{who}: non-numeric feature column {names[j]!r} (e.g. {v.strip()!r} at row {row}). "
                     'Features must be numbers (categorical="onehot" handles files up to 10,000 '
@@ -295,7 +295,7 @@ def _load_wide(
             fields = [fields[j] for j in keep]
         if decimal == ",":
             fields = [v.replace(",", ".") for v in fields]
-        rows.append(_wide_floats(fields, names, i, who))
+        rows.append(_wide_floats(fields, names, i, who, src.na_lower))
     if not rows:
         raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
     X = np.vstack(rows)
@@ -365,7 +365,16 @@ def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = T
         missing_target=src.missing_target,
         who=who,
     )
+    base = frame.attrs.get("base_names")
     parts = _frame_to_parts(roles["frame"], roles["label"], src, fmt, labels_as_text=labels_as_text)
+    if base:  # duplicates="mean": the suffixed copies of a name averaged into one feature
+        from fsviz.data.frames import merge_duplicate_features
+
+        originals = [base.get(str(n), str(n)) for n in parts["feature_names"]]
+        parts["X"], parts["feature_names"], note = merge_duplicate_features(
+            parts["X"], originals, "mean", who
+        )
+        raw.notes.append(note)
     meta = dict(roles["meta"])
     if raw.sep is not None:
         meta["dialect"] = {"sep": raw.sep, "decimal": raw.decimal, "thousands": raw.thousands}
@@ -381,7 +390,7 @@ def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = T
 
 def _load_delimited(src: _Source, fmt: str, label) -> dict:
     from fsviz.data.dialect import sniff_dialect
-    from fsviz.data.frames import head_text, header_fields, name_blank_columns, read_table
+    from fsviz.data.frames import head_text, header_fields, name_blank_columns, read_table, text_view
 
     who = f"load_dataset: {src.label}"
     if fmt == "txt":
@@ -389,6 +398,7 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
         if sniffed == "svmlight":
             return _load_svmlight(src, label)
         fmt = sniffed if sniffed in ("csv", "tsv") else "txt"
+    src = text_view(src, who)
     text, _ = head_text(src)
     sep = src.sep
     if sep in ("auto", None):
