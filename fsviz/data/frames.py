@@ -646,6 +646,8 @@ def apply_roles(
     id_columns="auto",
     ignore=None,
     missing_target: str = "error",
+    types: dict | None = None,
+    dates: str = "ignore",
     who: str,
 ) -> dict:
     """Take identifier, ignored and target columns out of a frame, as the roles say.
@@ -661,7 +663,9 @@ def apply_roles(
     if missing_target not in ("error", "drop"):
         raise ValueError(f"{who}: missing_target must be 'error' or 'drop'; got {missing_target!r}.")
     try:
-        roles = infer_column_roles(frame, label=label, id_columns=id_columns, ignore=ignore)
+        roles = infer_column_roles(
+            frame, label=label, id_columns=id_columns, ignore=ignore, types=types, dates=dates
+        )
     except ValueError as e:  # name the file, not the helper
         raise ValueError(str(e).replace("infer_column_roles", who, 1)) from None
     notes, meta = [], {}
@@ -673,9 +677,15 @@ def apply_roles(
         empty = [nm for nm, why in ignored.items() if why == "all empty"]
         if empty:
             notes.append(f"ignored {len(empty)} all-empty column(s) {names_preview(empty)}")
-        chosen = [nm for nm, why in ignored.items() if why != "all empty"]
+        chosen = [nm for nm, why in ignored.items() if why == "ignored by choice"]
         if chosen:
             notes.append(f"ignored column(s) {names_preview(chosen)} as asked")
+        by_type: dict[str, list] = {}
+        for nm, why in ignored.items():
+            if why not in ("all empty", "ignored by choice"):
+                by_type.setdefault(why, []).append(nm)
+        for why, cols in by_type.items():
+            notes.append(f"left out {names_preview(cols)}: {why}")
     sample_names = frame.attrs.get("sample_names")
     if sample_names is not None:
         sample_names = np.array([str(v) for v in sample_names], dtype=object)

@@ -114,13 +114,22 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
             y = col.to_numpy(dtype=object)
         df = df.drop(columns=[label_column])
     onehot = getattr(src, "categorical", "error") == "onehot"
+    kinds = getattr(src, "types", None) or {}
     bad = []
     categorical = {}  # column -> its raw values, one-hot encoded below
+    stray_notes = []
     for c in df.columns:
         s = df[c]
+        kind = kinds.get(c)
+        if kind == "category":
+            categorical[c] = s.astype(object)
+            continue
         if s.dtype.kind in "biuf":
             continue
-        if s.dtype.kind in "mMc":  # dates, durations, complex: numbers, but not features
+        if s.dtype.kind in "mM" or kind == "date" or _all_dates(s):  # read as days (dates="number")
+            df[c] = _days(s, c, who)
+            continue
+        if s.dtype.kind == "c":
             bad.append((c, str(s.iloc[0]), 0))
             continue
         s = s.astype(object) if isinstance(s.dtype, pd.CategoricalDtype) else s
@@ -129,7 +138,19 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         if holes.any():
             tokens = s[holes].astype(str).str.strip()
             na_like = tokens.str.lower().isin(sorted(src.na_lower))
-            if (~na_like).any():
+            stray = tokens[~na_like]
+            if len(stray):
+                n_values = int(s.notna().sum())
+                if kind == "number" or (
+                    kind is None and n_values >= 10 and len(stray) <= max(2, 0.05 * n_values)
+                ):  # a column of numbers with a few stray text cells: those cells are missing
+                    rows = np.flatnonzero(holes.to_numpy())[np.flatnonzero((~na_like).to_numpy())]
+                    stray_notes.append(
+                        f"column {c!r}: {len(stray)} text cell(s) read as missing "
+                        f"({', '.join(repr(v) for v in stray.iloc[:3])} at row(s) {rows[:3].tolist()})"
+                    )
+                    df[c] = coerced.astype(np.float64)
+                    continue
                 if onehot:
                     categorical[c] = s
                     continue
@@ -177,8 +198,34 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         "feature_names": np.array(names, dtype=object),
         "label_column": label_column,
         "format": fmt,
+        "stray_notes": stray_notes,
         **parts_extra,
     }
+
+
+def _all_dates(s) -> bool:
+    """A text column whose cells are all dates or times (the roles' rule, on every cell)."""
+    from fsviz.data.roles import _DATE_VALUE
+
+    vals = s.dropna().astype(str).str.strip()
+    vals = vals[vals != ""]
+    return bool(len(vals)) and bool(vals.str.fullmatch(_DATE_VALUE).all())
+
+
+def _days(s, column: str, who: str):
+    """A date or time column as days since 1970-01-01 (fractional for times; missing stays NaN)."""
+    import pandas as pd
+
+    when = s if s.dtype.kind in "mM" else pd.to_datetime(s, errors="coerce", format="mixed", dayfirst=False)
+    bad = when.isna() & s.notna() & (s.astype(str).str.strip() != "")
+    if bad.any():
+        raise ValueError(
+            f"{who}: column {column!r} was read as dates, but {int(bad.sum())} cell(s) are not dates "
+            f"(e.g. {str(s[bad].iloc[0])!r}). Fix: set its type to text (left out) or number."
+        )
+    if getattr(when.dt, "tz", None) is not None:
+        when = when.dt.tz_convert(None)
+    return (when - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=np.float64) / 86400.0
 
 
 def _onehot(s, column: str, indicator: bool, na_lower=_NA_LOWER) -> tuple[np.ndarray, list[str], int]:
@@ -363,6 +410,8 @@ def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = T
         id_columns=src.id_columns,
         ignore=src.ignore,
         missing_target=src.missing_target,
+        types=src.types,
+        dates=src.dates,
         who=who,
     )
     base = frame.attrs.get("base_names")
@@ -383,7 +432,7 @@ def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = T
     if raw.transposed:
         meta["transposed"] = True
     parts["table_meta"] = meta
-    parts["notes"] = list(raw.notes) + roles["notes"]
+    parts["notes"] = list(raw.notes) + roles["notes"] + parts.pop("stray_notes", [])
     parts["sample_names"] = roles["sample_names"]
     return parts
 
@@ -436,7 +485,14 @@ def _load_wide_table(src: _Source, fmt: str, sep: str, header: list[str], label)
     if isinstance(label, str) and label != "auto" and label not in header:
         _label_position(header, label, src, fmt)
     roles = apply_roles(
-        raw.frame, label, id_columns=src.id_columns, ignore=src.ignore, missing_target="drop", who=who
+        raw.frame,
+        label,
+        id_columns=src.id_columns,
+        ignore=src.ignore,
+        missing_target="drop",
+        types=src.types,
+        dates=src.dates,
+        who=who,
     )
     lookup = {h: j for j, h in enumerate(header)}
     drop = {lookup[nm] for nm in (roles["meta"].get("ignored") or {})}
