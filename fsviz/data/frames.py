@@ -158,7 +158,9 @@ def suggest_transpose(frame, n_rows: int | None, header: list[str]) -> tuple[boo
     if n_cols < 3 or rows < 5 * n_cols:
         return False, ""
     first = frame.iloc[:, 0]
-    if first.dtype.kind in "biuf" or first.isna().any() or first.nunique() != len(first):
+    # names repeat in expression data (probes of one gene): most distinct is enough here, the
+    # import plan's duplicates option says what becomes of the repeats
+    if first.dtype.kind in "biuf" or first.isna().any() or first.nunique() < 0.9 * len(first):
         return False, ""
     if pd.to_numeric(first.astype(str), errors="coerce").notna().mean() > 0.5:  # numbers read as text
         return False, ""
@@ -416,7 +418,7 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
         n_rows = _count_data_lines(src)
     transposing = transpose is not False
     text_set = set(text_columns) & set(header)
-    if transposing:
+    if transpose is True:  # feature names, even numeric ones; "auto" transposes text names only
         text_set |= {header[0]}
     # NA tokens count in every column (a list: per-column dicts cost seconds on wide files);
     # label and id-like columns are read again as plain text below (a class may be "NA")

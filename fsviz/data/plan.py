@@ -252,7 +252,8 @@ def _check(plan: ImportPlan) -> None:
         v = getattr(plan, name)
         ok = any(v == c and type(v) is type(c) for c in choices)
         if not ok:
-            raise ValueError(f"'{name}' must be one of {list(choices)}; got {v!r:.60}.")
+            allowed = ", ".join(map(repr, choices[:-1])) + f" or {choices[-1]!r}"
+            raise ValueError(f"{name} must be {allowed}; got {v!r:.60}.")
     if plan.fmt is not None and not isinstance(plan.fmt, str):
         raise ValueError(f"'fmt' must be a format name or None; got {plan.fmt!r:.40}.")
     if not isinstance(plan.sep, str) or (

@@ -309,6 +309,7 @@ def _column_stats(frame: pd.DataFrame) -> dict:
     n_unique = np.zeros(m, dtype=np.int64)
     integer = np.zeros(m, dtype=bool)
     monotone_rows = np.zeros(m, dtype=bool)  # 0..n-1 or 1..n in order (a saved row index)
+    increasing = np.zeros(m, dtype=bool)  # whole numbers rising row by row (sorted record ids)
     text_numeric = np.zeros(m, dtype=bool)  # text cells that are all numbers or NA tokens
     mostly_numeric = np.zeros(m, dtype=bool)  # numbers but for a few stray text cells
     text_dates = np.zeros(m, dtype=bool)  # text cells that are all dates (2022-07-18, 18/07/2022)
@@ -325,6 +326,7 @@ def _column_stats(frame: pd.DataFrame) -> dict:
         integer[cols] = np.all(~finite | (V == np.round(V)), axis=0)
         steps = np.arange(n, dtype=np.float64)[:, None]
         monotone_rows[cols] = np.all(V == steps, axis=0) | np.all(V == steps + 1, axis=0)
+        increasing[cols] = integer[cols] & np.all(np.diff(V, axis=0) > 0, axis=0) if n > 1 else False
     for c in np.flatnonzero(~numeric):  # text, bool, date columns: usually few
         s = frame.iloc[:, c]
         miss = np.array(s.isna().to_numpy(), dtype=bool)  # a writable copy
@@ -344,6 +346,7 @@ def _column_stats(frame: pd.DataFrame) -> dict:
                 if not stray:
                     text_numeric[c] = True
                     integer[c] = bool((num == np.round(num)).all())
+                    increasing[c] = bool(integer[c] and len(num) == n and (np.diff(num.to_numpy()) > 0).all())
                 elif stray <= max(2, 0.05 * len(vals)) and len(vals) >= 10:
                     mostly_numeric[c] = True
                 id_values[c] = bool(vals.str.fullmatch(_ID_VALUE).all())
@@ -372,6 +375,7 @@ def _column_stats(frame: pd.DataFrame) -> dict:
         "monotone_rows": monotone_rows,
         "id_values": id_values,
         "mostly_numeric": mostly_numeric,
+        "increasing": increasing,
     }
 
 
@@ -434,6 +438,9 @@ def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: p
     for pool in (named, last_text, text):  # a target with missing values (checked later) beats none
         if pool:
             return pool[0]
+    # a headerless table's class codes: the last column, whole numbers, 2..10 values, complete
+    if stats["integer"][last] and 2 <= stats["n_unique"][last] <= 10 and complete[last] and len(frame) >= 20:
+        return last
     return None
 
 
@@ -568,7 +575,7 @@ def _infer(
         # R's default names ("X" for written row names, "V1" for a first column) name ids only
         # when the values are text or the row numbers themselves: a feature may be called X
         weak = np.array([nm.strip().lower() in _WEAK_ID_NAMES for nm in names], dtype=bool)
-        id_named &= ~weak | stats["monotone_rows"] | stats["text"]
+        id_named &= ~weak | stats["monotone_rows"] | stats["text"] | stats["increasing"]
         auto_label = isinstance(label, str) and label == "auto"
         label_named = np.array(
             [auto_label and nm.strip().lower() in ("label", "class", "y", "target") for nm in names]

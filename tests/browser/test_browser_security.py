@@ -13,10 +13,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+import hostile_files as hf
 import pandas as pd
 import pytest
-
-import hostile_files as hf
 
 BUDGET_MIB = 96
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -52,7 +51,9 @@ def _rss_mib(pid: int) -> float:
     return 0.0
 
 
-def test_hostile_uploads_never_disturb_another_session(browser, budget_server, tmp_path, settle, goto, upload):
+def test_hostile_uploads_never_disturb_another_session(
+    browser, budget_server, tmp_path, settle, goto, upload
+):
     ctx_b, b = _session(browser, budget_server, settle)
     ctx_a, a = _session(browser, budget_server, settle)
     goto(b, "Groups (GDM)")
