@@ -49,7 +49,10 @@ def choose_dataset() -> None:
                     appkit.load_upload(record, shape)
         except Exception as e:  # every failure becomes a message; the session goes on
             appkit.failed(str(e) if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
-            appkit.show_error(e, "loading the dataset")
+            if isinstance(e, ValueError):  # the page says it (once), with the settings that fix it
+                st.caption("⚠️ The data did not load; the page says why.")
+            else:
+                appkit.show_error(e, "loading the dataset")
         st.session_state.setdefault("seed", 0)
         st.number_input(
             "Random seed",

@@ -19,7 +19,7 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 ``state.AUTO_RUN_CELLS``) are not re-exported: patch them in the module that reads them.
 """
 
-from appkit.grm_panels import gamma_sweep, grm_table, prior_effect, prior_groups_editor
+from appkit.grm_panels import gamma_sweep, grm_table, prior_effect, prior_groups_editor, prior_groups_warnings
 from appkit.import_widgets import (
     DECIMALS,
     NO_TARGET,
@@ -131,6 +131,7 @@ from appkit.widgets import (
 )
 
 __all__ = [
+    "prior_groups_warnings",
     # state
     "APP_KEYS",
     "APP_KEY_PREFIXES",

@@ -132,3 +132,16 @@ def gamma_sweep(ds, run: Run, prior: list, k: int) -> None:
     frame = pd.DataFrame(rows).set_index("gamma")
     st.dataframe(frame, width="stretch")
     st.line_chart(frame, x_label="gamma", height=240)
+
+
+def prior_groups_warnings(ds, res) -> list[str]:
+    """The prior groups of a GRM result that its working set leaves out (they change nothing)."""
+    groups = res.run.get("prior_groups") or ()
+    if not groups:
+        return []
+    from appkit.results import result
+
+    base = result(ds, res.base_run, "Scoring")
+    if base is None:
+        return []
+    return fc.prior_groups_outside(base.scores, groups, int(res.run.get("n_top")), ds.feature_names)

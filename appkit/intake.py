@@ -11,7 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from appkit.memory import ByteLRU
+from appkit.memory import ByteLRU, share
 from appkit.state import activate, use
 from appkit.widgets import busy
 from fsviz.data.plan import ImportPlan
@@ -107,25 +107,19 @@ class Upload:
     options: dict  # the session's own dict (the store's record: the options it was uploaded with)
 
 
-#: share of the memory budget the uploaded files may hold (with appkit.state's shares: the budget)
-UPLOAD_SHARE, PREVIEW_SHARE = 4, 8
-
-
 @st.cache_resource(show_spinner=False)
 def upload_store() -> ByteLRU:
     """The uploaded files of the sessions of this server, by token (see :class:`Upload`): a
     quarter of the memory budget, least recently used first out."""
-    from fsviz.data.budget import resolve_budget
 
-    return ByteLRU(64, max(resolve_budget() // UPLOAD_SHARE, 16 << 20))
+    return ByteLRU(64, share("uploads", 16 << 20))
 
 
 @st.cache_resource(show_spinner=False)
 def inspect_store() -> ByteLRU:
     """Previews of uploads (:func:`fsviz.data.inspect_table`) by digest and options: 1/8 of the budget."""
-    from fsviz.data.budget import resolve_budget
 
-    return ByteLRU(16, max(resolve_budget() // PREVIEW_SHARE, 8 << 20))
+    return ByteLRU(16, share("previews", 8 << 20))
 
 
 @st.cache_resource(show_spinner=False)

@@ -3,8 +3,9 @@
 A lab server runs one Streamlit process for every session. What the sessions share lives in
 three stores: the uploaded files, the loaded datasets and the results. Each is an LRU bounded by
 its share of the memory budget (``FSVIZ_MEMORY_BUDGET``, see :mod:`fsviz.data.budget`), counted
-in bytes, so the total stays near the budget however many files are uploaded, by however many
-sessions. Each keeps at least its most recent entry (one dataset may take the whole budget).
+in bytes (:data:`SHARES`: a quarter for uploads, three eighths for datasets, a quarter for results,
+an eighth for previews), so the total stays within the budget however many files are uploaded, by
+however many sessions. Each keeps at least its most recent entry (one dataset may take the whole budget).
 
 What a session uses (its upload, its datasets) is registered under its session id. A session
 that has been disconnected longer than :data:`GRACE_SECONDS` (Streamlit keeps a disconnected
@@ -25,8 +26,10 @@ from collections import OrderedDict
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["GRACE_SECONDS", "ByteLRU", "UsageRegistry", "nbytes_of", "return_memory"]
+__all__ = ["GRACE_SECONDS", "SHARES", "ByteLRU", "UsageRegistry", "nbytes_of", "return_memory", "share"]
 
+#: the memory budget's shares of the four shared stores: together, the whole budget
+SHARES = {"uploads": 0.25, "datasets": 0.375, "results": 0.25, "previews": 0.125}
 #: seconds a disconnected session keeps what it used (Streamlit resumes one within 120 s)
 GRACE_SECONDS = 130.0
 #: seconds between two sweeps of the sweeper thread
@@ -62,6 +65,14 @@ def nbytes_of(obj, _depth: int = 0, _seen: set | None = None) -> int:
     if hasattr(obj, "X") and hasattr(obj, "fingerprint"):  # a Dataset
         return nbytes_of(obj.X, _depth + 1, seen) + 128 * int(obj.X.shape[1])
     return 0
+
+
+def share(store: str, floor: int = 0) -> int:
+    """Bytes store ``store`` may hold: its share of the memory budget (0: no limit), at least ``floor``."""
+    from fsviz.data.budget import resolve_budget
+
+    budget = resolve_budget()
+    return 0 if not budget else max(int(budget * SHARES[store]), floor)
 
 
 class ByteLRU:

@@ -355,8 +355,9 @@ def projection(ds, sel: fc.Selection, k: int) -> fc.Projection | None:
     return result(ds, run, "Projecting")
 
 
-def image_panels(ds, n_examples: int) -> fc.ImagePanels | None:
-    run = Run("images", {"shape": ds.image_shape, "n_examples": int(n_examples)}, seed())
+def image_panels(ds, n_examples: int, n_means: int = 4) -> fc.ImagePanels | None:
+    params = {"shape": ds.image_shape, "n_examples": int(n_examples), "max_means": int(n_means)}
+    run = Run("images", params, seed())
     return result(ds, run, "Drawing images")
 
 

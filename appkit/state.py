@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from appkit.memory import SWEEP_SECONDS, ByteLRU, UsageRegistry, return_memory, tune_allocator
+from appkit.memory import SWEEP_SECONDS, ByteLRU, UsageRegistry, return_memory, share, tune_allocator
 from fsviz.compute import Run
 
 #: a dataset is "small" when n_samples * n_features is below this: its default runs start
@@ -36,25 +36,16 @@ class DatasetKey:
 
 
 #: shares of the memory budget the shared stores may hold (uploads: appkit.intake; the rest here)
-RESULT_SHARE, DATASET_SHARE = 4, 2
-
-
-def _budget() -> int:
-    from fsviz.data.budget import resolve_budget
-
-    return resolve_budget()
-
-
 @st.cache_resource(show_spinner=False)
 def result_store() -> ByteLRU:
     """Every result of every session of this server, by :class:`ResultKey` (a quarter of the budget)."""
-    return ByteLRU(STORE_SIZE, _budget() // RESULT_SHARE)
+    return ByteLRU(STORE_SIZE, share("results"))
 
 
 @st.cache_resource(show_spinner=False)
 def _datasets() -> ByteLRU:
-    """The datasets of the sessions of this server, by :class:`DatasetKey` (half the budget)."""
-    return ByteLRU(8, _budget() // DATASET_SHARE)
+    """The datasets of the sessions of this server, by :class:`DatasetKey` (3/8 of the budget)."""
+    return ByteLRU(8, share("datasets"))
 
 
 def session_id() -> str | None:

@@ -86,3 +86,7 @@ def restore_runs(ds, runs: dict) -> None:
     checked = {str(slot): check_run(data, f"'{slot}'") for slot, data in runs.items()}
     for slot, run in checked.items():
         show(ds, slot, run)
+        groups = run.get("prior_groups") if run.method == "grm" else None
+        prior = per_dataset("prior", ds)
+        if groups and not prior.get("groups"):  # the GRM page's editor shows the groups the run used
+            prior["groups"] = [list(g) for g in groups]

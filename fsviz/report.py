@@ -376,8 +376,8 @@ def _groups_section(i, run, res, ds, results, figs, k) -> str:
         ("affiliated features", len(res.af)),
         (
             "correlations computed",
-            f"{res.n_correlations:,} ({100 * res.n_correlations / max(res.n_pairs, 1):.3g}% of the "
-            f"{res.n_pairs:,} pairs m(m−1)/2)",
+            f"{res.n_correlations:,} ({fc.share_of_pairs(res.n_correlations, res.n_pairs)}, "
+            f"{res.n_pairs:,} pairs)",
         ),
         ("cutting-plane iterations", len(res.objective_history)),
     ]

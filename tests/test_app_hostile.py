@@ -80,7 +80,7 @@ def _hostile_sessions(fp: str) -> dict[str, tuple[bytes, str]]:
         "huge": (hf.huge_json(17 << 20), "more than a session holds"),
         "option type": (
             json.dumps({"dataset": {"name": "x", "fingerprint": fp, "source": upload}}).encode(),
-            "'import_options.sep' must be str",
+            "'sep' must be 'auto'",
         ),
         "seed too big": (_session(fp, seed=2**70), "'seed' must be in [0, 4294967295]"),
         "negative seed": (_session(fp, seed=-3), "'seed' must be in [0, 4294967295]"),

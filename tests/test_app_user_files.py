@@ -207,4 +207,5 @@ def test_import_settings_offer_exactly_what_the_loader_takes():
         if option in LOAD_CHOICES:
             assert value in LOAD_CHOICES[option], option
         elif option in loading:
-            assert value == loading[option], f"{option}: the app restates a loader default differently"
+            given = tuple(value) if isinstance(value, list) else value
+            assert given == loading[option], f"{option}: the app restates a loader default differently"

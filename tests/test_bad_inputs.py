@@ -649,6 +649,8 @@ APP_READS = {
     "nan.csv": "the app fills missing feature values with the median by default, and says so",
     "nan.svm": "the app fills missing feature values with the median by default, and says so",
     "missinglabel.csv": "the app leaves out rows without a target by default, and says so",
+    "dups.csv": "the import plan proposes suffixing the repeated names (shown and editable on the "
+    "Data page) instead of refusing the file",
     "wide_ragged.csv": "its one row leaves every other column empty: the app ignores all-empty "
     "columns (listed under 'Left out')",
 }

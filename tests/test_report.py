@@ -285,12 +285,12 @@ def test_fills_and_encodings_are_in_the_header_and_the_commands(tmp_path, monkey
     doc = html.unescape(build_report(ds, [Run("fisher")], created=CREATED))
     assert "Missing values filled with the column mean: 2 in 1 column(s) (g0: 2)." in doc
     assert "Text column 'tissue' one-hot encoded into 3 features" in doc
-    cmd = "fsviz select genes.csv --label outcome --missing mean --categorical onehot --method fisher"
+    plan = '{"label":"outcome","missing":"mean","categorical":"onehot"}'
+    cmd = f"fsviz select genes.csv --plan '{plan}' --method fisher"  # the import plan, verbatim
     assert cmd in doc
     assert "load_dataset('genes.csv', label='outcome', missing='mean', categorical='onehot')" in doc
     monkeypatch.chdir(tmp_path)  # the printed command line runs where the file is
     out = tmp_path / "r.html"
-    argv = cmd.split()[1:]
-    argv[0] = "report"
+    argv = ["report", "genes.csv", "--plan", plan, "--method", "fisher"]
     assert cli.main([*argv, "-o", str(out), "-q"]) == 0
     assert masked(out.read_bytes()) == masked(build_report(ds, [Run("fisher")], created=CREATED))

@@ -40,7 +40,13 @@ with out:
 if res is None:
     out.info("Choose a base score and press **Run GRM**.")
     st.stop()
-out.caption(f"Shown: {res.run.label}; GRM {res.seconds:.2f} s")
+shown_groups = res.run.get("prior_groups") or ()
+out.caption(
+    f"Shown: {res.run.label}; GRM {res.seconds:.2f} s"
+    + (f"; prior groups {fc.groups_in_words(shown_groups, ds.feature_names)}" if shown_groups else "")
+)
+for warning in appkit.prior_groups_warnings(ds, res):
+    out.warning(warning)
 
 
 @st.fragment(parallel=True)  # CV runs in a worker thread: the chart and table below do not wait

@@ -30,12 +30,18 @@ st.caption(
 def masks(res):
     labels = fc.group_choices(res, ds.image_shape)
     appkit.seed_form("mask", {"alpha": fc.mask_opacity(res)})
-    c1, c2, c3, c4 = st.columns([3, 2, 2, 1])
+    c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 1])
     hl = c1.selectbox("highlight group", list(labels), format_func=labels.get, key="mask_group")
     n_ex = c2.slider("example images", 1, 8, 4, key="mask_examples")
-    alpha = c3.slider("overlay opacity", 0.0, 1.0, step=0.05, key="mask_alpha")
-    show_af = c4.toggle("affiliated", True, key="mask_af")
-    panels = appkit.image_panels(ds, n_ex)
+    n_classes = len(ds.class_labels()[0]) if ds.is_classification else 2
+    n_means = (
+        c3.slider("class means", 1, n_classes, min(n_classes, 10), key="mask_means")
+        if n_classes > 1
+        else n_classes
+    )
+    alpha = c4.slider("overlay opacity", 0.0, 1.0, step=0.05, key="mask_alpha")
+    show_af = c5.toggle("affiliated", True, key="mask_af")
+    panels = appkit.image_panels(ds, n_ex, n_means)
     if panels is not None:
         st.plotly_chart(
             pixel_masks(panels, res, highlight=hl, show_af=show_af, alpha=alpha), key="pixel_masks"

@@ -96,6 +96,7 @@ def provenance(selection: Selection, dataset) -> dict:
         },
         "method": run.spec.label,
         "run": run.to_dict(),
+        **_prior_names(run, dataset),
         "run_key": run.key,
         "k": selection.k,
         "n_selected": selection.n_features,
@@ -107,6 +108,15 @@ def provenance(selection: Selection, dataset) -> dict:
             "group": "GDM group number 1..K (the K-th support feature found and its AFs); 0 = none",
         },
     }
+
+
+def _prior_names(run, dataset) -> dict:
+    """A GRM run's prior groups by feature name too (the run keeps them as column indices)."""
+    groups = run.get("prior_groups") if run.method == "grm" else None
+    if not groups:
+        return {}
+    names = np.asarray(dataset.feature_names, dtype=object)
+    return {"prior_groups_by_name": [[str(names[j]) for j in g] for g in groups]}
 
 
 def provenance_json(selection: Selection, dataset) -> bytes:

@@ -88,6 +88,7 @@ def session_json(session: SessionFile) -> bytes:
 
 
 def _fail(why: str) -> ValueError:
+    why = why.rstrip(". ")
     return ValueError(f"session file: {why}. Save a new one from the app's sidebar (Session file).")
 
 
@@ -236,42 +237,25 @@ def _options(options: dict) -> dict:
     return dict(options)
 
 
-#: an upload's import options: their types (None allowed where the loader takes None)
-_IMPORT_TYPES = {
-    "sep": (str,),
-    "decimal": (str,),
-    "sheet": (str, int, type(None)),
-    "label": (str, int, type(None)),
-    "target_kind": (str,),
-    "transpose": (bool, str),
-    "roles": (dict,),
-    "missing": (str,),
-    "categorical": (str,),
-    "missing_target": (str,),
-    "min_class_size": (int,),
-}
-
-
 def check_import_options(options: dict) -> dict:
-    """An upload's import options: known names, values of the right type and among the loader's choices."""
-    from fsviz.data.loaders import LOAD_CHOICES
+    """An upload's import options (a session file's, a link's): the fields of an import plan, checked
+    by :class:`~fsviz.data.plan.ImportPlan`, plus the app's roles table (``roles``: column ->
+    target, feature, identifier or ignored) and the token of its sample-annotation upload."""
+    from fsviz.data.plan import COLUMN_ROLES, ImportPlan
 
     _expect(options, dict, "'import_options'")
-    for k, v in options.items():
-        kinds = _IMPORT_TYPES.get(k)
-        if kinds is None:
-            raise _fail(f"'import_options' has an unknown option {k!r:.40}; known: {sorted(_IMPORT_TYPES)}")
-        if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds):
-            names = " or ".join("null" if t is type(None) else t.__name__ for t in kinds)
-            raise _fail(f"'import_options.{k}' must be {names}; got {type(v).__name__} {v!r:.40}")
-        if k in LOAD_CHOICES and v not in LOAD_CHOICES[k]:
-            raise _fail(f"'import_options.{k}' must be one of {list(LOAD_CHOICES[k])}; got {v!r:.40}")
-        if k == "sep" and v not in ("auto", "whitespace") and len(v) != 1:
-            raise _fail(f"'import_options.sep' must be 'auto', 'whitespace' or one character; got {v!r:.40}")
-    roles = options.get("roles") or {}
-    bad = {c: r for c, r in roles.items() if r not in ("target", "feature", "identifier", "ignored")}
+    roles = _expect(options.get("roles") or {}, dict, "'import_options.roles'")
+    bad = {c: r for c, r in roles.items() if r not in COLUMN_ROLES}
     if bad:
         raise _fail(f"'import_options.roles' gives unknown roles {bad!r:.80}")
+    token = options.get("annotations_token")
+    if token is not None:
+        _expect(token, str, "'import_options.annotations_token'")
+    plan = {k: v for k, v in options.items() if k not in ("roles", "annotations_token")}
+    try:
+        ImportPlan.from_dict(plan, "'import_options'")
+    except ValueError as e:
+        raise _fail(str(e)) from None
     return options
 
 

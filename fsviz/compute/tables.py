@@ -415,3 +415,55 @@ def _compare_frame_regression(rows) -> pd.DataFrame:
     return pd.DataFrame(
         out, columns=columns + ["n features", "evaluated on top", "seed", CV_R2_BIASED, "note"]
     )
+
+
+def evidence_n_top(scores, cap: int, k: int = 2) -> int:
+    """GRM's working-set size that holds only features with some base evidence (a score of at least
+    :data:`WEAK_EVIDENCE` of the top one), between ``k`` and ``cap``: GRM at that ``n_top`` never
+    ranks a feature without evidence into its top ``k`` while ``k`` of them have some."""
+    s = np.asarray(scores, dtype=np.float64)
+    top = float(np.nanmax(s)) if s.size else 0.0
+    if top <= 0:
+        return int(min(cap, max(k, 2)))
+    have = int(np.count_nonzero(s >= WEAK_EVIDENCE * top))
+    return int(min(cap, max(have, k, 2)))
+
+
+def prior_groups_outside(scores, groups, n_top: int, feature_names) -> list[str]:
+    """Sentences for the prior groups GRM cannot use: fewer than two of their features among the
+    ``n_top`` best base scores (GRM's working set), so the group changes nothing."""
+    s = np.asarray(scores, dtype=np.float64)
+    order = np.argsort(-s, kind="stable")
+    positive = order[s[order] > 0]
+    rank = np.full(s.size, s.size + 1, dtype=np.int64)
+    rank[positive] = np.arange(1, positive.size + 1)
+    names = np.asarray(feature_names, dtype=object)
+    out = []
+    for i, g in enumerate(groups, start=1):
+        g = np.asarray(list(g), dtype=np.int64)
+        inside = int(np.count_nonzero(rank[g] <= n_top))
+        if inside >= 2:
+            continue
+        need = int(np.sort(rank[g])[1]) if g.size >= 2 else n_top
+        shown = ", ".join(str(names[j]) for j in g[:4]) + (" …" if g.size > 4 else "")
+        fix = (
+            f"raise n_top to {need:,} to bring it in"
+            if need <= positive.size
+            else "its features have no positive base score, so no n_top brings them in"
+        )
+        out.append(
+            f"Prior group {i} ({shown}) has {inside} of its {g.size} features among the top {n_top:,} base "
+            f"scores, GRM's working set: it changes nothing; {fix}."
+        )
+    return out
+
+
+def groups_in_words(groups, feature_names, limit: int = 3) -> str:
+    """``"{TP53, MDM2}, {BRCA1, BRCA2} (+2 more)"``: prior groups by feature name."""
+    names = np.asarray(feature_names, dtype=object)
+    parts = [
+        "{" + ", ".join(str(names[j]) for j in list(g)[:6]) + (", …" if len(g) > 6 else "") + "}"
+        for g in groups
+    ]
+    more = f" (+{len(parts) - limit} more)" if len(parts) > limit else ""
+    return ", ".join(parts[:limit]) + more

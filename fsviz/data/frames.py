@@ -475,6 +475,12 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
             f"check the separator (read with {shown!r}; choose it under Separator / pass sep=), that every "
             "row has as many fields as the header, and the encoding (UTF-8).",
         ) from e
+    if not frame.index.equals(pd.RangeIndex(len(frame))):  # pandas makes extra leading fields an index
+        raise ValueError(
+            f"{who}: some rows have more fields than the header ({len(header)} names); the parser "
+            "would shift their values into the wrong columns. Fix: make every row have one field "
+            "per column name (check the separator, and quote fields that contain it)."
+        )
     if len(frame.columns) != len(header):
         raise ValueError(
             f"{who}: the header has {len(header)} fields but the rows parsed into "
