@@ -40,7 +40,9 @@ import pandas as pd
 
 import fsviz.compute as fc
 from fsviz import __version__
-from fsviz.compute import Run
+from fsviz._params import signature_default
+from fsviz.compute import TOP_K, Run
+from fsviz.compute.commands import command_line
 
 __all__ = ["REPORT_VIEWS", "build_report", "session_doc", "session_runs", "write_report"]
 
@@ -388,7 +390,7 @@ def _groups_section(i, run, res, ds, results, figs, k) -> str:
         )
     )
     if ds.image_shape is not None:
-        panels = results(Run("images", {"shape": ds.image_shape, "n_examples": 4}, run.seed))
+        panels = results(Run("images", {"shape": ds.image_shape}, run.seed))
         masks = pixel_masks(panels, res, alpha=fc.mask_opacity(res))
         out.append(
             figs(
@@ -410,14 +412,13 @@ def _grm_section(i, run, res, ds, results, figs, k) -> str:
     facts = [
         ("base score", res.base_run.label),
         ("features re-ranked (n_top)", len(res.candidates)),
-        ("gamma (weight of the prior groups)", run.get("gamma", 1.0)),
+        ("gamma (weight of the prior groups)", run.get("gamma")),
         ("prior groups", f"{len(prior)} over {sum(map(len, prior))} features" if prior else "none"),
     ]
     out = [_pairs(facts)]
-    bump = ranking_bump(
-        res.base_order, res.refined_order, ds.feature_names, k=20, labels=(res.base_method, "GRM")
-    )
-    out.append(figs(bump, f"fig-{i}-bump", f"Top 20 ranks: {res.base_method} before, GRM after."))
+    bump = ranking_bump(res.base_order, res.refined_order, ds.feature_names, labels=(res.base_method, "GRM"))
+    ranks = signature_default(ranking_bump, "k")  # the chart's own default
+    out.append(figs(bump, f"fig-{i}-bump", f"Top {ranks} ranks: {res.base_method} before, GRM after."))
     out.append(_quality(results, [(f"base: {res.base_run.label}", res.base_run), ("GRM", run)], k))
     if prior:
         plain_run = run.replace(prior_groups=())
@@ -425,7 +426,7 @@ def _grm_section(i, run, res, ds, results, figs, k) -> str:
         rows = []
         for label, r in (
             ("GRM without priors", plain),
-            (f"GRM with priors (gamma={run.get('gamma', 1.0):g})", res),
+            (f"GRM with priors (gamma={run.get('gamma'):g})", res),
         ):
             ev = _evaluation(results, r.run, k)
             rows.append(
@@ -442,8 +443,7 @@ def _grm_section(i, run, res, ds, results, figs, k) -> str:
             plain.refined_order,
             res.refined_order,
             ds.feature_names,
-            k=20,
-            labels=("GRM without priors", f"GRM with priors (gamma={run.get('gamma', 1.0):g})"),
+            labels=("GRM without priors", f"GRM with priors (gamma={run.get('gamma'):g})"),
         )
         out.append(figs(panel, f"fig-{i}-priors", "GRM without and with the prior groups (eq. 25–26)."))
         out.append(_table(fc.prior_groups_frame(prior, ds.feature_names), "small wrap", "prior groups"))
@@ -484,7 +484,7 @@ def _histogram_section(i, run, res, ds, runs, figs) -> str:
     from fsviz.viz import correlation_sparsity
 
     gdm = next((r for r in runs if r.method == "gdm"), None)
-    tau = float(gdm.get("tau", 0.3)) if gdm is not None else 0.3
+    tau = float((gdm or Run("gdm")).get("tau"))
     how = "exact over all" if res.exact else f"estimated from {res.n_pairs:,} sampled pairs of"
     fig = correlation_sparsity(
         res.edges, res.counts, tau=tau, exact=res.exact, n_pairs_total=res.n_pairs_total
@@ -608,71 +608,6 @@ def _data_args(ds) -> list[str]:
     return args
 
 
-def _listed(v: Any) -> Any:
-    return [_listed(x) for x in v] if isinstance(v, tuple) else v
-
-
-def _param_text(v: Any) -> str:
-    """A value as ``--param NAME=VALUE`` takes it (``ast.literal_eval``; bare words stay text)."""
-    if isinstance(v, tuple):
-        return json.dumps(_listed(v))
-    return v if isinstance(v, str) else repr(v)
-
-
-def _cli_select(run: Run, target_kind, k: int) -> list[str] | None:
-    """``fsviz select`` options giving exactly ``run`` (checked by parsing them back), else None."""
-    from fsviz import cli
-
-    args = ["--method", run.method]
-    for name, value in run.params:
-        if run.method == "grm" and name == "base":
-            base = value
-            args += ["--base", base.method]
-            args += [f"--base-param={n}={_param_text(v)}" for n, v in base.params]
-            continue
-        if run.method == "group-saola" and name == "groups" and isinstance(value, Run):
-            if value != Run("gdm", {}, run.seed):
-                return None
-            continue
-        args.append(f"--param={name}={_param_text(value)}")
-    args += ["--seed", str(run.seed), "-k", str(k)]
-    try:
-        ns = cli._parser().parse_args(["select", "DATA", *args])
-        back = cli._run_of(ns, target_kind)
-    except (SystemExit, ValueError, cli.CLIError):
-        return None
-    if back != run:
-        return None
-    return ["select", *args, "-o", f"{run.method}.csv"]
-
-
-def _cli_view(run: Run) -> list[str] | None:
-    from fsviz import cli
-
-    if run.method == "histogram":
-        args = ["histogram", "--bins", str(int(run.get("bins", 20))), "--seed", str(run.seed)]
-        return args + ["-o", "histogram.csv"]
-    if run.method == "benchmark":
-        p = run.kwargs
-        args = ["benchmark", "--methods", ",".join(p.get("methods", ()))]
-        args += [
-            "--ks",
-            ",".join(map(str, p.get("ks", ()))),
-            "--classifiers",
-            ",".join(p.get("classifiers", ())),
-        ]
-        args += ["--cv", str(p.get("cv", 10)), "--repeats", str(p.get("n_repeats_kmeans", 20))]
-        args += ["--seed", str(run.seed)] + (["--select-once"] if not p.get("select_in_fold", True) else [])
-        try:
-            ns = cli._parser().parse_args([args[0], "DATA", *args[1:]])
-            if cli.benchmark_run(ns) != run:
-                return None
-        except (SystemExit, ValueError, cli.CLIError):
-            return None
-        return args + ["-o", "benchmark.csv"]
-    return None
-
-
 def _session_text(doc: dict) -> str:
     """A session file as JSON, one run per line (short enough to read, valid to load)."""
     dump = json.dumps
@@ -686,13 +621,13 @@ def _reproduce(ds, runs: list[Run], k: int) -> str:
     data = _data_args(ds)
     lines, notes = [], []
     for run in runs:
-        cmd = _cli_select(run, ds.target_kind, k) if run.spec.selects else _cli_view(run)
+        cmd = command_line(run, ds.target_kind, k)
         if cmd is None:
             notes.append(
                 f"# {run.label}: no command-line form of its own; the report command below recomputes it"
             )
             continue
-        lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:]]))
+        lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:], "-o", f"{run.method}.csv"]))
     report = shlex.join(
         ["fsviz", "report", *data, "--runs", "session.json", "-k", str(k), "-o", "report.html"]
     )
@@ -773,7 +708,7 @@ def build_report(
     dataset,
     runs: Iterable[Run],
     *,
-    k: int = 20,
+    k: int = TOP_K.default,
     results: Results | None = None,
     created: str | None = None,
     client=None,

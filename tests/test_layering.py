@@ -242,3 +242,138 @@ def test_every_view_in_the_navigation_exists_and_keeps_its_url():
     assert urls == VIEW_URLS
     listed = {str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py")}
     assert listed == set(files), "a file in views/ that the navigation does not list (or the reverse)"
+
+
+# ---------------------------------------------------------------------------- declared once
+#: the run layer and its callers read the declarations (the library floors own their signatures,
+#: which the declarations read in turn): no default of a declared parameter is restated here
+CALLERS = [
+    *sorted((PKG / "compute").rglob("*.py")),
+    PKG / "cli.py",
+    PKG / "report.py",
+    *APP_CODE,
+]
+
+
+def _literal(node: ast.AST):
+    """The value of a literal (numbers, strings, tuples and lists of them, ``range(...)`` of
+    numbers); ``...`` when it is not one."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range":
+        args = [_literal(a) for a in node.args]
+        return tuple(range(*args)) if all(isinstance(a, int) for a in args) else ...
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ...
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _declared_defaults() -> dict[str, list]:
+    """``{name: [default, ...]}`` of every declared parameter of every method whose default is a
+    number, a string or a tuple (None and booleans say too little to be told apart)."""
+    import fsviz.compute as fc
+
+    out: dict[str, list] = {}
+    for spec in fc.METHODS.values():
+        for name, p in spec.params.items():
+            d = p.default
+            if d is None or isinstance(d, bool) or not isinstance(d, (int, float, str, tuple)):
+                continue
+            if isinstance(d, tuple) and (not d or not all(isinstance(v, (int, float, str)) for v in d)):
+                continue
+            out.setdefault(name, [])
+            if d not in out[name]:
+                out[name].append(d)
+    return out
+
+
+#: calls that are declarations themselves
+DECLARING = {"Param", "ParamUI"}
+#: keywords of the widget and plotting APIs that share a name with a declared parameter
+#: (SVM-RFE's ``step``): never a run parameter in a call
+WIDGET_WORDS = {"step"}
+#: Streamlit widgets: the position of their starting value (``st.slider(label, lo, hi, value)``)
+WIDGET_VALUE = {"slider": 3, "number_input": 3, "select_slider": 2, "selectbox": 2, "radio": 2}
+
+
+def _restated(tree: ast.AST, declared: dict[str, list]) -> list[str]:
+    """Where a declared default is written again: ``name=<default>`` (a call's keyword or a
+    function's default), ``{"name": <default>}``, ``.get("name", <default>)``, a widget keyed
+    ``*_name`` given the default, an option ``--name`` with ``default=<default>``."""
+
+    def hit(name: str | None, node: ast.AST | None) -> bool:
+        if name not in declared or node is None:
+            return False
+        value = _literal(node)
+        return value is not ... and not isinstance(value, bool) and value in declared[name]
+
+    found = []
+    for node in ast.walk(tree):
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Call):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in DECLARING:
+                continue
+            kw = {k.arg: k.value for k in node.keywords}
+            found += [
+                f"{where}: {k}={ast.unparse(v)}" for k, v in kw.items() if k not in WIDGET_WORDS and hit(k, v)
+            ]
+            if called == "get" and len(node.args) == 2:
+                name = _literal(node.args[0])
+                if isinstance(name, str) and hit(name, node.args[1]):
+                    found.append(f"{where}: .get({name!r}, {ast.unparse(node.args[1])})")
+            key = _literal(kw["key"]) if "key" in kw else None
+            if isinstance(key, str) and "_" in key and called in WIDGET_VALUE:
+                name = key.rsplit("_", 1)[1]
+                at = WIDGET_VALUE[called]
+                for arg in [node.args[at] if len(node.args) > at else None, kw.get("value")]:
+                    if hit(name, arg):
+                        found.append(f"{where}: widget {key!r} starts at {ast.unparse(arg)}")
+            if called == "add_argument":
+                for flag in (_literal(a) for a in node.args):
+                    if isinstance(flag, str) and flag.startswith("--"):
+                        if hit(flag[2:].replace("-", "_"), kw.get("default")):
+                            found.append(f"{where}: {flag} default={ast.unparse(kw['default'])}")
+        elif isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values, strict=True):
+                name = _literal(k) if k is not None else None
+                if isinstance(name, str) and hit(name, v):
+                    found.append(f"{where}: {{{name!r}: {ast.unparse(v)}}}")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            pos = [*args.posonlyargs, *args.args]
+            pairs = list(zip(pos[len(pos) - len(args.defaults) :], args.defaults, strict=True))
+            pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+            found += [f"{where}: def ...({a.arg}={ast.unparse(d)})" for a, d in pairs if hit(a.arg, d)]
+    return found
+
+
+def test_no_declared_default_is_restated_outside_its_declaration():
+    """Declared once: a view's ``bins``, ``max_features``, ``n_boot``, ``k``, ``cv``, ``ks``,
+    ``n_repeats_kmeans`` (and every selector's parameters) have their default in one place;
+    the CLI, the report, the app's widgets and the runners read it from the declaration."""
+    declared = _declared_defaults()
+    assert {"bins", "max_features", "n_boot", "k", "cv", "ks", "n_repeats_kmeans", "tau"} <= set(declared)
+    bad = {
+        str(p.relative_to(ROOT)): hits
+        for p in CALLERS
+        if (hits := _restated(ast.parse(p.read_text()), declared))
+    }
+    assert not bad, f"declared defaults written again: {bad}"
+
+
+def test_the_restatement_checker_sees_each_form():
+    declared = {"bins": [20], "k": [20], "ks": [tuple(range(5, 305, 5))], "tau": [0.3]}
+    src = """
+def page(ds, k=20):
+    run.get("bins", 20)
+    Run("histogram", {"bins": 20})
+    f(tau=0.3)
+    st.slider("top-k", 2, 200, 20, key="cmp_k")
+    q.add_argument("--bins", type=int, default=20)
+    g(ks=range(5, 305, 5))
+    ok(bins=10, tau=0.2, width=20)
+"""
+    hits = _restated(ast.parse(src), declared)
+    assert len(hits) == 7, hits

@@ -134,7 +134,9 @@ def test_reproduce_block_gives_back_the_runs(report, session, digits):
         ns = cli._parser().parse_args(argv)
         back.append(cli._run_of(ns, digits.target_kind))
     assert set(back) == {r for r in session if r.spec.selects}
-    assert "fsviz histogram digits-0-vs-1.npz --bins 20 --seed 0" in cmds
+    (line,) = [line for line in cmds.splitlines() if line.startswith("fsviz histogram")]
+    assert line.startswith("fsviz histogram digits-0-vs-1.npz --bins 20 --max-features 20000 --seed 0")
+    assert fc.histogram_run(cli._parser().parse_args(shlex.split(line)[1:])) == hist  # the app's Run
     block = html.unescape(re.search(r'<pre class="code" id="session-json">(.*?)</pre>', report, re.S)[1])
     doc = json.loads(block)
     assert doc["dataset"]["fingerprint"] == digits.fingerprint

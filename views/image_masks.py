@@ -32,7 +32,7 @@ def masks(res):
     appkit.seed_form("mask", {"alpha": fc.mask_opacity(res)})
     c1, c2, c3, c4 = st.columns([3, 2, 2, 1])
     hl = c1.selectbox("highlight group", list(labels), format_func=labels.get, key="mask_group")
-    n_ex = c2.slider("example images", 1, 8, 4, key="mask_examples")
+    n_ex = appkit.param_slider(c2, "images", "n_examples", key="mask_examples")
     alpha = c3.slider("overlay opacity", 0.0, 1.0, step=0.05, key="mask_alpha")
     show_af = c4.toggle("affiliated", True, key="mask_af")
     panels = appkit.image_panels(ds, n_ex)
