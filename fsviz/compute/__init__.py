@@ -58,6 +58,7 @@ from fsviz.compute.results import (
     SubsetResult,
 )
 from fsviz.compute.runners.evaluation import benchmark_rankers, fold_selector
+from fsviz.compute.runners.evaluation import survey as benchmark
 from fsviz.compute.runs import (
     Context,
     Progress,
@@ -113,6 +114,7 @@ __all__ = [
     "feature_group_text",
     "gdm_run",
     "BenchmarkResult",
+    "benchmark",
     "benchmark_run",
     "histogram_run",
     "select_run",

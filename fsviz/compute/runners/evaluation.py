@@ -36,6 +36,7 @@ __all__ = [
     "benchmark",
     "benchmark_rankers",
     "evaluation",
+    "survey",
     "fold_selector",
     "stability",
 ]
@@ -218,6 +219,25 @@ def _cv_not_possible(ds, y, scheme: str, n_chosen: int) -> str:
             "than 2 samples, or choose leave-one-out CV"
         )
     return ""
+
+
+def survey(X, y, methods, *args, random_state: int = 0, **kwargs):
+    """:func:`fsviz.evaluate.benchmark` that also takes registry names and Runs as ``methods``.
+
+    The same protocol, arguments and table; names (``"fisher"``, ...) and Runs become rankers
+    through :func:`benchmark_rankers` (a name at its declared defaults, seeded with
+    ``random_state``), estimators and rankers pass through. Exported as
+    ``fsviz.compute.benchmark``.
+
+    Examples
+    --------
+    >>> from fsviz.compute import benchmark
+    >>> from fsviz.data import load_sample
+    >>> table = benchmark(load_sample("digits-0-vs-1"), None, ["fisher", "variance"],
+    ...                   ks=[5, 10], cv=3, n_repeats_kmeans=2)  # doctest: +SKIP
+    """
+    rankers = benchmark_rankers(methods, random_state)
+    return evaluate.benchmark(X, y, rankers, *args, random_state=random_state, **kwargs)
 
 
 def benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
