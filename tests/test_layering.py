@@ -76,6 +76,130 @@ def test_the_run_layer_has_no_import_cycle():
             visit(m)
 
 
+#: The one import circle the graph still holds, inside ``fsviz/data/``: ``dataset``, ``loaders``,
+#: ``frames``, ``roles`` and the format modules import one another (mostly inside functions).
+#: It is owned by the import-plan work on ``fsviz/data/`` (Dataset and the format base at the
+#: bottom, the formats on them, loaders on top), which empties this set; every other module of
+#: the package is on no circle. Nothing outside ``fsviz.data`` may be added here.
+DATA_CYCLE_OWNED_BY_IMPORT_PLAN = frozenset(
+    {
+        "fsviz.data.dataset",
+        "fsviz.data.formats._source",
+        "fsviz.data.formats.anndata",
+        "fsviz.data.formats.delimited",
+        "fsviz.data.formats.matlab",
+        "fsviz.data.formats.npz",
+        "fsviz.data.formats.parquet",
+        "fsviz.data.formats.spreadsheet",
+        "fsviz.data.formats.svmlight",
+        "fsviz.data.frames",
+        "fsviz.data.loaders",
+        "fsviz.data.roles",
+    }
+)
+
+
+def _lazy_table(path: Path) -> dict[str, str]:
+    """A package's lazy re-exports (``_EXPORTS = {"name": ".module"}``) as name -> module."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_EXPORTS" for t in node.targets):
+            package = _module(path)
+            return {k: package + v for k, v in ast.literal_eval(node.value).items()}
+    return {}
+
+
+def _package_graph() -> dict[str, set[str]]:
+    """Module -> the fsviz modules it imports, at module level or inside functions, resolved to
+    modules: ``from fsviz.stats import top_pairs`` and ``stats.top_pairs`` (with ``from fsviz
+    import stats``) both reach ``fsviz.stats.pairs`` through the package's lazy ``_EXPORTS``."""
+    mods = {_module(p): p for p in sorted(PKG.rglob("*.py"))}
+    known = frozenset(mods)
+    lazy = {m: _lazy_table(p) for m, p in mods.items() if p.name == "__init__.py"}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in mods:
+            package, _, attr = name.rpartition(".")
+            if attr in lazy.get(package, {}):
+                return lazy[package][attr]
+            name = package
+        return name or None
+
+    graph = {}
+    for m, p in mods.items():
+        deps = {r for i in _imports(p, known) if i.startswith("fsviz") and (r := resolve(i))}
+        aliases = {}  # local name -> lazy package it is bound to
+        tree = ast.parse(p.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for a in node.names:
+                    if f"{node.module}.{a.name}" in lazy:
+                        aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+            elif isinstance(node, ast.Import):
+                aliases |= {a.asname: a.name for a in node.names if a.asname and a.name in lazy}
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+            ):
+                target = lazy[aliases[node.value.id]].get(node.attr)
+                if target:
+                    deps.add(target)
+        graph[m] = deps - {m}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_package_import_graph_has_no_cycle():
+    """No module of ``fsviz`` reaches itself through imports, those inside functions included
+    (but for the fsviz.data circle the import plan removes: DATA_CYCLE_OWNED_BY_IMPORT_PLAN)."""
+    graph = _package_graph()
+    assert {"fsviz.compute.runners.views", "fsviz.stats.pairs"} <= set(graph)
+    assert "fsviz.stats.pairs" in graph["fsviz.compute.runners.views"]  # lazy names resolved
+    cycles = _cycles(graph)
+    owned = [c for c in cycles if set(c) <= DATA_CYCLE_OWNED_BY_IMPORT_PLAN]
+    assert not [c for c in cycles if c not in owned], "import cycles outside the allow-list"
+    assert all(m.startswith("fsviz.data.") for m in DATA_CYCLE_OWNED_BY_IMPORT_PLAN)
+    # the allow-list shrinks with the fix: a module no longer on a circle leaves it
+    assert set().union(*owned) == DATA_CYCLE_OWNED_BY_IMPORT_PLAN, "remove the modules now off the circle"
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
 def test_the_checker_sees_function_level_imports(tmp_path):
     src = tmp_path / "fsviz" / "viz" / "x.py"
     src.parent.mkdir(parents=True)

@@ -12,6 +12,7 @@ from fsviz.data import make_grouped_classification
 from fsviz.select import GDM
 from fsviz.select.gdm import _complete, _estimator, _scan, _walk
 from fsviz.select.gdm._master import solve_master, solve_mkl, solve_svm_primal
+from fsviz.select.gdm._state import theorem1_window
 from fsviz.stats.information import discretize, su_cross
 
 
@@ -1020,7 +1021,7 @@ def test_multiclass_scores_window_and_groups():
     # Theorem 1 window for vector scores holds on every correlated pair
     C_ = np.abs(Zs.T @ Zs)
     i, j = np.nonzero(np.triu(C_ >= 1 - tau, 1))
-    w = g._window(At)
+    w = theorem1_window(At, tau)
     assert i.size > 0 and np.all(np.abs(t[i] - t[j]) <= w)
     # the window is the spectral norm bound: never below the largest such gap, and exact groups
     brute = _brute_groups(X, g.support_, tau)

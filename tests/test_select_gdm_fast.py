@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fsviz.select import GDM
-from fsviz.select.gdm import _complete, _estimator, _scan
+from fsviz.select.gdm import _complete, _scan, _state
 from fsviz.select.gdm import _kernels as GK
 from fsviz.stats.moments import column_moments
 
@@ -104,7 +104,7 @@ def test_first_scan_from_the_statistics_pass(monkeypatch):
     g = GDM(n_per_iter=4, max_iter=3, tol=0.0).fit(X, y)
     assert len(seen) == g.n_iter_  # iterations 2..T and the final scan in _finish
     y_pm = np.where(y == 1, 1.0, -1.0)
-    v0 = _estimator._start_vector(y_pm, "squared_hinge", 1.0)
+    v0 = _state.start_vector(y_pm, "squared_hinge", 1.0)
     assert np.array_equal(v0, np.full(700, 1.0 / 700) * y_pm)
     assert not any(np.array_equal(v, v0) for v in seen)
 
@@ -318,7 +318,7 @@ def test_sf_columns_from_the_walks_cache_change_nothing(monkeypatch, kw):
     g = GDM(**kw).fit(X, y)
     n_walk = len(calls)
     gather_all = lambda self, idx: _scan._gather(self.X, np.asarray(idx, dtype=np.intp))  # noqa: E731
-    monkeypatch.setattr(_estimator._FitState, "columns", gather_all)
+    monkeypatch.setattr(_state.FitState, "columns", gather_all)
     calls.clear()
     ref = GDM(**kw).fit(X, y)
     if kw.get("tau") != 0.0:
