@@ -33,7 +33,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from fsviz.select._base import encode_labels
+from fsviz.select._base import class_codes
 from fsviz.select._mi_kernels import joint_entropies_with
 from fsviz.select._subset_common import SequentialInfoSelector
 from fsviz.stats.information import Codes
@@ -96,7 +96,7 @@ def info_select(
     """
     if criterion not in CRITERIA:
         raise ValueError(f"info_select: 'criterion' must be one of {CRITERIA}; got {criterion!r}.")
-    yc, counts = encode_labels(f"info_select ({criterion})", y)
+    yc, counts = class_codes(f"info_select ({criterion})", y)
     n = yc.shape[0]
     ky = counts.shape[0]
     C, k = codes.codes, codes.k

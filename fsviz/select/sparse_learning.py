@@ -41,7 +41,7 @@ from sklearn.utils._param_validation import Interval
 from fsviz._params import check_data_bound
 from fsviz.select import _sparse_learning_kernels as _SLK
 from fsviz.select._base import SELECTION_CONSTRAINTS, ScoreSelector, blas_limits
-from fsviz.select.scores import GRAPH_KERNEL, NEIGHBOURS, _knn_affinity
+from fsviz.select._graph import GRAPH_KERNEL, NEIGHBOURS, knn_affinity
 from fsviz.stats.moments import column_moments
 
 _EPS = 1e-12  # floor of the row norms whose inverse weights a reweighted problem
@@ -514,13 +514,13 @@ def rfs_solve(X, Y, gamma: float, *, max_iter: int = 100, tol: float = 1e-6):
 # ------------------------------------------------------------------ UDFS (Yang et al. 2011)
 def _self_and_neighbours(owner: str, X, n_neighbors: int) -> np.ndarray:
     """``(n, k+1)`` sample indices: each sample followed by its ``k`` nearest others (Euclidean)."""
-    from fsviz.select.scores import _knn_sq
+    from fsviz.select._graph import knn_sq
 
     n = X.shape[0]
     k = check_data_bound(
         owner, "n_neighbors", n_neighbors, NEIGHBOURS, high=n - 1, why=f" (X has {n} samples)"
     )
-    rows, cols, d2 = _knn_sq(X, k)
+    rows, cols, d2 = knn_sq(X, k)
     order = np.lexsort((cols, d2, rows))  # per sample: nearest first, ties by index
     nbrs = cols[order].reshape(n, k)
     return np.hstack([np.arange(n)[:, None], nbrs])
@@ -1231,7 +1231,7 @@ class NDFS(_SparseLearning):
             "NDFS", "n_clusters", self.n_clusters, declared, high=n, why=f" (X has {n} samples)"
         )
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        Lap = _normalized_laplacian(_knn_affinity("NDFS", X, self.n_neighbors, self.kernel, self.t))
+        Lap = _normalized_laplacian(knn_affinity("NDFS", X, self.n_neighbors, self.kernel, self.t))
         F0 = kmeans_indicator(X, c, seed)
         W, F, hist, it = ndfs_solve(
             X,
