@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsviz.select import LLL21, LSL21, NDFS, RFS, UDFS
-from fsviz.select import sparse_learning as SL
+from fsviz.select import sparse_solvers as SL
 from fsviz.select._graph import knn_affinity
 
 K = 20
@@ -41,7 +41,7 @@ def _top(scores, k=K):
 
 
 def _pm(y):
-    return 2.0 * SL._one_hot(y) - 1.0
+    return 2.0 * SL.one_hot(y) - 1.0
 
 
 def _peer_rank(W, k=K):
