@@ -200,6 +200,73 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+#: ``fsviz/data/`` is left to the import-plan work on it (its format modules share a private base,
+#: ``formats/_source``); every other module takes no private name from another family's module
+PRIVATE_CHECKED = sorted(p for p in PKG.rglob("*.py") if "data" not in p.relative_to(PKG).parts[:1])
+
+
+def _family(module: str) -> str:
+    """A module's family: its subpackage below a floor (``fsviz.select.gdm``), else the module."""
+    parts = module.split(".")
+    return ".".join(parts[:3]) if len(parts) > 3 else module
+
+
+def _foreign_privates(path: Path, mods: dict[str, Path]) -> list[str]:
+    """``from M import _name`` (and ``M._name`` of a module alias) where ``M`` is another family's
+    module and ``_name`` is not itself a module (an internal module's public names are fine)."""
+    here = _module(path)
+    tree = ast.parse(path.read_text())
+    found, aliases = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fsviz"):
+            for a in node.names:
+                target = f"{node.module}.{a.name}"
+                if target in mods:
+                    aliases[a.asname or a.name] = target
+                elif (
+                    a.name.startswith("_")
+                    and not a.name.startswith("__")
+                    and _family(node.module) != _family(here)
+                ):
+                    found.append(f"{here}: from {node.module} import {a.name}")
+        elif isinstance(node, ast.Import):
+            aliases |= {a.asname: a.name for a in node.names if a.asname and a.name in mods}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            owner = aliases[node.value.id]
+            name = node.attr
+            private = name.startswith("_") and not name.startswith("__")
+            if private and f"{owner}.{name}" not in mods and _family(owner) != _family(here):
+                found.append(f"{here}: {node.value.id}.{name} ({owner})")
+    return found
+
+
+def test_no_module_takes_another_familys_private_names():
+    """What two families share lives in a named internal module under public names (``select/
+    _score_common``, ``_graph``, ``_relevance``; ``gdm/_state``): no module reaches into another
+    family's private names (GDM's ECV took the estimator's ``_scores`` and ``_window``;
+    ``similarity``, ``mcfs`` and ``sparse_learning`` took ``scores``' helpers; ``streaming`` took
+    ``saola``'s)."""
+    mods = {_module(p): p for p in PKG.rglob("*.py")}
+    bad = [hit for p in PRIVATE_CHECKED for hit in _foreign_privates(p, mods)]
+    assert not bad, bad
+
+
+def test_one_meaning_per_name_in_select():
+    """A name defined at module level in two select/ modules means two things: ``encode_labels``
+    (data's label normaliser vs select's class codes) and ``_fista`` (sparse learning's generic
+    FISTA vs the tree lasso's) each had two meanings."""
+    seen: dict[str, list[str]] = {}
+    for p in sorted((PKG / "select").rglob("*.py")):
+        for node in ast.parse(p.read_text()).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("__"):
+                seen.setdefault(node.name, []).append(_module(p))
+    twice = {n: m for n, m in seen.items() if len(m) > 1}
+    assert not twice, twice
+    data = {n.name for n in ast.parse((PKG / "data" / "dataset.py").read_text()).body if hasattr(n, "name")}
+    assert "encode_labels" in data and "encode_labels" not in seen
+
+
 def test_the_checker_sees_function_level_imports(tmp_path):
     src = tmp_path / "fsviz" / "viz" / "x.py"
     src.parent.mkdir(parents=True)
