@@ -41,6 +41,7 @@ import pandas as pd
 import fsviz.compute as fc
 from fsviz import __version__
 from fsviz._params import signature_default
+from fsviz._report_look import CSS, Figures
 from fsviz.compute import TOP_K, Run
 from fsviz.compute.commands import command_line
 
@@ -50,11 +51,6 @@ __all__ = ["REPORT_VIEWS", "build_report", "session_doc", "session_runs", "write
 REPORT_VIEWS = ("histogram", "stability", "benchmark")
 #: sections in this order, whatever order the Runs come in (so the app and the CLI agree)
 _KIND_ORDER = ("groups", "histogram", "grm", "score", "subset", "stream", "stability", "benchmark")
-#: figure width in CSS pixels: an A4 page (210 mm) minus 15 mm margins at 96 dpi is 680 px
-FIG_WIDTH = 680
-#: figures never taller than this (an A4 page's printable height is about 1,000 px)
-FIG_MAX_HEIGHT = 900
-_CONFIG = {"displaylogo": False, "responsive": False}
 
 Results = Callable[[Run], Any]
 
@@ -167,51 +163,6 @@ def _pairs(rows: Sequence[tuple[str, Any]], cls: str = "facts") -> str:
     """A two-column key/value table (values escaped)."""
     body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(_num(v))}</td></tr>" for k, v in rows)
     return f'<table class="{cls}"><tbody>{body}</tbody></table>'
-
-
-#: WebGL scatter traces up to this many points are drawn as SVG in a report
-SVG_MAX_POINTS = 20_000
-
-
-def _as_svg(fig):
-    """The figure with its WebGL scatter traces (PCA) as SVG ``scatter`` traces: a printed page
-    and a browser without WebGL draw them too; larger traces stay WebGL."""
-    import plotly.graph_objects as go
-
-    if not any(t.type == "scattergl" for t in fig.data):
-        return fig
-    data = []
-    for t in fig.data:
-        if t.type == "scattergl" and len(t.x if t.x is not None else ()) <= SVG_MAX_POINTS:
-            props = t.to_plotly_json()
-            props.pop("type", None)
-            t = go.Scatter(props)
-        data.append(t)
-    return go.Figure(data=data, layout=fig.layout)
-
-
-class _Figures:
-    """Figures of one document: stable, unique div ids; sized for A4."""
-
-    def __init__(self) -> None:
-        self.ids: list[str] = []
-
-    def __call__(self, fig, fid: str, caption: str = "") -> str:
-        if fid in self.ids:
-            raise ValueError(f"report: figure id {fid!r} used twice.")
-        self.ids.append(fid)
-        import plotly.io as pio
-
-        fig = _as_svg(fig)
-        height = fig.layout.height or 450
-        fig.update_layout(width=FIG_WIDTH, height=min(int(height), FIG_MAX_HEIGHT), autosize=False)
-        # plotly's own template, whatever the process default: Streamlit sets its "streamlit"
-        # template (placeholder colours its frontend replaces), which would change the bytes
-        # and the look of the app's report
-        fig.layout.template = pio.templates["plotly"]  # assigned: update_layout would merge
-        div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=fid, config=_CONFIG)
-        cap = f"<figcaption>{_e(caption)}</figcaption>" if caption else ""
-        return f'<figure class="plot">{div}{cap}</figure>'
 
 
 # ---------------------------------------------------------------------------- header
@@ -666,42 +617,6 @@ def _reproduce(ds, runs: list[Run], k: int) -> str:
 
 
 # ---------------------------------------------------------------------------- document
-_CSS = """
-:root { --ink: #1d1d1f; --muted: #5f6368; --rule: #d9d9de; --accent: #0072B2; }
-* { box-sizing: border-box; }
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-  color: var(--ink); margin: 0 auto; max-width: 760px; padding: 24px 40px 48px; line-height: 1.45;
-  font-size: 14px; }
-h1 { font-size: 24px; margin: 0 0 4px; }
-h2 { font-size: 19px; margin: 28px 0 8px; padding-top: 8px; border-top: 2px solid var(--rule); }
-h3 { font-size: 15px; margin: 16px 0 6px; }
-p.sub, p.prov, p.protocol, p.note, figcaption, caption { color: var(--muted); font-size: 12px; }
-code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 11.5px; }
-p.prov code { word-break: break-all; }
-pre.code { background: #f6f8fa; border: 1px solid var(--rule); padding: 8px 10px; white-space: pre-wrap;
-  word-break: break-all; }
-table { border-collapse: collapse; margin: 6px 0 10px; width: 100%; table-layout: auto; }
-th, td { border-bottom: 1px solid var(--rule); padding: 3px 6px; text-align: left; vertical-align: top; }
-thead th { background: #f2f3f5; font-weight: 600; }
-table.facts th { width: 34%; font-weight: 600; color: var(--muted); }
-table.small { font-size: 12px; }
-table.wrap td { word-break: break-word; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-caption { text-align: left; caption-side: top; padding-bottom: 2px; }
-figure.plot { margin: 8px 0 14px; width: 680px; }
-nav ol { margin: 4px 0; padding-left: 20px; columns: 2; }
-ul.fills { margin: 4px 0 8px; padding-left: 20px; }
-@page { size: A4; margin: 15mm; }
-@media print {
-  body { max-width: none; padding: 0; font-size: 11px; }
-  .modebar-container { display: none !important; }
-  figure.plot, table.facts, pre.code { break-inside: avoid; page-break-inside: avoid; }
-  tr { break-inside: avoid; page-break-inside: avoid; }
-  thead { display: table-header-group; }
-  h2, h3 { break-after: avoid; page-break-after: avoid; }
-  nav { display: none; }
-}
-"""
 
 
 def build_report(
@@ -754,7 +669,7 @@ def build_report(
     k = int(k)
     results = results or _default_results(dataset, client)
     created = created or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    figs = _Figures()
+    figs = Figures()
     sections, toc = [], []
     for i, run in enumerate(runs, start=1):
         res = results(run)
@@ -787,7 +702,7 @@ def build_report(
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{_e(title)}</title>\n"
         f'<meta name="generator" content="fsviz {_e(__version__)}">\n'
-        f"<style>{_CSS}</style>\n"
+        f"<style>{CSS}</style>\n"
         f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n'
     )
     intro = (
