@@ -11,7 +11,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from fsviz.data import make_grouped_classification
 from fsviz.select import GDM
 from fsviz.select.gdm import _complete, _estimator, _scan, _walk
-from fsviz.select.gdm._master import solve_master, solve_mkl, solve_svm_primal
+from fsviz.select.gdm._master import solve_master
+from fsviz.select.gdm._mkl_dual import solve_mkl, solve_svm_primal
 from fsviz.select.gdm._state import theorem1_window
 from fsviz.stats.information import discretize, su_cross
 
