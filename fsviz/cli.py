@@ -105,6 +105,8 @@ def _load(args: argparse.Namespace):
     if not os.path.exists(path):
         raise OSError(f"input file {path!r} does not exist.")
     kwargs: dict[str, Any] = {"fmt": args.format, "memory_budget": args.memory_budget}
+    if getattr(args, "allow_external", False):
+        kwargs["allow_external"] = True
     kwargs |= {"missing": args.missing, "categorical": args.categorical}
     kwargs |= {
         "sep": _SEPS.get(args.sep, args.sep),
@@ -288,10 +290,11 @@ def cmd_select(args: argparse.Namespace) -> int:
             client.close()
     _say(args, f"{run.spec.label} finished in {res.seconds:.1f} s")
     sel = res.selection(args.n_features)
-    _write(args, fc.selection_csv(sel, ds.feature_names).decode())
+    raw = bool(getattr(args, "csv_raw", False))
+    _write(args, fc.selection_csv(sel, ds.feature_names, raw=raw).decode())
     if args.reduced:
         with open(args.reduced, "wb") as fh:
-            fh.write(fc.reduced_csv(ds, sel.indices))
+            fh.write(fc.reduced_csv(ds, sel.indices, raw=raw))
         _say(args, f"wrote the reduced dataset ({sel.n_features} features) to {args.reduced}")
     if args.provenance:
         with open(args.provenance, "wb") as fh:
@@ -307,10 +310,12 @@ def _report_runs(args: argparse.Namespace, ds) -> list:
 
     runs = []
     if args.runs:
+        from fsviz.compute.session import MAX_SESSION_BYTES, parse_json
+
         try:
             with open(args.runs, "rb") as fh:
-                doc = json.loads(fh.read())
-        except (OSError, ValueError) as e:
+                doc = parse_json(fh.read(MAX_SESSION_BYTES + 1), f"--runs {args.runs!r}")
+        except OSError as e:
             raise CLIError(f"--runs: cannot read {args.runs!r} as a session JSON file ({e}).") from None
         want = (doc.get("dataset") or {}) if isinstance(doc, dict) else {}
         if want.get("fingerprint") != ds.fingerprint:
@@ -455,6 +460,12 @@ def _parser() -> argparse.ArgumentParser:
             "limit; default: $FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM)",
         )
         q.add_argument(
+            "--allow-external",
+            action="store_true",
+            help="a trusted local HDF5/.h5ad file may point at other files (external links, external "
+            "storage, virtual datasets); refused by default",
+        )
+        q.add_argument(
             "--missing",
             choices=LOAD_CHOICES["missing"],
             default=LOADING["missing"],
@@ -508,6 +519,12 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("-o", "--output", help="selection CSV (rank,index,name,score,role,group); default: stdout")
     q.add_argument(
         "--reduced", metavar="PATH", help="also write the dataset restricted to the exported features (CSV)"
+    )
+    q.add_argument(
+        "--csv-raw",
+        action="store_true",
+        help="write names exactly, for programs; by default a name that begins like a spreadsheet formula "
+        "(= + - @ tab CR) gets a ' in front, so opening the CSV in a spreadsheet runs nothing",
     )
     q.add_argument(
         "--provenance",

@@ -60,6 +60,7 @@ from fsviz.compute.results import (
 from fsviz.compute.runners.evaluation import benchmark_rankers, fold_selector
 from fsviz.compute.runners.evaluation import survey as benchmark
 from fsviz.compute.runs import (
+    SEED_MAX,
     Context,
     Progress,
     Run,
@@ -108,6 +109,7 @@ from fsviz.viz.compare import (
 )
 
 __all__ = [
+    "SEED_MAX",
     "SessionFile",
     "read_session",
     "session_json",

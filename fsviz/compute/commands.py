@@ -28,7 +28,7 @@ from fsviz.compute.registry import (
     score_methods,
     selection_methods,
 )
-from fsviz.compute.runs import Run
+from fsviz.compute.runs import SEED_MAX, Run
 
 __all__ = [
     "add_benchmark_options",
@@ -41,6 +41,7 @@ __all__ = [
     "names",
     "param_text",
     "parse_params",
+    "seed_text",
     "select_run",
 ]
 
@@ -216,8 +217,19 @@ def _add(q: argparse.ArgumentParser, name: str, options: Sequence[_Option]) -> N
         q.add_argument(o.flag, **kw)
 
 
+def seed_text(text: str) -> int:
+    """``--seed``: an int in numpy's range (what a Run takes)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an int; got {text!r}") from None
+    if not 0 <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"must be in [0, {SEED_MAX}]; got {value}")
+    return value
+
+
 def _seed(q: argparse.ArgumentParser, what: str) -> None:
-    q.add_argument("--seed", type=int, default=_SEED, help=f"{what} (default {_SEED}, as the app)")
+    q.add_argument("--seed", type=seed_text, default=_SEED, help=f"{what} (default {_SEED}, as the app)")
 
 
 def add_histogram_options(q: argparse.ArgumentParser) -> None:
