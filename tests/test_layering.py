@@ -3,6 +3,7 @@ inside functions): data, stats, select, evaluate and viz never import ``fsviz.co
 the modules of ``fsviz.compute`` import one another without a cycle."""
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,20 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path, modules: frozenset = frozenset()) -> set[str]:
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed source of ``path``, once per session (the checks below walk it many times)."""
+    return ast.parse(path.read_text(), str(path))
+
+
+@functools.cache
+def _imports(path: Path, modules: frozenset = frozenset()) -> frozenset[str]:
     """Every module ``path`` imports (``from a import b`` counts ``a`` and ``a.b``), resolved;
     ``from a import b`` of a submodule ``a.b`` listed in ``modules`` counts ``a.b`` only."""
     here = _module(path)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -35,7 +43,7 @@ def _imports(path: Path, modules: frozenset = frozenset()) -> set[str]:
             out |= names
             if not names <= modules:
                 out.add(base)
-    return out
+    return frozenset(out)
 
 
 def _sources(sub: str) -> list[Path]:
@@ -101,13 +109,14 @@ DATA_CYCLE_OWNED_BY_IMPORT_PLAN = frozenset(
 
 def _lazy_table(path: Path) -> dict[str, str]:
     """A package's lazy re-exports (``_EXPORTS = {"name": ".module"}``) as name -> module."""
-    for node in ast.parse(path.read_text()).body:
+    for node in _tree(path).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_EXPORTS" for t in node.targets):
             package = _module(path)
             return {k: package + v for k, v in ast.literal_eval(node.value).items()}
     return {}
 
 
+@functools.cache
 def _package_graph() -> dict[str, set[str]]:
     """Module -> the fsviz modules it imports, at module level or inside functions, resolved to
     modules: ``from fsviz.stats import top_pairs`` and ``stats.top_pairs`` (with ``from fsviz
@@ -128,7 +137,7 @@ def _package_graph() -> dict[str, set[str]]:
     for m, p in mods.items():
         deps = {r for i in _imports(p, known) if i.startswith("fsviz") and (r := resolve(i))}
         aliases = {}  # local name -> lazy package it is bound to
-        tree = ast.parse(p.read_text())
+        tree = _tree(p)
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for a in node.names:
@@ -215,7 +224,7 @@ def _foreign_privates(path: Path, mods: dict[str, Path]) -> list[str]:
     """``from M import _name`` (and ``M._name`` of a module alias) where ``M`` is another family's
     module and ``_name`` is not itself a module (an internal module's public names are fine)."""
     here = _module(path)
-    tree = ast.parse(path.read_text())
+    tree = _tree(path)
     found, aliases = [], {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fsviz"):
@@ -258,7 +267,7 @@ def test_one_meaning_per_name_in_select():
     FISTA vs the tree lasso's) each had two meanings."""
     seen: dict[str, list[str]] = {}
     for p in sorted((PKG / "select").rglob("*.py")):
-        for node in ast.parse(p.read_text()).body:
+        for node in _tree(p).body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("__"):
                 seen.setdefault(node.name, []).append(_module(p))
     twice = {n: m for n, m in seen.items() if len(m) > 1}
@@ -546,11 +555,7 @@ def test_no_declared_default_is_restated_outside_its_declaration():
     the CLI, the report, the app's widgets and the runners read it from the declaration."""
     declared = _declared_defaults()
     assert {"bins", "max_features", "n_boot", "k", "cv", "ks", "n_repeats_kmeans", "tau"} <= set(declared)
-    bad = {
-        str(p.relative_to(ROOT)): hits
-        for p in CALLERS
-        if (hits := _restated(ast.parse(p.read_text()), declared))
-    }
+    bad = {str(p.relative_to(ROOT)): hits for p in CALLERS if (hits := _restated(_tree(p), declared))}
     assert not bad, f"declared defaults written again: {bad}"
 
 
