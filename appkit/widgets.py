@@ -8,6 +8,7 @@ import streamlit as st
 
 import fsviz.compute as fc
 from appkit.state import seed, shown
+from fsviz._params import Param
 from fsviz.compute import Run
 
 
@@ -79,12 +80,13 @@ def param_options(where, method: str, name: str, key: str, keep=None, label: str
     return where.select_slider(label or p.label, options, key=key, help=p.help or None, **kw)
 
 
-def param_number(where, method: str, name: str, key: str, high=None, label: str | None = None, **kw):
-    """A number input drawn from the declaration: label, help, step, range (the practical range
-    where declared, else the valid bounds, an open bound moved in by the declared step) and
-    starting value (the default, when the form has none); ``high`` caps the widget (an
-    unbounded parameter, or one bounded by the data)."""
-    p = fc.method(method).params[name]
+def param_number(where, method, name: str, key: str, high=None, label: str | None = None, **kw):
+    """A number input drawn from the declaration ``fc.method(method).params[name]`` (or the
+    :class:`~fsviz._params.Param` ``method`` itself, such as ``fc.SELECTION_SIZE``): label, help,
+    step, range (the practical range where declared, else the valid bounds, an open bound moved
+    in by the declared step) and starting value (the default, when the form has none); ``high``
+    caps the widget (an unbounded parameter, or one bounded by the data)."""
+    p = method if isinstance(method, Param) else fc.method(method).params[name]
     low, top = p.bounds
     if p.practical is not None:
         low, top = p.widget_range()

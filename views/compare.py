@@ -70,8 +70,9 @@ def export():
     label = st.selectbox("selection", labels, index=appkit.export_default(ds, labels), key="export_sel")
     sel = sels[label]
     if sel.run.spec.kind in ("score", "grm"):  # a ranking of every feature: export its top k
+        appkit.seed_form("export", {"k": min(fc.TOP_K.default, ds.n_features)})
         top = appkit.param_number(
-            st, "evaluation", "k", key="export_k", high=ds.n_features, label="top k features to export"
+            st, fc.SELECTION_SIZE, "k", key="export_k", high=ds.n_features, label="top k features to export"
         )
         sel = appkit.stored(ds, sel.run).selection(int(top))
     raw = st.checkbox(
