@@ -462,7 +462,7 @@ def target_checks(ds) -> None:
         )
     if fixes.get("target_kind", "auto") != "auto":
         applied.append(("target_kind", f"target read as {fixes['target_kind']}"))
-    if options.get("cv", "auto") == "loo":
+    if options.get("cv") == "loo":
         applied.append(("cv", "leave-one-out cross-validation"))
     for issue in check_target(ds, cv=5):
         st.warning(issue.message, icon="⚠️")
@@ -471,7 +471,7 @@ def target_checks(ds) -> None:
             buttons = [
                 (f"Leave out classes with fewer than {n} samples", "min_class_size", n) for n in (2, 5)
             ]
-            if options.get("cv", "auto") != "loo":
+            if options.get("cv") != "loo":
                 buttons.append(("Use leave-one-out CV", "cv", "loo"))
         elif issue.kind == "looks_continuous":
             buttons = [("Treat the target as continuous (regression)", "target_kind", "continuous")]

@@ -7,6 +7,7 @@ import re
 import streamlit as st
 
 from appkit.state import ResultKey, per_dataset, result_store
+from appkit.widgets import param_number
 from fsviz.compute import Run
 
 
@@ -45,7 +46,7 @@ def report_download(ds) -> None:
                 placeholder="all runs",
                 help="None chosen: every run kept in this session at the click, the latest included.",
             )
-        k = st.number_input("Top-k rows and features evaluated", 2, 200, 20, key="report_k")
+        k = param_number(st, "evaluation", "k", key="report_k", label="Top-k rows and features evaluated")
 
         def results(run: Run):
             key = ResultKey(ds.fingerprint, run.key)

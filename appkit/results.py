@@ -299,7 +299,7 @@ def export_default(ds, labels: list[str]) -> int:
 def cv_scheme(ds) -> str:
     """The CV of this dataset's evaluations: ``"auto"`` (stratified 5-fold, fewer when a class is
     smaller) or ``"loo"`` (leave-one-out, the Data page's fix for classes of one sample)."""
-    return per_dataset("options", ds).get("cv", "auto")
+    return per_dataset("options", ds).get("cv") or fc.method("evaluation").params["cv"].default
 
 
 def cv_help(ev: fc.Evaluation) -> str:

@@ -8,6 +8,7 @@ import streamlit as st
 
 import fsviz.compute as fc
 from appkit.state import seed, shown
+from fsviz._params import Param
 from fsviz.compute import Run
 
 
@@ -39,27 +40,53 @@ def show_error(e: Exception, what: str) -> None:
         st.code("".join(traceback.format_exception(e)), language=None)
 
 
-def param_slider(where, method: str | tuple[str, ...], name: str, key: str, **kw):
+def _declared(method: str | tuple[str, ...], name: str):
+    return fc.shared_param(method, name) if isinstance(method, tuple) else fc.method(method).params[name]
+
+
+def _start(key: str, p, kw: dict) -> None:
+    """A keyed widget without state starts at the declared default (unless the page gives one)."""
+    if "value" not in kw and p.default is not None:
+        st.session_state.setdefault(key, p.default)
+
+
+def param_slider(where, method: str | tuple[str, ...], name: str, key: str, label: str | None = None, **kw):
     """A slider drawn from the declaration ``fc.method(method).params[name]``: its label, help,
-    step and range (the papers' practical range where declared, never past a valid value: the
-    last notch runs). A value in the form outside that range (a run restored from a session or
-    URL) is brought to the nearest end; the caption of the shown result still names it.
+    step, range (the papers' practical range where declared, never past a valid value: the
+    last notch runs) and starting value (the default, when the form has none). A value in the
+    form outside that range (a run restored from a session or URL) is brought to the nearest
+    end; the caption of the shown result still names it. ``label`` words it for the page.
     Several methods (a tuple of names): one slider whose every value they all accept
     (:func:`fsviz.compute.shared_param`)."""
-    p = fc.shared_param(method, name) if isinstance(method, tuple) else fc.method(method).params[name]
+    p = _declared(method, name)
     lo, hi = p.widget_range()
+    _start(key, p, kw)
     current = st.session_state.get(key)
     if isinstance(current, (int, float)) and not lo <= current <= hi:
         st.session_state[key] = min(max(current, lo), hi)
     step = p.step or (1 if p.kind == "int" else None)
-    return where.slider(p.label, lo, hi, step=step, key=key, help=p.help or None, **kw)
+    return where.slider(label or p.label, lo, hi, step=step, key=key, help=p.help or None, **kw)
 
 
-def param_number(where, method: str, name: str, key: str, high=None, **kw):
-    """A number input drawn from the declaration: label, help and range (the practical range
-    where declared, else the valid bounds, an open bound moved in by the declared step);
-    ``high`` caps the widget (an unbounded parameter, or one bounded by the data)."""
+def param_options(where, method: str, name: str, key: str, keep=None, label: str | None = None, **kw):
+    """A stepped slider over the declaration's ``options`` (the histogram's 10, 20, 50, 100
+    intervals), those ``keep(option)`` accepts (the folds a smallest class allows), starting at
+    the default, or the option nearest to it."""
     p = fc.method(method).params[name]
+    options = [o for o in p.options if keep is None or keep(o)] or [min(p.options)]
+    current = st.session_state.get(key, p.default)
+    if current not in options:
+        st.session_state[key] = min(options, key=lambda o: abs(o - current))
+    return where.select_slider(label or p.label, options, key=key, help=p.help or None, **kw)
+
+
+def param_number(where, method, name: str, key: str, high=None, label: str | None = None, **kw):
+    """A number input drawn from the declaration ``fc.method(method).params[name]`` (or the
+    :class:`~fsviz._params.Param` ``method`` itself, such as ``fc.SELECTION_SIZE``): label, help,
+    step, range (the practical range where declared, else the valid bounds, an open bound moved
+    in by the declared step) and starting value (the default, when the form has none); ``high``
+    caps the widget (an unbounded parameter, or one bounded by the data)."""
+    p = method if isinstance(method, Param) else fc.method(method).params[name]
     low, top = p.bounds
     if p.practical is not None:
         low, top = p.widget_range()
@@ -74,7 +101,12 @@ def param_number(where, method: str, name: str, key: str, high=None, **kw):
     cast = int if p.kind == "int" else float
     low = None if low is None else cast(low)
     top = None if top is None else cast(top)
-    return where.number_input(p.label, low, top, key=key, help=p.help or None, **kw)
+    _start(key, p, kw)
+    if top is not None and isinstance(st.session_state.get(key), (int, float)):
+        st.session_state[key] = min(st.session_state[key], top)  # a default above the data's cap
+    if p.step is not None and "step" not in kw:
+        kw["step"] = cast(p.step)
+    return where.number_input(label or p.label, low, top, key=key, help=p.help or None, **kw)
 
 
 def seed_form(prefix: str, values: dict) -> None:
@@ -189,7 +221,7 @@ def grm_form_defaults(ds) -> dict:
 
         scores = result(ds, base, "Scoring the features")
         if scores is not None:
-            n_top = fc.evidence_n_top(scores.scores, n_top, k=20)
+            n_top = fc.evidence_n_top(scores.scores, n_top, k=fc.TOP_K.default)
     return {
         "method": base.method,
         "n_neighbors": base.get("n_neighbors", neighbours),

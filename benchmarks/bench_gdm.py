@@ -11,6 +11,12 @@ Run: ``python benchmarks/bench_gdm.py [--skip-sparse]``. Prints, from one run:
 
 Targets (issue 2): < 1 % of pairs, >= 20x faster than np.corrcoef, < 1 s on 2 cores;
 sparse: well under 24 GiB, < 60 s.
+
+``--walks``: the CRM walk, written once (``fsviz/select/gdm/_crm_kernels.py``), side by side
+with the five walks it replaced (``benchmarks/crm_walk_before.py``, verbatim): every kernel
+call of GDM fits on dense, dense-SU, sparse, sparse-SF and sparse-SF-SU data is recorded,
+replayed through both, checked bit for bit (returns and every array the kernel writes) and
+timed (best of ``--repeats``, the calls' total).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # crm_walk_before
 
 from fsviz.data import make_grouped_classification, make_sparse_text
 from fsviz.select import GDM
@@ -97,7 +104,7 @@ def phases(X, y, **kw) -> str:
         (_scan._Scanner, "dot", "score scans X'v"),
         (_estimator, "_crm_walk", "CRM walks"),
         (_estimator, "solve_master", "master problem"),
-        (_estimator.GDM, "_complete", "group completion (K_a*m*n)"),
+        (_estimator, "complete_groups", "group completion (K_a*m*n)"),
     ]
     saved = []
     for owner, name, label in wrapped:
@@ -279,14 +286,104 @@ def dask_overhead() -> None:
     )
 
 
+#: the walk kernels GDM calls (names in ``fsviz.select.gdm._walk``) and the data that reaches each
+WALKS = (
+    "crm_walk_pcc",
+    "crm_walk_su",
+    "crm_walk_pcc_sparse",
+    "crm_walk_pcc_sparse_sf",
+    "crm_walk_su_sparse_sf",
+)
+
+
+def _walk_calls() -> dict[str, list[tuple]]:
+    """Every walk kernel call of five GDM fits, with copies of its arguments before the call."""
+    import copy
+
+    import scipy.sparse as sp
+
+    from fsviz.select.gdm import _sparse_sf, _walk
+
+    rng = np.random.default_rng(0)
+    X, y, _ = make_grouped_classification(random_state=0)  # the paper's 2,048 x 10,000
+    Xs, ys = make_sparse_text(
+        n_samples=10_000, n_features=200_000, nnz=1_000_000, random_state=0, format="csc"
+    )
+    Xs = sp.csc_matrix(Xs)
+    calls: dict[str, list[tuple]] = {name: [] for name in WALKS}
+    saved = {name: getattr(_walk, name) for name in WALKS}
+    budget = _sparse_sf.SPARSE_SF_BYTES
+    try:
+        for name in WALKS:
+            setattr(_walk, name, lambda *a, _n=name: (calls[_n].append(copy.deepcopy(a)), saved[_n](*a))[1])
+        GDM(tau=0.3).fit(X, y)
+        GDM(tau=0.3, corr="su").fit(X[:, :3000], y)
+        GDM(tau=0.3).fit(Xs, ys)
+        _sparse_sf.SPARSE_SF_BYTES = 0  # sparse SFs whatever the size
+        GDM(tau=0.3).fit(Xs, ys)
+        GDM(tau=0.3, corr="su").fit(Xs[:, rng.permutation(Xs.shape[1])[:50_000]], ys)
+    finally:
+        _sparse_sf.SPARSE_SF_BYTES = budget
+        for name, f in saved.items():
+            setattr(_walk, name, f)
+    return calls
+
+
+def walks(repeats: int) -> None:
+    """The shared CRM walk against the five walks it replaced: identical results, time side by side."""
+    import copy
+
+    import crm_walk_before as before
+
+    from fsviz.select.gdm import _crm_kernels as now
+
+    calls = _walk_calls()
+    for name, recorded in calls.items():
+        if not recorded:
+            print(f"  {name}: not reached")
+            continue
+        old, new = getattr(before, name), getattr(now, name)
+        for args in recorded[:1]:  # compile both outside the timing
+            old(*copy.deepcopy(args))
+            new(*copy.deepcopy(args))
+        times = {"before": [], "shared walk": []}
+        for _ in range(repeats):
+            for label, f in (("before", old), ("shared walk", new)):
+                inputs = [copy.deepcopy(a) for a in recorded]
+                t = time.perf_counter()
+                outs = [f(*a) for a in inputs]
+                times[label].append(time.perf_counter() - t)
+                if label == "before":
+                    ref = (outs, inputs)
+                else:
+                    same = outs == ref[0] and all(
+                        np.array_equal(u, v)
+                        for a, b in zip(inputs, ref[1], strict=True)
+                        for u, v in zip(a, b, strict=True)
+                        if isinstance(u, np.ndarray)
+                    )
+                    assert same, f"{name}: the shared walk differs from the walk it replaced"
+        t_old, t_new = min(times["before"]), min(times["shared walk"])
+        print(
+            f"  {name}: {len(recorded)} calls, bit-identical; before {1e3 * t_old:.1f} ms, "
+            f"shared walk {1e3 * t_new:.1f} ms ({t_new / t_old:.2f}x)"
+        )
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-sparse", action="store_true")
     ap.add_argument("--dask", action="store_true", help="also time the Dask LocalCluster path")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--multiclass", action="store_true", help="also multiclass (COIL20, ORL) and regression")
+    ap.add_argument(
+        "--walks", action="store_true", help="only the CRM walk side by side with the five it replaced"
+    )
     args = ap.parse_args(argv)
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())}")
+    if args.walks:
+        walks(args.repeats)
+        return
     digits(args.repeats)
     dense(args.repeats)
     if args.multiclass:

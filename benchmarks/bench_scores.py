@@ -33,7 +33,7 @@ from fsviz.select import (
     relieff_score,
     variance_score,
 )
-from fsviz.select.scores import _knn_affinity
+from fsviz.select._graph import knn_affinity
 from fsviz.stats.information import discretize
 
 DATA = Path(
@@ -153,7 +153,7 @@ def bench_dataset(ds: str, R: int, P: int) -> None:
         set(b[:20].tolist()),
         "peer graph has self-loops W_ii=1",
     )
-    Wours = _knn_affinity("bench", X, 5, "heat", t_heat)
+    Wours = knn_affinity("bench", X, 5, "heat", t_heat)
     b2 = sk_lap.lap_score(X.copy(), mode="index", W=Wours)
     row(ds, "  same graph as ours", t1, t2, top(a), set(b2[:20].tolist()), "formula check")
 

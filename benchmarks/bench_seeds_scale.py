@@ -77,7 +77,7 @@ def fit_child(path: str, mode: str, dask: bool, block_size: int | None) -> dict:
     _walk._crm_walk = _estimator._crm_walk = _ecv._crm_walk = crm
     _scan._Scanner.dot = timed("scans", _scan._Scanner.dot)
     _estimator.GDM._master = timed("master", _estimator.GDM._master)
-    _estimator.GDM._complete = timed("completion", _estimator.GDM._complete)
+    _estimator.complete_groups = timed("completion", _estimator.complete_groups)
     _scan._source_moments = _estimator._source_moments = timed("stats", _scan._source_moments)
     _estimator.column_moments = timed("stats", _estimator.column_moments)
     _scan._finite_stats = _estimator._finite_stats = timed("stats", _scan._finite_stats)

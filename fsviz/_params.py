@@ -28,6 +28,7 @@ __all__ = [
     "check_data_bound",
     "check_number",
     "describe",
+    "signature_default",
     "validate_declared",
     "validate_param",
 ]
@@ -51,6 +52,9 @@ class ParamUI:
     groups : bool, default=False
         The value is a list of groups of feature indices (GRM's prior groups): a Run stores it
         in one canonical form (:meth:`Param.canonical`).
+    options : tuple or None, default=None
+        The values a page offers on a stepped slider (the histogram's bins: 10, 20, 50, 100),
+        where a few round values serve better than every integer in the range.
     """
 
     label: str
@@ -58,6 +62,7 @@ class ParamUI:
     step: float | None = None
     practical: tuple[float, float] | None = None
     groups: bool = False
+    options: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,7 @@ class Param:
     constraints : tuple
         scikit-learn constraints (``Interval``, ``StrOptions``, ``"boolean"``, ``None``, ...),
         any one of which a valid value satisfies.
-    label, help, step, practical, groups
+    label, help, step, practical, groups, options
         See :class:`ParamUI`.
     """
 
@@ -84,6 +89,7 @@ class Param:
     step: float | None = None
     practical: tuple[float, float] | None = None
     groups: bool = False
+    options: tuple | None = None
 
     @property
     def interval(self) -> Interval | None:
@@ -272,6 +278,23 @@ def validate_param(owner: str, name: str, value: Any, constraints: list) -> None
     validate_parameter_constraints({name: constraints}, {name: value}, owner)
 
 
+def signature_default(func: Any, name: str) -> Any:
+    """The default ``func``'s signature gives ``name``: a declaration that is not the function's
+    own (a view's parameter in the run layer) reads the library's default from its one home.
+
+    Raises
+    ------
+    ValueError
+        When ``func`` has no parameter ``name`` or it has no default.
+    """
+    p = inspect.signature(func).parameters.get(name)
+    if p is None or p.default is inspect.Parameter.empty:
+        raise ValueError(
+            f"signature_default: {getattr(func, '__name__', func)!r} has no default for {name!r}."
+        )
+    return p.default
+
+
 def describe(estimator: type) -> dict[str, Param]:
     """The declared parameters of an estimator class, in ``__init__`` order.
 
@@ -297,5 +320,6 @@ def describe(estimator: type) -> dict[str, Param]:
             step=hint.step,
             practical=hint.practical,
             groups=hint.groups,
+            options=hint.options,
         )
     return out

@@ -48,7 +48,6 @@ refused before they are read, and running out of memory is an error like any oth
 from __future__ import annotations
 
 import argparse
-import ast
 import csv
 import io
 import json
@@ -57,9 +56,10 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
+from fsviz.compute.commands import names
 
 __all__ = ["main"]
 
@@ -95,19 +95,6 @@ class _Progress:
 def _say(args: argparse.Namespace, msg: str) -> None:
     if not getattr(args, "quiet", False):
         print(f"fsviz: {msg}", file=sys.stderr)
-
-
-def _seed(text: str) -> int:
-    """``--seed``: an int in numpy's range (what a Run takes)."""
-    from fsviz.compute.runs import SEED_MAX
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an int; got {text!r}") from None
-    if not 0 <= value <= SEED_MAX:
-        raise argparse.ArgumentTypeError(f"must be in [0, {SEED_MAX}]; got {value}")
-    return value
 
 
 def _with_plan(text: str, kwargs: dict) -> dict:
@@ -151,9 +138,9 @@ def _load(args: argparse.Namespace):
         kwargs["sheet"] = int(args.sheet) if args.sheet.lstrip("-").isdigit() else args.sheet
     if args.id_columns is not None:
         low = args.id_columns.strip().lower()
-        kwargs["id_columns"] = "auto" if low == "auto" else None if low == "none" else _names(args.id_columns)
+        kwargs["id_columns"] = "auto" if low == "auto" else None if low == "none" else names(args.id_columns)
     if args.ignore:
-        kwargs["ignore"] = _names(args.ignore)
+        kwargs["ignore"] = names(args.ignore)
     if args.label is not None:
         kwargs["label"] = None if args.label.strip().lower() == "none" else args.label
     kwargs |= {
@@ -192,21 +179,6 @@ def _client(args: argparse.Namespace):
     client = as_client(args.scheduler, timeout=f"{args.scheduler_timeout}s")
     _say(args, f"connected to Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)")
     return client
-
-
-def _parse_params(items: Sequence[str] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items or ():
-        key, sep, raw = item.partition("=")
-        key = key.strip()
-        if not sep or not key.isidentifier():
-            raise CLIError(f"--param expects NAME=VALUE (e.g. --param tau=0.3); got {item!r}.")
-        try:
-            value = ast.literal_eval(raw.strip())
-        except (ValueError, SyntaxError):
-            value = raw.strip()  # bare words such as pearson stay strings
-        out[key] = value
-    return out
 
 
 # -------------------------------------------------------------------------------- commands
@@ -260,55 +232,37 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _edges(args: argparse.Namespace):
-    if args.edges:
-        try:
-            return np.array([float(v) for v in args.edges.split(",")])
-        except ValueError:
-            raise CLIError(
-                f"--edges expects comma-separated numbers such as 0,0.1,0.5,1; got {args.edges!r}."
-            ) from None
-    return args.bins
-
-
 def cmd_histogram(args: argparse.Namespace) -> int:
-    from fsviz.stats import correlation_histogram
+    import fsviz.compute as fc
 
+    run = fc.histogram_run(args)
     if args.out_of_core:
         from fsviz.data.chunked import open_chunked
 
         if not os.path.exists(args.data):
             raise OSError(f"input file {args.data!r} does not exist.")
-        data = open_chunked(args.data, label=args.label)
-        _say(args, f"opened {args.data} out of core: {data.n_samples} samples x {data.n_features} features")
+        source = open_chunked(args.data, label=args.label)
+        shape = f"{source.n_samples} samples x {source.n_features} features"
+        _say(args, f"opened {args.data} out of core: {shape}")
+        data = _OutOfCore(source, args.data)
     else:
-        data = _load(args).X
-    edges = _edges(args)
+        data = _load(args)
     client = _client(args)
     try:
-        h = correlation_histogram(
-            data,
-            bins=edges,
-            block_size=args.block_size,
-            client=client,
-            exact=not args.estimate,
-            n_sample_pairs=args.sample_pairs,
-            random_state=args.seed,
-            precision=args.precision,
-            progress=_Progress("histogram", args.quiet),
-        )
+        h = run.execute(data, _RunProgress("histogram", args.quiet), client=client)
     finally:
         if client is not None:
             client.close()
     _say(
         args,
-        f"{'exact' if h.exact else 'ESTIMATED'} histogram of {h.n_pairs:,} pairs in {h.seconds:.1f} s "
-        f"({h.method}; {h.n_evaluated:,} pair correlations computed; "
-        f"{h.constant_features.size} constant features excluded)",
+        f"{'exact' if h.exact else 'ESTIMATED'} histogram of {h.n_pairs_total:,} pairs in {h.seconds:.1f} s "
+        f"({h.algorithm}; {h.n_evaluated:,} pair correlations computed; "
+        f"{h.n_constant} constant features excluded)",
     )
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["lower", "upper", "count", "fraction", "fraction_at_least_lower", "exact"])
+    fractions, tail = h.fractions, h.tail_fractions
     for k in range(h.counts.size):
         c = int(h.counts[k]) if h.exact else float(h.counts[k])
         w.writerow(
@@ -316,13 +270,22 @@ def cmd_histogram(args: argparse.Namespace) -> int:
                 f"{h.edges[k]:.6g}",
                 f"{h.edges[k + 1]:.6g}",
                 c,
-                f"{h.fractions[k]:.6e}",
-                f"{h.tail_fractions[k]:.6e}",
+                f"{fractions[k]:.6e}",
+                f"{tail[k]:.6e}",
                 h.exact,
             ]
         )
     _write(args, buf.getvalue())
     return 0
+
+
+@dataclass(frozen=True)
+class _OutOfCore:
+    """Data read block by block (``--out-of-core``): what the histogram Run reads of a dataset."""
+
+    X: Any
+    name: str
+    fingerprint: str = ""
 
 
 def _write(args: argparse.Namespace, text: str) -> None:
@@ -342,39 +305,10 @@ class _RunProgress(_Progress):
 
 
 def _run_of(args: argparse.Namespace, target_kind: str | None = "classes"):
-    """The :class:`fsviz.compute.Run` that ``fsviz select`` asks for (checked before loading;
-    ``target_kind`` picks GRM's default base once the data is read)."""
+    """The selection Run of ``select`` / ``report --method``, checked before the data is read."""
     import fsviz.compute as fc
 
-    spec = fc.method(args.method)
-    params = _parse_params(args.param)
-    try:
-        fc.SELECTION_SIZE.validate(args.n_features, "fsviz select -k/--n-features")
-    except ValueError as e:
-        raise CLIError(str(e)) from None
-    if (
-        args.n_features is not None
-        and spec.kind == "subset"
-        and "n_features" in spec.estimator().get_params()
-    ):
-        params.setdefault("n_features", args.n_features)  # mRMR selects as many as it exports
-    if spec.name == "grm":
-        name = args.base or fc.grm_default_base(target_kind)
-        base = fc.grm_base_params(name) | _parse_params(args.base_param)
-        params["base"] = fc.Run(name, base, args.seed)
-    elif args.base_param:
-        raise CLIError("--base-param applies to --method grm only.")
-    if spec.name == "group-saola" and params.get("groups", "gdm") == "gdm":
-        params["groups"] = fc.Run("gdm", {}, args.seed)  # GDM's groups (with its defaults)
-    run = fc.Run(spec.name, params, args.seed)
-    for r in (run, run.get("base"), run.get("groups")):
-        if isinstance(r, fc.Run) and r.spec.estimator is not None:
-            try:  # unknown names and values outside the declaration fail before the data is read
-                r.spec.validate(r.kwargs)
-                r.spec.make(r)
-            except (TypeError, ValueError) as e:
-                raise CLIError(f"method {r.method!r}: {e}") from None
-    return run
+    return fc.select_run(args, target_kind)
 
 
 def cmd_select(args: argparse.Namespace) -> int:
@@ -456,52 +390,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _int_list(text: str, option: str) -> list[int]:
-    """``"5:305:5"`` (start:stop:step, stop excluded, as Python's range) or ``"5,10,20"``."""
-    try:
-        if ":" in text:
-            parts = [int(p) for p in text.split(":")]
-            if len(parts) not in (2, 3):
-                raise ValueError
-            return list(range(*parts))
-        return [int(p) for p in text.split(",") if p.strip()]
-    except ValueError:
-        raise CLIError(
-            f"{option} expects START:STOP[:STEP] (STOP excluded) or comma-separated ints, e.g. 5:305:5 or "
-            f"5,10,50; got {text!r}."
-        ) from None
-
-
-def _names(text: str) -> list[str]:
-    return [p.strip() for p in text.split(",") if p.strip()]
-
-
-def benchmark_run(args: argparse.Namespace):
-    """The ``benchmark`` view :class:`fsviz.compute.Run` that ``fsviz benchmark`` executes."""
-    import fsviz.compute as fc
-
-    methods = _names(args.methods)
-    known = fc.selection_methods()
-    unknown = [m for m in methods if m not in known]
-    if unknown:
-        raise CLIError(f"--methods: unknown method(s) {unknown}; choose from {known} (see 'fsviz methods').")
-    params = {
-        "methods": tuple(methods),
-        "ks": tuple(_int_list(args.ks, "--ks")),
-        "classifiers": tuple(_names(args.classifiers)),
-        "cv": int(args.cv),
-        "select_in_fold": not args.select_once,
-        "n_repeats_kmeans": int(args.repeats),
-    }
-    if args.n_jobs not in (None, 1):
-        params["n_jobs"] = int(args.n_jobs)
-    return fc.Run("benchmark", params, args.seed)
-
-
 def cmd_benchmark(args: argparse.Namespace) -> int:
     import fsviz.compute as fc
 
-    run = benchmark_run(args)
+    run = fc.benchmark_run(args)
     ds = _load(args)
     client = _client(args)
     n = len(run.get("methods"))
@@ -535,7 +427,7 @@ def cmd_methods(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------------------- parser
 def _parser() -> argparse.ArgumentParser:
     from fsviz import __version__
-    from fsviz.compute import score_methods, selection_methods
+    from fsviz.compute import commands
     from fsviz.data.loaders import LOAD_CHOICES, load_defaults
 
     LOADING = load_defaults()  # the loader's own defaults and choices: nothing restated here
@@ -679,25 +571,7 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("histogram", help="histogram of |correlation| over all feature pairs (TPAMI Fig. 1)")
     data_args(q)
-    q.add_argument(
-        "--bins", type=int, default=20, help="equal-width bins on [0, 1] (default 20: steps of 0.05)"
-    )
-    q.add_argument("--edges", help="explicit bin edges, comma-separated, e.g. 0,0.1,0.3,0.5,1")
-    g = q.add_mutually_exclusive_group()
-    g.add_argument(
-        "--exact", dest="estimate", action="store_false", help="exact counts over all pairs (default)"
-    )
-    g.add_argument("--estimate", dest="estimate", action="store_true", help="estimate from sampled pairs")
-    q.set_defaults(estimate=False)
-    q.add_argument("--sample-pairs", type=int, default=1_000_000, help="pairs sampled with --estimate")
-    q.add_argument("--seed", type=_seed, default=0, help="seed of the pair sample")
-    q.add_argument("--block-size", type=int, default=2048, help="features per block (dense data)")
-    q.add_argument(
-        "--precision",
-        choices=["float64", "float32"],
-        default="float64",
-        help="dense BLAS precision (float32 re-checks values near edges; counts stay exact)",
-    )
+    commands.add_histogram_options(q)
     q.add_argument(
         "--out-of-core",
         action="store_true",
@@ -716,34 +590,7 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("select", help="run a feature selector and export the selection as CSV")
     data_args(q)
-    q.add_argument("--method", required=True, choices=selection_methods(), help="selector")
-    q.add_argument(
-        "--param",
-        action="append",
-        metavar="NAME=VALUE",
-        help="estimator parameter, repeatable (e.g. --param tau=0.3 --param max_iter=5)",
-    )
-    q.add_argument(
-        "-k",
-        "--n-features",
-        type=int,
-        help="export the first K features (default: all the method ranks or selects; mRMR selects K)",
-    )
-    q.add_argument(
-        "--base",
-        default=None,
-        choices=score_methods(),
-        help="base score refined by --method grm (default: fisher with class labels, else laplacian)",
-    )
-    q.add_argument(
-        "--base-param",
-        action="append",
-        metavar="NAME=VALUE",
-        help="parameter of the --base score, repeatable (e.g. --base-param n_neighbors=5)",
-    )
-    q.add_argument(
-        "--seed", type=_seed, default=0, help="random_state of every estimator (default 0, as the app)"
-    )
+    commands.add_select_options(q)
     q.add_argument(
         "--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client"
     )
@@ -778,54 +625,15 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SESSION.json",
         help="the app's session file (sidebar: Save session) or a report's session block: its runs",
     )
-    q.add_argument("--method", choices=selection_methods(), help="also (or only) this selector, as 'select'")
-    q.add_argument("--param", action="append", metavar="NAME=VALUE", help="parameter of --method, repeatable")
-    q.add_argument("--base", default=None, choices=score_methods(), help="base score of --method grm")
-    q.add_argument(
-        "--base-param", action="append", metavar="NAME=VALUE", help="parameter of the --base score"
-    )
-    q.add_argument("--seed", type=_seed, default=0, help="random_state of --method (default 0, as the app)")
-    q.add_argument(
-        "-k",
-        "--top-k",
-        type=int,
-        default=20,
-        help="rows of each top-k table and features evaluated by CV (default 20, as the app)",
-    )
+    commands.add_report_options(q)
     q.add_argument("-o", "--output", help="the HTML file to write (default: stdout)")
-    q.set_defaults(func=cmd_report, n_features=None)
+    q.set_defaults(func=cmd_report)
 
     q = sub.add_parser(
         "benchmark", help="the survey's protocol: accuracy (NMI/ACC) against the number of features, as CSV"
     )
     data_args(q)
-    q.add_argument(
-        "--methods",
-        required=True,
-        help="comma-separated selection methods, e.g. fisher,mrmr,laplacian (see 'fsviz methods')",
-    )
-    q.add_argument(
-        "--ks",
-        default="5:305:5",
-        help="numbers of top features: START:STOP[:STEP] (STOP excluded) or a list; default 5:305:5 "
-        "(5, 10, ..., 300); values above the number of features are clipped to it",
-    )
-    q.add_argument(
-        "--classifiers",
-        default="linear_svm,decision_tree,naive_bayes",
-        help="comma-separated: linear_svm, decision_tree, naive_bayes, knn (default: the survey's three)",
-    )
-    q.add_argument("--cv", type=int, default=10, help="stratified folds (default 10)")
-    q.add_argument(
-        "--select-once",
-        action="store_true",
-        help="select on all samples once instead of inside each training fold (optimistic)",
-    )
-    q.add_argument(
-        "--repeats", type=int, default=20, help="K-means repeats for unsupervised methods (default 20)"
-    )
-    q.add_argument("--seed", type=_seed, default=0, help="random_state of every run, fold split and model")
-    q.add_argument("--n-jobs", type=int, help="run methods and folds in parallel with joblib")
+    commands.add_benchmark_options(q)
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address: run them on a cluster")
     q.add_argument(
         "--scheduler-timeout",

@@ -40,7 +40,10 @@ import pandas as pd
 
 import fsviz.compute as fc
 from fsviz import __version__
-from fsviz.compute import Run
+from fsviz._params import signature_default
+from fsviz._report_look import CSS, Figures
+from fsviz.compute import TOP_K, Run
+from fsviz.compute.commands import command_line
 
 __all__ = ["REPORT_VIEWS", "build_report", "session_doc", "session_runs", "write_report"]
 
@@ -48,11 +51,6 @@ __all__ = ["REPORT_VIEWS", "build_report", "session_doc", "session_runs", "write
 REPORT_VIEWS = ("histogram", "stability", "benchmark")
 #: sections in this order, whatever order the Runs come in (so the app and the CLI agree)
 _KIND_ORDER = ("groups", "histogram", "grm", "score", "subset", "stream", "stability", "benchmark")
-#: figure width in CSS pixels: an A4 page (210 mm) minus 15 mm margins at 96 dpi is 680 px
-FIG_WIDTH = 680
-#: figures never taller than this (an A4 page's printable height is about 1,000 px)
-FIG_MAX_HEIGHT = 900
-_CONFIG = {"displaylogo": False, "responsive": False}
 
 Results = Callable[[Run], Any]
 
@@ -169,51 +167,6 @@ def _pairs(rows: Sequence[tuple[str, Any]], cls: str = "facts") -> str:
     """A two-column key/value table (values escaped)."""
     body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(_num(v))}</td></tr>" for k, v in rows)
     return f'<table class="{cls}"><tbody>{body}</tbody></table>'
-
-
-#: WebGL scatter traces up to this many points are drawn as SVG in a report
-SVG_MAX_POINTS = 20_000
-
-
-def _as_svg(fig):
-    """The figure with its WebGL scatter traces (PCA) as SVG ``scatter`` traces: a printed page
-    and a browser without WebGL draw them too; larger traces stay WebGL."""
-    import plotly.graph_objects as go
-
-    if not any(t.type == "scattergl" for t in fig.data):
-        return fig
-    data = []
-    for t in fig.data:
-        if t.type == "scattergl" and len(t.x if t.x is not None else ()) <= SVG_MAX_POINTS:
-            props = t.to_plotly_json()
-            props.pop("type", None)
-            t = go.Scatter(props)
-        data.append(t)
-    return go.Figure(data=data, layout=fig.layout)
-
-
-class _Figures:
-    """Figures of one document: stable, unique div ids; sized for A4."""
-
-    def __init__(self) -> None:
-        self.ids: list[str] = []
-
-    def __call__(self, fig, fid: str, caption: str = "") -> str:
-        if fid in self.ids:
-            raise ValueError(f"report: figure id {fid!r} used twice.")
-        self.ids.append(fid)
-        import plotly.io as pio
-
-        fig = _as_svg(fig)
-        height = fig.layout.height or 450
-        fig.update_layout(width=FIG_WIDTH, height=min(int(height), FIG_MAX_HEIGHT), autosize=False)
-        # plotly's own template, whatever the process default: Streamlit sets its "streamlit"
-        # template (placeholder colours its frontend replaces), which would change the bytes
-        # and the look of the app's report
-        fig.layout.template = pio.templates["plotly"]  # assigned: update_layout would merge
-        div = fig.to_html(full_html=False, include_plotlyjs=False, div_id=fid, config=_CONFIG)
-        cap = f"<figcaption>{_e(caption)}</figcaption>" if caption else ""
-        return f'<figure class="plot">{div}{cap}</figure>'
 
 
 # ---------------------------------------------------------------------------- header
@@ -392,7 +345,7 @@ def _groups_section(i, run, res, ds, results, figs, k) -> str:
         )
     )
     if ds.image_shape is not None:
-        panels = results(Run("images", {"shape": ds.image_shape, "n_examples": 4}, run.seed))
+        panels = results(Run("images", {"shape": ds.image_shape}, run.seed))
         masks = pixel_masks(panels, res, alpha=fc.mask_opacity(res))
         out.append(
             figs(
@@ -414,14 +367,13 @@ def _grm_section(i, run, res, ds, results, figs, k) -> str:
     facts = [
         ("base score", res.base_run.label),
         ("features re-ranked (n_top)", len(res.candidates)),
-        ("gamma (weight of the prior groups)", run.get("gamma", 1.0)),
+        ("gamma (weight of the prior groups)", run.get("gamma")),
         ("prior groups", f"{len(prior)} over {sum(map(len, prior))} features" if prior else "none"),
     ]
     out = [_pairs(facts)]
-    bump = ranking_bump(
-        res.base_order, res.refined_order, ds.feature_names, k=20, labels=(res.base_method, "GRM")
-    )
-    out.append(figs(bump, f"fig-{i}-bump", f"Top 20 ranks: {res.base_method} before, GRM after."))
+    bump = ranking_bump(res.base_order, res.refined_order, ds.feature_names, labels=(res.base_method, "GRM"))
+    ranks = signature_default(ranking_bump, "k")  # the chart's own default
+    out.append(figs(bump, f"fig-{i}-bump", f"Top {ranks} ranks: {res.base_method} before, GRM after."))
     out.append(_quality(results, [(f"base: {res.base_run.label}", res.base_run), ("GRM", run)], k))
     if prior:
         plain_run = run.replace(prior_groups=())
@@ -429,7 +381,7 @@ def _grm_section(i, run, res, ds, results, figs, k) -> str:
         rows = []
         for label, r in (
             ("GRM without priors", plain),
-            (f"GRM with priors (gamma={run.get('gamma', 1.0):g})", res),
+            (f"GRM with priors (gamma={run.get('gamma'):g})", res),
         ):
             ev = _evaluation(results, r.run, k)
             rows.append(
@@ -446,8 +398,7 @@ def _grm_section(i, run, res, ds, results, figs, k) -> str:
             plain.refined_order,
             res.refined_order,
             ds.feature_names,
-            k=20,
-            labels=("GRM without priors", f"GRM with priors (gamma={run.get('gamma', 1.0):g})"),
+            labels=("GRM without priors", f"GRM with priors (gamma={run.get('gamma'):g})"),
         )
         out.append(figs(panel, f"fig-{i}-priors", "GRM without and with the prior groups (eq. 25–26)."))
         out.append(_table(fc.prior_groups_frame(prior, ds.feature_names), "small wrap", "prior groups"))
@@ -488,7 +439,7 @@ def _histogram_section(i, run, res, ds, runs, figs) -> str:
     from fsviz.viz import correlation_sparsity
 
     gdm = next((r for r in runs if r.method == "gdm"), None)
-    tau = float(gdm.get("tau", 0.3)) if gdm is not None else 0.3
+    tau = float((gdm or Run("gdm")).get("tau"))
     how = "exact over all" if res.exact else f"estimated from {res.n_pairs:,} sampled pairs of"
     fig = correlation_sparsity(
         res.edges, res.counts, tau=tau, exact=res.exact, n_pairs_total=res.n_pairs_total
@@ -615,71 +566,6 @@ def _python_load(ds, data: list[str]) -> str:
     return ImportPlan.from_dict(plan or {}).python(data[0])
 
 
-def _listed(v: Any) -> Any:
-    return [_listed(x) for x in v] if isinstance(v, tuple) else v
-
-
-def _param_text(v: Any) -> str:
-    """A value as ``--param NAME=VALUE`` takes it (``ast.literal_eval``; bare words stay text)."""
-    if isinstance(v, tuple):
-        return json.dumps(_listed(v))
-    return v if isinstance(v, str) else repr(v)
-
-
-def _cli_select(run: Run, target_kind, k: int) -> list[str] | None:
-    """``fsviz select`` options giving exactly ``run`` (checked by parsing them back), else None."""
-    from fsviz import cli
-
-    args = ["--method", run.method]
-    for name, value in run.params:
-        if run.method == "grm" and name == "base":
-            base = value
-            args += ["--base", base.method]
-            args += [f"--base-param={n}={_param_text(v)}" for n, v in base.params]
-            continue
-        if run.method == "group-saola" and name == "groups" and isinstance(value, Run):
-            if value != Run("gdm", {}, run.seed):
-                return None
-            continue
-        args.append(f"--param={name}={_param_text(value)}")
-    args += ["--seed", str(run.seed), "-k", str(k)]
-    try:
-        ns = cli._parser().parse_args(["select", "DATA", *args])
-        back = cli._run_of(ns, target_kind)
-    except (SystemExit, ValueError, cli.CLIError):
-        return None
-    if back != run:
-        return None
-    return ["select", *args, "-o", f"{run.method}.csv"]
-
-
-def _cli_view(run: Run) -> list[str] | None:
-    from fsviz import cli
-
-    if run.method == "histogram":
-        args = ["histogram", "--bins", str(int(run.get("bins", 20))), "--seed", str(run.seed)]
-        return args + ["-o", "histogram.csv"]
-    if run.method == "benchmark":
-        p = run.kwargs
-        args = ["benchmark", "--methods", ",".join(p.get("methods", ()))]
-        args += [
-            "--ks",
-            ",".join(map(str, p.get("ks", ()))),
-            "--classifiers",
-            ",".join(p.get("classifiers", ())),
-        ]
-        args += ["--cv", str(p.get("cv", 10)), "--repeats", str(p.get("n_repeats_kmeans", 20))]
-        args += ["--seed", str(run.seed)] + (["--select-once"] if not p.get("select_in_fold", True) else [])
-        try:
-            ns = cli._parser().parse_args([args[0], "DATA", *args[1:]])
-            if cli.benchmark_run(ns) != run:
-                return None
-        except (SystemExit, ValueError, cli.CLIError):
-            return None
-        return args + ["-o", "benchmark.csv"]
-    return None
-
-
 def _session_text(doc: dict) -> str:
     """A session file as JSON, one run per line (short enough to read, valid to load)."""
     dump = json.dumps
@@ -693,13 +579,13 @@ def _reproduce(ds, runs: list[Run], k: int) -> str:
     data = _data_args(ds)
     lines, notes = [], []
     for run in runs:
-        cmd = _cli_select(run, ds.target_kind, k) if run.spec.selects else _cli_view(run)
+        cmd = command_line(run, ds.target_kind, k)
         if cmd is None:
             notes.append(
                 f"# {run.label}: no command-line form of its own; the report command below recomputes it"
             )
             continue
-        lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:]]))
+        lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:], "-o", f"{run.method}.csv"]))
     report = shlex.join(
         ["fsviz", "report", *data, "--runs", "session.json", "-k", str(k), "-o", "report.html"]
     )
@@ -734,49 +620,13 @@ def _reproduce(ds, runs: list[Run], k: int) -> str:
 
 
 # ---------------------------------------------------------------------------- document
-_CSS = """
-:root { --ink: #1d1d1f; --muted: #5f6368; --rule: #d9d9de; --accent: #0072B2; }
-* { box-sizing: border-box; }
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-  color: var(--ink); margin: 0 auto; max-width: 760px; padding: 24px 40px 48px; line-height: 1.45;
-  font-size: 14px; }
-h1 { font-size: 24px; margin: 0 0 4px; }
-h2 { font-size: 19px; margin: 28px 0 8px; padding-top: 8px; border-top: 2px solid var(--rule); }
-h3 { font-size: 15px; margin: 16px 0 6px; }
-p.sub, p.prov, p.protocol, p.note, figcaption, caption { color: var(--muted); font-size: 12px; }
-code, pre { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 11.5px; }
-p.prov code { word-break: break-all; }
-pre.code { background: #f6f8fa; border: 1px solid var(--rule); padding: 8px 10px; white-space: pre-wrap;
-  word-break: break-all; }
-table { border-collapse: collapse; margin: 6px 0 10px; width: 100%; table-layout: auto; }
-th, td { border-bottom: 1px solid var(--rule); padding: 3px 6px; text-align: left; vertical-align: top; }
-thead th { background: #f2f3f5; font-weight: 600; }
-table.facts th { width: 34%; font-weight: 600; color: var(--muted); }
-table.small { font-size: 12px; }
-table.wrap td { word-break: break-word; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-caption { text-align: left; caption-side: top; padding-bottom: 2px; }
-figure.plot { margin: 8px 0 14px; width: 680px; }
-nav ol { margin: 4px 0; padding-left: 20px; columns: 2; }
-ul.fills { margin: 4px 0 8px; padding-left: 20px; }
-@page { size: A4; margin: 15mm; }
-@media print {
-  body { max-width: none; padding: 0; font-size: 11px; }
-  .modebar-container { display: none !important; }
-  figure.plot, table.facts, pre.code { break-inside: avoid; page-break-inside: avoid; }
-  tr { break-inside: avoid; page-break-inside: avoid; }
-  thead { display: table-header-group; }
-  h2, h3 { break-after: avoid; page-break-after: avoid; }
-  nav { display: none; }
-}
-"""
 
 
 def build_report(
     dataset,
     runs: Iterable[Run],
     *,
-    k: int = 20,
+    k: int = TOP_K.default,
     results: Results | None = None,
     created: str | None = None,
     client=None,
@@ -822,7 +672,7 @@ def build_report(
     k = int(k)
     results = results or _default_results(dataset, client)
     created = created or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    figs = _Figures()
+    figs = Figures()
     sections, toc = [], []
     for i, run in enumerate(runs, start=1):
         res = results(run)
@@ -855,7 +705,7 @@ def build_report(
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{_e(title)}</title>\n"
         f'<meta name="generator" content="fsviz {_e(__version__)}">\n'
-        f"<style>{_CSS}</style>\n"
+        f"<style>{CSS}</style>\n"
         f'<script type="text/javascript">{get_plotlyjs()}</script>\n</head>\n'
     )
     intro = (

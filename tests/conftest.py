@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 BROWSER_DIR = Path(__file__).resolve().parent / "browser"
 #: end-to-end through the CLI (subprocesses) and every door at once: in `make test`, not in `make check`
-INTEGRATION_MODULES = {"test_cli.py", "test_bad_inputs.py"}
+INTEGRATION_MODULES = {"test_cli.py", "test_bad_inputs.py", "test_hostile_files.py"}
 # The conftest files hold no doctests; collected by --doctest-modules, the two "conftest" modules
 # would clash (pytest: "import file mismatch").
 collect_ignore = ["conftest.py", "browser/conftest.py"]

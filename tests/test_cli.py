@@ -172,7 +172,9 @@ def test_help_and_version(capsys):
 
 
 def test_parse_params():
-    assert cli._parse_params(["tau=0.3", "corr=su", "max_iter=5", "prior_groups=[[0, 1], [2]]"]) == {
+    from fsviz.compute.commands import parse_params
+
+    assert parse_params(["tau=0.3", "corr=su", "max_iter=5", "prior_groups=[[0, 1], [2]]"]) == {
         "tau": 0.3,
         "corr": "su",
         "max_iter": 5,
@@ -407,6 +409,39 @@ def test_missing_and_categorical_options(tmp_path, capsys):
     code, out, err = run(argv, capsys)
     assert code == 0, err
     assert json.loads(out)["n_features"] == 4  # a, b, colour=blue, colour=red
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        fc.Run("histogram", {"max_features": None}),  # the command's own default: every pair counted
+        fc.Run("histogram", {}, seed=4),  # the app's: exact up to 20,000 features
+        fc.Run("histogram", {"bins": 7, "max_features": 0, "n_sample_pairs": 500}, seed=2),
+        fc.Run("histogram", {"edges": (0.0, 0.25, 1.0), "precision": "float32", "block_size": 64}),
+        fc.Run("benchmark", {"methods": ("fisher", "mrmr"), "ks": (5, 10), "cv": 3}),
+        fc.Run("benchmark", {"methods": ("variance",), "select_in_fold": False, "n_jobs": 2}, seed=1),
+        fc.Run("gdm", {"tau": 0.2}, seed=5),
+        fc.Run("grm", {"base": fc.Run("lgd", {"n_neighbors": 4})}),
+    ],
+)
+def test_command_lines_are_runs_both_ways(run):
+    """``fsviz histogram``, ``benchmark`` and ``select`` are Runs: the command line the report
+    writes for a Run (:func:`fsviz.compute.commands.command_line`) reads back, through the
+    CLI's own parser, as that Run."""
+    from fsviz.compute.commands import command_line
+
+    line = command_line(run)
+    assert line is not None
+    ns = cli._parser().parse_args([line[0], "DATA", *line[1:]])
+    make = {"histogram": fc.histogram_run, "benchmark": fc.benchmark_run, "select": fc.select_run}
+    assert make[line[0]](ns) == run
+
+
+def test_views_without_a_command_have_no_command_line():
+    from fsviz.compute.commands import command_line
+
+    assert command_line(fc.Run("pairs")) is None
+    assert command_line(fc.Run("group-saola", {"groups": fc.Run("gdm", {"tau": 0.2})})) is None
 
 
 def test_grm_base_mi_takes_the_mdl_form_unless_told_otherwise():

@@ -220,3 +220,13 @@ def test_sparse_text_errors(kwargs, match):
     base = dict(n_samples=100, n_features=5000, nnz=3000)
     with pytest.raises(ValueError, match=match):
         make_sparse_text(**{**base, **kwargs})
+
+
+def test_make_grouped_regression_shares_x_with_classification():
+    from fsviz.data import make_grouped_regression
+
+    Xr, yr, tr = make_grouped_regression(n_samples=200, n_features=300, random_state=5, noise=0.0)
+    Xc, yc, tc = make_grouped_classification(n_samples=200, n_features=300, random_state=5, noise=0.0)
+    assert np.array_equal(Xr, Xc) and np.array_equal(tr.support, tc.support)
+    assert np.allclose(yr, Xr[:, tr.support] @ tr.weights)  # noise=0: the linear score itself
+    assert np.array_equal(yc, (yr > 0).astype(int))

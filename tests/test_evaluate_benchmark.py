@@ -14,16 +14,17 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 
+import fsviz.compute as fc
 from fsviz import evaluate
-from fsviz.compute import Run, benchmark_rankers
+from fsviz.compute import Run
 from fsviz.evaluate import BENCHMARK_COLUMNS, Ranker, clustering_accuracy
 from fsviz.select import FCBF, MRMR, FisherScore, LaplacianScore, fisher_score
 
 
 def benchmark(X, y=None, methods=(), **kw):
-    """fsviz.evaluate.benchmark with registry names and Runs resolved by the run layer (the
-    evaluate floor takes estimators and ranking callables only)."""
-    return evaluate.benchmark(X, y, benchmark_rankers(methods, kw.get("random_state", 0)), **kw)
+    """fsviz.compute.benchmark: fsviz.evaluate.benchmark with registry names and Runs resolved
+    by the run layer (the evaluate floor takes estimators and ranking callables only)."""
+    return fc.benchmark(X, y, methods, **kw)
 
 
 def test_the_evaluate_floor_takes_rankers_and_refuses_names(data):

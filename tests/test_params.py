@@ -70,6 +70,50 @@ def test_equal_computations_have_equal_keys():
     assert Run("grm", {"base": base, "prior_groups": []}) == Run("grm", {"base": base})
 
 
+VIEWS = sorted(n for n, m in METHODS.items() if m.estimator is None)
+
+
+@pytest.mark.parametrize("name", VIEWS)
+def test_every_view_declares_its_parameters_and_runs_fill_them(name):
+    """The views are declared like the selectors: a Run fills their defaults, so one
+    computation has one key, and a name the view does not declare is refused."""
+    spec = method(name)
+    assert name == "leakage" or spec.params, f"{name} declares no parameters"
+    filled = {k: p.default for k, p in spec.params.items()}
+    assert Run(name, {}).key == Run(name, filled).key
+    for k, p in spec.params.items():
+        assert p.label and p.help, (name, k)
+        if p.default is not None and p.constraints != ("no_validation",):
+            p.validate(p.default, spec.label)  # the default is a valid value
+    with pytest.raises(ValueError, match="unknown parameter"):
+        spec.validate({"no_such": 1})
+
+
+def test_view_defaults_are_canonical():
+    assert Run("histogram", {}).key == Run("histogram", {"bins": 20}).key
+    assert Run("benchmark", {}) == Run("benchmark", {"ks": range(5, 305, 5), "n_repeats_kmeans": 20})
+    assert Run("stability", {"n_boot": 20}) == Run("stability")
+    assert Run("evaluation", {"of": Run("fisher")}).get("k") == fc.TOP_K.default
+
+
+def test_library_defaults_are_read_from_their_home():
+    """A view's parameter that a library function owns takes that function's default."""
+    from fsviz.evaluate import benchmark, bootstrap_selections
+    from fsviz.stats import correlation_histogram
+
+    def default(f, name):
+        return inspect.signature(f).parameters[name].default
+
+    params = method("histogram").params
+    assert params["bins"].default == default(correlation_histogram, "bins")
+    assert params["n_sample_pairs"].default == default(correlation_histogram, "n_sample_pairs")
+    assert method("stability").params["n_boot"].default == default(bootstrap_selections, "n_boot")
+    bench = method("benchmark").params
+    for name in ("cv", "n_repeats_kmeans", "select_in_fold"):
+        assert bench[name].default == default(benchmark, name)
+    assert bench["ks"].default == tuple(default(benchmark, "ks"))
+
+
 def test_old_partial_params_load_as_the_same_run():
     old = json.loads('{"method": "gdm", "params": {"tau": 0.3}, "seed": 0}')
     assert Run.from_dict(old) == Run("gdm", {}) == Run.from_dict(Run("gdm").to_dict())

@@ -59,8 +59,22 @@ def session(digits):
 
 
 @pytest.fixture(scope="module")
-def report(digits, session):
-    return build_report(digits, session, created=CREATED)
+def results(digits):
+    """One result per Run for this module's builds on digits: the tests below compare documents,
+    so each Run is computed once (the CLI tests compute theirs apart, in the CLI)."""
+    store = {}
+
+    def get(run):
+        if run.key not in store:
+            store[run.key] = run.execute(digits, results=get)
+        return store[run.key]
+
+    return get
+
+
+@pytest.fixture(scope="module")
+def report(digits, session, results):
+    return build_report(digits, session, created=CREATED, results=results)
 
 
 def test_default_session_report_is_small_and_offline(report):
@@ -100,14 +114,16 @@ def test_every_run_has_its_section_figures_and_provenance(report, session, digit
     assert f"<td>{first}</td>" in report
 
 
-def test_sections_come_in_a_fixed_order_whatever_the_order_of_runs(digits, session, report):
+def test_sections_come_in_a_fixed_order_whatever_the_order_of_runs(digits, session, report, results):
     shuffled = [session[i] for i in (4, 2, 0, 3, 1, 0)]  # and a duplicate
-    assert build_report(digits, shuffled, created=CREATED) == report  # deterministic, same bytes
+    assert build_report(digits, shuffled, created=CREATED, results=results) == report  # same bytes
 
 
-def test_date_is_the_only_difference_between_two_builds(digits, session, report):
-    other = build_report(digits, session[:1] + session[4:], created="2030-05-05T05:05:05+00:00")
-    again = build_report(digits, session[:1] + session[4:])
+def test_date_is_the_only_difference_between_two_builds(digits, session, report, results):
+    other = build_report(
+        digits, session[:1] + session[4:], created="2030-05-05T05:05:05+00:00", results=results
+    )
+    again = build_report(digits, session[:1] + session[4:])  # computed afresh: the same document
     assert masked(other) == masked(again)
     assert masked(report) != masked(again)
 
@@ -134,7 +150,9 @@ def test_reproduce_block_gives_back_the_runs(report, session, digits):
         ns = cli._parser().parse_args(argv)
         back.append(cli._run_of(ns, digits.target_kind))
     assert set(back) == {r for r in session if r.spec.selects}
-    assert "fsviz histogram digits-0-vs-1.npz --bins 20 --seed 0" in cmds
+    (line,) = [line for line in cmds.splitlines() if line.startswith("fsviz histogram")]
+    assert line.startswith("fsviz histogram digits-0-vs-1.npz --bins 20 --max-features 20000 --seed 0")
+    assert fc.histogram_run(cli._parser().parse_args(shlex.split(line)[1:])) == hist  # the app's Run
     block = html.unescape(re.search(r'<pre class="code" id="session-json">(.*?)</pre>', report, re.S)[1])
     doc = json.loads(block)
     assert doc["dataset"]["fingerprint"] == digits.fingerprint
@@ -211,14 +229,14 @@ def test_cli_report_errors_are_one_line(tmp_path, capsys, monkeypatch):
     assert "unknown parameter" in capsys.readouterr().err
 
 
-def test_the_process_default_template_does_not_change_the_document(digits, session, report):
+def test_the_process_default_template_does_not_change_the_document(digits, session, report, results):
     """Streamlit sets plotly's default template to its own; the report pins plotly's."""
     import plotly.io as pio
 
     before = pio.templates.default
     pio.templates.default = "plotly_dark"
     try:
-        dark = build_report(digits, session, created=CREATED)
+        dark = build_report(digits, session, created=CREATED, results=results)
     finally:
         pio.templates.default = before
     assert dark == report

@@ -5,15 +5,35 @@ from functools import cache
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.metrics import mutual_info_score
+from sklearn.metrics import mutual_info_score as sk_mutual_info_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import CFS, FCBF
 from fsviz.stats.information import discretize
 
 
+def mutual_info_score(a, b):
+    """Plug-in MI (nats) from the joint histogram, sum p(a,b) log(p(a,b) / (p(a) p(b))) (checked
+    against scikit-learn's below; a tenth of its cost, for the 250 pairs of each table)."""
+    a = np.unique(a, return_inverse=True)[1].ravel()
+    b = np.unique(b, return_inverse=True)[1].ravel()
+    P = np.bincount(a * (b.max() + 1) + b, minlength=(a.max() + 1) * (b.max() + 1)).reshape(a.max() + 1, -1)
+    P = P / P.sum()
+    pa, pb = P.sum(1, keepdims=True), P.sum(0, keepdims=True)
+    nz = P > 0
+    return float(np.sum(P[nz] * np.log(P[nz] / (pa @ pb)[nz])))
+
+
+def test_reference_mi_equals_sklearn():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a, b = rng.integers(0, 5, 100), rng.integers(0, 3, 100)
+        assert mutual_info_score(a, b) == pytest.approx(sk_mutual_info_score(a, b), abs=1e-12)
+        assert mutual_info_score(a, a) == pytest.approx(sk_mutual_info_score(a, a), abs=1e-12)
+
+
 def su(a, b):
-    """Symmetrical uncertainty 2 I(a;b) / (H(a) + H(b)) from scikit-learn's plug-in MI."""
+    """Symmetrical uncertainty 2 I(a;b) / (H(a) + H(b)) from the plug-in MI (H(a) = I(a;a))."""
     ha, hb = mutual_info_score(a, a), mutual_info_score(b, b)
     return 0.0 if ha + hb == 0 else 2.0 * mutual_info_score(a, b) / (ha + hb)
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from fsviz.select import GDM
-from fsviz.select.gdm import _complete, _estimator, _scan
+from fsviz.select.gdm import _complete, _scan, _state
+from fsviz.select.gdm import _crm_kernels as CK
 from fsviz.select.gdm import _kernels as GK
 from fsviz.stats.moments import column_moments
 
@@ -104,7 +105,7 @@ def test_first_scan_from_the_statistics_pass(monkeypatch):
     g = GDM(n_per_iter=4, max_iter=3, tol=0.0).fit(X, y)
     assert len(seen) == g.n_iter_  # iterations 2..T and the final scan in _finish
     y_pm = np.where(y == 1, 1.0, -1.0)
-    v0 = _estimator._start_vector(y_pm, "squared_hinge", 1.0)
+    v0 = _state.start_vector(y_pm, "squared_hinge", 1.0)
     assert np.array_equal(v0, np.full(700, 1.0 / 700) * y_pm)
     assert not any(np.array_equal(v, v0) for v in seen)
 
@@ -259,17 +260,13 @@ def test_crm_kernel_four_sfs_per_sweep_is_bitwise_one_at_a_time():
     t_c = rng.standard_normal(c)
     is_sf = np.zeros(c, bool)
     is_sf[3] = True
-    outs = []
-    for f in (GK.crm_walk_pcc, GK.crm_walk_pcc.py_func):
-        Zs = np.zeros((n, p0 + c), order="F")
-        Zs[:, :p0] = S
-        t_s = np.zeros(p0 + c)
-        t_s[:p0] = np.linspace(-1, 1, p0)
-        status, corr = np.full(c, -2, np.int64), np.zeros(c)
-        res = f(Xc, mean_c, norm_c, t_c, is_sf, Zs, t_s, p0, 0.9, 0.7, 15, status, corr)
-        outs.append((res, status, corr, Zs))
-    (r1, s1, c1, Z1), (r2, s2, c2, Z2) = outs
-    assert r1 == r2 and np.array_equal(s1, s2) and np.array_equal(c1, c2) and np.array_equal(Z1, Z2)
+    Z1 = np.zeros((n, p0 + c), order="F")
+    Z1[:, :p0] = S
+    t_s1 = np.zeros(p0 + c)
+    t_s1[:p0] = np.linspace(-1, 1, p0)
+    s1, c1 = np.full(c, -2, np.int64), np.zeros(c)
+    r1 = CK.crm_walk_pcc(Xc, mean_c, norm_c, t_c, is_sf, Z1, t_s1, p0, 0.9, 0.7, 15, s1, c1)
+    assert r1[0] == p0 + int(np.sum(s1 == -1)) and r1[3] == int(np.sum(s1 != -2))  # SFs, processed
     # reference: one SF at a time, replayed on the kernel's own decisions
     Zs = np.zeros((n, p0 + c), order="F")
     Zs[:, :p0] = S
@@ -318,7 +315,7 @@ def test_sf_columns_from_the_walks_cache_change_nothing(monkeypatch, kw):
     g = GDM(**kw).fit(X, y)
     n_walk = len(calls)
     gather_all = lambda self, idx: _scan._gather(self.X, np.asarray(idx, dtype=np.intp))  # noqa: E731
-    monkeypatch.setattr(_estimator._FitState, "columns", gather_all)
+    monkeypatch.setattr(_state.FitState, "columns", gather_all)
     calls.clear()
     ref = GDM(**kw).fit(X, y)
     if kw.get("tau") != 0.0:

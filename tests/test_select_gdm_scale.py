@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from fsviz.select import GDM
+from fsviz.select.gdm import _crm_kernels as CK
 from fsviz.select.gdm import _kernels as GK
 from fsviz.select.gdm._complete import _block_complete_pcc, _block_complete_su
 from fsviz.stats.information import discretize, su_cross
@@ -210,12 +211,12 @@ def test_sparse_crm_walk_equals_dense_walk(window):
         if sparse:
             C = X[:, chunk].tocsc()
             zsum = np.zeros(200)
-            r = GK.crm_walk_pcc_sparse(
+            r = CK.crm_walk_pcc_sparse(
                 C.indptr, C.indices, C.data, *args, Z, zsum, ts, 0, window, 0.7, 100, status, corr
             )
             assert np.allclose(zsum[: r[0]], Z[:, : r[0]].sum(axis=0), atol=1e-12)
         else:
-            r = GK.crm_walk_pcc(
+            r = CK.crm_walk_pcc(
                 np.asfortranarray(D[:, chunk]), *args, Z, ts, 0, window, 0.7, 100, status, corr
             )
         outs.append((r, status, corr, Z[:, : r[0]].copy()))

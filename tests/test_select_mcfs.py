@@ -10,8 +10,8 @@ from sklearn.linear_model import Lars
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import MCFS, mcfs_score
+from fsviz.select._graph import knn_affinity
 from fsviz.select.mcfs import spectral_embedding
-from fsviz.select.scores import _knn_affinity
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def clustered():
 
 def test_embedding_solves_generalized_eigenproblem(clustered):
     X, _ = clustered
-    W = _knn_affinity("test", X, 5, "heat", None).toarray()
+    W = knn_affinity("test", X, 5, "heat", None).toarray()
     D = np.diag(W.sum(1))
     L = D - W
     E = spectral_embedding(sp.csr_matrix(W), 3)
@@ -42,7 +42,7 @@ def test_embedding_solves_generalized_eigenproblem(clustered):
 
 def test_scores_equal_direct_reference(clustered):
     X, _ = clustered
-    W = _knn_affinity("test", X, 5, "heat", None).toarray()
+    W = knn_affinity("test", X, 5, "heat", None).toarray()
     D = np.diag(W.sum(1))
     V = sla.eigh(D - W, D)[1]
     ref = np.zeros(X.shape[1])
@@ -88,7 +88,7 @@ def disconnected():
 
 def test_disconnected_graph_gets_the_component_basis(disconnected):
     X, lab = disconnected
-    W = _knn_affinity("test", X, 5, "heat", None)
+    W = knn_affinity("test", X, 5, "heat", None)
     Wd = W.toarray()
     D = np.diag(Wd.sum(1))
     L = D - Wd

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import SPEC, TraceRatio, spec_score, trace_ratio_select
-from fsviz.select.scores import _knn_affinity
+from fsviz.select._graph import knn_affinity
 from fsviz.select.similarity import _rbf, _trace_ratio_parts
 
 
@@ -64,7 +64,7 @@ def test_fisher_trace_ratio_is_the_best_subset(k):
 
 def test_laplacian_trace_ratio_is_the_best_subset():
     X, _ = data(1)
-    Sw = _knn_affinity("t", X, 5, "heat", None).toarray()
+    Sw = knn_affinity("t", X, 5, "heat", None).toarray()
     d = Sw.sum(1)
     Sb = np.outer(d, d) / d.sum()  # eq. 20
     a = np.diag(X.T @ laplacian(Sb) @ X)

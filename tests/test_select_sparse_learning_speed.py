@@ -13,7 +13,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from fsviz.select import _sparse_learning_kernels as SLK
-from fsviz.select import sparse_learning as SL
+from fsviz.select import sparse_solvers as SL
 
 
 def _problem(n=30, d=12, c=3, seed=0):
@@ -72,7 +72,7 @@ def test_dense_bcd_and_sparse_fista_reach_the_same_minimiser(fit_intercept):
     X = rng.normal(size=(60, 40))
     X[:, :5] += np.repeat(np.eye(5), 12, axis=0) * 2
     X[:, 5:10] += 0.8 * X[:, :5]  # correlated columns
-    Y = SL._one_hot(np.repeat(np.arange(5), 12))
+    Y = SL.one_hot(np.repeat(np.arange(5), 12))
     a = 0.2 * SL.alpha_max(X, Y, fit_intercept)
     Wd, bd, hd, itd, gd = SL.lsl21_solve(X, Y, a, fit_intercept=fit_intercept, tol=1e-10, max_iter=20000)
     Ws, bs, hs, its, gs = SL.lsl21_solve(

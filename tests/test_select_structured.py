@@ -19,7 +19,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import GroupLasso, SparseGroupLasso, TreeLasso, feature_tree
 from fsviz.select import _structured_kernels as K
-from fsviz.select.structured import _Problem, _Tree, gdm_groups
+from fsviz.select.feature_groups import Tree, gdm_groups
+from fsviz.select.structured import _Problem
 
 
 def regression(seed=0, n=60, m=8, noise=0.3):
@@ -39,10 +40,10 @@ def tree_of(groups, weights, m):
     nodes += [np.array([j]) for j in np.flatnonzero(~covered)]
     w = np.concatenate([np.asarray(weights, float), np.ones(int((~covered).sum()))])
     order = np.argsort([g.size for g in nodes], kind="stable")
-    return _Tree([nodes[i] for i in order], w[order])
+    return Tree([nodes[i] for i in order], w[order])
 
 
-def dual_prox(v, l1, tree: _Tree, U=None, sweeps=2000, tol=1e-14):
+def dual_prox(v, l1, tree: Tree, U=None, sweeps=2000, tol=1e-14):
     """argmin 1/2||w - v||^2 + l1||w||_1 + sum h_g ||w_g|| by block coordinate ascent on the dual.
 
     ``w = v - sum_g h_g u_g`` with ``||u_g|| <= 1`` supported on ``g`` (the l1 part as singleton
@@ -80,14 +81,14 @@ def sum_contrib(groups, h, U, m):
     return out
 
 
-def ista(grad, L, m, l1, tree: _Tree, n_extra=0, iters=3000):
+def ista(grad, L, m, l1, tree: Tree, n_extra=0, iters=3000):
     """Plain proximal gradient with the fixed step 1/L and the dual prox above (a generic solver)."""
     z = np.zeros(m + n_extra)
     U = None
     for _ in range(iters):
         g = grad(z)
         step = z - g / L
-        w, U = dual_prox(step[:m], l1 / L, _Tree(tree.groups, tree.weights / L), U=U, sweeps=50)
+        w, U = dual_prox(step[:m], l1 / L, Tree(tree.groups, tree.weights / L), U=U, sweeps=50)
         z, z_old = np.concatenate([w, step[m:]]), z
         if np.max(np.abs(z - z_old)) < 1e-13:
             break
@@ -111,7 +112,7 @@ def test_kernels_equal_their_python_bodies():
 
 def test_tree_check_finds_partial_overlaps_and_repeats():
     def check(groups, m=6):
-        t = _Tree([np.asarray(g, dtype=np.int64) for g in groups], np.ones(len(groups)))
+        t = Tree([np.asarray(g, dtype=np.int64) for g in groups], np.ones(len(groups)))
         return K.tree_check(t.indptr, t.indices, m), K.tree_check.py_func(t.indptr, t.indices, m)
 
     assert check([[0, 1], [2, 3], [0, 1, 2, 3, 4]]) == (-1, -1)
@@ -186,7 +187,7 @@ def test_tree_lasso_is_a_fixed_point_of_its_prox_step_and_stops_on_kkt():
     tree = [[0, 1], [2, 3], [0, 1, 2, 3], [4, 5, 6, 7]]
     est = TreeLasso(tree=tree, alpha=0.2, tol=1e-10).fit(X, y)
     lam = 0.2 * est.alpha_max_
-    t = _Tree(est.structure_, np.sqrt([len(g) for g in est.structure_]))
+    t = Tree(est.structure_, np.sqrt([len(g) for g in est.structure_]))
     g = _grad(est, X, y)
     for step in (0.1, 1.0, 10.0):  # W = prox_{step lam Omega}(W - step grad) for every step
         P = K.tree_prox(
@@ -217,7 +218,7 @@ def test_matches_a_generic_solver(make):
     lam = est.alpha * est.alpha_max_
     r = getattr(est, "l1_ratio", 0.0)
     sizes = np.array([len(g) for g in est.structure_], float)
-    tree = _Tree(est.structure_, np.sqrt(sizes) * (1 - r) * lam)
+    tree = Tree(est.structure_, np.sqrt(sizes) * (1 - r) * lam)
     Xc, yc = X - X.mean(0), y - y.mean()
     n = X.shape[0]
     L = np.linalg.norm(Xc, 2) ** 2 / n
@@ -246,7 +247,7 @@ def test_logistic_group_lasso_matches_a_generic_solver():
     def grad(z):
         return Xe.T @ (-s * np.exp(-np.logaddexp(0.0, s * (Xe @ z)))) / 80
 
-    tree = _Tree([np.asarray(g) for g in groups], np.sqrt(2.0) * lam * np.ones(3))
+    tree = Tree([np.asarray(g) for g in groups], np.sqrt(2.0) * lam * np.ones(3))
     ref, b = ista(grad, 0.25 * np.linalg.norm(Xe, 2) ** 2 / 80, 6, 0.0, tree, n_extra=1, iters=6000)
     np.testing.assert_allclose(est.coef_, ref, atol=1e-6)
     assert est.intercept_ == pytest.approx(b[0], abs=1e-6)
@@ -477,7 +478,7 @@ def test_working_set_solution_is_the_full_problems(monkeypatch):
     ):
         ws = est.fit(X, y).coef_
         lam = 0.1 * est.alpha_max_
-        t = _Tree(est.structure_, np.sqrt([len(g) for g in est.structure_]))
+        t = Tree(est.structure_, np.sqrt([len(g) for g in est.structure_]))
         g = _grad(est, X, y)
         P = K.tree_prox((ws - g).reshape(-1, 1), 0.0, t.indptr, t.indices, t.weights * lam)[:, 0]
         np.testing.assert_allclose(P, ws, atol=1e-7)
@@ -504,7 +505,7 @@ def test_real_data_colon_objective_below_scikit_feature(skfeature_path):
     Xc, yc = X - X.mean(0), s - s.mean()
     idx = np.array([[g[0] + 1 for g in groups], [g[-1] + 1 for g in groups], [np.sqrt(10.0)] * len(groups)])
     w, _, _ = group_fs(Xc, yc, 0.5 * lam * n, 0.5 * lam * n, idx)
-    t = _Tree(groups, np.full(len(groups), np.sqrt(10.0) * 0.5 * lam))
+    t = Tree(groups, np.full(len(groups), np.sqrt(10.0) * 0.5 * lam))
 
     def F(v):
         return 0.5 * np.sum((Xc @ v - yc) ** 2) / n + K.tree_norm(

@@ -29,7 +29,10 @@ if len(summary.class_counts) < 2 or smallest < 2:
     st.stop()
 methods = [m for m in fc.selection_methods() if m not in ("grm", "group-saola")]  # no base/groups Run
 m_feat = summary.n_features
-folds = [c for c in (2, 3, 5, 10) if c <= smallest] or [2]
+declared = fc.method("benchmark").params  # the survey's defaults: ks 5, 10, ..., 300; 10 folds; ...
+ks0 = declared["ks"].default
+#: the page stops at k = 50 by default (the survey's 300 takes minutes on the larger data sets)
+APP_TOP = 50
 
 with st.form("bench"):
     c1, c2 = st.columns(2)
@@ -43,23 +46,21 @@ with st.form("bench"):
         key="bench_methods",
     )
     clfs = c2.multiselect(
-        "classifiers",
-        ["linear_svm", "decision_tree", "naive_bayes", "knn"],
-        default=["linear_svm", "decision_tree", "naive_bayes"],
+        declared["classifiers"].label,
+        list(declared["classifiers"].options),
+        default=list(declared["classifiers"].default),
         key="bench_clfs",
     )
     c3, c4, c5, c6 = st.columns([2, 1, 1, 1])
-    top = min(300, m_feat)
+    top = min(ks0[-1], m_feat)
     if top > 1:  # a slider needs two ends; one feature leaves k = 1
-        lo, hi = c3.slider("k from … to", 1, top, (min(5, top), min(50, top)), key="bench_range")
+        lo, hi = c3.slider("k from … to", 1, top, (min(ks0[0], top), min(APP_TOP, top)), key="bench_range")
     else:
         lo = hi = 1
         c3.caption("k = 1: the data have one feature")
-    step = c4.number_input("k step", 1, max(top, 1), min(5, top), key="bench_step")
-    cv = c5.select_slider(
-        "folds", folds, value=min(10 if 10 in folds else folds[-1], folds[-1]), key="bench_cv"
-    )
-    reps = c6.select_slider("K-means repeats", [1, 5, 10, 20], value=20, key="bench_reps")
+    step = c4.number_input("k step", 1, max(top, 1), min(ks0[1] - ks0[0], top), key="bench_step")
+    cv = appkit.param_options(c5, "benchmark", "cv", key="bench_cv", keep=lambda c: c <= smallest)
+    reps = appkit.param_options(c6, "benchmark", "n_repeats_kmeans", key="bench_reps")
     once = st.checkbox(
         "select once on all samples (the survey's variant; optimistic)", key="bench_once", value=False
     )

@@ -14,7 +14,9 @@ if not sels:
     st.stop()
 
 with st.form("evaluate"):
-    k = st.slider("evaluate the top-k features of each selection", 2, 200, 20, key="cmp_k")
+    k = appkit.param_slider(
+        st, "evaluation", "k", key="cmp_k", label="evaluate the top-k features of each selection"
+    )
     what = "CV R²" if ds.target_kind == "continuous" else "CV accuracy"
     biased = st.checkbox(
         f"also: {what} with the selection made on all samples (fast, optimistic)", key="cmp_biased"
@@ -68,13 +70,9 @@ def export():
     label = st.selectbox("selection", labels, index=appkit.export_default(ds, labels), key="export_sel")
     sel = sels[label]
     if sel.run.spec.kind in ("score", "grm"):  # a ranking of every feature: export its top k
-        top = st.number_input(
-            "top k features to export",
-            1,
-            ds.n_features,
-            min(20, ds.n_features),
-            key="export_k",
-            help="A ranking orders every feature; the selection and the reduced dataset hold its top k.",
+        appkit.seed_form("export", {"k": min(fc.TOP_K.default, ds.n_features)})
+        top = appkit.param_number(
+            st, fc.SELECTION_SIZE, "k", key="export_k", high=ds.n_features, label="top k features to export"
         )
         sel = appkit.stored(ds, sel.run).selection(int(top))
     raw = st.checkbox(

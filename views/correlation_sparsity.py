@@ -14,16 +14,11 @@ st.caption(appkit.target_note(ds, "correlation"))
 ctl, out = st.columns([1, 3], gap="medium")
 
 shown = appkit.shown("histogram", ds)
-appkit.seed_form("hist", {"bins": 20, "max_features": 20_000} | (shown.kwargs if shown else {}))
+if shown:  # the form starts from the histogram shown, else from the declared defaults
+    appkit.seed_form("hist", {k: shown.get(k) for k in ("bins", "max_features")})
 with ctl.container(border=True):
-    n_bins = st.select_slider("intervals on [0, 1]", [10, 20, 50, 100], key="hist_bins")
-    max_features = st.number_input(
-        "exact up to this many features (else a sampled estimate)",
-        100,
-        10_000_000,
-        step=1000,
-        key="hist_max_features",
-    )
+    n_bins = appkit.param_options(st, "histogram", "bins", key="hist_bins")
+    max_features = appkit.param_number(st, "histogram", "max_features", key="hist_max_features")
     clicked = st.button("Count pairs", type="primary", width="stretch")
 
 run = Run("histogram", {"bins": int(n_bins), "max_features": int(max_features)}, appkit.seed())
@@ -47,7 +42,7 @@ def view(res):
         "tau to mark (1 − τ is GDM's affiliation threshold)",
         0.0,
         1.0,
-        float(gdm.get("tau", 0.3) if gdm else 0.3),
+        float((gdm or Run("gdm")).get("tau")),
         0.01,
     )
     st.plotly_chart(
@@ -68,7 +63,7 @@ st.header("Correlation explorer")
 def explorer():
     c1, c2, c3 = st.columns([1, 1, 2])
     method = c1.radio("correlation", ["pearson", "spearman"], horizontal=True, key="cx_method")
-    k = c2.number_input("top pairs", 5, 2000, 50, step=5, key="cx_k")
+    k = appkit.param_number(c2, "pairs", "k", key="cx_k")
     layout = c3.radio("network layout", ["circular", "spring"], horizontal=True, key="cx_layout")
     pairs = appkit.result(
         ds, Run("pairs", {"k": int(k), "method": method}), "Finding the most correlated pairs"

@@ -17,14 +17,14 @@ with bottom:
     st.subheader("Prior groups: features that should rank together (GRM eq. 25–26)")
     prior = appkit.prior_groups_editor(ds)
 
-appkit.seed_form("grm", appkit.grm_form_defaults(ds) | {"k": 20})
+appkit.seed_form("grm", appkit.grm_form_defaults(ds))
 with ctl.container(border=True):
     bases = fc.methods_for(ds.target_kind, kinds=("score",))  # valid for this kind of target
     method = st.selectbox("base score", bases, key="grm_method", format_func=lambda k: fc.method(k).label)
     n_nb = appkit.param_slider(st, fc.NEIGHBOUR_METHODS, "n_neighbors", key="grm_n_neighbors")  # all four run
     n_top = appkit.param_number(st, "grm", "n_top", key="grm_n_top", high=max(m, 1))  # GRM's declaration
     gamma = appkit.param_slider(st, "grm", "gamma", key="grm_gamma")
-    k = st.slider("top-k evaluated", 2, 100, key="grm_k")
+    k = appkit.param_slider(st, "evaluation", "k", key="grm_k", label="top-k evaluated")
     clicked = st.button("Run GRM", type="primary", width="stretch")
 ctl.caption(
     f"{fc.plural(len(prior), 'prior group')} over {fc.plural(sum(map(len, prior)), 'feature')} (below)."
@@ -117,7 +117,6 @@ if prior:
                     plain.refined_order,
                     res.refined_order,
                     ds.feature_names,
-                    k=20,
                     labels=("GRM without priors", f"GRM with priors (gamma={res.run.get('gamma'):g})"),
                 ),
                 key="bump_priors",

@@ -32,7 +32,7 @@ def masks(res):
     appkit.seed_form("mask", {"alpha": fc.mask_opacity(res)})
     c1, c2, c3, c4, c5 = st.columns([3, 2, 2, 2, 1])
     hl = c1.selectbox("highlight group", list(labels), format_func=labels.get, key="mask_group")
-    n_ex = c2.slider("example images", 1, 8, 4, key="mask_examples")
+    n_ex = appkit.param_slider(c2, "images", "n_examples", key="mask_examples")
     n_classes = len(ds.class_labels()[0]) if ds.is_classification else 2
     n_means = (
         c3.slider("class means", 1, n_classes, min(n_classes, 10), key="mask_means")

@@ -22,7 +22,7 @@ def view():
     c1, c2, c3 = st.columns([2, 2, 1])
     left = c1.selectbox("left", labels, index=left_i, key="proj_left")
     right = c2.selectbox("right", labels, index=right_i, key="proj_right")
-    k = c3.slider("top-k features", 1, 200, 20, key="proj_k")
+    k = appkit.param_slider(c3, "evaluation", "k", key="proj_k", label="top-k features")
     pl = appkit.projection(ds, sels[left], k)
     pr = appkit.projection(ds, sels[right], k)
     if pl is not None and pr is not None:

@@ -21,8 +21,9 @@ with ctl.container(border=True):
     label = st.selectbox("selection", list(sels), key="stab_sel")
     of = sels[label].run
     has_k = of.spec.kind in ("score", "grm")
-    k = st.slider("top-k of each resample", 2, 100, 20, key="stab_k") if has_k else None
-    n_boot = st.select_slider("bootstrap resamples", [5, 10, 20, 50, 100], 20, key="stab_n")
+    appkit.seed_form("stab", {"k": fc.TOP_K.default})  # a ranking's top k starts where the pages' does
+    k = appkit.param_slider(st, "stability", "k", key="stab_k") if has_k else None
+    n_boot = appkit.param_options(st, "stability", "n_boot", key="stab_n")
     clicked = st.button("Resample", type="primary", width="stretch")
 ctl.caption(
     "Each resample draws the samples with replacement and reruns the whole selection with the same "

@@ -28,8 +28,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from fsviz.select import SPEC, GroupLasso, SparseGroupLasso, TraceRatio, TreeLasso  # noqa: E402
+from fsviz.select.feature_groups import Tree  # noqa: E402
 from fsviz.select.similarity import _label_affinity, _rbf  # noqa: E402
-from fsviz.select.structured import _alpha_max, _Problem, _Tree  # noqa: E402
+from fsviz.select.structured import _alpha_max, _Problem  # noqa: E402
 
 K = 20
 BLOCK = 10  # contiguous groups of 10 features; tree: blocks of 10 inside blocks of 100
@@ -96,7 +97,7 @@ def _pm1(y):
 def _abs_strength(X, y, nodes, weights, l1):
     """fsviz's alpha_max for the problem both sides solve (centred X, +-1 y)."""
     prob = _Problem(np.asarray(X, dtype=np.float64), _pm1(y).reshape(-1, 1), "squared")
-    return _alpha_max(prob, _Tree(nodes, weights), l1)
+    return _alpha_max(prob, Tree(nodes, weights), l1)
 
 
 def _idx(nodes, weights):

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from fsviz.select import LLL21, LSL21, NDFS, RFS, UDFS
-from fsviz.select import sparse_learning as SL
-from fsviz.select.scores import _knn_affinity
+from fsviz.select import sparse_solvers as SL
+from fsviz.select._graph import knn_affinity
 
 K = 20
 SEED = 0
@@ -41,7 +41,7 @@ def _top(scores, k=K):
 
 
 def _pm(y):
-    return 2.0 * SL._one_hot(y) - 1.0
+    return 2.0 * SL.one_hot(y) - 1.0
 
 
 def _peer_rank(W, k=K):
@@ -152,7 +152,7 @@ def _ndfs_peer(X, y):
 
     seed = int(check_random_state(SEED).randint(np.iinfo(np.int32).max))  # NDFS's own k-means seed
     X = np.array(X, dtype=np.float64)
-    S = _knn_affinity("NDFS", X, 5, "heat", None)
+    S = knn_affinity("NDFS", X, 5, "heat", None)
     # ndfs(..., F0=...) fails (it reads n_clusters only when F0 is absent: UnboundLocalError), so
     # its own unseeded k-means start (same settings and +0.02 as fsviz's) is made identical to
     # fsviz's by seeding the global RandomState it draws from with the same seed.

@@ -10,6 +10,7 @@ The app, the CLI and cross-validation's fold refits all compute through here::
 here imports Streamlit.
 """
 
+from fsviz.compute.commands import benchmark_run, histogram_run, select_run
 from fsviz.compute.exports import (
     SELECTION_COLUMNS,
     benchmark_csv,
@@ -28,9 +29,8 @@ from fsviz.compute.registry import (
     METHODS,
     NEIGHBOUR_METHODS,
     SELECTION_SIZE,
+    TOP_K,
     Method,
-    benchmark_rankers,
-    fold_selector,
     grm_base_params,
     grm_default_base,
     method,
@@ -57,6 +57,8 @@ from fsviz.compute.results import (
     StreamResult,
     SubsetResult,
 )
+from fsviz.compute.runners.evaluation import benchmark_rankers, fold_selector
+from fsviz.compute.runners.evaluation import survey as benchmark
 from fsviz.compute.runs import (
     SEED_MAX,
     Context,
@@ -120,6 +122,10 @@ __all__ = [
     "feature_group_text",
     "gdm_run",
     "BenchmarkResult",
+    "benchmark",
+    "benchmark_run",
+    "histogram_run",
+    "select_run",
     "benchmark_csv",
     "benchmark_rankers",
     "benchmark_summary",
@@ -136,6 +142,7 @@ __all__ = [
     "kuncheva_text",
     "share_of_pairs",
     "SELECTION_SIZE",
+    "TOP_K",
     "Context",
     "CorrelationsResult",
     "Evaluation",

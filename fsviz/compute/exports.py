@@ -58,16 +58,12 @@ def selection_csv(selection: Selection, feature_names: Sequence[str], *, raw: bo
 
 
 def read_selection_csv(data: bytes) -> pd.DataFrame:
-    """Inverse of :func:`selection_csv`."""
-    from fsviz.data.formats._source import _exact_floats
-
-    dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": np.float64, "role": str}
-    return pd.read_csv(
-        io.BytesIO(data),
-        dtype=dtypes | {"group": np.int64},
-        keep_default_na=False,
-        **_exact_floats(),
-    )
+    """Inverse of :func:`selection_csv` (scores parsed exactly: the 17 digits give the same
+    float back, whatever pandas' own float parser does)."""
+    dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": str, "role": str}
+    frame = pd.read_csv(io.BytesIO(data), dtype=dtypes | {"group": np.int64}, keep_default_na=False)
+    frame["score"] = np.asarray(frame["score"].to_numpy(dtype=str), dtype=np.float64)
+    return frame
 
 
 def provenance(selection: Selection, dataset) -> dict:

@@ -1,30 +1,30 @@
 """The one registry of what fsviz can run: selectors, their refinements, and the views.
 
 Each :class:`Method` names its estimator class directly (grep from a page's Run to the
-estimator it fits) and carries the runner that turns a :class:`~fsviz.compute.Run` into a
-result. The app, the CLI and the fold refits of cross-validation all go through
-:meth:`Run.execute <fsviz.compute.Run.execute>`, which calls these runners.
+estimator it fits), its parameters (the estimator's declaration, or a view's own) and the
+runner that turns a :class:`~fsviz.compute.Run` into a result. The runners live in
+:mod:`fsviz.compute.runners` (``selectors``, ``views``, ``evaluation``), one room per kind;
+this module only lists them. The app, the CLI and the fold refits of cross-validation all go
+through :meth:`Run.execute <fsviz.compute.Run.execute>`, which calls these runners.
 """
 
 from __future__ import annotations
 
-import inspect
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from numbers import Integral, Real
 from typing import Any
 
-import numpy as np
-import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 
 from fsviz import select as S
 from fsviz._params import Param, describe
 from fsviz._targets import needs_classes_message
-from fsviz.compute import results as R
-from fsviz.compute.runs import Context, Run, bind_registry, params_label
+from fsviz.compute.runners import evaluation as E
+from fsviz.compute.runners import selectors as X
+from fsviz.compute.runners import views as V
+from fsviz.compute.runs import Context, Run, bind_registry
 
 #: kinds of method whose result is a feature selection (``result.selection(k)``)
 SELECTION_KINDS = ("score", "subset", "groups", "grm", "stream")
@@ -66,7 +66,8 @@ class Method:
         the others need class labels (see :func:`methods_for`).
     run_params : tuple of Param
         Parameters a Run takes that are not the estimator's (how the run feeds it: SAOLA's
-        ``chunk`` of arriving features, GRM's ``base`` score Run).
+        ``chunk`` of arriving features, GRM's ``base`` score Run), and every parameter of a
+        view (declared beside its runner in :mod:`fsviz.compute.runners`).
     """
 
     name: str
@@ -84,7 +85,7 @@ class Method:
     def params(self) -> dict[str, Param]:
         """Every parameter a Run of this method takes, by name: the estimator's declaration
         (:func:`fsviz._params.describe`; ``random_state`` is the Run's seed) and
-        :attr:`run_params`. Views without an estimator declare none."""
+        :attr:`run_params` (a view's whole declaration: it has no estimator)."""
         declared = describe(self.estimator) if self.estimator is not None else {}
         return declared | {p.name: p for p in self.run_params}
 
@@ -102,7 +103,7 @@ class Method:
         """
         declared = self.params
         unknown = sorted(set(params) - set(declared))
-        if unknown and self.estimator is not None:
+        if unknown:
             raise ValueError(f"{self.label}: unknown parameter(s) {unknown}; valid are {sorted(declared)}.")
         for name, value in params.items():
             if name in declared and value is not None:
@@ -155,16 +156,6 @@ class Method:
         return self.estimator(**kw)
 
 
-#: features per arrival of the streaming runs (``partial_fit`` on ``chunk`` columns at a time)
-_CHUNK = Param(
-    name="chunk",
-    default=200,
-    constraints=(Interval(Integral, 1, None, closed="left"),),
-    label="Features per arrival",
-    help="Features arrive this many at a time (partial_fit); the result does not depend on it.",
-    step=50,
-    practical=(1, 2000),
-)
 #: the size of a selection (``result.selection(k)``; the CLI's ``-k``, the app's top-k): None = all
 SELECTION_SIZE = Param(
     name="k",
@@ -174,672 +165,25 @@ SELECTION_SIZE = Param(
     help="How many of the ranked or selected features to keep; none: all of them.",
     step=1,
 )
-_BASE = Param(name="base", default=None, label="Base score", help="The Run of the score GRM refines.")
-#: the groups of a group-lasso run, which the runner turns into the estimator's index groups
-_GROUP_SPEC = Param(
-    name="groups",
-    default=None,
-    constraints=(StrOptions({"gdm", "categorical", "prior"}), Run, "array-like", None),
-    label="Groups",
-    help="'gdm' or a GDM Run (its groups), 'categorical' (one-hot blocks), 'prior' or index lists; "
-    "none: every feature is its own group.",
-)
-_GROUPS_RUN = Param(
-    name="groups",
-    default=None,
-    label="Groups",
-    help="A GDM Run (its groups arrive one at a time) or the number of random groups.",
-)
-
-
-def _fit(est, ds, y, client=None) -> float:
-    t0 = time.perf_counter()
-    if client is not None and "client" in inspect.signature(est.fit).parameters:
-        est.fit(ds.X, y, client=client)
-    else:
-        est.fit(ds.X, y)
-    return time.perf_counter() - t0
-
-
-# ---------------------------------------------------------------------------- selectors
-def _score(run: Run, ctx: Context) -> R.ScoreResult:
-    ds = ctx.dataset
-    est = run.spec.make(run)
-    y = getattr(ds, "y", None)
-    if not run.spec.supervised and getattr(ds, "target_kind", None) == "continuous":
-        y = None  # unsupervised scores that can use class labels (SPEC's label graph) take none
-    seconds = _fit(est, ds, y)
-    return _score_result(run, ds, est, seconds)
-
-
-def _score_result(run: Run, ds, est, seconds: float) -> R.ScoreResult:
-    """A fitted scorer's ``scores_`` and ``ranking_`` as the run's result."""
-    scores = np.asarray(est.scores_, dtype=np.float64)
-    return R.ScoreResult(run, ds.fingerprint, scores, np.asarray(est.ranking_, dtype=np.int64), seconds)
-
-
-def _subset(run: Run, ctx: Context) -> R.SubsetResult:
-    ds = ctx.dataset
-    est = run.spec.make(run)
-    seconds = _fit(est, ds, ds.y)
-    return R.SubsetResult(
-        run,
-        ds.fingerprint,
-        np.asarray(est.selected_, dtype=np.int64),
-        np.asarray(est.scores_, dtype=np.float64),
-        seconds,
-    )
-
-
-def _class_value(ds, name):
-    """The value in ``ds.y`` of the class a person named (class names are shown as text)."""
-    if name is None:
-        return None
-    names = getattr(ds, "class_names", None)
-    if names is not None:
-        hit = np.flatnonzero(np.asarray(names).astype(str) == str(name))
-        if hit.size:
-            return int(hit[0])
-    values = np.unique(np.asarray(ds.y))
-    hit = [v for v in values.tolist() if str(v) == str(name)]
-    if not hit:
-        shown = np.asarray(names).astype(str).tolist() if names is not None else values.tolist()
-        raise ValueError(f"GDM: 'positive' class {name!r} is not one of the labels {shown[:10]}.")
-    return hit[0]
-
-
-def _gdm(run: Run, ctx: Context) -> R.GroupResult:
-    ds = ctx.dataset
-    positive = _class_value(ds, run.get("positive")) if not run.get("one_class") else None
-    est = run.spec.make(run.replace(positive=None))
-    if positive is not None:
-        est.set_params(positive=positive)
-    y = np.ones(ds.X.shape[0]) if run.get("one_class") else ds.y
-    seconds = _fit(est, ds, y, ctx.client)
-    support = np.asarray(est.support_, dtype=np.int64)
-    parts = [np.asarray(est.groups_.get(int(s), ()), dtype=np.int64) for s in support]
-    rhos = [np.abs(np.asarray(est.group_corr_.get(int(s), ()), dtype=np.float64)) for s in support]
-    af = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    scores = np.abs(np.asarray(est.scores_, dtype=np.float64))
-    return R.GroupResult(
-        run,
-        ds.fingerprint,
-        support,
-        scores[support],
-        af,
-        np.repeat(support, [len(p) for p in parts]) if parts else np.zeros(0, dtype=np.int64),
-        np.concatenate(rhos) if rhos else np.zeros(0),
-        scores,
-        int(est.n_correlations_),
-        int(ds.X.shape[1]),
-        np.asarray(est.objective_history_, dtype=np.float64),
-        seconds,
-    )
-
-
-def _grm(run: Run, ctx: Context) -> R.GRMResult:
-    ds = ctx.dataset
-    base_run = run.get("base")
-    if not isinstance(base_run, Run) or base_run.spec.kind != "score":
-        raise ValueError(
-            f"GRM: 'base' must be a Run of a scoring method ({', '.join(score_methods())}); got {base_run!r}."
-        )
-    base = ctx.result(base_run)
-    est = run.spec.make(run)
-    t0 = time.perf_counter()
-    est.fit(ds.X, base.scores)
-    seconds = time.perf_counter() - t0
-    cand = np.asarray(est.top_, dtype=np.int64)
-    refined = np.asarray(est.scores_, dtype=np.float64)
-    return R.GRMResult(
-        run,
-        ds.fingerprint,
-        base_run,
-        cand,
-        base.scores[cand],
-        refined[cand],
-        np.asarray(est.ranking_, dtype=np.int64),
-        refined,
-        np.asarray(est.lambda_history_, dtype=np.float64),
-        seconds,
-    )
-
-
-def _stream_result(run, ds, est, arrival, seconds) -> R.StreamResult:
-    hist = est.history_
-    return R.StreamResult(
-        run,
-        ds.fingerprint,
-        arrival,
-        tuple(hist.outcomes(arrival).tolist()),
-        tuple(hist.explanations(arrival).tolist()),
-        hist.set_sizes(arrival),
-        np.asarray(est.selected_, dtype=np.int64),
-        np.asarray(est.scores_, dtype=np.float64),
-        seconds,
-    )
-
-
-def _saola(run: Run, ctx: Context) -> R.StreamResult:
-    """Features arrive ``chunk`` at a time (``partial_fit``); with a Dask client all at once."""
-    ds = ctx.dataset
-    est = run.spec.make(run)
-    X, m = ds.X, ds.X.shape[1]
-    chunk = run.get("chunk")
-    _CHUNK.validate(chunk, "SAOLA")
-    t0 = time.perf_counter()
-    if ctx.client is not None:
-        est.fit(X, ds.y, client=ctx.client)
-    else:
-        for start in range(0, m, chunk):
-            stop = min(start + chunk, m)
-            est.partial_fit(X[:, start:stop], ds.y)
-            n_sel = len(est.selected_)
-            text = f"{stop:,} of {m:,} features arrived; {n_sel:,} selected"
-            ctx.progress(stop / m, text, arrived=stop, selected=n_sel)
-    seconds = time.perf_counter() - t0
-    return _stream_result(run, ds, est, np.arange(m), seconds)
-
-
-def _group_saola(run: Run, ctx: Context) -> R.StreamResult:
-    """Groups arrive one at a time: GDM's groups (``groups`` = a GDM Run) or a random partition
-    into ``groups`` parts (the SAOLA paper's set-up), seeded by the run's seed."""
-    ds = ctx.dataset
-    m = ds.X.shape[1]
-    spec = run.get("groups")
-    if isinstance(spec, Run):
-        if spec.method != "gdm":
-            raise ValueError(f"group-SAOLA: 'groups' must be a GDM Run or a number of groups; got {spec!r}.")
-        groups = ctx.result(spec).partition()
-    elif isinstance(spec, int) and not isinstance(spec, bool):
-        groups = S.random_feature_groups(m, min(max(spec, 1), m), random_state=run.seed)
-    else:
-        raise ValueError(
-            "group-SAOLA: 'groups' must be a GDM Run (its groups) or the number of random groups; "
-            f"got {spec!r}."
-        )
-    est = run.spec.make(run)
-    ctx.progress(0.0, f"{len(groups)} groups arriving")
-    t0 = time.perf_counter()
-    est.fit(ds.X, ds.y, [np.asarray(g, dtype=np.int64) for g in groups])
-    seconds = time.perf_counter() - t0
-    ctx.progress(1.0, "done")
-    arrival = np.concatenate([np.asarray(g, dtype=np.int64) for g in groups])
-    arrival = np.concatenate([arrival, np.setdiff1d(np.arange(m), arrival)])  # ungrouped last
-    return _stream_result(run, ds, est, arrival, seconds)
-
-
-def _group_lasso(run: Run, ctx: Context) -> R.ScoreResult:
-    """Group lasso / sparse group lasso with the groups the run names: ``groups`` = a GDM Run (or
-    ``"gdm"``: GDM at its defaults; each SF with its AFs is one group), ``"categorical"`` (the
-    dataset's one-hot blocks), ``"prior"`` (prior groups stored on the dataset) or explicit index
-    lists; none: every feature is its own group."""
-    ds = ctx.dataset
-    spec = run.get("groups")
-    label = run.spec.label
-    if spec == "gdm":
-        spec = Run("gdm", {}, run.seed)
-    if spec is None:
-        groups = None
-    elif isinstance(spec, Run):
-        if spec.method != "gdm":
-            raise ValueError(f"{label}: 'groups' must be a GDM Run; got a {spec.method!r} Run.")
-        groups = [g for g in ctx.result(spec).partition() if len(g) > 1]
-    elif spec == "categorical":
-        groups = ds.categorical_groups
-        if not groups:
-            raise ValueError(
-                f"{label}: groups='categorical' needs one-hot encoded columns; dataset {ds.name!r} has none "
-                "(load it with categorical='onehot')."
-            )
-    elif spec == "prior":
-        groups = getattr(ds, "prior_groups", None) or ds.meta.get("prior_groups")
-        if not groups:
-            raise ValueError(
-                f"{label}: groups='prior' needs prior groups on the dataset; {ds.name!r} has none."
-            )
-    elif isinstance(spec, str):
-        raise ValueError(
-            f"{label}: 'groups' must be 'gdm', 'categorical', 'prior', a GDM Run or index lists; "
-            f"got {spec!r}."
-        )
-    else:
-        groups = [list(g) for g in spec]
-    est = run.spec.make(run.replace(groups=None))
-    if groups is not None:
-        est.set_params(groups=[np.asarray(g, dtype=np.int64) for g in groups])
-    seconds = _fit(est, ds, ds.y)
-    return _score_result(run, ds, est, seconds)
-
-
-def _feature_stream(run: Run, ctx: Context) -> R.StreamResult:
-    """The SAOLA paper's streaming baselines: features arrive ``chunk`` at a time (``partial_fit``)."""
-    ds = ctx.dataset
-    est = run.spec.make(run)
-    X, m = ds.X, ds.X.shape[1]
-    chunk = run.get("chunk")
-    _CHUNK.validate(chunk, run.spec.label)
-    t0 = time.perf_counter()
-    for start in range(0, m, chunk):
-        stop = min(start + chunk, m)
-        est.partial_fit(X[:, start:stop], ds.y)
-        n_sel = len(est.selected_)
-        ctx.progress(
-            stop / m, f"{stop:,} of {m:,} features arrived; {n_sel:,} selected", arrived=stop, selected=n_sel
-        )
-    seconds = time.perf_counter() - t0
-    return _stream_result(run, ds, est, np.arange(m), seconds)
-
-
-# ---------------------------------------------------------------------------- views
-def _histogram(run: Run, ctx: Context) -> R.HistogramResult:
-    """Exact over all pairs up to ``max_features`` features, else a sampled estimate (flagged)."""
-    from fsviz.stats import correlation_histogram
-
-    ds = ctx.dataset
-    exact = ds.X.shape[1] <= int(run.get("max_features", 20_000))
-    res = correlation_histogram(
-        ds.X,
-        bins=int(run.get("bins", 20)),
-        exact=exact,
-        random_state=run.seed,
-        client=ctx.client,
-        progress=lambda done, total: ctx.progress(done / max(total, 1), f"{done} of {total} blocks"),
-    )
-    counts = np.asarray(res.counts, dtype=np.float64)
-    return R.HistogramResult(
-        run,
-        ds.fingerprint,
-        np.asarray(res.edges, dtype=np.float64),
-        counts,
-        bool(res.exact),
-        int(round(counts.sum())),
-        int(res.n_pairs),
-        len(res.constant_features),
-        float(res.seconds),
-    )
-
-
-def _evaluation(run: Run, ctx: Context) -> R.Evaluation:
-    """CV accuracy (CV R^2 and RMSE for a continuous target) and redundancy of the top ``k``
-    of the selection made by Run ``of``.
-
-    ``reselect=True`` (default) redoes the selection inside every training fold through
-    the same Run (no selection bias, Ambroise & McLachlan, PNAS 2002); ``False`` evaluates
-    the features chosen on all samples (optimistic; for comparison only).
-    """
-    from fsviz.evaluate import cv_accuracy, redundancy_rate
-
-    ds = ctx.dataset
-    of, k = run.get("of"), int(run.get("k", 20))
-    reselect = bool(run.get("reselect", True))
-    t0 = time.perf_counter()
-    chosen = ctx.result(of).selection(k).indices
-    red = float(redundancy_rate(ds.X, chosen)) if len(chosen) > 1 else 0.0
-    y = getattr(ds, "y", None)
-    if y is not None and getattr(ds, "target_kind", None) == "continuous":
-        return _evaluation_regression(run, ds, of, k, reselect, chosen, red, t0)
-    acc = std = float("nan")
-    n_folds = 0
-    scheme = str(run.get("cv", "auto"))
-    note = _cv_not_possible(ds, y, scheme, len(chosen))
-    if not note:
-        smallest = int(np.unique(y, return_counts=True)[1].min())
-        n_folds = ds.n_samples if scheme == "loo" else min(5, smallest)
-        cv = cv_accuracy(
-            ds.X,
-            y,
-            fold_selector(of, k, ds) if reselect else chosen,
-            k=k if reselect else None,
-            model=str(run.get("model", "svm")),
-            n_splits="loo" if scheme == "loo" else n_folds,
-            reselect=True,
-            random_state=run.seed,
-        )
-        acc, std = cv.mean, cv.std
-    seconds = time.perf_counter() - t0
-    n = len(chosen)
-    return R.Evaluation(
-        run, ds.fingerprint, n, float(acc), red, reselect, seconds, float(std), n_folds, note=note
-    )
-
-
-#: the CV schemes of the "evaluation" view: stratified k-fold (k = 5, fewer when a class is
-#: smaller) or leave-one-out
-CV_SCHEMES = ("auto", "loo")
-
-
-def _cv_not_possible(ds, y, scheme: str, n_chosen: int) -> str:
-    """Why a classification CV cannot run on ``ds`` (empty when it can), in the app's words."""
-    if scheme not in CV_SCHEMES:
-        raise ValueError(f"evaluation: 'cv' must be one of {CV_SCHEMES}; got {scheme!r}.")
-    if y is None:
-        return "not computed: the dataset has no target (choose a target column on the Data page)"
-    if not n_chosen:
-        return "not computed: the selection is empty"
-    names, counts = np.unique(y, return_counts=True)
-    if len(names) < 2:
-        return "not computed: the target has a single class (CV accuracy needs two or more)"
-    if scheme == "auto" and counts.min() < 2:
-        labels, sizes = ds.class_labels() if hasattr(ds, "class_labels") else ([], [])
-        ones = [c for c, n in zip(labels, sizes, strict=True) if n == 1] or [
-            str(c) for c in names[counts < 2]
-        ]
-        listed = ", ".join(repr(c) for c in ones[:5]) + (" …" if len(ones) > 5 else "")
-        return (
-            f"not computed: {len(ones)} class{'es' if len(ones) != 1 else ''} with a single sample "
-            f"({listed}); stratified folds need 2 per class. On the Data page, drop classes with fewer "
-            "than 2 samples, or choose leave-one-out CV"
-        )
-    return ""
-
-
-def _benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
-    """:func:`fsviz.evaluate.benchmark` (the survey's protocol) of the Runs or names ``methods``."""
-    import warnings
-
-    from fsviz.evaluate import benchmark
-
-    ds = ctx.dataset
-    methods = benchmark_rankers(run.get("methods", ()), run.seed)
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():  # the clipping note travels in the result instead
-        warnings.simplefilter("ignore", UserWarning)
-        frame = benchmark(
-            ds,
-            None,
-            methods,
-            ks=list(run.get("ks", range(5, 305, 5))),
-            classifiers=list(run.get("classifiers", ("linear_svm", "decision_tree", "naive_bayes"))),
-            cv=int(run.get("cv", 10)),
-            select_in_fold=bool(run.get("select_in_fold", True)),
-            n_repeats_kmeans=int(run.get("n_repeats_kmeans", 20)),
-            random_state=run.seed,
-            n_jobs=run.get("n_jobs"),
-            client=ctx.client,
-            progress=ctx.progress,
-        )
-    seconds = time.perf_counter() - t0
-    return R.BenchmarkResult(run, ds.fingerprint, frame, tuple(frame.attrs.get("notes", ())), seconds)
-
-
-def _evaluation_regression(run: Run, ds, of: Run, k: int, reselect: bool, chosen, red: float, t0: float):
-    """A continuous target: K-fold R^2 and RMSE of a ridge regression (``cv_regression``)."""
-    from fsviz.evaluate import cv_regression
-
-    r2 = r2_std = rmse = rmse_std = float("nan")
-    n_folds = 0
-    if len(chosen) and ds.n_samples >= 4:
-        n_folds = min(5, ds.n_samples // 2)
-        cv = cv_regression(
-            ds.X,
-            ds.y,
-            fold_selector(of, k, ds) if reselect else chosen,
-            k=k if reselect else None,
-            model="ridge",
-            n_splits=n_folds,
-            reselect=True,
-            random_state=run.seed,
-        )
-        r2, r2_std, rmse, rmse_std = cv.r2, cv.r2_std, cv.rmse, cv.rmse_std
-    return R.Evaluation(
-        run,
-        ds.fingerprint,
-        len(chosen),
-        float("nan"),
-        red,
-        reselect,
-        time.perf_counter() - t0,
-        float("nan"),
-        n_folds,
-        target="continuous",
-        cv_r2=float(r2),
-        cv_r2_std=float(r2_std),
-        cv_rmse=float(rmse),
-        cv_rmse_std=float(rmse_std),
-    )
-
-
-def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray], np.ndarray]:
-    """``f(X_train, y_train) -> indices``: Run ``of`` executed on a training fold.
-
-    Given to :func:`fsviz.evaluate.cv_accuracy`, it redoes the whole selection (a GRM's
-    base score, a group-SAOLA's GDM groups included) inside every training fold.
-    """
-    from fsviz.data import Dataset
-
-    def fit(X, y) -> np.ndarray:
-        fold = Dataset(X, y=np.asarray(y), feature_names=dataset.feature_names, name="training fold")
-        return of.execute(fold).selection(k).indices
-
-    return fit
-
-
-@dataclass(frozen=True)
-class _RunRanker:
-    """``rank(X, y, k)``: Run ``run`` executed on (X, y), its selection best first (picklable)."""
-
-    run: Run
-
-    def __call__(self, X, y, k: int) -> np.ndarray:
-        from fsviz.data import Dataset
-
-        run = self.run
-        if run.spec.kind == "subset" and run.get("n_features") is not None:
-            run = run.replace(n_features=int(k))  # a fixed-size subset: ask for the largest k once
-        fold = Dataset(X, y=None if y is None else np.asarray(y), name="fold")
-        return run.execute(fold).selection(None).indices
-
-
-def benchmark_rankers(methods, seed: int = 0) -> list:
-    """Registry names and Runs as :class:`fsviz.evaluate.Ranker` values for
-    :func:`fsviz.evaluate.benchmark` (estimators and rankers pass through unchanged).
-
-    A name is the Run of that method at its declared defaults with ``seed``; a Run keeps its
-    own seed. Each ranker executes its Run on the training fold, as :func:`fold_selector`.
-
-    Raises
-    ------
-    ValueError
-        An unknown name, or a view (not a feature selection).
-    """
-    from fsviz.evaluate import Ranker
-
-    if isinstance(methods, (str, Run)):
-        methods = [methods]
-    out = []
-    for m in methods:
-        if isinstance(m, str):
-            if m not in METHODS:
-                raise ValueError(
-                    f"benchmark: unknown method {m!r}; the selection methods are {selection_methods()}."
-                )
-            m = Run(m, {}, seed)
-        if isinstance(m, Run):
-            spec = m.spec
-            if not spec.selects:
-                raise ValueError(
-                    f"benchmark: {m.method!r} is a view, not a feature selection; choose one of "
-                    f"{selection_methods()}."
-                )
-            lifted = spec.unsupervised_with is not None and bool(m.get(spec.unsupervised_with))
-            label = m.label if params_label(m) else m.method
-            out.append(Ranker(label, _RunRanker(m), spec.supervised and not lifted))
-        else:
-            out.append(m)
-    return out
-
-
-def _pairs(run: Run, ctx: Context) -> R.PairsResult:
-    """``fsviz.stats.top_pairs``: the ``k`` most correlated pairs, Pearson or Spearman."""
-    from fsviz.stats import top_pairs
-
-    ds = ctx.dataset
-    t0 = time.perf_counter()
-    frame = top_pairs(ds.X, int(run.get("k", 50)), method=str(run.get("method", "pearson")))
-    i, j = frame["i"].to_numpy(np.int64), frame["j"].to_numpy(np.int64)
-    return R.PairsResult(
-        run, ds.fingerprint, i, j, frame["rho"].to_numpy(np.float64), time.perf_counter() - t0
-    )
-
-
-def _correlations(run: Run, ctx: Context) -> R.CorrelationsResult:
-    """``fsviz.stats.correlations_with`` one feature (``against`` = its index) or the target."""
-    from fsviz.stats import correlations_with
-
-    ds = ctx.dataset
-    against = run.get("against", "target")
-    t0 = time.perf_counter()
-    if against == "target":
-        if ds.y is None:
-            raise ValueError(f"correlation with the target: dataset {ds.name!r} has none; pick a feature.")
-        rho, label = correlations_with(ds.X, ds.y, method=str(run.get("method", "pearson"))), "the target"
-    else:
-        j = int(against)
-        rho = correlations_with(ds.X, j, method=str(run.get("method", "pearson")))
-        label = str(ds.feature_names[j])
-    return R.CorrelationsResult(run, ds.fingerprint, np.asarray(rho), label, time.perf_counter() - t0)
-
-
-def _stability(run: Run, ctx: Context) -> R.StabilityResult:
-    """Run ``of`` redone on ``n_boot`` bootstrap resamples of the samples (its top ``k``).
-
-    Per-feature selection frequency, Kuncheva's index (equal sizes) and Jaccard; for GDM
-    also how often each of its groups (on all samples) has a member selected.
-    """
-    from fsviz.evaluate import bootstrap_selections, group_frequency, selection_frequency, selection_stability
-
-    ds = ctx.dataset
-    of, k, n_boot = run.get("of"), run.get("k"), int(run.get("n_boot", 20))
-    if ds.y is None and of.spec.supervised:
-        raise ValueError(f"stability: {of.spec.label} needs the target, and dataset {ds.name!r} has none.")
-    t0 = time.perf_counter()
-    select = fold_selector(of, None if k is None else int(k), ds)
-    y = ds.y if ds.y is not None else np.zeros(ds.n_samples)
-    subsets = bootstrap_selections(select, ds.X, y, n_boot=n_boot, random_state=run.seed)
-    m = ds.n_features
-    sizes = {len(s) for s in subsets}
-    kun = (
-        selection_stability(subsets, m, measure="kuncheva")
-        if len(sizes) == 1 and 0 < sizes.pop() < m
-        else np.nan
-    )
-    jac = selection_stability(subsets, m, measure="jaccard")
-    gfreq, gsup = np.zeros(0), np.zeros(0, dtype=np.int64)
-    if of.method == "gdm":
-        base = ctx.result(of)
-        parts = [g for g in base.partition() if len(g) > 1 or g[0] in set(base.support.tolist())]
-        gfreq = group_frequency(subsets, parts, m)
-        gsup = np.array([g[0] for g in parts], dtype=np.int64)
-    freq = selection_frequency(subsets, m)
-    return R.StabilityResult(
-        run,
-        ds.fingerprint,
-        tuple(subsets),
-        freq,
-        float(kun),
-        float(jac),
-        gfreq,
-        gsup,
-        time.perf_counter() - t0,
-    )
-
-
-def _leakage(run: Run, ctx: Context) -> R.LeakageResult:
-    """``fsviz.data.leaky_features`` of the dataset's target (empty without classes)."""
-    from fsviz.data import leaky_features
-
-    ds = ctx.dataset
-    t0 = time.perf_counter()
-    found = ()
-    if ds.y is not None and ds.is_classification and len(np.unique(ds.y)) > 1:
-        found = tuple(leaky_features(ds.X, ds.labels, ds.feature_names))
-    return R.LeakageResult(run, ds.fingerprint, found, time.perf_counter() - t0)
-
-
-def _projection(run: Run, ctx: Context) -> R.Projection:
-    """PCA to two components of the standardised columns ``features``."""
-    from sklearn.decomposition import PCA
-
-    ds = ctx.dataset
-    idx = np.asarray(run.get("features", ()), dtype=np.intp)
-    if idx.size == 0:
-        raise ValueError("projection: 'features' is empty; choose a selection with at least one feature.")
-    Xs = ds.X[:, idx]
-    Xs = Xs.toarray() if sp.issparse(Xs) else np.asarray(Xs, dtype=np.float64)
-    std = Xs.std(axis=0)
-    Xs = (Xs - Xs.mean(axis=0)) / np.where(std > 0, std, 1.0)
-    n_comp = min(2, Xs.shape[1], Xs.shape[0])
-    pca = PCA(n_components=n_comp, random_state=run.seed).fit(Xs)
-    coords = pca.transform(Xs)
-    if n_comp < 2:
-        coords = np.column_stack([coords, np.zeros(len(coords))])
-    explained = np.pad(pca.explained_variance_ratio_, (0, 2 - n_comp))
-    return R.Projection(run, ds.fingerprint, coords, explained, idx.astype(np.int64))
-
-
-def _images(run: Run, ctx: Context) -> R.ImagePanels:
-    """Example images (one per class, round robin) and per-class means, in ``shape``.
-
-    A continuous target has no classes: random examples labelled with their ``y`` and the
-    means of the samples at most / above the median of ``y``.
-
-    Rows of X are reshaped in C order (the loader already turned MATLAB's column-major
-    images upright). With more than ``max_means`` classes the first ``max_means`` are shown.
-    """
-    ds = ctx.dataset
-    shape = run.get("shape")
-    if not shape:
-        raise ValueError(f"image panels: dataset {ds.name!r} has no image shape; set it in the sidebar.")
-    h, w = map(int, shape)
-    if h * w != ds.X.shape[1]:
-        raise ValueError(f"image panels: {h} x {w} pixels do not match the {ds.X.shape[1]} features.")
-    n_examples, max_means = int(run.get("n_examples", 4)), int(run.get("max_means", 4))
-    X = ds.X.toarray() if sp.issparse(ds.X) else np.asarray(ds.X, dtype=np.float64)
-    rng = np.random.default_rng(run.seed)
-    y = getattr(ds, "y", None)
-    if y is None:
-        pick = rng.choice(len(X), size=min(n_examples, len(X)), replace=False)
-        mean = X.mean(0).reshape(1, h, w)
-        examples = X[pick].reshape(-1, h, w)
-        return R.ImagePanels(run, ds.fingerprint, examples, ("",) * len(pick), mean, ("all samples",), (h, w))
-    if getattr(ds, "target_kind", None) == "continuous":  # no classes: halves of the target
-        pick = rng.choice(len(X), size=min(n_examples, len(X)), replace=False)
-        low = y <= np.median(y)
-        means = np.stack([X[low].mean(0), X[~low].mean(0) if (~low).any() else X[low].mean(0)])
-        return R.ImagePanels(
-            run,
-            ds.fingerprint,
-            X[pick].reshape(-1, h, w),
-            tuple(f"y = {v:.3g}" for v in y[pick]),
-            means.reshape(-1, h, w),
-            ("mean, y at most its median", "mean, y above its median"),
-            (h, w),
-        )
-    names = np.asarray(ds.labels).astype(str)
-    classes = np.unique(y)
-    per = [rng.permutation(np.flatnonzero(y == c)) for c in classes]
-    n_cls = len(classes)
-    pick = [per[i % n_cls][i // n_cls] for i in range(n_examples) if i // n_cls < len(per[i % n_cls])]
-    shown = classes[:max_means]
-    means = np.stack([X[y == c].mean(0) for c in shown]).reshape(-1, h, w)
-    mean_labels = tuple(f"mean of class {names[np.flatnonzero(y == c)[0]]}" for c in shown)
-    return R.ImagePanels(
-        run,
-        ds.fingerprint,
-        X[pick].reshape(-1, h, w),
-        tuple(str(names[p]) for p in pick),
-        means,
-        mean_labels,
-        (h, w),
-    )
+#: the top k a page evaluates, resamples, projects or tabulates (every top-k slider)
+TOP_K = E.TOP_K
 
 
 # ---------------------------------------------------------------------------- the registry
-def _view(name: str, label: str, help: str, runner: Callable[[Run, Context], Any]) -> Method:
-    """A computation the app shows that is not a selector (its kind is its name)."""
+def _view(
+    name: str, label: str, help: str, runner: Callable[[Run, Context], Any], params: tuple[Param, ...]
+) -> Method:
+    """A computation the app shows that is not a selector (its kind is its name), with the
+    parameters its runner declares."""
     return Method(
-        name=name, label=label, kind=name, estimator=None, supervised=False, help=help, runner=runner
+        name=name,
+        label=label,
+        kind=name,
+        estimator=None,
+        supervised=False,
+        help=help,
+        runner=runner,
+        run_params=params,
     )
 
 
@@ -853,7 +197,7 @@ METHODS: dict[str, Method] = {
             estimator=S.GDM,
             supervised=True,
             help="support + affiliated groups",
-            runner=_gdm,
+            runner=X.gdm,
             unsupervised_with="one_class",
             regression=True,
         ),
@@ -864,9 +208,9 @@ METHODS: dict[str, Method] = {
             estimator=S.SAOLA,
             supervised=True,
             help="online streaming selection",
-            runner=_saola,
+            runner=X.saola,
             regression=True,
-            run_params=(_CHUNK,),
+            run_params=(X.CHUNK,),
         ),
         Method(
             name="group-saola",
@@ -875,9 +219,9 @@ METHODS: dict[str, Method] = {
             estimator=S.GroupSAOLA,
             supervised=True,
             help="SAOLA over groups",
-            runner=_group_saola,
+            runner=X.group_saola,
             regression=True,
-            run_params=(_GROUPS_RUN,),
+            run_params=(X.GROUPS_RUN,),
         ),
         Method(
             name="grm",
@@ -886,8 +230,8 @@ METHODS: dict[str, Method] = {
             estimator=S.GRM,
             supervised=False,
             help="global redundancy minimisation of a base score",
-            runner=_grm,
-            run_params=(_BASE,),
+            runner=X.grm,
+            run_params=(X.BASE,),
         ),
         Method(
             name="lgd",
@@ -896,7 +240,7 @@ METHODS: dict[str, Method] = {
             estimator=S.LGD,
             supervised=False,
             help="local-global discrepancy (unsupervised)",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="laplacian",
@@ -905,7 +249,7 @@ METHODS: dict[str, Method] = {
             estimator=S.LaplacianScore,
             supervised=False,
             help="unsupervised",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="fisher",
@@ -914,7 +258,7 @@ METHODS: dict[str, Method] = {
             estimator=S.FisherScore,
             supervised=True,
             help="Fisher score",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="relieff",
@@ -923,7 +267,7 @@ METHODS: dict[str, Method] = {
             estimator=S.ReliefF,
             supervised=True,
             help="ReliefF (RReliefF for a continuous target)",
-            runner=_score,
+            runner=X.score,
             regression=True,
         ),
         Method(
@@ -933,7 +277,7 @@ METHODS: dict[str, Method] = {
             estimator=S.MutualInfo,
             supervised=True,
             help="MI with the target",
-            runner=_score,
+            runner=X.score,
             regression=True,
         ),
         Method(
@@ -943,7 +287,7 @@ METHODS: dict[str, Method] = {
             estimator=S.FScore,
             supervised=True,
             help="ANOVA F (F-regression for a continuous target)",
-            runner=_score,
+            runner=X.score,
             regression=True,
         ),
         Method(
@@ -953,7 +297,7 @@ METHODS: dict[str, Method] = {
             estimator=S.PearsonScore,
             supervised=True,
             help="|correlation| with the target",
-            runner=_score,
+            runner=X.score,
             regression=True,
         ),
         Method(
@@ -963,7 +307,7 @@ METHODS: dict[str, Method] = {
             estimator=S.SpearmanScore,
             supervised=True,
             help="|rank correlation| with the target",
-            runner=_score,
+            runner=X.score,
             regression=True,
         ),
         Method(
@@ -973,7 +317,7 @@ METHODS: dict[str, Method] = {
             estimator=S.ChiSquare,
             supervised=True,
             help="chi-square (non-negative data)",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="variance",
@@ -982,7 +326,7 @@ METHODS: dict[str, Method] = {
             estimator=S.VarianceScore,
             supervised=False,
             help="variance (unsupervised)",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="mcfs",
@@ -991,7 +335,7 @@ METHODS: dict[str, Method] = {
             estimator=S.MCFS,
             supervised=False,
             help="multi-cluster feature selection",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="mrmr",
@@ -1000,7 +344,7 @@ METHODS: dict[str, Method] = {
             estimator=S.MRMR,
             supervised=True,
             help="minimum redundancy maximum relevance (MID)",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="fcbf",
@@ -1009,7 +353,7 @@ METHODS: dict[str, Method] = {
             estimator=S.FCBF,
             supervised=True,
             help="fast correlation-based filter",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="mifs",
@@ -1018,7 +362,7 @@ METHODS: dict[str, Method] = {
             estimator=S.MIFS,
             supervised=True,
             help="relevance - beta x summed MI with chosen",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="cife",
@@ -1027,7 +371,7 @@ METHODS: dict[str, Method] = {
             estimator=S.CIFE,
             supervised=True,
             help="MIFS(beta=1) + class-conditional MI",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="jmi",
@@ -1036,7 +380,7 @@ METHODS: dict[str, Method] = {
             estimator=S.JMI,
             supervised=True,
             help="joint mutual information with each chosen",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="cmim",
@@ -1045,7 +389,7 @@ METHODS: dict[str, Method] = {
             estimator=S.CMIM,
             supervised=True,
             help="min over chosen of I(f;Y|s)",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="icap",
@@ -1054,7 +398,7 @@ METHODS: dict[str, Method] = {
             estimator=S.ICAP,
             supervised=True,
             help="CIFE with interactions capped at zero",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="disr",
@@ -1063,7 +407,7 @@ METHODS: dict[str, Method] = {
             estimator=S.DISR,
             supervised=True,
             help="JMI normalised by H(f,s,Y)",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="cfs",
@@ -1072,7 +416,7 @@ METHODS: dict[str, Method] = {
             estimator=S.CFS,
             supervised=True,
             help="forward search on Hall's merit (SU)",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="tscore",
@@ -1081,7 +425,7 @@ METHODS: dict[str, Method] = {
             estimator=S.TScore,
             supervised=True,
             help="two-class Welch t statistic",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="gini",
@@ -1090,7 +434,7 @@ METHODS: dict[str, Method] = {
             estimator=S.GiniIndex,
             supervised=True,
             help="Gini gain of the best split",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="trace-ratio",
@@ -1099,7 +443,7 @@ METHODS: dict[str, Method] = {
             estimator=S.TraceRatio,
             supervised=True,
             help="best k-subset by trace ratio",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="spec",
@@ -1108,7 +452,7 @@ METHODS: dict[str, Method] = {
             estimator=S.SPEC,
             supervised=False,
             help="spectral score (label graph if labelled)",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="group-lasso",
@@ -1117,8 +461,8 @@ METHODS: dict[str, Method] = {
             estimator=S.GroupLasso,
             supervised=True,
             help="l2 penalty per group",
-            runner=_group_lasso,
-            run_params=(_GROUP_SPEC,),
+            runner=X.group_lasso,
+            run_params=(X.GROUP_SPEC,),
         ),
         Method(
             name="sparse-group-lasso",
@@ -1127,8 +471,8 @@ METHODS: dict[str, Method] = {
             estimator=S.SparseGroupLasso,
             supervised=True,
             help="l1 + group l2",
-            runner=_group_lasso,
-            run_params=(_GROUP_SPEC,),
+            runner=X.group_lasso,
+            run_params=(X.GROUP_SPEC,),
         ),
         Method(
             name="tree-lasso",
@@ -1137,7 +481,7 @@ METHODS: dict[str, Method] = {
             estimator=S.TreeLasso,
             supervised=True,
             help="nested groups (feature tree)",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="alpha-investing",
@@ -1146,8 +490,8 @@ METHODS: dict[str, Method] = {
             estimator=S.AlphaInvesting,
             supervised=True,
             help="streamwise regression, alpha-wealth",
-            runner=_feature_stream,
-            run_params=(_CHUNK,),
+            runner=X.feature_stream,
+            run_params=(X.CHUNK,),
         ),
         Method(
             name="osfs",
@@ -1156,8 +500,8 @@ METHODS: dict[str, Method] = {
             estimator=S.OSFS,
             supervised=True,
             help="online streaming CI tests (Wu et al.)",
-            runner=_feature_stream,
-            run_params=(_CHUNK,),
+            runner=X.feature_stream,
+            run_params=(X.CHUNK,),
         ),
         Method(
             name="fast-osfs",
@@ -1166,8 +510,8 @@ METHODS: dict[str, Method] = {
             estimator=S.FastOSFS,
             supervised=True,
             help="OSFS testing the arrival first",
-            runner=_feature_stream,
-            run_params=(_CHUNK,),
+            runner=X.feature_stream,
+            run_params=(X.CHUNK,),
         ),
         Method(
             name="grafting",
@@ -1176,8 +520,8 @@ METHODS: dict[str, Method] = {
             estimator=S.Grafting,
             supervised=True,
             help="l1 logistic, gradient test per arrival",
-            runner=_feature_stream,
-            run_params=(_CHUNK,),
+            runner=X.feature_stream,
+            run_params=(X.CHUNK,),
         ),
         Method(
             name="ofs",
@@ -1186,7 +530,7 @@ METHODS: dict[str, Method] = {
             estimator=S.OFS,
             supervised=True,
             help="online (sample-stream) truncated linear model",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="l1-svm",
@@ -1195,7 +539,7 @@ METHODS: dict[str, Method] = {
             estimator=S.L1SVM,
             supervised=True,
             help="l1-regularised linear SVM (liblinear)",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="svm-rfe",
@@ -1204,7 +548,7 @@ METHODS: dict[str, Method] = {
             estimator=S.SVMRFE,
             supervised=True,
             help="recursive elimination with a linear SVM",
-            runner=_subset,
+            runner=X.subset,
         ),
         Method(
             name="rfs",
@@ -1213,7 +557,7 @@ METHODS: dict[str, Method] = {
             estimator=S.RFS,
             supervised=True,
             help="robust FS: l2,1 loss + l2,1 regulariser",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="ls-l21",
@@ -1222,7 +566,7 @@ METHODS: dict[str, Method] = {
             estimator=S.LSL21,
             supervised=True,
             help="least squares + l2,1 (one-hot y)",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="ll-l21",
@@ -1231,7 +575,7 @@ METHODS: dict[str, Method] = {
             estimator=S.LLL21,
             supervised=True,
             help="multinomial logistic + l2,1",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="udfs",
@@ -1240,7 +584,7 @@ METHODS: dict[str, Method] = {
             estimator=S.UDFS,
             supervised=False,
             help="l2,1 local discriminative (unsupervised)",
-            runner=_score,
+            runner=X.score,
         ),
         Method(
             name="ndfs",
@@ -1249,17 +593,41 @@ METHODS: dict[str, Method] = {
             estimator=S.NDFS,
             supervised=False,
             help="nonnegative spectral + l2,1 (unsupervised)",
-            runner=_score,
+            runner=X.score,
         ),
-        _view("histogram", "|rho| histogram", "|rho| of all pairs", _histogram),
-        _view("evaluation", "Evaluation", "CV accuracy and redundancy of a top k", _evaluation),
-        _view("benchmark", "Benchmark (survey protocol)", "accuracy / NMI against top k", _benchmark),
-        _view("pairs", "Top correlated pairs", "the most correlated pairs", _pairs),
-        _view("correlations", "Correlations with", "every feature's rho with one vector", _correlations),
-        _view("stability", "Bootstrap stability", "a selection redone on resamples", _stability),
-        _view("leakage", "Leakage check", "features that give the target away", _leakage),
-        _view("projection", "PCA projection", "PCA of a feature subset", _projection),
-        _view("images", "Image panels", "example images and class means", _images),
+        _view("histogram", "|rho| histogram", "|rho| of all pairs", V.histogram, V.HISTOGRAM_PARAMS),
+        _view(
+            "evaluation",
+            "Evaluation",
+            "CV accuracy and redundancy of a top k",
+            E.evaluation,
+            E.EVALUATION_PARAMS,
+        ),
+        _view(
+            "benchmark",
+            "Benchmark (survey protocol)",
+            "accuracy / NMI against top k",
+            E.benchmark,
+            E.BENCHMARK_PARAMS,
+        ),
+        _view("pairs", "Top correlated pairs", "the most correlated pairs", V.pairs, V.PAIRS_PARAMS),
+        _view(
+            "correlations",
+            "Correlations with",
+            "every feature's rho with one vector",
+            V.correlations,
+            V.CORRELATIONS_PARAMS,
+        ),
+        _view(
+            "stability",
+            "Bootstrap stability",
+            "a selection redone on resamples",
+            E.stability,
+            E.STABILITY_PARAMS,
+        ),
+        _view("leakage", "Leakage check", "features that give the target away", V.leakage, ()),
+        _view("projection", "PCA projection", "PCA of a feature subset", V.projection, V.PROJECTION_PARAMS),
+        _view("images", "Image panels", "example images and class means", V.images, V.IMAGES_PARAMS),
     ]
 }
 
@@ -1351,11 +719,10 @@ def score_params(name: str, n_neighbors: int) -> dict:
 
 __all__ = [
     "SELECTION_SIZE",
-    "benchmark_rankers",
+    "TOP_K",
     "METHODS",
     "Method",
     "NEIGHBOUR_METHODS",
-    "fold_selector",
     "grm_default_base",
     "method",
     "methods_for",

@@ -271,6 +271,20 @@ class HistogramResult:
     n_pairs_total: int  # m(m-1)/2 over the non-constant features
     n_constant: int
     seconds: float
+    n_above: float = 0  # pairs above the last edge (explicit edges ending below 1)
+    n_evaluated: int = 0  # pair correlations computed explicitly (all, co-occurring, or sampled)
+    algorithm: str = ""  # how they were counted: dense-blas(-float32), sparse-cooccurrence, sampled
+
+    @property
+    def fractions(self) -> np.ndarray:
+        """Share of all pairs in each interval (the bars of TPAMI Fig. 1)."""
+        return self.counts / max(self.n_pairs_total, 1)
+
+    @property
+    def tail_fractions(self) -> np.ndarray:
+        """Share of pairs with |rho| at least each lower edge (1 - CDF)."""
+        tail = np.cumsum(self.counts[::-1])[::-1] + self.n_above
+        return tail / max(self.n_pairs_total, 1)
 
 
 @result

@@ -32,6 +32,12 @@ def bind_registry(methods: Mapping[str, Any]) -> None:
     _METHODS = methods
 
 
+def registered() -> Mapping[str, Any]:
+    """The method table :func:`bind_registry` handed over (name -> Method), for the runners,
+    which the registry imports and so cannot import it back."""
+    return _METHODS
+
+
 def _lookup(name: str):
     try:
         return _METHODS[name]
@@ -44,7 +50,7 @@ def _noop(frac: float, text: str, **info: Any) -> None:
 
 
 def plain(value: Any) -> Any:
-    """A hashable, order-stable form of a parameter value (lists -> tuples, numpy -> Python).
+    """A hashable, order-stable form of a parameter value (lists, ranges -> tuples, numpy -> Python).
 
     Mappings become sorted ``(name, value)`` tuples; a nested :class:`Run` stays a Run.
     """
@@ -56,7 +62,7 @@ def plain(value: Any) -> Any:
         return tuple(plain(v) for v in value.tolist())
     if isinstance(value, Mapping):
         return tuple(sorted((str(k), plain(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, range)):
         return tuple(plain(v) for v in value)
     return value
 
@@ -271,4 +277,4 @@ class Context:
         return run.execute(self.dataset, client=self.client)
 
 
-__all__ = ["Context", "Progress", "Run", "bind_registry", "params_label", "plain"]
+__all__ = ["Context", "Progress", "Run", "bind_registry", "params_label", "plain", "registered"]

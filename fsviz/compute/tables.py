@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from fsviz.compute.results import Evaluation, GRMResult, GroupResult, Selection, StreamResult
+from fsviz.compute.runners.evaluation import TOP_K
 from fsviz.compute.runs import params_label
 from fsviz.compute.wording import evaluation_note, plural
 from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_R2_BIASED, CV_R2_HONEST, CV_RMSE, CV_STD
@@ -199,7 +200,7 @@ def grm_frame(
     result: GRMResult,
     feature_names: Sequence[str],
     prior_groups: Sequence[Sequence[int]] = (),
-    k: int = 20,
+    k: int = TOP_K.default,
 ) -> pd.DataFrame:
     """The working set with base and GRM scores and ranks (1 = best), sortable.
 

@@ -139,8 +139,9 @@ def _entries(methods, n_features: int, k_top: int, seed: int) -> list[_Entry]:
         else:
             raise ValueError(
                 "benchmark: each method must be a selector with fit(), a Ranker or a ranking callable "
-                f"rank(X, y, k); got {type(m).__name__}: {m!r:.80}. Registry names and Runs: pass "
-                "fsviz.compute.benchmark_rankers(methods) (or run Run('benchmark', ...))."
+                f"rank(X, y, k); got {type(m).__name__}: {m!r:.80}. Registry names and Runs: call "
+                "fsviz.compute.benchmark (the same protocol; it takes them), or pass "
+                "fsviz.compute.benchmark_rankers(methods)."
             )
     seen: dict[str, int] = {}
     unique = []
@@ -369,7 +370,8 @@ def benchmark(
         scikit-learn tags say no target is needed; features read from ``selected_``,
         ``ranking_`` or ``scores_``), :class:`Ranker` values or ranking callables
         ``rank(X, y, k) -> indices best first``. Registry names (``"fisher"``, ...) and
-        Runs become rankers through :func:`fsviz.compute.benchmark_rankers`. Supervised methods
+        Runs: call :func:`fsviz.compute.benchmark`, this protocol with names and Runs
+        (or turn them into rankers with :func:`fsviz.compute.benchmark_rankers`). Supervised methods
         are evaluated by classification, unsupervised ones by clustering. A subset method
         of fixed size (an integer ``n_features``: mRMR, MIFS, JMI, ...) is asked for
         ``max(ks)`` features once and its prefixes are the top k; a method that decides its

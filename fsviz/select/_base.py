@@ -172,7 +172,7 @@ def support_mask(scores: np.ndarray, ranking: np.ndarray, n_features, threshold)
     return ranking <= k
 
 
-def encode_labels(owner: str, y) -> tuple[np.ndarray, np.ndarray]:
+def class_codes(owner: str, y) -> tuple[np.ndarray, np.ndarray]:
     """Integer codes ``0..c-1`` of the class labels and the class sizes; needs >= 2 classes.
 
     A continuous ``y`` (``type_of_target``) is refused with a message naming the scores

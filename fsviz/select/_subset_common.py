@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fsviz._targets import check_class_target
-from fsviz.select._base import N_BINS, encode_labels
+from fsviz.select._base import N_BINS, class_codes
 from fsviz.stats.information import discretize
 
 
@@ -108,7 +108,7 @@ class SequentialInfoSelector(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self._validate_params()  # the class's declaration, scikit-learn's own check
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
         check_class_target(name, y)  # a continuous y gets the 'needs class labels' error
-        encode_labels(name, y)  # at least two classes, as every supervised selector
+        class_codes(name, y)  # at least two classes, as every supervised selector
         m = X.shape[1]
         k = self.n_features
         if k > m:  # the bound the data sets

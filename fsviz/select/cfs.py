@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
 from fsviz._targets import check_class_target
-from fsviz.select._base import N_BINS, encode_labels
+from fsviz.select._base import N_BINS, class_codes
 from fsviz.select._mi_kernels import mi_su_one_vs_many
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import Codes, discretize, su_with_target
@@ -177,7 +177,7 @@ class CFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
             raise ValueError(
                 f"CFS: 'n_features' must be None or an int in [1, {m}] (X has {m} features); got {nf!r}."
             )
-        encode_labels("CFS", y)  # at least two classes, as every supervised selector
+        class_codes("CFS", y)  # at least two classes, as every supervised selector
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
         self.selected_, self.merit_, self.relevance_ = cfs_select(
             codes, y, None if nf is None else int(nf), int(p)

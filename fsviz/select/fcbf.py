@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
 from fsviz._targets import check_class_target
-from fsviz.select._base import N_BINS, encode_labels
+from fsviz.select._base import N_BINS, class_codes
 from fsviz.select._mi_kernels import mi_su_one_vs_many
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 from fsviz.stats.information import discretize, su_with_target
@@ -127,7 +127,7 @@ class FCBF(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
         self._validate_params()  # the declaration above, scikit-learn's own check
         X, y = validate_data(self, X, y, accept_sparse=("csc", "csr"), dtype=np.float64, ensure_min_samples=2)
         check_class_target("FCBF", y)  # a continuous y gets the 'needs class labels' error
-        encode_labels("FCBF", y)  # at least two classes, as every supervised selector
+        class_codes("FCBF", y)  # at least two classes, as every supervised selector
         codes = discretize(X.tocsc() if sp.issparse(X) else X, n_bins=int(self.n_bins))
         self.selected_, self.relevance_, self.redundant_with_ = fcbf_select(codes, y, float(self.delta))
         self.ranking_, self.scores_ = rank_from_selection(self.selected_, self.relevance_)

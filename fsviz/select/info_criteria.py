@@ -33,7 +33,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from fsviz.select._base import encode_labels
+from fsviz.select._base import class_codes
 from fsviz.select._mi_kernels import joint_entropies_with
 from fsviz.select._subset_common import SequentialInfoSelector
 from fsviz.stats.information import Codes
@@ -96,7 +96,7 @@ def info_select(
     """
     if criterion not in CRITERIA:
         raise ValueError(f"info_select: 'criterion' must be one of {CRITERIA}; got {criterion!r}.")
-    yc, counts = encode_labels(f"info_select ({criterion})", y)
+    yc, counts = class_codes(f"info_select ({criterion})", y)
     n = yc.shape[0]
     ky = counts.shape[0]
     C, k = codes.codes, codes.k
@@ -111,7 +111,7 @@ def info_select(
     avail = np.ones(m, dtype=bool)
     acc = np.full(m, np.inf) if criterion == "cmim" else np.zeros(m)
     informative = h > 0.0  # a constant feature is picked only when nothing else is left
-    first = _pick(rel, informative)
+    first = _best_within_tie(rel, informative)
     sel = [first]
     crit = [float(rel[first])]
     avail[first] = False
@@ -144,14 +144,14 @@ def info_select(
         else:  # disr; H(f, s, Y) >= H(Y) > 0 with two or more classes
             acc[cands] += joint / hfsy
             J = acc[cands]
-        i = _pick(J, informative[cands])
+        i = _best_within_tie(J, informative[cands])
         sel.append(int(cands[i]))
         crit.append(float(J[i]))
         avail[cands[i]] = False
     return np.asarray(sel, dtype=np.int64), np.asarray(crit), rel
 
 
-def _pick(J: np.ndarray, informative: np.ndarray) -> int:
+def _best_within_tie(J: np.ndarray, informative: np.ndarray) -> int:
     """Position of the best ``J`` (ties within ``_TIE`` to the lowest position), among the
     non-constant candidates when there are any."""
     if informative.any() and not informative.all():

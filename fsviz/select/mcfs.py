@@ -13,7 +13,8 @@ from sklearn.utils._param_validation import Interval
 
 from fsviz._params import check_data_bound, validate_declared
 from fsviz.select._base import SELECTION_CONSTRAINTS, ScoreSelector
-from fsviz.select.scores import GRAPH_KERNEL, NEIGHBOURS, NEIGHBOURS_UI, _check_X, _knn_affinity
+from fsviz.select._graph import GRAPH_KERNEL, NEIGHBOURS, NEIGHBOURS_UI, knn_affinity
+from fsviz.select._score_common import check_X
 
 _DENSE_EIG_MAX = 3000  # up to this many samples the embedding uses a dense eigensolver
 
@@ -178,7 +179,7 @@ def mcfs_score(
     Li et al. (2017), section 2.3.4, eq. (63)-(66).
     """
     validate_declared("mcfs_score", MCFS, n_nonzero=n_nonzero, kernel=kernel, t=t)
-    X = _check_X("mcfs_score", X)
+    X = check_X("mcfs_score", X)
     return _mcfs(X, n_clusters, n_neighbors, n_nonzero, kernel, t)
 
 
@@ -189,7 +190,7 @@ def _mcfs(X, n_clusters, n_neighbors, n_nonzero, kernel, t) -> np.ndarray:
         "mcfs_score", "n_clusters", n_clusters, declared, high=n - 2, why=f" (X has {n} samples)"
     )
     q = min(int(20 if n_nonzero is None else n_nonzero), m)
-    W = _knn_affinity("mcfs_score", X, n_neighbors, kernel, t)
+    W = knn_affinity("mcfs_score", X, n_neighbors, kernel, t)
     E = spectral_embedding(W, K)
     if sp.issparse(X):
         X = X.tocsc()

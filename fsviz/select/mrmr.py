@@ -28,7 +28,7 @@ def mrmr_select(codes, y, n_features: int) -> tuple[np.ndarray, np.ndarray, np.n
     # a constant feature (J = 0 - 0) would beat every redundant one (J < 0): it is picked
     # only when nothing else is left, as in the other information criteria
     informative = h > 0.0
-    first = _pick(rel, informative)
+    first = _best_informative(rel, informative)
     sel = [first]
     crit = [float(rel[first])]
     avail[first] = False
@@ -36,14 +36,14 @@ def mrmr_select(codes, y, n_features: int) -> tuple[np.ndarray, np.ndarray, np.n
         cands = np.flatnonzero(avail)
         red[cands] += mi_su_one_vs_many(C, k, h, sel[-1], cands, False)
         J = rel[cands] - red[cands] / t
-        i = _pick(J, informative[cands])
+        i = _best_informative(J, informative[cands])
         sel.append(int(cands[i]))
         crit.append(float(J[i]))
         avail[cands[i]] = False
     return np.asarray(sel, dtype=np.int64), np.asarray(crit), rel
 
 
-def _pick(J: np.ndarray, informative: np.ndarray) -> int:
+def _best_informative(J: np.ndarray, informative: np.ndarray) -> int:
     """Position of the largest ``J`` (ties to the lowest), among the non-constant candidates if any."""
     if informative.any() and not informative.all():
         J = np.where(informative, J, -np.inf)

@@ -33,11 +33,12 @@ from fsviz.select._base import (
     SELECTION_CONSTRAINTS,
     ScoreSelector,
     blas_limits,
+    class_codes,
     constant_features,
-    encode_labels,
 )
+from fsviz.select._graph import GRAPH_KERNEL, NEIGHBOURS, knn_affinity
+from fsviz.select._score_common import class_ss, column_blocks, ratio
 from fsviz.select.mcfs import component_basis
-from fsviz.select.scores import GRAPH_KERNEL, NEIGHBOURS, _blocks, _class_ss, _knn_affinity, _ratio
 
 _TINY = 1e-12
 
@@ -55,7 +56,7 @@ def _quad_forms(X, W: np.ndarray | sp.spmatrix, d: np.ndarray) -> tuple[np.ndarr
         Xc = X.tocsc()
         fDf = np.asarray(Xc.multiply(Xc).T @ d).ravel()
         df = np.asarray(Xc.T @ d).ravel()
-        for sl in _blocks(n, m):
+        for sl in column_blocks(n, m):
             B = Xc[:, sl]
             WB = np.asarray(W @ B.toarray()) if not sp.issparse(W) else (W @ B).toarray()
             fWf[sl] = np.asarray(B.multiply(WB).sum(axis=0)).ravel()
@@ -63,7 +64,7 @@ def _quad_forms(X, W: np.ndarray | sp.spmatrix, d: np.ndarray) -> tuple[np.ndarr
     fDf = d @ (X * X)
     df = d @ X
     with blas_limits():
-        for sl in _blocks(n, m):
+        for sl in column_blocks(n, m):
             B = X[:, sl]
             WB = W @ B
             fWf[sl] = np.einsum("ij,ij->j", B, np.asarray(WB))
@@ -76,14 +77,14 @@ def _trace_ratio_parts(X, y, style: str, n_neighbors: int, t) -> tuple[np.ndarra
     if style == "fisher":
         # S_w = 1/n_l within class l (eq. 14), D_w = I: f'L_w f = within-class sum of squares;
         # S_b of eq. 15 has zero row sums, so f'L_b f = f'(S_w - 11'/n)f = between-class SS.
-        codes, counts = encode_labels("TraceRatio", y)
-        between, within, const = _class_ss(X, codes, counts)
+        codes, counts = class_codes("TraceRatio", y)
+        between, within, const = class_ss(X, codes, counts)
         between[const] = 0.0
         within[const] = 0.0
         return np.maximum(between, 0.0), np.maximum(within, 0.0)
     # "laplacian": heat-kernel kNN graph S_w (eq. 19), S_b = D_w 11' D_w / 1'D_w 1 (eq. 20),
     # whose degree matrix is D_w: f'L_b f = f'D_w f - (d'f)^2 / vol, f'L_w f = f'D_w f - f'S_w f.
-    S = _knn_affinity("TraceRatio", X, n_neighbors, "heat", t)
+    S = knn_affinity("TraceRatio", X, n_neighbors, "heat", t)
     d = np.asarray(S.sum(axis=1)).ravel()
     fWf, fDf, df = _quad_forms(X, S, d)
     vol = d.sum()
@@ -135,7 +136,7 @@ def trace_ratio_select(
     a_l, b_l = a[live], b[live]
     m = live.size
     # start from the k best individual ratios (the authors' initialisation)
-    start = np.argsort(-_ratio(a_l, b_l), kind="stable")[:kl]
+    start = np.argsort(-ratio(a_l, b_l), kind="stable")[:kl]
     lam = _subset_ratio(a_l, b_l, start)
     subset = np.sort(start)
     n_iter = 0
@@ -264,7 +265,7 @@ def _rbf(X, gamma: float) -> np.ndarray:
 
 def _label_affinity(y) -> sp.csr_matrix:
     """``S(i, j) = 1/n_l`` when ``y_i = y_j = l``, else 0 (survey eq. 5)."""
-    codes, counts = encode_labels("SPEC", y)
+    codes, counts = class_codes("SPEC", y)
     n = codes.size
     Y = sp.csr_matrix((1.0 / np.sqrt(counts[codes]), (np.arange(n), codes)), shape=(n, counts.size))
     return (Y @ Y.T).tocsr()
@@ -322,9 +323,9 @@ def spec_score(X, y=None, *, style: int = 0, gamma: float | None = None) -> np.n
     ----------
     Zhao & Liu (2007), ICML, eq. (6)-(9) and Alg. 1; Li et al. (2017), eq. (4)-(6).
     """
-    from fsviz.select.scores import _check_X
+    from fsviz.select._score_common import check_X
 
-    X = _check_X("spec_score", X)
+    X = check_X("spec_score", X)
     if y is not None:
         y = np.asarray(y).ravel()
         if y.shape[0] != X.shape[0]:
@@ -361,7 +362,7 @@ def _spec(X, y, style: int, gamma) -> np.ndarray:
         vol = d.sum()
         num = np.maximum(fDf - fWf, 0.0)
         den = np.maximum(fDf - df**2 / vol, 0.0)
-        out = 2.0 - np.minimum(_ratio(num, den), 2.0)
+        out = 2.0 - np.minimum(ratio(num, den), 2.0)
     else:
         sq = np.sqrt(d)
         inv = np.where(sq > 0, 1.0 / np.where(sq > 0, sq, 1.0), 0.0)

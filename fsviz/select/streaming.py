@@ -26,7 +26,6 @@ and their parameters (alpha = 0.01 for Fast-OSFS; alpha-investing as in Zhou et 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -39,239 +38,23 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from fsviz._params import ParamUI
 from fsviz.select import _streaming_kernels as K
-from fsviz.select._base import N_BINS, constant_features, scale_extreme, zero_columns
+from fsviz.select._base import N_BINS, scale_extreme
+from fsviz.select._relevance import codes_block, relevance_block, resolve_mode
 from fsviz.select._subset_common import SelectedSubsetMixin, check_stream_y, rank_from_selection
+from fsviz.select.streaming_history import StreamDecision, StreamHistory, StreamLog
 from fsviz.stats.information import encode_target
 from fsviz.stats.tests import fisher_z_test
 
 #: a rate, penalty or wealth that must be positive
 _POSITIVE = Interval(Real, 0.0, None, closed="neither")
 
-__all__ = ["OFS", "OSFS", "AlphaInvesting", "FastOSFS", "Grafting", "StreamDecision", "StreamHistory"]
+__all__ = ["OSFS", "AlphaInvesting", "FastOSFS", "Grafting", "StreamDecision", "StreamHistory"]
 
-_DECISIONS = ("admitted", "irrelevant", "redundant")
 _ADM, _IRR, _RED = 0, 1, 2
 _BLOCK = 256  # arriving columns handled together (bounded memory: n x _BLOCK floats)
 
 
 # --------------------------------------------------------------------------- history
-@dataclass(frozen=True)
-class StreamDecision:
-    """What happened to one arriving feature (one row of :class:`StreamHistory`).
-
-    Attributes
-    ----------
-    feature : int
-        Column index in the stream (continuing across ``partial_fit`` calls).
-    decision : str
-        ``"admitted"``, ``"irrelevant"`` (failed the entry test) or ``"redundant"``
-        (OSFS / Fast-OSFS: independent of the target given other selected features).
-    statistic : float
-        The quantity the entry test used (a p-value or a gradient magnitude; see
-        ``StreamHistory.measure``).
-    threshold : float
-        What it was compared with (alpha, alpha_i or lambda).
-    given : tuple of int
-        The conditioning features that made it redundant, or that later removed it.
-    removed_by : int
-        The later feature whose arrival removed this one from the selection, or -1.
-    selected : bool
-        Whether it is in the final selection.
-    """
-
-    feature: int
-    decision: str
-    statistic: float
-    threshold: float
-    given: tuple
-    removed_by: int
-    selected: bool
-
-
-@dataclass(frozen=True)
-class StreamHistory:
-    """Columnar record of every arriving feature of a streaming baseline (row ``i`` = feature ``i``).
-
-    The same reading as :class:`~fsviz.select.saola.SelectionHistory`:
-    :meth:`outcomes`, :meth:`explanations`, :meth:`set_sizes`, :meth:`counts`,
-    :meth:`to_frame`, ``len()``, indexing (a :class:`StreamDecision`).
-    """
-
-    feature: np.ndarray
-    decision: np.ndarray
-    statistic: np.ndarray
-    threshold: np.ndarray
-    removed_by: np.ndarray
-    selected: np.ndarray
-    given: tuple = ()
-    measure: str = "p"
-    method: str = ""
-    arrival: np.ndarray | None = field(default=None)
-
-    def __post_init__(self):
-        if self.arrival is None:
-            object.__setattr__(self, "arrival", np.asarray(self.feature, dtype=np.int64))
-
-    def __len__(self) -> int:
-        return int(self.feature.shape[0])
-
-    def __getitem__(self, i: int) -> StreamDecision:
-        i = int(i) + (len(self) if int(i) < 0 else 0)
-        return StreamDecision(
-            int(self.feature[i]),
-            str(self.decision[i]),
-            float(self.statistic[i]),
-            float(self.threshold[i]),
-            tuple(self.given[i]) if self.given else (),
-            int(self.removed_by[i]),
-            bool(self.selected[i]),
-        )
-
-    def _rows(self, order, who: str) -> np.ndarray:
-        if order is None:
-            return np.asarray(self.arrival, dtype=np.int64)
-        r = np.asarray(order)
-        n = len(self)
-        if r.ndim != 1 or (
-            r.size and (not np.issubdtype(r.dtype, np.integer) or r.min() < 0 or r.max() >= n)
-        ):
-            raise ValueError(
-                f"StreamHistory.{who}: 'order' must be a 1-D array of feature indices in [0, {n - 1}]; "
-                f"got {r!r:.80}."
-            )
-        return r.astype(np.int64)
-
-    def outcomes(self, order=None) -> np.ndarray:
-        """Final outcome per feature: ``"selected"``, ``"removed"``, ``"irrelevant"`` or ``"redundant"``."""
-        rows = self._rows(order, "outcomes")
-        dec = np.asarray(self.decision, dtype=str)[rows]
-        adm = dec == "admitted"
-        return np.where(adm, np.where(self.removed_by[rows] >= 0, "removed", "selected"), dec)
-
-    def explain(self, i: int) -> str:
-        """Why feature ``i`` was kept or dropped, as a sentence."""
-        i = int(i)
-        return str(self.explanations([i + len(self) if i < 0 else i])[0])
-
-    def explanations(self, order=None) -> np.ndarray:
-        """One sentence per feature (rows in ``order``; default: arrival order).
-
-        Vectorised with numpy string operations; only the few rows with a conditioning set
-        format it one by one.
-        """
-        rows = self._rows(order, "explanations")
-        m = self.measure
-        (a_pre, a_mid), (d_pre, d_mid) = _TESTS.get(self.method, (("", " vs "), ("", " vs ")))
-        add = np.strings.add
-        dec = np.asarray(self.decision, dtype=object)[rows].astype(_STR)
-        s_txt = np.strings.mod("%.4g", np.asarray(self.statistic, dtype=np.float64)[rows]).astype(_STR)
-        t_txt = np.strings.mod("%.4g", np.asarray(self.threshold, dtype=np.float64)[rows]).astype(_STR)
-        rb = np.asarray(self.removed_by, dtype=np.int64)[rows]
-        given = np.full(rows.shape[0], "", dtype=_STR)
-        if self.given:
-            has = np.flatnonzero([len(self.given[i]) > 0 for i in rows.tolist()])
-            given[has] = [str(list(self.given[rows[k]])) for k in has.tolist()]
-        adm, red = dec == "admitted", dec == "redundant"
-        test = add(add(add(f"admitted ({a_pre}{m} = ", s_txt), a_mid), t_txt)
-        later = add("; later removed by the arrival of feature ", rb.astype(_STR))
-        cond = add(add(add(later, " (independent of the target given "), given), ")")
-        later = np.where(given != "", cond, later).astype(_STR)
-        test = add(add(test, ")"), np.where(rb >= 0, later, "").astype(_STR))
-        red_txt = add("dropped as redundant: independent of the target given features ", given)
-        red_txt = add(add(red_txt, f" ({m} = "), s_txt)
-        red_txt = add(add(add(red_txt, " > "), t_txt), ")")
-        drop = add(add(add(add(f"dropped ({d_pre}{m} = ", s_txt), d_mid), t_txt), ")")
-        text = np.where(adm, test, np.where(red, red_txt, drop))
-        head = add(add("feature ", np.asarray(self.feature, dtype=np.int64)[rows].astype(_STR)), ": ")
-        return add(add(head, text), ".")
-
-    def set_sizes(self, order=None) -> np.ndarray:
-        """Size of the selected set after each arrival (removals count at their remover's arrival)."""
-        rows = self._rows(order, "set_sizes")
-        n = len(self)
-        if rows.size != n or np.unique(rows).size != n:
-            raise ValueError(f"StreamHistory.set_sizes: 'order' must be a permutation of all {n} features.")
-        pos = np.empty(n, dtype=np.int64)
-        pos[rows] = np.arange(n)
-        delta = (np.asarray(self.decision, dtype=str)[rows] == "admitted").astype(np.int64)
-        rem = self.removed_by[self.removed_by >= 0]
-        if rem.size:
-            delta -= np.bincount(pos[rem], minlength=n)
-        return np.cumsum(delta)
-
-    def counts(self) -> dict:
-        """Number of features per decision."""
-        u, c = np.unique(np.asarray(self.decision, dtype=str), return_counts=True)
-        return {str(a): int(b) for a, b in zip(u, c, strict=True)}
-
-    def to_frame(self):
-        """The history as a pandas DataFrame."""
-        import pandas as pd
-
-        return pd.DataFrame(
-            {
-                "feature": self.feature,
-                "decision": self.decision,
-                "statistic": self.statistic,
-                "threshold": self.threshold,
-                "given": [list(g) for g in self.given] if self.given else [[] for _ in range(len(self))],
-                "removed_by": self.removed_by,
-                "selected": self.selected,
-            }
-        )
-
-
-#: per method: (words before the measure, text between statistic and threshold) of the
-#: admitted and of the dropped entry test: "admitted (p = 0.001 < alpha_i = 0.25)"
-_TESTS = {
-    "alpha_investing": (("", " < alpha_i = "), ("not significant: ", " >= alpha_i = ")),
-    "osfs": (("dependent on the target: ", " <= alpha = "), ("irrelevant: ", " > alpha = ")),
-    "grafting": (("", " > lambda = "), ("", " <= lambda = ")),
-}
-_STR = np.dtypes.StringDType()
-
-
-class _Log:
-    """Growing per-feature arrays behind ``history_``."""
-
-    def __init__(self):
-        self.dec: list[np.ndarray] = []
-        self.stat: list[np.ndarray] = []
-        self.thr: list[np.ndarray] = []
-        self.removed: dict[int, tuple[int, tuple]] = {}  # feature -> (remover, given)
-        self.given: dict[int, tuple] = {}
-        self.n = 0
-
-    def add(self, dec, stat, thr) -> None:
-        self.dec.append(np.asarray(dec, dtype=np.int8))
-        self.stat.append(np.asarray(stat, dtype=np.float64))
-        self.thr.append(np.broadcast_to(np.asarray(thr, dtype=np.float64), np.shape(dec)).copy())
-        self.n += len(dec)
-
-    def build(self, selected, measure: str, method: str) -> StreamHistory:
-        n = self.n
-        removed_by = np.full(n, -1, dtype=np.int64)
-        given: list[tuple] = [()] * n
-        for f, (by, g) in self.removed.items():
-            removed_by[f] = by
-            given[f] = g
-        for f, g in self.given.items():
-            given[f] = g
-        sel = np.zeros(n, dtype=bool)
-        sel[np.asarray(selected, dtype=np.int64)] = True
-        cat = lambda parts, dt: np.concatenate(parts) if parts else np.empty(0, dtype=dt)  # noqa: E731
-        dec = np.asarray(_DECISIONS, dtype=object)[cat(self.dec, np.int8).astype(np.int64)]
-        arrays = dict(
-            feature=np.arange(n, dtype=np.int64),
-            decision=dec,
-            statistic=cat(self.stat, float),
-            threshold=cat(self.thr, float),
-            removed_by=removed_by,
-            selected=sel,
-        )
-        for a in arrays.values():
-            a.setflags(write=False)
-        return StreamHistory(**arrays, given=tuple(given), measure=measure, method=method)
 
 
 # --------------------------------------------------------------------------- shared streaming base
@@ -359,7 +142,7 @@ class _FeatureStream(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
 
     def _reset(self, X, y) -> None:
         self._y = y
-        self._log = _Log()
+        self._log = StreamLog()
         self._hist = None
         self._scores: list[np.ndarray] = []
         self.n_features_in_ = 0
@@ -517,9 +300,8 @@ class _CIStream(_FeatureStream):
         self.n_bins = n_bins
 
     def _begin(self, X, y) -> None:
-        from fsviz.select.saola import _resolve_mode
 
-        self.data_ = _resolve_mode(self.data, X)
+        self.data_ = resolve_mode(self.data, X)
         self._mode = 0 if self.data_ == "continuous" else 1
         levels = max(32, int(self.n_bins))
         if self._mode == 1 and levels ** (int(self.max_k) + 1) >= 2**62:
@@ -545,7 +327,6 @@ class _CIStream(_FeatureStream):
         self._bcf = np.empty(0, dtype=np.int64)  # stream indices of the current selection
 
     def _store(self, X):
-        from fsviz.select.saola import _codes_block
 
         if self._mode == 0:
             Z = _dense(X).copy()
@@ -553,14 +334,13 @@ class _CIStream(_FeatureStream):
             nrm = np.sqrt(np.einsum("ij,ij->j", Z, Z))
             Z /= np.where(nrm > 0, nrm, 1.0)
             return Z
-        return _codes_block(X, int(self.n_bins))
+        return codes_block(X, int(self.n_bins))
 
     def _consume(self, B, off):
-        from fsviz.select.saola import _relevance_block
 
         b = B.shape[1]
         mode = "continuous" if self._mode == 0 else "discrete"
-        rel = _relevance_block(B, mode, self._target, int(self.n_bins))
+        rel = relevance_block(B, mode, self._target, int(self.n_bins))
         if self._mode == 0:
             p0 = np.where(rel == 0.0, 1.0, fisher_z_test(rel, self._n)) if b else np.empty(0)
             score = np.abs(rel)
@@ -952,160 +732,3 @@ class Grafting(_FeatureStream):
 
 
 # --------------------------------------------------------------------------- OFS
-class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
-    """Online Feature Selection over a stream of samples (Wang et al. 2014, OFS with full inputs).
-
-    A linear classifier ``w`` is learned one sample at a time and kept to at most
-    ``n_features`` non-zero weights. On a margin error (``y_t w.x_t <= 1``):
-    ``w <- w + eta y_t x_t``, then ``w <- min(1, 1 / (sqrt(lam) |w|)) w`` (projection
-    onto the l2 ball), then truncation to the ``n_features`` weights of largest
-    magnitude. Unlike the feature-streaming selectors, **the stream is over samples**:
-    :meth:`partial_fit` takes new rows (all features every time).
-
-    Parameters
-    ----------
-    n_features : int, default=10
-        B, the number of non-zero weights kept.
-    eta : float, default=0.2
-        Step size (the paper's setting).
-    lam : float, default=0.01
-        Regularisation of the l2-ball projection (radius 1/sqrt(lam)).
-
-    Attributes
-    ----------
-    coef_ : ndarray of shape (1 or n_classes, n_features_in_)
-        The weights (one row per class, one-vs-rest, for more than two classes; then the
-        truncation keeps the features with the largest sum of squared weights).
-    selected_ : ndarray of int
-        Features with non-zero weight, by decreasing weight magnitude.
-    scores_ : ndarray of shape (n_features_in_,)
-        Weight magnitude (l2 over the classes).
-    ranking_ : ndarray of int
-    classes_ : ndarray
-    n_updates_ : int
-        Margin errors so far (updates of ``w``).
-    n_samples_seen_ : int
-    n_features_in_ : int
-
-    Notes
-    -----
-    Samples are used in the order given, once (the paper's single pass); shuffle them
-    beforehand for a random order. Ties in the truncation keep the lower feature index.
-    The model has no intercept, so a constant non-zero feature would act as one and be
-    kept: :meth:`fit`, which sees every sample, zeroes constant features first (they are
-    never selected); :meth:`partial_fit` cannot tell a constant feature in a stream of
-    samples and keeps the paper's rule.
-
-    References
-    ----------
-    J. Wang, P. Zhao, S. C. H. Hoi, R. Jin. Online feature selection and its
-    applications. IEEE TKDE 26(3), 2014 (OFS, learning with full inputs).
-    SAOLA paper, section 5.1 (OFS with k = 5, 10, ..., 100 features).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsviz.select import OFS
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(500, 50)); y = np.where(X[:, 7] + X[:, 30] > 0, 1, -1)
-    >>> sorted(OFS(n_features=5).fit(X, y).selected_[:2].tolist())
-    [7, 30]
-    """
-
-    _parameter_constraints: dict = {
-        "n_features": [Interval(Integral, 1, None, closed="left")],
-        "eta": [_POSITIVE],  # step size
-        "lam": [_POSITIVE],  # l2 regularisation
-    }
-
-    def __init__(self, *, n_features: int = 10, eta: float = 0.2, lam: float = 0.01):
-        self.n_features = n_features
-        self.eta = eta
-        self.lam = lam
-
-    def fit(self, X, y):
-        """One pass over the samples of ``X`` in order, from ``w = 0``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()  # the declaration above, scikit-learn's own check
-        X, y = validate_data(
-            self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True
-        )
-        check_classification_targets(y)
-        self._start(np.unique(y), X.shape[1])
-        # without an intercept, a constant non-zero column would serve as one and be selected;
-        # fit sees every sample and sets constant columns aside (partial_fit cannot know them)
-        self._run(zero_columns(X, constant_features(X)), y)
-        return self
-
-    def partial_fit(self, X, y, classes=None):
-        """Consume newly arriving samples (rows with all the features).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_new_samples, n_features)
-        y : array-like of shape (n_new_samples,)
-        classes : array-like, default=None
-            All the classes of the stream, read on the first call only; None takes the
-            classes of the first ``y`` (give them when a first batch may miss some).
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()  # the declaration above, scikit-learn's own check
-        first = not hasattr(self, "coef_")
-        X, y = validate_data(
-            self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64, ensure_all_finite=True, reset=first
-        )
-        check_classification_targets(y)
-        if first:
-            self._start(np.unique(np.asarray(y if classes is None else classes)), X.shape[1])
-        unknown = np.setdiff1d(np.unique(y), self.classes_)
-        if unknown.size:
-            raise ValueError(
-                f"OFS.partial_fit: y has labels {unknown.tolist()[:5]} not in classes "
-                f"{self.classes_.tolist()[:10]}."
-            )
-        self._run(X, y)
-        return self
-
-    def _start(self, classes, m: int) -> None:
-        if classes.shape[0] < 2:
-            raise ValueError(f"OFS: y needs at least two classes; got 1 class ({classes.tolist()}).")
-        self.classes_ = classes
-        k = 1 if classes.shape[0] == 2 else classes.shape[0]
-        self.coef_ = np.zeros((k, m))
-        self.n_updates_ = 0
-        self.n_samples_seen_ = 0
-
-    def _run(self, X, y) -> None:
-        yk = np.searchsorted(self.classes_, y)
-        if self.coef_.shape[0] == 1:
-            Y = np.where(yk == 1, 1.0, -1.0)[:, None]
-        else:
-            Y = np.where(np.arange(self.coef_.shape[0])[None, :] == yk[:, None], 1.0, -1.0)
-        Y = np.ascontiguousarray(Y)
-        args = (float(self.eta), float(self.lam), int(self.n_features))
-        if sp.issparse(X):
-            A = X.tocsr()
-            A.sort_indices()
-            n_upd = K.ofs_csr(
-                A.data, A.indices.astype(np.int64), A.indptr.astype(np.int64), Y, self.coef_, *args
-            )
-        else:
-            n_upd = K.ofs_dense(np.ascontiguousarray(X), Y, self.coef_, *args)
-        self.n_updates_ += int(n_upd)
-        self.n_samples_seen_ += X.shape[0]
-        self.scores_ = np.sqrt(np.einsum("kj,kj->j", self.coef_, self.coef_))
-        nz = np.flatnonzero(self.scores_ > 0)
-        self.selected_ = nz[np.argsort(-self.scores_[nz], kind="stable")]
-        self.ranking_ = rank_from_selection(self.selected_, self.scores_)[0]

@@ -34,7 +34,6 @@ Beck & Teboulle (2009), FISTA; Li et al. (2017), section 3.1-3.2, eq. (50)-(54).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 from numbers import Integral, Real
 
 import numpy as np
@@ -56,190 +55,15 @@ from fsviz.select._base import (
     scale_extreme,
     support_mask,
 )
-
+from fsviz.select.feature_groups import (
+    Tree,
+    as_index_groups,
+    feature_tree,
+    group_weights,
+    partition,
+)
 
 # ------------------------------------------------------------------ structures
-class _Tree:
-    """Nodes in compressed form, leaves-to-root, with their weights (see the kernels module)."""
-
-    def __init__(self, groups: list[np.ndarray], weights: np.ndarray):
-        sizes = np.array([g.size for g in groups], dtype=np.int64)
-        self.indptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        self.indices = (np.concatenate(groups) if groups else np.zeros(0)).astype(np.int64)
-        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
-        self.groups = groups
-
-
-def _as_index_groups(owner: str, groups, m: int) -> list[np.ndarray]:
-    """A list of index arrays from a list of index sequences or one label per feature."""
-    if groups is None:
-        return []
-    if isinstance(groups, np.ndarray) and groups.ndim == 1 and groups.dtype != object:
-        labels = groups
-    elif (
-        isinstance(groups, Sequence | np.ndarray) and len(groups) > 0 and all(np.ndim(g) == 0 for g in groups)
-    ):
-        labels = np.asarray(groups)
-    else:
-        labels = None
-    if labels is not None:
-        if labels.shape[0] != m:
-            raise ValueError(
-                f"{owner}: 'groups' given as one label per feature must have n_features = {m} labels; "
-                f"got {labels.shape[0]}."
-            )
-        _, codes = np.unique(labels, return_inverse=True)
-        order = np.argsort(codes, kind="stable")
-        bounds = np.flatnonzero(np.diff(codes[order])) + 1
-        return [np.asarray(g, dtype=np.int64) for g in np.split(order, bounds)]
-    out = []
-    for i, g in enumerate(groups):
-        a = np.asarray(g)
-        if a.ndim != 1 or a.size == 0 or not np.issubdtype(a.dtype, np.integer):
-            raise ValueError(
-                f"{owner}: each group must be a non-empty 1-D array of feature indices; group {i} is {g!r}."
-            )
-        if a.min() < 0 or a.max() >= m:
-            raise ValueError(
-                f"{owner}: group {i} has feature index {int(a.min() if a.min() < 0 else a.max())}, "
-                f"outside [0, {m - 1}] (X has {m} features)."
-            )
-        out.append(np.unique(a).astype(np.int64))
-    return out
-
-
-def _partition(owner: str, groups, m: int) -> list[np.ndarray]:
-    """Disjoint groups covering every feature (features in no group become singletons)."""
-    gs = _as_index_groups(owner, groups, m)
-    count = np.zeros(m, dtype=np.int64)
-    for g in gs:
-        count[g] += 1
-    if gs and count.max() > 1:
-        j = int(np.argmax(count))
-        raise ValueError(
-            f"{owner}: groups must not overlap; feature {j} is in {int(count[j])} groups "
-            "(use TreeLasso for nested groups)."
-        )
-    rest = np.flatnonzero(count == 0)
-    return gs + [np.array([j], dtype=np.int64) for j in rest]
-
-
-def _group_weights(owner: str, groups: list[np.ndarray], weights, name: str = "group_weights") -> np.ndarray:
-    sizes = np.array([g.size for g in groups], dtype=np.float64)
-    if weights is None or (isinstance(weights, str) and weights == "sqrt"):
-        return np.sqrt(sizes)
-    if isinstance(weights, str) and weights == "ones":
-        return np.ones(sizes.size)
-    w = np.asarray(weights, dtype=np.float64).ravel()
-    if w.shape[0] != len(groups) or not np.all(np.isfinite(w)) or w.min(initial=0.0) < 0:
-        raise ValueError(
-            f"{owner}: {name!r} must be 'sqrt', 'ones' or {len(groups)} finite non-negative "
-            f"weights (one per group); got {weights!r}."
-        )
-    return w
-
-
-def feature_tree(
-    X, *, heights=(0.2, 0.5, 0.8), method: str = "average", max_features: int = 10000
-) -> list[np.ndarray]:
-    """A tree of nested feature groups from a hierarchical clustering of the features.
-
-    The features are clustered by the distance ``1 - |rho|`` (Pearson correlation) with
-    scipy's ``linkage``; cutting the dendrogram at each height gives a partition, and
-    partitions at increasing heights are nested. Every cluster with at least two features
-    is one node (a cluster repeated at several heights once), ordered leaves to root.
-
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-    heights : sequence of float in (0, 1], default=(0.2, 0.5, 0.8)
-        Cut heights on the ``1 - |rho|`` scale, one tree level each.
-    method : {"average", "complete", "single"}, default="average"
-        Linkage (monotone, so the cuts nest).
-    max_features : int, default=10000
-        The clustering needs the ``n_features (n_features - 1) / 2`` correlations in
-        memory; above this many features pass a tree of your own instead.
-
-    Returns
-    -------
-    tree : list of ndarray
-        Nested-or-disjoint index groups, children before parents (ready for
-        :class:`TreeLasso`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsviz.select import feature_tree
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.normal(size=(50, 1))
-    >>> X = np.hstack([z + 0.1 * rng.normal(size=(50, 3)), rng.normal(size=(50, 2))])
-    >>> [g.tolist() for g in feature_tree(X, heights=(0.3,))]
-    [[0, 1, 2]]
-    """
-    from scipy.cluster.hierarchy import fcluster, linkage
-    from scipy.spatial.distance import squareform
-
-    if method not in ("average", "complete", "single"):
-        raise ValueError(f"feature_tree: 'method' must be 'average', 'complete' or 'single'; got {method!r}.")
-    hs = np.asarray(heights, dtype=np.float64).ravel()
-    if hs.size == 0 or not np.all((hs > 0) & (hs <= 1)):
-        raise ValueError(f"feature_tree: 'heights' must be floats in (0, 1]; got {heights!r}.")
-    if sp.issparse(X):
-        X = sp.csc_matrix(X, dtype=np.float64)
-    else:
-        X = np.asarray(X, dtype=np.float64)
-    n, m = X.shape
-    if m > max_features:
-        raise ValueError(
-            f"feature_tree: the clustering holds all {m * (m - 1) // 2:,} feature correlations in memory; "
-            f"'max_features' is {max_features} and X has {m} features. Pass a tree of your own "
-            "(e.g. GDM groups) or raise 'max_features'."
-        )
-    if m < 2:
-        return []
-    if sp.issparse(X):
-        mu = np.asarray(X.mean(axis=0)).ravel()
-        C = (X.T @ X).toarray() - n * np.outer(mu, mu)
-    else:
-        Z = X - X.mean(axis=0)
-        with blas_limits():
-            C = Z.T @ Z
-    sd = np.sqrt(np.maximum(np.diag(C), 0.0))
-    sd[sd == 0] = np.inf  # constant features: correlation 0 with everything
-    R = np.abs(C / sd[:, None] / sd[None, :])
-    D = np.clip(1.0 - R, 0.0, 1.0)
-    np.fill_diagonal(D, 0.0)
-    Lk = linkage(squareform(D, checks=False), method=method)
-    nodes: list[np.ndarray] = []
-    seen: set[tuple[int, ...]] = set()
-    for h in np.sort(hs):
-        lab = fcluster(Lk, t=h, criterion="distance")
-        order = np.argsort(lab, kind="stable")
-        bounds = np.flatnonzero(np.diff(lab[order])) + 1
-        for g in np.split(order, bounds):
-            key = tuple(np.sort(g).tolist())
-            if len(key) >= 2 and key not in seen:
-                seen.add(key)
-                nodes.append(np.array(key, dtype=np.int64))
-    nodes.sort(key=len)  # stable: a child (strict subset) is always smaller than its parent
-    return nodes
-
-
-def gdm_groups(gdm) -> list[np.ndarray]:
-    """GDM's groups as prior groups: each support feature with its affiliated features.
-
-    Parameters
-    ----------
-    gdm : fitted :class:`fsviz.select.GDM`
-
-    Returns
-    -------
-    groups : list of ndarray
-        ``[sf, *afs]`` per support feature, in the order found; other features belong to
-        no group (the group selectors make them singletons).
-    """
-    check_is_fitted(gdm, "groups_")
-    return [np.concatenate([[int(sf)], np.asarray(af, dtype=np.int64)]) for sf, af in gdm.groups_.items()]
 
 
 # ------------------------------------------------------------------ losses
@@ -315,7 +139,7 @@ def _sigmoid(x):
     return np.exp(-np.logaddexp(0.0, -x))
 
 
-def _restrict(tree: _Tree, ws: np.ndarray, m: int) -> _Tree:
+def _restrict(tree: Tree, ws: np.ndarray, m: int) -> Tree:
     """The tree on the columns ``ws`` (nodes intersected with ``ws``, renumbered, empty ones dropped).
 
     Exact for a subproblem whose other coefficients are 0: ``||w_G|| = ||w_{G & ws}||`` then.
@@ -328,7 +152,7 @@ def _restrict(tree: _Tree, ws: np.ndarray, m: int) -> _Tree:
     keep = local >= 0
     counts = np.bincount(node[keep], minlength=sizes.size)
     alive = counts > 0
-    out = _Tree.__new__(_Tree)
+    out = Tree.__new__(Tree)
     out.indptr = np.concatenate([[0], np.cumsum(counts[alive])]).astype(np.int64)
     out.indices = np.ascontiguousarray(local[keep], dtype=np.int64)
     out.weights = np.ascontiguousarray(tree.weights[alive])
@@ -380,7 +204,7 @@ def _largest_rows(P: np.ndarray, cap: int) -> np.ndarray:
     return np.sort(nz)
 
 
-def _solve(prob: _Problem, tree: _Tree, l1: float, lam: float, tol: float, max_iter: int):
+def _solve(prob: _Problem, tree: Tree, l1: float, lam: float, tol: float, max_iter: int):
     """Working-set FISTA: solve on the features the KKT conditions call for, add violators, repeat.
 
     The first working set is the support of one proximal step from ``W = 0`` (its 64 largest
@@ -408,7 +232,7 @@ def _solve(prob: _Problem, tree: _Tree, l1: float, lam: float, tol: float, max_i
         full = ws.size == m
         sub = prob if full else prob.columns(ws)
         subtree = tree if full else _restrict(tree, ws, m)
-        Wsub, b, it, L = _fista(sub, subtree, l1, lam, tol * scale, max_iter - n_iter, W[ws], b)
+        Wsub, b, it, L = _tree_fista(sub, subtree, l1, lam, tol * scale, max_iter - n_iter, W[ws], b)
         n_iter += it
         W[:] = 0.0
         W[ws] = Wsub
@@ -425,7 +249,7 @@ def _solve(prob: _Problem, tree: _Tree, l1: float, lam: float, tol: float, max_i
     return W, b, n_iter, res / scale, G
 
 
-def _fista(prob: _Problem, tree: _Tree, l1: float, lam: float, atol: float, max_iter: int, W0, b0):
+def _tree_fista(prob: _Problem, tree: Tree, l1: float, lam: float, atol: float, max_iter: int, W0, b0):
     """FISTA (exact Lipschitz step, or backtracking from an estimate; adaptive restart) until the
     KKT residual ``L ||W - prox(W - grad / L)||`` is at most ``atol``."""
     thresh_w = tree.weights * lam
@@ -488,7 +312,7 @@ def _kkt_residual(prob, tree, l1, lam, W, b, L):
     return L * float(np.sqrt(np.sum((W - P) ** 2) + float(gb @ gb) / L**2)), G, P
 
 
-def _alpha_max(prob: _Problem, tree: _Tree, l1: float) -> float:
+def _alpha_max(prob: _Problem, tree: Tree, l1: float) -> float:
     """Smallest ``lam`` with ``W = 0`` optimal: ``prox_{lam Omega}(-grad(0)) = 0`` (bisection)."""
     b0 = prob.intercept0()
     _, Gz, _ = prob.value_grad_z(prob.matvec(np.zeros((prob.mu.size, prob.Y.shape[1]))), b0)
@@ -531,7 +355,7 @@ class _StructuredLasso(SelectorMixin, BaseEstimator):
     #: "sqrt", "ones" or one weight per group (the number of groups is checked against the data)
     _WEIGHTS: list = [StrOptions({"sqrt", "ones"}), "array-like"]
 
-    def _tree(self, X) -> tuple[_Tree, float]:  # pragma: no cover - abstract
+    def _tree(self, X) -> tuple[Tree, float]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _targets(self, y) -> tuple[np.ndarray, np.ndarray | None]:
@@ -711,8 +535,8 @@ class GroupLasso(_StructuredLasso):
         self.max_iter = max_iter
 
     def _tree(self, X):
-        gs = _partition("GroupLasso", self.groups, X.shape[1])
-        return _Tree(gs, _group_weights("GroupLasso", gs, self.group_weights)), 0.0
+        gs = partition("GroupLasso", self.groups, X.shape[1])
+        return Tree(gs, group_weights("GroupLasso", gs, self.group_weights)), 0.0
 
 
 class SparseGroupLasso(_StructuredLasso):
@@ -783,9 +607,9 @@ class SparseGroupLasso(_StructuredLasso):
 
     def _tree(self, X):
         r = self.l1_ratio
-        gs = _partition("SparseGroupLasso", self.groups, X.shape[1])
-        w = _group_weights("SparseGroupLasso", gs, self.group_weights) * (1.0 - r)
-        return _Tree(gs, w), float(r)
+        gs = partition("SparseGroupLasso", self.groups, X.shape[1])
+        w = group_weights("SparseGroupLasso", gs, self.group_weights) * (1.0 - r)
+        return Tree(gs, w), float(r)
 
 
 class TreeLasso(_StructuredLasso):
@@ -856,8 +680,8 @@ class TreeLasso(_StructuredLasso):
 
     def _tree(self, X):
         m = X.shape[1]
-        nodes = feature_tree(X) if self.tree is None else _as_index_groups("TreeLasso", self.tree, m)
-        w = _group_weights("TreeLasso", nodes, self.node_weights, "node_weights") if nodes else np.zeros(0)
+        nodes = feature_tree(X) if self.tree is None else as_index_groups("TreeLasso", self.tree, m)
+        w = group_weights("TreeLasso", nodes, self.node_weights, "node_weights") if nodes else np.zeros(0)
         if isinstance(self.node_weights, str) or self.node_weights is None:
             w = None
         covered = np.zeros(m, dtype=bool)
@@ -866,13 +690,13 @@ class TreeLasso(_StructuredLasso):
         leaves = [np.array([j], dtype=np.int64) for j in np.flatnonzero(~covered)]
         allnodes = nodes + leaves
         if w is None:
-            weights = _group_weights("TreeLasso", allnodes, self.node_weights)
+            weights = group_weights("TreeLasso", allnodes, self.node_weights)
         else:
             weights = np.concatenate([w, np.ones(len(leaves))])
         order = np.argsort([g.size for g in allnodes], kind="stable")  # leaves to root
         allnodes = [allnodes[i] for i in order]
         weights = weights[order]
-        tree = _Tree(allnodes, weights)
+        tree = Tree(allnodes, weights)
         bad = K.tree_check(tree.indptr, tree.indices, m)
         if bad >= 0:
             raise ValueError(

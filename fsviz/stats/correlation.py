@@ -185,7 +185,7 @@ def _is_dask_array(obj: Any) -> bool:
     return type(obj).__module__.startswith("dask.array") and hasattr(obj, "chunks")
 
 
-def _prepare(X: Any, who: str) -> tuple[str, Any]:
+def prepare_input(X: Any, who: str) -> tuple[str, Any]:
     """Return ``("sparse", csc)`` or ``("dense", ChunkedSource)`` after validation."""
     if hasattr(X, "X") and hasattr(X, "fingerprint"):  # an fsviz Dataset
         X = X.X
@@ -444,7 +444,7 @@ def correlation_histogram(
     block_size = check_number(who, "block_size", block_size, integer=True, low=1)
     if precision not in ("float64", "float32"):
         raise ValueError(f"{who}: 'precision' must be 'float64' or 'float32'; got {precision!r}.")
-    kind, data = _prepare(X, who)
+    kind, data = prepare_input(X, who)
     n, m = data.shape
     if kind == "sparse":
         st = _Stats(*column_moments(data), n)
@@ -646,7 +646,7 @@ def correlated_pairs(
     _Binning(1, edge_tol, who)  # validates edge_tol
     block_size = check_number(who, "block_size", block_size, integer=True, low=1)
     thr = float(threshold) - edge_tol
-    kind, data = _prepare(X, who)
+    kind, data = prepare_input(X, who)
     n, m = data.shape
     if kind == "sparse":
         st = _Stats(*column_moments(data), n)

@@ -129,6 +129,11 @@ def _as_codes(X) -> Codes:
     return X if isinstance(X, Codes) else discretize(X)
 
 
+def column_entropies(codes: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Entropy (nats) of every column of integer codes ``codes`` (n, m) with ``k`` levels each."""
+    return K.entropies(codes, k)
+
+
 def entropy(x) -> float:
     """Entropy (nats) of one discrete vector."""
     a, ka = encode_target(x)

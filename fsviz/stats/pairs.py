@@ -17,7 +17,7 @@ from scipy.stats import rankdata
 
 from fsviz._dask import feature_blocks
 from fsviz._params import check_number
-from fsviz.stats.correlation import _prepare
+from fsviz.stats.correlation import prepare_input
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -103,7 +103,7 @@ def top_pairs(
     if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
         raise ValueError(f"{who}: 'k' must be a positive int; got {k!r}.")
     block_size = check_number(who, "block_size", block_size, integer=True, low=1)
-    kind, data = _prepare(X, who)
+    kind, data = prepare_input(X, who)
     method = _check_method(method, kind, who)
     m = data.shape[1]
     blocks = feature_blocks(m, block_size)
@@ -200,7 +200,7 @@ def correlations_with(
     """
     who = "correlations_with"
     block_size = check_number(who, "block_size", block_size, integer=True, low=1)
-    kind, data = _prepare(X, who)
+    kind, data = prepare_input(X, who)
     method = _check_method(method, kind, who)
     v, _ = _target_vector(X, kind, data, target, who)
     z, const = _standardise(v[:, None], method)

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from fsviz.select.gdm._scan import _gather
+from fsviz.select.gdm._state import FitState, model_scores, theorem1_window
 from fsviz.select.gdm._walk import _crm_walk, _SFState
 from fsviz.stats.information import discretize
-
-if TYPE_CHECKING:
-    from fsviz.select.gdm._estimator import GDM, _FitState
 
 
 class _Ranking(NamedTuple):
@@ -28,7 +27,7 @@ class _Ranking(NamedTuple):
 class _MarginalRanking:
     """Plain GDM (Alg. 1, step 2): walk the features by their scores ``|s_j|`` on all data."""
 
-    def __init__(self, gdm: GDM, st: _FitState):
+    def __init__(self, gdm: BaseEstimator, st: FitState):
         self.gdm, self.st = gdm, st
 
     def __call__(self, v: np.ndarray, sf: list[int]) -> _Ranking:
@@ -38,7 +37,7 @@ class _MarginalRanking:
         else:
             u = st.scanner.dot(v)
         st.first_scan = None
-        s, t = self.gdm._scores(st, u, v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm)
+        s, t = model_scores(st, u, v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm, self.gdm.one_class)
         return _Ranking(np.abs(s), ~st.const, t, 0)
 
 
@@ -52,7 +51,7 @@ class _FoldVoteRanking:
     on all data then turns that ranking into the single universal ``delta^t``.
     """
 
-    def __init__(self, gdm: GDM, st: _FitState):
+    def __init__(self, gdm: BaseEstimator, st: FitState):
         self.gdm, self.st = gdm, st
         n, V = st.n, int(gdm.cv_folds)
         rng = check_random_state(gdm.random_state)
@@ -82,9 +81,8 @@ class _FoldVoteRanking:
         for f in range(V):
             rows, vf = self.train[f], v[self.train[f]]
             mu, safe, const = self.mu_f[f], self.safe_f[f], self.const_f[f]
-            s_f, t_f = gdm._scores(
-                st, U[:, f], vf.sum(axis=0), mu, safe, const, None if self.raw_f is None else self.raw_f[f]
-            )
+            raw = None if self.raw_f is None else self.raw_f[f]
+            s_f, t_f = model_scores(st, U[:, f], vf.sum(axis=0), mu, safe, const, raw, gdm.one_class)
             state = _fold_state(st.X, rows, sf, mu, safe, gdm.corr, K_b * T, gdm.n_bins, st.strategy)
             delta_f, _, af_f, af_o, _, nc = _crm_walk(
                 st.X,
@@ -95,7 +93,7 @@ class _FoldVoteRanking:
                 t_f,
                 ~const & (self.af_owner_f[f] < 0),
                 state,
-                gdm._window(vf),
+                theorem1_window(vf, gdm.tau),
                 st.thr,
                 K_b,
                 gdm.n_bins,
@@ -108,7 +106,7 @@ class _FoldVoteRanking:
             # consistency across folds: the weakest normalised score over the splits
             sc = np.abs(s_f) / max(np.linalg.norm(vf), 1e-300)
             score_min = sc if f == 0 else np.minimum(score_min, sc)
-        _, t = gdm._scores(st, U[:, V], v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm)
+        _, t = model_scores(st, U[:, V], v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm, gdm.one_class)
         cand = np.flatnonzero(votes > 0)
         key = np.full(st.m, -1.0)
         if cand.size:

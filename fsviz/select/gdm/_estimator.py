@@ -15,7 +15,6 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -31,111 +30,24 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from fsviz._params import ParamUI
 from fsviz.select._base import scale_extreme
 from fsviz.select.gdm._column_source import is_out_of_core, make_source
-from fsviz.select.gdm._complete import (
-    _block_complete_pcc,
-    _block_complete_su_wrap,
-    _window_cost,
-    sf_abs_max,
-    su_sf_tables,
-)
+from fsviz.select.gdm._complete import _window_cost, complete_groups
 from fsviz.select.gdm._ecv import _FoldVoteRanking, _MarginalRanking
-from fsviz.select.gdm._master import MasterResult, solve_master
+from fsviz.select.gdm._master import solve_master
 from fsviz.select.gdm._scan import (
     _AUTO_BLOCK,
     _blas_threads,
     _finite_stats,
-    _gather,
     _moderate,
     _Scanner,
     _source_moments,
 )
-from fsviz.select.gdm._sparse_sf import SparseDesign, sparse_sfs_pay, sparse_z, split_z, use_sparse_sfs
+from fsviz.select.gdm._sparse_sf import SparseDesign, use_sparse_sfs
+from fsviz.select.gdm._state import FitState, model_scores, start_alpha, start_vector, theorem1_window
 from fsviz.select.gdm._walk import _crm_walk, _SFState
-from fsviz.stats.information import discretize, is_discrete
+from fsviz.stats.information import is_discrete
 from fsviz.stats.moments import column_moments
 
 __all__ = ["GDM"]
-
-
-def _start_alpha(y: np.ndarray, loss: str, C: float) -> np.ndarray:
-    """Dual variables the cutting plane starts from (before any master problem)."""
-    if loss == "squared":
-        return C * y  # C * residual at W = 0
-    return np.full(y.shape, 1.0 / y.shape[0])  # one uniform simplex per output column
-
-
-def _start_vector(y: np.ndarray, loss: str, C: float) -> np.ndarray:
-    """``v`` of the first score scan: ``_FitState.signed`` of :func:`_start_alpha`."""
-    alpha = _start_alpha(y, loss, C)
-    return alpha if loss == "squared" else alpha * y
-
-
-# ============================================================================ fit state
-@dataclass
-class _FitState:
-    """What one ``fit`` shares between the cutting plane, the master problem and completion.
-
-    The first block is set up by ``fit``; the rest starts empty and is filled by the
-    cutting plane (``_cutting_plane``, ``_add_constraint``, ``_master``).
-    """
-
-    X: np.ndarray | sp.csc_matrix  # float64; sparse input as CSC with sorted indices
-    y: np.ndarray  # (n,) +1 / -1 targets (all +1 for one-class); (n, c) one-vs-rest codes
-    # (multiclass); centred reals (regression)
-    mean: np.ndarray  # (m,) column means
-    safe: np.ndarray  # (m,) centred column norms, 1.0 for constant features (safe divisor)
-    const: np.ndarray  # (m,) bool: constant features, never scored, selected or grouped
-    rawnorm: np.ndarray | None  # (m,) uncentred column norms; one-class only
-    thr: float  # grouping threshold 1 - tau; inf when tau == 0 (no correlation constraints)
-    strategy: str  # discretisation for corr="su": "discrete" or "uniform"
-    scanner: _Scanner
-    sf: list[int] = field(default_factory=list)  # support features in the order found
-    cols: list[int] = field(default_factory=list)  # delta^1, delta^2, ... concatenated
-    kernel_of: list[int] = field(default_factory=list)  # iteration (base kernel) of each entry of cols
-    hist: list[float] = field(default_factory=list)  # master objective after each iteration
-    gaps: list[float] = field(default_factory=list)  # duality gap of each master solve
-    res: MasterResult | None = None  # latest master solution (None before the first)
-    alpha: np.ndarray | None = None  # dual variables when the cutting plane stopped
-    n_corr: int = 0  # correlations computed by the CRM walks (all folds included)
-    n_iter: int = 0
-    # (t, window) of the first iteration: a second Theorem 1 window offered to completion
-    first: tuple[np.ndarray, float] | None = None
-    M: np.ndarray | None = None  # master design, one column per entry of cols (extended each iteration)
-    loss: str = "squared_hinge"  # master-problem loss: "squared_hinge" or "squared" (regression)
-    y_mean: float = 0.0  # regression: mean of y (the intercept; y itself is stored centred)
-    first_scan: tuple[np.ndarray, np.ndarray] | None = None  # (v, X' v) from the stats pass
-    raw: dict = field(default_factory=dict)  # feature -> raw column, gathered by the CRM walks
-    # sparse SFs (_sparse_sf.SparseSFs) when the data are sparse with many samples, else None;
-    # sf_pos: feature -> its position in them
-    sparse_sfs: object = None
-    sf_pos: dict = field(default_factory=dict)
-    # GDM-SU with sparse SFs: (codes (n, p_max) Fortran order, levels, entropies) in SF order
-    sf_codes: tuple | None = None
-
-    def columns(self, idx) -> np.ndarray:
-        """Raw columns ``idx`` of X, dense (n, len(idx)) Fortran-ordered: from the walks'
-        cache when it holds them all (the same values :func:`_gather` reads), else gathered."""
-        idx = np.asarray(idx, dtype=np.intp)
-        raw = self.raw
-        if raw and all(int(j) in raw for j in idx):
-            out = np.empty((self.n, idx.size), order="F")
-            for k, j in enumerate(idx):
-                out[:, k] = raw[int(j)]
-            return out
-        return _gather(self.X, idx)
-
-    def signed(self, alpha: np.ndarray) -> np.ndarray:
-        """The vector (matrix) the scores are taken against: ``alpha * y`` (classification)
-        or ``alpha`` itself (regression: ``alpha = C * residual``)."""
-        return alpha if self.loss == "squared" else alpha * self.y
-
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def m(self) -> int:
-        return self.X.shape[1]
 
 
 # ============================================================================ estimator
@@ -482,7 +394,7 @@ class GDM(SelectorMixin, BaseEstimator):
         if not ooc:
             # in memory, validation's finiteness check is the statistics pass (_finite_stats):
             # X is read once for it, the power-of-two scaling, the moments and the first scan
-            v0 = _start_vector(y_pm, loss, float(self.C)) if self.cv_folds is None else None
+            v0 = start_vector(y_pm, loss, float(self.C)) if self.cv_folds is None else None
             sums = _finite_stats(X, v0)
             if sums is None or not _moderate(sums[2]):
                 X, sums = scale_extreme(X), None  # extreme values: moments of the scaled X below
@@ -509,7 +421,7 @@ class GDM(SelectorMixin, BaseEstimator):
             discrete = self.corr == "su" and is_discrete(X)
         const = norm <= 0
         try:
-            st = _FitState(
+            st = FitState(
                 X=X,
                 y=y_pm,
                 mean=mean,
@@ -631,11 +543,11 @@ class GDM(SelectorMixin, BaseEstimator):
         if sparse and self.corr == "su":
             st.sf_codes = (sfs.codes, sfs.k, sfs.h)
         af_owner = np.full(st.m, -1, dtype=np.intp)
-        alpha = _start_alpha(st.y, st.loss, float(self.C))
+        alpha = start_alpha(st.y, st.loss, float(self.C))
         it = 0
         for it in range(1, T + 1):
             v = st.signed(alpha)
-            window = self._window(v)
+            window = theorem1_window(v, self.tau)
             r = rank(v, sfs.idx)
             st.n_corr += r.n_correlations
             if it == 1:
@@ -723,25 +635,6 @@ class GDM(SelectorMixin, BaseEstimator):
         st.M = np.hstack(parts) if len(parts) > 1 else parts[0]
 
     # ------------------------------------------------------------------ helpers
-    def _scores(self, st, u, sv, mean, safe, const, rawnorm):
-        """Model scores ``s`` and pruning statistics ``t`` from raw products ``u = X' v``.
-
-        Multiclass (``u`` of shape (m, c)): ``t_j = ||z_j' A~||`` over the class columns and
-        ``s_j = sqrt(n) t_j`` -- the most violated constraint of the joint master problem
-        takes the features with the largest ``sum_k (z_j' A~_k)^2``.
-        """
-        if u.ndim == 2:
-            T = np.where(const[:, None], 0.0, (u - mean[:, None] * sv[None, :]) / safe[:, None])
-            t = np.sqrt(np.einsum("ij,ij->i", T, T))
-            return np.sqrt(st.n) * t, t
-        t = np.where(const, 0.0, (u - mean * sv) / safe)
-        root_n = np.sqrt(st.n)
-        if self.one_class:
-            s = np.where(const, 0.0, root_n * u / np.where(rawnorm > 0, rawnorm, 1.0))
-        else:
-            s = root_n * t
-        return s, t
-
     def _model_columns(self, st, idx):
         """Columns of the master problem's design: standardised (binary) or unit-norm (one-class)."""
         root_n = np.sqrt(st.n)
@@ -757,34 +650,22 @@ class GDM(SelectorMixin, BaseEstimator):
             return Xs * (root_n / st.rawnorm[idx])
         return (Xs - st.mean[idx]) * (root_n / st.safe[idx])
 
-    def _window(self, v):
-        """Theorem 1 window ``sqrt(2 tau) ||v - mean(v)||``; for a matrix ``v`` (multiclass)
-        the spectral norm of its column-centred version, since for unit-norm centred
-        ``z_i, z_j`` with ``|z_i . z_j| >= 1 - tau``:
-        ``| ||z_i' v|| - ||z_j' v|| | <= ||z_i -+ z_j|| ||v_c||_2 <= sqrt(2 tau) ||v_c||_2``."""
-        if v.ndim == 2:  # spectral norm from the c x c Gram matrix (c = classes)
-            vc = v - v.mean(axis=0)
-            nrm = float(np.sqrt(max(np.linalg.eigvalsh(vc.T @ vc)[-1], 0.0)))
-        else:
-            nrm = float(np.linalg.norm(v - v.mean()))
-        return np.sqrt(2.0 * self.tau) * nrm * (1.0 + 1e-9) + 1e-15
-
     def _finish(self, st):
         sf = np.asarray(st.sf, dtype=np.intp)
         alpha = st.alpha
         v = st.signed(alpha)
         u = st.scanner.dot(v)
-        s, t = self._scores(st, u, v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm)
+        s, t = model_scores(st, u, v.sum(axis=0), st.mean, st.safe, st.const, st.rawnorm, self.one_class)
         # any vector gives a valid Theorem 1 window; take the cheaper of the first scan's
         # (marginal scores: informative SFs stand out) and the final one
-        cands = [(t, self._window(v))] + ([st.first] if st.first is not None else [])
+        cands = [(t, theorem1_window(v, self.tau))] + ([st.first] if st.first is not None else [])
         t_win, w_win = min(cands, key=lambda tw: _window_cost(np.abs(tw[0]), ~st.const, sf, tw[1]))
         # only |t_win| is needed from here: drop the other length-m vectors before completion
         # (kdd2010: 29.9 M features, 240 MB each)
         abs_t = np.abs(t_win)
         del u, t, cands, t_win
         st.first = None
-        groups, gcorr, nc = self._complete(st, sf, abs_t, w_win)
+        groups, gcorr, nc = complete_groups(st, sf, abs_t, w_win, self.corr, self.n_bins)
         del abs_t
         res = st.res
         multi = st.y.ndim == 2
@@ -820,74 +701,6 @@ class GDM(SelectorMixin, BaseEstimator):
         self.n_iter_ = int(st.n_iter)
         self._mean_sf = st.mean[sf]
         self._scale_sf = (st.rawnorm[sf] if self.one_class else st.safe[sf]) / np.sqrt(st.n)
-
-    def _complete(self, st, sf, abs_t, window):
-        """Exact group completion: every non-SF feature with |corr| >= 1 - tau to a final SF
-        (``abs_t``: ``|t|`` of the vector whose Theorem 1 window is ``window``)."""
-        groups = {int(j): np.empty(0, dtype=np.intp) for j in sf}
-        gcorr = {int(j): np.empty(0) for j in sf}
-        if sf.size == 0 or not np.isfinite(st.thr):
-            return groups, gcorr, 0
-        eligible = ~st.const
-        eligible[sf] = False
-        scanner = st.scanner
-        bounds = scanner.bounds
-        if self.corr == "pearson" and st.sparse_sfs is not None:
-            order = np.argsort(abs_t[sf], kind="stable")
-            pos = np.array([st.sf_pos[int(j)] for j in sf[order]], dtype=np.intp)
-            Zs = sparse_z(st.sparse_sfs, pos)
-            common = (Zs, abs_t[sf][order], order.astype(np.intp), st.sparse_sfs.zsum[pos])
-            per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
-            out = scanner.run(
-                _block_complete_pcc, per_block, common + (float(window), float(st.thr), sf_abs_max(Zs))
-            )
-        elif self.corr == "pearson":
-            order = np.argsort(abs_t[sf], kind="stable")
-            raw = st.columns(sf[order])
-            Zs = np.ascontiguousarray((raw - st.mean[sf[order]]) / st.safe[sf[order]])
-            colsum = Zs.sum(axis=0)
-            sparse_blocks = sp.issparse(st.X) or getattr(st.X, "sparse", False)
-            if sparse_blocks and sparse_sfs_pay(raw):
-                # rare SFs (e.g. one-class on text): by rows, the few heavy ones by block
-                Zs = split_z(raw, Zs, st.X.nnz / max(len(bounds), 1))
-            common = (Zs, abs_t[sf][order], order.astype(np.intp), colsum)
-            per_block = [(a, st.mean[a:b], st.safe[a:b], abs_t[a:b], eligible[a:b]) for a, b in bounds]
-            # per-SF bound of the sparse blocks' skip test, once per fit (not once per block)
-            zmax = sf_abs_max(Zs) if sparse_blocks else None
-            out = scanner.run(_block_complete_pcc, per_block, common + (float(window), float(st.thr), zmax))
-        else:
-            if st.sf_codes is not None:  # the walks' codes (sparse SFs, in the order of sf)
-                codes, k, h = st.sf_codes
-                codes, k, h = (
-                    np.ascontiguousarray(codes[:, : sf.size]),
-                    k[: sf.size].copy(),
-                    h[: sf.size].copy(),
-                )
-            else:
-                cs = discretize(st.columns(sf), n_bins=self.n_bins, strategy=st.strategy)
-                codes, k, h = np.ascontiguousarray(cs.codes), cs.k, cs.entropies()
-            # C order: the sparse kernel reads one row of SF codes per non-zero; the tables
-            # once here, not once per block (kdd2010: 1,825 blocks of n = 19.3 M rows)
-            common = (codes, k, h) + su_sf_tables(codes, k)
-            out = scanner.run(
-                _block_complete_su_wrap,
-                [(a, eligible[a:b]) for a, b in bounds],
-                common + (float(st.thr), int(self.n_bins), st.strategy),
-            )
-        feats = np.concatenate([o[0] for o in out]) if out else np.empty(0, np.intp)
-        owner = np.concatenate([o[1] for o in out]) if out else np.empty(0, np.intp)
-        val = np.concatenate([o[2] for o in out]) if out else np.empty(0)
-        nc = int(sum(o[3] for o in out))
-        if feats.size:
-            order = np.lexsort((feats, -val, owner))
-            feats, owner, val = feats[order], owner[order], val[order]
-            cuts = np.searchsorted(owner, np.arange(sf.size + 1))
-            for p in range(sf.size):
-                a, b = cuts[p], cuts[p + 1]
-                if b > a:
-                    groups[int(sf[p])] = feats[a:b].astype(np.intp)
-                    gcorr[int(sf[p])] = val[a:b]
-        return groups, gcorr, nc
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X):

@@ -10,8 +10,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsviz.select.gdm import _kernels as GK
+from fsviz.select.gdm._crm_kernels import (
+    crm_walk_pcc,
+    crm_walk_pcc_sparse,
+    crm_walk_pcc_sparse_sf,
+    crm_walk_su,
+    crm_walk_su_sparse_sf,
+)
 from fsviz.select.gdm._scan import _gather
-from fsviz.select.gdm._sparse_sf import SparseSFs, crm_walk_pcc_sparse_sf, crm_walk_su_sparse_sf
+from fsviz.select.gdm._sparse_sf import SparseSFs
 from fsviz.stats.information import discretize
 
 _CHUNK = 64  # candidates per CRM kernel call, at most
@@ -212,7 +219,7 @@ def _crm_walk(
                     if not hasattr(state, "zsum"):
                         state.zsum = np.zeros(state.Z.shape[1])
                     state.zsum[zn:n0] = state.Z[:, zn:n0].sum(axis=0)
-                _, n_taken, nc, _ = GK.crm_walk_pcc_sparse(
+                _, n_taken, nc, _ = crm_walk_pcc_sparse(
                     Xc.indptr,
                     Xc.indices,
                     np.ascontiguousarray(Xc.data, dtype=np.float64),
@@ -240,7 +247,7 @@ def _crm_walk(
                 Xc = _gather(X, chunk, rows)
                 if rows is None:
                     cached = Xc
-                _, n_taken, nc, _ = GK.crm_walk_pcc(
+                _, n_taken, nc, _ = crm_walk_pcc(
                     Xc,
                     np.ascontiguousarray(mean[chunk]),
                     np.ascontiguousarray(norm[chunk]),
@@ -260,7 +267,7 @@ def _crm_walk(
                 if rows is None:
                     cached = Xc
                 cb = discretize(Xc, n_bins=n_bins, strategy=strategy)
-                _, n_taken, nc, _ = GK.crm_walk_su(
+                _, n_taken, nc, _ = crm_walk_su(
                     cb.codes,
                     cb.k,
                     cb.entropies(),
