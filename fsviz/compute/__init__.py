@@ -20,6 +20,14 @@ from fsviz.compute.exports import (
     selection_csv,
     selection_frame,
 )
+from fsviz.compute.explain import (
+    EXPLAIN_COLUMNS,
+    ExplainResult,
+    WhyNot,
+    explain_run,
+    feature_pair,
+    measure_of,
+)
 from fsviz.compute.parsing import (
     gdm_run,
     parse_prior_groups,
@@ -106,6 +114,12 @@ from fsviz.viz.compare import (
 )
 
 __all__ = [
+    "EXPLAIN_COLUMNS",
+    "ExplainResult",
+    "WhyNot",
+    "explain_run",
+    "feature_pair",
+    "measure_of",
     "SessionFile",
     "read_session",
     "session_json",

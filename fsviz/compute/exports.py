@@ -40,9 +40,17 @@ def selection_frame(selection: Selection, feature_names: Sequence[str]) -> pd.Da
     )
 
 
-def selection_csv(selection: Selection, feature_names: Sequence[str]) -> bytes:
-    """CSV bytes of :func:`selection_frame`; floats with 17 significant digits (round-trips)."""
-    frame = selection_frame(selection, feature_names)
+def selection_csv(selection: Selection, feature_names: Sequence[str], explanation=None) -> bytes:
+    """CSV bytes of :func:`selection_frame`; floats with 17 significant digits (round-trips).
+
+    With ``explanation`` (the :class:`~fsviz.compute.ExplainResult` of this selection), every
+    unselected feature follows the selection, and the columns ``stand_in, stand_in_corr, reason``
+    say what stands in for each feature and why it was left out (``fsviz select --explain``).
+    """
+    if explanation is None:
+        frame = selection_frame(selection, feature_names)
+    else:
+        frame = explanation.selection_frame(selection, feature_names)
     return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n").encode()
 
 
@@ -51,12 +59,15 @@ def read_selection_csv(data: bytes) -> pd.DataFrame:
     from fsviz.data.formats._source import _exact_floats
 
     dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": np.float64, "role": str}
-    return pd.read_csv(
+    frame = pd.read_csv(
         io.BytesIO(data),
-        dtype=dtypes | {"group": np.int64},
+        dtype=dtypes | {"group": np.int64, "stand_in": str, "reason": str},
         keep_default_na=False,
         **_exact_floats(),
     )
+    if "stand_in_corr" in frame:  # an explained selection: empty = no stand-in
+        frame["stand_in_corr"] = pd.to_numeric(frame["stand_in_corr"].replace("", np.nan))
+    return frame
 
 
 def provenance(selection: Selection, dataset) -> dict:

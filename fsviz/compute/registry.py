@@ -24,6 +24,7 @@ from fsviz import select as S
 from fsviz._params import Param, describe
 from fsviz._targets import needs_classes_message
 from fsviz.compute import results as R
+from fsviz.compute.explain import explain as _explain
 from fsviz.compute.runs import Context, Run, bind_registry, params_label
 
 #: kinds of method whose result is a feature selection (``result.selection(k)``)
@@ -1257,6 +1258,7 @@ METHODS: dict[str, Method] = {
         _view("pairs", "Top correlated pairs", "the most correlated pairs", _pairs),
         _view("correlations", "Correlations with", "every feature's rho with one vector", _correlations),
         _view("stability", "Bootstrap stability", "a selection redone on resamples", _stability),
+        _view("explain", "Why not this feature", "every feature's rank, stand-in and reason", _explain),
         _view("leakage", "Leakage check", "features that give the target away", _leakage),
         _view("projection", "PCA projection", "PCA of a feature subset", _projection),
         _view("images", "Image panels", "example images and class means", _images),
