@@ -445,6 +445,8 @@ def benchmark_run(args: argparse.Namespace):
     }
     if args.n_jobs not in (None, 1):
         params["n_jobs"] = int(args.n_jobs)
+    if args.stability_tau is not None:
+        params["stability_tau"] = float(args.stability_tau)
     return fc.Run("benchmark", params, args.seed)
 
 
@@ -721,6 +723,13 @@ def _parser() -> argparse.ArgumentParser:
         "--repeats", type=int, default=20, help="K-means repeats for unsupervised methods (default 20)"
     )
     q.add_argument("--seed", type=int, default=0, help="random_state of every run, fold split and model")
+    q.add_argument(
+        "--stability-tau",
+        type=float,
+        metavar="TAU",
+        help="also the stability of the fold selections: columns kuncheva and group_kuncheva (features "
+        "with |rho| >= 1 - TAU count as the same)",
+    )
     q.add_argument("--n-jobs", type=int, help="run methods and folds in parallel with joblib")
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address: run them on a cluster")
     q.add_argument(

@@ -77,15 +77,23 @@ def export():
             help="A ranking orders every feature; the selection and the reduced dataset hold its top k.",
         )
         sel = appkit.stored(ds, sel.run).selection(int(top))
-    c1, c2, c3 = st.columns(3)
-    c1.download_button(
-        "Selection CSV (rank, index, name, score, role, group)",
-        fc.selection_csv(sel, ds.feature_names),
-        file_name=appkit.file_name(ds, sel, "selection"),
-        mime="text/csv",
-        key="dl_sel",
-        on_click="ignore",
+    explained = st.checkbox(
+        "also list every unselected feature, with its stand-in and why it was left out",
+        key="export_explain",
+        help="Adds the columns stand_in, stand_in_corr and reason (as fsviz select --explain).",
     )
+    c1, c2, c3 = st.columns(3)
+    csv = appkit.export_csv(ds, sel, explained)
+    if csv is not None:
+        c1.download_button(
+            "Selection CSV (rank, index, name, score, role, group"
+            + (", stand_in, stand_in_corr, reason)" if explained else ")"),
+            csv,
+            file_name=appkit.file_name(ds, sel, "selection"),
+            mime="text/csv",
+            key="dl_sel",
+            on_click="ignore",
+        )
     reduced = appkit.reduced_csv(ds, sel)
     if reduced is not None:
         c2.download_button(
@@ -106,6 +114,7 @@ def export():
         help="dataset name and fingerprint, method, every parameter, seed, fsviz version, date",
     )
     st.dataframe(fc.selection_frame(sel, ds.feature_names), hide_index=True, width="stretch", height=300)
+    appkit.why_not(ds, sel, "export")  # rank, stand-in, correlation, reason
 
 
 export()

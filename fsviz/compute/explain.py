@@ -97,7 +97,8 @@ def _symbol(measure: str) -> str:
 
 @dataclass(frozen=True)
 class WhyNot:
-    """One feature explained (:meth:`ExplainResult.lookup`)."""
+    """One feature explained (:meth:`ExplainResult.lookup`); ``selected``: it stands for itself
+    (in the selection; GDM: a support feature; an affiliated feature has its SF as stand-in)."""
 
     feature: int
     name: str
@@ -110,6 +111,7 @@ class WhyNot:
     stand_in_corr: float
     reason: str
     measure: str
+    n_pool: int = 1  # features that can stand in (0: nothing selected)
 
     @property
     def text(self) -> str:
@@ -118,7 +120,7 @@ class WhyNot:
         if self.selected:
             return f"{head} Selected: {self.reason}."
         if self.stand_in < 0:
-            stand = "No stand-in (nothing selected, or a constant feature)."
+            stand = "No stand-in: nothing is selected." if self.n_pool == 0 else "No stand-in: it is constant."
         else:
             corr = "ρ" if self.measure == "pearson" else ("ρ_s" if self.measure == "spearman" else "SU")
             stand = f"Stand-in: {self.stand_in_name} ({corr} = {self.stand_in_corr:+.3f})."
@@ -235,7 +237,7 @@ class ExplainResult:
         return WhyNot(
             feature=j,
             name=names[j],
-            selected=bool(np.isin(j, self.selected)),
+            selected=bool(np.isin(j, self.pool)),
             rank=int(self.rank[j]),
             n_features=self.n_features,
             score=float(self.score[j]),
@@ -244,6 +246,7 @@ class ExplainResult:
             stand_in_corr=float(self.stand_in_corr[j]),
             reason=str(self.reason[j]),
             measure=self.measure,
+            n_pool=int(self.pool.size),
         )
 
     def find(self, name: str, feature_names: Sequence[str]) -> WhyNot:

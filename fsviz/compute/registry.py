@@ -559,6 +559,7 @@ def _benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
             n_jobs=run.get("n_jobs"),
             client=ctx.client,
             progress=ctx.progress,
+            stability_tau=run.get("stability_tau"),
         )
     seconds = time.perf_counter() - t0
     return R.BenchmarkResult(run, ds.fingerprint, frame, tuple(frame.attrs.get("notes", ())), seconds)
@@ -705,8 +706,10 @@ def _correlations(run: Run, ctx: Context) -> R.CorrelationsResult:
 def _stability(run: Run, ctx: Context) -> R.StabilityResult:
     """Run ``of`` redone on ``n_boot`` bootstrap resamples of the samples (its top ``k``).
 
-    Per-feature selection frequency, Kuncheva's index (equal sizes) and Jaccard; for GDM
-    also how often each of its groups (on all samples) has a member selected.
+    Per-feature selection frequency, Kuncheva's index (equal sizes) and Jaccard, per feature
+    and per group: two resamples agree on a feature when they hold it or one of its group
+    (GDM: its groups on all samples; else ``|rho| >= 1 - tau``, ``tau`` a run parameter, default
+    GDM's); for GDM also how often each of its groups has a member selected.
     """
     from fsviz.evaluate import bootstrap_selections, group_frequency, selection_frequency, selection_stability
 
@@ -732,6 +735,12 @@ def _stability(run: Run, ctx: Context) -> R.StabilityResult:
         parts = [g for g in base.partition() if len(g) > 1 or g[0] in set(base.support.tolist())]
         gfreq = group_frequency(subsets, parts, m)
         gsup = np.array([g[0] for g in parts], dtype=np.int64)
+        tau, same = float(of.get("tau")), {"groups": parts}  # one group, returned through any member
+    else:
+        tau = float(run.get("tau", method("gdm").params["tau"].default))
+        same = {"X": ds.X, "tau": tau}
+    gjac = selection_stability(subsets, m, measure="jaccard", **same)
+    gkun = selection_stability(subsets, m, measure="kuncheva", **same) if kun == kun else np.nan
     freq = selection_frequency(subsets, m)
     return R.StabilityResult(
         run,
@@ -743,6 +752,9 @@ def _stability(run: Run, ctx: Context) -> R.StabilityResult:
         gfreq,
         gsup,
         time.perf_counter() - t0,
+        float(gkun),
+        float(gjac),
+        tau,
     )
 
 
