@@ -21,6 +21,7 @@ export) and :meth:`ExplainResult.dropped_frame` the report's table of top droppe
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,6 +73,13 @@ def _leading_int(a: np.ndarray) -> np.ndarray:
     if ok.any():
         out[ok] = head[ok].astype(np.int64)
     return out
+
+
+_BRACKETS = re.compile(r"\[(\d+(?:, \d+)*)\]")
+
+
+def _names_in(match: re.Match, names: np.ndarray) -> str:
+    return "[" + ", ".join(str(names[int(i)]) for i in match.group(1).split(", ")) + "]"
 
 
 def measure_of(run: Run, res) -> tuple[str, int]:
@@ -344,6 +352,9 @@ def _stream_reasons(res: StreamResult, names, reason) -> None:
         )
         other = np.strings.replace(body[red], np.asarray("dropped as ", dtype=_STR), "")
         other = _cat("dropped at arrival: ", np.strings.rstrip(other, np.asarray(".", dtype=_STR)))
+        given = np.flatnonzero(~named & np.strings.find(other, np.asarray("features [", dtype=_STR)) >= 0)
+        if given.size:  # the baselines' conditioning sets "[3, 17]": indices -> names (those rows only)
+            other[given] = [_BRACKETS.sub(lambda mt: _names_in(mt, names), str(t)) for t in other[given]]
         reason[red] = np.where(named, saola, other)
     drop = np.flatnonzero(outcome == "irrelevant")
     if drop.size:
@@ -357,7 +368,10 @@ def _stream_reasons(res: StreamResult, names, reason) -> None:
     if gone.size:
         who = _leading_int(np.strings.rpartition(body[gone], np.asarray("feature ", dtype=_STR))[2])
         by = np.where(who >= 0, names[np.maximum(who, 0)], "a later feature")
-        reason[gone] = _cat("admitted at arrival, removed as redundant when ", by, " arrived")
+        how = np.where(
+            np.strings.find(body[gone], np.asarray("removed as redundant", dtype=_STR)) >= 0, "as redundant ", ""
+        )
+        reason[gone] = _cat("admitted at arrival, removed ", how, "when ", by, " arrived")
     never = np.flatnonzero(outcome == "ungrouped")
     if never.size:
         reason[never] = _s("not in any group, never streamed")
