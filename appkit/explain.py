@@ -36,7 +36,10 @@ def _pick_feature(ds, key: str) -> int | None:
         return None
     if typed not in names:
         close = [n for n in names if typed.lower() in n.lower()][:5]
-        st.warning(f"No feature is named {typed!r}." + (f" Names containing it: {', '.join(close)}." if close else ""))
+        st.warning(
+            f"No feature is named {typed!r}."
+            + (f" Names containing it: {', '.join(close)}." if close else "")
+        )
         return None
     return names.index(typed)
 
@@ -57,7 +60,9 @@ def why_not(ds, sel: fc.Selection, key: str) -> None:
             return
         w = ex.lookup(int(feature), ds.feature_names)
         c1, c2, c3 = st.columns(3)
-        c1.metric("rank", f"{w.rank:,} of {w.n_features:,}", help="In the method's order: the selection first.")
+        c1.metric(
+            "rank", f"{w.rank:,} of {w.n_features:,}", help="In the method's order: the selection first."
+        )
         c2.metric("stand-in", w.stand_in_name or "—", help="The selected feature most correlated with it.")
         symbol = {"pearson": "ρ", "spearman": "ρ_s", "su": "SU"}[w.measure]
         c3.metric(

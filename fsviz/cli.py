@@ -345,7 +345,9 @@ def cmd_select(args: argparse.Namespace) -> int:
     if args.explain:  # every unselected feature after the selection, its stand-in and the reason
         explain = fc.explain_run(run, args.n_features)
         explanation = explain.execute(ds, results=lambda r: res if r == run else r.execute(ds))
-        _say(args, f"explained {ds.n_features - sel.n_features:,} unselected features ({explanation.measure})")
+        _say(
+            args, f"explained {ds.n_features - sel.n_features:,} unselected features ({explanation.measure})"
+        )
     _write(args, fc.selection_csv(sel, ds.feature_names, explanation).decode())
     if args.reduced:
         with open(args.reduced, "wb") as fh:

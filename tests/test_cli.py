@@ -229,7 +229,19 @@ def test_select_every_method_writes_the_apps_csv(loader, csv_path, tmp_path, cap
 
 def test_select_explain_appends_the_unselected_features_as_the_app_does(loader, csv_path, tmp_path, capsys):
     out_csv = tmp_path / "sel.csv"
-    argv = ["select", "--method", "fisher", "-k", "3", csv_path, "--label", "label", "--explain", "-o", out_csv]
+    argv = [
+        "select",
+        "--method",
+        "fisher",
+        "-k",
+        "3",
+        csv_path,
+        "--label",
+        "label",
+        "--explain",
+        "-o",
+        out_csv,
+    ]
     code, _, err = run(argv, capsys)
     assert code == 0, err
     assert "explained 9 unselected features (pearson)" in err

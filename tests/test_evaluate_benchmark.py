@@ -169,7 +169,9 @@ def test_stability_of_the_fold_selections_per_feature_and_by_groups(data):
 
     X, y = data
     X = np.column_stack([X, X[:, 2] + 0.01 * np.random.default_rng(0).normal(size=len(y))])  # a copy of 2
-    frame = benchmark(X, y, ["fisher", "laplacian"], ks=[1, 3], classifiers=["naive_bayes"], cv=3, stability_tau=0.1)
+    frame = benchmark(
+        X, y, ["fisher", "laplacian"], ks=[1, 3], classifiers=["naive_bayes"], cv=3, stability_tau=0.1
+    )
     skf = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
     folds = [_fisher_order(X[tr], y[tr]) for tr, _ in skf.split(X, y)]
     for k in (1, 3):

@@ -122,7 +122,7 @@ def matched_overlap_ref(A, B, same) -> int:
     a, b = sorted(set(A) - set(B)), sorted(set(B) - set(A))
     best = 0
     for perm in itertools.permutations(b, min(len(a), len(b))):
-        best = max(best, sum(bool(same(x, y)) for x, y in zip(a, perm)))
+        best = max(best, sum(bool(same(x, y)) for x, y in zip(a, perm, strict=True)))
     return len(set(A) & set(B)) + best
 
 
@@ -158,8 +158,9 @@ def test_matched_overlap_is_a_maximum_matching(rng):
         S = rng.random((12, 12)) < 0.25
         S = S | S.T
         sets = [rng.choice(12, 4, replace=False) for _ in range(3)]
-        got = _matched_intersections(sets, lambda a, b: S[np.ix_(a, b)])
-        want = [matched_overlap_ref(A, B, lambda x, y: S[x, y]) for A, B in itertools.combinations(sets, 2)]
+        got = _matched_intersections(sets, lambda a, b, S=S: S[np.ix_(a, b)])
+        pairs = itertools.combinations(sets, 2)
+        want = [matched_overlap_ref(A, B, lambda x, y, S=S: S[x, y]) for A, B in pairs]
         np.testing.assert_array_equal(got, want)
     # one feature similar to two others is matched once: r = 1, not 2
     X = np.random.default_rng(0).normal(size=(100, 3))

@@ -106,7 +106,7 @@ def test_every_selection_lists_its_top_dropped_features_and_their_stand_ins(repo
     ex = fc.explain_run(fisher, 20).execute(digits)
     first = ex.unselected()[0]
     name, stand = digits.feature_names[first], digits.feature_names[ex.stand_in[first]]
-    assert f"<td>{name}</td><td class=\"num\">{ex.score[first]:.4g}</td><td>{stand}</td>" in report
+    assert f'<td>{name}</td><td class="num">{ex.score[first]:.4g}</td><td>{stand}</td>' in report
 
 
 def test_sections_come_in_a_fixed_order_whatever_the_order_of_runs(digits, session, report):

@@ -402,7 +402,9 @@ def test_stand_in_scatter_one_trace_per_class_and_a_scale_for_a_continuous_targe
     from fsviz.viz import stand_in_scatter
 
     x, z = np.array([1.0, 2, 3, 4]), np.array([1.1, 2.2, 2.9, 4.2])
-    fig = stand_in_scatter(x, z, np.array(["a", "b", "a", "b"]), feature_name="f", stand_in_name="s", corr=0.98)
+    fig = stand_in_scatter(
+        x, z, np.array(["a", "b", "a", "b"]), feature_name="f", stand_in_name="s", corr=0.98
+    )
     assert [t.name for t in fig.data] == ["class a", "class b"]
     np.testing.assert_array_equal(fig.data[0].x, [1.1, 2.9])  # the stand-in across, the feature up
     np.testing.assert_array_equal(fig.data[0].y, [1.0, 3.0])

@@ -58,7 +58,9 @@ with st.form("bench"):
         key="bench_stability",
         help=fc.HELP["group_stability"],
     )
-    tau = appkit.param_slider(c8, "gdm", "tau", key="bench_tau")  # by groups: |ρ| ≥ 1 − τ
+    tau = appkit.param_slider(
+        c8, "gdm", "tau", key="bench_tau", value=fc.method("gdm").params["tau"].default
+    )  # by groups: |ρ| ≥ 1 − τ
     clicked = st.form_submit_button("Run benchmark", type="primary")
 st.caption(
     "Supervised methods: stratified folds; each method selects on the training part, every classifier is "

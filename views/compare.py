@@ -86,8 +86,9 @@ def export():
     csv = appkit.export_csv(ds, sel, explained)
     if csv is not None:
         c1.download_button(
-            "Selection CSV (rank, index, name, score, role, group"
-            + (", stand_in, stand_in_corr, reason)" if explained else ")"),
+            "Selection CSV, every feature explained"
+            if explained
+            else "Selection CSV (rank, index, name, score, role, group)",
             csv,
             file_name=appkit.file_name(ds, sel, "selection"),
             mime="text/csv",

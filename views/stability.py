@@ -23,7 +23,13 @@ with ctl.container(border=True):
     has_k = of.spec.kind in ("score", "grm")
     k = st.slider("top-k of each resample", 2, 100, 20, key="stab_k") if has_k else None
     n_boot = st.select_slider("bootstrap resamples", [5, 10, 20, 50, 100], 20, key="stab_n")
-    tau = None if of.method == "gdm" else appkit.param_slider(st, "gdm", "tau", key="stab_tau")  # groups: |ρ| ≥ 1 − τ
+    tau = (
+        None
+        if of.method == "gdm"
+        else appkit.param_slider(
+            st, "gdm", "tau", key="stab_tau", value=fc.method("gdm").params["tau"].default
+        )
+    )  # groups: |ρ| ≥ 1 − τ
     clicked = st.button("Resample", type="primary", width="stretch")
 ctl.caption(
     "Each resample draws the samples with replacement and reruns the whole selection with the same "

@@ -10,6 +10,14 @@ The app, the CLI and cross-validation's fold refits all compute through here::
 here imports Streamlit.
 """
 
+from fsviz.compute.explain import (
+    EXPLAIN_COLUMNS,
+    ExplainResult,
+    WhyNot,
+    explain_run,
+    feature_pair,
+    measure_of,
+)
 from fsviz.compute.exports import (
     SELECTION_COLUMNS,
     benchmark_csv,
@@ -19,14 +27,6 @@ from fsviz.compute.exports import (
     reduced_csv,
     selection_csv,
     selection_frame,
-)
-from fsviz.compute.explain import (
-    EXPLAIN_COLUMNS,
-    ExplainResult,
-    WhyNot,
-    explain_run,
-    feature_pair,
-    measure_of,
 )
 from fsviz.compute.parsing import (
     gdm_run,

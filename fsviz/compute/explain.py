@@ -31,7 +31,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from fsviz.compute.exports import selection_frame
-from fsviz.compute.results import GroupResult, GRMResult, Selection, StreamResult, SubsetResult, result
+from fsviz.compute.results import GRMResult, GroupResult, Selection, StreamResult, SubsetResult, result
 from fsviz.compute.runs import Context, Run
 from fsviz.compute.wording import plural
 
@@ -128,7 +128,9 @@ class WhyNot:
         if self.selected:
             return f"{head} Selected: {self.reason}."
         if self.stand_in < 0:
-            stand = "No stand-in: nothing is selected." if self.n_pool == 0 else "No stand-in: it is constant."
+            stand = (
+                "No stand-in: nothing is selected." if self.n_pool == 0 else "No stand-in: it is constant."
+            )
         else:
             corr = "ρ" if self.measure == "pearson" else ("ρ_s" if self.measure == "spearman" else "SU")
             stand = f"Stand-in: {self.stand_in_name} ({corr} = {self.stand_in_corr:+.3f})."
@@ -193,7 +195,9 @@ class ExplainResult:
                 "score": self.score[idx],
                 "stand_in": self._stand_in_names(idx, names),
                 "stand_in_corr": self.stand_in_corr[idx],
-                "reason": np.asarray(self.reason, dtype=object)[idx] if idx.size else np.array([], dtype=object),
+                "reason": np.asarray(self.reason, dtype=object)[idx]
+                if idx.size
+                else np.array([], dtype=object),
             }
         )
 
@@ -302,7 +306,9 @@ def _gdm_reasons(run, res: GroupResult, sel: Selection, names, rank, reason, gro
     if out.any():
         reason[sf[out]] = _cat("support feature ranked below the k-th (rank ", _s(rank[sf[out]]), ")")
     if res.af.size:
-        reason[res.af] = _cat("affiliated to SF ", names[res.af_sf], f" ({symbol} = ", _fmt("%.2f", res.af_rho), ")")
+        reason[res.af] = _cat(
+            "affiliated to SF ", names[res.af_sf], f" ({symbol} = ", _fmt("%.2f", res.af_rho), ")"
+        )
 
 
 def _grm_reasons(run, res: GRMResult, sel: Selection, names, rank, reason) -> None:
@@ -369,7 +375,9 @@ def _stream_reasons(res: StreamResult, names, reason) -> None:
         who = _leading_int(np.strings.rpartition(body[gone], np.asarray("feature ", dtype=_STR))[2])
         by = np.where(who >= 0, names[np.maximum(who, 0)], "a later feature")
         how = np.where(
-            np.strings.find(body[gone], np.asarray("removed as redundant", dtype=_STR)) >= 0, "as redundant ", ""
+            np.strings.find(body[gone], np.asarray("removed as redundant", dtype=_STR)) >= 0,
+            "as redundant ",
+            "",
         )
         reason[gone] = _cat("admitted at arrival, removed ", how, "when ", by, " arrived")
     never = np.flatnonzero(outcome == "ungrouped")

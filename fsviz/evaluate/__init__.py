@@ -1,4 +1,5 @@
-"""Evaluation of selections: stand-ins of the features left out, redundancy, CV accuracy (CV R^2/RMSE for regression), ground truth,
+"""Evaluation of selections: stand-ins of the features left out, redundancy, CV accuracy (CV R^2/RMSE
+for regression), ground truth,
 stability, clustering, and the survey's benchmark protocol."""
 
 from fsviz._lazy import lazy_exports

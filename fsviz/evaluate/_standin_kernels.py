@@ -65,4 +65,6 @@ def sparse_best_par(indptr, indices, data, Z, inv_norm, best, value):
     n_chunks = (m + CHUNK - 1) // CHUNK
     for c in prange(n_chunks):
         acc = np.empty(Z.shape[1])
-        _best_columns(indptr, indices, data, Z, inv_norm, c * CHUNK, min(m, (c + 1) * CHUNK), acc, best, value)
+        _best_columns(
+            indptr, indices, data, Z, inv_norm, c * CHUNK, min(m, (c + 1) * CHUNK), acc, best, value
+        )

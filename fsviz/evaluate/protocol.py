@@ -277,7 +277,7 @@ def _stability_columns(frame, entries, tasks, parts, X, ks, tau) -> pd.DataFrame
 
     m = X.shape[1]
     orders: dict[str, list] = {}
-    for (label, fn, before, _), (_, order) in zip(tasks, parts, strict=True):
+    for (_, fn, before, _), (_, order) in zip(tasks, parts, strict=True):
         if fn is _task_in_fold:
             orders.setdefault(before[0].label, []).append(order)
     values = {}
@@ -545,7 +545,9 @@ def benchmark(
     if stability_tau is not None and (
         isinstance(stability_tau, bool) or not isinstance(stability_tau, Real) or not 0 <= stability_tau < 1
     ):
-        raise ValueError(f"benchmark: 'stability_tau' must be a number in [0, 1) or None; got {stability_tau!r}.")
+        raise ValueError(
+            f"benchmark: 'stability_tau' must be a number in [0, 1) or None; got {stability_tau!r}."
+        )
     parts = _run_tasks(tasks, (X, y), n_jobs, client, progress)
     rows = [r for part, _ in parts for r in part]
     frame = pd.DataFrame(rows, columns=list(BENCHMARK_COLUMNS))

@@ -197,9 +197,7 @@ def selection_stability(
         if X is not None:
             shape = getattr(getattr(X, "X", X), "shape", None)
             if shape is None or len(shape) != 2 or shape[1] != n_features:
-                raise ValueError(
-                    f"{who}: X must have n_features={n_features} columns; got shape {shape}."
-                )
+                raise ValueError(f"{who}: X must have n_features={n_features} columns; got shape {shape}.")
             similar = _similar_by_correlation(X, idx, float(tau), who)
         else:
             similar = _similar_by_groups(groups, n_features, who)

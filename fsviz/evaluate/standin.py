@@ -76,7 +76,9 @@ def _data(X: Any, who: str) -> tuple[str, Any]:
         try:
             arr = np.asarray(X)
         except (TypeError, ValueError) as e:
-            raise ValueError(f"{who}: X must be an array-like of numbers; got {type(X).__name__}: {e}") from None
+            raise ValueError(
+                f"{who}: X must be an array-like of numbers; got {type(X).__name__}: {e}"
+            ) from None
         if arr.ndim != 2:
             raise ValueError(f"{who}: X must be 2-D (n_samples, n_features); got shape {arr.shape}.")
         if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):

@@ -50,7 +50,8 @@ def stand_in_scatter(
     v = np.asarray(feature, dtype=np.float64)
     if x.shape != v.shape or x.ndim != 1:
         raise ValueError(
-            f"stand_in_scatter: 'feature' and 'stand_in' must be 1-D of one length; got {v.shape} and {x.shape}."
+            "stand_in_scatter: 'feature' and 'stand_in' must be 1-D of one length; "
+            f"got {v.shape} and {x.shape}."
         )
     fig = go.Figure()
     labels = None if y is None else np.asarray(y)
