@@ -87,9 +87,10 @@ def why_not(ds, sel: fc.Selection, key: str) -> None:
             )
 
 
-def export_csv(ds, sel: fc.Selection, explained: bool) -> bytes | None:
-    """The selection CSV; ``explained``: with every unselected feature, its stand-in and the reason."""
+def export_csv(ds, sel: fc.Selection, explained: bool, *, raw: bool = False) -> bytes | None:
+    """The selection CSV; ``explained``: with every unselected feature, its stand-in and the reason;
+    ``raw``: names byte for byte (else formula-like names get a quote, :func:`fc.selection_csv`)."""
     if not explained:
-        return fc.selection_csv(sel, ds.feature_names)
+        return fc.selection_csv(sel, ds.feature_names, raw=raw)
     ex = explanation(ds, sel)
-    return None if ex is None else fc.selection_csv(sel, ds.feature_names, ex)
+    return None if ex is None else fc.selection_csv(sel, ds.feature_names, ex, raw=raw)

@@ -77,13 +77,19 @@ def export():
             help="A ranking orders every feature; the selection and the reduced dataset hold its top k.",
         )
         sel = appkit.stored(ds, sel.run).selection(int(top))
+    raw = st.checkbox(
+        "exact CSV (for programs)",
+        key="export_raw",
+        help="Names as they are, byte for byte. By default a name that begins like a spreadsheet formula "
+        "(= + - @) gets a ' in front, so opening the file in a spreadsheet program runs nothing.",
+    )
     explained = st.checkbox(
         "also list every unselected feature, with its stand-in and why it was left out",
         key="export_explain",
         help="Adds the columns stand_in, stand_in_corr and reason (as fsviz select --explain).",
     )
     c1, c2, c3 = st.columns(3)
-    csv = appkit.export_csv(ds, sel, explained)
+    csv = appkit.export_csv(ds, sel, explained, raw=raw)
     if csv is not None:
         c1.download_button(
             "Selection CSV, every feature explained"
@@ -95,7 +101,7 @@ def export():
             key="dl_sel",
             on_click="ignore",
         )
-    reduced = appkit.reduced_csv(ds, sel)
+    reduced = appkit.reduced_csv(ds, sel, raw=raw)
     if reduced is not None:
         c2.download_button(
             "Reduced dataset CSV",

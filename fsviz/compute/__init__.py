@@ -66,6 +66,7 @@ from fsviz.compute.results import (
     SubsetResult,
 )
 from fsviz.compute.runs import (
+    SEED_MAX,
     Context,
     Progress,
     Run,
@@ -121,6 +122,7 @@ __all__ = [
     "explain_run",
     "feature_pair",
     "measure_of",
+    "SEED_MAX",
     "SessionFile",
     "read_session",
     "session_json",

@@ -34,6 +34,7 @@ from fsviz.compute.exports import selection_frame
 from fsviz.compute.results import GRMResult, GroupResult, Selection, StreamResult, SubsetResult, result
 from fsviz.compute.runs import Context, Run
 from fsviz.compute.wording import plural
+from fsviz.data.csv_safety import neutralise
 
 _STR = np.dtypes.StringDType()
 #: selection methods whose redundancy is information-theoretic: their stand-ins use SU
@@ -205,18 +206,23 @@ class ExplainResult:
         """The ``top`` best-ranked features left out, with their stand-ins (the report's table)."""
         return self.frame(feature_names, self.unselected()[: max(int(top), 0)])
 
-    def selection_frame(self, selection: Selection, feature_names: Sequence[str]) -> pd.DataFrame:
+    def selection_frame(
+        self, selection: Selection, feature_names: Sequence[str], *, raw: bool = True
+    ) -> pd.DataFrame:
         """The selection CSV's table (:func:`fsviz.compute.selection_frame`) with the columns
         ``stand_in, stand_in_corr, reason`` and every unselected feature appended, best rank
         first, with the role ``"unselected"``. Selected rows have an empty ``stand_in`` except
-        GDM's affiliated features (their support feature's stand-in)."""
+        GDM's affiliated features (their support feature's stand-in). ``raw=False``: names that
+        begin like a spreadsheet formula get a quote in front (as :func:`selection_frame`)."""
         if selection.run != self.of or not np.array_equal(selection.indices, self.selected):
             raise ValueError(
                 f"explanation of {self.of.label} (top {self.k}) does not match the selection "
                 f"{selection.label}; explain that selection: Run('explain', {{'of': run, 'k': k}})."
             )
         names = np.asarray([str(n) for n in feature_names], dtype=object)
-        top = selection_frame(selection, feature_names)
+        if not raw:
+            names = np.asarray([neutralise(n) for n in names.tolist()], dtype=object)
+        top = selection_frame(selection, feature_names, raw=raw)
         idx = top["index"].to_numpy(np.int64)
         top["stand_in"] = self._stand_in_names(idx, names)
         top["stand_in_corr"] = self.stand_in_corr[idx]
