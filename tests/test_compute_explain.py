@@ -169,3 +169,22 @@ def test_a_constant_feature_has_no_stand_in():
     ex = fc.explain_run(Run("fisher", {}, 0), 2).execute(ds)
     why = ex.lookup(4, ds.feature_names)
     assert why.stand_in == -1 and np.isnan(why.stand_in_corr) and "No stand-in: it is constant" in why.text
+
+
+def test_explained_csv_neutralises_formula_like_names_unless_raw():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 4))
+    X[:, 2] = X[:, 0] + 0.01 * rng.normal(size=40)
+    names = ["=HYPERLINK(1)", "b", "c", "d"]
+    ds = Dataset(X, y=(X[:, 0] > 0).astype(int), feature_names=names, name="toy")
+    run = Run("fisher", {}, 0)
+    sel, ex = run.execute(ds).selection(1), fc.explain_run(run, 1).execute(ds)
+    assert sel.indices.tolist() == [0] or sel.indices.tolist() == [2]
+    safe = fc.read_selection_csv(fc.selection_csv(sel, names, ex))
+    exact = fc.read_selection_csv(fc.selection_csv(sel, names, ex, raw=True))
+    stand = "=HYPERLINK(1)" if sel.indices[0] == 0 else "c"
+    copy = "c" if stand == "=HYPERLINK(1)" else "=HYPERLINK(1)"
+    assert exact.set_index("name").loc[copy, "stand_in"] == stand
+    quoted = {n: ("'" + n if n.startswith("=") else n) for n in names}
+    assert safe.set_index("name").loc[quoted[copy], "stand_in"] == quoted[stand]
+    assert not any(str(v).startswith("=") for v in safe[["name", "stand_in"]].to_numpy().ravel())
