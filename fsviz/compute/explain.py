@@ -35,6 +35,7 @@ from fsviz.compute.results import GRMResult, GroupResult, Selection, StreamResul
 from fsviz.compute.runs import Context, Run
 from fsviz.compute.wording import plural
 from fsviz.data.csv_safety import neutralise
+from fsviz.evaluate import stand_ins
 
 _STR = np.dtypes.StringDType()
 #: selection methods whose redundancy is information-theoretic: their stand-ins use SU
@@ -280,7 +281,7 @@ class ExplainResult:
 
 
 # ---------------------------------------------------------------------------- the runner
-def _order(res, selection_all: Selection, score: np.ndarray) -> np.ndarray:
+def _order(selection_all: Selection, score: np.ndarray) -> np.ndarray:
     """Rank of every feature: the method's full selection first, then the rest by score."""
     m = score.shape[0]
     first = np.asarray(selection_all.indices, dtype=np.int64)
@@ -306,8 +307,7 @@ def _gdm_reasons(run, res: GroupResult, sel: Selection, names, rank, reason, gro
         group[res.af] = pos + 1
     reason[:] = _s(f"in no group: {symbol} < 1 − τ = {1 - tau:.2f} to every support feature")
     sf = res.support
-    pool = set(sel.indices[np.asarray(sel.roles) == "SF"].tolist())
-    out = np.array([s not in pool for s in sf.tolist()], dtype=bool)
+    out = ~np.isin(sf, sel.indices[np.asarray(sel.roles) == "SF"])  # SFs cut off by k
     reason[sf[~out]] = _s("support feature (SF)")
     if out.any():
         reason[sf[out]] = _cat("support feature ranked below the k-th (rank ", _s(rank[sf[out]]), ")")
@@ -400,8 +400,6 @@ def explain(run: Run, ctx: Context) -> ExplainResult:
     Parameters of the Run: ``of`` (a selection Run), ``k`` (None: the whole selection) and
     ``measure`` (None: the selection's own, :func:`measure_of`).
     """
-    from fsviz.evaluate import stand_ins
-
     ds = ctx.dataset
     of = run.get("of")
     if not isinstance(of, Run) or not of.spec.selects:
@@ -413,7 +411,7 @@ def explain(run: Run, ctx: Context) -> ExplainResult:
     sel = res.selection(k)
     m = int(ds.n_features)
     score = _scores(res)
-    rank = _order(res, res.selection(None), score)
+    rank = _order(res.selection(None), score)
     measure, n_bins = measure_of(of, res)
     measure = run.get("measure") or measure
     roles = np.asarray(sel.roles)
