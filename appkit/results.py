@@ -11,8 +11,8 @@ from collections import OrderedDict
 import streamlit as st
 
 import fsviz.compute as fc
+from appkit.memory import ByteLRU
 from appkit.state import (
-    LRU,
     ResultKey,
     add_selection,
     per_dataset,
@@ -48,7 +48,7 @@ class _Prefetcher:
 
     size = 2
 
-    def __init__(self, store: LRU):
+    def __init__(self, store: ByteLRU):
         self.store, self.lock, self.wake = store, threading.Lock(), threading.Event()
         self.todo: OrderedDict = OrderedDict()
         self.idle = threading.Event()

@@ -171,6 +171,9 @@ def inspect_table(
         rows = nrows
         header, s = [], sep
         if f in ("csv", "tsv", "txt"):
+            from fsviz.data.frames import text_view
+
+            src = text_view(src, who)
             from fsviz.data.dialect import sniff_dialect
 
             text, _ = head_text(src)

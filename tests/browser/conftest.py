@@ -9,8 +9,9 @@ Every test module in ``tests/browser/`` gets these by name, without imports (pyt
   cookies and downloads), settled, closed after the test; open more contexts with
   ``browser.new_context(...)`` when a test needs two sessions;
 - ``shots``: the session's screenshot folder (printed; kept by pytest's tmp_path_factory);
-- ``start_server``: ``with start_server(tmp_path) as url:`` a separate, fresh server (for what
-  only a fresh process shows; it costs a server start, so use ``server`` otherwise);
+- ``start_server``: ``with start_server(tmp_path, env) as url:`` a separate, fresh server (for
+  what only a fresh process shows, or another ``FSVIZ_MEMORY_BUDGET``; ``url.pid`` is its
+  process; it costs a server start, so use ``server`` otherwise);
 - helpers, as fixtures returning functions: ``settle(page)``, ``goto(page, name)``,
   ``charts_drawn(page)``, ``tree_title(page)``, ``upload(page, path)``, ``pick(page, label,
   option)``, and ``nav_pages`` (navigation name -> page title).
@@ -74,16 +75,25 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _server(log_dir: Path):
-    """``streamlit run app.py`` headless on a free 127.0.0.1 port; yields its URL once healthy."""
+def _server(log_dir: Path, env: dict | None = None):
+    """``streamlit run app.py`` headless on a free 127.0.0.1 port (``env``: more environment
+    variables); yields its URL once healthy, with the server's pid as ``url.pid``."""
     port = _free_port()
     log = log_dir / "server.log"
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true"]
     cmd += ["--server.address", "127.0.0.1", "--server.port", str(port)]
     cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     out = open(log, "wb")  # closed with the server
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, **(env or {})},
+    )
+    url = _URL(f"http://127.0.0.1:{port}")
+    url.pid = proc.pid
     try:
         deadline = time.time() + 90
         while True:
@@ -100,6 +110,12 @@ def _server(log_dir: Path):
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=20)
         out.close()
+
+
+class _URL(str):
+    """A server's URL that also knows the server's process id (``.pid``)."""
+
+    pid: int = 0
 
 
 def _settle(page) -> None:
@@ -166,7 +182,7 @@ def _pick(page, label: str, option: str) -> None:
 # ------------------------------------------------------------------------ the expensive ones
 @pytest.fixture(scope="session")
 def start_server():
-    """``with start_server(log_dir) as url:`` a fresh ``streamlit run app.py`` of its own."""
+    """``with start_server(log_dir, env=None) as url:`` a fresh ``streamlit run app.py`` of its own."""
     if playwright is None:
         pytest.skip("playwright is not installed (pip install -e '.[test]')")
     return _server
