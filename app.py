@@ -84,7 +84,7 @@ def target_picker(up) -> None:
             args=(up,),
         )
         return
-    options = appkit.target_options(info)
+    options = appkit.target_options(up, info)
     key = appkit.import_key(up, "target")
     st.session_state[key] = appkit.target_choice(up, info, options)
     st.selectbox(

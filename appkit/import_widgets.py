@@ -11,8 +11,12 @@ from appkit.intake import (
     IMPORT_DEFAULTS,
     ROLES,
     Upload,
+    annotation_frame,
+    annotation_targets,
+    annotation_upload,
     column_roles,
     current_upload,
+    effective_plan,
     inspect_upload,
     parse_label,
     sample_fixes,
@@ -35,16 +39,28 @@ def copy_label_text(up: Upload) -> None:
     up.options["label"] = parse_label(st.session_state.get(import_key(up, "label")))
 
 
-def target_options(info) -> list[str]:
-    """Target picker options: likely targets first, then "no target", then the other columns."""
-    suggested = [str(c) for c in info.target_candidates]
-    rest = [str(c) for c in info.frame.columns if str(c) not in suggested]
+def target_options(up: Upload, info) -> list[str]:
+    """Target picker options: likely targets first (the sample annotations' before the table's),
+    then "no target", then the other columns."""
+    ann_target, ann_cands, ann_cols = annotation_targets(up)
+    suggested = list(dict.fromkeys([*ann_cands, *(str(c) for c in info.target_candidates)]))
+    columns = [*ann_cols, *(str(c) for c in info.frame.columns)]
+    rest = [c for c in dict.fromkeys(columns) if c not in suggested]
     return suggested + [NO_TARGET] + rest
 
 
 def target_choice(up: Upload, info, options: list[str]) -> str:
-    """The picker's value: the column whose role is target, else "no target"."""
+    """The picker's value: the target the plan reads (a column of the table, of the sample
+    annotations, of AnnData's obs or a series matrix's characteristics), else "no target"."""
+    label = up.options.get("label")
+    ann_target, _, ann_cols = annotation_targets(up)
+    if info.fmt in ("h5ad", "geo") or label in ann_cols:
+        if label == "auto":
+            label = info.target
+        return label if label in options else NO_TARGET
     target = [c for c, r in column_roles(up, info).items() if r == "target"]
+    if not target and label == "auto" and ann_target:
+        return ann_target  # the join takes it when the table has none
     return target[0] if target and target[0] in options else NO_TARGET
 
 
@@ -55,13 +71,18 @@ def copy_target(up: Upload, key: str) -> None:
 
 def _option(up: Upload, name: str, widget, label: str, options, fmt=None, **kw):
     """A widget bound to import option ``name``: it shows the option, and a change is written
-    back before the rerun loads the file again (the option outlives the widget)."""
+    back before the rerun loads the file again (the option outlives the widget). The callback
+    looks the upload up again: it holds no bytes of the file."""
     key = import_key(up, name)
     st.session_state[key] = up.options[name]
 
     def copy() -> None:
-        set_import_option(up, name, st.session_state[key])
+        current = current_upload()
+        if current is not None:
+            set_import_option(current, name, st.session_state[key])
 
+    if options is None:  # a number input
+        return widget(label, key=key, on_change=copy, **kw)
     return widget(label, options, key=key, on_change=copy, format_func=fmt or str, **kw)
 
 
@@ -84,12 +105,28 @@ def load_error_fixes(up: Upload, message: str, info) -> list[tuple[str, str, obj
 SEPARATORS = {"auto": "auto", ",": "comma ,", ";": "semicolon ;", "\t": "tab", "|": "bar |", r"\s+": "spaces"}
 DECIMALS = {"auto": "auto", ".": "point .", ",": "comma ,"}
 ORIENTATIONS = {"auto": "auto", False: "samples as rows", True: "features as rows (transposed)"}
+ENCODINGS = {
+    "auto": "auto (UTF-8, else Windows-1252)",
+    "utf-8": "UTF-8",
+    "cp1252": "Windows-1252",
+    "latin-1": "Latin-1",
+}
 #: how the import settings word the values load_dataset takes (its LOAD_CHOICES)
 OPTION_WORDS = {
     "missing_target": {"drop": "leave them out", "error": "refuse the file"},
     "missing": {"median": "fill: median", "mean": "fill: mean", "error": "refuse the file"},
     "categorical": {"onehot": "one-hot", "error": "refuse the file"},
+    "dates": {"ignore": "leave out", "number": "days since 1970"},
+    "duplicates": {"error": "refuse", "suffix": "suffixes (a, a.1)", "mean": "average them"},
+    "transform": {
+        "none": "none",
+        "log1p": "log1p(x)",
+        "log1p_cpm": "log1p(counts per million)",
+        "zscore": "z-score",
+    },
 }
+#: the types a column can be given in the roles table (the plan's ``types``)
+TYPE_CHOICES = ("number", "category", "date", "text")
 
 
 def _choices(option: str) -> list:
@@ -104,105 +141,305 @@ def _shown_as(names: dict, detected):
 
 
 def import_panel(up: Upload) -> None:
-    """The Data page's import settings of an upload: dialect, sheet, orientation, missing
-    values, text columns and one editable table of column roles."""
+    """The Data page's import plan of an upload, all of it: how the file is read (encoding,
+    separator, decimal mark, header, skipped and comment lines), which cells are missing, what
+    becomes of text, dates and repeated names, the orientation, a value transform, the AnnData
+    matrix, the sample annotations, and one editable table of column roles and types."""
     try:
         info, unread = inspect_upload(up), ""
     except ValueError as e:
         info, unread = None, str(e)
-        st.error(unread)
     error = st.session_state.get("load_error")
-    if error:
-        if error != unread:  # the same message once
-            st.error(error)
-        fixes = load_error_fixes(up, error, info)
+    shown = error or unread
+    if shown:  # one message, whichever came first
+        st.error(shown)
+        fixes = load_error_fixes(up, shown, info)
         for col, (label, name, value) in zip(st.columns(max(len(fixes), 1)), fixes, strict=False):
             if col.button(label, key=f"loadfix_{name}", type="primary"):
                 set_import_option(up, name, value)
                 st.rerun()
-    with st.expander(f"Import settings: {up.filename}", expanded=True):
-        c = st.columns(4)
-        if info is None or info.frame is not None and info.fmt in ("csv", "tsv", "txt"):
-            with c[0]:
-                _option(
-                    up,
-                    "sep",
-                    st.selectbox,
-                    "Separator",
-                    list(SEPARATORS),
-                    _shown_as(SEPARATORS, info.sep if info else None),
-                    help="Detected from the first lines; choose another if the table reads as one column.",
-                )
-            with c[1]:
-                _option(
-                    up,
-                    "decimal",
-                    st.selectbox,
-                    "Decimal mark",
-                    list(DECIMALS),
-                    _shown_as(DECIMALS, info.decimal if info else None),
-                    help="A comma for numbers such as 1,5 (European spreadsheets export them so).",
-                )
+    text = info is None or info.frame is not None and info.fmt in ("csv", "tsv", "txt")
+    with st.expander(f"Import plan: {up.filename}" + (f" ({info.fmt})" if info else ""), expanded=True):
+        if text:
+            _file_row(up, info)
         if info is not None and info.sheets:
-            with c[0]:
-                _option(
-                    up,
-                    "sheet",
-                    st.selectbox,
-                    "Sheet",
-                    [None, *info.sheets],
-                    lambda v: f"first ({info.sheets[0]})" if v is None else v,
-                )
-        if info is None or info.frame is not None:
-            with c[2]:
-                _option(
-                    up,
-                    "transpose",
-                    st.selectbox,
-                    "Orientation",
-                    list(ORIENTATIONS),
-                    ORIENTATIONS.get,
-                    help="Expression matrices often hold one gene per row: read them transposed.",
-                )
-            if info is not None and info.suggest_transpose:
-                c[2].caption(f"Read transposed: {info.transpose_reason}")
-        with c[3]:
             _option(
                 up,
-                "missing_target",
+                "sheet",
                 st.selectbox,
-                "Rows without a target",
-                _choices("missing_target"),
-                OPTION_WORDS["missing_target"].get,
+                "Sheet",
+                [None, *info.sheets],
+                lambda v: f"first ({info.sheets[0]})" if v is None else v,
             )
-        c = st.columns(2)
+        if info is not None and info.fmt == "h5ad":
+            _anndata_row(up, info)
+        _values_row(up, info)
+        for note in info.notes if info is not None else ():
+            st.caption(note)
+        _annotations_row(up, info)
+        if info is not None and info.frame is not None and info.fmt not in ("h5ad", "geo"):
+            roles_editor(up, info)
+        _plan_box(up, info)
+
+
+def _file_row(up: Upload, info) -> None:
+    c = st.columns([2, 2, 2, 1, 1, 1])
+    with c[0]:
+        _option(
+            up,
+            "encoding",
+            st.selectbox,
+            "Encoding",
+            list(ENCODINGS),
+            ENCODINGS.get,
+            help="Text files: UTF-8 unless the bytes say otherwise (then Windows-1252).",
+        )
+    with c[1]:
+        _option(
+            up,
+            "sep",
+            st.selectbox,
+            "Separator",
+            list(SEPARATORS),
+            _shown_as(SEPARATORS, info.sep if info else None),
+            help="Detected from the first lines; choose another if the table reads as one column.",
+        )
+    with c[2]:
+        _option(
+            up,
+            "decimal",
+            st.selectbox,
+            "Decimal mark",
+            list(DECIMALS),
+            _shown_as(DECIMALS, info.decimal if info else None),
+            help="A comma for numbers such as 1,5 (European spreadsheets export them so).",
+        )
+    key = import_key(up, "header")
+    st.session_state[key] = up.options["header"] is not None
+    c[3].toggle(
+        "First row is a header",
+        key=key,
+        on_change=lambda: set_import_option(current_upload(), "header", 0 if st.session_state[key] else None),
+        help="Off: the file has no line of column names; the columns are named V1, V2, ... "
+        "(detected when the first line is typed like the others).",
+    )
+    with c[4]:
+        _option(
+            up,
+            "skip_rows",
+            st.number_input,
+            "Skip lines",
+            None,
+            min_value=0,
+            max_value=100_000,
+            step=1,
+            help="Lines above the table (a title, metadata).",
+        )
+    ckey = import_key(up, "comment")
+    st.session_state[ckey] = up.options.get("comment") or ""
+    c[5].text_input(
+        "Comment lines",
+        key=ckey,
+        max_chars=8,
+        on_change=lambda: set_import_option(
+            current_upload(), "comment", st.session_state[ckey].strip() or None
+        ),
+        help="Lines that begin with this (e.g. # or !) are skipped wherever they are.",
+    )
+
+
+def _values_row(up: Upload, info) -> None:
+    c = st.columns(4)
+    if info is None or info.frame is not None and info.fmt not in ("h5ad", "geo"):
         with c[0]:
             _option(
                 up,
-                "missing",
-                st.radio,
-                "Missing feature values",
-                _choices("missing"),
-                OPTION_WORDS["missing"].get,
-                horizontal=True,
-                help="Filled from each feature's own values; the Data page lists what was filled.",
+                "transpose",
+                st.selectbox,
+                "Orientation",
+                list(ORIENTATIONS),
+                ORIENTATIONS.get,
+                help="Expression matrices often hold one gene per row: read them transposed.",
             )
-        with c[1]:
-            _option(
-                up,
-                "categorical",
-                st.radio,
-                "Text columns",
-                _choices("categorical"),
-                OPTION_WORDS["categorical"].get,
-                horizontal=True,
-                help="One-hot: one 0/1 feature per value, named column=value (a missing value gets "
-                "its own column=<missing>). Set a column's role to 'ignored' to leave it out.",
-            )
-        for note in info.notes if info is not None else ():
-            st.caption(note)
-        if info is not None and info.frame is not None:
-            roles_editor(up, info)
+            if info is not None and info.suggest_transpose:
+                st.caption(f"Read transposed: {info.transpose_reason}")
+    with c[1]:
+        _option(
+            up,
+            "missing_target",
+            st.selectbox,
+            "Rows without a target",
+            _choices("missing_target"),
+            OPTION_WORDS["missing_target"].get,
+        )
+    with c[2]:
+        _option(
+            up,
+            "duplicates",
+            st.selectbox,
+            "Repeated feature names",
+            _choices("duplicates"),
+            OPTION_WORDS["duplicates"].get,
+            help="Probes of one gene repeat its symbol: keep them apart, or average them.",
+        )
+    with c[3]:
+        _option(
+            up,
+            "transform",
+            st.selectbox,
+            "Transform",
+            _choices("transform"),
+            OPTION_WORDS["transform"].get,
+            help="Counts (single-cell, RNA-seq) read better as log1p of counts per million; proposed "
+            "when the values are non-negative whole numbers.",
+        )
+    c = st.columns([3, 2, 2, 2])
+    with c[0]:
+        _na_markers(up, info)
+    with c[1]:
+        _option(
+            up,
+            "missing",
+            st.radio,
+            "Missing feature values",
+            _choices("missing"),
+            OPTION_WORDS["missing"].get,
+            horizontal=True,
+            help="Filled from each feature's own values; the Data page lists what was filled.",
+        )
+    with c[2]:
+        _option(
+            up,
+            "categorical",
+            st.radio,
+            "Text columns",
+            _choices("categorical"),
+            OPTION_WORDS["categorical"].get,
+            horizontal=True,
+            help="One-hot: one 0/1 feature per value, named column=value. Text with more than 50 values "
+            "is never encoded unless its type is category.",
+        )
+        if info is not None and info.onehot_columns:
+            st.caption(f"One-hot encoding adds {info.onehot_columns:,} column(s).")
+    with c[3]:
+        _option(
+            up,
+            "dates",
+            st.radio,
+            "Date columns",
+            _choices("dates"),
+            OPTION_WORDS["dates"].get,
+            horizontal=True,
+        )
+
+
+def _na_markers(up: Upload, info) -> None:
+    from fsviz.data.plan import DEFAULT_NA
+
+    key = import_key(up, "na_values")
+    current = list(up.options["na_values"])
+    st.session_state[key] = current
+    options = list(dict.fromkeys([*DEFAULT_NA, *current]))
+
+    def copy() -> None:
+        set_import_option(current_upload(), "na_values", list(st.session_state[key]))
+
+    st.multiselect(
+        "Missing-value markers",
+        options,
+        key=key,
+        format_func=lambda v: "(empty cell)" if v == "" else v,
+        accept_new_options=True,
+        on_change=copy,
+        help="Cells read as missing: never a category, never a number. Type to add one (e.g. -999).",
+    )
+    counts = info.missing_counts if info is not None else {}
+    if counts:
+        shown = ", ".join(f"{c}: {n}" for c, n in list(counts.items())[:6])
+        st.caption(f"Missing in the rows shown: {shown}{' …' if len(counts) > 6 else ''}")
+
+
+def _anndata_row(up: Upload, info) -> None:
+    c = st.columns(2)
+    with c[0]:
+        _option(
+            up,
+            "matrix",
+            st.selectbox,
+            "Matrix",
+            info.matrices or ["X"],
+            help="X, the raw counts (raw/X) or a layer; sparse data stay sparse.",
+        )
+    with c[1]:
+        _option(
+            up,
+            "var_names",
+            st.selectbox,
+            "Feature names",
+            [None, *info.var_columns],
+            lambda v: "var index (gene ids)" if v is None else f"var column {v}",
+        )
+
+
+def _annotations_row(up: Upload, info) -> None:
+    """A second uploader for the sample annotations (a phenotype table), joined on the sample names."""
+    from appkit.intake import attach_annotations, detach_annotations
+
+    if info is not None and info.fmt == "geo":
+        st.caption("Sample annotations: the series matrix's own !Sample_ lines (the target choices).")
+        return
+    record = annotation_upload(up)
+    c = st.columns([3, 2])
+    got = c[0].file_uploader(
+        "Sample annotations (optional: a phenotype table, one row per sample)",
+        type=None,
+        key=import_key(up, "annotations_file"),
+        help="CSV, TSV or Excel with a column of sample ids (the data's identifier column, or the header "
+        "of an expression matrix read transposed). Its columns become target choices.",
+    )
+    if got is not None and attach_annotations(up, got.name, got.getvalue()):
+        st.rerun()  # the sidebar read the data before this uploader: read them again with the join
+    if record is None:
+        return
+    try:
+        frame = annotation_frame(up)
+    except ValueError as e:
+        st.error(str(e))
+        return
+    cols = [str(x) for x in frame.columns]
+    with c[1]:
+        _option(
+            up,
+            "annotation_key",
+            st.selectbox,
+            "Join on",
+            [None, *cols],
+            lambda v: "the column that matches (auto)" if v is None else v,
+        )
+        if st.button("Remove the annotations", key=import_key(up, "annotations_off")):
+            detach_annotations(up)
+            st.rerun()
+
+
+def _plan_box(up: Upload, info) -> None:
+    """The plan itself: what the session, the link, the provenance and the report carry."""
+    if info is None:
+        return
+    plan = effective_plan(up, info)
+    with st.popover("The import plan as JSON"):
+        st.caption(
+            "Every reading decision above as one value: `load_dataset(path, plan=...)` and "
+            "`fsviz ... --plan` read the file exactly so."
+        )
+        st.code(plan.to_json(), language="json")
+        st.download_button(
+            "Download the plan (JSON)",
+            plan.to_json(),
+            file_name="import-plan.json",
+            mime="application/json",
+            key=import_key(up, "plan_dl"),
+            on_click="ignore",
+        )
 
 
 def _fixes(ds) -> dict:
@@ -278,9 +515,16 @@ def roles_editor(up: Upload, info) -> None:
     key = f"imp_roles_{up.token}_{hashlib.sha1(frame.to_json().encode()).hexdigest()[:10]}"
 
     def edited() -> None:
+        current = current_upload()
+        if current is None:
+            return
         for row, change in st.session_state[key].get("edited_rows", {}).items():
+            column = str(frame["column"].iloc[int(row)])
             if "role" in change:
-                set_role(up, info, str(frame["column"].iloc[int(row)]), change["role"])
+                set_role(current, info, column, change["role"])
+            if change.get("type") in TYPE_CHOICES:
+                types = dict(current.options.get("types") or {}) | {column: change["type"]}
+                set_import_option(current, "types", types)
 
     st.markdown("**Column roles**")
     st.data_editor(
@@ -290,8 +534,14 @@ def roles_editor(up: Upload, info) -> None:
         hide_index=True,
         width="stretch",
         height=min(38 + 35 * len(frame), 320),
-        disabled=[c for c in frame.columns if c != "role"],
+        disabled=[c for c in frame.columns if c not in ("role", "type")],
         column_config={
+            "type": st.column_config.SelectboxColumn(
+                "type",
+                options=sorted({*TYPE_CHOICES, *frame["type"].astype(str)}),
+                help="As detected; choose number (stray text cells become missing), category (one-hot "
+                "encoded, however many values), date, or text (left out).",
+            ),
             "role": st.column_config.SelectboxColumn(
                 "role",
                 options=list(ROLES),

@@ -14,7 +14,7 @@ import streamlit as st
 from appkit.memory import ByteLRU
 from appkit.state import activate, use
 from appkit.widgets import busy
-from fsviz.data.loaders import load_defaults
+from fsviz.data.plan import ImportPlan
 
 
 # ---------------------------------------------------------------------------- samples
@@ -77,18 +77,15 @@ def _with_shape(ds, shape: tuple[int, int] | None):
 # ---------------------------------------------------------------------------- uploads
 #: the roles a column of an uploaded table can have (the Data page's roles table)
 ROLES = ("target", "feature", "identifier", "ignored")
-#: an upload's import options and their defaults: the loader's, except that the app fills
-#: missing feature values, one-hot encodes text columns and leaves out rows without a target
-#: by default (a file as people have it loads; the Data page says what was done)
-IMPORT_DEFAULTS = {
-    **{k: v for k, v in load_defaults().items() if k in ("sep", "decimal", "sheet", "label", "target_kind")},
-    "transpose": "auto",  # the loader reads a file as it is; the app looks for expression matrices
-    "roles": {},
-    "missing": "median",
-    "categorical": "onehot",
-    "missing_target": "drop",
-    "min_class_size": 0,
-}
+#: the app's import plan before a file is seen: the loader's, except that the app looks for
+#: expression matrices, fills missing feature values, one-hot encodes text columns and leaves out
+#: rows without a target (a file as people have it loads; the Data page says what was done)
+APP_PLAN = ImportPlan(transpose="auto", missing="median", categorical="onehot", missing_target="drop")
+#: an upload's import options: every field of the plan, plus the app's own: the roles table's
+#: edits (``roles``) and the token of the sample-annotation upload (``annotations_token``)
+IMPORT_DEFAULTS = {**APP_PLAN.to_dict(every=True), "roles": {}, "annotations_token": None}
+#: options that change the table's columns: the roles table starts afresh after them
+RESHAPING = ("fmt", "encoding", "sep", "decimal", "header", "skip_rows", "comment", "sheet", "transpose")
 
 
 @dataclass(frozen=True)
@@ -148,14 +145,15 @@ def receive_upload(filename: str, data: bytes) -> Upload:
     digest = hashlib.sha256(data).hexdigest()
     up = current_upload()
     if up is None or up.digest != digest or up.filename != filename:
-        options = dict(IMPORT_DEFAULTS)
-        adopt_pending_options(digest, options)
+        options = json.loads(json.dumps(IMPORT_DEFAULTS))
         record = Upload(secrets.token_urlsafe(16), filename, digest, data, options)
+        if not adopt_pending_options(digest, options):
+            propose_plan(record)
         upload_store().put(record.token, record)
         if up is not None:
             forget_upload(up.token)
         st.session_state["upload_token"] = record.token
-        session_options()[record.token] = dict(options)
+        session_options()[record.token] = json.loads(json.dumps(options))
         return current_upload()
     upload_store().touch(up.token)
     return up
@@ -190,13 +188,16 @@ def forget_upload(token: str) -> None:
 
 
 def set_import_option(up: Upload, name: str, value) -> None:
-    """Change one import option; a new dialect, sheet or orientation starts the roles afresh."""
+    """Change one import option; a new dialect, header, sheet or orientation starts the roles
+    afresh (the columns are not the same any more)."""
     if up.options.get(name) == value:
         return
     up.options[name] = value
-    if name in ("sep", "decimal", "sheet", "transpose"):
+    if name in RESHAPING:
         up.options["roles"] = {}
-        up.options["label"] = "auto"
+        up.options["types"] = None
+        if up.options.get("label") not in annotation_columns(up):
+            up.options["label"] = "auto"
 
 
 def set_role(up: Upload, info, column: str, role: str) -> None:
@@ -220,33 +221,129 @@ def set_target(up: Upload, column: str | None) -> None:
     up.options["label"] = column
 
 
+def plan_of(up: Upload) -> ImportPlan:
+    """The upload's options as an :class:`~fsviz.data.plan.ImportPlan` (roles not applied yet)."""
+    fields = {
+        k: v
+        for k, v in up.options.items()
+        if k in IMPORT_DEFAULTS and k not in ("roles", "annotations_token")
+    }
+    return ImportPlan.from_dict(fields, "import settings")
+
+
 def inspect_upload(up: Upload):
     """The first rows of an upload as it will be read, its detected dialect and column roles
     (kept in :func:`inspect_store`; workbooks and .h5ad files are read in the memory-limited
-    sandbox child, as by the loader)."""
+    sandbox child, as by the loader). A target among the sample annotations is not the table's."""
     from fsviz.data import inspect_table
 
-    o = up.options
-    key = (
-        up.digest,
-        up.filename,
-        json.dumps([o["sep"], o["decimal"], o["sheet"], o["transpose"], o["label"]]),
-    )
+    plan = plan_of(up)
+    if plan.label in annotation_columns(up):
+        plan = plan.replace(label=None)
+    key = (up.digest, up.filename, plan.to_json())
     info = inspect_store().get(key)
     if info is None:
         buf = io.BytesIO(up.data)
         buf.name = up.filename
-        info = inspect_table(
-            buf,
-            sep=o["sep"],
-            decimal=o["decimal"],
-            sheet=o["sheet"],
-            transpose=o["transpose"],
-            label=o["label"],
-            sandbox=True,
-        )
+        info = inspect_table(buf, plan=plan, sandbox=True, propose=False)
         inspect_store().put(key, info)
     return info
+
+
+def propose_plan(up: Upload) -> None:
+    """A new upload's options take what its preview shows (no header, comment lines, repeated
+    names, counts): :func:`fsviz.data.inspect_table`'s proposal, once, before any edit."""
+    from fsviz.data import inspect_table
+
+    buf = io.BytesIO(up.data)
+    buf.name = up.filename
+    try:
+        proposed = inspect_table(buf, plan=plan_of(up), sandbox=True).plan
+    except ValueError:
+        return  # the preview says what is wrong on the Data page
+    up.options.update({k: v for k, v in proposed.to_dict(every=True).items() if k in IMPORT_DEFAULTS})
+
+
+def annotation_upload(up: Upload) -> Upload | None:
+    """The sample-annotation file attached to ``up`` (another upload in the store), or None."""
+    token = up.options.get("annotations_token")
+    record = upload_store().get(token) if token else None
+    if record is None:
+        return None
+    use("annotations", token)
+    return record
+
+
+def annotation_frame(up: Upload):
+    """The attached sample annotations as a DataFrame (None without them); ValueError if unreadable."""
+    from fsviz.data.annotations import read_annotations
+    from fsviz.data.budget import resolve_budget
+
+    record = annotation_upload(up)
+    if record is None:
+        return None
+    key = (record.digest, record.filename, "annotations")
+    frame = inspect_store().get(key)
+    if frame is None:
+        buf = io.BytesIO(record.data)
+        buf.name = record.filename
+        frame = read_annotations(buf, who="the sample annotations", budget=resolve_budget())
+        inspect_store().put(key, frame)
+    return frame
+
+
+def annotation_columns(up: Upload) -> list[str]:
+    """The columns of the attached sample annotations (empty without them or when unreadable)."""
+    try:
+        frame = annotation_frame(up)
+    except ValueError:
+        return []
+    return [] if frame is None else [str(c) for c in frame.columns]
+
+
+def annotation_targets(up: Upload) -> tuple[str | None, list[str], list[str]]:
+    """``(suggested target, likely targets, all columns)`` of the attached sample annotations (the
+    key column left out); empty without them."""
+    from fsviz.data.roles import infer_column_roles
+
+    try:
+        frame = annotation_frame(up)
+    except ValueError:
+        return None, [], []
+    if frame is None:
+        return None, [], []
+    key = up.options.get("annotation_key")
+    cols = [str(c) for c in frame.columns if str(c) != key]
+    roles = infer_column_roles(frame[cols].reset_index(drop=True), "auto", id_columns="auto")
+    cands = [r.name for r in roles if r.role == "target"] + [
+        r.name for r in roles if r.role == "feature" and r.dtype == "text" and 2 <= r.n_unique <= 50
+    ]
+    ids = {r.name for r in roles if r.role == "identifier"}
+    return (cands[0] if cands else None), cands, [c for c in cols if c not in ids]
+
+
+def attach_annotations(up: Upload, filename: str, data: bytes) -> bool:
+    """Keep a sample-annotation upload beside ``up`` (the plan names its file); True when new."""
+    import secrets
+
+    digest = hashlib.sha256(data).hexdigest()
+    record = annotation_upload(up)
+    if record is not None and record.digest == digest:
+        return False
+    token = secrets.token_urlsafe(16)
+    upload_store().put(token, Upload(token, filename, digest, data, {}))
+    up.options["annotations_token"] = token
+    up.options["sample_annotations"] = filename
+    up.options["annotation_key"] = None
+    return True
+
+
+def detach_annotations(up: Upload) -> None:
+    up.options["annotations_token"] = None
+    up.options["sample_annotations"] = None
+    up.options["annotation_key"] = None
+    if up.options.get("label") not in (None, "auto") and up.options["label"] not in annotation_columns(up):
+        up.options["label"] = "auto"
 
 
 def column_roles(up: Upload, info) -> dict[str, str]:
@@ -254,26 +351,26 @@ def column_roles(up: Upload, info) -> dict[str, str]:
     return {str(r.name): r.role for r in info.roles} | up.options["roles"]
 
 
-def load_kwargs(up: Upload, info) -> dict:
-    """:func:`fsviz.data.load_dataset`'s options for the upload's import options and roles."""
-    o = up.options
-    kwargs = {
-        k: o[k] for k in ("sep", "decimal", "sheet", "transpose", "missing", "categorical", "missing_target")
-    }
-    if info.frame is None:  # .mat, .npz, svmlight: the label is a variable, no column roles
-        return kwargs | {"label": o["label"]}
+def effective_plan(up: Upload, info) -> ImportPlan:
+    """The plan the upload is read with: its options, the roles table's edits as the target,
+    identifier and ignored columns (the plan the dataset carries and the report reproduces)."""
+    plan = plan_of(up)
+    label = up.options.get("label")
+    if info.frame is None or info.fmt in ("h5ad", "geo") or label in annotation_columns(up):
+        return plan
     roles = column_roles(up, info)
     target = [c for c, r in roles.items() if r == "target"]
-    return kwargs | {
-        "label": target[0] if target else None,
-        "id_columns": [c for c, r in roles.items() if r == "identifier"],
-        "ignore": [c for c, r in roles.items() if r == "ignored"],
-    }
+    keep_auto = not target and label == "auto" and annotation_upload(up) is not None  # the join picks
+    return plan.replace(
+        label=target[0] if target else ("auto" if keep_auto else None),
+        id_columns=tuple(c for c, r in roles.items() if r == "identifier"),
+        ignore=tuple(c for c, r in roles.items() if r == "ignored"),
+    )
 
 
-def _load_upload(up: Upload, kwargs_key: str, kwargs: dict):
-    """The dataset of an upload read with ``kwargs``: from the dataset store when it is there,
-    else read (once per file and options).
+def _load_upload(up: Upload, plan: ImportPlan):
+    """The dataset of an upload read with ``plan``: from the dataset store when it is there,
+    else read (once per file and plan).
 
     The loader checks the sizes the file declares against the memory budget before it
     allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
@@ -283,13 +380,18 @@ def _load_upload(up: Upload, kwargs_key: str, kwargs: dict):
     from appkit.state import _datasets, dataset_key
     from fsviz.data import load_dataset
 
-    where = (up.digest, up.filename, kwargs_key)
+    record = annotation_upload(up)
+    where = (up.digest, up.filename, plan.to_json(), record.digest if record else None)
     known = loaded_index().get(where)
     ds = _datasets().get(known) if known is not None else None
     if ds is None:
         buf = io.BytesIO(up.data)
         buf.name = up.filename  # the loader takes the format from the name
-        ds = load_dataset(buf, name=Path(up.filename).stem, sandbox=True, **kwargs)
+        extra = {}
+        if record is not None:
+            extra["sample_annotations"] = io.BytesIO(record.data)
+            extra["sample_annotations"].name = record.filename
+        ds = load_dataset(buf, name=Path(up.filename).stem, sandbox=True, plan=plan, **extra)
         _datasets().put(dataset_key(ds), ds)
         loaded_index().put(where, dataset_key(ds))
     return ds
@@ -306,19 +408,20 @@ def apply_target_fixes(ds, options: dict):
 
 
 def load_upload(up: Upload, shape: tuple[int, int] | None = None):
-    """Load an upload with its import options (cached by content and options); raises the
-    loader's ValueError. The main area shows that the file is being read."""
-    kwargs = load_kwargs(up, inspect_upload(up))
-    key = json.dumps(kwargs, sort_keys=True, default=str)
+    """Load an upload with its import plan (cached by content and plan); raises the loader's
+    ValueError. The main area shows that the file is being read."""
+    plan = effective_plan(up, inspect_upload(up))
     with busy(f"Reading {up.filename} …"):
-        ds = _load_upload(up, key, kwargs)
-    ds = _with_shape(apply_target_fixes(ds, up.options), shape)
+        ds = _load_upload(up, plan)
+    ds = _with_shape(ds, shape)
     activate(ds)
     return ds
 
 
-def adopt_pending_options(digest: str, options: dict) -> None:
+def adopt_pending_options(digest: str, options: dict) -> bool:
     """An upload that is the file a loaded session was saved on takes its import options."""
     doc = st.session_state.get("pending_session")
     if doc is not None and doc.source.get("sha256") == digest:
         options.update(doc.source.get("import_options") or {})
+        return True
+    return False

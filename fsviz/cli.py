@@ -110,6 +110,25 @@ def _seed(text: str) -> int:
     return value
 
 
+def _with_plan(text: str, kwargs: dict) -> dict:
+    """``--plan``: the plan (JSON, or a file of it) instead of the reading options one by one."""
+    from fsviz.data.loaders import load_defaults
+    from fsviz.data.plan import ImportPlan
+
+    if not text.lstrip().startswith("{") and os.path.exists(text):
+        with open(text, encoding="utf-8") as fh:
+            text = fh.read(1 << 20)
+    plan = ImportPlan.from_json(text, "--plan")
+    defaults = load_defaults()
+    keep = ("memory_budget", "allow_external")
+    clash = sorted(
+        k for k, v in kwargs.items() if k not in keep and k in defaults and v is not None and v != defaults[k]
+    )
+    if clash:
+        raise CLIError(f"--plan: give {clash} in the plan, not beside it.")
+    return {k: v for k, v in kwargs.items() if k in keep} | {"plan": plan}
+
+
 def _load(args: argparse.Namespace):
     """The dataset through ``fsviz.data.load_dataset`` (label column, format)."""
     from fsviz.data import load_dataset
@@ -137,6 +156,24 @@ def _load(args: argparse.Namespace):
         kwargs["ignore"] = _names(args.ignore)
     if args.label is not None:
         kwargs["label"] = None if args.label.strip().lower() == "none" else args.label
+    kwargs |= {
+        "header": None if args.header == "no" else 0,
+        "skip_rows": args.skip_rows,
+        "comment": args.comment,
+        "encoding": args.encoding,
+        "duplicates": args.duplicates,
+        "dates": args.dates,
+        "transform": args.transform,
+        "min_class_size": args.min_class_size,
+        "sample_annotations": args.sample_annotations,
+        "annotation_key": args.annotation_key,
+        "matrix": args.matrix,
+        "var_names": args.var_names,
+    }
+    if args.na_values is not None:
+        kwargs["na_values"] = [v.strip() for v in args.na_values.split(",")]
+    if args.plan:
+        kwargs = _with_plan(args.plan, kwargs)
     t = time.perf_counter()
     ds = load_dataset(path, sandbox=True, **kwargs)  # a crash in a file reader is an error line
     _say(args, f"loaded {path}: {ds.n_samples} x {ds.n_features} in {time.perf_counter() - t:.1f} s")
@@ -529,7 +566,7 @@ def _parser() -> argparse.ArgumentParser:
         )
         q.add_argument(
             "--format",
-            choices=["csv", "tsv", "parquet", "mat", "libsvm", "npz", "xlsx", "xls", "ods", "h5ad"],
+            choices=["csv", "tsv", "parquet", "mat", "libsvm", "npz", "xlsx", "xls", "ods", "h5ad", "geo"],
             help="file format when the extension and the content do not tell",
         )
         q.add_argument(
@@ -545,6 +582,54 @@ def _parser() -> argparse.ArgumentParser:
             help="decimal mark of text tables",
         )
         q.add_argument("--sheet", help="workbook sheet: a name or a 0-based position (default: the first)")
+        q.add_argument(
+            "--plan",
+            metavar="JSON_OR_FILE",
+            help="the whole import plan as JSON (or a file holding it), as the app's Data page and the "
+            "report give it; other reading options may not be given beside it",
+        )
+        q.add_argument(
+            "--header",
+            choices=["yes", "no"],
+            default="yes",
+            help="whether the first line names the columns (no: columns V1, V2, ...)",
+        )
+        q.add_argument("--skip-rows", type=int, default=0, metavar="N", help="lines skipped above the table")
+        q.add_argument("--comment", metavar="TEXT", help="skip lines that begin with this (e.g. '#' or '!')")
+        q.add_argument(
+            "--na-values",
+            metavar="LIST",
+            help="comma-separated missing-value markers (default: empty, NA, N/A, NaN, null, #N/A, ? ...)",
+        )
+        q.add_argument("--encoding", choices=LOAD_CHOICES["encoding"], default="auto", help="text encoding")
+        q.add_argument(
+            "--duplicates",
+            choices=LOAD_CHOICES["duplicates"],
+            default=LOADING["duplicates"],
+            help="repeated feature names: refuse (default), suffix them, or average them",
+        )
+        q.add_argument(
+            "--dates",
+            choices=LOAD_CHOICES["dates"],
+            default=LOADING["dates"],
+            help="date and time columns: left out (default) or read as days since 1970",
+        )
+        q.add_argument(
+            "--transform",
+            choices=LOAD_CHOICES["transform"],
+            default=LOADING["transform"],
+            help="a value transform (log1p_cpm for counts)",
+        )
+        q.add_argument("--min-class-size", type=int, default=0, metavar="N", help="leave out smaller classes")
+        q.add_argument(
+            "--sample-annotations",
+            metavar="FILE",
+            help="a phenotype table (CSV/TSV/Excel, one row per sample) joined on the sample names; its "
+            "columns can be the --label",
+        )
+        q.add_argument("--annotation-key", metavar="COLUMN", help="its column of sample ids (default: found)")
+        q.add_argument("--matrix", default="X", help=".h5ad: X, raw or layers/<name>")
+        q.add_argument("--var-names", metavar="COLUMN", help=".h5ad: the var column that names the features")
         q.add_argument(
             "--transpose",
             choices=["no", "yes", "auto"],

@@ -617,18 +617,21 @@ def _run_py(run: Run) -> str:
 
 
 def _data_args(ds) -> list[str]:
-    """``DATA`` and the loader options the CLI needs to read the same dataset."""
+    """``DATA`` and the import plan the CLI needs to read the same dataset (verbatim)."""
     meta = ds.meta or {}
     source = Path(str(meta.get("source") or "")).name or "DATA"
-    args = [source]
-    if meta.get("format") in ("csv", "tsv", "parquet", "excel") and meta.get("label_column") is not None:
-        args += ["--label", str(meta["label_column"])]
-    strategy = (meta.get("missing") or {}).get("strategy")
-    if strategy in ("mean", "median"):
-        args += ["--missing", strategy]
-    if meta.get("categorical"):
-        args += ["--categorical", "onehot"]
-    return args
+    plan = meta.get("plan")
+    if plan:
+        return [source, "--plan", json.dumps(plan, separators=(",", ":"), ensure_ascii=False)]
+    return [source]
+
+
+def _python_load(ds, data: list[str]) -> str:
+    """The ``load_dataset`` line that reads the same dataset (the plan verbatim)."""
+    from fsviz.data.plan import ImportPlan
+
+    plan = (ds.meta or {}).get("plan")
+    return ImportPlan.from_dict(plan or {}).python(data[0])
 
 
 def _listed(v: Any) -> Any:
@@ -728,11 +731,7 @@ def _reproduce(ds, runs: list[Run], k: int) -> str:
         "from fsviz.data import load_dataset",
         "from fsviz.report import write_report",
         "",
-        f"ds = load_dataset({data[0]!r}"
-        + (f", label={ds.meta['label_column']!r}" if "--label" in data else "")
-        + (f", missing={(ds.meta.get('missing') or {}).get('strategy')!r}" if "--missing" in data else "")
-        + (", categorical='onehot'" if "--categorical" in data else "")
-        + ")",
+        f"ds = {_python_load(ds, data)}",
         f"assert ds.fingerprint == {ds.fingerprint!r}",
     ]
     for j, run in enumerate(runs, start=1):

@@ -103,6 +103,8 @@ def provenance(selection: Selection, dataset) -> dict:
             "n_samples": int(dataset.n_samples),
             "n_features": int(dataset.n_features),
             "label_column": dataset.label_column() if dataset.y is not None else None,
+            "source": (dataset.meta or {}).get("source"),
+            "import_plan": (dataset.meta or {}).get("plan"),
         },
         "method": run.spec.label,
         "run": run.to_dict(),

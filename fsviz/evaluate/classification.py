@@ -145,8 +145,16 @@ def cv_accuracy(
             vals, cnt = np.unique(y[tr], return_counts=True)
             scores.append(float(np.mean(y[te] == vals[np.argmax(cnt)])))
             continue
-        c = clone(clf).fit(X[tr][:, idx], y[tr])
-        scores.append(float(np.mean(c.predict(X[te][:, idx]) == y[te])))
+        c = clone(clf).fit(_columns(X, tr, idx), y[tr])
+        scores.append(float(np.mean(c.predict(_columns(X, te, idx)) == y[te])))
     s = np.asarray(scores)
     name = model if isinstance(model, str) else type(model).__name__
     return CVResult(float(s.mean()), float(s.std()), s, tuple(used), name, bool(reselect and not fixed))
+
+
+def _columns(X, rows, idx):
+    """The selected columns of some rows, dense: k columns are few, and the scaler centres them."""
+    import scipy.sparse as sp
+
+    part = X[rows][:, idx]
+    return part.toarray() if sp.issparse(part) else part

@@ -292,6 +292,12 @@ def read_h5ad(
         }
         if with_matrix:
             out["X"] = _read_matrix(item)
+        else:  # a look at the values: counts (whole numbers >= 0, up to 50 or more) or not
+            from fsviz.data.transforms import looks_like_counts
+
+            part = item["data"] if hasattr(item, "keys") else item
+            sample = np.asarray(part[: min(len(part), 200)] if part.shape else part[()], dtype=np.float64)
+            out["counts"] = looks_like_counts(sample.ravel()[:200_000])
     return out
 
 

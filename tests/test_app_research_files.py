@@ -1,0 +1,183 @@
+"""AppTest: files as researchers have them load with the defaults plus at most one visible choice.
+
+A GEO series matrix, an expression matrix with repeated gene symbols and its phenotype table in a
+second file, an AnnData file with sparse counts and obs columns, a churn table with dates, blank
+numbers and a high-cardinality text column, a headerless UCI file with ``?``, a European CSV whose
+first column holds decimal-comma numbers (generated: tests/user_files.py). Each one's target is
+selectable, its feature count is what a person expects, and the report's Python and CLI
+reproduce lines give the app's fingerprint (they are run here).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest
+
+import appkit
+from tests.test_app_pages import APP, TIMEOUT
+from tests.user_files import (
+    anndata_counts,
+    churn_csv,
+    european_first_column,
+    expression_with_repeats,
+    geo_series_matrix,
+    uci_headerless,
+)
+
+
+def _start() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.radio(key="source").set_value("Upload").run()
+    return at
+
+
+def _upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    at.file_uploader(key="upload").set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _dataset(at: AppTest):
+    return appkit.state._datasets().get(at.session_state["dataset_key"])
+
+
+def _target_box(at: AppTest):
+    return next(s for s in at.selectbox if s.label == "Target column")
+
+
+def _annotations(at: AppTest, name: str, data: bytes) -> AppTest:
+    box = next(u for u in at.get("file_uploader") if u.label.startswith("Sample annotations"))
+    box.set_value((name, data, "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _reproduce(ds, tmp_path: Path, name: str, data: bytes, extra: dict | None = None) -> None:
+    """The report's Python and CLI lines, run on the file saved under its name: same fingerprint."""
+    from fsviz import cli
+    from fsviz.compute import Run
+    from fsviz.report import build_report
+
+    (tmp_path / name).write_bytes(data)
+    for other, content in (extra or {}).items():
+        (tmp_path / other).write_bytes(content)
+    html = build_report(ds, [Run("fisher" if ds.target_kind == "classes" else "variance")], k=5)
+    py = re.search(r'<pre class="code" id="reproduce-python">(.*?)</pre>', html, re.S).group(1)
+    load = next(line for line in py.splitlines() if line.startswith("ds = load_dataset("))
+    load = load.replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
+    import os
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        from fsviz.data import load_dataset  # noqa: F401 - the reproduce line calls it
+
+        scope: dict = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(f"from fsviz.data import load_dataset\n{load}", scope)  # noqa: S102 - the report's own line
+        assert scope["ds"].fingerprint == ds.fingerprint, load
+        cli_text = re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', html, re.S).group(1)
+        cli_text = cli_text.replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
+        line = next(ln for ln in cli_text.splitlines() if ln.startswith("fsviz select"))
+        args = shlex.split(line)[1:]
+        out = tmp_path / "sel.csv"
+        if "-o" in args:  # the line's own output file: written here instead
+            at = args.index("-o")
+            args = args[:at] + args[at + 2 :]
+        args += ["-o", str(out), "--provenance", str(tmp_path / "prov.json")]
+        assert cli.main(args) == 0, " ".join(args)
+        import json
+
+        assert json.loads((tmp_path / "prov.json").read_text())["dataset"]["fingerprint"] == ds.fingerprint
+    finally:
+        os.chdir(here)
+
+
+def test_geo_series_matrix(tmp_path):
+    data = geo_series_matrix()
+    at = _upload(_start(), "GSE00000_series_matrix.txt", data)
+    ds = _dataset(at)
+    assert ds.shape == (24, 300) and ds.meta["label_column"] == "disease state"
+    assert "disease state" in _target_box(at).options and "sex" in _target_box(at).options
+    _target_box(at).set_value("sex").run()
+    assert not at.exception and _dataset(at).meta["label_column"] == "sex"
+    _reproduce(_dataset(at), tmp_path, "GSE00000_series_matrix.txt", data)
+
+
+def test_expression_matrix_with_repeated_symbols_and_a_phenotype_table(tmp_path):
+    matrix, pheno = expression_with_repeats()
+    at = _upload(_start(), "expr.csv", matrix)
+    ds = _dataset(at)
+    assert ds.shape == (30, 3960)  # transposed; 40 repeated symbols averaged, never one-hot encoded
+    assert any("averaged" in n for n in ds.meta["notes"])
+    at = _annotations(at, "pheno.csv", pheno)  # the one visible choice
+    ds = _dataset(at)
+    assert ds.meta["label_column"] == "disease_state" and ds.shape == (30, 3960)
+    assert ds.meta["annotations"]["matched"] == 30 and ds.meta["annotations"]["key"] == "sample_id"
+    assert "disease_state" in _target_box(at).options
+    _reproduce(ds, tmp_path, "expr.csv", matrix, {"pheno.csv": pheno})
+
+
+def test_anndata_cell_type_is_selectable(tmp_path):
+    path = anndata_counts(tmp_path / "cells.h5ad")
+    data = path.read_bytes()
+    at = _upload(_start(), "cells.h5ad", data)
+    assert _dataset(at).meta["label_column"] == "cell_type" and _dataset(at).is_sparse
+    _target_box(at).set_value("batch").run()
+    assert not at.exception and _dataset(at).meta["label_column"] == "batch"
+    _target_box(at).set_value("cell_type").run()  # issue 29: this fell back to "no target"
+    assert _target_box(at).value == "cell_type" and _dataset(at).meta["label_column"] == "cell_type"
+    _reproduce(_dataset(at), tmp_path, "cells.h5ad", data)
+
+
+def test_churn_table_with_dates_and_many_towns(tmp_path):
+    data = churn_csv()
+    at = _upload(_start(), "churn.csv", data)
+    ds = _dataset(at)
+    names = [str(n) for n in ds.feature_names]
+    assert ds.meta["label_column"] == "churned" and len(names) == 6, names
+    assert not any(n.startswith(("signup_date", "city")) for n in names)
+    notes = " ".join(i.value for i in at.info)
+    assert "signup_date" in notes and "city" in notes
+    _reproduce(ds, tmp_path, "churn.csv", data)
+
+
+def test_headerless_uci_file_with_question_marks(tmp_path):
+    data = uci_headerless()
+    at = _upload(_start(), "breast-cancer-wisconsin.data", data)
+    ds = _dataset(at)
+    assert ds.shape == (120, 9) and ds.meta["label_column"] == "V11"
+    assert not any("?" in str(n) for n in ds.feature_names)
+    assert ds.meta["missing"]["counts"] == {"V7": 11}
+    _reproduce(ds, tmp_path, "breast-cancer-wisconsin.data", data)
+
+
+def test_european_csv_with_a_decimal_comma_first_column(tmp_path):
+    data = european_first_column()
+    at = _upload(_start(), "messungen.csv", data)
+    ds = _dataset(at)
+    assert ds.shape == (60, 3) and ds.meta["label_column"] == "Gruppe"
+    assert ds.feature_names.tolist() == ["Gewicht", "Größe", "Alter"]
+    _reproduce(ds, tmp_path, "messungen.csv", data)
+
+
+def test_the_plan_is_shown_and_carried_by_the_link():
+    at = _upload(_start(), "bc.data", uci_headerless())
+    header = next(t for t in at.toggle if t.label == "First row is a header")
+    assert header.value is False  # detected, shown, editable
+    assert "imp" in at.query_params
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.query_params.update({k: at.query_params[k] for k in ("source", "upload", "imp")})
+    fresh.run()
+    assert not fresh.exception and _dataset(fresh).fingerprint == _dataset(at).fingerprint
+    buf = io.BytesIO()
+    assert buf is not None
