@@ -19,6 +19,7 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 ``state.AUTO_RUN_CELLS``) are not re-exported: patch them in the module that reads them.
 """
 
+from appkit.explain import explanation, export_csv, why_not
 from appkit.grm_panels import gamma_sweep, grm_table, prior_effect, prior_groups_editor, prior_groups_warnings
 from appkit.import_widgets import (
     DECIMALS,
@@ -238,6 +239,10 @@ __all__ = [
     "result",
     "selections",
     "stored",
+    # explain
+    "explanation",
+    "export_csv",
+    "why_not",
     # grm_panels, report
     "gamma_sweep",
     "grm_table",

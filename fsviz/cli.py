@@ -328,7 +328,14 @@ def cmd_select(args: argparse.Namespace) -> int:
     _say(args, f"{run.spec.label} finished in {res.seconds:.1f} s")
     sel = res.selection(args.n_features)
     raw = bool(getattr(args, "csv_raw", False))
-    _write(args, fc.selection_csv(sel, ds.feature_names, raw=raw).decode())
+    explanation = None
+    if args.explain:  # every unselected feature after the selection, its stand-in and the reason
+        explain = fc.explain_run(run, args.n_features)
+        explanation = explain.execute(ds, results=lambda r: res if r == run else r.execute(ds))
+        _say(
+            args, f"explained {ds.n_features - sel.n_features:,} unselected features ({explanation.measure})"
+        )
+    _write(args, fc.selection_csv(sel, ds.feature_names, explanation, raw=raw).decode())
     if args.reduced:
         with open(args.reduced, "wb") as fh:
             fh.write(fc.reduced_csv(ds, sel.indices, raw=raw))
@@ -602,6 +609,12 @@ def _parser() -> argparse.ArgumentParser:
         help="give up connecting to the scheduler after this long (default 10)",
     )
     q.add_argument("-o", "--output", help="selection CSV (rank,index,name,score,role,group); default: stdout")
+    q.add_argument(
+        "--explain",
+        action="store_true",
+        help="append every unselected feature (role 'unselected') with columns stand_in, stand_in_corr "
+        "(its most correlated selected feature, in the method's measure) and reason",
+    )
     q.add_argument(
         "--reduced", metavar="PATH", help="also write the dataset restricted to the exported features (CSV)"
     )

@@ -312,6 +312,22 @@ def _top_table(res, ds, k: int) -> str:
     return f"<h3>Top {len(frame)}{more} features</h3>" + _table(frame, "small")
 
 
+def _dropped(results: Results, run: Run, ds, k: int) -> str:
+    """The ``k`` best-ranked features the selection left out, their stand-ins and the reasons."""
+    ex = results(fc.explain_run(run, k if run.spec.kind in ("score", "grm") else None))
+    frame = ex.dropped_frame(ds.feature_names, top=k).drop(columns=["index"])
+    if frame.empty:
+        return ""
+    symbol = {"pearson": "ρ", "spearman": "ρ_s", "su": "SU"}[ex.measure]
+    frame = frame.rename(columns={"stand_in": "stand-in", "stand_in_corr": f"stand-in {symbol}"})
+    return "<h3>Top dropped features and what stands in for them</h3>" + _table(
+        frame,
+        "small wrap",
+        f"the stand-in is the selected feature most correlated with it ({symbol}); the reason is the "
+        "method's own",
+    )
+
+
 def _run_head(i: int, run: Run) -> str:
     params = json.dumps(run.to_dict()["params"], sort_keys=True)
     return (
@@ -462,6 +478,9 @@ def _stability_section(i, run, res, ds, figs) -> str:
         ("bootstrap resamples", len(res.subsets)),
         ("Kuncheva index", res.kuncheva),
         ("Jaccard index", res.jaccard),
+        ("Kuncheva index, by groups", res.group_kuncheva),
+        ("Jaccard index, by groups", res.group_jaccard),
+        ("groups", fc.group_stability_text(res)),
     ]
     kun = res.kuncheva if res.kuncheva == res.kuncheva else None
     out = [_pairs(facts)]
@@ -691,6 +710,8 @@ def build_report(
             body = _stability_section(i, run, res, dataset, figs)
         else:
             body = _benchmark_section(i, run, res, figs)
+        if run.spec.selects:
+            body += "\n" + _dropped(results, run, dataset, k)
         sections.append(f'<section class="run">{_run_head(i, run)}\n{body}</section>')
         toc.append(f'<li><a href="#run-{i}">{_e(run.label)}</a></li>')
     selections = [r for r in runs if r.spec.selects]

@@ -62,6 +62,17 @@ def test_benchmark_page_runs_on_press_and_matches_the_library(digits):
     )
 
 
+def test_benchmark_page_reports_stability_next_to_accuracy(digits):
+    at = goto(start(digits), "benchmark")
+    at.checkbox(key="bench_stability").check()
+    at = _small_run(at)
+    table = next(d.value for d in at.dataframe if "accuracy" in d.value.columns)
+    rows = table[table["kind"] == "classification"]
+    assert {"kuncheva", "group_kuncheva"} <= set(table.columns)
+    assert rows["kuncheva"].notna().all() and (rows["group_kuncheva"] >= rows["kuncheva"] - 1e-12).all()
+    assert table.loc[table["kind"] == "clustering", "kuncheva"].isna().all()  # one selection, no folds
+
+
 def test_benchmark_page_on_a_dataset_without_labels_says_so():
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(rng.normal(size=(40, 5)), columns=[f"g{i}" for i in range(5)])

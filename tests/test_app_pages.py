@@ -647,6 +647,31 @@ def test_which_group_is_a_feature_in(digits):
     assert any(f"group of {af['support feature']}" in s.value for s in at.success)
 
 
+def test_why_not_this_feature_names_the_stand_in_and_the_reason(digits):
+    at = goto(start(digits), "groups")
+    at.toggle(key="gdm_table").set_value(True).run()
+    groups = next(d.value for d in at.dataframe if "support feature" in d.value.columns)
+    af = groups[groups["role"] == "AF"].iloc[0]
+    at.selectbox(key="why_gdm").set_value(int(af["index"])).run()
+    assert not at.exception
+    assert metric(at, "stand-in") == af["support feature"]
+    assert metric(at, "correlation (ρ)") == f"{af['|rho| to SF']:+.3f}"
+    assert any(f"Why: affiliated to SF {af['support feature']}" in i.value for i in at.info)
+    fig = figure(at, len(at.get("plotly_chart")) - 1)  # the feature against its stand-in, by class
+    assert fig["layout"]["title"]["text"].startswith(f"{af['name']} against its stand-in")
+    assert len(fig["data"]) == 2
+
+
+def test_stability_page_counts_by_groups_too(digits):
+    at = goto(start(digits), "grm")
+    at = goto(at, "stability")
+    button(at, "Resample").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    per_feature, by_groups = float(metric(at, "Jaccard index")), float(metric(at, "Jaccard, by groups"))
+    assert 0.0 <= per_feature <= by_groups <= 1.0
+    assert any("count as the same" in c.value for c in at.caption)
+
+
 def test_two_sessions_with_the_same_bytes_see_only_their_own_names_and_shapes():
     """Regression: summaries and image panels were keyed by content only, so one session saw
     the other's file name and image shape."""

@@ -229,6 +229,37 @@ def test_select_every_method_writes_the_apps_csv(loader, csv_path, tmp_path, cap
         assert 1 <= len(rows) <= 3
 
 
+def test_select_explain_appends_the_unselected_features_as_the_app_does(loader, csv_path, tmp_path, capsys):
+    out_csv = tmp_path / "sel.csv"
+    argv = [
+        "select",
+        "--method",
+        "fisher",
+        "-k",
+        "3",
+        csv_path,
+        "--label",
+        "label",
+        "--explain",
+        "-o",
+        out_csv,
+    ]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    assert "explained 9 unselected features (pearson)" in err
+    ds = loader(csv_path, label="label")
+    run_ = fc.Run("fisher", {}, 0)
+    ex = fc.explain_run(run_, 3).execute(ds)
+    assert out_csv.read_bytes() == fc.selection_csv(run_.execute(ds).selection(3), ds.feature_names, ex)
+    frame = fc.read_selection_csv(out_csv.read_bytes())
+    assert list(frame.columns[-3:]) == ["stand_in", "stand_in_corr", "reason"] and len(frame) == 12
+    chosen, rest = frame.iloc[:3], frame.iloc[3:].set_index("name")
+    assert (rest["role"] == "unselected").all()
+    assert rest["stand_in"].drop("g7").isin(chosen["name"]).all()
+    assert rest.loc["g7", "stand_in"] == "" and np.isnan(rest.loc["g7", "stand_in_corr"])  # constant
+    assert rest["reason"].str.startswith("score below the k-th").all()
+
+
 def test_select_writes_provenance_that_recomputes_the_selection(loader, csv_path, tmp_path, capsys):
     argv = ["select", "--method", "gdm", "--param", "tau=0.2", "--seed", "4", csv_path, "--label", "label"]
     code, _, err = run([*argv, "-o", tmp_path / "s.csv", "--provenance", tmp_path / "p.json"], capsys)

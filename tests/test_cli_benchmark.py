@@ -72,6 +72,16 @@ def test_cli_stdout_list_of_ks_and_note(data_path, capsys):
     assert "clipped to k = 9" in captured.err and "benchmark finished" in captured.err
 
 
+def test_cli_stability_columns_equal_the_library(data_path, tmp_path):
+    out = tmp_path / "b.csv"
+    argv = ["benchmark", str(data_path), "--methods", "fisher", "--ks", "2,4", "--classifiers", "naive_bayes"]
+    assert cli.main([*argv, "--cv", "3", "--stability-tau", "0.3", "-q", "-o", str(out)]) == 0
+    got = out.read_bytes()
+    kw = {"ks": [2, 4], "classifiers": ["naive_bayes"], "cv": 3, "stability_tau": 0.3}
+    assert got == _library_csv(data_path, got, methods=["fisher"], **kw)
+    assert list(pd.read_csv(io.BytesIO(got)).columns[-2:]) == ["kuncheva", "group_kuncheva"]
+
+
 @pytest.mark.parametrize(
     "extra, match",
     [

@@ -165,6 +165,30 @@ def test_sparse_equals_dense(data):
     pd.testing.assert_frame_equal(dense[cols], sparse[cols])
 
 
+def test_stability_of_the_fold_selections_per_feature_and_by_groups(data):
+    from fsviz.evaluate import selection_stability
+
+    X, y = data
+    X = np.column_stack([X, X[:, 2] + 0.01 * np.random.default_rng(0).normal(size=len(y))])  # a copy of 2
+    frame = benchmark(
+        X, y, ["fisher", "laplacian"], ks=[1, 3], classifiers=["naive_bayes"], cv=3, stability_tau=0.1
+    )
+    skf = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
+    folds = [_fisher_order(X[tr], y[tr]) for tr, _ in skf.split(X, y)]
+    for k in (1, 3):
+        rows = frame[(frame["method"] == "fisher") & (frame["k"] == k)]
+        tops = [f[:k] for f in folds]
+        assert rows["kuncheva"].unique().tolist() == [pytest.approx(selection_stability(tops, 16))]
+        grouped = selection_stability(tops, 16, X=X, tau=0.1)
+        assert rows["group_kuncheva"].unique().tolist() == [pytest.approx(grouped)]
+        assert grouped >= rows["kuncheva"].iloc[0]
+    assert frame.loc[frame["kind"] == "clustering", ["kuncheva", "group_kuncheva"]].isna().all().all()
+    plain = benchmark(X, y, ["fisher"], ks=[1], classifiers=["naive_bayes"], cv=3)
+    assert list(plain.columns) == list(BENCHMARK_COLUMNS)  # the columns only on request
+    with pytest.raises(ValueError, match=r"'stability_tau' must be a number in \[0, 1\)"):
+        benchmark(X, y, ["fisher"], ks=[1], classifiers=["naive_bayes"], cv=3, stability_tau=1.5)
+
+
 def test_k_clipped_with_a_note(data):
     X, y = data
     with pytest.warns(UserWarning, match="exceed the 15 features"):

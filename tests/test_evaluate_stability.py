@@ -113,3 +113,73 @@ def test_bootstrap_selections_resamples_rows_deterministically():
         bootstrap_selections(pick, X, y, n_boot=1)
     with pytest.raises(ValueError, match="'select_fn' must be a callable"):
         bootstrap_selections([0], X, y)
+
+
+# ---------------------------------------------------------------------------- by groups
+def matched_overlap_ref(A, B, same) -> int:
+    """|A & B| + the largest number of disjoint pairs (a, b), a in A - B, b in B - A, same(a, b):
+    by trying every assignment (tiny sets only)."""
+    a, b = sorted(set(A) - set(B)), sorted(set(B) - set(A))
+    best = 0
+    for perm in itertools.permutations(b, min(len(a), len(b))):
+        best = max(best, sum(bool(same(x, y)) for x, y in zip(a, perm, strict=True)))
+    return len(set(A) & set(B)) + best
+
+
+def test_group_index_equals_the_feature_index_on_independent_features(rng):
+    X = rng.normal(size=(400, 30))  # independent: every sample |rho| far below 1 - tau
+    sets = [rng.choice(30, 6, replace=False) for _ in range(8)]
+    for measure in ("kuncheva", "jaccard"):
+        plain = selection_stability(sets, 30, measure)
+        assert selection_stability(sets, 30, measure, X=X, tau=0.3) == pytest.approx(plain, abs=1e-15)
+
+
+def test_group_index_is_at_least_the_feature_index_on_grouped_features(rng):
+    from fsviz.data import make_grouped_classification
+
+    X, _, truth = make_grouped_classification(n_samples=300, n_features=200, n_groups=5, random_state=3)
+    members = [np.concatenate([[s], a]) for s, a in truth.groups.items()]
+    # each selection takes one random member of every group: the same groups, other members
+    sets = [np.array([rng.choice(g) for g in members]) for _ in range(10)]
+    for measure in ("kuncheva", "jaccard"):
+        plain = selection_stability(sets, 200, measure)
+        grouped = selection_stability(sets, 200, measure, X=X, tau=0.3)
+        by_groups = selection_stability(sets, 200, measure, groups=members)
+        assert grouped >= plain and by_groups >= plain
+        assert by_groups == pytest.approx(1.0)  # always the same groups: perfectly stable by groups
+    assert selection_stability(sets, 200, "jaccard") < 0.9  # per feature it looks unstable
+
+
+def test_matched_overlap_is_a_maximum_matching(rng):
+    """Against every assignment on small random similarity structures; a feature is paired once."""
+    from fsviz.evaluate.stability import _matched_intersections
+
+    for _ in range(30):
+        S = rng.random((12, 12)) < 0.25
+        S = S | S.T
+        sets = [rng.choice(12, 4, replace=False) for _ in range(3)]
+        got = _matched_intersections(sets, lambda a, b, S=S: S[np.ix_(a, b)])
+        pairs = itertools.combinations(sets, 2)
+        want = [matched_overlap_ref(A, B, lambda x, y, S=S: S[x, y]) for A, B in pairs]
+        np.testing.assert_array_equal(got, want)
+    # one feature similar to two others is matched once: r = 1, not 2
+    X = np.random.default_rng(0).normal(size=(100, 3))
+    X[:, 1] = X[:, 0]
+    X[:, 2] = X[:, 0]
+    assert selection_stability([[0], [1, 2]], 3, "jaccard", X=X, tau=0.0) == pytest.approx(0.5)
+
+
+def test_group_index_errors(rng):
+    X = rng.normal(size=(20, 10))
+    with pytest.raises(ValueError, match="needs both X and tau"):
+        selection_stability([[0], [1]], 10, X=X)
+    with pytest.raises(ValueError, match="needs both X and tau"):
+        selection_stability([[0], [1]], 10, tau=0.3)
+    with pytest.raises(ValueError, match=r"'tau' must be a number in \[0, 1\)"):
+        selection_stability([[0], [1]], 10, X=X, tau=1.0)
+    with pytest.raises(ValueError, match="either X and tau or groups"):
+        selection_stability([[0], [1]], 10, X=X, tau=0.3, groups=[[0, 1]])
+    with pytest.raises(ValueError, match="n_features=12 columns"):
+        selection_stability([[0], [1]], 12, X=X, tau=0.3)
+    with pytest.raises(ValueError, match=r"group members must lie in \[0, 10\)"):
+        selection_stability([[0], [1]], 10, groups=[[0, 10]])

@@ -114,6 +114,15 @@ def test_every_run_has_its_section_figures_and_provenance(report, session, digit
     assert f"<td>{first}</td>" in report
 
 
+def test_every_selection_lists_its_top_dropped_features_and_their_stand_ins(report, session, digits):
+    assert report.count("<h3>Top dropped features and what stands in for them</h3>") == 4
+    fisher = session[2]
+    ex = fc.explain_run(fisher, 20).execute(digits)
+    first = ex.unselected()[0]
+    name, stand = digits.feature_names[first], digits.feature_names[ex.stand_in[first]]
+    assert f'<td>{name}</td><td class="num">{ex.score[first]:.4g}</td><td>{stand}</td>' in report
+
+
 def test_sections_come_in_a_fixed_order_whatever_the_order_of_runs(digits, session, report, results):
     shuffled = [session[i] for i in (4, 2, 0, 3, 1, 0)]  # and a duplicate
     assert build_report(digits, shuffled, created=CREATED, results=results) == report  # same bytes

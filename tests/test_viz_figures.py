@@ -396,3 +396,20 @@ def test_fixed_colours_are_colour_blind_safe():
     assert [f for f in sorted(found) if not ok(f[1])] == []
     assert all(ok(c) for c in [*ROLE_COLORS.values(), *DECISION_COLORS.values()])
     assert len(set(DECISION_COLORS.values())) == len(DECISION_COLORS)
+
+
+def test_stand_in_scatter_one_trace_per_class_and_a_scale_for_a_continuous_target():
+    from fsviz.viz import stand_in_scatter
+
+    x, z = np.array([1.0, 2, 3, 4]), np.array([1.1, 2.2, 2.9, 4.2])
+    fig = stand_in_scatter(
+        x, z, np.array(["a", "b", "a", "b"]), feature_name="f", stand_in_name="s", corr=0.98
+    )
+    assert [t.name for t in fig.data] == ["class a", "class b"]
+    np.testing.assert_array_equal(fig.data[0].x, [1.1, 2.9])  # the stand-in across, the feature up
+    np.testing.assert_array_equal(fig.data[0].y, [1.0, 3.0])
+    assert fig.layout.title.text == "f against its stand-in s (ρ = +0.980)"
+    cont = stand_in_scatter(x, z, np.array([0.1, 0.7, 0.35, 0.9]), measure="su", corr=0.5)
+    assert len(cont.data) == 1 and cont.data[0].marker.colorscale and "SU = +0.500" in cont.layout.title.text
+    with pytest.raises(ValueError, match="1-D of one length"):
+        stand_in_scatter(x, z[:3])

@@ -64,6 +64,15 @@ with st.form("bench"):
     once = st.checkbox(
         "select once on all samples (the survey's variant; optimistic)", key="bench_once", value=False
     )
+    c7, c8 = st.columns(2)
+    stable = c7.checkbox(
+        "also the stability of the fold selections (Kuncheva, per feature and by groups)",
+        key="bench_stability",
+        help=fc.HELP["group_stability"],
+    )
+    tau = appkit.param_slider(
+        c8, "gdm", "tau", key="bench_tau", value=fc.method("gdm").params["tau"].default
+    )  # by groups: |ρ| ≥ 1 − τ
     clicked = st.form_submit_button("Run benchmark", type="primary")
 st.caption(
     "Supervised methods: stratified folds; each method selects on the training part, every classifier is "
@@ -75,6 +84,7 @@ st.caption(
 ks = tuple(range(int(lo), int(hi) + 1, int(step)))
 params = {"methods": tuple(chosen), "ks": ks, "classifiers": tuple(clfs), "cv": int(cv)}
 params |= {"n_repeats_kmeans": int(reps), "select_in_fold": not once}
+params |= {"stability_tau": float(tau)} if stable and not once else {}
 run = Run("benchmark", params, appkit.seed())
 res = None
 if clicked or appkit.shown("benchmark", ds) is not None:

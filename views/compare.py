@@ -81,15 +81,24 @@ def export():
         help="Names as they are, byte for byte. By default a name that begins like a spreadsheet formula "
         "(= + - @) gets a ' in front, so opening the file in a spreadsheet program runs nothing.",
     )
-    c1, c2, c3 = st.columns(3)
-    c1.download_button(
-        "Selection CSV (rank, index, name, score, role, group)",
-        fc.selection_csv(sel, ds.feature_names, raw=raw),
-        file_name=appkit.file_name(ds, sel, "selection"),
-        mime="text/csv",
-        key="dl_sel",
-        on_click="ignore",
+    explained = st.checkbox(
+        "also list every unselected feature, with its stand-in and why it was left out",
+        key="export_explain",
+        help="Adds the columns stand_in, stand_in_corr and reason (as fsviz select --explain).",
     )
+    c1, c2, c3 = st.columns(3)
+    csv = appkit.export_csv(ds, sel, explained, raw=raw)
+    if csv is not None:
+        c1.download_button(
+            "Selection CSV, every feature explained"
+            if explained
+            else "Selection CSV (rank, index, name, score, role, group)",
+            csv,
+            file_name=appkit.file_name(ds, sel, "selection"),
+            mime="text/csv",
+            key="dl_sel",
+            on_click="ignore",
+        )
     reduced = appkit.reduced_csv(ds, sel, raw=raw)
     if reduced is not None:
         c2.download_button(
@@ -110,6 +119,7 @@ def export():
         help="dataset name and fingerprint, method, every parameter, seed, fsviz version, date",
     )
     st.dataframe(fc.selection_frame(sel, ds.feature_names), hide_index=True, width="stretch", height=300)
+    appkit.why_not(ds, sel, "export")  # rank, stand-in, correlation, reason
 
 
 export()

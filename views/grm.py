@@ -103,6 +103,7 @@ def ranking(res):
 
 with out:
     ranking(res)
+    appkit.why_not(ds, res.selection(k), "grm")  # rank, stand-in, correlation, reason
 top.subheader("Scores and ranks (sortable)")
 appkit.grm_table(top, ds, res, prior, k)
 

@@ -121,6 +121,7 @@ def groups_view():
 
     with out:
         which_group(res)
+        appkit.why_not(ds, res.selection(), "gdm")  # rank, stand-in, correlation, reason
     # on demand: redrawing a table of every group member on each tau move costs ~0.1 s
     if st.toggle("Show the groups table (sortable: group, role, name, score, |ρ| to SF)", key="gdm_table"):
         st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)

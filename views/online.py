@@ -78,6 +78,8 @@ for c, d in zip(cols[2:], ["irrelevant", "redundant", "removed"], strict=True):
     c.metric(d, counts.get(d, 0))
 out.caption(f"{res.run.label}; {res.seconds:.2f} s")
 out.plotly_chart(stream_progress(res.set_size, res.outcome), key="stream")
+with out:
+    appkit.why_not(ds, res.selection(), "stream")  # rank, stand-in, correlation, reason
 
 
 @st.fragment

@@ -24,6 +24,10 @@ with ctl.container(border=True):
     appkit.seed_form("stab", {"k": fc.TOP_K.default})  # a ranking's top k starts where the pages' does
     k = appkit.param_slider(st, "stability", "k", key="stab_k") if has_k else None
     n_boot = appkit.param_options(st, "stability", "n_boot", key="stab_n")
+    # groups of a non-GDM selection: |ρ| ≥ 1 − τ, starting at GDM's τ
+    tau = (
+        None if of.method == "gdm" else appkit.param_slider(st, "gdm", "tau", key="stab_tau", label="group τ")
+    )
     clicked = st.button("Resample", type="primary", width="stretch")
 ctl.caption(
     "Each resample draws the samples with replacement and reruns the whole selection with the same "
@@ -31,7 +35,7 @@ ctl.caption(
     "summarise the agreement (the survey's open problem on stability)."
 )
 
-run = Run("stability", {"of": of, "k": k, "n_boot": int(n_boot)}, appkit.seed())
+run = Run("stability", {"of": of, "k": k, "n_boot": int(n_boot), "tau": tau}, appkit.seed())
 with out:
     res = appkit.page_result("stability", ds, run, clicked, f"Resampling {of.spec.label} {n_boot} times")
 if res is None:
@@ -42,6 +46,10 @@ m1, m2, m3 = out.columns(3)
 m1.metric("Kuncheva index", fc.kuncheva_text(res.kuncheva), help=fc.HELP["Kuncheva"])
 m2.metric("Jaccard index", f"{res.jaccard:.3f}")
 m3.metric("resamples", len(res.subsets), f"{res.seconds:.1f} s", delta_color="off", delta_arrow="off")
+g1, g2, g3 = out.columns(3)  # the same indices counted by groups of interchangeable features
+g1.metric("Kuncheva, by groups", fc.kuncheva_text(res.group_kuncheva), help=fc.HELP["group_stability"])
+g2.metric("Jaccard, by groups", f"{res.group_jaccard:.3f}", help=fc.HELP["group_stability"])
+g3.caption(fc.group_stability_text(res))
 out.caption(f"Shown: {res.run.get('of').label}; top {res.run.get('k') or 'all'}; seed {res.run.seed}")
 out.plotly_chart(
     stability_bars(

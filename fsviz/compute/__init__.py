@@ -11,6 +11,14 @@ here imports Streamlit.
 """
 
 from fsviz.compute.commands import benchmark_run, histogram_run, select_run
+from fsviz.compute.explain import (
+    EXPLAIN_COLUMNS,
+    ExplainResult,
+    WhyNot,
+    explain_run,
+    feature_pair,
+    measure_of,
+)
 from fsviz.compute.exports import (
     SELECTION_COLUMNS,
     benchmark_csv,
@@ -96,6 +104,7 @@ from fsviz.compute.wording import (
     compare_chart_note,
     evaluation_note,
     feature_group_text,
+    group_stability_text,
     kuncheva_text,
     names_preview,
     plural,
@@ -112,6 +121,12 @@ from fsviz.viz.compare import (
 )
 
 __all__ = [
+    "EXPLAIN_COLUMNS",
+    "ExplainResult",
+    "WhyNot",
+    "explain_run",
+    "feature_pair",
+    "measure_of",
     "SEED_MAX",
     "evidence_n_top",
     "groups_in_words",
@@ -140,6 +155,7 @@ __all__ = [
     "HELP",
     "SELECTION_COLUMNS",
     "kuncheva_text",
+    "group_stability_text",
     "share_of_pairs",
     "SELECTION_SIZE",
     "TOP_K",

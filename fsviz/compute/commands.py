@@ -196,6 +196,7 @@ _BENCHMARK = (
     _Option("--cv", "cv", int, always=True),
     _Option("--repeats", "n_repeats_kmeans", int, always=True),
     _Option("--n-jobs", "n_jobs", int),
+    _Option("--stability-tau", "stability_tau", float),
 )
 #: the seed of a Run made from a command line, by default the Run's own (as the app's)
 _SEED = next(f.default for f in fields(Run) if f.name == "seed")

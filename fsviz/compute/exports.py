@@ -46,14 +46,23 @@ def selection_frame(selection: Selection, feature_names: Sequence[str], *, raw: 
     )
 
 
-def selection_csv(selection: Selection, feature_names: Sequence[str], *, raw: bool = False) -> bytes:
+def selection_csv(
+    selection: Selection, feature_names: Sequence[str], explanation=None, *, raw: bool = False
+) -> bytes:
     """CSV bytes of :func:`selection_frame`; floats with 17 significant digits (round-trips).
 
     Names that begin like a spreadsheet formula (``=``, ``+``, ``-``, ``@``, tab, CR) get a quote
     in front, so opening the file in a spreadsheet program runs nothing (OWASP's advice);
     ``raw=True`` writes every name byte for byte (for programs; the CLI's ``--csv-raw``).
+
+    With ``explanation`` (the :class:`~fsviz.compute.ExplainResult` of this selection), every
+    unselected feature follows the selection, and the columns ``stand_in, stand_in_corr, reason``
+    say what stands in for each feature and why it was left out (``fsviz select --explain``).
     """
-    frame = selection_frame(selection, feature_names, raw=raw)
+    if explanation is None:
+        frame = selection_frame(selection, feature_names, raw=raw)
+    else:
+        frame = explanation.selection_frame(selection, feature_names, raw=raw)
     return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n").encode()
 
 
@@ -61,8 +70,12 @@ def read_selection_csv(data: bytes) -> pd.DataFrame:
     """Inverse of :func:`selection_csv` (scores parsed exactly: the 17 digits give the same
     float back, whatever pandas' own float parser does)."""
     dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": str, "role": str}
-    frame = pd.read_csv(io.BytesIO(data), dtype=dtypes | {"group": np.int64}, keep_default_na=False)
+    extra = {"group": np.int64, "stand_in": str, "reason": str, "stand_in_corr": str}
+    frame = pd.read_csv(io.BytesIO(data), dtype=dtypes | extra, keep_default_na=False)
     frame["score"] = np.asarray(frame["score"].to_numpy(dtype=str), dtype=np.float64)
+    if "stand_in_corr" in frame:  # an explained selection: empty = no stand-in
+        text = frame["stand_in_corr"].to_numpy(dtype=str)
+        frame["stand_in_corr"] = np.asarray(np.where(text == "", "nan", text), dtype=np.float64)
     return frame
 
 

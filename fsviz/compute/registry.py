@@ -21,6 +21,8 @@ from sklearn.utils._param_validation import Interval
 from fsviz import select as S
 from fsviz._params import Param, describe
 from fsviz._targets import needs_classes_message
+from fsviz.compute.explain import EXPLAIN_PARAMS
+from fsviz.compute.explain import explain as _explain
 from fsviz.compute.runners import evaluation as E
 from fsviz.compute.runners import selectors as X
 from fsviz.compute.runners import views as V
@@ -624,6 +626,13 @@ METHODS: dict[str, Method] = {
             "a selection redone on resamples",
             E.stability,
             E.STABILITY_PARAMS,
+        ),
+        _view(
+            "explain",
+            "Why not this feature",
+            "every feature's rank, stand-in and reason",
+            _explain,
+            EXPLAIN_PARAMS,
         ),
         _view("leakage", "Leakage check", "features that give the target away", V.leakage, ()),
         _view("projection", "PCA projection", "PCA of a feature subset", V.projection, V.PROJECTION_PARAMS),

@@ -368,7 +368,10 @@ class StabilityResult:
     """A selection redone on bootstrap resamples: the subsets, per-feature frequency, indices.
 
     ``group_frequency`` is per GDM group (the selection's own groups) when the selection
-    is GDM's, else empty.
+    is GDM's, else empty. ``group_kuncheva`` and ``group_jaccard`` count two resamples as
+    agreeing on a feature when they hold it or one that counts as the same: GDM's group on all
+    samples (the selection is GDM's), else ``|rho| >= 1 - tau``
+    (:func:`fsviz.evaluate.selection_stability` with ``X`` and ``tau``).
     """
 
     run: Run
@@ -380,6 +383,9 @@ class StabilityResult:
     group_frequency: np.ndarray
     group_support: np.ndarray
     seconds: float
+    group_kuncheva: float = float("nan")
+    group_jaccard: float = float("nan")
+    tau: float = float("nan")  # the tolerance of the group-level indices (GDM: its own tau)
 
 
 @result

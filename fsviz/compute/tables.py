@@ -374,7 +374,8 @@ def benchmark_summary(table: pd.DataFrame) -> pd.DataFrame:
 
     One row per method, kind, classifier and k: ``mean`` and ``std`` (population, over the
     folds or repeats) of ``accuracy`` (classification) or of ``nmi`` and ``acc``
-    (clustering), the mean ``n_used`` and the mean selection ``time``.
+    (clustering), the mean ``n_used`` and the mean selection ``time``; with the benchmark's
+    ``stability_tau``, the stability of the fold selections (``kuncheva``, ``group_kuncheva``).
     """
     keys = ["method", "kind", "classifier", "k"]
     g = table.groupby(keys, sort=False)
@@ -387,6 +388,7 @@ def benchmark_summary(table: pd.DataFrame) -> pd.DataFrame:
         acc_std=("acc", lambda v: float(np.std(v)) if v.notna().any() else np.nan),
         n_used=("n_used", "mean"),
         time=("time", "mean"),
+        **{c: (c, "first") for c in ("kuncheva", "group_kuncheva") if c in table},  # one per method, k
     )
     return out.reset_index()
 

@@ -57,6 +57,10 @@ HELP = {
     "the features with the largest |s_j| as the next support features.",
     "Kuncheva": "Kuncheva's index: agreement of selected subsets corrected for chance (0 = chance, 1 = "
     "identical). It is defined for subsets of equal size only.",
+    "group_stability": "By groups: two resamples agree on a feature when both hold it, or one holds it and "
+    "the other a feature that counts as the same (GDM: a member of its group; otherwise |ρ| ≥ 1 − τ), each "
+    "feature paired at most once (a maximum matching). Equal to the per-feature index when no selected "
+    "features are correlated; higher when a method picks different members of the same groups.",
     "ECV": "Embedded cross-validation (TPAMI Alg. 4): each iteration runs CRM on V training splits and the "
     "folds vote on the support features. Costs V + 1 CRM passes per iteration (1-4x the fit time); on 7 "
     "real sets it gave no more stable support and no better accuracy (docs/gdm.md, ECV verdict).",
@@ -78,6 +82,14 @@ def share_of_pairs(n_computed: int, n_pairs: int) -> str:
 def kuncheva_text(value: float) -> str:
     """Kuncheva's index as text; "n/a (sizes differ)" where it is undefined (NaN)."""
     return "n/a (sizes differ)" if value != value else f"{value:.3f}"
+
+
+def group_stability_text(res) -> str:
+    """What the group-level stability of a :class:`StabilityResult` counts as one feature."""
+    of = res.run.get("of")
+    if of is not None and of.method == "gdm":
+        return f"Groups: GDM's groups on all samples (τ = {res.tau:g}), returned through any member."
+    return f"Groups: features with |ρ| ≥ 1 − τ = {1 - res.tau:.2f} count as the same."
 
 
 def evaluation_note(ev: Evaluation | None) -> str:

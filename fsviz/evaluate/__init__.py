@@ -1,4 +1,5 @@
-"""Evaluation of selections: redundancy, CV accuracy (CV R^2/RMSE for regression), ground truth,
+"""Evaluation of selections: stand-ins of the features left out, redundancy, CV accuracy (CV R^2/RMSE
+for regression), ground truth,
 stability, clustering, and the survey's benchmark protocol."""
 
 from fsviz._lazy import lazy_exports
@@ -17,6 +18,8 @@ _EXPORTS = {
     "bootstrap_selections": ".stability",
     "selection_frequency": ".stability",
     "group_frequency": ".stability",
+    "stand_ins": ".standin",  # not .stand_ins: a submodule would shadow the function
+    "STAND_IN_COLUMNS": ".standin",
     "clustering_scores": ".clustering",
     "clustering_accuracy": ".clustering",
     "normalized_mutual_info": ".clustering",

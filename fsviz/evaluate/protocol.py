@@ -22,7 +22,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -258,20 +258,49 @@ def _classify(entry, order, seconds, fold, X, y, train, test, ks, classifiers) -
     return rows
 
 
-def _task_in_fold(entry, fold, X, y, train, test, ks, classifiers, feature_names) -> list[tuple]:
+def _task_in_fold(entry, fold, X, y, train, test, ks, classifiers, feature_names) -> tuple[list, np.ndarray]:
     order, seconds = _rank(entry, X[train], y[train], feature_names)
-    return _classify(entry, order, seconds, fold, X, y, train, test, ks, classifiers)
+    return _classify(entry, order, seconds, fold, X, y, train, test, ks, classifiers), order
 
 
-def _task_once(entry, X, y, splits, ks, classifiers, feature_names) -> list[tuple]:
+def _task_once(entry, X, y, splits, ks, classifiers, feature_names) -> tuple[list, None]:
     order, seconds = _rank(entry, X, y, feature_names)
     rows = []
     for fold, (train, test) in enumerate(splits):
         rows += _classify(entry, order, seconds, fold, X, y, train, test, ks, classifiers)
-    return rows
+    return rows, None
 
 
-def _task_cluster(entry, X, y, ks, n_repeats, seed, feature_names) -> list[tuple]:
+def _stability_columns(frame, entries, tasks, parts, X, ks, tau) -> pd.DataFrame:
+    """Kuncheva's index of the fold selections' top k, per feature and by groups at ``tau``
+    (:func:`fsviz.evaluate.selection_stability`), for every supervised method and k."""
+    from fsviz.evaluate.stability import selection_stability
+
+    m = X.shape[1]
+    orders: dict[str, list] = {}
+    for (_, fn, before, _), (_, order) in zip(tasks, parts, strict=True):
+        if fn is _task_in_fold:
+            orders.setdefault(before[0].label, []).append(order)
+    values = {}
+    for e in entries:
+        folds = orders.get(e.label, [])
+        for k in ks.tolist():
+            subsets = [np.asarray(o[:k], dtype=np.int64) for o in folds]
+            sizes = {len(s) for s in subsets}
+            if len(subsets) < 2 or len(sizes) != 1 or not 0 < sizes.pop() < m:
+                values[(e.label, k)] = (np.nan, np.nan)  # sizes differ (a method that stops early)
+                continue
+            values[(e.label, k)] = (
+                selection_stability(subsets, m, "kuncheva"),
+                selection_stability(subsets, m, "kuncheva", X=X, tau=tau),
+            )
+    keys = list(zip(frame["method"], frame["k"], strict=True))
+    frame["kuncheva"] = [values.get(key, (np.nan, np.nan))[0] for key in keys]
+    frame["group_kuncheva"] = [values.get(key, (np.nan, np.nan))[1] for key in keys]
+    return frame
+
+
+def _task_cluster(entry, X, y, ks, n_repeats, seed, feature_names) -> tuple[list, None]:
     order, seconds = _rank(entry, X, y, feature_names)
     top = order[: int(ks.max())]
     Xt = _columns(X, top)
@@ -289,7 +318,7 @@ def _task_cluster(entry, X, y, ks, n_repeats, seed, feature_names) -> list[tuple
             rows.append(
                 (entry.label, "clustering", int(k), used, "kmeans", None, r, np.nan, nmi, acc, seconds)
             )
-    return rows
+    return rows, None
 
 
 def _call(fn, args):
@@ -297,8 +326,9 @@ def _call(fn, args):
 
 
 # ---------------------------------------------------------------------------- driver
-def _run_tasks(tasks, shared, n_jobs, client, progress) -> list[list[tuple]]:
-    """Run ``tasks`` = [(label, fn, args-before-shared, args-after-shared)] and report progress.
+def _run_tasks(tasks, shared, n_jobs, client, progress) -> list[tuple]:
+    """Run ``tasks`` = [(label, fn, args-before-shared, args-after-shared)] and report progress;
+    each task gives ``(rows, fold selection or None)``, in the order of ``tasks``.
 
     ``shared`` (X, y) is scattered once to a Dask cluster; with joblib it is memory-mapped
     by joblib itself when large.
@@ -355,6 +385,7 @@ def benchmark(
     n_jobs: int | None = None,
     client: Any = None,
     progress: Callable[..., None] | None = None,
+    stability_tau: float | None = None,
 ) -> pd.DataFrame:
     """Evaluate feature selection methods as the survey does (section 6.4).
 
@@ -403,6 +434,13 @@ def benchmark(
         Run the work units on a Dask cluster instead (X and y are scattered once).
     progress : callable, optional
         ``progress(fraction_done, text)`` after each work unit.
+    stability_tau : float in [0, 1), optional
+        Also report how stable each supervised method's selection is across the training folds
+        (``select_in_fold=True``): the columns ``kuncheva`` (Kuncheva's index of the folds' top
+        k) and ``group_kuncheva`` (the same, two folds agreeing on a feature when they hold it
+        or one with ``|rho| >= 1 - stability_tau``; :func:`fsviz.evaluate.selection_stability`),
+        one value per method and k repeated on its rows; NaN for clustering rows, selections
+        made once, and methods whose top k differ in size.
 
     Returns
     -------
@@ -506,8 +544,14 @@ def benchmark(
                 )
         else:
             tasks.append((e.label, _task_once, (e,), (splits, ks, clfs, feature_names)))
+    if stability_tau is not None and (
+        isinstance(stability_tau, bool) or not isinstance(stability_tau, Real) or not 0 <= stability_tau < 1
+    ):
+        raise ValueError(
+            f"benchmark: 'stability_tau' must be a number in [0, 1) or None; got {stability_tau!r}."
+        )
     parts = _run_tasks(tasks, (X, y), n_jobs, client, progress)
-    rows = [r for part in parts for r in part]
+    rows = [r for part, _ in parts for r in part]
     frame = pd.DataFrame(rows, columns=list(BENCHMARK_COLUMNS))
     frame["fold"] = frame["fold"].astype("Int64")
     frame["repeat"] = frame["repeat"].astype("Int64")
@@ -520,6 +564,8 @@ def benchmark(
     frame = frame.assign(_m=frame["method"].map(order), _c=frame["classifier"].map(corder))
     frame = frame.sort_values(["_m", "_c", "k", "fold", "repeat"], kind="stable").drop(columns=["_m", "_c"])
     frame = frame.reset_index(drop=True)
+    if stability_tau is not None:
+        frame = _stability_columns(frame, entries, tasks, parts, X, ks, float(stability_tau))
     frame.attrs["notes"] = notes
     frame.attrs["select_in_fold"] = bool(select_in_fold)
     return frame

@@ -1,10 +1,11 @@
-"""Stability of feature selection across data perturbations: Kuncheva, Jaccard, frequencies."""
+"""Stability of feature selection across data perturbations: Kuncheva, Jaccard (per feature or per
+group of correlated features), frequencies."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -32,8 +33,80 @@ def _membership(
     return M, np.asarray(sizes)
 
 
-def selection_stability(subsets: Sequence, n_features: int, measure: str = "kuncheva") -> float:
-    """Average pairwise similarity of several selected feature sets.
+def _similar_by_correlation(X, subsets: list[np.ndarray], tau: float, who: str):
+    """``similar(a, b) -> bool (len(a), len(b))``: ``|rho(x_a, x_b)| >= 1 - tau`` for the features of
+    the selections (their union's columns standardised once; constant features are similar to none)."""
+    if hasattr(X, "X") and hasattr(X, "fingerprint"):  # an fsviz Dataset
+        X = X.X
+    union = np.unique(np.concatenate(subsets)) if subsets else np.zeros(0, np.int64)
+    if sp.issparse(X):
+        cols = sp.csc_matrix(X)[:, union].toarray().astype(np.float64)
+    else:
+        cols = np.asarray(np.asarray(X)[:, union], dtype=np.float64)
+    if not np.isfinite(cols).all():
+        raise ValueError(f"{who}: X holds NaN or infinite values; impute or drop them first.")
+    Z = cols - cols.mean(axis=0)
+    norm = np.sqrt(np.einsum("ij,ij->j", Z, Z))
+    const = norm <= 1e-12 * (np.abs(cols.mean(axis=0)) * np.sqrt(max(cols.shape[0], 1)) + 1e-300)
+    Z /= np.where(const, 1.0, norm)
+    Z[:, const] = 0.0
+    threshold = 1.0 - float(tau) - 1e-12  # exact duplicates stay similar at tau = 0 despite rounding
+
+    def similar(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        za, zb = Z[:, np.searchsorted(union, a)], Z[:, np.searchsorted(union, b)]
+        return np.abs(za.T @ zb) >= threshold
+
+    return similar
+
+
+def _similar_by_groups(groups: Sequence, n_features: int, who: str):
+    """``similar(a, b)``: ``a`` and ``b`` lie in one of ``groups`` (features in none: only themselves)."""
+    label = np.arange(n_features, dtype=np.int64) + len(groups)  # singletons after the groups
+    for g, members in enumerate(groups):
+        idx = np.asarray(members, dtype=np.int64).ravel()
+        if idx.size and (idx.min() < 0 or idx.max() >= n_features):
+            raise ValueError(
+                f"{who}: group members must lie in [0, {n_features}); got min {idx.min()}, max {idx.max()}."
+            )
+        label[idx] = g
+
+    def similar(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return label[a][:, None] == label[b][None, :]
+
+    return similar
+
+
+def _matched_intersections(subsets: list[np.ndarray], similar) -> np.ndarray:
+    """For every pair of selections (upper triangle, row-major): ``|A & B| + MBM(A - B, B - A)``,
+    MBM the size of a maximum matching of the bipartite graph whose edges join similar features."""
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    out = []
+    for i in range(len(subsets)):
+        for j in range(i + 1, len(subsets)):  # a loop over pairs of selections, not over features
+            A, B = subsets[i], subsets[j]
+            common = np.intersect1d(A, B).size
+            a, b = np.setdiff1d(A, B), np.setdiff1d(B, A)
+            extra = 0
+            if a.size and b.size:
+                E = similar(a, b)
+                if E.any():
+                    match = maximum_bipartite_matching(sp.csr_matrix(E), perm_type="column")
+                    extra = int(np.count_nonzero(match >= 0))
+            out.append(common + extra)
+    return np.asarray(out, dtype=np.float64)
+
+
+def selection_stability(
+    subsets: Sequence,
+    n_features: int,
+    measure: str = "kuncheva",
+    *,
+    X=None,
+    tau: float | None = None,
+    groups: Sequence | None = None,
+) -> float:
+    """Average pairwise similarity of several selected feature sets, per feature or per group.
 
     Parameters
     ----------
@@ -46,41 +119,101 @@ def selection_stability(subsets: Sequence, n_features: int, measure: str = "kunc
         ``KI(A, B) = (r n - k^2) / (k (n - k))`` with ``r = |A & B|``, for sets of equal
         size ``k`` (0 < k < n); corrected for chance, in [-1, 1].
         ``"jaccard"``: ``|A & B| / |A | B|`` (1 for two empty sets), any sizes.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features) or Dataset, optional
+        With ``tau``: count agreement by groups of correlated features (below).
+    tau : float in [0, 1), optional
+        Two different features count as the same when ``|rho| >= 1 - tau`` (GDM's tolerance:
+        an affiliated feature lies within it of its support feature).
+    groups : sequence of array-like of int, optional
+        Instead of ``X`` and ``tau``: two different features count as the same when one of these
+        groups holds both (GDM's groups, ``GroupResult.partition()``: two selections agree on a
+        group when they return it through any member).
 
     Returns
     -------
     float
         The mean over all pairs of selections.
 
+    Notes
+    -----
+    The group-level index replaces the overlap ``r = |A & B|`` by the matched overlap
+
+    ``r_tau(A, B) = |A & B| + MBM(A - B, B - A)``,
+
+    where MBM is the size of a maximum matching of the bipartite graph that joins a feature of
+    ``A - B`` to a feature of ``B - A`` when they count as the same (``|rho| >= 1 - tau``, or
+    one group). A matching pairs each feature at most once, so ``|A & B| <= r_tau <= min(|A|,
+    |B|)`` and both indices keep their ranges; Kuncheva's and Jaccard's formulas are unchanged
+    otherwise (``KI = (r_tau n - k^2) / (k (n - k))``, ``J = r_tau / (|A| + |B| - r_tau)``). When
+    no two selected features count as the same (uncorrelated features), ``r_tau = |A & B|``
+    and the group-level index equals the feature-level one; otherwise it is at least as large.
+    The chance term ``k^2 / n`` is Kuncheva's, for independent features: with groups, chance
+    agreement is higher, so read the group index as an upper reading (Bommert and
+    Rahnenführer correct it by simulation).
+
     References
     ----------
     L. I. Kuncheva, "A stability index for feature selection", AIAC 2007; Kalousis et al.,
-    KAIS 12(1), 2007 (Jaccard/Tanimoto).
+    KAIS 12(1), 2007 (Jaccard/Tanimoto). The matched overlap: L. Yu, C. Ding and S. Loscalzo,
+    "Stable feature selection via dense feature groups", KDD 2008 (bipartite matching of
+    correlated features); A. Bommert and J. Rahnenführer, "Adjusted measures for feature
+    selection stability for data sets with similar features", LOD 2020 (the intersection
+    ``|A & B| + MBM``); see also K. Sechidis et al., "On the stability of feature selection in
+    the presence of feature correlations", ECML PKDD 2019.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 6)); X[:, 5] = X[:, 0] + 0.05 * rng.normal(size=100)
+    >>> selection_stability([[0, 1], [5, 1]], 6, "jaccard")  # feature 0 or its copy 5
+    0.3333333333333333
+    >>> selection_stability([[0, 1], [5, 1]], 6, "jaccard", X=X, tau=0.1)
+    1.0
     """
+    who = "selection_stability"
     if measure not in ("kuncheva", "jaccard"):
-        raise ValueError(f"selection_stability: 'measure' must be 'kuncheva' or 'jaccard'; got {measure!r}.")
+        raise ValueError(f"{who}: 'measure' must be 'kuncheva' or 'jaccard'; got {measure!r}.")
     if not isinstance(n_features, Integral) or n_features < 1:
-        raise ValueError(f"selection_stability: 'n_features' must be a positive int; got {n_features!r}.")
+        raise ValueError(f"{who}: 'n_features' must be a positive int; got {n_features!r}.")
+    if (X is None) != (tau is None):
+        raise ValueError(
+            f"{who}: the group-level index needs both X and tau (features with |rho| >= 1 - tau count "
+            f"as the same); got {'X' if tau is None else 'tau'} alone."
+        )
+    if groups is not None and X is not None:
+        raise ValueError(f"{who}: give either X and tau or groups, not both.")
+    if tau is not None and (isinstance(tau, bool) or not isinstance(tau, Real) or not 0.0 <= tau < 1.0):
+        raise ValueError(f"{who}: 'tau' must be a number in [0, 1); got {tau!r}.")
     subsets = list(subsets)
     if len(subsets) < 2:
-        raise ValueError(f"selection_stability: needs at least two selections; got {len(subsets)}.")
+        raise ValueError(f"{who}: needs at least two selections; got {len(subsets)}.")
     M, sizes = _membership(subsets, n_features)
-    inter = np.asarray((M @ M.T).todense())
     iu = np.triu_indices(len(subsets), 1)
-    r = inter[iu]
+    if X is None and groups is None:
+        inter = np.asarray((M @ M.T).todense())
+        r = inter[iu]
+    else:
+        idx = [as_indices(s, n_features, who) for s in subsets]
+        if X is not None:
+            shape = getattr(getattr(X, "X", X), "shape", None)
+            if shape is None or len(shape) != 2 or shape[1] != n_features:
+                raise ValueError(f"{who}: X must have n_features={n_features} columns; got shape {shape}.")
+            similar = _similar_by_correlation(X, idx, float(tau), who)
+        else:
+            similar = _similar_by_groups(groups, n_features, who)
+        r = _matched_intersections(idx, similar)
     if measure == "jaccard":
         union = sizes[iu[0]] + sizes[iu[1]] - r
         return float(np.mean(np.where(union > 0, r / np.maximum(union, 1), 1.0)))
     k = sizes[0]
     if np.any(sizes != k):
         raise ValueError(
-            "selection_stability: the Kuncheva index needs selections of equal size; got sizes "
+            f"{who}: the Kuncheva index needs selections of equal size; got sizes "
             f"{sorted(set(sizes.tolist()))}. Truncate them to a common top-k or use measure='jaccard'."
         )
     if not 0 < k < n_features:
         raise ValueError(
-            f"selection_stability: the Kuncheva index needs 0 < k < n_features; got k={k}, "
-            f"n_features={n_features}."
+            f"{who}: the Kuncheva index needs 0 < k < n_features; got k={k}, n_features={n_features}."
         )
     n = float(n_features)
     return float(np.mean((r * n - k * k) / (k * (n - k))))

@@ -25,6 +25,7 @@ _EXPORTS = {
     "accuracy_curves": ".benchmark",
     "clustering_curves": ".benchmark",
     "target_histogram": ".target",
+    "stand_in_scatter": ".explain",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -14,7 +14,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -100,6 +100,14 @@ STABILITY_PARAMS = (
         help="How many times the selection is redone on samples drawn with replacement.",
         options=(5, 10, 20, 50, 100),
     ),
+    Param(
+        name="tau",
+        default=None,
+        constraints=(Interval(Real, 0, 1, closed="left"), None),
+        label="group tau",
+        help="Group-level stability: two resamples agree on a feature when they hold it or one "
+        "with |rho| >= 1 - tau (GDM: one of its groups); none: GDM's tau.",
+    ),
 )
 BENCHMARK_PARAMS = (
     Param(
@@ -150,6 +158,14 @@ BENCHMARK_PARAMS = (
         constraints=(Interval(Integral, None, None, closed="neither"), None),
         label="parallel jobs",
         help="Methods and folds run in parallel with joblib; none or 1: in this process.",
+    ),
+    Param(
+        name="stability_tau",
+        default=signature_default(_survey, "stability_tau"),
+        constraints=(Interval(Real, 0, 1, closed="left"), None),
+        label="group stability tau",
+        help="Also the stability of the fold selections (columns kuncheva and group_kuncheva): two "
+        "folds agree on a feature when they hold it or one with |rho| >= 1 - tau; none: not computed.",
     ),
 )
 
@@ -260,6 +276,7 @@ def benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
             n_jobs=run.get("n_jobs"),
             client=ctx.client,
             progress=ctx.progress,
+            stability_tau=run.get("stability_tau"),
         )
     seconds = time.perf_counter() - t0
     return R.BenchmarkResult(run, ds.fingerprint, frame, tuple(frame.attrs.get("notes", ())), seconds)
@@ -375,8 +392,10 @@ def benchmark_rankers(methods, seed: int = 0) -> list:
 def stability(run: Run, ctx: Context) -> R.StabilityResult:
     """Run ``of`` redone on ``n_boot`` bootstrap resamples of the samples (its top ``k``).
 
-    Per-feature selection frequency, Kuncheva's index (equal sizes) and Jaccard; for GDM
-    also how often each of its groups (on all samples) has a member selected.
+    Per-feature selection frequency, Kuncheva's index (equal sizes) and Jaccard, per feature
+    and per group: two resamples agree on a feature when they hold it or one of its group
+    (GDM: its groups on all samples; else ``|rho| >= 1 - tau``, ``tau`` a run parameter, default
+    GDM's); for GDM also how often each of its groups has a member selected.
     """
     ds = ctx.dataset
     of, k, n_boot = run.get("of"), run.get("k"), int(run.get("n_boot"))
@@ -400,6 +419,13 @@ def stability(run: Run, ctx: Context) -> R.StabilityResult:
         parts = [g for g in base.partition() if len(g) > 1 or g[0] in set(base.support.tolist())]
         gfreq = evaluate.group_frequency(subsets, parts, m)
         gsup = np.array([g[0] for g in parts], dtype=np.int64)
+        tau, same = float(of.get("tau")), {"groups": parts}  # one group, returned through any member
+    else:
+        tau = run.get("tau")
+        tau = float(registered()["gdm"].params["tau"].default if tau is None else tau)
+        same = {"X": ds.X, "tau": tau}
+    gjac = evaluate.selection_stability(subsets, m, measure="jaccard", **same)
+    gkun = evaluate.selection_stability(subsets, m, measure="kuncheva", **same) if kun == kun else np.nan
     freq = evaluate.selection_frequency(subsets, m)
     return R.StabilityResult(
         run,
@@ -411,4 +437,7 @@ def stability(run: Run, ctx: Context) -> R.StabilityResult:
         gfreq,
         gsup,
         time.perf_counter() - t0,
+        float(gkun),
+        float(gjac),
+        tau,
     )

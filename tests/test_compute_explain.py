@@ -1,0 +1,190 @@
+"""The "explain" view: every catalogue method's stand-in table covers every unselected feature
+with the correlation of a brute-force computation; the reasons in each method's own terms; the
+explained selection CSV; the "why not this feature?" lookup."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fsviz.compute as fc
+import fsviz.select as S
+from fsviz.compute import Run
+from fsviz.data import Dataset, make_grouped_classification
+from fsviz.stats import discretize, symmetrical_uncertainty
+
+
+@pytest.fixture(scope="module")
+def planted():
+    """60 x 40, three planted groups; shifted to be non-negative (chi-square takes counts)."""
+    X, y, truth = make_grouped_classification(n_samples=60, n_features=40, n_groups=3, random_state=0)
+    ds = Dataset(X - X.min(), y=y, feature_names=[f"g{i}" for i in range(40)], name="planted")
+    return ds, truth
+
+
+def catalogue_run(name: str) -> Run:
+    params = {}
+    if name == "grm":
+        params = {"base": Run("fisher", {}, 0), "n_top": 20, "prior_groups": [[0, 1, 2, 3]]}
+    if name == "group-saola":
+        params = {"groups": Run("gdm", {}, 0)}
+    return Run(name, params, 0)
+
+
+def brute_corr(X: np.ndarray, j: int, s: int, measure: str) -> float:
+    if measure == "su":
+        codes = discretize(X, n_bins=10).codes
+        return symmetrical_uncertainty(codes[:, j], codes[:, s])
+    return float(np.corrcoef(X[:, j], X[:, s])[0, 1])
+
+
+@pytest.mark.parametrize("name", fc.selection_methods())
+def test_every_method_explains_every_unselected_feature_with_brute_force_correlations(planted, name):
+    ds, _ = planted
+    run = catalogue_run(name)
+    k = 5 if run.spec.kind in ("score", "grm") else None
+    ex = fc.explain_run(run, k).execute(ds)
+    sel = run.execute(ds).selection(k)
+    np.testing.assert_array_equal(ex.selected, sel.indices)
+    left = np.setdiff1d(np.arange(40), ex.pool)
+    np.testing.assert_array_equal(np.sort(ex.frame(ds.feature_names, left)["index"]), left)
+    assert (ex.stand_in[left] >= 0).all() and np.isin(ex.stand_in[left], ex.pool).all()
+    assert all(str(r) for r in ex.reason)
+    np.testing.assert_array_equal(np.sort(ex.rank), np.arange(1, 41))
+    np.testing.assert_array_equal(ex.rank[sel.indices], np.arange(1, len(sel.indices) + 1))
+    X = np.asarray(ds.X)
+    for j in left[:: max(1, len(left) // 6)]:  # brute force: the best pool feature, pair by pair
+        corr = [brute_corr(X, int(j), int(s), ex.measure) for s in ex.pool]
+        t = int(np.argmax(np.abs(corr)))
+        assert ex.stand_in[j] == ex.pool[t]
+        assert ex.stand_in_corr[j] == pytest.approx(corr[t], abs=1e-10)
+
+
+def test_gdm_affiliated_features_stand_in_is_their_support_feature():
+    X, y, truth = make_grouped_classification(n_samples=300, n_features=600, n_groups=6, random_state=0)
+    ds = Dataset(X, y=y, name="planted")
+    run = Run("gdm", {}, 0)
+    res = run.execute(ds)
+    ex = fc.explain_run(run).execute(ds)
+    assert res.af.size
+    np.testing.assert_array_equal(ex.stand_in[res.af], res.af_sf)
+    np.testing.assert_allclose(np.abs(ex.stand_in_corr[res.af]), res.af_rho, atol=1e-10)
+    af = int(res.af[0])
+    assert ex.reason[af] == f"affiliated to SF f{res.af_sf[0]} (|ρ| = {res.af_rho[0]:.2f})"
+    why = ex.lookup(af, ds.feature_names)
+    assert not why.selected and why.stand_in == res.af_sf[0] and "affiliated to SF" in why.text
+    ungrouped = np.setdiff1d(np.arange(600), np.concatenate([res.support, res.af]))
+    assert str(ex.reason[ungrouped[0]]).startswith("in no group: |ρ| < 1 − τ = 0.70")
+    assert ex.lookup(int(res.support[0]), ds.feature_names).selected
+
+
+def test_saola_reasons_name_the_feature_its_test_found_redundant(planted):
+    ds, _ = planted
+    run = Run("saola", {"alpha": 0.05}, 0)
+    ex = fc.explain_run(run).execute(ds)
+    est = S.SAOLA(alpha=0.05).fit(ds.X, ds.y)
+    hist = est.history_
+    red = [j for j in range(40) if str(hist.decision[j]) == "redundant"]
+    assert red
+    for j in red:
+        want = f"dropped at arrival: redundant with g{hist.redundant_with[j]} (test: "
+        assert str(ex.reason[j]).startswith(want), ex.reason[j]
+    irr = [j for j in range(40) if str(hist.decision[j]) == "irrelevant"]
+    assert all(str(ex.reason[j]).startswith("dropped at arrival: irrelevant to the target") for j in irr)
+
+
+def test_grm_reasons_prior_group_and_working_set(planted):
+    ds, _ = planted
+    order = Run("fisher", {}, 0).execute(ds).order
+    group = [int(order[0]), *order[-3:].tolist()]  # Fisher's best with three of its worst
+    run = Run("grm", {"base": Run("fisher", {}, 0), "n_top": 20, "prior_groups": [group]}, 0)
+    res = run.execute(ds)
+    ex = fc.explain_run(run, 5).execute(ds)
+    top = set(res.selection(5).indices.tolist())
+    chosen, left = [g for g in group if g in top], [g for g in group if g not in top]
+    assert chosen and left
+    rep = min(chosen, key=lambda g: ex.rank[g])
+    for g in left:
+        assert ex.reason[g] == f"redundant with g{rep}; its prior group already represented"
+    outside = np.setdiff1d(np.setdiff1d(np.arange(40), res.candidates), group)
+    assert str(ex.reason[outside[0]]) == "outside GRM's working set: not in the top 20 of Fisher score"
+    inside = [c for c in res.candidates.tolist() if c not in top and c not in group]
+    assert str(ex.reason[inside[0]]).startswith("GRM's refined score below the k-th (Fisher score rank ")
+
+
+def test_ranker_reason_and_rank_follow_the_scores(planted):
+    ds, _ = planted
+    run = Run("fisher", {}, 0)
+    res = run.execute(ds)
+    ex = fc.explain_run(run, 5).execute(ds)
+    np.testing.assert_array_equal(ex.rank, res.ranking)
+    kth = res.scores[res.order[4]]
+    j = int(res.order[10])
+    assert ex.reason[j] == f"score below the k-th ({res.scores[j]:.4g} < {kth:.4g})"
+    frame = ex.dropped_frame(ds.feature_names, top=3)
+    assert frame["rank"].tolist() == [6, 7, 8]
+
+
+def test_explained_selection_csv_appends_every_unselected_feature(planted):
+    ds, _ = planted
+    run = Run("mrmr", {"n_features": 6}, 0)
+    sel = run.execute(ds).selection()
+    ex = fc.explain_run(run).execute(ds)
+    frame = fc.read_selection_csv(fc.selection_csv(sel, ds.feature_names, ex))
+    assert list(frame.columns) == [*fc.SELECTION_COLUMNS, *fc.EXPLAIN_COLUMNS]
+    assert len(frame) == 40 and frame["index"].is_unique
+    assert frame["role"].tolist() == ["selected"] * 6 + ["unselected"] * 34
+    assert frame["rank"].tolist() == list(range(1, 41))
+    tail = frame.iloc[6:]
+    assert tail["stand_in"].isin([f"g{i}" for i in sel.indices]).all()
+    np.testing.assert_allclose(tail["stand_in_corr"], ex.stand_in_corr[tail["index"]], rtol=0, atol=0)
+    assert frame.iloc[:6]["stand_in_corr"].isna().all() and (frame.iloc[:6]["stand_in"] == "").all()
+    plain = fc.read_selection_csv(fc.selection_csv(sel, ds.feature_names))
+    pd_equal = plain.equals(frame.iloc[:6][list(fc.SELECTION_COLUMNS)].reset_index(drop=True))
+    assert pd_equal  # the selection's own rows are unchanged
+    other = Run("fisher", {}, 0).execute(ds).selection(6)
+    with pytest.raises(ValueError, match="does not match the selection"):
+        fc.selection_csv(other, ds.feature_names, ex)
+
+
+def test_lookup_by_name_and_errors(planted):
+    ds, _ = planted
+    ex = fc.explain_run(Run("fisher", {}, 0), 3).execute(ds)
+    why = ex.find("g12", ds.feature_names)
+    assert why.feature == 12 and why.rank == ex.rank[12]
+    assert why.text.startswith(f"g12: rank {why.rank} of 40") and "Stand-in: g" in why.text
+    with pytest.raises(ValueError, match=r"No feature is named 'g99'\. Names containing it"):
+        ex.find("g99", [*ds.feature_names[:-1], "g990"])
+    with pytest.raises(ValueError, match=r"feature index must lie in \[0, 40\)"):
+        ex.lookup(40, ds.feature_names)
+    with pytest.raises(ValueError, match="'of' must be the Run of a feature selection"):
+        Run("explain", {"of": Run("histogram", {})}).execute(ds)
+
+
+def test_a_constant_feature_has_no_stand_in():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 6))
+    X[:, 4] = 2.0
+    ds = Dataset(X, y=(X[:, 0] > 0).astype(int), name="toy")
+    ex = fc.explain_run(Run("fisher", {}, 0), 2).execute(ds)
+    why = ex.lookup(4, ds.feature_names)
+    assert why.stand_in == -1 and np.isnan(why.stand_in_corr) and "No stand-in: it is constant" in why.text
+
+
+def test_explained_csv_neutralises_formula_like_names_unless_raw():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 4))
+    X[:, 2] = X[:, 0] + 0.01 * rng.normal(size=40)
+    names = ["=HYPERLINK(1)", "b", "c", "d"]
+    ds = Dataset(X, y=(X[:, 0] > 0).astype(int), feature_names=names, name="toy")
+    run = Run("fisher", {}, 0)
+    sel, ex = run.execute(ds).selection(1), fc.explain_run(run, 1).execute(ds)
+    assert sel.indices.tolist() == [0] or sel.indices.tolist() == [2]
+    safe = fc.read_selection_csv(fc.selection_csv(sel, names, ex))
+    exact = fc.read_selection_csv(fc.selection_csv(sel, names, ex, raw=True))
+    stand = "=HYPERLINK(1)" if sel.indices[0] == 0 else "c"
+    copy = "c" if stand == "=HYPERLINK(1)" else "=HYPERLINK(1)"
+    assert exact.set_index("name").loc[copy, "stand_in"] == stand
+    quoted = {n: ("'" + n if n.startswith("=") else n) for n in names}
+    assert safe.set_index("name").loc[quoted[copy], "stand_in"] == quoted[stand]
+    assert not any(str(v).startswith("=") for v in safe[["name", "stand_in"]].to_numpy().ravel())
