@@ -19,6 +19,8 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 ``state.AUTO_RUN_CELLS``) are not re-exported: patch them in the module that reads them.
 """
 
+from appkit.cluster import compute_sidebar
+from appkit.data_folder import folder_upload, open_folder_file, sources
 from appkit.grm_panels import gamma_sweep, grm_table, prior_effect, prior_groups_editor
 from appkit.import_widgets import (
     DECIMALS,
@@ -195,6 +197,11 @@ __all__ = [
     "target_checks",
     "target_choice",
     "target_options",
+    # cluster, data_folder
+    "compute_sidebar",
+    "folder_upload",
+    "open_folder_file",
+    "sources",
     # url, session_file
     "restore_from_url",
     "restore_runs",

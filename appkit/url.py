@@ -11,7 +11,7 @@ from appkit.intake import sample_names, upload_store
 from appkit.state import per_dataset, show
 from fsviz.compute import Run
 
-_URL_KEYS = ("source", "sample", "seed")
+_URL_KEYS = ("source", "sample", "seed", "folder_file")
 
 
 def restore_from_url() -> None:
@@ -20,10 +20,12 @@ def restore_from_url() -> None:
         return
     st.session_state["_url_read"] = True
     q = st.query_params
-    if q.get("source") in ("Sample", "Upload"):
+    if q.get("source") in ("Sample", "Upload", "Server folder"):
         st.session_state.setdefault("source", q["source"])
     if q.get("sample") in sample_names():
         st.session_state.setdefault("sample", q["sample"])
+    if q.get("folder_file"):  # a path inside the data folder: confined again when it opens
+        st.session_state.setdefault("folder_file", q["folder_file"])
     if str(q.get("seed", "")).isdigit():
         st.session_state.setdefault("seed", int(q["seed"]))
     if q.get("upload") and upload_store().get(q["upload"]) is not None:  # a refresh: the file is still here

@@ -335,6 +335,10 @@ def load_dataset(
 
     if is_seed_dir(path_or_buffer):
         return _load_mapped_dir(path_or_buffer, label=label, name=name)
+    from fsviz.data.formats.npy import is_npy_path, load_npy
+
+    if is_npy_path(path_or_buffer):  # a .npy matrix: memory-mapped, labels in <stem>.y.npy
+        return load_npy(path_or_buffer, label=label, name=name)
     src = _Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
     src.sandbox = bool(sandbox)

@@ -1,0 +1,291 @@
+"""The server's data folder (``FSVIZ_DATA_DIR``): files that open without passing through a browser.
+
+The sidebar's third source beside Sample and Upload. The folder is listed with file sizes;
+a file is opened by its path *inside* the folder: :func:`resolve_inside` resolves the path
+(symlinks included) and refuses anything that ends up outside, whatever was typed (``..``,
+an absolute path, a symlink pointing out, a NUL byte).
+
+How a file opens:
+
+- formats whose data can stay on disk open memory-mapped through
+  :func:`fsviz.data.load_dataset`, nothing copied: a ``.npy`` matrix (labels, when
+  wanted, in a ``<stem>.y.npy`` beside it) and a directory written by
+  :func:`fsviz.data.seeds.write_seed_shape`;
+- every other format is read by the same loader and import settings as an upload (its
+  bytes are read on the server instead of travelling from the browser), so the Data page's
+  import settings and column roles apply.
+
+Both are bounded by the memory budget (:mod:`fsviz.data.budget`): a memory-mapped file
+costs the pages the analyses touch, which the operating system can drop; a file read into
+memory is checked against the budget before it is read.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+#: the environment variable naming the folder (unset: no server folder, the source is hidden)
+DATA_DIR_ENV = "FSVIZ_DATA_DIR"
+#: suffixes listed (lower case); a directory is listed when it is a zarr store or an fsviz
+#: memory-mapped dataset
+SUFFIXES = (
+    ".csv",
+    ".tsv",
+    ".txt",
+    ".parquet",
+    ".pq",
+    ".h5ad",
+    ".mat",
+    ".npz",
+    ".npy",
+    ".svm",
+    ".svmlight",
+    ".libsvm",
+    ".xlsx",
+    ".xls",
+    ".ods",
+)
+#: formats opened memory-mapped (never read into memory whole)
+MAPPED = (".npy",)
+#: a labels file beside a ``.npy`` matrix: ``expr.npy`` + ``expr.y.npy``
+LABELS_SUFFIX = ".y.npy"
+#: the listing stops after this many entries (a folder of millions of files stays quick)
+MAX_ENTRIES = 2000
+#: folders deeper than this below the data folder are not listed (still opened when typed)
+MAX_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class FolderFile:
+    """One entry of the listing: its path inside the folder (``/``-separated), size, kind."""
+
+    name: str
+    size: int
+    kind: str  # the suffix without its dot, or "seed" (an fsviz memory-mapped directory)
+    mapped: bool  # opened memory-mapped (stays on disk)
+
+    @property
+    def label(self) -> str:
+        """``expr.npy — 91.6 MiB, memory-mapped``: what the sidebar lists."""
+        from fsviz.data.budget import format_bytes
+
+        how = ", memory-mapped" if self.mapped else ""
+        return f"{self.name} — {format_bytes(self.size)}{how}"
+
+
+def data_dir() -> Path | None:
+    """The data folder (``FSVIZ_DATA_DIR``, resolved), or None when unset.
+
+    Raises ValueError when it is set to something that is not a readable folder: the
+    operator's mistake is named rather than hidden.
+    """
+    raw = os.environ.get(DATA_DIR_ENV, "").strip()
+    if not raw:
+        return None
+    root = Path(raw).expanduser()
+    if not root.is_dir():
+        raise ValueError(
+            f"{DATA_DIR_ENV}={raw!r} is not a folder on this server. Fix: set it to an existing "
+            "folder of data files (docs/app.md, 'Running fsviz for a team'), or unset it."
+        )
+    return root.resolve()
+
+
+def _is_seed_dir(p: Path) -> bool:
+    return (p / "meta.json").is_file() and ((p / "X.npy").is_file() or (p / "X.data.npy").is_file())
+
+
+def _dir_size(p: Path) -> int:
+    return sum(f.stat().st_size for f in p.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def list_files(root: Path) -> list[FolderFile]:
+    """The data files under ``root`` (sorted by path; hidden entries and ``<stem>.y.npy``
+    label files left out; symlinks only when they point inside ``root``)."""
+    root = Path(root).resolve()
+    out: list[FolderFile] = []
+    stack: list[tuple[Path, int]] = [(root, 0)]
+    while stack and len(out) < MAX_ENTRIES:
+        folder, depth = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            if e.name.startswith(".") or len(out) >= MAX_ENTRIES:
+                continue
+            p = Path(e.path)
+            try:
+                real = p.resolve(strict=True)
+            except (OSError, RuntimeError):  # a dangling or looping link
+                continue
+            if not real.is_relative_to(root):
+                continue
+            rel = p.relative_to(root).as_posix()
+            if real.is_dir():
+                if _is_seed_dir(real):
+                    out.append(FolderFile(rel, _dir_size(real), "seed", True))
+                elif depth + 1 < MAX_DEPTH and not e.is_symlink():
+                    stack.append((p, depth + 1))
+                continue
+            low = e.name.lower()
+            if low.endswith(LABELS_SUFFIX):
+                continue
+            suffix = Path(low).suffix
+            if suffix in SUFFIXES:
+                out.append(FolderFile(rel, real.stat().st_size, suffix[1:], suffix in MAPPED))
+    return sorted(out, key=lambda f: f.name)
+
+
+def resolve_inside(root: Path, name: str) -> Path:
+    """The file ``name`` (a path relative to ``root``) as an absolute path inside ``root``.
+
+    Raises ValueError for anything else, whatever was typed: an empty name, a NUL byte, an
+    absolute path or ``..`` that leaves the folder, a symlink (anywhere on the way) that
+    points outside it, or a path that does not exist.
+    """
+    root = Path(root).resolve()
+    text = str(name or "").strip()
+    if not text:
+        raise ValueError("data folder: no file named; pick one from the list.")
+    if "\x00" in text:
+        raise ValueError("data folder: a file name cannot hold a NUL byte.")
+    candidate = root / text  # an absolute `text` replaces root: caught by the check below
+    try:
+        real = candidate.resolve(strict=True)
+    except FileNotFoundError:
+        raise ValueError(f"data folder: {text!r} does not exist in the data folder.") from None
+    except (OSError, RuntimeError) as e:
+        raise ValueError(f"data folder: {text!r} cannot be opened ({e}).") from None
+    if not real.is_relative_to(root):
+        raise ValueError(
+            f"data folder: {text!r} is outside the data folder; only files inside it can be opened."
+        )
+    return real
+
+
+def is_mapped(path: Path) -> bool:
+    """Whether ``path`` opens memory-mapped (a ``.npy`` matrix or an fsviz mapped directory)."""
+    path = Path(path)
+    return path.suffix.lower() in MAPPED or (path.is_dir() and _is_seed_dir(path))
+
+
+def labels_file(path: Path) -> Path | None:
+    """The ``<stem>.y.npy`` labels beside a ``.npy`` matrix, when there is one."""
+    path = Path(path)
+    if path.suffix.lower() != ".npy":
+        return None
+    p = path.with_name(path.name[: -len(".npy")] + LABELS_SUFFIX)
+    return p if p.is_file() else None
+
+
+# ---------------------------------------------------------------------------- the sidebar
+def sources() -> list[str]:
+    """The sidebar's sources: Sample and Upload, and Server folder when ``FSVIZ_DATA_DIR`` is
+    set (a setting that names no folder shows as an error; the other sources still work)."""
+    try:
+        has_folder = data_dir() is not None
+    except ValueError as e:
+        st.error(str(e))
+        has_folder = False
+    return ["Sample", "Upload", "Server folder"] if has_folder else ["Sample", "Upload"]
+
+
+@st.cache_data(show_spinner=False, max_entries=4, ttl=10)
+def _listing(root: str) -> list[FolderFile]:
+    """The folder's listing, kept for 10 s (a file copied in shows up by itself)."""
+    return list_files(Path(root))
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _load_mapped(path: str, mtime_ns: int, size: int):
+    """A memory-mapped file's Dataset: one per path and version of the file, process-wide."""
+    from fsviz.data import load_dataset
+
+    return load_dataset(path)
+
+
+def open_folder_file(shape):
+    """The sidebar's **Server folder** source: pick (or type) a file inside ``FSVIZ_DATA_DIR``.
+
+    A memory-mapped file becomes the session's dataset here; any other file is handed back as
+    an :class:`appkit.intake.Upload` made from its bytes (read on the server), for the same
+    target picker, import settings and loading as an upload. Returns that Upload, or None.
+    Raises ValueError (the sidebar shows it) for a path outside the folder or data over the
+    memory budget.
+    """
+    from appkit.intake import _with_shape, apply_target_fixes, sample_fixes
+    from appkit.state import activate
+    from appkit.widgets import busy
+
+    root = data_dir()
+    files = _listing(str(root))
+    by_name = {f.name: f for f in files}
+    if st.session_state.get("folder_file") not in (None, *by_name):  # e.g. from a URL: a typed path
+        st.session_state["folder_path"] = st.session_state.pop("folder_file")
+    st.selectbox(
+        "Server file",
+        list(by_name),
+        index=None,
+        format_func=lambda n: by_name[n].label if n in by_name else n,
+        key="folder_file",
+        placeholder=f"{len(files)} files in the data folder" if files else "the data folder is empty",
+        help="Files in the server's data folder (FSVIZ_DATA_DIR): they open without an upload. "
+        ".npy matrices (labels in <name>.y.npy) stay on disk, memory-mapped; other formats are read "
+        "like an upload, with the same import settings on the Data page.",
+    )
+    typed = st.text_input(
+        "…or a path inside the folder", key="folder_path", help="Relative to the data folder."
+    )
+    chosen = (typed or "").strip() or st.session_state.get("folder_file")
+    if not chosen:
+        st.session_state.pop("folder_token", None)
+        return None
+    path = resolve_inside(root, chosen)
+    stat = path.stat()
+    if is_mapped(path):
+        st.session_state.pop("folder_token", None)
+        with busy(f"Opening {path.name} (memory-mapped) …"):
+            ds = _load_mapped(str(path), stat.st_mtime_ns, stat.st_size)
+        fixes = sample_fixes(f"folder:{path.relative_to(root).as_posix()}")  # the Data page's target fixes
+        ds = _with_shape(apply_target_fixes(ds, fixes), shape)
+        activate(ds)
+        return None
+    return _as_upload(path, stat)
+
+
+def _as_upload(path: Path, stat):
+    """The Upload of a folder file read on the server (the same file version keeps its token
+    and import settings), after checking its size against the memory budget."""
+    import hashlib
+    import secrets
+
+    from appkit.intake import IMPORT_DEFAULTS, Upload, upload_store
+    from fsviz.data.budget import check_memory, format_bytes
+
+    check_memory(stat.st_size, f"the file {path.name} ({format_bytes(stat.st_size)})", who="data folder")
+    version = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
+    token = st.session_state.get("folder_token")
+    up = upload_store().get(token) if token else None
+    if up is not None and st.session_state.get("folder_version") == version:
+        return up
+    data = path.read_bytes()
+    up = Upload(
+        secrets.token_urlsafe(16), path.name, hashlib.sha256(data).hexdigest(), data, dict(IMPORT_DEFAULTS)
+    )
+    upload_store().put(up.token, up)
+    st.session_state["folder_token"] = up.token
+    st.session_state["folder_version"] = version
+    return up
+
+
+def folder_upload():
+    """The Upload of the folder file this session opened (None for a memory-mapped one)."""
+    from appkit.intake import upload_store
+
+    token = st.session_state.get("folder_token")
+    return upload_store().get(token) if token else None
