@@ -9,6 +9,7 @@ import fsviz.compute as fc
 from fsviz.viz import target_histogram
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
+appkit.warm_up()  # once per server: load the numba kernels before the first person needs them
 
 
 def choose_dataset() -> None:

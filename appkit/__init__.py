@@ -83,6 +83,7 @@ from appkit.results import (
     selections,
     stored,
 )
+from appkit.scale import WIDE_FEATURES, feature_picker, wide
 from appkit.session_file import (
     apply_pending_session,
     pending_session_note,
@@ -109,6 +110,7 @@ from appkit.state import (
     small,
 )
 from appkit.url import restore_from_url, restore_runs, sync_url
+from appkit.warmup import warm_up
 from appkit.widgets import (
     GDM_ALL_CLASSES,
     TARGET_NEEDS,
@@ -202,6 +204,10 @@ __all__ = [
     "folder_upload",
     "open_folder_file",
     "sources",
+    # scale
+    "WIDE_FEATURES",
+    "feature_picker",
+    "wide",
     # url, session_file
     "restore_from_url",
     "restore_runs",
@@ -232,6 +238,8 @@ __all__ = [
     "result",
     "selections",
     "stored",
+    # warmup
+    "warm_up",
     # grm_panels, report
     "gamma_sweep",
     "grm_table",

@@ -56,22 +56,27 @@ def is_heavy(run, ds) -> bool:
     return run.method == "gdm" and ds.n_samples * ds.n_features >= HEAVY_GDM_CELLS
 
 
+class _Held:
+    """A client in a box: Streamlit's cache refuses to keep an awaitable (a Dask Client is one)."""
+
+    def __init__(self, client, cluster=None):
+        self.client, self.cluster = client, cluster
+
+
 @st.cache_resource(show_spinner=False)
-def _scheduler_client(address: str):
+def _scheduler_client(address: str) -> _Held:
     from fsviz._dask import as_client
 
-    return as_client(address, timeout="10s")
+    return _Held(as_client(address, timeout="10s"))
 
 
-@st.cache_resource(show_spinner=False)
-def _local_cluster(n_workers: int):
+@st.cache_resource(show_spinner="Starting a local Dask cluster …")
+def _local_cluster(n_workers: int) -> _Held:
     """A LocalCluster of worker processes (one thread each), shared by this server's sessions."""
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(
-        n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
-    return Client(cluster, set_as_default=False)
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+    return _Held(Client(cluster, set_as_default=False), cluster)
 
 
 def local_workers() -> int:
@@ -88,9 +93,9 @@ def client():
     """
     choice = st.session_state.get("compute", default_choice())
     if choice == SCHEDULER and scheduler_address():
-        return _scheduler_client(scheduler_address())
+        return _scheduler_client(scheduler_address()).client
     if choice == LOCAL_CLUSTER:
-        return _local_cluster(local_workers())
+        return _local_cluster(local_workers()).client
     return None
 
 

@@ -7,10 +7,11 @@ an absolute path, a symlink pointing out, a NUL byte).
 
 How a file opens:
 
-- formats whose data can stay on disk open memory-mapped through
-  :func:`fsviz.data.load_dataset`, nothing copied: a ``.npy`` matrix (labels, when
-  wanted, in a ``<stem>.y.npy`` beside it) and a directory written by
-  :func:`fsviz.data.seeds.write_seed_shape`;
+- formats whose data can stay on disk open from their path through
+  :func:`fsviz.data.load_dataset`: a ``.npy`` matrix (labels, when wanted, in a
+  ``<stem>.y.npy`` beside it; read into memory when it fits the memory budget, else
+  memory-mapped, nothing copied) and a directory written by
+  :func:`fsviz.data.seeds.write_seed_shape` (memory-mapped);
 - every other format is read by the same loader and import settings as an upload (its
   bytes are read on the server instead of travelling from the browser), so the Data page's
   import settings and column roles apply.
@@ -49,8 +50,8 @@ SUFFIXES = (
     ".xls",
     ".ods",
 )
-#: formats opened memory-mapped (never read into memory whole)
-MAPPED = (".npy",)
+#: formats opened from their path by load_dataset (memory-mapped when over the memory budget)
+DIRECT = (".npy",)
 #: a labels file beside a ``.npy`` matrix: ``expr.npy`` + ``expr.y.npy``
 LABELS_SUFFIX = ".y.npy"
 #: the listing stops after this many entries (a folder of millions of files stays quick)
@@ -66,15 +67,29 @@ class FolderFile:
     name: str
     size: int
     kind: str  # the suffix without its dot, or "seed" (an fsviz memory-mapped directory)
-    mapped: bool  # opened memory-mapped (stays on disk)
+    mapped: bool  # stays on disk, memory-mapped (over the memory budget, or an fsviz mapped folder)
 
     @property
     def label(self) -> str:
-        """``expr.npy — 91.6 MiB, memory-mapped``: what the sidebar lists."""
+        """``expr.npy — 91.6 MiB`` (``, memory-mapped`` when it stays on disk): what the sidebar lists."""
         from fsviz.data.budget import format_bytes
 
         how = ", memory-mapped" if self.mapped else ""
         return f"{self.name} — {format_bytes(self.size)}{how}"
+
+
+def _npy_over_budget(path: Path) -> bool:
+    """Whether a ``.npy`` matrix as float64 is over the memory budget (read from its header)."""
+    import numpy as np
+
+    from fsviz.data.budget import dense_bytes, resolve_budget
+
+    try:
+        shape = np.load(path, mmap_mode="r", allow_pickle=False).shape  # reads the header only
+    except (OSError, ValueError):
+        return False  # the loader says what is wrong with it
+    budget = resolve_budget()
+    return len(shape) == 2 and bool(budget) and dense_bytes(*shape) > budget
 
 
 def data_dir() -> Path | None:
@@ -137,7 +152,8 @@ def list_files(root: Path) -> list[FolderFile]:
                 continue
             suffix = Path(low).suffix
             if suffix in SUFFIXES:
-                out.append(FolderFile(rel, real.stat().st_size, suffix[1:], suffix in MAPPED))
+                mapped = suffix == ".npy" and _npy_over_budget(real)
+                out.append(FolderFile(rel, real.stat().st_size, suffix[1:], mapped))
     return sorted(out, key=lambda f: f.name)
 
 
@@ -168,10 +184,11 @@ def resolve_inside(root: Path, name: str) -> Path:
     return real
 
 
-def is_mapped(path: Path) -> bool:
-    """Whether ``path`` opens memory-mapped (a ``.npy`` matrix or an fsviz mapped directory)."""
+def opens_directly(path: Path) -> bool:
+    """Whether ``path`` opens from its path (a ``.npy`` matrix, an fsviz mapped directory)
+    rather than through the upload's import settings."""
     path = Path(path)
-    return path.suffix.lower() in MAPPED or (path.is_dir() and _is_seed_dir(path))
+    return path.suffix.lower() in DIRECT or (path.is_dir() and _is_seed_dir(path))
 
 
 def labels_file(path: Path) -> Path | None:
@@ -202,8 +219,8 @@ def _listing(root: str) -> list[FolderFile]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def _load_mapped(path: str, mtime_ns: int, size: int):
-    """A memory-mapped file's Dataset: one per path and version of the file, process-wide."""
+def _load_direct(path: str, mtime_ns: int, size: int):
+    """The Dataset of a file opened from its path: one per path and version, process-wide."""
     from fsviz.data import load_dataset
 
     return load_dataset(path)
@@ -212,9 +229,10 @@ def _load_mapped(path: str, mtime_ns: int, size: int):
 def open_folder_file(shape):
     """The sidebar's **Server folder** source: pick (or type) a file inside ``FSVIZ_DATA_DIR``.
 
-    A memory-mapped file becomes the session's dataset here; any other file is handed back as
-    an :class:`appkit.intake.Upload` made from its bytes (read on the server), for the same
-    target picker, import settings and loading as an upload. Returns that Upload, or None.
+    A ``.npy`` matrix or an fsviz mapped folder becomes the session's dataset here; any other
+    file is handed back as an :class:`appkit.intake.Upload` made from its bytes (read on the
+    server), for the same target picker, import settings and loading as an upload. Returns
+    that Upload, or None.
     Raises ValueError (the sidebar shows it) for a path outside the folder or data over the
     memory budget.
     """
@@ -235,8 +253,9 @@ def open_folder_file(shape):
         key="folder_file",
         placeholder=f"{len(files)} files in the data folder" if files else "the data folder is empty",
         help="Files in the server's data folder (FSVIZ_DATA_DIR): they open without an upload. "
-        ".npy matrices (labels in <name>.y.npy) stay on disk, memory-mapped; other formats are read "
-        "like an upload, with the same import settings on the Data page.",
+        ".npy matrices (labels in <name>.y.npy) are read into memory, or memory-mapped when over the "
+        "memory budget; other formats are read like an upload, with the same import settings on the "
+        "Data page.",
     )
     typed = st.text_input(
         "…or a path inside the folder", key="folder_path", help="Relative to the data folder."
@@ -247,10 +266,10 @@ def open_folder_file(shape):
         return None
     path = resolve_inside(root, chosen)
     stat = path.stat()
-    if is_mapped(path):
+    if opens_directly(path):
         st.session_state.pop("folder_token", None)
-        with busy(f"Opening {path.name} (memory-mapped) …"):
-            ds = _load_mapped(str(path), stat.st_mtime_ns, stat.st_size)
+        with busy(f"Opening {path.name} …"):
+            ds = _load_direct(str(path), stat.st_mtime_ns, stat.st_size)
         fixes = sample_fixes(f"folder:{path.relative_to(root).as_posix()}")  # the Data page's target fixes
         ds = _with_shape(apply_target_fixes(ds, fixes), shape)
         activate(ds)
@@ -284,7 +303,7 @@ def _as_upload(path: Path, stat):
 
 
 def folder_upload():
-    """The Upload of the folder file this session opened (None for a memory-mapped one)."""
+    """The Upload of the folder file this session opened (None for one opened from its path)."""
     from appkit.intake import upload_store
 
     token = st.session_state.get("folder_token")

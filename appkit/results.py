@@ -11,6 +11,7 @@ import streamlit as st
 
 import fsviz.compute as fc
 from appkit import jobs
+from appkit.scale import check_fits
 from appkit.state import (
     LRU,
     ResultKey,
@@ -174,6 +175,7 @@ def result(
     label = label or f"Running {run.spec.label}"
     if quiet and job is None:
         try:
+            check_fits(run, ds)
             res = run.execute(ds, None, results=_dependency(ds))
         except Exception as e:  # every failure becomes a message; the session goes on
             show_error(e, f"{run.label} on {ds.name!r}")
@@ -194,6 +196,7 @@ def result(
         client = client_for(run, ds)
 
         def compute(report):
+            check_fits(run, ds)  # a memory-mapped matrix over the budget: only out-of-core runs
             res = run.execute(ds, report, results=_dependency(ds), client=client)
             result_store().put(key, res)
             return res

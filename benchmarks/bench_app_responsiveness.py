@@ -285,7 +285,20 @@ def width_main(a) -> int:
     spy = None
     if a.profile:  # py-spy samples every thread of the server: collapsed stacks for flame graphs
         spy = subprocess.Popen(
-            ["py-spy", "record", "-p", str(proc.pid), "-r", "50", "--threads", "-f", "raw", "-o", a.profile],
+            [
+                "py-spy",
+                "record",
+                "-p",
+                str(proc.pid),
+                "-r",
+                "50",
+                "--threads",
+                "--nonblocking",
+                "-f",
+                "raw",
+                "-o",
+                a.profile,
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -453,7 +453,7 @@ def _histogram(run: Run, ctx: Context) -> R.HistogramResult:
         np.asarray(res.edges, dtype=np.float64),
         counts,
         bool(res.exact),
-        int(round(counts.sum())),
+        int(round(counts.sum())) if res.exact else int(res.n_evaluated),  # an estimate: its sample
         int(res.n_pairs),
         len(res.constant_features),
         float(res.seconds),

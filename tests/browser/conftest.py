@@ -3,7 +3,8 @@
 Every test module in ``tests/browser/`` gets these by name, without imports (pytest's conftest):
 
 - ``server``: the URL of ``streamlit run app.py`` (headless, a free 127.0.0.1 port), started
-  once per session on first use and stopped at the end;
+  once per session on first use and stopped at the end; its data folder (``FSVIZ_DATA_DIR``)
+  is ``data_folder``;
 - ``browser``: Debian's Chromium through Playwright, launched once per session;
 - ``page``: a fresh browser context and page per test on ``server`` (its own Streamlit session,
   cookies and downloads), settled, closed after the test; open more contexts with
@@ -11,6 +12,7 @@ Every test module in ``tests/browser/`` gets these by name, without imports (pyt
 - ``shots``: the session's screenshot folder (printed; kept by pytest's tmp_path_factory);
 - ``start_server``: ``with start_server(tmp_path) as url:`` a separate, fresh server (for what
   only a fresh process shows; it costs a server start, so use ``server`` otherwise);
+  ``start_server(tmp_path, {"NAME": "value"})`` adds environment variables;
 - helpers, as fixtures returning functions: ``settle(page)``, ``goto(page, name)``,
   ``charts_drawn(page)``, ``tree_title(page)``, ``upload(page, path)``, ``pick(page, label,
   option)``, and ``nav_pages`` (navigation name -> page title).
@@ -74,15 +76,23 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _server(log_dir: Path):
-    """``streamlit run app.py`` headless on a free 127.0.0.1 port; yields its URL once healthy."""
+def _server(log_dir: Path, env: dict | None = None):
+    """``streamlit run app.py`` headless on a free 127.0.0.1 port (``env``: variables to add);
+    yields its URL once healthy."""
     port = _free_port()
     log = log_dir / "server.log"
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true"]
     cmd += ["--server.address", "127.0.0.1", "--server.port", str(port)]
     cmd += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     out = open(log, "wb")  # closed with the server
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=os.environ | (env or {}),
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 90
@@ -173,9 +183,25 @@ def start_server():
 
 
 @pytest.fixture(scope="session")
-def server(start_server, tmp_path_factory):
-    """The URL of the session's Streamlit server (started on first use)."""
-    with start_server(tmp_path_factory.mktemp("server")) as url:
+def data_folder(tmp_path_factory) -> Path:
+    """The server's data folder (``FSVIZ_DATA_DIR``): ``expr.npy`` (60 x 3,000, two classes in
+    ``expr.y.npy``, features in correlated blocks: GDM finds groups) and ``small.csv``."""
+    import numpy as np
+
+    folder = tmp_path_factory.mktemp("data_folder")
+    rng = np.random.default_rng(0)
+    factors = rng.standard_normal((60, 40))
+    X = rng.standard_normal((60, 3000)) + 2.0 * factors[:, rng.integers(0, 40, size=3000)]
+    np.save(folder / "expr.npy", X.astype(np.float32))
+    np.save(folder / "expr.y.npy", (factors[:, 0] > 0).astype(np.int64))
+    (folder / "small.csv").write_text("a,b,class\n1,2,x\n3,4,y\n5,7,x\n6,1,y\n")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def server(start_server, tmp_path_factory, data_folder):
+    """The URL of the session's Streamlit server (started on first use), with a data folder."""
+    with start_server(tmp_path_factory.mktemp("server"), {"FSVIZ_DATA_DIR": str(data_folder)}) as url:
         yield url
 
 

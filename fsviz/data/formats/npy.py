@@ -1,11 +1,14 @@
-"""A single ``.npy`` matrix, opened memory-mapped (nothing copied), with its labels beside it.
+"""A single ``.npy`` matrix with its labels beside it: in memory when it fits the memory
+budget, else memory-mapped (nothing copied).
 
 ``expr.npy`` holds the features (2-D, numeric, samples in rows); the labels, when there are
-any, are in ``expr.y.npy`` (1-D, one per sample: integers or text). The matrix is
+any, are in ``expr.y.npy`` (1-D, one per sample: integers or text). When the matrix as
+float64 fits the memory budget (:mod:`fsviz.data.budget`) it is read into memory (the
+analyses run several times faster on it); otherwise it stays
 ``np.load(path, mmap_mode="r")``: a read-only ``numpy.memmap`` that the Dataset keeps as it
 is, so every analysis reads it block by block from the page cache (GDM through its column
-source, the correlation histogram through its column blocks). Nothing here is checked
-against the memory budget: the file is never read into memory whole.
+source, the correlation histogram through its column blocks) and the process holds a few
+blocks, not the matrix.
 """
 
 from __future__ import annotations
@@ -35,12 +38,15 @@ def labels_path(path) -> Path:
     return p.with_name(p.name[: -len(".npy")] + LABELS_SUFFIX)
 
 
-def load_npy(path, *, label="auto", name: str | None = None) -> Dataset:
-    """The Dataset of a ``.npy`` matrix, memory-mapped.
+def load_npy(path, *, label="auto", name: str | None = None, memory_budget=None) -> Dataset:
+    """The Dataset of a ``.npy`` matrix: in memory when it fits ``memory_budget``, else
+    memory-mapped.
 
     ``label``: ``"auto"`` takes ``<stem>.y.npy`` when it exists, ``None`` loads no labels, a
     path names the labels file (``.npy``, 1-D).
     """
+    from fsviz.data.budget import dense_bytes, resolve_budget
+
     p = Path(os.fspath(path))
     who = f"load_dataset: {p.name!r}"
     try:
@@ -74,7 +80,15 @@ def load_npy(path, *, label="auto", name: str | None = None) -> Dataset:
                 f"{who}: its labels file {lab.name!r} holds shape {y.shape}; expected one label per "
                 f"sample, shape ({X.shape[0]},)."
             )
-    meta = {"source": os.fspath(p), "format": "npy-mmap"}
+    budget = resolve_budget(memory_budget)
+    mapped = bool(budget) and dense_bytes(*X.shape) > budget
+    if not mapped:  # block by block into float64: never the file and a second copy at once
+        out = np.empty(X.shape, dtype=np.float64)
+        step = max(1, (1 << 26) // max(8 * X.shape[1], 1))
+        for a in range(0, X.shape[0], step):
+            out[a : a + step] = X[a : a + step]
+        X = out
+    meta = {"source": os.fspath(p), "format": "npy-mmap" if mapped else "npy"}
     if lab is not None:
         meta["labels_file"] = lab.name
     stem = p.name[: -len(".npy")]
