@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from pathlib import Path
@@ -115,8 +116,11 @@ def test_the_app_sends_heavy_runs_to_the_scheduler_with_the_local_result(dask_cl
         assert not at.exception, [e.value for e in at.exception]
         after = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
         assert after > before  # the histogram's blocks went through the scheduler
-        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-        bars = np.asarray([v for v in spec["data"][0]["y"] if v is not None], dtype=float)
+        y = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["y"]
+        if isinstance(y, dict):  # plotly's typed array
+            y = np.frombuffer(base64.b64decode(y["bdata"]), dtype=np.dtype(y["dtype"]))
+        bars = np.asarray(y, dtype=float)
+        bars = bars[np.isfinite(bars)]
         from fsviz.data import list_samples, load_sample  # the app opens on the digits sample
 
         name = [n for n in list_samples() if "digit" in n.lower()][0]
