@@ -60,7 +60,7 @@ def choose_dataset() -> None:
         st.number_input(
             "Random seed",
             min_value=0,
-            max_value=2**31 - 1,
+            max_value=fc.SEED_MAX,
             step=1,
             key="seed",
             help="Every run is seeded, so results are reproducible and cached.",
@@ -74,6 +74,8 @@ def choose_dataset() -> None:
         if ds is not None:
             appkit.report_download(ds)
         appkit.sync_url(ds)
+        if st.session_state.get("url_error"):
+            st.warning(st.session_state.pop("url_error"))
 
 
 def target_picker(up) -> None:

@@ -185,7 +185,10 @@ def _inspect(digest: str, filename: str, sep, decimal, sheet, transpose, label, 
 
     buf = io.BytesIO(_data)
     buf.name = filename
-    return inspect_table(buf, sep=sep, decimal=decimal, sheet=sheet, transpose=transpose, label=label)
+    # workbooks and .h5ad files are read in the memory-limited sandbox child, as by the loader
+    return inspect_table(
+        buf, sep=sep, decimal=decimal, sheet=sheet, transpose=transpose, label=label, sandbox=True
+    )
 
 
 def inspect_upload(up: Upload):

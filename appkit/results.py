@@ -381,10 +381,10 @@ def file_name(ds, sel: fc.Selection, what: str, ext: str = ".csv") -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-_")[:150] + ext
 
 
-def reduced_csv(ds, sel: fc.Selection) -> bytes | None:
+def reduced_csv(ds, sel: fc.Selection, *, raw: bool = False) -> bytes | None:
     """The reduced dataset's CSV (st.error and None when it cannot be written)."""
     try:
-        return fc.reduced_csv(ds, sel.indices)
+        return fc.reduced_csv(ds, sel.indices, raw=raw)
     except ValueError as e:
         st.error(str(e))
         return None

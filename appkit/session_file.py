@@ -119,7 +119,10 @@ def apply_pending_session(ds) -> str:
             f"{doc.fingerprint[:12]}…), not on {ds.name!r}; load that dataset first."
         )
     st.session_state.pop("pending_session")
-    groups = groups_by_index(doc.prior_groups, ds.feature_names)
+    try:
+        groups = groups_by_index(doc.prior_groups, ds.feature_names)
+    except ValueError as e:
+        return f"error:{e}"
     for slot, run in doc.shown.items():
         show(ds, slot, run)
     for run, k in doc.kept:

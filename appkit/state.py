@@ -165,6 +165,7 @@ APP_KEYS = frozenset(
         "upload_token",
         "pending_session",
         "session_error",
+        "url_error",
         "report_runs",
         "report_k",
         "report_dl",

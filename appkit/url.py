@@ -9,7 +9,8 @@ import streamlit as st
 
 from appkit.intake import sample_names, upload_store
 from appkit.state import per_dataset, show
-from fsviz.compute import Run
+from fsviz.compute.runs import SEED_MAX
+from fsviz.compute.session import check_run, parse_json
 
 _URL_KEYS = ("source", "sample", "seed", "folder_file")
 
@@ -24,9 +25,9 @@ def restore_from_url() -> None:
         st.session_state.setdefault("source", q["source"])
     if q.get("sample") in sample_names():
         st.session_state.setdefault("sample", q["sample"])
-    if q.get("folder_file"):  # a path inside the data folder: confined again when it opens
+    if q.get("folder_file") and len(q["folder_file"]) <= 1000:  # confined again when it opens
         st.session_state.setdefault("folder_file", q["folder_file"])
-    if str(q.get("seed", "")).isdigit():
+    if str(q.get("seed", "")).isdigit() and len(q["seed"]) <= 10 and int(q["seed"]) <= SEED_MAX:
         st.session_state.setdefault("seed", int(q["seed"]))
     if q.get("upload") and upload_store().get(q["upload"]) is not None:  # a refresh: the file is still here
         st.session_state["upload_token"] = q["upload"]
@@ -48,9 +49,9 @@ def sync_url(ds) -> None:
         return
     if pending:
         try:
-            restore_runs(ds, json.loads(base64.urlsafe_b64decode(pending.encode())))
-        except (ValueError, TypeError):
-            pass  # a stale or edited URL: start with the defaults
+            restore_runs(ds, parse_json(base64.urlsafe_b64decode(pending.encode()), "the link's runs"))
+        except (ValueError, TypeError) as e:  # a stale or edited URL: the defaults, and why
+            st.session_state["url_error"] = f"The runs in this link were not restored: {e}"
     shown_runs = {slot: run.to_dict() for slot, run in per_dataset("shown", ds).items()}
     text = base64.urlsafe_b64encode(json.dumps(shown_runs, separators=(",", ":")).encode()).decode()
     if shown_runs and len(text) < 4000 and q.get("runs") != text:
@@ -58,6 +59,10 @@ def sync_url(ds) -> None:
 
 
 def restore_runs(ds, runs: dict) -> None:
-    """Show ``{slot: Run dict}`` on the pages (results recompute or come from the store)."""
-    for slot, data in runs.items():
-        show(ds, slot, Run.from_dict(data))
+    """Show ``{slot: Run dict}`` on the pages (results recompute or come from the store), each
+    run checked as a session file's are (known method, declared parameters, seed in range)."""
+    if not isinstance(runs, dict):
+        raise ValueError(f"expected {{page: run}}; got {type(runs).__name__}")
+    checked = {str(slot): check_run(data, f"'{slot}'") for slot, data in runs.items()}
+    for slot, run in checked.items():
+        show(ds, slot, run)

@@ -97,6 +97,19 @@ def _say(args: argparse.Namespace, msg: str) -> None:
         print(f"fsviz: {msg}", file=sys.stderr)
 
 
+def _seed(text: str) -> int:
+    """``--seed``: an int in numpy's range (what a Run takes)."""
+    from fsviz.compute.runs import SEED_MAX
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an int; got {text!r}") from None
+    if not 0 <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"must be in [0, {SEED_MAX}]; got {value}")
+    return value
+
+
 def _load(args: argparse.Namespace):
     """The dataset through ``fsviz.data.load_dataset`` (label column, format)."""
     from fsviz.data import load_dataset
@@ -105,6 +118,8 @@ def _load(args: argparse.Namespace):
     if not os.path.exists(path):
         raise OSError(f"input file {path!r} does not exist.")
     kwargs: dict[str, Any] = {"fmt": args.format, "memory_budget": args.memory_budget}
+    if getattr(args, "allow_external", False):
+        kwargs["allow_external"] = True
     kwargs |= {"missing": args.missing, "categorical": args.categorical}
     kwargs |= {
         "sep": _SEPS.get(args.sep, args.sep),
@@ -341,10 +356,11 @@ def cmd_select(args: argparse.Namespace) -> int:
             client.close()
     _say(args, f"{run.spec.label} finished in {res.seconds:.1f} s")
     sel = res.selection(args.n_features)
-    _write(args, fc.selection_csv(sel, ds.feature_names).decode())
+    raw = bool(getattr(args, "csv_raw", False))
+    _write(args, fc.selection_csv(sel, ds.feature_names, raw=raw).decode())
     if args.reduced:
         with open(args.reduced, "wb") as fh:
-            fh.write(fc.reduced_csv(ds, sel.indices))
+            fh.write(fc.reduced_csv(ds, sel.indices, raw=raw))
         _say(args, f"wrote the reduced dataset ({sel.n_features} features) to {args.reduced}")
     if args.provenance:
         with open(args.provenance, "wb") as fh:
@@ -360,10 +376,12 @@ def _report_runs(args: argparse.Namespace, ds) -> list:
 
     runs = []
     if args.runs:
+        from fsviz.compute.session import MAX_SESSION_BYTES, parse_json
+
         try:
             with open(args.runs, "rb") as fh:
-                doc = json.loads(fh.read())
-        except (OSError, ValueError) as e:
+                doc = parse_json(fh.read(MAX_SESSION_BYTES + 1), f"--runs {args.runs!r}")
+        except OSError as e:
             raise CLIError(f"--runs: cannot read {args.runs!r} as a session JSON file ({e}).") from None
         want = (doc.get("dataset") or {}) if isinstance(doc, dict) else {}
         if want.get("fingerprint") != ds.fingerprint:
@@ -550,6 +568,12 @@ def _parser() -> argparse.ArgumentParser:
             "limit; default: $FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM)",
         )
         q.add_argument(
+            "--allow-external",
+            action="store_true",
+            help="a trusted local HDF5/.h5ad file may point at other files (external links, external "
+            "storage, virtual datasets); refused by default",
+        )
+        q.add_argument(
             "--missing",
             choices=LOAD_CHOICES["missing"],
             default=LOADING["missing"],
@@ -581,7 +605,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--estimate", dest="estimate", action="store_true", help="estimate from sampled pairs")
     q.set_defaults(estimate=False)
     q.add_argument("--sample-pairs", type=int, default=1_000_000, help="pairs sampled with --estimate")
-    q.add_argument("--seed", type=int, default=0, help="seed of the pair sample")
+    q.add_argument("--seed", type=_seed, default=0, help="seed of the pair sample")
     q.add_argument("--block-size", type=int, default=2048, help="features per block (dense data)")
     q.add_argument(
         "--precision",
@@ -633,7 +657,7 @@ def _parser() -> argparse.ArgumentParser:
         help="parameter of the --base score, repeatable (e.g. --base-param n_neighbors=5)",
     )
     q.add_argument(
-        "--seed", type=int, default=0, help="random_state of every estimator (default 0, as the app)"
+        "--seed", type=_seed, default=0, help="random_state of every estimator (default 0, as the app)"
     )
     q.add_argument(
         "--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client"
@@ -648,6 +672,12 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("-o", "--output", help="selection CSV (rank,index,name,score,role,group); default: stdout")
     q.add_argument(
         "--reduced", metavar="PATH", help="also write the dataset restricted to the exported features (CSV)"
+    )
+    q.add_argument(
+        "--csv-raw",
+        action="store_true",
+        help="write names exactly, for programs; by default a name that begins like a spreadsheet formula "
+        "(= + - @ tab CR) gets a ' in front, so opening the CSV in a spreadsheet runs nothing",
     )
     q.add_argument(
         "--provenance",
@@ -669,7 +699,7 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument(
         "--base-param", action="append", metavar="NAME=VALUE", help="parameter of the --base score"
     )
-    q.add_argument("--seed", type=int, default=0, help="random_state of --method (default 0, as the app)")
+    q.add_argument("--seed", type=_seed, default=0, help="random_state of --method (default 0, as the app)")
     q.add_argument(
         "-k",
         "--top-k",
@@ -709,7 +739,7 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument(
         "--repeats", type=int, default=20, help="K-means repeats for unsupervised methods (default 20)"
     )
-    q.add_argument("--seed", type=int, default=0, help="random_state of every run, fold split and model")
+    q.add_argument("--seed", type=_seed, default=0, help="random_state of every run, fold split and model")
     q.add_argument("--n-jobs", type=int, help="run methods and folds in parallel with joblib")
     q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address: run them on a cluster")
     q.add_argument(

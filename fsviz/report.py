@@ -69,9 +69,13 @@ def session_runs(doc: Mapping) -> list[Run]:
             "session file: expected the app's JSON ({'dataset', 'shown', 'selections'}); "
             f"got {str(doc)[:120]!r}. Fix: save it with the app's 'Save session (JSON)'."
         )
+    from fsviz.compute.session import check_run
+
     try:
-        runs = [Run.from_dict(d) for d in dict(doc.get("shown") or {}).values()]
-        runs += [Run.from_dict(item["run"]) for item in doc.get("selections") or ()]
+        runs = [check_run(d, f"'shown.{k}'") for k, d in dict(doc.get("shown") or {}).items()]
+        runs += [
+            check_run(item["run"], f"'selections[{i}]'") for i, item in enumerate(doc.get("selections") or ())
+        ]
     except (KeyError, TypeError, AttributeError) as e:
         raise ValueError(
             f"session file: a run entry is broken ({type(e).__name__}: {e}); each selection must be "

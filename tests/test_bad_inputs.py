@@ -683,7 +683,7 @@ def test_hostile_file_through_the_app_upload(tmp_path, monkeypatch, name, conten
 def test_a_reader_crash_in_the_sandbox_is_an_error_not_a_dead_process():
     import os as _os
 
-    from fsviz.data.formats.matlab import ChildCrashed, run_isolated
+    from fsviz.data.sandbox import ChildCrashed, run_isolated
 
     with pytest.raises(ChildCrashed, match=r"the reader crashed \(signal 6\)"):
         run_isolated(_os.abort)

@@ -77,16 +77,22 @@ def export():
             help="A ranking orders every feature; the selection and the reduced dataset hold its top k.",
         )
         sel = appkit.stored(ds, sel.run).selection(int(top))
+    raw = st.checkbox(
+        "exact CSV (for programs)",
+        key="export_raw",
+        help="Names as they are, byte for byte. By default a name that begins like a spreadsheet formula "
+        "(= + - @) gets a ' in front, so opening the file in a spreadsheet program runs nothing.",
+    )
     c1, c2, c3 = st.columns(3)
     c1.download_button(
         "Selection CSV (rank, index, name, score, role, group)",
-        fc.selection_csv(sel, ds.feature_names),
+        fc.selection_csv(sel, ds.feature_names, raw=raw),
         file_name=appkit.file_name(ds, sel, "selection"),
         mime="text/csv",
         key="dl_sel",
         on_click="ignore",
     )
-    reduced = appkit.reduced_csv(ds, sel)
+    reduced = appkit.reduced_csv(ds, sel, raw=raw)
     if reduced is not None:
         c2.download_button(
             "Reduced dataset CSV",

@@ -58,6 +58,7 @@ from fsviz.compute.results import (
     SubsetResult,
 )
 from fsviz.compute.runs import (
+    SEED_MAX,
     Context,
     Progress,
     Run,
@@ -107,6 +108,7 @@ from fsviz.viz.compare import (
 )
 
 __all__ = [
+    "SEED_MAX",
     "SessionFile",
     "read_session",
     "session_json",

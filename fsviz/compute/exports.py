@@ -19,19 +19,25 @@ from fsviz.compute.results import Selection
 SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")
 
 
-def selection_frame(selection: Selection, feature_names: Sequence[str]) -> pd.DataFrame:
+def selection_frame(selection: Selection, feature_names: Sequence[str], *, raw: bool = True) -> pd.DataFrame:
     """The export table: ``rank, index, name, score, role, group``, one row per feature.
 
     ``group`` is the group number 1..K (GDM: the K-th support feature found and its
-    affiliated features), 0 for a feature in no group.
+    affiliated features), 0 for a feature in no group. ``raw=False``: names that begin like a
+    spreadsheet formula get a quote in front (:func:`fsviz.data.csv_safety.neutralise`).
     """
+    from fsviz.data.csv_safety import neutralise
+
     names = np.asarray(feature_names, dtype=object)
     idx = np.asarray(selection.indices, dtype=np.int64)
+    shown = names[idx].astype(str) if idx.size else np.array([], dtype=str)
+    if not raw and shown.size:
+        shown = np.array([neutralise(n) for n in shown.tolist()], dtype=object).astype(str)
     return pd.DataFrame(
         {
             "rank": np.arange(1, len(idx) + 1, dtype=np.int64),
             "index": idx,
-            "name": names[idx].astype(str) if idx.size else np.array([], dtype=str),
+            "name": shown,
             "score": np.asarray(selection.scores, dtype=np.float64),
             "role": np.asarray(selection.roles, dtype=object).astype(str),
             "group": np.asarray(selection.groups, dtype=np.int64),
@@ -40,9 +46,14 @@ def selection_frame(selection: Selection, feature_names: Sequence[str]) -> pd.Da
     )
 
 
-def selection_csv(selection: Selection, feature_names: Sequence[str]) -> bytes:
-    """CSV bytes of :func:`selection_frame`; floats with 17 significant digits (round-trips)."""
-    frame = selection_frame(selection, feature_names)
+def selection_csv(selection: Selection, feature_names: Sequence[str], *, raw: bool = False) -> bytes:
+    """CSV bytes of :func:`selection_frame`; floats with 17 significant digits (round-trips).
+
+    Names that begin like a spreadsheet formula (``=``, ``+``, ``-``, ``@``, tab, CR) get a quote
+    in front, so opening the file in a spreadsheet program runs nothing (OWASP's advice);
+    ``raw=True`` writes every name byte for byte (for programs; the CLI's ``--csv-raw``).
+    """
+    frame = selection_frame(selection, feature_names, raw=raw)
     return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n").encode()
 
 
@@ -103,16 +114,18 @@ def provenance_json(selection: Selection, dataset) -> bytes:
     return json.dumps(provenance(selection, dataset), indent=2).encode()
 
 
-def reduced_csv(dataset, indices: Sequence[int]) -> bytes:
+def reduced_csv(dataset, indices: Sequence[int], *, raw: bool = False) -> bytes:
     """The dataset restricted to ``indices`` as CSV (``Dataset.subset(...).to_csv()``).
 
     The sample names first (when the dataset has them: the identifier column it was loaded
     with), feature names as columns in selection order, then the label column with the
     class names as loaded; names holding a comma, a quote or a line break are quoted as
-    Python's csv writer does; floats written so that reading back gives the same bits.
+    Python's csv writer does; floats written so that reading back gives the same bits. Names and
+    labels that begin like a spreadsheet formula get a quote in front unless ``raw=True``
+    (see :func:`selection_csv`).
     """
     idx = np.asarray(indices, dtype=np.int64)
-    return dataset.subset(features=idx).to_csv().encode()
+    return dataset.subset(features=idx).to_csv(formula_safe=not raw).encode()
 
 
 def benchmark_csv(table: pd.DataFrame) -> bytes:

@@ -70,6 +70,11 @@ def _text(value: Any) -> str:
     return repr(value)
 
 
+#: the largest seed (numpy's ``RandomState`` takes seeds in [0, 2**32 - 1]); the app's seed box,
+#: the CLI's --seed and session files are checked against it
+SEED_MAX = 2**32 - 1
+
+
 @dataclass(frozen=True)
 class Run:
     """One computation: a registered method, its parameters and the seed.
@@ -123,7 +128,16 @@ class Run:
         params = {k: p.default for k, p in declared.items()} | params
         object.__setattr__(self, "method", method)
         object.__setattr__(self, "params", plain(params))
-        object.__setattr__(self, "seed", int(self.seed))
+        seed = self.seed
+        if (
+            isinstance(seed, bool)
+            or not isinstance(seed, (int, np.integer))
+            or not 0 <= int(seed) <= SEED_MAX
+        ):
+            raise ValueError(
+                f"Run: the seed must be an int in [0, {SEED_MAX}] (numpy's range); got {seed!r:.40}."
+            )
+        object.__setattr__(self, "seed", int(seed))
 
     @property
     def kwargs(self) -> dict[str, Any]:

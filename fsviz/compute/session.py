@@ -14,12 +14,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsviz.compute.runs import Run
+from fsviz.compute.runs import SEED_MAX, Run
 
-__all__ = ["SessionFile", "read_session", "session_json"]
+__all__ = ["SessionFile", "check_run", "parse_json", "read_session", "session_json"]
 
 #: the sources a session's data can come from
 SOURCES = ("sample", "upload")
+#: a session file is data from outside: bounded in size and nesting before it is believed (an
+#: honest file is a few KB; prior groups of many features make it longer, never this long)
+MAX_SESSION_BYTES = 16 << 20
+MAX_DEPTH = 24
+#: the per-dataset options a session carries, and what each may be
+OPTION_TYPES = {"cv": str, "min_class_size": int, "target_kind": str}
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,61 @@ def _expect(value: Any, kind: type | tuple, what: str) -> Any:
     return value
 
 
+def parse_json(data: bytes | str, what: str = "session file", *, max_bytes: int = MAX_SESSION_BYTES) -> Any:
+    """JSON from outside (a session file, a URL's runs), parsed with limits.
+
+    At most ``max_bytes`` bytes, nested at most :data:`MAX_DEPTH` levels, no ``NaN`` or
+    ``Infinity``, integers of at most 4,300 digits (Python's own limit). Raises ValueError naming
+    the limit, never RecursionError or MemoryError.
+    """
+    size = len(data)
+    if size > max_bytes:
+        raise ValueError(
+            f"{what}: {size:,} bytes is more than a session holds (at most {max_bytes:,}). Fix: save a "
+            "new one from the app's sidebar (Session file)."
+        )
+
+    def constant(name: str):
+        raise ValueError(f"{name} is not a number JSON allows")
+
+    try:
+        doc = json.loads(data, parse_constant=constant)
+    except RecursionError:
+        doc = None
+        deep = True
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(
+            f"{what}: not JSON ({str(e)[:200]}). Fix: save a new one from the app's sidebar."
+        ) from None
+    else:
+        deep = _depth(doc) > MAX_DEPTH
+    if deep:
+        raise ValueError(
+            f"{what}: nested deeper than {MAX_DEPTH} levels; a session is a few levels deep. Fix: save a new "
+            "one from the app's sidebar (Session file)."
+        )
+    return doc
+
+
+def _depth(doc: Any) -> int:
+    deepest, stack = 0, [(doc, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        if d > MAX_DEPTH:
+            break
+        if isinstance(node, dict):
+            stack.extend((v, d + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, d + 1) for v in node)
+    return deepest
+
+
+def check_run(data: Any, what: str) -> Run:
+    """A Run from its JSON form, every part checked (a session file's, a URL's, a report's)."""
+    return _run(data, what)
+
+
 def _run(data: Any, what: str) -> Run:
     from fsviz.compute.registry import METHODS
 
@@ -116,10 +177,7 @@ def read_session(data: bytes | str) -> SessionFile:
         Not JSON, not an object, a missing ``dataset`` entry, a field of the wrong type, an
         unknown method or a broken Run — the message says which.
     """
-    try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise _fail(f"not JSON ({e})") from None
+    doc = parse_json(data)
     _expect(doc, dict, "the file")
     if "dataset" not in doc:
         raise _fail("not an fsviz session (no 'dataset' entry)")
@@ -131,13 +189,15 @@ def read_session(data: bytes | str) -> SessionFile:
     if source.get("kind") == "upload":
         _expect(source.get("sha256"), str, "'dataset.source.sha256'")
         _expect(source.get("file"), str, "'dataset.source.file'")
-        _expect(source.get("import_options") or {}, dict, "'dataset.source.import_options'")
+        _import_options(_expect(source.get("import_options") or {}, dict, "'dataset.source.import_options'"))
     shape = ds.get("image_shape")
     if shape is not None:
         _expect(shape, list, "'dataset.image_shape'")
         if len(shape) != 2 or not all(isinstance(v, int) and v > 0 for v in shape):
             raise _fail(f"'dataset.image_shape' must be [height, width]; got {shape!r}")
     seed = _expect(doc.get("seed", 0), int, "'seed'")
+    if not 0 <= seed <= SEED_MAX:
+        raise _fail(f"'seed' must be in [0, {SEED_MAX}]; got {seed}")
     shown_doc = _expect(doc.get("shown") or {}, dict, "'shown'")
     shown = {str(slot): _run(r, f"'shown.{slot}'") for slot, r in shown_doc.items()}
     kept = []
@@ -159,10 +219,57 @@ def read_session(data: bytes | str) -> SessionFile:
         shown=shown,
         kept=tuple(kept),
         prior_groups=tuple(groups),
-        options=_expect(doc.get("options") or {}, dict, "'options'"),
+        options=_options(_expect(doc.get("options") or {}, dict, "'options'")),
         image_shape=tuple(shape) if shape else None,
         fsviz_version=str(doc.get("fsviz_version", "")),
     )
+
+
+def _options(options: dict) -> dict:
+    for k, v in options.items():
+        want = OPTION_TYPES.get(k)
+        if want is None:
+            raise _fail(f"'options' has an unknown entry {k!r:.40}; known: {sorted(OPTION_TYPES)}")
+        _expect(v, want, f"'options.{k}'")
+    return dict(options)
+
+
+#: an upload's import options: their types (None allowed where the loader takes None)
+_IMPORT_TYPES = {
+    "sep": (str,),
+    "decimal": (str,),
+    "sheet": (str, int, type(None)),
+    "label": (str, int, type(None)),
+    "target_kind": (str,),
+    "transpose": (bool, str),
+    "roles": (dict,),
+    "missing": (str,),
+    "categorical": (str,),
+    "missing_target": (str,),
+    "min_class_size": (int,),
+}
+
+
+def _import_options(options: dict) -> dict:
+    """An upload's import options: known names, values of the right type and among the loader's choices."""
+    from fsviz.data.loaders import LOAD_CHOICES
+
+    for k, v in options.items():
+        kinds = _IMPORT_TYPES.get(k)
+        if kinds is None:
+            raise _fail(f"'import_options' has an unknown option {k!r:.40}; known: {sorted(_IMPORT_TYPES)}")
+        if not isinstance(v, kinds) or (isinstance(v, bool) and bool not in kinds):
+            names = " or ".join("null" if t is type(None) else t.__name__ for t in kinds)
+            raise _fail(f"'import_options.{k}' must be {names}; got {type(v).__name__} {v!r:.40}")
+        if k in LOAD_CHOICES and v not in LOAD_CHOICES[k]:
+            raise _fail(f"'import_options.{k}' must be one of {list(LOAD_CHOICES[k])}; got {v!r:.40}")
+        if k == "sep" and v not in ("auto", "whitespace") and len(v) != 1:
+            raise _fail(f"'import_options.sep' must be 'auto', 'whitespace' or one character; got {v!r:.40}")
+    roles = options.get("roles") or {}
+    bad = {c: r for c, r in roles.items() if r not in ("target", "feature", "identifier", "ignored")}
+    if bad:
+        raise _fail(f"'import_options.roles' gives unknown roles {bad!r:.80}")
+    return options
 
 
 def groups_by_name(groups: Sequence[Sequence[int]], feature_names: Sequence) -> tuple[tuple[str, ...], ...]:

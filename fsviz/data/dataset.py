@@ -939,7 +939,7 @@ class Dataset:
             out = "_" + out
         return out
 
-    def to_csv(self, path_or_buffer=None, *, sep: str = ",") -> str | None:
+    def to_csv(self, path_or_buffer=None, *, sep: str = ",", formula_safe: bool = False) -> str | None:
         """Write CSV (or TSV with ``sep="\\t"``): sample names first, feature names, label column last.
 
         Floats are written with Python's shortest round-trip repr, so
@@ -949,8 +949,16 @@ class Dataset:
         labels holding the separator, a quote or a line break are quoted as Python's
         ``csv`` writer does: ``a,b`` becomes ``"a,b"``, inner quotes are doubled). Returns the text when
         ``path_or_buffer`` is None.
+
+        ``formula_safe=True`` writes names, sample names and labels that begin like a spreadsheet
+        formula (``=``, ``+``, ``-``, ``@``, tab, CR) with a quote in front
+        (:func:`fsviz.data.csv_safety.neutralise`): safe to open in a spreadsheet program, no
+        longer an exact round trip for those names.
         """
+        from fsviz.data.csv_safety import neutralise
+
         self._check_dense_export("to_csv")
+        cell = neutralise if formula_safe else str
         header = [str(c) for c in self.feature_names]
         labels = None
         if self.y is not None:
@@ -959,17 +967,17 @@ class Dataset:
         samples = None
         if self.sample_names is not None:
             header.insert(0, self.sample_column())
-            samples = [_csv_quote(str(v), sep) for v in self.sample_names.tolist()]
+            samples = [_csv_quote(cell(str(v)), sep) for v in self.sample_names.tolist()]
         for nm in header:
             if nm == "":
                 raise ValueError(
                     "Dataset.to_csv: a column name is empty (an empty feature name cannot be read back); "
                     "rename it or export to Parquet/.npz instead."
                 )
-        head = sep.join(_csv_quote(nm, sep) for nm in header)
+        head = sep.join(_csv_quote(cell(nm), sep) for nm in header)
         if labels is not None:
             quoted = {}
-            labels = [quoted.setdefault(v, _csv_quote(str(v), sep)) for v in labels.tolist()]
+            labels = [quoted.setdefault(v, _csv_quote(cell(str(v)), sep)) for v in labels.tolist()]
         if path_or_buffer is None:
             out = io.StringIO()
             self._csv_lines(out.write, head, labels, sep, samples)

@@ -275,7 +275,14 @@ def read_table(
 def _read_sheet(src, fmt, *, sheet, transpose, nrows, who) -> RawTable:
     from fsviz.data.formats.spreadsheet import read_sheet
 
-    frame, name, sheets = read_sheet(src.handle(), sheet, nrows=None if transpose else nrows, who=who)
+    frame, name, sheets = read_sheet(
+        src.handle(),
+        sheet,
+        nrows=None if transpose else nrows,
+        who=who,
+        budget=getattr(src, "budget", None),
+        sandbox=getattr(src, "sandbox", False),
+    )
     frame = frame.dropna(axis=0, how="all")  # blank rows at the end of a sheet
     frame.index = range(len(frame))
     raw = RawTable(

@@ -98,6 +98,8 @@ def inspect_table(
     id_columns: str | list[str] | None = "auto",
     ignore: list[str] | None = None,
     nrows: int = 200,
+    sandbox: bool = False,
+    memory_budget: int | str | None = None,
 ) -> TableInfo:
     """Look at the first rows of a file: its format, dialect, sheets, orientation and column roles.
 
@@ -118,6 +120,12 @@ def inspect_table(
     id_columns : "auto", None or list of str, default="auto"
     ignore : list of str, optional
     nrows : int, default=200
+    sandbox : bool, default=False
+        Read workbooks and .h5ad files in a child process with a memory limit, as
+        ``load_dataset(..., sandbox=True)`` does (for untrusted files: the app's uploads).
+    memory_budget : int, str or None, default=None
+        As for :func:`~fsviz.data.load_dataset`: the sizes a file declares are checked
+        against it before anything is read.
 
     Returns
     -------
@@ -135,9 +143,11 @@ def inspect_table(
     >>> info.sep, info.decimal, info.target, [r.role for r in info.roles]
     (';', ',', 'kind', ['identifier', 'feature', 'feature', 'target'])
     """
+    from fsviz.data.budget import resolve_budget
     from fsviz.data.formats._source import _resolve_format, _sniff, _Source
 
     src = _Source(path_or_buffer)
+    src.sandbox, src.budget = bool(sandbox), resolve_budget(memory_budget)
     who = f"inspect_table: {src.label}"
     if src.size() == 0:
         raise ValueError(f"{who} is empty (0 bytes). Fix: choose a file that holds data.")
@@ -236,10 +246,10 @@ def _parquet_head(src, nrows: int):
 
 
 def _h5ad(src, label, nrows: int, notes: list, who: str) -> TableInfo:
-    from fsviz.data.formats.anndata import read_h5ad_obs
+    from fsviz.data.formats.anndata import read_h5ad_safely
     from fsviz.data.roles import infer_column_roles
 
-    head = read_h5ad_obs(src.handle(), who)
+    head = read_h5ad_safely(src, who, with_matrix=False)
     obs = head["obs"]
     n, m = head["shape"]
     notes.append(

@@ -169,6 +169,7 @@ def load_dataset(
     image_order: str = "auto",
     memory_budget: int | str | None = None,
     sandbox: bool = False,
+    allow_external: bool = False,
     missing: str = "error",
     missing_indicators: bool = False,
     categorical: str = "error",
@@ -243,6 +244,14 @@ def load_dataset(
         ``scipy.io.loadmat`` has been seen to die by SIGSEGV) in a child process, so a
         crash becomes a ValueError. For untrusted input (the app's uploads, the CLI);
         costs a process start (~0.5 s) per .mat file.
+        Also spreadsheets and .h5ad files, and the child's memory is limited to a few times
+        the budget (:func:`fsviz.data.sandbox.child_memory_limit`): a reader that would
+        over-allocate on hostile bytes ends the child, not this process.
+    allow_external : bool, default=False
+        HDF5-based files (.h5ad) may point outside themselves: external links, external raw
+        storage, virtual datasets. By default such a file is refused with a message naming the
+        object (an uploaded file must not read the server's files); True reads a *trusted
+        local* file as it is (:mod:`fsviz.data.formats._hdf5`).
     missing : {"error", "mean", "median"}, default="error"
         What to do with missing feature values (NaN in .npz/.mat/svmlight, empty cells and
         NA tokens such as ``NA``, ``NaN``, ``null`` in CSV/TSV, nulls in Parquet).
@@ -344,6 +353,9 @@ def load_dataset(
     src = _Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
     src.sandbox = bool(sandbox)
+    if not isinstance(allow_external, (bool, np.bool_)):
+        raise ValueError(f"load_dataset: allow_external must be True or False; got {allow_external!r}.")
+    src.allow_external = bool(allow_external)
     given = {"missing": missing, "categorical": categorical, "missing_target": missing_target}
     given |= {"target_kind": target_kind, "transpose": transpose, "image_order": image_order}
     given["decimal"] = "auto" if decimal is None else decimal

@@ -77,6 +77,7 @@ class _Source:
         self.label = repr(self.filename) if self.filename else "<buffer>"
         self.budget = 0  # bytes the loaded data may take (0: no limit); set by load_dataset
         self.sandbox = False  # parse crash-prone formats in a child process; set by load_dataset
+        self.allow_external = False  # HDF5 may point at other files (trusted local files only)
         self.missing = "error"  # "error" | "mean" | "median"; set by load_dataset
         self.missing_indicators = False  # add <name>=missing columns; set by load_dataset
         self.categorical = "error"  # "error" | "onehot"; set by load_dataset
@@ -192,8 +193,8 @@ def _resolve_format(src: _Source, fmt: str | None) -> str:
     real = None
     if kind in _BINARY_FORMATS:
         real = _BINARY_FORMATS[kind]
-    elif kind == "hdf5":
-        real = "h5ad" if _is_h5ad(src) else "mat"
+    elif kind == "hdf5":  # MATLAB 7.3 files start with their own text header (kind "mat")
+        real = "mat" if named == "mat" else "h5ad"
     if real is not None:
         if named is not None and named != real:
             shown = "text" if named == "txt" else f".{suffix.lstrip('.')}"
@@ -229,18 +230,6 @@ def _resolve_format(src: _Source, fmt: str | None) -> str:
             f"ending in one of {known}."
         )
     return sniffed
-
-
-def _is_h5ad(src: _Source) -> bool:
-    try:
-        import h5py
-
-        from fsviz.data.formats.anndata import is_h5ad
-
-        with h5py.File(src.handle(), "r") as f:
-            return is_h5ad(f)
-    except Exception:  # not readable as HDF5: leave it to the MATLAB reader's message
-        return False
 
 
 def _resolve_given_format(src: _Source, fmt: str) -> str:

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 
 from fsviz.data.budget import PER_FEATURE_BYTES
 from fsviz.data.formats._source import _parse_error, _readonly, _Source
+from fsviz.data.sandbox import ChildCrashed, child_memory_limit, run_isolated
 
 _MAT_X_KEYS = ("X", "fea", "data")
 _MAT_Y_KEYS = ("Y", "y", "gnd", "label", "labels", "target")
@@ -83,42 +84,6 @@ def _loadmat_bytes(data) -> dict:
         return sio.loadmat(io.BytesIO(data) if isinstance(data, bytes) else data)
 
 
-class ChildCrashed(RuntimeError):
-    """The child process of :func:`run_isolated` died (by a signal) instead of returning."""
-
-
-_CHILD = (
-    "import pickle, sys\n"
-    "fn, args = pickle.load(sys.stdin.buffer)\n"
-    "try:\n"
-    "    out = ('ok', fn(*args))\n"
-    "except Exception as e:\n"
-    "    out = ('error', e)\n"
-    "sys.stdout.buffer.write(pickle.dumps(out))\n"
-)
-
-
-def run_isolated(fn, *args, who: str = "load_dataset"):
-    """``fn(*args)`` in a fresh Python process: a crash there (SIGSEGV, abort) raises
-    :class:`ChildCrashed` here instead of taking this process down; an exception raised by
-    ``fn`` comes back as it is. ``fn`` must be importable (module level); arguments and
-    result travel pickled through pipes (no ``__main__`` re-import, unlike multiprocessing)."""
-    import pickle
-    import subprocess
-    import sys
-
-    proc = subprocess.run(
-        [sys.executable, "-c", _CHILD], input=pickle.dumps((fn, args)), capture_output=True, check=False
-    )
-    if proc.returncode != 0 or not proc.stdout:
-        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit code {proc.returncode}"
-        raise ChildCrashed(f"{who}: the reader crashed ({how}).")
-    status, value = pickle.loads(proc.stdout)
-    if status == "error":
-        raise value
-    return value
-
-
 def _load_mat(src: _Source, label) -> dict:
 
     who = f"load_dataset: {src.label}"
@@ -132,7 +97,9 @@ def _load_mat(src: _Source, label) -> dict:
     _mat_check_sizes(src)
     try:
         if src.sandbox:
-            d = run_isolated(_loadmat_bytes, src.bytes(), who=who)
+            d = run_isolated(
+                _loadmat_bytes, src.bytes(), who=who, memory_limit=child_memory_limit(src.budget)
+            )
         else:
             d = _loadmat_bytes(src.handle())
     except ChildCrashed as e:
