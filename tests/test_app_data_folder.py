@@ -160,3 +160,21 @@ def test_a_file_over_the_memory_budget_stays_on_disk_and_only_out_of_core_runs_r
     at.switch_page("views/grm.py").run()  # GRM would read it into memory: refused, with the fix
     assert not at.exception, [e.value for e in at.exception]
     assert any("needs the data in memory" in e.value and "FSVIZ_MEMORY_BUDGET" in e.value for e in at.error)
+
+
+def test_a_session_file_names_the_server_file_by_its_path_in_the_folder():
+    import json
+
+    import fsviz.compute as fc
+
+    doc = {
+        "dataset": {
+            "name": "expr",
+            "fingerprint": "ab" * 32,
+            "source": {"kind": "server", "file": "expr.npy"},
+        }
+    }
+    assert fc.read_session(json.dumps(doc).encode()).source == {"kind": "server", "file": "expr.npy"}
+    doc["dataset"]["source"] = {"kind": "server"}
+    with pytest.raises(ValueError, match="dataset.source.file"):
+        fc.read_session(json.dumps(doc).encode())
