@@ -238,7 +238,6 @@ def open_folder_file(shape):
     """
     from appkit.intake import _with_shape, apply_target_fixes, sample_fixes
     from appkit.state import activate
-    from appkit.widgets import busy
 
     root = data_dir()
     files = _listing(str(root))
@@ -268,13 +267,39 @@ def open_folder_file(shape):
     stat = path.stat()
     if opens_directly(path):
         st.session_state.pop("folder_token", None)
-        with busy(f"Opening {path.name} …"):
-            ds = _load_direct(str(path), stat.st_mtime_ns, stat.st_size)
+        ds = _open_as_job(path, stat)
+        if ds is None:  # cancelled: the session keeps the dataset it had
+            return None
         fixes = sample_fixes(f"folder:{path.relative_to(root).as_posix()}")  # the Data page's target fixes
         ds = _with_shape(apply_target_fixes(ds, fixes), shape)
         activate(ds)
         return None
     return _as_upload(path, stat)
+
+
+def _open_as_job(path: Path, stat):
+    """Open a file from its path as a job of this session (progress, Cancel): a large matrix
+    takes seconds to read. Returns the Dataset, or None when cancelled (the choice is cleared,
+    so picking the file again opens it)."""
+    from appkit import jobs
+
+    def unpick() -> None:
+        st.session_state["folder_file"] = None
+        st.session_state["folder_path"] = ""
+
+    key = ("folder", str(path), stat.st_mtime_ns, stat.st_size)
+    job = jobs.submit(
+        key, f"Opening {path.name}", lambda _: _load_direct(str(path), stat.st_mtime_ns, stat.st_size)
+    )
+    slot = st.session_state.get("_busy_slot")  # above the page, where loads show
+    with slot.container() if slot is not None else st.container():
+        job = jobs.wait(job, on_cancel=unpick)
+    error = job.error
+    jobs.collect(job)
+    jobs.forget_cancel(key)
+    if job.state == "failed":
+        raise error
+    return job.result if job.state == "done" else None
 
 
 def _as_upload(path: Path, stat):

@@ -166,9 +166,10 @@ def cancel_all() -> int:
     return n
 
 
-def wait(job: Job, expanded: bool = False) -> Job:
+def wait(job: Job, expanded: bool = False, on_cancel=None) -> Job:
     """Draw the job's progress with a Cancel button until it finishes (or the user cancels,
-    which reruns the page). Returns the finished job; the status box is gone by then."""
+    which reruns the page; ``on_cancel`` is called too, before the rerun). Returns the
+    finished job; the status box is gone by then."""
     if job.done.wait(max(0.0, SHOW_AFTER - job.seconds)):
         return job
     slot = st.empty()
@@ -178,7 +179,7 @@ def wait(job: Job, expanded: bool = False) -> Job:
         c2.button(
             "Cancel",
             key=f"_cancel_{abs(hash(job.key))}",
-            on_click=job.cancel,
+            on_click=job.cancel if on_cancel is None else lambda: (job.cancel(), on_cancel()),
             help="Stop this run; nothing of it is kept and the page stays as it was.",
             width="stretch",
         )
