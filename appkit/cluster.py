@@ -133,4 +133,5 @@ def compute_sidebar() -> None:
             return
         workers = c.scheduler_info().get("workers", {})
         threads = sum(w.get("nthreads", 0) for w in workers.values())
-        st.caption(f"{len(workers)} workers, {threads} threads: {c.dashboard_link}")
+        where = f"{c.scheduler.address}; dashboard {c.dashboard_link}"
+        st.caption(f"{len(workers)} workers, {threads} threads at {where}")

@@ -100,6 +100,7 @@ with out:
 top.subheader("Scores and ranks (sortable)")
 appkit.grm_table(top, ds, res, prior, k)
 
+
 @st.fragment(parallel=True)  # CV of both variants in a worker thread, after their rankings are drawn
 def prior_quality(plain, res):
     appkit.prior_effect(ds, plain, res, prior, k)
