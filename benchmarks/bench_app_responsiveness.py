@@ -240,8 +240,9 @@ def bare_results(path: Path) -> dict:
     from fsviz.data import load_dataset
 
     ds = load_dataset(path, **({"missing": "median"} if path.suffix == ".csv" else {}))
-    gdm = Run("gdm", {"one_class": ds.y is None}).execute(ds)
-    hist = Run("histogram", {"bins": 20, "max_features": 30_000}).execute(ds)
+    # parameters the timed part did not use: the app's result store must not answer for the cluster
+    gdm = Run("gdm", {"one_class": ds.y is None, "tau": 0.27}).execute(ds)
+    hist = Run("histogram", {"bins": 50, "max_features": 30_000}).execute(ds)
     return {"sf": len(gdm.support), "af": len(gdm.af), "n_corr": gdm.n_correlations, "hist": hist}
 
 
@@ -263,8 +264,7 @@ def dask_checks(page, path: Path, ref: dict) -> dict:
         page.get_by_role("link", name="Groups (GDM)", exact=True).click()
         page.wait_for_selector("h1:has-text('Groups (GDM)')")
         wait_idle(page)
-        slider = page.locator('input[type="range"][aria-label^="tau"]').first
-        set_tau(page, 0.3)
+        set_tau(page, 0.27)
         before = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
         page.get_by_role("button", name="Run GDM").click()
         wait_idle(page)
@@ -279,10 +279,14 @@ def dask_checks(page, path: Path, ref: dict) -> dict:
         want = (ref["sf"], ref["af"], ref["n_corr"])
         print(f"Dask GDM: {same} (SF, AF, correlations) vs local {want}; on the cluster: {after > before}")
         out["Dask GDM equals local (1 = yes)"] = (float(same == want), 0)
-        del slider
         page.get_by_role("link", name="Correlation sparsity", exact=True).click()
         page.wait_for_selector("h1:has-text('Correlation sparsity')")
         wait_idle(page)
+        bins = page.locator('[data-testid="stSlider"]').filter(has_text="intervals on").get_by_role("slider")
+        bins.focus()
+        page.keyboard.press("ArrowRight")  # 20 -> 50 intervals
+        wait_idle(page)
+        before = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
         page.get_by_role("button", name="Count pairs").click()
         page.wait_for_function(
             "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
@@ -290,15 +294,17 @@ def dask_checks(page, path: Path, ref: dict) -> dict:
             timeout=600_000,
         )
         wait_idle(page)
+        after = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
         bars = page.evaluate(
-            "() => { const d = document.querySelector('.js-plotly-plot').data[0].y; return Array.from(d); }"
+            "() => Array.from(document.querySelector('.js-plotly-plot')._fullData[0].y,"
+            " v => (v === v ? v : null))"
         )
         h = ref["hist"]
         pct = 100 * h.counts / h.counts.sum()
         got = np.array([np.nan if v is None else v for v in bars], dtype=float)
         want = np.where(pct > 0, pct, np.nan)
         equal = np.allclose(got, want, rtol=1e-12, equal_nan=True)
-        print(f"Dask histogram equals local: {equal}")
+        print(f"Dask histogram equals local: {equal}; on the cluster: {after > before}")
         out["Dask histogram equals local (1 = yes)"] = (float(equal), 0)
         # a long run, cancelled: how long until the workers hold no task
         page.get_by_role("link", name="Stability (bootstrap)", exact=True).click()
@@ -525,7 +531,10 @@ def width_main(a) -> int:
                 wait_idle(page)
                 out["GRM page -> idle (CV done)"] = (time.perf_counter() - t0, frames.since(mk))
             if a.dask:
-                out |= dask_checks(page, path, bare_results(path))
+                try:
+                    out |= dask_checks(page, path, bare_results(path))
+                except Exception as e:  # the timings above still print
+                    print(f"Dask checks failed: {type(e).__name__}: {e}")
             browser.close()
     finally:
         stop[0] = True
