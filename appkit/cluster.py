@@ -86,6 +86,25 @@ def local_workers() -> int:
     return int(raw)
 
 
+#: a scheduler that could not be reached is tried again after this many seconds (not on every
+#: rerun: each try waits for the connection timeout)
+RETRY_SECONDS = 60.0
+_unreachable: dict[str, tuple[float, str]] = {}
+
+
+def _connect(address: str):
+    import time
+
+    failed = _unreachable.get(address)
+    if failed is not None and time.monotonic() - failed[0] < RETRY_SECONDS:
+        raise OSError(failed[1])
+    try:
+        return _scheduler_client(address).client
+    except (OSError, ImportError) as e:
+        _unreachable[address] = (time.monotonic(), f"{e} (tried again within {RETRY_SECONDS:.0f} s)")
+        raise
+
+
 def client():
     """The Dask client of this session's Compute choice, or None (compute in this process).
 
@@ -93,7 +112,7 @@ def client():
     """
     choice = st.session_state.get("compute", default_choice())
     if choice == SCHEDULER and scheduler_address():
-        return _scheduler_client(scheduler_address()).client
+        return _connect(scheduler_address())
     if choice == LOCAL_CLUSTER:
         return _local_cluster(local_workers()).client
     return None

@@ -33,8 +33,9 @@ import streamlit as st
 
 #: a job that takes longer than this draws its status box (a quicker one would only flash it)
 SHOW_AFTER = 0.25
-#: how often the waiting script redraws the progress
-POLL_SECONDS = 0.15
+#: how often the waiting script redraws the progress (and so notices a click: Streamlit
+#: stops a script for a rerun when it next sends something)
+POLL_SECONDS = 0.25
 
 
 class Cancelled(BaseException):  # noqa: N818 - a signal, not an error
@@ -61,6 +62,8 @@ class Job:
     lock: threading.Lock = field(default_factory=threading.Lock)
     finishing: bool = False
     thread: threading.Thread | None = None
+    waiters: int = 0  # script threads drawing this job now (one draws the Cancel button)
+    ended: float | None = None
 
     # ------------------------------------------------------------------ in the worker thread
     def progress(self, frac: float, text: str = "", **info: Any) -> None:
@@ -88,6 +91,7 @@ class Job:
             else:
                 self.error, self.state = e, "failed"
         finally:
+            self.ended = time.monotonic()
             self.done.set()
 
     # ------------------------------------------------------------------ from the script thread
@@ -126,8 +130,16 @@ def running(key) -> Job | None:
     return _jobs().get(key)
 
 
+#: a finished job nobody collected (its page was left) is forgotten after this many seconds
+KEEP_SECONDS = 120.0
+
+
 def submit(key, label: str, fn) -> Job:
     """This session's job for ``key``: the one under way, else a new one."""
+    now = time.monotonic()
+    for k, j in list(_jobs().items()):  # finished on a page nobody came back to
+        if j.ended is not None and now - j.ended > KEEP_SECONDS:
+            _jobs().pop(k, None)
     job = _jobs().get(key)
     if job is None:
         job = start(key, label, fn)
@@ -172,26 +184,42 @@ def wait(job: Job, expanded: bool = False, on_cancel=None) -> Job:
     finished job; the status box is gone by then."""
     if job.done.wait(max(0.0, SHOW_AFTER - job.seconds)):
         return job
+    with job.lock:  # two parallel fragments may wait for one run: one Cancel button
+        first = job.waiters == 0
+        job.waiters += 1
+    try:
+        return _draw_until_done(job, expanded, on_cancel, first)
+    finally:
+        with job.lock:
+            job.waiters -= 1
+
+
+def _draw_until_done(job: Job, expanded: bool, on_cancel, with_button: bool) -> Job:
     slot = st.empty()
     with slot.container(border=True):
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
         head = c1.empty()
-        c2.button(
-            "Cancel",
-            key=f"_cancel_{abs(hash(job.key))}",
-            on_click=job.cancel if on_cancel is None else lambda: (job.cancel(), on_cancel()),
-            help="Stop this run; nothing of it is kept and the page stays as it was.",
-            width="stretch",
-        )
+        if with_button:
+            c2.button(
+                "Cancel",
+                key=f"_cancel_{abs(hash(job.key))}",
+                on_click=job.cancel if on_cancel is None else lambda: (job.cancel(), on_cancel()),
+                help="Stop this run; nothing of it is kept and the page stays as it was.",
+                width="stretch",
+            )
         bar = st.progress(0.0) if expanded or job.frac is not None else None
         chart = st.empty() if expanded else None
-        drawn = 0.0
+        drawn, said, shown = 0.0, None, None
         while not job.done.wait(POLL_SECONDS):
-            head.markdown(f"**{job.label} …** {job.seconds:.0f} s")
-            if job.frac is not None:
+            text = f"**{job.label} …** {job.seconds:.1f} s"
+            if text != said:  # the browser gets a message when something it shows changes
+                head.markdown(text)
+                said = text
+            if job.frac is not None and (job.frac, job.text) != shown:
                 if bar is None:
                     bar = st.progress(0.0)
                 bar.progress(job.frac, text=job.text or None)
+                shown = (job.frac, job.text)
             if chart is not None and job.series and time.monotonic() - drawn > 0.3:
                 import pandas as pd
 
