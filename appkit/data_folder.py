@@ -12,6 +12,10 @@ How a file opens:
   ``<stem>.y.npy`` beside it; read into memory when it fits the memory budget, else
   memory-mapped, nothing copied) and a directory written by
   :func:`fsviz.data.seeds.write_seed_shape` (memory-mapped);
+- a zarr store (a 2-D array, or a group with ``X`` and ``y``) is read into memory within the
+  budget; over it, a zarr store or a Parquet file is written once, column block by column
+  block through :mod:`fsviz.data.chunked`, as a Fortran-ordered ``.npy`` under
+  ``FSVIZ_SPILL_DIR`` and opened memory-mapped from there;
 - every other format is read by the same loader and import settings as an upload (its
   bytes are read on the server instead of travelling from the browser), so the Data page's
   import settings and column roles apply.
@@ -82,14 +86,11 @@ def _npy_over_budget(path: Path) -> bool:
     """Whether a ``.npy`` matrix as float64 is over the memory budget (read from its header)."""
     import numpy as np
 
-    from fsviz.data.budget import dense_bytes, resolve_budget
-
     try:
         shape = np.load(path, mmap_mode="r", allow_pickle=False).shape  # reads the header only
     except (OSError, ValueError):
         return False  # the loader says what is wrong with it
-    budget = resolve_budget()
-    return len(shape) == 2 and bool(budget) and dense_bytes(*shape) > budget
+    return _over_budget(shape)
 
 
 def data_dir() -> Path | None:
@@ -108,6 +109,47 @@ def data_dir() -> Path | None:
             "folder of data files (docs/app.md, 'Running fsviz for a team'), or unset it."
         )
     return root.resolve()
+
+
+def _is_zarr(p: Path) -> bool:
+    """A zarr store: a ``.zarr`` folder, or one holding ``.zarray``/``.zgroup``/``zarr.json``."""
+    return p.suffix.lower() == ".zarr" or any((p / f).is_file() for f in (".zarray", ".zgroup", "zarr.json"))
+
+
+def _zarr_matrix(p: Path):
+    """``(X, y)`` of a zarr store: a 2-D array, or a group holding ``X`` (and ``y``)."""
+    import zarr
+
+    try:
+        node = zarr.open(str(p), mode="r")
+    except Exception as e:  # zarr raises several error types for a bad store
+        raise ValueError(f"data folder: {p.name!r} cannot be opened as zarr ({e}).") from None
+    if hasattr(node, "shape"):
+        X, y = node, None
+    elif "X" in node:
+        X, y = node["X"], (node["y"][:] if "y" in node else None)
+    else:
+        raise ValueError(
+            f"data folder: the zarr group {p.name!r} holds no 'X' array; write the matrix as 'X' "
+            "(samples in rows) and the labels, if any, as 'y'."
+        )
+    if len(X.shape) != 2:
+        raise ValueError(f"data folder: the zarr array in {p.name!r} has shape {X.shape}; expected 2-D.")
+    return X, y
+
+
+def _zarr_shape(p: Path):
+    try:
+        return tuple(_zarr_matrix(p)[0].shape)
+    except (ValueError, ImportError):
+        return None
+
+
+def _over_budget(shape) -> bool:
+    from fsviz.data.budget import dense_bytes, resolve_budget
+
+    budget = resolve_budget()
+    return len(shape) == 2 and bool(budget) and dense_bytes(*shape) > budget
 
 
 def _is_seed_dir(p: Path) -> bool:
@@ -144,6 +186,10 @@ def list_files(root: Path) -> list[FolderFile]:
             if real.is_dir():
                 if _is_seed_dir(real):
                     out.append(FolderFile(rel, _dir_size(real), "seed", True))
+                elif _is_zarr(real):
+                    shape = _zarr_shape(real)
+                    over = shape is not None and _over_budget(shape)
+                    out.append(FolderFile(rel, _dir_size(real), "zarr", over))
                 elif depth + 1 < MAX_DEPTH and not e.is_symlink():
                     stack.append((p, depth + 1))
                 continue
@@ -152,7 +198,9 @@ def list_files(root: Path) -> list[FolderFile]:
                 continue
             suffix = Path(low).suffix
             if suffix in SUFFIXES:
-                mapped = suffix == ".npy" and _npy_over_budget(real)
+                mapped = (suffix == ".npy" and _npy_over_budget(real)) or (
+                    suffix in (".parquet", ".pq") and _parquet_over_budget(real)
+                )
                 out.append(FolderFile(rel, real.stat().st_size, suffix[1:], mapped))
     return sorted(out, key=lambda f: f.name)
 
@@ -188,7 +236,9 @@ def opens_directly(path: Path) -> bool:
     """Whether ``path`` opens from its path (a ``.npy`` matrix, an fsviz mapped directory)
     rather than through the upload's import settings."""
     path = Path(path)
-    return path.suffix.lower() in DIRECT or (path.is_dir() and _is_seed_dir(path))
+    if path.suffix.lower() in (".parquet", ".pq"):
+        return _parquet_over_budget(path)  # within the budget: read like an upload
+    return path.suffix.lower() in DIRECT or (path.is_dir() and (_is_seed_dir(path) or _is_zarr(path)))
 
 
 def labels_file(path: Path) -> Path | None:
@@ -223,7 +273,106 @@ def _load_direct(path: str, mtime_ns: int, size: int):
     """The Dataset of a file opened from its path: one per path and version, process-wide."""
     from fsviz.data import load_dataset
 
+    p = Path(path)
+    if p.is_dir() and _is_zarr(p):
+        return open_zarr(p)
+    if p.suffix.lower() in (".parquet", ".pq"):
+        return open_parquet_mapped(p)
     return load_dataset(path)
+
+
+#: environment variable: where zarr stores and Parquet files over the memory budget are written
+#: as memory-mapped ``.npy`` matrices (default: ``fsviz-spill`` in the system's temporary folder)
+SPILL_ENV = "FSVIZ_SPILL_DIR"
+
+
+def spill_dir() -> Path:
+    import tempfile
+
+    d = Path(os.environ.get(SPILL_ENV, "").strip() or Path(tempfile.gettempdir()) / "fsviz-spill")
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _spill(source, y, names, path: Path, name: str):
+    """``source`` (a :class:`fsviz.data.chunked.ChunkedSource`) written column block by column
+    block into a Fortran-ordered float64 ``.npy`` (GDM's column source then reads a block
+    contiguously) under :func:`spill_dir`, labels beside it; opened memory-mapped. The file
+    is kept for the same version of the source (its path, size and time in the name)."""
+    import hashlib
+
+    import numpy as np
+
+    from fsviz.data import Dataset, load_dataset
+
+    files = [path] if path.is_file() else [f for f in path.rglob("*") if f.is_file()]
+    stamps = [(f.stat().st_mtime_ns, f.stat().st_size) for f in files]
+    tag = f"{path.resolve()}:{max(stamps, default=(0, 0))[0]}:{sum(size for _, size in stamps)}"
+    out = spill_dir() / f"{name}-{hashlib.sha256(tag.encode()).hexdigest()[:16]}.npy"
+    if not out.exists():
+        part = out.with_name(out.name + ".part")
+        mm = np.lib.format.open_memmap(
+            part, mode="w+", dtype=np.float64, shape=source.shape, fortran_order=True
+        )
+        step = max(1, (1 << 26) // (8 * max(source.n_samples, 1)))
+        for a, b, block in source.iter_column_blocks(step):
+            mm[:, a:b] = block
+        mm.flush()
+        del mm
+        if y is not None:  # text labels as a unicode array: a .npy without pickles
+            y = np.asarray(y)
+            np.save(
+                out.with_name(out.name[: -len(".npy")] + LABELS_SUFFIX),
+                y.astype(str) if y.dtype == object else y,
+            )
+        part.rename(out)
+    ds = load_dataset(out, memory_budget=1)  # stays memory-mapped
+    if names is None:
+        return ds.with_name(name)
+    labels = ds.labels if ds.y is not None else None  # the class names, not their codes
+    return Dataset(ds.X, y=labels, feature_names=list(names), name=name, meta=ds.meta | {"source": str(path)})
+
+
+def open_zarr(path: Path):
+    """A zarr store's Dataset: in memory when it fits the budget, else spilled and memory-mapped."""
+    import numpy as np
+
+    from fsviz.data import Dataset
+    from fsviz.data.chunked import ZarrSource
+
+    X, y = _zarr_matrix(path)
+    source = ZarrSource(X)
+    name = path.name[: -len(".zarr")] if path.name.lower().endswith(".zarr") else path.name
+    if _over_budget(source.shape):
+        return _spill(source, y, None, path, name)
+    full = np.empty(source.shape, dtype=np.float64)
+    for a, b, block in source.iter_column_blocks(max(1, (1 << 26) // (8 * max(source.n_samples, 1)))):
+        full[:, a:b] = block
+    return Dataset(full, y=y, name=name, meta={"source": str(path), "format": "zarr"})
+
+
+def open_parquet_mapped(path: Path):
+    """A Parquet file over the memory budget, spilled and memory-mapped: its numeric columns are
+    the features, the column the loader would take as the target (``inspect_table``) the labels."""
+    import pyarrow.parquet as pq
+
+    from fsviz.data import inspect_table
+    from fsviz.data.chunked import ParquetSource
+
+    target = inspect_table(path).target
+    source = ParquetSource(path, label=target)
+    y = pq.read_table(path, columns=[target]).column(0).to_numpy(zero_copy_only=False) if target else None
+    return _spill(source, y, source.feature_names, path, path.stem)
+
+
+def _parquet_over_budget(path: Path) -> bool:
+    try:
+        import pyarrow.parquet as pq
+
+        md = pq.ParquetFile(path).metadata
+    except Exception:  # noqa: BLE001 - the loader says what is wrong with it
+        return False
+    return _over_budget((md.num_rows, md.num_columns))
 
 
 def open_folder_file(shape):

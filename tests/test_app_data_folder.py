@@ -178,3 +178,49 @@ def test_a_session_file_names_the_server_file_by_its_path_in_the_folder():
     doc["dataset"]["source"] = {"kind": "server"}
     with pytest.raises(ValueError, match="dataset.source.file"):
         fc.read_session(json.dumps(doc).encode())
+
+
+def test_zarr_and_parquet_open_in_memory_or_spilled_and_memory_mapped_over_the_budget(tmp_path, monkeypatch):
+    import pandas as pd
+    import zarr
+
+    from appkit.data_folder import list_files, open_parquet_mapped, open_zarr
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 12))
+    y = (X[:, 0] > 0).astype(np.int64)
+    data = tmp_path / "data"
+    data.mkdir()
+    zarr.save_array(str(data / "plain.zarr"), X)  # a bare array: features only
+    group = zarr.open_group(str(data / "labelled.zarr"), mode="w")
+    group.create_array("X", data=X)
+    group.create_array("y", data=y)
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(12)])
+    frame["diagnosis"] = np.where(y == 1, "tumour", "normal")
+    frame.to_parquet(data / "table.parquet")
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(tmp_path / "spill"))
+
+    listed = {f.name: f for f in list_files(data)}
+    assert listed["plain.zarr"].kind == "zarr" and not listed["plain.zarr"].mapped
+    ds = open_zarr(data / "labelled.zarr")  # within the budget: in memory
+    assert not isinstance(ds.X, np.memmap)
+    np.testing.assert_array_equal(ds.X, X)
+    np.testing.assert_array_equal(ds.y, y)
+    assert open_zarr(data / "plain.zarr").y is None
+
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "1K")  # over it: spilled once, memory-mapped
+    assert {f.name: f.mapped for f in list_files(data)} == {
+        "labelled.zarr": True,
+        "plain.zarr": True,
+        "table.parquet": True,
+    }
+    for ds in (open_zarr(data / "labelled.zarr"), open_parquet_mapped(data / "table.parquet")):
+        assert isinstance(ds.X, np.memmap) and ds.X.flags.f_contiguous
+        np.testing.assert_array_equal(np.asarray(ds.X), X)
+        np.testing.assert_array_equal(ds.y, y)
+    pq = open_parquet_mapped(data / "table.parquet")
+    assert list(pq.feature_names) == [f"g{j}" for j in range(12)] and list(pq.class_names) == [
+        "normal",
+        "tumour",
+    ]
+    assert len(list((tmp_path / "spill").glob("*.npy"))) == 4  # two matrices and their labels, written once
