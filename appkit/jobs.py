@@ -199,7 +199,9 @@ def _draw_until_done(job: Job, expanded: bool, on_cancel, with_button: bool) -> 
     with slot.container(border=True):
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
         head = c1.empty()
-        if with_button:
+        if with_button and job.cancel_event.is_set():  # stopping: at its next step
+            c2.button("Cancelling …", key=f"_cancelling_{abs(hash(job.key))}", disabled=True, width="stretch")
+        elif with_button:
             c2.button(
                 "Cancel",
                 key=f"_cancel_{abs(hash(job.key))}",

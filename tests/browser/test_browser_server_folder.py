@@ -74,13 +74,8 @@ def test_open_a_server_file_move_tau_see_correlations_and_cancel_a_long_run(
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "20" in page.locator('[data-testid="stMetric"]').filter(has_text="resamples").inner_text()
 
-    resamples.get_by_role("slider").focus()
-    page.keyboard.press("Home")  # the session goes on: 5 resamples run to the end
-    settle(page)
-    page.get_by_role("button", name="Resample").click()
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=\"stMetric\"]')]"
-        ".some(e => e.innerText.includes('resamples') && /\\n5\\n/.test(e.innerText + '\\n'))",
-        timeout=120_000,
-    )
-    page.screenshot(path=str(shots / "server_folder_stability.png"), full_page=True)
+    page.screenshot(path=str(shots / "server_folder_cancelled.png"), full_page=True)
+
+    goto(page, "Groups (GDM)")  # the session goes on: its results are all still there
+    tree_title(page)
+    assert "tau=0.31" in shown_caption(page)
