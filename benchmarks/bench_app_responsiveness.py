@@ -558,13 +558,14 @@ def width_main(a) -> int:
         ]
     else:
         targets += [("Groups page -> first tree", "gdm fit (default run)", 2.0, "x")]
-    data_mib = shape[0] * shape[1] * 8 / 2**20  # X as the app holds it (float64 in memory)
-    extra = peak[0] / 2**20 - data_mib
-    verdict = "met" if extra <= 1024 else "NOT met"
-    print(
-        f"  server memory peak {peak[0] / 2**20:.0f} MiB = data {data_mib:.0f} MiB + {extra:.0f} MiB "
-        f"(target <= data + 1 GiB): {verdict}{' (Dask workers included)' if a.dask else ''}"
-    )
+    if a.source == "folder":
+        data_mib = shape[0] * shape[1] * 8 / 2**20  # X as the app holds it (float64 in memory)
+        extra = peak[0] / 2**20 - data_mib
+        verdict = "met" if extra <= 1024 else "NOT met"
+        print(
+            f"  server memory peak {peak[0] / 2**20:.0f} MiB = data {data_mib:.0f} MiB + {extra:.0f} MiB "
+            f"(target <= data + 1 GiB): {verdict}{' (Dask workers included)' if a.dask else ''}"
+        )
     print(f"targets ({load_text()}; they count at load < 2):")
     for key, ref, limit, unit in targets:
         if key not in out:

@@ -566,7 +566,7 @@ def _estimate(data, kind, st, binning, n_sample_pairs, random_state, t0, m) -> C
             seen[pj] = True
             used = np.flatnonzero(seen)
             row = np.cumsum(seen) - 1  # feature -> its row of Zt
-            Zt = np.empty((used.size, st.n), dtype=np.float64)
+            Zt = np.empty((used.size, st.n), dtype=np.float32)  # an estimate: float32 halves the copy
             for s in range(0, used.size, 4096):
                 cols = used[s : s + 4096]
                 Zt[s : s + 4096] = ((X[:, cols] - st.mean[cols]) * st.inv_s[cols]).T
@@ -574,7 +574,9 @@ def _estimate(data, kind, st, binning, n_sample_pairs, random_state, t0, m) -> C
             rho = np.empty(ns)
             step = max(1, 4_000_000 // max(st.n, 1))
             for s in range(0, ns, step):
-                rho[s : s + step] = np.einsum("ij,ij->i", Zt[ri[s : s + step]], Zt[rj[s : s + step]])
+                rho[s : s + step] = np.einsum(
+                    "ij,ij->i", Zt[ri[s : s + step]], Zt[rj[s : s + step]], dtype=np.float64
+                )
         else:
             raise ValueError(
                 f"{who}: exact=False samples random pairs and needs X in memory; got an out-of-core "

@@ -87,6 +87,7 @@ def load_npy(path, *, label="auto", name: str | None = None, memory_budget=None)
         step = max(1, (1 << 26) // max(8 * X.shape[1], 1))
         for a in range(0, X.shape[0], step):
             out[a : a + step] = X[a : a + step]
+        out.setflags(write=False)  # the Dataset keeps this array as it is (no defensive copy)
         X = out
     meta = {"source": os.fspath(p), "format": "npy-mmap" if mapped else "npy"}
     if lab is not None:
