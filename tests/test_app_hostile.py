@@ -128,3 +128,24 @@ def test_a_link_with_a_hostile_run_is_a_warning_and_the_defaults():
     assert at.session_state["seed"] == 0
     goto(at, "groups")
     assert not at.exception and not at.error
+
+
+#: tiny but valid tables from the older hostile corpus: every page must run on them or say why not
+TINY = {
+    "one_class.csv": "a,b,c,class\n1,2,3,x\n2,3,1,x\n3,1,2,x\n4,4,4,x\n",
+    "two_rows.csv": "a,b,c,class\n1,2,3,x\n2,3,1,y\n",
+    "one_feature.csv": "a,class\n1,x\n2,y\n3,x\n4,y\n5,x\n6,y\n",
+    "constant.csv": "a,b,class\n1,5,x\n2,5,y\n3,5,x\n4,5,y\n5,5,x\n6,5,y\n",
+}
+VIEWS = ["groups", "image_masks", "correlation_sparsity", "grm", "online", "projection", "stability"]
+VIEWS += ["compare", "benchmark"]
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_every_page_runs_or_says_why_on_tiny_data(name):
+    """Widgets drawn from declarations clamp their defaults and bounds to the data (issue 33)."""
+    at = _start()
+    at.radio(key="source").set_value("Upload").run()
+    _upload(at, name, TINY[name].encode())
+    for view in VIEWS:
+        goto(at, view)

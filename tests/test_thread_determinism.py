@@ -58,3 +58,20 @@ def test_results_are_bitwise_equal_on_a_busy_and_an_idle_machine(data, run, monk
     assert _scan._free_threads() == 1
     loaded = run.execute(data)
     _same(calm, loaded)
+
+
+def test_grm_scores_are_bitwise_equal_for_any_blas_thread_count(skfeature_path):
+    """COIL20's GRM scores differed bitwise between one BLAS thread and two (issue 33): GRM now
+    runs its products and eigendecomposition on one thread whatever the machine offers."""
+    from threadpoolctl import threadpool_limits
+
+    from fsviz.data import load_dataset
+    from fsviz.select import GRM, FisherScore
+
+    ds = load_dataset(skfeature_path("COIL20"))
+    s = FisherScore().fit(ds.X, ds.y).scores_
+    with threadpool_limits(2):
+        two = GRM(n_top=1000).fit(ds.X, s).scores_
+    with threadpool_limits(1):
+        one = GRM(n_top=1000).fit(ds.X, s).scores_
+    assert one.tobytes() == two.tobytes()

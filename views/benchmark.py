@@ -20,6 +20,13 @@ if summary.label_kind != "classes":
     st.stop()
 
 smallest = min(summary.class_counts)
+if len(summary.class_counts) < 2 or smallest < 2:
+    st.info(
+        f"Dataset **{ds.name}** has {fc.plural(len(summary.class_counts), 'class')} and its smallest class "
+        f"{fc.plural(smallest, 'sample')}: the protocol's cross-validation needs at least two classes of two "
+        "samples or more. Choose another target, or leave out the tiny classes on the Data page."
+    )
+    st.stop()
 methods = [m for m in fc.selection_methods() if m not in ("grm", "group-saola")]  # no base/groups Run
 m_feat = summary.n_features
 folds = [c for c in (2, 3, 5, 10) if c <= smallest] or [2]
@@ -43,8 +50,12 @@ with st.form("bench"):
     )
     c3, c4, c5, c6 = st.columns([2, 1, 1, 1])
     top = min(300, m_feat)
-    lo, hi = c3.slider("k from … to", 1, top, (min(5, top), min(50, top)), key="bench_range")
-    step = c4.number_input("k step", 1, max(top, 1), 5, key="bench_step")
+    if top > 1:  # a slider needs two ends; one feature leaves k = 1
+        lo, hi = c3.slider("k from … to", 1, top, (min(5, top), min(50, top)), key="bench_range")
+    else:
+        lo = hi = 1
+        c3.caption("k = 1: the data have one feature")
+    step = c4.number_input("k step", 1, max(top, 1), min(5, top), key="bench_step")
     cv = c5.select_slider(
         "folds", folds, value=min(10 if 10 in folds else folds[-1], folds[-1]), key="bench_cv"
     )

@@ -357,16 +357,14 @@ def _column_stats(frame: pd.DataFrame) -> dict:
 
 def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: pd.DataFrame) -> int | None:
     """The auto target among ``candidates`` (bool mask): see :func:`infer_column_roles`."""
-    from fsviz.data.formats._source import LABEL_CANDIDATES
+    from fsviz.data.formats._source import named_target
 
     cand = np.flatnonzero(candidates)
     if not cand.size:
         return None
-    for exact in (True, False):  # label, class, y, target: exact case first
-        for want in LABEL_CANDIDATES:
-            for c in cand:
-                if (names[c] if exact else names[c].lower()) == want:
-                    return int(c)
+    hit = named_target(names, cand.tolist())  # label, class, y, target: exact case first
+    if hit is not None:
+        return hit
     sub = frame.iloc[:, cand]
     ranked = suggest_targets(sub, max_suggestions=len(cand))
     stats["ranked"] = ranked

@@ -456,15 +456,17 @@ class GRM(SelectorMixin, BaseEstimator):
         s_scaled = s / s.max()  # GRM is invariant to rescaling s; this keeps the numbers O(1)
 
         Xt = X.tocsc()[:, top] if sp.issparse(X) else X[:, top]
-        with blas_limits():
+        # one BLAS thread throughout: a LAPACK eigendecomposition (and OpenBLAS's products) round
+        # differently on one thread than on two, and a result must not depend on the machine
+        with blas_limits(always=True):
             M = squared_cosine_matrix(Xt)
-        positions = np.full(m, -1, dtype=np.int64)
-        positions[top] = np.arange(d)
-        self.n_prior_pairs_ = 0
-        if self.prior_groups is not None and self.gamma > 0:
-            L, self.n_prior_pairs_ = group_laplacian(self.prior_groups, positions, d)
-            M += self.gamma * L
-        z, reduced = self._solve(M, s_scaled)
+            positions = np.full(m, -1, dtype=np.int64)
+            positions[top] = np.arange(d)
+            self.n_prior_pairs_ = 0
+            if self.prior_groups is not None and self.gamma > 0:
+                L, self.n_prior_pairs_ = group_laplacian(self.prior_groups, positions, d)
+                M += self.gamma * L
+            z, reduced = self._solve(M, s_scaled)
 
         scores_out = np.zeros(m)
         scores_out[top] = z

@@ -43,6 +43,27 @@ _SUFFIXES = {
 
 
 LABEL_CANDIDATES = ("label", "class", "y", "target")
+
+
+def named_target(names: list[str], allowed=None) -> int | None:
+    """The column named like a target (``label``, ``class``, ``y``, ``target``; exact case first),
+    or None. A name may carry leading underscores: :meth:`Dataset.label_column` writes
+    ``_label`` when a feature is called ``label``. Of several such columns the last one wins
+    when it is one of them (fsviz writes the label column last), else the first in the order
+    above. ``allowed``: positions that may be the target (default all)."""
+    allowed = range(len(names)) if allowed is None else allowed
+    for exact in (True, False):
+        hits = {}
+        for j in allowed:
+            name = str(names[j]) if exact else str(names[j]).lower()
+            if name.lstrip("_") in LABEL_CANDIDATES:
+                hits[int(j)] = LABEL_CANDIDATES.index(name.lstrip("_")) + (0.5 if name.startswith("_") else 0)
+        if hits:
+            last = max(allowed) if len(allowed) else None
+            return last if last in hits and len(hits) > 1 else min(hits, key=lambda j: (hits[j], j))
+    return None
+
+
 _NA_TOKENS = ["", "NA", "NaN", "nan", "N/A", "n/a", "null", "NULL", "None", "-nan", "#N/A"]
 _NA_LOWER = frozenset(t.lower() for t in _NA_TOKENS)
 

@@ -12,7 +12,7 @@ import io
 import numpy as np
 
 from fsviz.data.budget import dense_bytes
-from fsviz.data.formats._source import _NA_LOWER, LABEL_CANDIDATES, _readonly, _sniff, _Source
+from fsviz.data.formats._source import _NA_LOWER, LABEL_CANDIDATES, _readonly, _sniff, _Source, named_target
 from fsviz.data.formats.svmlight import _load_svmlight
 from fsviz.data.validation import names_preview
 
@@ -48,13 +48,9 @@ def _label_position(columns: list[str], label, src: _Source, frame_kind: str, no
             )
         return k % len(columns)
     if label == "auto":
-        for cand in LABEL_CANDIDATES:
-            if cand in columns:
-                return columns.index(cand)
-        lower = [c.lower() for c in columns]
-        for cand in LABEL_CANDIDATES:
-            if cand in lower:
-                return lower.index(cand)
+        hit = named_target(columns)
+        if hit is not None:
+            return hit
         if non_numeric is not None and len(columns) > 1 and non_numeric(len(columns) - 1):
             return len(columns) - 1
         return None

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import scipy.sparse as sp
 
-from fsviz.data.budget import sparse_bytes
+from fsviz.data.budget import dense_bytes, sparse_bytes
 from fsviz.data.dataset import Dataset, default_feature_names
 from fsviz.data.formats._source import _meta_for, _parse_error, _Source, _write_bytes
 
@@ -63,6 +63,14 @@ def _load_svmlight(src: _Source, label) -> dict:
             "every line must read '<label> <index>:<value> ...' with increasing indices.",
         ) from e
     X = X.tocsr()
+    storage = meta.get("storage")
+    if storage == "dense":  # written from dense data: read back dense (the same fingerprint)
+        src.check(dense_bytes(*X.shape), f"a dense {X.shape[0]:,} x {X.shape[1]:,} matrix (header: dense)")
+        coo = X.tocoo()
+        X = np.zeros(X.shape)
+        X[coo.row, coo.col] = coo.data  # assigned, not added: -0.0 keeps its sign
+    elif storage == "csc":
+        X = X.tocsc()
     if meta.get("n_samples") is not None and int(meta["n_samples"]) != X.shape[0]:
         raise ValueError(
             f"load_dataset: {src.label} is truncated or damaged: its fsviz header says "
@@ -71,6 +79,8 @@ def _load_svmlight(src: _Source, label) -> dict:
     has_labels = meta.get("has_labels", True)
     if label is None or not has_labels:
         y = None
+    elif meta.get("y_dtype") in ("int64", "int32") and np.all(y == np.round(y)):
+        y = y.astype(meta["y_dtype"])  # labels as they were (svmlight stores text)
     names = None
     if meta.get("feature_names_json"):
         names = meta["feature_names_json"]
@@ -92,7 +102,12 @@ def _load_svmlight(src: _Source, label) -> dict:
 
 
 def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
-    X = dataset.X.tocsr() if dataset.is_sparse else sp.csr_matrix(dataset.X)
+    if dataset.is_sparse:
+        X = dataset.X.tocsr()
+    else:  # every value but +0.0 (-0.0 too: its bits must come back)
+        dense = np.asarray(dataset.X)
+        rows, cols = np.nonzero((dense != 0) | np.signbit(dense))
+        X = sp.csr_matrix((dense[rows, cols], (rows, cols)), shape=dense.shape)
     X.sort_indices()
     meta = _meta_for(dataset)
     meta.update(
@@ -100,7 +115,10 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
         n_features=int(X.shape[1]),
         n_samples=int(X.shape[0]),
         has_labels=dataset.y is not None,
+        storage=dataset.X.format if dataset.is_sparse else "dense",
     )
+    if dataset.y is not None:
+        meta["y_dtype"] = str(dataset.y.dtype)
     names = dataset.feature_names
     if not np.array_equal(names, default_feature_names(len(names))):
         meta["feature_names_json"] = [str(c) for c in names]
