@@ -453,32 +453,46 @@ def _open_as_job(path: Path, stat):
 
 def _as_upload(path: Path, stat):
     """The Upload of a folder file read on the server (the same file version keeps its token
-    and import settings), after checking its size against the memory budget."""
+    and import settings), after checking its size against the memory budget. Like an upload:
+    the store holds the bytes read-only, each session its own import options."""
     import hashlib
     import secrets
 
-    from appkit.intake import IMPORT_DEFAULTS, Upload, upload_store
+    from appkit.intake import IMPORT_DEFAULTS, Upload, session_options, upload_store
     from fsviz.data.budget import check_memory, format_bytes
 
     check_memory(stat.st_size, f"the file {path.name} ({format_bytes(stat.st_size)})", who="data folder")
     version = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
     token = st.session_state.get("folder_token")
-    up = upload_store().get(token) if token else None
-    if up is not None and st.session_state.get("folder_version") == version:
-        return up
-    data = path.read_bytes()
-    up = Upload(
-        secrets.token_urlsafe(16), path.name, hashlib.sha256(data).hexdigest(), data, dict(IMPORT_DEFAULTS)
-    )
-    upload_store().put(up.token, up)
-    st.session_state["folder_token"] = up.token
-    st.session_state["folder_version"] = version
-    return up
+    if (
+        token is None
+        or upload_store().get(token) is None
+        or st.session_state.get("folder_version") != version
+    ):
+        data = path.read_bytes()
+        options = dict(IMPORT_DEFAULTS)
+        record = Upload(secrets.token_urlsafe(16), path.name, hashlib.sha256(data).hexdigest(), data, options)
+        upload_store().put(record.token, record)
+        session_options()[record.token] = dict(options)
+        st.session_state["folder_token"] = record.token
+        st.session_state["folder_version"] = version
+    return folder_upload()
 
 
 def folder_upload():
-    """The Upload of the folder file this session opened (None for one opened from its path)."""
-    from appkit.intake import upload_store
+    """The Upload of the folder file this session opened, with this session's import options
+    (None for a file opened from its path)."""
+    import json
+
+    from appkit.intake import Upload, session_options, upload_store
+    from appkit.state import use
 
     token = st.session_state.get("folder_token")
-    return upload_store().get(token) if token else None
+    record = upload_store().get(token) if token else None
+    if record is None:
+        return None
+    mine = session_options()
+    if token not in mine:
+        mine[token] = json.loads(json.dumps(record.options))
+    use("upload", token)  # in use by this session: the store keeps it
+    return Upload(record.token, record.filename, record.digest, record.data, mine[token])

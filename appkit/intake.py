@@ -11,7 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from appkit.state import LRU, activate
+from appkit.memory import ByteLRU
+from appkit.state import activate, use
 from appkit.widgets import busy
 from fsviz.data.loaders import load_defaults
 
@@ -90,62 +91,102 @@ IMPORT_DEFAULTS = {
 }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Upload:
-    """A file this server received, with its import options.
+    """A file this server received, with a session's import options.
 
-    It lives in a server-side store under an unguessable ``token`` that only the URL of
-    the session that uploaded it carries (``?upload=…``), so a browser refresh finds it
-    again and no other session can; the store is bounded by the memory budget.
+    The bytes live in a server-side store under an unguessable ``token`` that only the URL of
+    the session that uploaded it carries (``?upload=…``), so a browser refresh finds them
+    again; the store is bounded by the memory budget. The store's record is read-only and
+    shared by every session that has the link; each session reads it with its *own* import
+    options (:func:`current_upload`), which its URL also carries (``?imp=…``): sessions that
+    share a link share the data, never each other's settings.
     """
 
     token: str
     filename: str
     digest: str
     data: bytes
-    options: dict
+    options: dict  # the session's own dict (the store's record: the options it was uploaded with)
 
 
-class _UploadStore(LRU):
-    """The :class:`Upload` store: least recently used files go once their bytes exceed the budget."""
-
-    def __init__(self, budget: int):
-        super().__init__(size=64)
-        self.budget = budget
-
-    def put(self, key, value) -> None:
-        super().put(key, value)
-        with self.lock:
-            while len(self.data) > 1 and sum(len(u.data) for u in self.data.values()) > self.budget:
-                self.data.popitem(last=False)
+#: share of the memory budget the uploaded files may hold (with appkit.state's shares: the budget)
+UPLOAD_SHARE, PREVIEW_SHARE = 4, 8
 
 
 @st.cache_resource(show_spinner=False)
-def upload_store() -> _UploadStore:
-    """The uploaded files of the sessions of this server, by token (see :class:`Upload`)."""
+def upload_store() -> ByteLRU:
+    """The uploaded files of the sessions of this server, by token (see :class:`Upload`): a
+    quarter of the memory budget, least recently used first out."""
     from fsviz.data.budget import resolve_budget
 
-    return _UploadStore(max(resolve_budget() // 2, 64 << 20))
+    return ByteLRU(64, max(resolve_budget() // UPLOAD_SHARE, 16 << 20))
+
+
+@st.cache_resource(show_spinner=False)
+def inspect_store() -> ByteLRU:
+    """Previews of uploads (:func:`fsviz.data.inspect_table`) by digest and options: 1/8 of the budget."""
+    from fsviz.data.budget import resolve_budget
+
+    return ByteLRU(16, max(resolve_budget() // PREVIEW_SHARE, 8 << 20))
+
+
+@st.cache_resource(show_spinner=False)
+def loaded_index() -> ByteLRU:
+    """Which dataset (:class:`~appkit.state.DatasetKey`) an upload read with given options gave:
+    the dataset itself lives in the dataset store, once."""
+    return ByteLRU(256)
 
 
 def receive_upload(filename: str, data: bytes) -> Upload:
-    """Keep an uploaded file (the same bytes again keep their token and import options)."""
+    """Keep an uploaded file (the same bytes again keep their token and import options).
+
+    A new file replaces this session's previous one: its import settings' widgets are dropped,
+    and the previous bytes leave the store unless another session still uses them."""
     import secrets
 
     digest = hashlib.sha256(data).hexdigest()
     up = current_upload()
     if up is None or up.digest != digest or up.filename != filename:
-        up = Upload(secrets.token_urlsafe(16), filename, digest, data, dict(IMPORT_DEFAULTS))
-        adopt_pending_options(up)
-    upload_store().put(up.token, up)
-    st.session_state["upload_token"] = up.token
+        options = dict(IMPORT_DEFAULTS)
+        adopt_pending_options(digest, options)
+        record = Upload(secrets.token_urlsafe(16), filename, digest, data, options)
+        upload_store().put(record.token, record)
+        if up is not None:
+            forget_upload(up.token)
+        st.session_state["upload_token"] = record.token
+        session_options()[record.token] = dict(options)
+        return current_upload()
+    upload_store().touch(up.token)
     return up
 
 
+def session_options() -> dict:
+    """This session's import options, by upload token."""
+    return st.session_state.setdefault("upload_options", {})
+
+
 def current_upload() -> Upload | None:
-    """The file this session uploaded last (it survives source switches and refreshes)."""
+    """The file this session uploaded last (it survives source switches and refreshes), with
+    this session's import options."""
     token = st.session_state.get("upload_token")
-    return upload_store().get(token) if token else None
+    record = upload_store().get(token) if token else None
+    if record is None:
+        return None
+    mine = session_options()
+    if token not in mine:  # a link from another session, or a refresh: start from its options
+        mine[token] = json.loads(json.dumps(record.options))  # a deep copy of plain values
+    use("upload", token)
+    return Upload(record.token, record.filename, record.digest, record.data, mine[token])
+
+
+def forget_upload(token: str) -> None:
+    """This session is done with upload ``token`` (replaced): its widgets and options go."""
+    session_options().pop(token, None)
+    for key in [k for k in st.session_state if str(k).startswith("imp_") and str(k).endswith(token)]:
+        del st.session_state[key]
+    for key in [k for k in st.session_state if str(k).startswith(f"imp_roles_{token}")]:
+        del st.session_state[key]
 
 
 def set_import_option(up: Upload, name: str, value) -> None:
@@ -179,24 +220,33 @@ def set_target(up: Upload, column: str | None) -> None:
     up.options["label"] = column
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _inspect(digest: str, filename: str, sep, decimal, sheet, transpose, label, _data: bytes):
+def inspect_upload(up: Upload):
+    """The first rows of an upload as it will be read, its detected dialect and column roles
+    (kept in :func:`inspect_store`; workbooks and .h5ad files are read in the memory-limited
+    sandbox child, as by the loader)."""
     from fsviz.data import inspect_table
 
-    buf = io.BytesIO(_data)
-    buf.name = filename
-    # workbooks and .h5ad files are read in the memory-limited sandbox child, as by the loader
-    return inspect_table(
-        buf, sep=sep, decimal=decimal, sheet=sheet, transpose=transpose, label=label, sandbox=True
-    )
-
-
-def inspect_upload(up: Upload):
-    """The first rows of an upload as it will be read, its detected dialect and column roles."""
     o = up.options
-    return _inspect(
-        up.digest, up.filename, o["sep"], o["decimal"], o["sheet"], o["transpose"], o["label"], up.data
+    key = (
+        up.digest,
+        up.filename,
+        json.dumps([o["sep"], o["decimal"], o["sheet"], o["transpose"], o["label"]]),
     )
+    info = inspect_store().get(key)
+    if info is None:
+        buf = io.BytesIO(up.data)
+        buf.name = up.filename
+        info = inspect_table(
+            buf,
+            sep=o["sep"],
+            decimal=o["decimal"],
+            sheet=o["sheet"],
+            transpose=o["transpose"],
+            label=o["label"],
+            sandbox=True,
+        )
+        inspect_store().put(key, info)
+    return info
 
 
 def column_roles(up: Upload, info) -> dict[str, str]:
@@ -221,17 +271,28 @@ def load_kwargs(up: Upload, info) -> dict:
     }
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _load_upload(digest: str, filename: str, kwargs_key: str, _kwargs: dict, _data: bytes):
-    """The loader checks the sizes the file declares against the memory budget before it
+def _load_upload(up: Upload, kwargs_key: str, kwargs: dict):
+    """The dataset of an upload read with ``kwargs``: from the dataset store when it is there,
+    else read (once per file and options).
+
+    The loader checks the sizes the file declares against the memory budget before it
     allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
-    the server, and every session on it, down; a .mat file is parsed in a child process
-    (``sandbox=True``), so a reader that crashes on a damaged file cannot either."""
+    the server, and every session on it, down; .mat, workbooks and .h5ad are parsed in a
+    memory-limited child process (``sandbox=True``), so a reader that crashes or over-allocates
+    on a hostile file cannot either."""
+    from appkit.state import _datasets, dataset_key
     from fsviz.data import load_dataset
 
-    buf = io.BytesIO(_data)
-    buf.name = filename  # the loader takes the format from the name
-    return load_dataset(buf, name=Path(filename).stem, sandbox=True, **_kwargs)
+    where = (up.digest, up.filename, kwargs_key)
+    known = loaded_index().get(where)
+    ds = _datasets().get(known) if known is not None else None
+    if ds is None:
+        buf = io.BytesIO(up.data)
+        buf.name = up.filename  # the loader takes the format from the name
+        ds = load_dataset(buf, name=Path(up.filename).stem, sandbox=True, **kwargs)
+        _datasets().put(dataset_key(ds), ds)
+        loaded_index().put(where, dataset_key(ds))
+    return ds
 
 
 def apply_target_fixes(ds, options: dict):
@@ -250,14 +311,14 @@ def load_upload(up: Upload, shape: tuple[int, int] | None = None):
     kwargs = load_kwargs(up, inspect_upload(up))
     key = json.dumps(kwargs, sort_keys=True, default=str)
     with busy(f"Reading {up.filename} …"):
-        ds = _load_upload(up.digest, up.filename, key, kwargs, up.data)
+        ds = _load_upload(up, key, kwargs)
     ds = _with_shape(apply_target_fixes(ds, up.options), shape)
     activate(ds)
     return ds
 
 
-def adopt_pending_options(up: Upload) -> None:
+def adopt_pending_options(digest: str, options: dict) -> None:
     """An upload that is the file a loaded session was saved on takes its import options."""
     doc = st.session_state.get("pending_session")
-    if doc is not None and doc.source.get("sha256") == up.digest:
-        up.options.update(doc.source.get("import_options") or {})
+    if doc is not None and doc.source.get("sha256") == digest:
+        options.update(doc.source.get("import_options") or {})

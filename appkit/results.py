@@ -11,9 +11,9 @@ import streamlit as st
 
 import fsviz.compute as fc
 from appkit import jobs
+from appkit.memory import ByteLRU
 from appkit.scale import check_fits
 from appkit.state import (
-    LRU,
     ResultKey,
     add_selection,
     per_dataset,
@@ -49,7 +49,7 @@ class _Prefetcher:
 
     size = 2
 
-    def __init__(self, store: LRU):
+    def __init__(self, store: ByteLRU):
         self.store, self.lock, self.wake = store, threading.Lock(), threading.Event()
         self.todo: OrderedDict = OrderedDict()
         self.idle = threading.Event()

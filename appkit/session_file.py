@@ -89,7 +89,7 @@ def read_session_upload() -> None:
         st.session_state["source"] = "Upload"
         have = current_upload()
         if have is not None and have.digest == src["sha256"]:
-            have.options.update(src.get("import_options") or {})
+            have.options.update(src.get("import_options") or {})  # this session's own options
     if isinstance(doc.seed, int):
         st.session_state["seed"] = doc.seed
     if doc.image_shape:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
+import time
 from dataclasses import dataclass
 
 import streamlit as st
 
+from appkit.memory import SWEEP_SECONDS, ByteLRU, UsageRegistry, return_memory, tune_allocator
 from fsviz.compute import Run
 
 #: a dataset is "small" when n_samples * n_features is below this: its default runs start
@@ -34,37 +35,91 @@ class DatasetKey:
     image_shape: tuple | None
 
 
-class LRU:
-    """A small thread-safe LRU dict shared by all sessions of the server process."""
+#: shares of the memory budget the shared stores may hold (uploads: appkit.intake; the rest here)
+RESULT_SHARE, DATASET_SHARE = 4, 2
 
-    def __init__(self, size: int):
-        self.size, self.data, self.lock = size, OrderedDict(), threading.Lock()
 
-    def get(self, key):
-        with self.lock:
-            if key in self.data:
-                self.data.move_to_end(key)
-                return self.data[key]
-        return None
+def _budget() -> int:
+    from fsviz.data.budget import resolve_budget
 
-    def put(self, key, value) -> None:
-        with self.lock:
-            self.data[key] = value
-            self.data.move_to_end(key)
-            while len(self.data) > self.size:
-                self.data.popitem(last=False)
+    return resolve_budget()
 
 
 @st.cache_resource(show_spinner=False)
-def result_store() -> LRU:
-    """Every result of every session of this server, by :class:`ResultKey`."""
-    return LRU(STORE_SIZE)
+def result_store() -> ByteLRU:
+    """Every result of every session of this server, by :class:`ResultKey` (a quarter of the budget)."""
+    return ByteLRU(STORE_SIZE, _budget() // RESULT_SHARE)
 
 
 @st.cache_resource(show_spinner=False)
-def _datasets() -> LRU:
-    """The datasets of the sessions of this server, by :class:`DatasetKey`."""
-    return LRU(8)
+def _datasets() -> ByteLRU:
+    """The datasets of the sessions of this server, by :class:`DatasetKey` (half the budget)."""
+    return ByteLRU(8, _budget() // DATASET_SHARE)
+
+
+def session_id() -> str | None:
+    """This script run's Streamlit session id (None outside a run)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return None if ctx is None else ctx.session_id
+
+
+@st.cache_resource(show_spinner=False)
+def usage() -> UsageRegistry:
+    """What each session uses; a daemon thread releases what only ended sessions used."""
+    tune_allocator()
+    registry = UsageRegistry()
+    threading.Thread(target=_sweep_forever, args=(registry,), name="fsviz-sweeper", daemon=True).start()
+    return registry
+
+
+def use(kind: str, key) -> None:
+    """This session now uses ``key`` of ``kind`` ("upload", "dataset") instead of its previous one."""
+    sid = session_id()
+    if sid is None:
+        return
+    reg = usage()
+    for old in reg.uses.get(sid, {}).get(kind, set()) - {key}:
+        reg.drop(sid, kind, old)
+    reg.use(sid, kind, key)
+
+
+def _is_active(sid: str) -> bool:
+    from streamlit.runtime import Runtime
+
+    return not Runtime.exists() or Runtime.instance().is_active_session(sid)
+
+
+def _sweep_forever(registry: UsageRegistry) -> None:
+    while True:
+        time.sleep(SWEEP_SECONDS)
+        try:
+            if registry.sweep(_is_active):
+                release_unused(registry)
+        except Exception:  # noqa: BLE001 - the sweeper must outlive any one failure
+            pass
+
+
+def release_unused(registry: UsageRegistry) -> None:
+    """Drop from the shared stores what no live session uses, and return the memory."""
+    from appkit.intake import inspect_store, upload_store
+
+    uploads, datasets = registry.used("upload"), registry.used("dataset")
+    fingerprints = {k.fingerprint for k in datasets}
+    store = upload_store()
+    digests = {store.get(t).digest for t in uploads if store.get(t) is not None}
+    for token in set(store.keys()) - uploads:
+        store.pop(token)
+    for key in set(_datasets().keys()) - datasets:
+        _datasets().pop(key)
+    for key in result_store().keys():
+        if key.fingerprint not in fingerprints:
+            result_store().pop(key)
+    for key in inspect_store().keys():
+        if key[0] not in digests:
+            inspect_store().pop(key)
+    return_memory()
 
 
 def per_dataset(name: str, ds) -> dict:
@@ -80,7 +135,9 @@ def dataset_key(ds) -> DatasetKey:
 def activate(ds) -> None:
     """Make ``ds`` the session's dataset (only its key goes into session state)."""
     key = dataset_key(ds)
-    _datasets().put(key, ds)
+    if _datasets().get(key) is None:
+        _datasets().put(key, ds)
+    use("dataset", key)
     st.session_state.pop("load_error", None)
     if st.session_state.get("dataset_key") not in (None, key):  # another dataset: forms start afresh
         for k in [k for k in st.session_state if is_form_key(k)]:
@@ -163,6 +220,7 @@ APP_KEYS = frozenset(
         "options",
         "recent",
         "upload_token",
+        "upload_options",
         "pending_session",
         "session_error",
         "url_error",

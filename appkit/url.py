@@ -7,10 +7,10 @@ import json
 
 import streamlit as st
 
-from appkit.intake import sample_names, upload_store
+from appkit.intake import IMPORT_DEFAULTS, sample_names, session_options, upload_store
 from appkit.state import per_dataset, show
 from fsviz.compute.runs import SEED_MAX
-from fsviz.compute.session import check_run, parse_json
+from fsviz.compute.session import check_import_options, check_run, parse_json
 
 _URL_KEYS = ("source", "sample", "seed", "folder_file")
 
@@ -31,7 +31,21 @@ def restore_from_url() -> None:
         st.session_state.setdefault("seed", int(q["seed"]))
     if q.get("upload") and upload_store().get(q["upload"]) is not None:  # a refresh: the file is still here
         st.session_state["upload_token"] = q["upload"]
+        if q.get("imp"):
+            try:
+                given = check_import_options(_decode(q["imp"], "the link's import settings"))
+                session_options()[q["upload"]] = dict(IMPORT_DEFAULTS) | given
+            except (ValueError, TypeError) as e:
+                st.session_state["url_error"] = f"The import settings in this link were not restored: {e}"
     st.session_state["_url_runs"] = q.get("runs")
+
+
+def _encode(doc) -> str:
+    return base64.urlsafe_b64encode(json.dumps(doc, separators=(",", ":")).encode()).decode()
+
+
+def _decode(text: str, what: str):
+    return parse_json(base64.urlsafe_b64decode(text.encode()), what, max_bytes=64 << 10)
 
 
 def sync_url(ds) -> None:
@@ -44,16 +58,24 @@ def sync_url(ds) -> None:
     token = st.session_state.get("upload_token")
     if token and q.get("upload") != token:
         q["upload"] = token
+    options = session_options().get(token) if token else None
+    if options is not None:  # this session's own import settings: a refresh or a shared link reads them
+        changed = {k: v for k, v in options.items() if IMPORT_DEFAULTS.get(k) != v}
+        text = _encode(changed) if changed else None
+        if text and len(text) < 4000 and q.get("imp") != text:
+            q["imp"] = text
+        elif not text and "imp" in q:
+            del q["imp"]
     pending = st.session_state.pop("_url_runs", None)
     if ds is None:
         return
     if pending:
         try:
-            restore_runs(ds, parse_json(base64.urlsafe_b64decode(pending.encode()), "the link's runs"))
+            restore_runs(ds, _decode(pending, "the link's runs"))
         except (ValueError, TypeError) as e:  # a stale or edited URL: the defaults, and why
             st.session_state["url_error"] = f"The runs in this link were not restored: {e}"
     shown_runs = {slot: run.to_dict() for slot, run in per_dataset("shown", ds).items()}
-    text = base64.urlsafe_b64encode(json.dumps(shown_runs, separators=(",", ":")).encode()).decode()
+    text = _encode(shown_runs)
     if shown_runs and len(text) < 4000 and q.get("runs") != text:
         q["runs"] = text
 

@@ -143,7 +143,7 @@ def test_prefetcher_drops_failures_keeps_going_and_lets_a_page_wait(digits):
     from fsviz.data import load_sample
 
     ds = load_sample(digits)
-    store = appkit.state.LRU(8)
+    store = appkit.memory.ByteLRU(8)
     pre = appkit.results._Prefetcher(store)
     bad, good = Run("gdm", {"tau": 2.0}), Run("fisher")  # tau outside [0, 1]: a ValueError
     key_bad, key_good = (appkit.ResultKey(ds.fingerprint, r.key) for r in (bad, good))
@@ -158,7 +158,7 @@ def test_prefetcher_drops_failures_keeps_going_and_lets_a_page_wait(digits):
         def _loop(self):  # no worker: the queue stays as submit leaves it
             return None
 
-    queue = Idle(appkit.state.LRU(8))
+    queue = Idle(appkit.memory.ByteLRU(8))
     r1, r2, r3, r4 = (Run("fisher", {}, seed) for seed in (1, 2, 3, 4))
     queue.submit(ds, [r1, r2, r3])
     assert [r for _, r in queue.todo.values()] == [r1, r2]

@@ -8,6 +8,7 @@ selector, the target checks offer their fixes, and no "nan" is shown without a r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -56,7 +57,9 @@ def test_roles_table_changes_what_is_loaded():
     at = upload("data.csv", wisconsin_csv())
     key = next(k for k in at.session_state if str(k).startswith("imp_roles_"))
     frame_roles = {}
-    up = appkit.intake.upload_store().get(at.session_state["upload_token"])
+    token = at.session_state["upload_token"]
+    record = appkit.intake.upload_store().get(token)  # the session's own options, as its widgets change them
+    up = dataclasses.replace(record, options=at.session_state["upload_options"][token])
     info = appkit.inspect_upload(up)
     for r in info.roles:
         frame_roles[str(r.name)] = r.role

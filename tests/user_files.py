@@ -108,3 +108,168 @@ def european_xlsx(**kw) -> bytes:
     buf = io.BytesIO()
     european_frame(**kw).to_excel(buf, index=False, sheet_name="Messungen")
     return buf.getvalue()
+
+
+# ------------------------------------------------------------- files as researchers have them (issue 29)
+def geo_series_matrix(n_probes: int = 300, n_samples: int = 24, seed: int = 0) -> bytes:
+    """A GEO series matrix: 25+ ``!Series_``/``!Sample_`` lines, characteristics as ``key: value``,
+    then the probe x sample table between the begin and end markers."""
+    rng = np.random.default_rng(seed)
+    gsm = [f"GSM{100000 + i}" for i in range(n_samples)]
+    state = ["healthy" if i % 2 else "ulcerative colitis" for i in range(n_samples)]
+
+    def q(vals) -> str:
+        return "\t".join(f'"{v}"' for v in vals)
+
+    lines = ['!Series_title\t"A made-up colitis study"', '!Series_geo_accession\t"GSE00000"']
+    lines += [f'!Series_summary\t"Paragraph {k} about the study."' for k in range(20)]
+    lines += ['!Series_contact_name\t"A,,Person"', '!Series_platform_id\t"GPL570"']
+    lines.append("!Sample_title\t" + q([f"patient {i}" for i in range(n_samples)]))
+    lines.append("!Sample_geo_accession\t" + q(gsm))
+    lines.append("!Sample_source_name_ch1\t" + q(["colon biopsy"] * n_samples))
+    lines.append("!Sample_characteristics_ch1\t" + q([f"disease state: {s}" for s in state]))
+    lines.append("!Sample_characteristics_ch1\t" + q([f"age: {a}" for a in rng.integers(20, 70, n_samples)]))
+    lines.append("!Sample_characteristics_ch1\t" + q([f"Sex: {'MF'[i % 2]}" for i in range(n_samples)]))
+    lines += ["!series_matrix_table_begin", '"ID_REF"\t' + q(gsm)]
+    X = rng.normal(6, 1, size=(n_probes, n_samples))
+    X[:10] += np.array([1.5 if s != "healthy" else 0.0 for s in state])
+    lines += [f'"{1000 + j}_at"\t' + "\t".join(f"{v:.4f}" for v in X[j]) for j in range(n_probes)]
+    lines.append("!series_matrix_table_end")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def expression_with_repeats(n_genes: int = 4000, n_samples: int = 30, n_repeat: int = 40, seed: int = 5):
+    """``(matrix_csv, phenotype_csv)``: genes x samples with ``n_repeat`` gene symbols repeated (as
+    probe maps do), and a phenotype table (sample id, disease state, age, sex) in another order,
+    with one sample the matrix does not have."""
+    rng = np.random.default_rng(seed)
+    genes = [f"GENE{j}" for j in range(n_genes - n_repeat)]
+    genes += [f"GENE{j}" for j in rng.choice(n_genes - n_repeat, n_repeat, replace=False)]
+    samples = [f"S{i:02d}" for i in range(n_samples)]
+    disease = np.where(np.arange(n_samples) % 3 == 0, "tumour", "normal")
+    X = rng.normal(8, 1, size=(n_genes, n_samples))
+    X[:20] += 2.0 * (disease == "tumour")
+    matrix = pd.DataFrame(np.round(X, 4), columns=samples)
+    matrix.insert(0, "symbol", genes)
+    pheno = pd.DataFrame(
+        {
+            "sample_id": samples[::-1] + ["S99"],
+            "disease_state": list(disease[::-1]) + ["normal"],
+            "age": list(rng.integers(30, 80, n_samples)) + [50],
+            "sex": list(rng.choice(["f", "m"], n_samples)) + ["f"],
+        }
+    )
+    return matrix.to_csv(index=False).encode(), pheno.to_csv(index=False).encode()
+
+
+def anndata_counts(path, n_cells: int = 80, n_genes: int = 60, seed: int = 6):
+    """An .h5ad as anndata writes it: sparse CSR counts, obs with cell_type and batch (categorical),
+    var with gene symbols beside the ids, a ``counts`` layer and ``raw``."""
+    import h5py
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    types = np.array(["T cell", "B cell", "NK cell"])[rng.integers(0, 3, n_cells)]
+    lam = rng.gamma(1.0, 2.0, size=(1, n_genes)) * (
+        1 + 3 * (types[:, None] == "B cell") * (np.arange(n_genes) < 5)
+    )
+    X = sp.csr_matrix(rng.poisson(lam).astype(np.float32))
+
+    def strings(group, name, values):
+        ds = group.create_dataset(name, data=np.array(values, dtype=object), dtype=h5py.string_dtype())
+        ds.attrs["encoding-type"], ds.attrs["encoding-version"] = "string-array", "0.2.0"
+
+    def categorical(group, name, values):
+        cats, codes = np.unique(values, return_inverse=True)
+        g = group.create_group(name)
+        g.attrs["encoding-type"], g.attrs["encoding-version"], g.attrs["ordered"] = (
+            "categorical",
+            "0.2.0",
+            False,
+        )
+        strings(g, "categories", cats)
+        g["codes"] = codes.astype(np.int8)
+
+    def sparse(group, name, M):
+        g = group.create_group(name)
+        g.attrs["encoding-type"], g.attrs["encoding-version"] = "csr_matrix", "0.1.0"
+        g.attrs["shape"] = M.shape
+        g["data"], g["indices"], g["indptr"] = M.data, M.indices, M.indptr
+
+    with h5py.File(path, "w") as f:
+        f.attrs["encoding-type"], f.attrs["encoding-version"] = "anndata", "0.1.0"
+        sparse(f, "X", X)
+        obs = f.create_group("obs")
+        obs.attrs["encoding-type"], obs.attrs["encoding-version"] = "dataframe", "0.2.0"
+        obs.attrs["_index"], obs.attrs["column-order"] = "_index", ["cell_type", "batch", "n_counts"]
+        strings(obs, "_index", [f"cell{i}" for i in range(n_cells)])
+        categorical(obs, "cell_type", types)
+        categorical(obs, "batch", np.array(["b1", "b2"])[np.arange(n_cells) % 2])
+        obs["n_counts"] = np.asarray(X.sum(axis=1)).ravel()
+        var = f.create_group("var")
+        var.attrs["encoding-type"], var.attrs["encoding-version"] = "dataframe", "0.2.0"
+        var.attrs["_index"], var.attrs["column-order"] = "_index", ["gene_symbols"]
+        strings(var, "_index", [f"ENSG{j:011d}" for j in range(n_genes)])
+        strings(var, "gene_symbols", [f"GENE{j}" for j in range(n_genes)])
+        layers = f.create_group("layers")
+        layers.attrs["encoding-type"], layers.attrs["encoding-version"] = "dict", "0.1.0"
+        sparse(layers, "counts", X)
+        raw = f.create_group("raw")
+        raw.attrs["encoding-type"], raw.attrs["encoding-version"] = "raw", "0.1.0"
+        sparse(raw, "X", X)
+        rvar = raw.create_group("var")
+        rvar.attrs["encoding-type"], rvar.attrs["encoding-version"] = "dataframe", "0.2.0"
+        rvar.attrs["_index"], rvar.attrs["column-order"] = "_index", []
+        strings(rvar, "_index", [f"ENSG{j:011d}" for j in range(n_genes)])
+    return path
+
+
+def churn_csv(n: int = 400, seed: int = 4) -> bytes:
+    """A churn table: an id, a date column, blank numbers, a 180-value town column, a target."""
+    rng = np.random.default_rng(seed)
+    start = pd.Timestamp("2022-01-01")
+    f = pd.DataFrame(
+        {
+            "customer_id": [f"C{100000 + i}" for i in range(n)],
+            "signup_date": [
+                (start + pd.Timedelta(days=int(d))).strftime("%Y-%m-%d") for d in rng.integers(0, 700, n)
+            ],
+            "plan": rng.choice(["basic", "plus", "pro"], n),
+            "monthly_fee": np.round(rng.normal(30, 8, n), 2),
+            "tenure_months": rng.integers(1, 48, n).astype(float),
+            "support_calls": rng.poisson(2, n).astype(float),
+            "city": [f"Town {k}" for k in rng.integers(0, 180, n)],
+        }
+    )
+    f.loc[rng.choice(n, 25, replace=False), "monthly_fee"] = np.nan
+    f.loc[rng.choice(n, 10, replace=False), "tenure_months"] = np.nan
+    f["churned"] = np.where(f["support_calls"] + rng.normal(0, 1, n) > 3, "yes", "no")
+    return f.to_csv(index=False).encode()
+
+
+def uci_headerless(n: int = 120, seed: int = 7) -> bytes:
+    """A UCI-style file: no header, an id, 9 integer features 1..10, the class last, ``?`` for gaps."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        cls = 4 if i % 3 == 0 else 2
+        vals = [str(int(v)) for v in np.clip(rng.integers(1, 6, 9) + (cls == 4) * 4, 1, 10)]
+        if i % 11 == 0:
+            vals[5] = "?"
+        rows.append(",".join([str(1000000 + 37 * i)] + vals + [str(cls)]))
+    return ("\n".join(rows) + "\n").encode()
+
+
+def european_first_column(n: int = 60, seed: int = 8) -> bytes:
+    """A European CSV (``;`` and decimal commas) whose first column holds decimal-comma numbers."""
+    rng = np.random.default_rng(seed)
+    group = rng.choice(["A", "B"], n)
+    frame = pd.DataFrame(
+        {
+            "Gewicht": np.round(rng.normal(70, 10, n) + 5 * (group == "B"), 2),
+            "Größe": np.round(rng.normal(1.75, 0.1, n), 3),
+            "Alter": rng.integers(20, 80, n),
+            "Gruppe": group,
+        }
+    )
+    return frame.to_csv(index=False, sep=";", decimal=",").encode("utf-8")

@@ -16,7 +16,7 @@ from typing import Any
 
 from fsviz.compute.runs import SEED_MAX, Run
 
-__all__ = ["SessionFile", "check_run", "parse_json", "read_session", "session_json"]
+__all__ = ["SessionFile", "check_import_options", "check_run", "parse_json", "read_session", "session_json"]
 
 #: the sources a session's data can come from
 SOURCES = ("sample", "upload", "server")
@@ -192,7 +192,9 @@ def read_session(data: bytes | str) -> SessionFile:
     if source.get("kind") == "upload":
         _expect(source.get("sha256"), str, "'dataset.source.sha256'")
         _expect(source.get("file"), str, "'dataset.source.file'")
-        _import_options(_expect(source.get("import_options") or {}, dict, "'dataset.source.import_options'"))
+        check_import_options(
+            _expect(source.get("import_options") or {}, dict, "'dataset.source.import_options'")
+        )
     shape = ds.get("image_shape")
     if shape is not None:
         _expect(shape, list, "'dataset.image_shape'")
@@ -253,10 +255,11 @@ _IMPORT_TYPES = {
 }
 
 
-def _import_options(options: dict) -> dict:
+def check_import_options(options: dict) -> dict:
     """An upload's import options: known names, values of the right type and among the loader's choices."""
     from fsviz.data.loaders import LOAD_CHOICES
 
+    _expect(options, dict, "'import_options'")
     for k, v in options.items():
         kinds = _IMPORT_TYPES.get(k)
         if kinds is None:

@@ -19,11 +19,12 @@ from typing import Any
 import numpy as np
 
 from fsviz.data.dialect import sniff_dialect
+from fsviz.data.plan import DEFAULT_NA
 from fsviz.data.validation import names_preview
 
 __all__ = ["RawTable", "apply_roles", "read_table", "suggest_transpose"]
 
-NA_TOKENS = ["", "NA", "NaN", "nan", "N/A", "n/a", "null", "NULL", "None", "-nan", "#N/A"]
+NA_TOKENS = list(DEFAULT_NA)
 NA_LOWER = frozenset(t.lower() for t in NA_TOKENS)
 _FEATURE_HEADS = frozenset(
     {"", "gene", "genes", "gene_id", "gene_symbol", "symbol", "probe", "probe_id", "probeset", "id_ref",
@@ -77,6 +78,56 @@ def head_text(src, n_lines: int = 30, max_bytes: int = 4 << 20) -> tuple[str, st
     return decode_head(raw)
 
 
+def text_view(src, who: str):
+    """``src`` as the table readers should see it: decoded with the plan's encoding, its skipped
+    lines (``skip_rows``, the lines above ``header``) and comment lines gone, and a header line
+    ``V1,V2,...`` in front when the file has none (``header=None``). The same source when none
+    of these applies; else a new in-memory source (UTF-8) with the same name and options."""
+    enc = getattr(src, "encoding", "auto")
+    header = getattr(src, "header", 0)
+    skip = int(getattr(src, "skip_rows", 0) or 0) + int(header or 0)
+    comment = getattr(src, "comment", None)
+    if enc in ("auto", "utf-8") and not skip and not comment and header is not None:
+        return src
+    raw = src.bytes()
+    if enc == "auto":
+        text, used = decode_head(raw)
+    else:
+        try:
+            text, used = raw.decode("utf-8-sig" if enc == "utf-8" else enc), enc
+        except UnicodeDecodeError as e:
+            raise ValueError(
+                f"{who}: the file is not {enc} text ({e.reason} at byte {e.start}). Fix: choose another "
+                "encoding (or 'auto')."
+            ) from None
+    lines = text.splitlines(keepends=True)
+    notes = src.notes
+    if used != "utf-8":
+        notes.append(f"read as {'Windows-1252' if used == 'cp1252' else used} text")
+    if comment:
+        kept = [ln for ln in lines if not ln.startswith(comment)]
+        if len(kept) < len(lines):
+            notes.append(f"skipped {len(lines) - len(kept):,} line(s) beginning with {comment!r}")
+        lines = kept
+    if skip:
+        notes.append(f"skipped the first {min(skip, len(lines)):,} line(s)")
+        lines = lines[skip:]
+    if header is None:
+        body = "".join(lines[:30])
+        sep = src.sep if src.sep not in ("auto", None) else sniff_dialect(body, allow_whitespace=True)[0]
+        sep = r"\s+" if sep in ("whitespace", " ") else sep
+        width = max((len(header_fields(ln, sep)) for ln in lines[:30] if ln.strip()), default=0)
+        glue = " " if sep == r"\s+" else sep
+        lines = [glue.join(f"V{j + 1}" for j in range(width)) + "\n", *lines]
+        notes.append(f"no header line: the {width} columns are named V1 .. V{width}")
+    from fsviz.data.formats._source import _Source
+
+    view = _Source("".join(lines).encode("utf-8"))
+    view.__dict__.update({k: v for k, v in src.__dict__.items() if k not in ("obj", "path", "_data")})
+    view.encoding, view.header, view.skip_rows, view.comment = "utf-8", 0, 0, None
+    return view
+
+
 def header_fields(text: str, sep: str) -> list[str]:
     """The fields of the first line (quoted fields respected)."""
     if not text:
@@ -107,7 +158,9 @@ def suggest_transpose(frame, n_rows: int | None, header: list[str]) -> tuple[boo
     if n_cols < 3 or rows < 5 * n_cols:
         return False, ""
     first = frame.iloc[:, 0]
-    if first.dtype.kind in "biuf" or first.isna().any() or first.nunique() != len(first):
+    # names repeat in expression data (probes of one gene): most distinct is enough here, the
+    # import plan's duplicates option says what becomes of the repeats
+    if first.dtype.kind in "biuf" or first.isna().any() or first.nunique() < 0.9 * len(first):
         return False, ""
     if pd.to_numeric(first.astype(str), errors="coerce").notna().mean() > 0.5:  # numbers read as text
         return False, ""
@@ -184,8 +237,12 @@ def _count_data_lines(src) -> int:
     return max(n - 1 + (0 if last == b"\n" else 1), 0)
 
 
-def _transpose(frame, who: str):
-    """Features as rows -> samples as rows: first column = feature names, header = sample names."""
+def _transpose(frame, who: str, duplicates: str = "error"):
+    """Features as rows -> samples as rows: first column = feature names, header = sample names.
+
+    Repeated feature names follow ``duplicates``: a ValueError, suffixes, or (``"mean"``)
+    suffixes now and their columns averaged once the features are numbers
+    (``frame.attrs["base_names"]``, see :func:`merge_duplicate_features`)."""
     import pandas as pd
 
     names = frame.iloc[:, 0].astype(str).str.strip().tolist()
@@ -194,12 +251,18 @@ def _transpose(frame, who: str):
         if nm in seen and nm not in dups:
             dups.append(nm)
         seen.add(nm)
+    base = None
     if dups:
-        raise ValueError(
-            f"{who}: read as features in rows, the first column must name each feature once; "
-            f"duplicated: {names_preview(dups)}. Fix: make the names unique, or read the table as it is "
-            "(Orientation: samples as rows / transpose=False)."
-        )
+        if duplicates == "error":
+            raise ValueError(
+                f"{who}: read as features in rows, the first column must name each feature once; "
+                f"{len(dups):,} repeat: {names_preview(dups)}. Fix: average each name's rows "
+                "(duplicates='mean', for probes of one gene), keep them apart with suffixes "
+                "(duplicates='suffix'), or read the table as it is (transpose=False)."
+            )
+        unique = unique_names(names)
+        base = dict(zip(unique, names, strict=True)) if duplicates == "mean" else None
+        names = unique
     body = frame.iloc[:, 1:]
     samples = [str(c) for c in body.columns]
     if all(t.kind in "biuf" for t in body.dtypes):
@@ -232,6 +295,8 @@ def _transpose(frame, who: str):
         out = pd.DataFrame(values.T, columns=names)
         for i, vals in cols.items():
             out[names[i]] = pd.Series(vals, dtype=object)
+    if base is not None:
+        out.attrs["base_names"] = base
     return out, samples
 
 
@@ -292,7 +357,7 @@ def _read_sheet(src, fmt, *, sheet, transpose, nrows, who) -> RawTable:
     header = [str(c) for c in frame.columns]
     raw.suggest_transpose, raw.transpose_reason = suggest_transpose(frame, len(frame), header)
     if transpose is True or (transpose == "auto" and raw.suggest_transpose):
-        raw.frame, samples = _transpose(frame, who)
+        raw.frame, samples = _transpose(frame, who, getattr(src, "duplicates", "error"))
         raw.frame.attrs["sample_names"] = samples
         raw.frame.attrs["sample_header"] = header[0]
         raw.transposed = True
@@ -306,6 +371,7 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
 
     from fsviz.data.formats._source import _exact_floats, _parse_error
 
+    src = text_view(src, who)
     text, encoding = head_text(src)
     notes = []
     if encoding != "utf-8":
@@ -338,11 +404,12 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
         if h in seen and h not in dups:
             dups.append(h)
         seen.add(h)
+    base_names = None
     if dups:
-        raise ValueError(
-            f"{who}: duplicated column name(s) {names_preview(dups)}. Column names must be unique. "
-            "Fix: rename the duplicates."
-        )
+        original = list(header)
+        header = _duplicate_names(header, dups, getattr(src, "duplicates", "error"), who)
+        if getattr(src, "duplicates", "error") == "mean":
+            base_names = dict(zip(header, original, strict=True))
     if nrows is not None and src.size() > (16 << 20):  # a preview of a big file: estimate the rows
         lines = text.splitlines()
         per_line = max(1, len(text.encode(encoding, errors="replace")) // max(len(lines), 1))
@@ -353,7 +420,7 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
         transpose = False  # suggest_transpose wants rows >= 5 x columns: a wide table reads as it is
     transposing = transpose is not False
     text_set = set(text_columns) & set(header)
-    if transposing:
+    if transpose is True:  # feature names, even numeric ones; "auto" transposes text names only
         text_set |= {header[0]}
     # NA tokens count in every column (a list: per-column dicts cost seconds on wide files);
     # label and id-like columns are read again as plain text below (a class may be "NA")
@@ -363,7 +430,7 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
         thousands=thousands,
         low_memory=False,
         keep_default_na=False,
-        na_values=NA_TOKENS,
+        na_values=list(getattr(src, "na_values", NA_TOKENS)),
         engine="c",
         encoding=encoding,
         **(_exact_floats() if exact else {}),
@@ -417,6 +484,8 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
             "(check the separator)."
         )
     frame.columns = header
+    if base_names is not None:
+        frame.attrs["base_names"] = base_names
     if frame.shape[1] > 500:  # the parser gives one block per column: one copy makes column slices fast
         frame = frame.copy()
     raw = RawTable(
@@ -426,13 +495,152 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
     raw.complete = nrows is None or transposing or len(frame) >= n_rows
     raw.suggest_transpose, raw.transpose_reason = suggest_transpose(frame, n_rows, header)
     if transpose is True or (transpose == "auto" and raw.suggest_transpose):
-        raw.frame, samples = _transpose(frame, who)
+        raw.frame, samples = _transpose(frame, who, getattr(src, "duplicates", "error"))
         raw.frame.attrs["sample_names"] = samples
         raw.frame.attrs["sample_header"] = header[0]
         raw.transposed = True
         if nrows is not None:
             raw.frame = raw.frame.iloc[: int(nrows)]
     return raw
+
+
+def _looks_numeric(names: list[str], na=NA_LOWER) -> bool:
+    """Every name a number or a missing-value marker: a line of data, not of names."""
+    for v in names:
+        if v.strip().lower() in na:
+            continue
+        try:
+            float(v)
+        except ValueError:
+            return False
+    return True
+
+
+def detect_header(text: str, sep: str, na=NA_LOWER) -> tuple[bool, str]:
+    """Whether the first line names the columns, and why not (plain words) when it does not.
+
+    The first line is data when, in every column whose other values are numbers, it holds a
+    number too (or a missing-value marker), and either its values repeat (names never do) or
+    most of them lie within the range of their column (wavelengths 400..700 over absorbances
+    0..2 are names; 3 over 1..10 is a value).
+    """
+    lines = [ln for ln in text.splitlines()[:60] if ln.strip()]
+    if len(lines) < 3:
+        return True, ""
+    rows = [header_fields(ln, sep) for ln in lines]
+    first, body = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
+    if len(body) < 2 or len(first) < 2:
+        return True, ""
+
+    def num(v: str):
+        v = v.strip()
+        if v.lower() in na:
+            return np.nan
+        try:
+            return float(v.replace(",", ".")) if v.count(",") == 1 and "." not in v else float(v)
+        except ValueError:
+            return None
+
+    cols = list(zip(*body, strict=True))
+    numeric_cols, inside = 0, 0
+    for j, col in enumerate(cols):
+        vals = [num(v) for v in col]
+        if any(v is None for v in vals):
+            continue  # a text column: its first cell says nothing
+        numeric_cols += 1
+        v0 = num(first[j])
+        if v0 is None:
+            return True, ""  # a name over a column of numbers
+        finite = [v for v in vals if v == v]
+        if v0 != v0 or (finite and min(finite) <= v0 <= max(finite)):
+            inside += 1
+    if numeric_cols == 0:
+        return True, ""
+    repeats = len(set(first)) < len(first)
+    if repeats or inside >= 0.8 * numeric_cols:
+        return False, (
+            "the first line holds values like the lines below it (numbers in the numeric columns"
+            + (", some repeated" if repeats else ", within each column's range")
+            + "): it is data, not column names"
+        )
+    return True, ""
+
+
+def _duplicate_names(header: list[str], dups: list[str], policy: str, who: str) -> list[str]:
+    """Header names made unique by ``duplicates`` (``"suffix"``, or ``"mean"``: suffixed here,
+    averaged later), or the ValueError that names them and the fixes."""
+    if policy == "error":
+        hint = (
+            " The first line holds numbers, which looks like data, not names: read it without a header "
+            "('First row is a header' off / header=None)."
+            if _looks_numeric(header)
+            else ""
+        )
+        raise ValueError(
+            f"{who}: duplicated column name(s) {names_preview(dups)}. Column names must be unique.{hint} "
+            "Fix: make them unique with suffixes (duplicates='suffix'), average them (duplicates='mean'), "
+            "or rename them."
+        )
+    return unique_names(header)
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Repeated names made unique as pandas does: ``a``, ``a.1``, ``a.2`` (never clashing)."""
+    taken, out, count = set(names), [], {}
+    for nm in names:
+        if nm not in count:
+            count[nm] = 0
+            out.append(nm)
+            continue
+        k = count[nm] + 1
+        while f"{nm}.{k}" in taken:
+            k += 1
+        count[nm] = k
+        taken.add(f"{nm}.{k}")
+        out.append(f"{nm}.{k}")
+    return out
+
+
+def merge_duplicate_features(X, names, policy: str, who: str):
+    """Features with repeated names (probes of one gene): ``(X, names, note)`` after ``policy``.
+
+    ``"error"``: a ValueError naming them and the fixes; ``"suffix"``: ``TP53``, ``TP53.1``;
+    ``"mean"``: each name's columns averaged into one (order of first appearance).
+    """
+    import pandas as pd
+
+    names = np.asarray(names, dtype=object)
+    codes, uniques = pd.factorize(pd.Series(names, dtype=object), sort=False)
+    if len(uniques) == len(names):
+        return X, names, ""
+    counts = np.bincount(codes)
+    dups = [str(uniques[k]) for k in np.flatnonzero(counts > 1)]
+    n_extra = int(len(names) - len(uniques))
+    if policy == "error":
+        raise ValueError(
+            f"{who}: {len(dups):,} feature name(s) repeat ({names_preview(dups)}; {n_extra:,} extra "
+            "columns). "
+            "Fix: average each name's values (duplicates='mean', for probes of one gene) or keep them apart "
+            "with suffixes (duplicates='suffix')."
+        )
+    if policy == "suffix":
+        return (
+            X,
+            np.array(unique_names([str(n) for n in names]), dtype=object),
+            (f"{len(dups):,} repeated feature name(s) made unique with suffixes (e.g. {dups[0]!r}.1)"),
+        )
+    import scipy.sparse as sp
+
+    M = sp.csr_matrix((1.0 / counts[codes], (np.arange(len(names)), codes)), shape=(len(names), len(uniques)))
+    out = (M.T @ X.T).T if not sp.issparse(X) else (X @ M)
+    out = np.ascontiguousarray(out) if not sp.issparse(out) else out.tocsc()
+    if not sp.issparse(out):
+        out.setflags(write=False)
+    return (
+        out,
+        np.asarray(uniques, dtype=object),
+        (f"{len(dups):,} repeated feature name(s) averaged ({n_extra:,} columns merged; e.g. {dups[0]!r})"),
+    )
 
 
 def apply_roles(
@@ -442,6 +650,8 @@ def apply_roles(
     id_columns="auto",
     ignore=None,
     missing_target: str = "error",
+    types: dict | None = None,
+    dates: str = "ignore",
     who: str,
 ) -> dict:
     """Take identifier, ignored and target columns out of a frame, as the roles say.
@@ -457,7 +667,9 @@ def apply_roles(
     if missing_target not in ("error", "drop"):
         raise ValueError(f"{who}: missing_target must be 'error' or 'drop'; got {missing_target!r}.")
     try:
-        roles = infer_column_roles(frame, label=label, id_columns=id_columns, ignore=ignore)
+        roles = infer_column_roles(
+            frame, label=label, id_columns=id_columns, ignore=ignore, types=types, dates=dates
+        )
     except ValueError as e:  # name the file, not the helper
         raise ValueError(str(e).replace("infer_column_roles", who, 1)) from None
     notes, meta = [], {}
@@ -469,9 +681,15 @@ def apply_roles(
         empty = [nm for nm, why in ignored.items() if why == "all empty"]
         if empty:
             notes.append(f"ignored {len(empty)} all-empty column(s) {names_preview(empty)}")
-        chosen = [nm for nm, why in ignored.items() if why != "all empty"]
+        chosen = [nm for nm, why in ignored.items() if why == "ignored by choice"]
         if chosen:
             notes.append(f"ignored column(s) {names_preview(chosen)} as asked")
+        by_type: dict[str, list] = {}
+        for nm, why in ignored.items():
+            if why not in ("all empty", "ignored by choice"):
+                by_type.setdefault(why, []).append(nm)
+        for why, cols in by_type.items():
+            notes.append(f"left out {names_preview(cols)}: {why}")
     sample_names = frame.attrs.get("sample_names")
     if sample_names is not None:
         sample_names = np.array([str(v) for v in sample_names], dtype=object)

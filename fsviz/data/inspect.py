@@ -8,8 +8,11 @@ with the same options, and never builds the Dataset.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
+
+from fsviz.data.plan import ImportPlan
 
 __all__ = ["TableInfo", "inspect_table"]
 
@@ -52,6 +55,13 @@ class TableInfo:
         What a person should know (content sniffing, encoding, ignored columns, ...).
     complete : bool
         ``frame`` holds every row of the file.
+    plan : ImportPlan
+        The plan that reads the file as shown (see :func:`inspect_table`).
+    annotations : pandas.DataFrame or None
+        A GEO series matrix's sample annotations (``!Sample_*`` lines).
+    matrices, var_columns : list of str
+        .h5ad: the matrices to choose from (``X``, ``raw``, ``layers/<name>``) and the ``var``
+        columns that can name the features.
     """
 
     fmt: str
@@ -70,6 +80,21 @@ class TableInfo:
     target_candidates: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     complete: bool = False
+    plan: ImportPlan | None = None
+    annotations: Any = None
+    matrices: list = field(default_factory=list)
+    var_columns: list = field(default_factory=list)
+    counts: bool = False
+
+    @property
+    def onehot_columns(self) -> int:
+        """Columns one-hot encoding would add: the values of the text features, less one each."""
+        return int(sum(r.n_unique for r in self.roles if r.role == "feature" and r.dtype == "text"))
+
+    @property
+    def missing_counts(self) -> dict:
+        """Missing cells per column in the rows looked at (columns that have any)."""
+        return {r.name: int(r.n_missing) for r in self.roles if r.n_missing and r.dtype != "empty"}
 
 
 def _candidates(frame, roles, ranked=None) -> list[str]:
@@ -100,13 +125,23 @@ def inspect_table(
     nrows: int = 200,
     sandbox: bool = False,
     memory_budget: int | str | None = None,
+    plan: ImportPlan | None = None,
+    propose: bool = True,
 ) -> TableInfo:
-    """Look at the first rows of a file: its format, dialect, sheets, orientation and column roles.
+    """Look at the first rows of a file: its format, dialect, sheets, orientation and column roles,
+    and the import plan that reads it (``TableInfo.plan``).
 
     Fast enough to call on every change of a control: at most ``nrows`` rows are read
     (fewer for very wide files: about 500,000 cells, so 25 rows of a 20,000-column
     table), and nothing is validated beyond what the roles need. The options mean what
     they mean for :func:`~fsviz.data.load_dataset`, which gives the same roles.
+
+    The proposed plan is the given one (``plan``, or the options one by one) with what the
+    file shows filled in (``propose=True``): no header line (the first line is typed like the
+    rest: ``header=None``), comment or metadata lines at the top (``comment``), repeated names
+    (``duplicates``: averaged for an expression matrix read transposed, else suffixed), and
+    counts (non-negative whole numbers over 50+ features: ``transform="log1p_cpm"``).
+    ``load_dataset(path, plan=info.plan)`` reads the file as the preview shows it.
 
     Parameters
     ----------
@@ -126,6 +161,10 @@ def inspect_table(
     memory_budget : int, str or None, default=None
         As for :func:`~fsviz.data.load_dataset`: the sizes a file declares are checked
         against it before anything is read.
+    plan : ImportPlan, optional
+        Every reading option as one value (instead of the options above).
+    propose : bool, default=True
+        Fill in what the file shows (see above); False: the plan exactly as given.
 
     Returns
     -------
@@ -142,10 +181,24 @@ def inspect_table(
     >>> info = inspect_table(b"id;g1;g2;kind\\n7;1,5;2;a\\n8;2,5;1;b\\n9;0,5;3;a\\n", fmt="csv")
     >>> info.sep, info.decimal, info.target, [r.role for r in info.roles]
     (';', ',', 'kind', ['identifier', 'feature', 'feature', 'target'])
+    >>> inspect_table(b"1,2,3,x\\n2,1,3,y\\n3,3,1,x\\n1,2,2,y\\n", fmt="csv").plan.header is None
+    True
     """
     from fsviz.data.budget import resolve_budget
     from fsviz.data.formats._source import _resolve_format, _sniff, _Source
 
+    if plan is None:
+        ids = tuple(id_columns) if isinstance(id_columns, list) else id_columns
+        plan = ImportPlan(
+            fmt=fmt,
+            sep=sep,
+            decimal=decimal,
+            sheet=sheet,
+            transpose=transpose,
+            label=label,
+            id_columns=ids,
+            ignore=tuple(ignore) if ignore is not None else None,
+        )
     src = _Source(path_or_buffer)
     src.sandbox, src.budget = bool(sandbox), resolve_budget(memory_budget)
     who = f"inspect_table: {src.label}"
@@ -153,14 +206,77 @@ def inspect_table(
         raise ValueError(f"{who} is empty (0 bytes). Fix: choose a file that holds data.")
     if not isinstance(nrows, int) or isinstance(nrows, bool) or nrows < 1:
         raise ValueError(f"{who}: nrows must be a positive int; got {nrows!r}.")
-    f = _resolve_format(src, fmt)
-    notes = list(src.notes)
+    f = _resolve_format(src, plan.fmt)
     if f == "txt" and _sniff(src.head(1 << 16)) == "svmlight":
         f = "svmlight"
+    base_notes = list(src.notes)
+    if propose and f in ("csv", "tsv", "txt"):
+        plan = _propose_text(src, f, plan, who)
+    try:
+        info = _look(src, f, plan, nrows, list(base_notes), who)
+    except ValueError as e:
+        if not (propose and "duplicated" in str(e) or "repeat" in str(e)) or plan.duplicates != "error":
+            raise
+        policy = "mean" if "features in rows" in str(e) else "suffix"
+        plan = plan.replace(duplicates=policy)
+        info = _look(src, f, plan, nrows, list(base_notes), who)
+    if propose:
+        plan = _propose_values(info, plan)
+    return dataclasses.replace(info, plan=plan)
+
+
+def _propose_text(src, f: str, plan: ImportPlan, who: str) -> ImportPlan:
+    """What a text file's first lines show: comment or metadata lines, a missing header."""
+    from fsviz.data.dialect import sniff_dialect
+    from fsviz.data.frames import decode_head, detect_header
+
+    text, _ = decode_head(src.head(1 << 16))
+    lines = [ln for ln in text.splitlines()[:200] if ln.strip()]
+    if plan.comment is None and lines:
+        lead = lines[0][:1]
+        if lead in ("#", "!", "%") and not lines[-1].startswith(lead):
+            plan = plan.replace(comment=lead)
+    if plan.header == 0 and plan.skip_rows == 0:
+        body = "\n".join(ln for ln in lines if not (plan.comment and ln.startswith(plan.comment)))
+        sep = plan.sep if plan.sep not in ("auto",) else ("\t" if f == "tsv" else sniff_dialect(body)[0])
+        sep = r"\s+" if sep in ("whitespace", " ") else sep
+        has_header, _ = detect_header(body, sep, frozenset(t.lower() for t in plan.na_values))
+        if not has_header:
+            plan = plan.replace(header=None)
+    return plan
+
+
+def _propose_values(info: TableInfo, plan: ImportPlan) -> ImportPlan:
+    """What the values show: counts (non-negative whole numbers over 50 or more features)."""
+    import numpy as np
+
+    frame = info.frame
+    if plan.transform != "none":
+        return plan
+    if info.fmt == "h5ad":
+        return plan.replace(transform="log1p_cpm") if info.counts and info.n_columns >= 50 else plan
+    if frame is None:
+        return plan
+    features = [r.name for r in info.roles if r.role == "feature"]
+    numeric = [c for c in features if getattr(frame[c].dtype, "kind", "O") in "iuf"]
+    if len(numeric) < 50:
+        return plan
+    from fsviz.data.transforms import looks_like_counts
+
+    block = frame[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+    return plan.replace(transform="log1p_cpm") if looks_like_counts(block) else plan
+
+
+def _look(src, f: str, plan: ImportPlan, nrows: int, notes: list, who: str) -> TableInfo:
+    """The preview of ``src`` read with ``plan`` (no proposals)."""
+    src.use_plan(plan)
+    label, id_columns, ignore = plan.label, src.id_columns, src.ignore
     if f in ("mat", "npz", "svmlight"):
         return _no_columns(src, f, notes)
     if f == "h5ad":
         return _h5ad(src, label, nrows, notes, who)
+    if f == "geo":
+        return _geo(src, label, nrows, notes, who)
     if f == "parquet":
         frame, raw = _parquet_head(src, nrows), None
         info = {"n_rows": None, "complete": False}
@@ -169,34 +285,36 @@ def inspect_table(
         from fsviz.data.frames import head_text, header_fields, read_table
 
         rows = nrows
-        header, s = [], sep
+        header, s = [], plan.sep
         if f in ("csv", "tsv", "txt"):
             from fsviz.data.dialect import sniff_dialect
+            from fsviz.data.frames import text_view
 
+            src = text_view(src, who)
             text, _ = head_text(src)
             s = (
-                sep
-                if sep not in ("auto", None)
+                plan.sep
+                if plan.sep not in ("auto", None)
                 else ("\t" if f == "tsv" else sniff_dialect(text, allow_whitespace=f == "txt")[0])
             )
             s = r"\s+" if s in ("whitespace", " ") else s
             header = header_fields(text, s)
-            if header and transpose is False:
+            if header and plan.transpose is False:
                 rows = max(10, min(nrows, PREVIEW_CELLS // max(len(header), 1)))
         raw = read_table(
             src,
             f,
-            sep=s if f in ("csv", "tsv", "txt") else sep,
-            decimal=decimal,
-            sheet=sheet,
-            transpose=transpose,
+            sep=s if f in ("csv", "tsv", "txt") else plan.sep,
+            decimal=plan.decimal,
+            sheet=plan.sheet,
+            transpose=plan.transpose,
             nrows=rows,
             text_columns=_text_columns(header, label),
             exact=False,
             who=who,
         )
         frame = raw.frame
-        notes += raw.notes
+        notes += [n for n in src.notes if n not in notes] + raw.notes
         info = {"n_rows": raw.n_rows, "complete": raw.complete and len(frame) < rows + 1}
     from fsviz.data.roles import _infer
 
@@ -205,7 +323,7 @@ def inspect_table(
             f"{who}: label column {label!r} not found; columns are "
             f"{list(map(str, frame.columns[:20]))}. Fix: choose one of them, or no target."
         )
-    roles, ranked = _infer(frame, label, id_columns, ignore)
+    roles, ranked = _infer(frame, label, id_columns, ignore, src.types, plan.dates)
     empty = [r.name for r in roles if r.role == "ignored" and r.reason == "all empty"]
     if empty:
         notes.append(f"{len(empty)} all-empty column(s) will be ignored: {', '.join(empty[:5])}")
@@ -247,15 +365,38 @@ def _parquet_head(src, nrows: int):
 
 def _h5ad(src, label, nrows: int, notes: list, who: str) -> TableInfo:
     from fsviz.data.formats.anndata import read_h5ad_safely
-    from fsviz.data.roles import infer_column_roles
 
-    head = read_h5ad_safely(src, who, with_matrix=False)
-    obs = head["obs"]
+    head = read_h5ad_safely(src, who, with_matrix=False, matrix=getattr(src, "matrix", "X") or "X")
     n, m = head["shape"]
     notes.append(
-        f"AnnData: X is {n:,} samples x {m:,} features ({head['storage']}); "
+        f"AnnData: {head['matrix']} is {n:,} samples x {m:,} features ({head['storage']}); "
         "obs columns are the target candidates"
     )
+    matrices = ["X"] + (["raw"] if head["has_raw"] else []) + [f"layers/{k}" for k in head["layers"]]
+    var = head.get("var")
+    var_columns = [] if var is None else [str(c) for c in var.columns if var[c].dtype.kind in "OSU"]
+    info = _annotation_info("h5ad", head["obs"], int(m), int(n), label, nrows, notes, matrices, var_columns)
+    return dataclasses.replace(info, counts=bool(head.get("counts")))
+
+
+def _geo(src, label, nrows: int, notes: list, who: str) -> TableInfo:
+    """A GEO series matrix: its sample annotations are the table to pick the target from."""
+    from fsviz.data.formats.geo import read_series_matrix
+
+    read = read_series_matrix(src, who)
+    n, m = read["X"].shape
+    notes.append(
+        f"GEO series matrix: {m:,} probes x {n:,} samples, read with samples as rows; skipped "
+        f"{read['n_metadata_lines']} metadata line(s); the !Sample_ lines (characteristics split at "
+        "'key: value') are the target candidates"
+    )
+    info = _annotation_info("geo", read["annotations"], int(m), int(n), label, nrows, notes, [], [])
+    return dataclasses.replace(info, annotations=read["annotations"])
+
+
+def _annotation_info(fmt, obs, m, n, label, nrows, notes, matrices, var_columns) -> TableInfo:
+    from fsviz.data.roles import infer_column_roles
+
     target, cands, frame = None, [], None
     if obs is not None and obs.shape[1]:
         frame = obs.iloc[:nrows].reset_index(drop=True)
@@ -263,8 +404,8 @@ def _h5ad(src, label, nrows: int, notes: list, who: str) -> TableInfo:
         target = next((r.name for r in roles if r.role == "target"), None)
         cands = _candidates(obs.reset_index(drop=True), roles)
     return TableInfo(
-        fmt="h5ad", frame=frame, n_columns=int(m), n_rows=int(n), target=target, target_candidates=cands,
-        notes=notes, complete=True,
+        fmt=fmt, frame=frame, n_columns=m, n_rows=n, target=target, target_candidates=cands,
+        notes=notes, complete=True, matrices=matrices, var_columns=var_columns,
     )  # fmt: skip
 
 

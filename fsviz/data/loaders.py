@@ -18,6 +18,7 @@ svmlight) the image shape.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import warnings
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from fsviz.data.annotations import annotation_source, join_annotations, read_annotations
 from fsviz.data.budget import (
     dense_bytes,
     format_bytes,
@@ -46,11 +48,14 @@ from fsviz.data.formats._source import (
 )
 from fsviz.data.formats.anndata import _load_h5ad
 from fsviz.data.formats.delimited import _load_delimited
+from fsviz.data.formats.geo import _load_geo
 from fsviz.data.formats.matlab import _load_mat
 from fsviz.data.formats.npz import _load_npz, _write_npz
 from fsviz.data.formats.parquet import _load_parquet, _write_parquet
 from fsviz.data.formats.spreadsheet import _load_sheet
 from fsviz.data.formats.svmlight import _load_svmlight, _write_svmlight
+from fsviz.data.plan import DEFAULT_NA, PLAN_CHOICES, ImportPlan
+from fsviz.data.transforms import finish
 from fsviz.data.validation import DataWarning, check_finite, names_preview, warn_constant
 
 __all__ = [
@@ -127,25 +132,7 @@ def image_feature_names(image_shape: tuple[int, int]) -> np.ndarray:
 # ============================================================================ entry point
 #: the values each option of :func:`load_dataset` takes (its defaults are in its signature); the
 #: CLI's choices and the app's import settings read them here
-LOAD_CHOICES: dict[str, tuple] = {
-    "missing": ("error", "mean", "median"),
-    "categorical": ("error", "onehot"),
-    "missing_target": ("error", "drop"),
-    "target_kind": ("auto", "classes", "continuous"),
-    "transpose": (False, True, "auto"),
-    "decimal": ("auto", ".", ","),
-    "image_order": ("auto", "C", "F"),
-}
-
-
-def _check_choice(option: str, value) -> None:
-    choices = LOAD_CHOICES[option]
-    # 1 == True and 0 == False: a bool option takes bools (numpy's too), a str option strings
-    if not any(
-        value == c and isinstance(value, (bool, np.bool_) if isinstance(c, bool) else str) for c in choices
-    ):
-        allowed = ", ".join(map(repr, choices[:-1])) + f" or {choices[-1]!r}"
-        raise ValueError(f"load_dataset: {option} must be {allowed}; got {value!r}.")
+LOAD_CHOICES: dict[str, tuple] = PLAN_CHOICES
 
 
 def load_defaults() -> dict:
@@ -181,6 +168,21 @@ def load_dataset(
     ignore: list[str] | None = None,
     missing_target: str = "error",
     target_kind: str = "auto",
+    encoding: str = "auto",
+    header: int | None = 0,
+    skip_rows: int = 0,
+    comment: str | None = None,
+    na_values: tuple | list = DEFAULT_NA,
+    duplicates: str = "error",
+    types: dict | None = None,
+    dates: str = "ignore",
+    min_class_size: int = 0,
+    sample_annotations=None,
+    annotation_key: str | None = None,
+    transform: str = "none",
+    matrix: str = "X",
+    var_names: str | None = None,
+    plan: ImportPlan | dict | None = None,
 ) -> Dataset:
     """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
 
@@ -308,6 +310,53 @@ def load_dataset(
         whole numbers and text are classes, fractional numbers continuous (see
         :func:`~fsviz.data.check_target` for targets that look otherwise).
 
+    encoding : {"auto", "utf-8", "cp1252", "latin-1"}, default="auto"
+        Text files: "auto" reads UTF-8 (with or without BOM), else Windows-1252.
+    header : int or None, default=0
+        The line (after ``skip_rows``, not counting comment lines) that holds the column names;
+        None: the file has no header, and the columns are named ``V1``, ``V2``, ... (R's
+        convention; :func:`~fsviz.data.inspect_table` detects a first row typed like the rest).
+    skip_rows : int, default=0
+        Lines skipped at the start of a text file or sheet (metadata above the table).
+    comment : str, optional
+        Lines of a text file that begin with this (``"#"``, ``"!"``) are skipped.
+    na_values : sequence of str, default=DEFAULT_NA
+        Cells read as missing (:data:`fsviz.data.plan.DEFAULT_NA`: empty, ``NA``, ``N/A``,
+        ``NaN``, ``null``, ``#N/A``, ``?`` ...): never a category, never a number.
+    duplicates : {"error", "suffix", "mean"}, default="error"
+        Feature names that repeat (probes of one gene): refuse, make them unique (``TP53``,
+        ``TP53.1``), or average each name's columns into one feature.
+    types : dict of str to str, optional
+        A column's type over the detected one: ``"number"`` (text cells become missing),
+        ``"category"`` (one-hot encoded, however many values), ``"date"``, ``"text"`` (left
+        out). Detected by default: dates (see ``dates``); text with more than 50 distinct
+        values or more than 20 % of the rows is never one-hot encoded: it becomes an
+        identifier when unique per row, else it is left out, with a note.
+    dates : {"ignore", "number"}, default="ignore"
+        Date and time columns: left out with a note, or read as days since 1970-01-01.
+    min_class_size : int, default=0
+        Classes with fewer samples than this are left out (their rows dropped), as the app's
+        target fix does.
+    sample_annotations : str, Path, buffer or pandas.DataFrame, optional
+        A second table with one row per sample (a phenotype table: sample id, disease state,
+        age, ...), joined on the sample names (the identifier column, the header after
+        transposing, AnnData's obs names). Its columns can be the target (``label=``); the
+        join (matched and unmatched samples) is in ``meta["annotations"]``, the other columns
+        in ``meta["sample_annotations"]``. Samples without an annotation row are dropped
+        when the target comes from the annotations.
+    annotation_key : str, optional
+        The annotation column that holds the sample names (default: the one matching most).
+    transform : {"none", "log1p", "log1p_cpm", "zscore"}, default="none"
+        Applied to the values once read: ``log1p``, ``log1p`` of counts per million (each
+        sample scaled to 10^6), or each feature centred and scaled (dense data only).
+    matrix : str, default="X"
+        .h5ad: ``"X"``, ``"raw"`` or ``"layers/<name>"``.
+    var_names : str, optional
+        .h5ad: the ``var`` column that names the features (gene symbols); default the index.
+    plan : ImportPlan or dict, optional
+        All of the reading options above as one value (:class:`fsviz.data.plan.ImportPlan`,
+        or its dict form): given, it is used instead of them (passing both is an error).
+
     Returns
     -------
     Dataset
@@ -356,33 +405,18 @@ def load_dataset(
     if not isinstance(allow_external, (bool, np.bool_)):
         raise ValueError(f"load_dataset: allow_external must be True or False; got {allow_external!r}.")
     src.allow_external = bool(allow_external)
-    given = {"missing": missing, "categorical": categorical, "missing_target": missing_target}
-    given |= {"target_kind": target_kind, "transpose": transpose, "image_order": image_order}
-    given["decimal"] = "auto" if decimal is None else decimal
-    for option, value in given.items():
-        _check_choice(option, value)
-    if not isinstance(missing_indicators, (bool, np.bool_)):
-        raise ValueError(
-            f"load_dataset: missing_indicators must be True or False; got {missing_indicators!r}."
-        )
-    src.missing = missing
-    src.missing_indicators = bool(missing_indicators)
-    src.categorical = categorical
-    if sep is None:
-        sep = "auto"
-    if not isinstance(sep, str) or (sep not in ("auto", "whitespace", r"\s+") and len(sep) != 1):
-        raise ValueError(
-            f"load_dataset: sep must be 'auto', 'whitespace' or one character such as ',' ';' '\\t' '|'; "
-            f"got {sep!r}."
-        )
-    src.sep, src.decimal, src.sheet, src.transpose = sep, decimal or "auto", sheet, transpose
-    src.id_columns, src.ignore, src.missing_target = id_columns, ignore, missing_target
-    src.target_kind = target_kind
+    given = {k: v for k, v in locals().items() if k in _PLAN_FIELDS and k not in ("path_or_buffer", "plan")}
+    # the annotations' content may come beside a plan that names them (an upload: no path to open)
+    annotations = sample_annotations
+    plan = _plan_of(plan, given)
+    src.use_plan(plan)
+    if annotations is None and plan.sample_annotations is not None:
+        annotations = plan.sample_annotations
     size = src.size()
     if size == 0:
         raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
     src.check(size, f"the file itself ({format_bytes(size)})")
-    f = _resolve_format(src, fmt)
+    f = _resolve_format(src, plan.fmt)
     readers = {
         "csv": _load_delimited,
         "tsv": _load_delimited,
@@ -395,18 +429,40 @@ def load_dataset(
         "xls": _load_sheet,
         "ods": _load_sheet,
         "h5ad": _load_h5ad,
+        "geo": _load_geo,
     }
+    who = f"load_dataset: {src.label}"
     try:
+        table = None
+        label = plan.label
+        if annotations is not None:
+            table = read_annotations(
+                annotation_source(annotations), who=who, budget=src.budget, na_values=src.na_values
+            )
+            if isinstance(label, str) and label in [str(c) for c in table.columns]:
+                label = None  # the target is an annotation: the data are read without one
         if f in ("csv", "tsv", "txt", "xlsx", "xls", "ods"):
             parts = readers[f](src, f, label)
         else:
             parts = readers[f](src, label)
+        if parts.get("annotations") is not None:  # a GEO series matrix brings its own
+            table = parts.pop("annotations") if table is None else table
+        if table is not None:
+            parts = join_annotations(
+                parts,
+                table,
+                label=plan.label,
+                key=plan.annotation_key,
+                missing_target=plan.missing_target,
+                who=who,
+            )
         X = parts["X"]
         if sp.issparse(X):
             src.check(sparse_bytes(*X.shape, X.nnz), f"a sparse {X.shape[0]} x {X.shape[1]} matrix")
         else:
             src.check(dense_bytes(*X.shape), f"a dense {X.shape[0]} x {X.shape[1]} matrix")
-        return _assemble(src, parts, image_shape=image_shape, name=name, image_order=image_order)
+        ds = _assemble(src, parts, image_shape=image_shape, name=name, image_order=plan.image_order)
+        return finish(ds, plan, who)
     except ValueError:
         raise
     except MemoryError as e:
@@ -418,6 +474,52 @@ def load_dataset(
             e,
             "the file looks damaged or is not in this format; re-export it.",
         ) from e
+
+
+_PLAN_FIELDS = frozenset(f.name for f in dataclasses.fields(ImportPlan))
+
+
+def _plan_of(plan, given: dict) -> ImportPlan:
+    """The plan of a call: ``plan=`` (a plan or its dict), or the options one by one."""
+    if plan is not None:
+        defaults = load_defaults()
+        set_too = sorted(
+            k
+            for k, v in given.items()
+            if k in defaults and k != "sample_annotations" and not _same(v, defaults[k])
+        )
+        if set_too:
+            raise ValueError(
+                f"load_dataset: options {set_too} were given beside plan=; give them in the plan. Fix: "
+                "plan.replace(...) or one or the other."
+            )
+        if isinstance(plan, ImportPlan):
+            return plan
+        return ImportPlan.from_dict(plan, "load_dataset: plan")
+    options = dict(given)
+    if options.get("types") is not None and not isinstance(options["types"], dict):
+        raise ValueError(f"load_dataset: types must map column names to types; got {options['types']!r:.60}.")
+    given_annotations = options.get("sample_annotations")
+    if isinstance(given_annotations, (str, os.PathLike)):
+        options["sample_annotations"] = os.fspath(given_annotations)
+    elif given_annotations is not None:  # a buffer: the plan records its name; a frame: nothing
+        options["sample_annotations"] = (
+            os.path.basename(str(getattr(given_annotations, "name", "") or "")) or None
+        )
+    for k in ("missing_indicators",):
+        if isinstance(options.get(k), np.bool_):
+            options[k] = bool(options[k])
+    try:
+        return ImportPlan(**options)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"load_dataset: {e}") from None
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) if not isinstance(a, np.ndarray) else False
+    except (TypeError, ValueError):
+        return False
 
 
 def _load_mapped_dir(path, *, label, name) -> Dataset:

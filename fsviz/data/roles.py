@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
+from fsviz.data.plan import DEFAULT_NA
 from fsviz.data.validation import DataWarning
 from fsviz.data.validation import names_preview as _preview
 
@@ -234,7 +235,17 @@ _ID_NAMES = frozenset(
 #: names in _ID_NAMES that other tools give columns by default: ids only with id-like values
 _WEAK_ID_NAMES = frozenset({"x", "v1"})
 _ID_VALUE = re.compile(r"^[A-Za-z][A-Za-z_.\-]*[0-9]+$")  # V1, S01, sample_3, GSM12345
-_NA_WORDS = frozenset({"", "na", "nan", "n/a", "null", "none", "-nan", "#n/a"})
+_NA_WORDS = frozenset(t.lower() for t in DEFAULT_NA)
+#: a date or a date and time, as spreadsheets and databases write them: 2022-07-18, 2022/7/18,
+#: 18/07/2022, 7/18/22, 18.07.2022, 2022-07-18T10:30:00, 2022-07-18 10:30
+_DATE_VALUE = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?"
+    r"|\d{1,2}[-/.]\d{1,2}[-/.](\d{4}|\d{2})([ T]\d{1,2}:\d{2}(:\d{2})?)?"
+)
+#: text columns with more distinct values than this (or than HIGH_CARDINALITY_SHARE of the rows)
+#: are never one-hot encoded by default: an identifier when unique per row, else left out
+HIGH_CARDINALITY = 50
+HIGH_CARDINALITY_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -298,7 +309,10 @@ def _column_stats(frame: pd.DataFrame) -> dict:
     n_unique = np.zeros(m, dtype=np.int64)
     integer = np.zeros(m, dtype=bool)
     monotone_rows = np.zeros(m, dtype=bool)  # 0..n-1 or 1..n in order (a saved row index)
+    increasing = np.zeros(m, dtype=bool)  # whole numbers rising row by row (sorted record ids)
     text_numeric = np.zeros(m, dtype=bool)  # text cells that are all numbers or NA tokens
+    mostly_numeric = np.zeros(m, dtype=bool)  # numbers but for a few stray text cells
+    text_dates = np.zeros(m, dtype=bool)  # text cells that are all dates (2022-07-18, 18/07/2022)
     id_values = np.zeros(m, dtype=bool)
     if numeric.any() and n:
         cols = np.flatnonzero(numeric)
@@ -312,6 +326,7 @@ def _column_stats(frame: pd.DataFrame) -> dict:
         integer[cols] = np.all(~finite | (V == np.round(V)), axis=0)
         steps = np.arange(n, dtype=np.float64)[:, None]
         monotone_rows[cols] = np.all(V == steps, axis=0) | np.all(V == steps + 1, axis=0)
+        increasing[cols] = integer[cols] & np.all(np.diff(V, axis=0) > 0, axis=0) if n > 1 else False
     for c in np.flatnonzero(~numeric):  # text, bool, date columns: usually few
         s = frame.iloc[:, c]
         miss = np.array(s.isna().to_numpy(), dtype=bool)  # a writable copy
@@ -327,20 +342,27 @@ def _column_stats(frame: pd.DataFrame) -> dict:
             n_unique[c] = vals.nunique()
             if len(vals):
                 num = pd.to_numeric(vals, errors="coerce")
-                if not num.isna().any():
+                stray = int(num.isna().sum())
+                if not stray:
                     text_numeric[c] = True
                     integer[c] = bool((num == np.round(num)).all())
+                    increasing[c] = bool(integer[c] and len(num) == n and (np.diff(num.to_numpy()) > 0).all())
+                elif stray <= max(2, 0.05 * len(vals)) and len(vals) >= 10:
+                    mostly_numeric[c] = True
                 id_values[c] = bool(vals.str.fullmatch(_ID_VALUE).all())
+                if not text_numeric[c]:
+                    text_dates[c] = bool(vals.head(200).str.fullmatch(_DATE_VALUE).all())
         else:
             n_unique[c] = s[~miss].nunique()
         n_missing[c] = int(miss.sum())
+    dates = dates | text_dates
     dtype = np.where(
         boolean,
         "bool",
         np.where(
             dates,
             "date",
-            np.where(numeric | text_numeric, np.where(integer, "integer", "number"), "text"),
+            np.where(numeric | text_numeric | mostly_numeric, np.where(integer, "integer", "number"), "text"),
         ),
     ).astype(object)
     dtype[n_missing == n] = "empty"
@@ -352,7 +374,36 @@ def _column_stats(frame: pd.DataFrame) -> dict:
         "text": dtype == "text",
         "monotone_rows": monotone_rows,
         "id_values": id_values,
+        "mostly_numeric": mostly_numeric,
+        "increasing": increasing,
     }
+
+
+def _typed_roles(names, stats, role, reason, kinds: dict, dates: str, n: int) -> None:
+    """Roles from column types: text and (by default) date columns leave the features; text with
+    many values is never one-hot encoded by default (an identifier when unique per row)."""
+    has_id = bool((role == "identifier").any())
+    for j, nm in enumerate(names):
+        if role[j] != "feature":
+            continue
+        kind = kinds.get(nm)
+        dtype = stats["dtype"][j]
+        if kind == "text":
+            role[j], reason[j] = "ignored", "type text: left out"
+        elif kind == "date" or (kind is None and dtype == "date"):
+            if dates == "ignore":
+                role[j], reason[j] = "ignored", "date or time (dates: ignore; 'number' reads days)"
+        elif kind is None and dtype == "text" and stats["n_missing"][j] < n:
+            k = int(stats["n_unique"][j])
+            if k > HIGH_CARDINALITY or (n >= 20 and k > HIGH_CARDINALITY_SHARE * n):
+                if k == n and not stats["n_missing"][j] and not has_id:
+                    role[j], reason[j] = "identifier", "text, unique per row"
+                    has_id = True
+                else:
+                    role[j], reason[j] = (
+                        "ignored",
+                        f"text with {k} values: not one-hot encoded (type: category)",
+                    )
 
 
 def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: pd.DataFrame) -> int | None:
@@ -387,6 +438,9 @@ def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: p
     for pool in (named, last_text, text):  # a target with missing values (checked later) beats none
         if pool:
             return pool[0]
+    # a headerless table's class codes: the last column, whole numbers, 2..10 values, complete
+    if stats["integer"][last] and 2 <= stats["n_unique"][last] <= 10 and complete[last] and len(frame) >= 20:
+        return last
     return None
 
 
@@ -396,6 +450,8 @@ def infer_column_roles(
     *,
     id_columns: str | Sequence[str] | None = "auto",
     ignore: Sequence[str] | None = None,
+    types: dict | None = None,
+    dates: str = "ignore",
 ) -> list[ColumnRole]:
     """The role of every column of a table, as a data scientist would set them by default.
 
@@ -415,7 +471,12 @@ def infer_column_roles(
        (``diagnosis``, ``tumour_type``), else the last column when it is text, else
        the first text column with 2 to 50 values; complete columns first (a column with
        missing values, such as a ``sex`` with gaps, is only taken when nothing else fits).
-    5. Everything else is a feature; constant columns are flagged ``"constant"``, text
+    5. Types (``types`` over the detected ones): a ``text`` column and, with
+       ``dates="ignore"``, a date or time column (``2022-07-18``, ``18/07/2022 10:30``) leave
+       the features; text with more than 50 distinct values (or more than 20 % of the rows)
+       is never one-hot encoded by default: an identifier when unique per row and no other
+       column is one, else ignored (give it the type ``category`` to encode it).
+    6. Everything else is a feature; constant columns are flagged ``"constant"``, text
        columns ``"text"`` (they need one-hot encoding), columns with gaps
        ``"missing values"``.
 
@@ -429,6 +490,9 @@ def infer_column_roles(
     label : str, int, None or "auto", default="auto"
     id_columns : "auto", None or sequence of str, default="auto"
     ignore : sequence of str, optional
+    types : dict of str to str, optional
+        A column's type over the detected one: ``number``, ``category``, ``date``, ``text``.
+    dates : {"ignore", "number"}, default="ignore"
 
     Returns
     -------
@@ -442,10 +506,12 @@ def infer_column_roles(
     >>> [(r.name, r.role) for r in infer_column_roles(f)]
     [('id', 'identifier'), ('g', 'feature'), ('kind', 'target')]
     """
-    return _infer(frame, label, id_columns, ignore)[0]
+    return _infer(frame, label, id_columns, ignore, types, dates)[0]
 
 
-def _infer(frame, label, id_columns, ignore) -> tuple[list[ColumnRole], list[str] | None]:
+def _infer(
+    frame, label, id_columns, ignore, types=None, dates: str = "ignore"
+) -> tuple[list[ColumnRole], list[str] | None]:
     """:func:`infer_column_roles` and the target ranking it computed (None when it did not)."""
     import pandas as pd
 
@@ -509,7 +575,7 @@ def _infer(frame, label, id_columns, ignore) -> tuple[list[ColumnRole], list[str
         # R's default names ("X" for written row names, "V1" for a first column) name ids only
         # when the values are text or the row numbers themselves: a feature may be called X
         weak = np.array([nm.strip().lower() in _WEAK_ID_NAMES for nm in names], dtype=bool)
-        id_named &= ~weak | stats["monotone_rows"] | stats["text"]
+        id_named &= ~weak | stats["monotone_rows"] | stats["text"] | stats["increasing"]
         auto_label = isinstance(label, str) and label == "auto"
         label_named = np.array(
             [auto_label and nm.strip().lower() in ("label", "class", "y", "target") for nm in names]
@@ -532,13 +598,20 @@ def _infer(frame, label, id_columns, ignore) -> tuple[list[ColumnRole], list[str
             is_id[target] = False
         for j in np.flatnonzero(is_id):
             role[j], reason[j] = "identifier", str(why[j])
+    kinds = dict(types or {})
+    unknown = sorted(set(kinds) - set(lookup))
+    if unknown:
+        raise ValueError(f"{who}: 'types' names column(s) {unknown[:5]} that the table does not have.")
     if isinstance(label, str) and label == "auto":
-        target = _pick_target(names, stats, (role == "feature") & ~empty, frame)
+        pickable = (role == "feature") & ~empty & (stats["dtype"] != "date")
+        pickable &= np.array([kinds.get(nm) not in ("date", "text") for nm in names], dtype=bool)
+        target = _pick_target(names, stats, pickable, frame)
     if target is not None:
         role[target] = "target"
         reason[target] = (
             "chosen as target" if not (isinstance(label, str) and label == "auto") else "suggested target"
         )
+    _typed_roles(names, stats, role, reason, kinds, dates, n)
     out = []
     n_unique, n_missing = stats["n_unique"].tolist(), stats["n_missing"].tolist()
     texts, dtypes, empties = stats["text"].tolist(), stats["dtype"].tolist(), empty.tolist()

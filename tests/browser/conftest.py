@@ -10,9 +10,9 @@ Every test module in ``tests/browser/`` gets these by name, without imports (pyt
   cookies and downloads), settled, closed after the test; open more contexts with
   ``browser.new_context(...)`` when a test needs two sessions;
 - ``shots``: the session's screenshot folder (printed; kept by pytest's tmp_path_factory);
-- ``start_server``: ``with start_server(tmp_path) as url:`` a separate, fresh server (for what
-  only a fresh process shows; it costs a server start, so use ``server`` otherwise);
-  ``start_server(tmp_path, {"NAME": "value"})`` adds environment variables;
+- ``start_server``: ``with start_server(tmp_path, env) as url:`` a separate, fresh server (for
+  what only a fresh process shows, or another ``FSVIZ_MEMORY_BUDGET``; ``url.pid`` is its
+  process; it costs a server start, so use ``server`` otherwise);
 - helpers, as fixtures returning functions: ``settle(page)``, ``goto(page, name)``,
   ``charts_drawn(page)``, ``tree_title(page)``, ``upload(page, path)``, ``pick(page, label,
   option)``, and ``nav_pages`` (navigation name -> page title).
@@ -77,8 +77,8 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def _server(log_dir: Path, env: dict | None = None):
-    """``streamlit run app.py`` headless on a free 127.0.0.1 port (``env``: variables to add);
-    yields its URL once healthy."""
+    """``streamlit run app.py`` headless on a free 127.0.0.1 port (``env``: more environment
+    variables); yields its URL once healthy, with the server's pid as ``url.pid``."""
     port = _free_port()
     log = log_dir / "server.log"
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true"]
@@ -88,12 +88,13 @@ def _server(log_dir: Path, env: dict | None = None):
     proc = subprocess.Popen(
         cmd,
         cwd=ROOT,
-        env=os.environ | (env or {}),
         stdout=out,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        env={**os.environ, **(env or {})},
     )
-    url = f"http://127.0.0.1:{port}"
+    url = _URL(f"http://127.0.0.1:{port}")
+    url.pid = proc.pid
     try:
         deadline = time.time() + 90
         while True:
@@ -110,6 +111,12 @@ def _server(log_dir: Path, env: dict | None = None):
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=20)
         out.close()
+
+
+class _URL(str):
+    """A server's URL that also knows the server's process id (``.pid``)."""
+
+    pid: int = 0
 
 
 def _settle(page) -> None:
@@ -176,7 +183,7 @@ def _pick(page, label: str, option: str) -> None:
 # ------------------------------------------------------------------------ the expensive ones
 @pytest.fixture(scope="session")
 def start_server():
-    """``with start_server(log_dir) as url:`` a fresh ``streamlit run app.py`` of its own."""
+    """``with start_server(log_dir, env=None) as url:`` a fresh ``streamlit run app.py`` of its own."""
     if playwright is None:
         pytest.skip("playwright is not installed (pip install -e '.[test]')")
     return _server

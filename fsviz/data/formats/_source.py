@@ -12,9 +12,10 @@ import numpy as np
 
 from fsviz.data.budget import check_memory
 from fsviz.data.dataset import Dataset
+from fsviz.data.plan import DEFAULT_NA, ImportPlan
 
 #: formats :func:`load_dataset` reads
-FORMATS = ("csv", "tsv", "parquet", "mat", "svmlight", "npz", "xlsx", "xls", "ods", "h5ad")
+FORMATS = ("csv", "tsv", "parquet", "mat", "svmlight", "npz", "xlsx", "xls", "ods", "h5ad", "geo")
 #: formats read as a table of columns (separator/sheet/orientation/roles apply)
 TABLE_FORMATS = ("csv", "tsv", "txt", "xlsx", "xls", "ods", "parquet")
 
@@ -64,7 +65,7 @@ def named_target(names: list[str], allowed=None) -> int | None:
     return None
 
 
-_NA_TOKENS = ["", "NA", "NaN", "nan", "N/A", "n/a", "null", "NULL", "None", "-nan", "#N/A"]
+_NA_TOKENS = list(DEFAULT_NA)
 _NA_LOWER = frozenset(t.lower() for t in _NA_TOKENS)
 
 
@@ -99,13 +100,36 @@ class _Source:
         self.budget = 0  # bytes the loaded data may take (0: no limit); set by load_dataset
         self.sandbox = False  # parse crash-prone formats in a child process; set by load_dataset
         self.allow_external = False  # HDF5 may point at other files (trusted local files only)
-        self.missing = "error"  # "error" | "mean" | "median"; set by load_dataset
-        self.missing_indicators = False  # add <name>=missing columns; set by load_dataset
-        self.categorical = "error"  # "error" | "onehot"; set by load_dataset
-        # table options (see load_dataset): set by load_dataset
-        self.sep, self.decimal, self.sheet, self.transpose = "auto", "auto", None, False
-        self.id_columns, self.ignore, self.missing_target = "auto", None, "error"
+        self.use_plan(ImportPlan())  # every reading option at its default; load_dataset sets its plan
         self.notes: list[str] = []  # what was done that a person should know (meta["notes"])
+
+    def use_plan(self, plan) -> None:
+        """Take the options of an :class:`~fsviz.data.plan.ImportPlan` (what the readers read)."""
+        self.plan = plan
+        self.missing, self.missing_indicators = plan.missing, plan.missing_indicators
+        self.categorical, self.missing_target, self.target_kind = (
+            plan.categorical,
+            plan.missing_target,
+            plan.target_kind,
+        )
+        self.sep, self.decimal, self.sheet, self.transpose = (
+            plan.sep,
+            plan.decimal,
+            plan.sheet,
+            plan.transpose,
+        )
+        ids = plan.id_columns
+        self.id_columns = list(ids) if isinstance(ids, tuple) else ids
+        self.ignore = list(plan.ignore) if plan.ignore is not None else None
+        self.encoding, self.header, self.skip_rows = plan.encoding, plan.header, plan.skip_rows
+        self.comment, self.na_values, self.duplicates = plan.comment, plan.na_values, plan.duplicates
+        self.dates, self.matrix, self.var_names = plan.dates, plan.matrix, plan.var_names
+        self.types = dict(plan.types or ())
+
+    @property
+    def na_lower(self) -> frozenset:
+        """The missing-value markers, lower case (a cell compared stripped and lowered)."""
+        return frozenset(str(t).strip().lower() for t in self.na_values)
 
     def check(self, needed: int, what: str) -> None:
         """Refuse data whose declared size exceeds the budget (before allocating it)."""
@@ -237,6 +261,10 @@ def _resolve_format(src: _Source, fmt: str | None) -> str:
         raise ValueError(
             f"load_dataset: could not read {src.label} as {shown}: its bytes are {what}. Fix: {fix}."
         )
+    from fsviz.data.formats.geo import is_series_matrix
+
+    if is_series_matrix(head):  # GEO's series matrix: metadata lines, then the table
+        return "geo"
     if named in ("xlsx", "xls", "ods"):  # a text table saved under a workbook's name
         src.notes.append(f"read as text (a delimited table) although named {suffix}")
         named = None
@@ -266,6 +294,7 @@ def _resolve_given_format(src: _Source, fmt: str) -> str:
             "excel": "xlsx",
             "xlsm": "xlsx",
             "anndata": "h5ad",
+            "series_matrix": "geo",
         }
         f = aliases.get(f, f)
         if f not in FORMATS and f != "txt":

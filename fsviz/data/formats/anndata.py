@@ -292,6 +292,12 @@ def read_h5ad(
         }
         if with_matrix:
             out["X"] = _read_matrix(item)
+        else:  # a look at the values: counts (whole numbers >= 0, up to 50 or more) or not
+            from fsviz.data.transforms import looks_like_counts
+
+            part = item["data"] if hasattr(item, "keys") else item
+            sample = np.asarray(part[: min(len(part), 200)] if part.shape else part[()], dtype=np.float64)
+            out["counts"] = looks_like_counts(sample.ravel()[:200_000])
     return out
 
 
@@ -329,6 +335,14 @@ def _read_h5ad_kw(data, who: str, kwargs: dict) -> dict:
     return read_h5ad(data, who, **kwargs)
 
 
+def _plain(v):
+    if v is None or (isinstance(v, float) and v != v):
+        return None
+    if isinstance(v, (np.integer, np.floating)):
+        return v.item()
+    return v if isinstance(v, (int, float, str)) else str(v)
+
+
 def _load_h5ad(src: _Source, label) -> dict:
     """AnnData: X (sparse kept), var_names as feature names, obs_names as sample names,
     the label an obs column."""
@@ -360,6 +374,22 @@ def _load_h5ad(src: _Source, label) -> dict:
     X = parts["X"]
     samples = parts["obs_names"]
     notes, meta = [], {"obs_columns": [str(c) for c in obs.columns]}
+    names = parts["var_names"]
+    chosen = getattr(src, "var_names", None)
+    if chosen is not None:
+        var = parts.get("var")
+        if var is None or chosen not in var.columns:
+            have = [] if var is None else [str(c) for c in var.columns]
+            raise ValueError(
+                f"load_dataset: {src.label}: no var column {chosen!r} to name the features; var columns are "
+                f"{names_preview(have, 20)}. Fix: choose one of them, or the var index (var_names=None)."
+            )
+        names = np.array(
+            ["" if v is None else str(v) for v in var[chosen].to_numpy(dtype=object)], dtype=object
+        )
+        notes.append(f"features named by var column {chosen!r}")
+    if parts.get("matrix", "X") != "X":
+        notes.append(f"values from {parts['matrix']!r} (not X)")
     if label_column is not None:
         col = obs[label_column]
         miss = col.isna().to_numpy()
@@ -381,10 +411,17 @@ def _load_h5ad(src: _Source, label) -> dict:
         y = vals if vals.dtype.kind in "biuf" else np.array([str(v) for v in vals], dtype=object)
     if samples is not None and len(set(samples.tolist())) == len(samples):
         meta["id_column"] = "obs_names"
+        others = [c for c in obs.columns if c != label_column][:50]
+        kept = samples if label_column is None else samples  # rows dropped above are gone from both
+        rows = obs if label_column is None else obs[~obs[label_column].isna()]
+        meta["sample_annotations"] = {
+            str(c): {str(s): _plain(v) for s, v in zip(kept.tolist(), rows[c].tolist(), strict=True)}
+            for c in others
+        }
     return {
         "X": X.tocsc() if sp.issparse(X) and X.format == "csc" else X,
         "y": y,
-        "feature_names": parts["var_names"],
+        "feature_names": names,
         "label_column": label_column,
         "format": "h5ad",
         "sample_names": samples,

@@ -114,13 +114,22 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
             y = col.to_numpy(dtype=object)
         df = df.drop(columns=[label_column])
     onehot = getattr(src, "categorical", "error") == "onehot"
+    kinds = getattr(src, "types", None) or {}
     bad = []
     categorical = {}  # column -> its raw values, one-hot encoded below
+    stray_notes = []
     for c in df.columns:
         s = df[c]
+        kind = kinds.get(c)
+        if kind == "category":
+            categorical[c] = s.astype(object)
+            continue
         if s.dtype.kind in "biuf":
             continue
-        if s.dtype.kind in "mMc":  # dates, durations, complex: numbers, but not features
+        if s.dtype.kind in "mM" or kind == "date" or _all_dates(s):  # read as days (dates="number")
+            df[c] = _days(s, c, who)
+            continue
+        if s.dtype.kind == "c":
             bad.append((c, str(s.iloc[0]), 0))
             continue
         s = s.astype(object) if isinstance(s.dtype, pd.CategoricalDtype) else s
@@ -128,8 +137,20 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         holes = coerced.isna() & ~s.isna()
         if holes.any():
             tokens = s[holes].astype(str).str.strip()
-            na_like = tokens.str.lower().isin(sorted(_NA_LOWER))
-            if (~na_like).any():
+            na_like = tokens.str.lower().isin(sorted(src.na_lower))
+            stray = tokens[~na_like]
+            if len(stray):
+                n_values = int(s.notna().sum())
+                if kind == "number" or (
+                    kind is None and n_values >= 10 and len(stray) <= max(2, 0.05 * n_values)
+                ):  # a column of numbers with a few stray text cells: those cells are missing
+                    rows = np.flatnonzero(holes.to_numpy())[np.flatnonzero((~na_like).to_numpy())]
+                    stray_notes.append(
+                        f"column {c!r}: {len(stray)} text cell(s) read as missing "
+                        f"({', '.join(repr(v) for v in stray.iloc[:3])} at row(s) {rows[:3].tolist()})"
+                    )
+                    df[c] = coerced.astype(np.float64)
+                    continue
                 if onehot:
                     categorical[c] = s
                     continue
@@ -160,7 +181,7 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         for c in df.columns:
             if c in categorical:
                 # a missing category is its own column: never silently all zeros
-                block, block_names, n_miss = _onehot(categorical[c], c, True)
+                block, block_names, n_miss = _onehot(categorical[c], c, True, src.na_lower)
                 blocks.append(block)
                 groups[c] = block_names
                 names.extend(block_names)
@@ -177,11 +198,37 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         "feature_names": np.array(names, dtype=object),
         "label_column": label_column,
         "format": fmt,
+        "stray_notes": stray_notes,
         **parts_extra,
     }
 
 
-def _onehot(s, column: str, indicator: bool) -> tuple[np.ndarray, list[str], int]:
+def _all_dates(s) -> bool:
+    """A text column whose cells are all dates or times (the roles' rule, on every cell)."""
+    from fsviz.data.roles import _DATE_VALUE
+
+    vals = s.dropna().astype(str).str.strip()
+    vals = vals[vals != ""]
+    return bool(len(vals)) and bool(vals.str.fullmatch(_DATE_VALUE).all())
+
+
+def _days(s, column: str, who: str):
+    """A date or time column as days since 1970-01-01 (fractional for times; missing stays NaN)."""
+    import pandas as pd
+
+    when = s if s.dtype.kind in "mM" else pd.to_datetime(s, errors="coerce", format="mixed", dayfirst=False)
+    bad = when.isna() & s.notna() & (s.astype(str).str.strip() != "")
+    if bad.any():
+        raise ValueError(
+            f"{who}: column {column!r} was read as dates, but {int(bad.sum())} cell(s) are not dates "
+            f"(e.g. {str(s[bad].iloc[0])!r}). Fix: set its type to text (left out) or number."
+        )
+    if getattr(when.dt, "tz", None) is not None:
+        when = when.dt.tz_convert(None)
+    return (when - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=np.float64) / 86400.0
+
+
+def _onehot(s, column: str, indicator: bool, na_lower=_NA_LOWER) -> tuple[np.ndarray, list[str], int]:
     """One 0/1 column per distinct value of ``s`` (as str, sorted), named ``column=value``.
 
     Missing cells (null, NaN or an NA token) are all zeros, or 1 in a last
@@ -190,7 +237,7 @@ def _onehot(s, column: str, indicator: bool) -> tuple[np.ndarray, list[str], int
     import pandas as pd
 
     vals = s.to_numpy(dtype=object)
-    miss = np.array([bool(pd.isna(v)) or str(v).strip().lower() in _NA_LOWER for v in vals], dtype=bool)
+    miss = np.array([bool(pd.isna(v)) or str(v).strip().lower() in na_lower for v in vals], dtype=bool)
     text = [str(v) for v in vals]
     cats = sorted({t for t, m in zip(text, miss, strict=True) if not m})
     code = {t: k for k, t in enumerate(cats)}
@@ -238,7 +285,7 @@ def _wide_rows(src: _Source, sep: str):
                 yield fields
 
 
-def _wide_floats(fields: list[str], names: list[str], row: int, who: str) -> np.ndarray:
+def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_lower=_NA_LOWER) -> np.ndarray:
     try:
         return np.array(fields, dtype=np.float64)
     except ValueError:
@@ -248,7 +295,7 @@ def _wide_floats(fields: list[str], names: list[str], row: int, who: str) -> np.
         try:
             out[j] = float(v)
         except ValueError:
-            if v.strip().lower() not in _NA_LOWER:
+            if v.strip().lower() not in na_lower:
                 raise ValueError(
                     f"{who}: non-numeric feature column {names[j]!r} (e.g. {v.strip()!r} at row {row}). "
                     'Features must be numbers (categorical="onehot" handles files up to 10,000 '
@@ -295,7 +342,7 @@ def _load_wide(
             fields = [fields[j] for j in keep]
         if decimal == ",":
             fields = [v.replace(",", ".") for v in fields]
-        rows.append(_wide_floats(fields, names, i, who))
+        rows.append(_wide_floats(fields, names, i, who, src.na_lower))
     if not rows:
         raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
     X = np.vstack(rows)
@@ -363,9 +410,20 @@ def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = T
         id_columns=src.id_columns,
         ignore=src.ignore,
         missing_target=src.missing_target,
+        types=src.types,
+        dates=src.dates,
         who=who,
     )
+    base = frame.attrs.get("base_names")
     parts = _frame_to_parts(roles["frame"], roles["label"], src, fmt, labels_as_text=labels_as_text)
+    if base:  # duplicates="mean": the suffixed copies of a name averaged into one feature
+        from fsviz.data.frames import merge_duplicate_features
+
+        originals = [base.get(str(n), str(n)) for n in parts["feature_names"]]
+        parts["X"], parts["feature_names"], note = merge_duplicate_features(
+            parts["X"], originals, "mean", who
+        )
+        raw.notes.append(note)
     meta = dict(roles["meta"])
     if raw.sep is not None:
         meta["dialect"] = {"sep": raw.sep, "decimal": raw.decimal, "thousands": raw.thousands}
@@ -374,14 +432,14 @@ def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = T
     if raw.transposed:
         meta["transposed"] = True
     parts["table_meta"] = meta
-    parts["notes"] = list(raw.notes) + roles["notes"]
+    parts["notes"] = list(raw.notes) + roles["notes"] + parts.pop("stray_notes", [])
     parts["sample_names"] = roles["sample_names"]
     return parts
 
 
 def _load_delimited(src: _Source, fmt: str, label) -> dict:
     from fsviz.data.dialect import sniff_dialect
-    from fsviz.data.frames import head_text, header_fields, name_blank_columns, read_table
+    from fsviz.data.frames import head_text, header_fields, name_blank_columns, read_table, text_view
 
     who = f"load_dataset: {src.label}"
     if fmt == "txt":
@@ -389,6 +447,7 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
         if sniffed == "svmlight":
             return _load_svmlight(src, label)
         fmt = sniffed if sniffed in ("csv", "tsv") else "txt"
+    src = text_view(src, who)
     text, _ = head_text(src)
     sep = src.sep
     if sep in ("auto", None):
@@ -426,7 +485,14 @@ def _load_wide_table(src: _Source, fmt: str, sep: str, header: list[str], label)
     if isinstance(label, str) and label != "auto" and label not in header:
         _label_position(header, label, src, fmt)
     roles = apply_roles(
-        raw.frame, label, id_columns=src.id_columns, ignore=src.ignore, missing_target="drop", who=who
+        raw.frame,
+        label,
+        id_columns=src.id_columns,
+        ignore=src.ignore,
+        missing_target="drop",
+        types=src.types,
+        dates=src.dates,
+        who=who,
     )
     lookup = {h: j for j, h in enumerate(header)}
     drop = {lookup[nm] for nm in (roles["meta"].get("ignored") or {})}

@@ -1,0 +1,189 @@
+"""The server's memory: stores bounded in bytes, who uses what, and what comes back when nobody does.
+
+A lab server runs one Streamlit process for every session. What the sessions share lives in
+three stores: the uploaded files, the loaded datasets and the results. Each is an LRU bounded by
+its share of the memory budget (``FSVIZ_MEMORY_BUDGET``, see :mod:`fsviz.data.budget`), counted
+in bytes, so the total stays near the budget however many files are uploaded, by however many
+sessions. Each keeps at least its most recent entry (one dataset may take the whole budget).
+
+What a session uses (its upload, its datasets) is registered under its session id. A session
+that has been disconnected longer than :data:`GRACE_SECONDS` (Streamlit keeps a disconnected
+session two minutes for a reconnect) no longer holds anything: a sweeper thread releases what no
+live session uses, collects the garbage and hands freed pages back to the operating system
+(glibc's ``malloc_trim``; the allocator is told once to serve large blocks by ``mmap``, which it
+returns when they are freed). The threat model is in docs/app.md ("Uploads and the server").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import threading
+import time
+from collections import OrderedDict
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["GRACE_SECONDS", "ByteLRU", "UsageRegistry", "nbytes_of", "return_memory"]
+
+#: seconds a disconnected session keeps what it used (Streamlit resumes one within 120 s)
+GRACE_SECONDS = 130.0
+#: seconds between two sweeps of the sweeper thread
+SWEEP_SECONDS = 10.0
+
+
+def nbytes_of(obj, _depth: int = 0, _seen: set | None = None) -> int:
+    """Bytes held by the arrays, sparse matrices, frames and byte strings inside ``obj``
+    (through dataclass fields, dicts, lists and tuples; a few levels deep, each object once)."""
+    seen = set() if _seen is None else _seen
+    if id(obj) in seen or _depth > 5:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes) if obj.base is None or id(obj.base) not in seen else 0
+    if sp.issparse(obj):
+        return sum(int(getattr(obj, a).nbytes) for a in ("data", "indices", "indptr") if hasattr(obj, a))
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return len(obj)
+    if isinstance(obj, str):
+        return len(obj)
+    if hasattr(obj, "memory_usage") and hasattr(obj, "columns"):  # a pandas DataFrame
+        try:
+            return int(obj.memory_usage(index=True, deep=False).sum())
+        except Exception:  # noqa: BLE001 - an exotic frame: count nothing rather than fail
+            return 0
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return sum(nbytes_of(getattr(obj, f.name), _depth + 1, seen) for f in dataclasses.fields(obj))
+    if isinstance(obj, dict):
+        return sum(nbytes_of(v, _depth + 1, seen) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(nbytes_of(v, _depth + 1, seen) for v in obj[:10_000])
+    if hasattr(obj, "X") and hasattr(obj, "fingerprint"):  # a Dataset
+        return nbytes_of(obj.X, _depth + 1, seen) + 128 * int(obj.X.shape[1])
+    return 0
+
+
+class ByteLRU:
+    """A thread-safe LRU dict shared by every session, bounded by bytes and by entries.
+
+    ``size`` entries at most, and at most ``budget`` bytes (:func:`nbytes_of`; 0: no byte
+    bound); the least recently used go first, but the most recent entry always stays.
+    """
+
+    def __init__(self, size: int, budget: int = 0):
+        self.size, self.budget = size, int(budget)
+        self.data: OrderedDict = OrderedDict()
+        self.bytes: dict = {}
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            if key in self.data:
+                self.data.move_to_end(key)
+                return self.data[key]
+        return None
+
+    def touch(self, key) -> None:
+        with self.lock:
+            if key in self.data:
+                self.data.move_to_end(key)
+
+    def put(self, key, value) -> None:
+        size = nbytes_of(value)
+        with self.lock:
+            self.data[key] = value
+            self.bytes[key] = size
+            self.data.move_to_end(key)
+            while len(self.data) > 1 and (
+                len(self.data) > self.size or (self.budget and sum(self.bytes.values()) > self.budget)
+            ):
+                old, _ = self.data.popitem(last=False)
+                self.bytes.pop(old, None)
+
+    def pop(self, key) -> None:
+        with self.lock:
+            self.data.pop(key, None)
+            self.bytes.pop(key, None)
+
+    def keys(self) -> list:
+        with self.lock:
+            return list(self.data)
+
+    def total_bytes(self) -> int:
+        with self.lock:
+            return sum(self.bytes.values())
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+class UsageRegistry:
+    """What each live session uses: ``{session id: {kind: {keys}}}``, with the time it was last
+    seen active. :meth:`sweep` forgets sessions gone longer than the grace period and returns
+    the keys of each kind that no session uses any more."""
+
+    def __init__(self, grace: float = GRACE_SECONDS):
+        self.grace = grace
+        self.lock = threading.Lock()
+        self.uses: dict[str, dict[str, set]] = {}
+        self.seen: dict[str, float] = {}
+
+    def use(self, session_id: str, kind: str, key) -> None:
+        with self.lock:
+            self.uses.setdefault(session_id, {}).setdefault(kind, set()).add(key)
+            self.seen[session_id] = time.monotonic()
+
+    def drop(self, session_id: str, kind: str, key) -> None:
+        with self.lock:
+            self.uses.get(session_id, {}).get(kind, set()).discard(key)
+
+    def used(self, kind: str) -> set:
+        with self.lock:
+            return set().union(*(u.get(kind, set()) for u in self.uses.values()))
+
+    def sweep(self, is_active) -> int:
+        """Forget the sessions that ``is_active(session_id)`` says are gone, once gone longer than
+        the grace period; returns how many were forgotten."""
+        now = time.monotonic()
+        gone = 0
+        with self.lock:
+            for sid in list(self.uses):
+                if is_active(sid):
+                    self.seen[sid] = now
+                elif now - self.seen.get(sid, now) > self.grace:
+                    self.uses.pop(sid, None)
+                    self.seen.pop(sid, None)
+                    gone += 1
+        return gone
+
+
+_ALLOCATOR_TUNED = False
+
+
+def tune_allocator() -> None:
+    """Ask glibc to serve blocks of 1 MiB and more by ``mmap`` (returned to the system when
+    freed, instead of staying in a fragmented heap). Once per process; nothing elsewhere."""
+    global _ALLOCATOR_TUNED
+    if _ALLOCATOR_TUNED:
+        return
+    _ALLOCATOR_TUNED = True
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD: fixed, no dynamic raise
+        libc.mallopt(-1, 1 << 20)  # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):  # not glibc: the default allocator stays
+        pass
+
+
+def return_memory() -> None:
+    """Collect garbage and hand freed heap pages back to the operating system (glibc only)."""
+    gc.collect()
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
