@@ -397,7 +397,7 @@ def load_dataset(
         return _load_mapped_dir(path_or_buffer, label=label, name=name)
     from fsviz.data.formats.npy import is_npy_path, load_npy
 
-    if is_npy_path(path_or_buffer):  # a .npy matrix (memory-mapped over the budget), labels in <stem>.y.npy
+    if fmt in (None, "npy") and is_npy_path(path_or_buffer):  # a .npy matrix (memory-mapped over the budget), labels in <stem>.y.npy
         return load_npy(path_or_buffer, label=label, name=name, memory_budget=memory_budget)
     src = _Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
