@@ -3,7 +3,7 @@ code, seconds that would otherwise land on the first person to open a page.
 
 Once per server process, a background thread runs the pages' default computations on a small
 generated dataset: GDM (two classes, several classes, one-class; in memory and memory-mapped),
-the correlation histogram, the base scores and GRM, a cross-validation, the leakage check.
+the correlation histogram, the base scores and GRM, the leakage check.
 It starts with the first session, at low priority (it yields the GIL between runs), and its
 results are thrown away. ``FSVIZ_WARMUP=0`` turns it off (the test suite does, for AppTest).
 """
@@ -20,6 +20,8 @@ WARMUP_ENV = "FSVIZ_WARMUP"
 
 
 def _runs():
+    """The computations a first visitor meets (the Data page's leakage check, the Groups page,
+    the correlation histogram, the GRM page's default bases); CV reuses their kernels."""
     from fsviz.compute import Run
 
     yield Run("leakage", {})
@@ -28,7 +30,6 @@ def _runs():
     yield Run("histogram", {"bins": 20, "max_features": 30_000})
     for base in ("fisher", "lgd"):
         yield Run("grm", {"base": Run(base, {})})
-    yield Run("evaluation", {"of": Run("fisher", {}), "k": 5})
 
 
 def _work() -> None:
