@@ -9,6 +9,7 @@ import fsviz.compute as fc
 from fsviz.viz import target_histogram
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
+appkit.warm_up()  # once per server: load the numba kernels before the first person needs them
 
 
 def choose_dataset() -> None:
@@ -16,7 +17,7 @@ def choose_dataset() -> None:
     with st.sidebar:
         st.header("Dataset")
         appkit.restore_from_url()
-        source = st.radio("Source", ["Sample", "Upload"], horizontal=True, key="source")
+        source = st.radio("Source", appkit.sources(), horizontal=True, key="source")
         shape_text = st.text_input(
             "Image shape (height x width, optional)",
             key="shape",
@@ -29,6 +30,11 @@ def choose_dataset() -> None:
                 st.session_state.setdefault("sample", names[appkit.default_sample(names)])
                 name = st.selectbox("Sample dataset", names, key="sample")
                 appkit.load_sample(name, shape)
+            elif source == "Server folder":  # FSVIZ_DATA_DIR: files open without an upload
+                record = appkit.open_folder_file(shape)
+                if record is not None:
+                    target_picker(record)
+                    appkit.load_upload(record, shape)
             else:
                 up = st.file_uploader(
                     "Data file",
@@ -62,6 +68,7 @@ def choose_dataset() -> None:
             key="seed",
             help="Every run is seeded, so results are reproducible and cached.",
         )
+        appkit.compute_sidebar()  # where heavy runs go: this process or a Dask cluster
         ds = appkit.current()
         if ds is not None:
             n, m = ds.X.shape
@@ -132,7 +139,9 @@ def session_files(ds) -> None:
 
 def data_page() -> None:
     st.title("Data")
-    up = appkit.current_upload() if st.session_state.get("source") == "Upload" else None
+    up = {"Upload": appkit.current_upload, "Server folder": appkit.folder_upload}.get(
+        st.session_state.get("source"), lambda: None
+    )()
     if up is not None:  # shown even when the file did not load: its settings are the fix
         appkit.import_panel(up)
         if st.session_state.get("load_error"):

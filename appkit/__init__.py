@@ -19,6 +19,8 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 ``state.AUTO_RUN_CELLS``) are not re-exported: patch them in the module that reads them.
 """
 
+from appkit.cluster import compute_sidebar
+from appkit.data_folder import folder_upload, open_folder_file, sources
 from appkit.explain import explanation, export_csv, why_not
 from appkit.grm_panels import gamma_sweep, grm_table, prior_effect, prior_groups_editor, prior_groups_warnings
 from appkit.import_widgets import (
@@ -87,6 +89,7 @@ from appkit.results import (
     selections,
     stored,
 )
+from appkit.scale import WIDE_FEATURES, feature_picker, wide
 from appkit.session_file import (
     apply_pending_session,
     pending_session_note,
@@ -113,6 +116,7 @@ from appkit.state import (
     small,
 )
 from appkit.url import restore_from_url, restore_runs, sync_url
+from appkit.warmup import warm_up
 from appkit.widgets import (
     GDM_ALL_CLASSES,
     TARGET_NEEDS,
@@ -209,6 +213,15 @@ __all__ = [
     "target_checks",
     "target_choice",
     "target_options",
+    # cluster, data_folder
+    "compute_sidebar",
+    "folder_upload",
+    "open_folder_file",
+    "sources",
+    # scale
+    "WIDE_FEATURES",
+    "feature_picker",
+    "wide",
     # url, session_file
     "restore_from_url",
     "restore_runs",
@@ -243,6 +256,8 @@ __all__ = [
     "explanation",
     "export_csv",
     "why_not",
+    # warmup
+    "warm_up",
     # grm_panels, report
     "gamma_sweep",
     "grm_table",

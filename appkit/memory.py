@@ -43,6 +43,8 @@ def nbytes_of(obj, _depth: int = 0, _seen: set | None = None) -> int:
     if id(obj) in seen or _depth > 5:
         return 0
     seen.add(id(obj))
+    if isinstance(obj, np.memmap):  # a file mapped read-only (the data folder): page cache, not the heap
+        return 0
     if isinstance(obj, np.ndarray):
         return int(obj.nbytes) if obj.base is None or id(obj.base) not in seen else 0
     if sp.issparse(obj):

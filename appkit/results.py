@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import re
 import threading
-import time
 from collections import OrderedDict
 
 import streamlit as st
 
 import fsviz.compute as fc
+from appkit import jobs
 from appkit.memory import ByteLRU
+from appkit.scale import check_fits
 from appkit.state import (
     ResultKey,
     add_selection,
@@ -142,63 +143,75 @@ def _dependency(ds):
 
 
 def result(
-    ds, run: Run, label: str | None = None, *, auto: bool = True, progress: bool = False, quiet: bool = False
+    ds,
+    run: Run,
+    label: str | None = None,
+    *,
+    auto: bool = True,
+    progress: bool = False,
+    quiet: bool = False,
+    clicked: bool = False,
 ):
-    """The result of ``run`` on ``ds``: from the store, else computed (with progress) when ``auto``.
+    """The result of ``run`` on ``ds``: from the store, else computed when ``auto``.
 
-    ``quiet`` computes without the status box: a live-tuning step that takes well under a
-    second would only flash it, and drawing and removing it costs the browser ~0.1 s.
-    A ValueError of the library shows as ``st.error`` and gives None; the session stays usable.
+    A computation runs as a job of this session (:mod:`appkit.jobs`): its status box shows
+    the time taken, the run's progress (a bar and, for streams, the selected-set size when
+    ``progress``) and a Cancel button; heavy runs go to the app's Dask cluster when there is
+    one (:func:`appkit.cluster.client_for`). A run this session cancelled is not started
+    again until ``clicked`` (the page's Run button) or its own "Run again" button.
+    ``quiet`` computes in the script thread without the status box: a live-tuning step that
+    takes well under a second would only flash it, and drawing and removing it costs the
+    browser ~0.1 s. A ValueError of the library shows as ``st.error`` and gives None; the
+    session stays usable.
     """
+    key = ResultKey(ds.fingerprint, run.key)
     hit = stored(ds, run)
     if hit is None and auto:  # a prefetch in progress first: it may be this very run
-        _prefetcher().wait(ResultKey(ds.fingerprint, run.key))
+        _prefetcher().wait(key)
         hit = stored(ds, run)
-    if hit is not None or not auto:
+    job = jobs.running(key)
+    if hit is not None or (not auto and job is None):
         return hit
     label = label or f"Running {run.spec.label}"
-    if quiet:
+    if quiet and job is None:
         try:
+            check_fits(run, ds)
             res = run.execute(ds, None, results=_dependency(ds))
         except Exception as e:  # every failure becomes a message; the session goes on
             show_error(e, f"{run.label} on {ds.name!r}")
             return None
-        result_store().put(ResultKey(ds.fingerprint, run.key), res)
+        result_store().put(key, res)
         return res
-    slot = st.empty()  # the progress box disappears once the result is there
-    with slot.status(f"{label} …", expanded=progress) as status:
-        try:
-            res = run.execute(ds, _live_progress() if progress else None, results=_dependency(ds))
-        except Exception as e:  # every failure becomes a message; the session goes on
-            status.update(label=f"{label}: failed", state="error", expanded=True)
-            show_error(e, f"{run.label} on {ds.name!r}")
+    if clicked:
+        jobs.forget_cancel(key)
+    if job is None and jobs.was_cancelled(key):
+        c1, c2 = st.columns([4, 1], vertical_alignment="center")
+        c1.info(f"{label}: cancelled.", icon="✋")
+        if not c2.button("Run again", key=f"_again_{abs(hash(key))}", width="stretch"):
             return None
-    slot.empty()
-    result_store().put(ResultKey(ds.fingerprint, run.key), res)
-    return res
+        jobs.forget_cancel(key)
+    if job is None:
+        from appkit.cluster import client_for
 
+        client = client_for(run, ds)
 
-def _live_progress():
-    """A progress callback drawing a bar, and for streams a live selected-set-size chart
-    (redrawn at most every 0.3 s)."""
-    import pandas as pd
+        def compute(report):
+            check_fits(run, ds)  # a memory-mapped matrix over the budget: only out-of-core runs
+            res = run.execute(ds, report, results=_dependency(ds), client=client)
+            result_store().put(key, res)
+            return res
 
-    bar = st.progress(0.0, text="starting")
-    holder = st.empty()
-    seen: dict[int, int] = {}
-    last = [0.0]
-
-    def update(frac: float, text: str, **info) -> None:
-        bar.progress(min(max(float(frac), 0.0), 1.0), text=text)
-        if "selected" in info:
-            seen[int(info["arrived"])] = int(info["selected"])
-            now = time.monotonic()
-            if now - last[0] > 0.3 or frac >= 1:
-                last[0] = now
-                series = pd.Series(seen, name="selected features")
-                holder.line_chart(series, x_label="features arrived", height=180)
-
-    return update
+        job = jobs.submit(key, label, compute)
+    job = jobs.wait(job, expanded=progress)
+    error = job.error
+    jobs.collect(job)
+    if job.state == "cancelled":
+        st.info(f"{label}: cancelled. Nothing of it was kept.", icon="✋")
+        return None
+    if job.state == "failed":
+        show_error(error, f"{run.label} on {ds.name!r}")
+        return None
+    return job.result
 
 
 def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None, progress: bool = False):
@@ -213,13 +226,14 @@ def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None
     cheap = prev_res is not None and prev_res.seconds < LIVE_SECONDS
     fresh = prev is None and small(ds)
     live = not clicked and not fresh and run != prev and cheap
-    if clicked or fresh or stored(ds, run) is not None or live:
+    under_way = jobs.running(ResultKey(ds.fingerprint, run.key)) is not None  # e.g. a rerun mid-run
+    if clicked or fresh or stored(ds, run) is not None or live or under_way:
         if live:  # the URL names the new run before it computes: the browser takes that
             # message (a re-render of the whole app) while the server computes, not after
             per_dataset("shown", ds)[slot] = run
             sync_url(ds)
             per_dataset("shown", ds)[slot] = prev  # until the result is there
-        res = result(ds, run, label, progress=progress, quiet=live)
+        res = result(ds, run, label, progress=progress, quiet=live, clicked=clicked)
         if res is not None:
             show(ds, slot, run)
             return res

@@ -17,6 +17,9 @@ def source_of(ds) -> dict:
     if st.session_state.get("source") == "Upload" and current_upload() is not None:
         up = current_upload()
         return {"kind": "upload", "file": up.filename, "sha256": up.digest, "import_options": up.options}
+    chosen = (st.session_state.get("folder_path") or "").strip() or st.session_state.get("folder_file")
+    if st.session_state.get("source") == "Server folder" and chosen:
+        return {"kind": "server", "file": str(chosen)}  # its path inside the data folder
     return {"kind": "sample", "name": st.session_state.get("sample"), "fixes": sample_fixes_of(ds)}
 
 
@@ -79,6 +82,9 @@ def read_session_upload() -> None:
         st.session_state["source"] = "Sample"
         st.session_state["sample"] = src["name"]
         sample_fixes(src["name"]).update(src.get("fixes") or {})
+    elif src.get("kind") == "server":  # the data folder's file: confined again when it opens
+        st.session_state["source"] = "Server folder"
+        st.session_state["folder_path"] = src["file"]
     elif src.get("kind") == "upload":
         st.session_state["source"] = "Upload"
         have = current_upload()

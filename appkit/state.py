@@ -218,6 +218,11 @@ APP_KEYS = frozenset(
         "report_runs",
         "report_k",
         "report_dl",
+        "folder_file",
+        "folder_path",
+        "folder_token",
+        "folder_version",
+        "compute",
     }
 )
 

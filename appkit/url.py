@@ -12,7 +12,7 @@ from appkit.state import per_dataset, show
 from fsviz.compute.runs import SEED_MAX
 from fsviz.compute.session import check_import_options, check_run, parse_json
 
-_URL_KEYS = ("source", "sample", "seed")
+_URL_KEYS = ("source", "sample", "seed", "folder_file")
 
 
 def restore_from_url() -> None:
@@ -21,10 +21,12 @@ def restore_from_url() -> None:
         return
     st.session_state["_url_read"] = True
     q = st.query_params
-    if q.get("source") in ("Sample", "Upload"):
+    if q.get("source") in ("Sample", "Upload", "Server folder"):
         st.session_state.setdefault("source", q["source"])
     if q.get("sample") in sample_names():
         st.session_state.setdefault("sample", q["sample"])
+    if q.get("folder_file") and len(q["folder_file"]) <= 1000:  # confined again when it opens
+        st.session_state.setdefault("folder_file", q["folder_file"])
     if str(q.get("seed", "")).isdigit() and len(q["seed"]) <= 10 and int(q["seed"]) <= SEED_MAX:
         st.session_state.setdefault("seed", int(q["seed"]))
     if q.get("upload") and upload_store().get(q["upload"]) is not None:  # a refresh: the file is still here

@@ -76,7 +76,8 @@ def param_options(where, method: str, name: str, key: str, keep=None, label: str
     options = [o for o in p.options if keep is None or keep(o)] or [min(p.options)]
     current = st.session_state.get(key, p.default)
     if current not in options:
-        st.session_state[key] = min(options, key=lambda o: abs(o - current))
+        current = min(options, key=lambda o: abs(o - current))
+    st.session_state[key] = current  # a select_slider without state starts at its first option
     return where.select_slider(label or p.label, options, key=key, help=p.help or None, **kw)
 
 

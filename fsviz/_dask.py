@@ -132,7 +132,9 @@ def map_blocks(
         Small keyword arguments passed to every call.
     progress : callable, default=None
         ``progress(done, total)`` called after each finished block (in completion
-        order on a cluster), e.g. to print to stderr or drive a progress bar.
+        order on a cluster), e.g. to print to stderr or drive a progress bar. An
+        exception it raises stops the run; on a cluster the blocks not yet started are
+        cancelled.
 
     Returns
     -------
@@ -153,11 +155,16 @@ def map_blocks(
     # scatter([obj]) ships obj as ONE piece (a bare tuple/list/dict would be split up)
     scattered = [client.scatter([obj], broadcast=True, hash=False)[0] for obj in shared]
     futures = [client.submit(func, block, *scattered, pure=False, **kwargs) for block in blocks]
-    if progress is not None:
-        for k, _ in enumerate(as_completed(futures, loop=client.loop)):  # client need not be the default
-            progress(k + 1, total)
     try:
+        if progress is not None:
+            for k, _ in enumerate(as_completed(futures, loop=client.loop)):  # client need not be the default
+                progress(k + 1, total)
         return client.gather(futures)
+    except BaseException:
+        # a stopped caller (an exception from progress, a cancel, an interrupt) frees the
+        # workers: the tasks that have not started are dropped, a running one finishes alone
+        client.cancel(futures)
+        raise
     finally:
         for f in futures + scattered:
             f.release()

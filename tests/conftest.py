@@ -36,6 +36,8 @@ INTEGRATION_MODULES = {"test_cli.py", "test_bad_inputs.py", "test_hostile_files.
 collect_ignore = ["conftest.py", "browser/conftest.py"]
 #: read by BLAS and OpenMP when they load: set for the processes a test starts (server, Dask workers)
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# the app's background warm-up (appkit/warmup.py) would compete with the tests for the cores
+os.environ.setdefault("FSVIZ_WARMUP", "0")
 
 
 def pytest_configure(config):

@@ -98,6 +98,7 @@ DATA_CYCLE_OWNED_BY_IMPORT_PLAN = frozenset(
         "fsviz.data.formats.delimited",
         "fsviz.data.formats.geo",
         "fsviz.data.formats.matlab",
+        "fsviz.data.formats.npy",
         "fsviz.data.formats.npz",
         "fsviz.data.formats.parquet",
         "fsviz.data.formats.spreadsheet",

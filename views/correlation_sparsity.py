@@ -28,11 +28,7 @@ if res is None:
     out.info("Press **Count pairs**.")
     st.stop()
 
-how = "exact over all" if res.exact else f"estimated from {res.n_pairs:,} sampled pairs of"
-ctl.caption(
-    f"Counts are **{how}** {res.n_pairs_total:,} pairs of non-constant features "
-    f"({res.n_constant} constant features not counted); {res.seconds:.2f} s."
-)
+ctl.caption(fc.histogram_text(res))
 gdm = appkit.shown("gdm", ds)
 
 
@@ -47,7 +43,12 @@ def view(res):
     )
     st.plotly_chart(
         correlation_sparsity(
-            res.edges, res.counts, tau=tau, exact=res.exact, n_pairs_total=res.n_pairs_total
+            res.edges,
+            res.counts,
+            tau=tau,
+            exact=res.exact,
+            n_pairs_total=res.n_pairs_total,
+            n_sampled=None if res.exact else res.n_pairs,  # an estimate: error bars of its sample
         ),
         key="sparsity",
     )
@@ -59,29 +60,38 @@ with out:
 st.header("Correlation explorer")
 
 
-@st.fragment
+@st.fragment  # the explorer reruns alone; the histogram above is drawn first
 def explorer():
     c1, c2, c3 = st.columns([1, 1, 2])
     method = c1.radio("correlation", ["pearson", "spearman"], horizontal=True, key="cx_method")
     k = appkit.param_number(c2, "pairs", "k", key="cx_k")
     layout = c3.radio("network layout", ["circular", "spring"], horizontal=True, key="cx_layout")
-    pairs = appkit.result(
-        ds, Run("pairs", {"k": int(k), "method": method}), "Finding the most correlated pairs"
+    run = Run("pairs", {"k": int(k), "method": method})
+    # wide data: the top pairs take another pass over all pairs, so they wait for a click
+    wanted = (
+        not appkit.wide(ds)
+        or appkit.stored(ds, run) is not None
+        or st.toggle(
+            f"Find the {int(k)} most correlated pairs (another pass over all pairs of "
+            f"{fc.plural(ds.n_features, 'feature')})",
+            key="cx_pairs_on",
+        )
     )
+    pairs = appkit.result(ds, run, "Finding the most correlated pairs") if wanted else None
     if pairs is not None:
         left, right = st.columns([3, 2])
         left.plotly_chart(
             correlation_network((pairs.i, pairs.j, pairs.rho), ds.feature_names, layout=layout), key="cx_net"
         )
         right.dataframe(fc.pairs_frame(pairs, ds.feature_names), hide_index=True, width="stretch", height=420)
-    names = [str(n) for n in ds.feature_names]
-    options = (["the target"] if ds.y is not None else []) + list(range(ds.n_features))
-    against = st.selectbox(
+    against = appkit.feature_picker(
+        ds,
         "every feature's correlation with",
-        options,
-        format_func=lambda o: o if isinstance(o, str) else names[o],
         key="cx_against",
+        extra=["the target"] if ds.y is not None else [],
     )
+    if against is None:
+        return
     run = Run(
         "correlations", {"against": "target" if isinstance(against, str) else int(against), "method": method}
     )

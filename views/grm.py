@@ -107,12 +107,18 @@ with out:
 top.subheader("Scores and ranks (sortable)")
 appkit.grm_table(top, ds, res, prior, k)
 
+
+@st.fragment(parallel=True)  # CV of both variants in a worker thread, after their rankings are drawn
+def prior_quality(plain, res):
+    appkit.prior_effect(ds, plain, res, prior, k)
+
+
 if prior:
     with bottom:
         st.subheader("What the prior groups change")
         plain = appkit.result(ds, res.run.replace(prior_groups=()), "Running GRM without priors")
         if plain is not None:
-            appkit.prior_effect(ds, plain, res, prior, k)
+            prior_quality(plain, res)
             st.plotly_chart(
                 ranking_bump(
                     plain.refined_order,

@@ -100,23 +100,12 @@ def groups_view():
         tree_view(res)
 
     def which_group(res):
-        names = [str(n) for n in ds.feature_names]
-        if ds.n_features <= 1000:
-            feature = st.selectbox(
-                "Which group is this feature in? (type to search)",
-                range(ds.n_features),
-                index=None,
-                format_func=names.__getitem__,
-                key="find_feature",
-            )
-        else:  # thousands of options would travel to the browser on every rerun
-            typed = st.text_input("Which group is this feature in? (its exact name)", key="find_feature_name")
-            feature = names.index(typed.strip()) if typed.strip() in names else None
-            if typed.strip() and feature is None:
-                st.warning(f"No feature is named {typed.strip()!r}.")
+        # a list of every name above appkit.WIDE_FEATURES would travel to the browser on every
+        # rerun: wide data get a name box (the tree draws the largest groups; this finds the rest)
+        feature = appkit.feature_picker(ds, "Which group is this feature in?", key="find_feature")
         if feature is None:
             return
-        found, text = fc.feature_group_text(res, int(feature), names)
+        found, text = fc.feature_group_text(res, int(feature), ds.feature_names)
         (st.success if found else st.info)(text)
 
     with out:

@@ -267,7 +267,7 @@ class HistogramResult:
     edges: np.ndarray
     counts: np.ndarray
     exact: bool
-    n_pairs: int  # pairs counted
+    n_pairs: int  # pairs counted: all of them (exact), or the uniformly sampled pairs (estimate)
     n_pairs_total: int  # m(m-1)/2 over the non-constant features
     n_constant: int
     seconds: float

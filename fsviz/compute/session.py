@@ -19,7 +19,7 @@ from fsviz.compute.runs import SEED_MAX, Run
 __all__ = ["SessionFile", "check_import_options", "check_run", "parse_json", "read_session", "session_json"]
 
 #: the sources a session's data can come from
-SOURCES = ("sample", "upload")
+SOURCES = ("sample", "upload", "server")
 #: a session file is data from outside: bounded in size and nesting before it is believed (an
 #: honest file is a few KB; prior groups of many features make it longer, never this long)
 MAX_SESSION_BYTES = 16 << 20
@@ -37,7 +37,8 @@ class SessionFile:
     dataset_name, fingerprint : str
         The dataset the runs were computed on (its content fingerprint).
     source : dict
-        ``{"kind": "sample", "name": ...}`` or ``{"kind": "upload", "file": ..., "sha256": ...,
+        ``{"kind": "sample", "name": ...}``, ``{"kind": "server", "file": ...}`` (a file of the
+        server's data folder) or ``{"kind": "upload", "file": ..., "sha256": ...,
         "import_options": {...}}`` (how the file was read: separator, roles, target …);
         empty when unknown (files written before sources were saved).
     seed : int
@@ -187,6 +188,8 @@ def read_session(data: bytes | str) -> SessionFile:
     source = _expect(ds.get("source") or {}, dict, "'dataset.source'")
     if source and source.get("kind") not in SOURCES:
         raise _fail(f"'dataset.source.kind' must be one of {SOURCES}; got {source.get('kind')!r}")
+    if source.get("kind") == "server":  # a file of the server's data folder, by its path in it
+        _expect(source.get("file"), str, "'dataset.source.file'")
     if source.get("kind") == "upload":
         _expect(source.get("sha256"), str, "'dataset.source.sha256'")
         _expect(source.get("file"), str, "'dataset.source.file'")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from fsviz.compute.results import Evaluation, GroupResult
+from fsviz.compute.results import Evaluation, GroupResult, HistogramResult
 from fsviz.viz.compare import CV_BIASED, CV_HONEST, CV_R2_BIASED, CV_R2_HONEST
 
 
@@ -118,3 +118,23 @@ def quality_text(ev: Evaluation) -> str:
     if not np.isfinite(ev.quality):
         return "—"
     return f"{ev.quality:.3f} ± {ev.quality_std:.3f}"
+
+
+def histogram_text(res: HistogramResult) -> str:
+    """What the correlation histogram counted: exact over all pairs, or an estimate from a
+    sample of pairs with its error (one binomial standard error per bin; a bin no sampled
+    pair fell in holds less than 3/n of the pairs at 95 % confidence, the rule of three)."""
+    how = f"{res.n_pairs_total:,} pairs of non-constant features"
+    how += f" ({res.n_constant} constant features not counted)"
+    if res.exact:
+        return f"Counts are **exact over all** {how}; {res.seconds:.2f} s."
+    n = max(int(res.n_pairs), 1)
+    total = float(np.sum(res.counts)) or 1.0
+    p = np.asarray(res.counts, dtype=float) / total
+    worst = float(np.max(np.sqrt(p * (1 - p) / n))) * 100
+    return (
+        f"Counts are an **estimate** from {n:,} uniformly sampled pairs of {how}: each bar ± one binomial "
+        f"standard error (at most ±{worst:.2g} percentage points); an empty interval holds less than "
+        f"{3 / n:.1g} of the pairs (95 %). Exact counts: raise the feature limit (all pairs; on a Dask "
+        f"cluster for the widest data); {res.seconds:.2f} s."
+    )

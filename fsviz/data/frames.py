@@ -416,6 +416,8 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
         n_rows = max(int(src.size() // per_line) - 1, 1)
     else:
         n_rows = _count_data_lines(src)
+    if transpose == "auto" and n_rows < 5 * len(header):
+        transpose = False  # suggest_transpose wants rows >= 5 x columns: a wide table reads as it is
     transposing = transpose is not False
     text_set = set(text_columns) & set(header)
     if transpose is True:  # feature names, even numeric ones; "auto" transposes text names only

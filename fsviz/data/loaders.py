@@ -194,6 +194,8 @@ def load_dataset(
         A directory written by :func:`fsviz.data.seeds.write_seed_shape` is opened
         memory-mapped: ``X`` is a read-only ``numpy.memmap`` (dense) or a CSC matrix
         whose arrays are memory maps; nothing is copied (``label=None``: no labels).
+        A ``.npy`` matrix is read into memory when it fits ``memory_budget``, else opened
+        memory-mapped the same way; its labels are ``<stem>.y.npy`` beside it.
     label : str, int, None or "auto", default="auto"
         Where the labels are.
 
@@ -393,6 +395,12 @@ def load_dataset(
 
     if is_seed_dir(path_or_buffer):
         return _load_mapped_dir(path_or_buffer, label=label, name=name)
+    from fsviz.data.formats.npy import is_npy_path, load_npy
+
+    if fmt in (None, "npy") and is_npy_path(
+        path_or_buffer
+    ):  # a .npy matrix (memory-mapped over the budget), labels in <stem>.y.npy
+        return load_npy(path_or_buffer, label=label, name=name, memory_budget=memory_budget)
     src = _Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
     src.sandbox = bool(sandbox)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
@@ -16,6 +17,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.utils.validation import check_X_y
 
+from fsviz._dask import map_blocks
 from fsviz._targets import target_kind
 from fsviz.evaluate._selection import as_indices, is_fixed_selection, select
 
@@ -57,6 +59,19 @@ def _model(model, n_neighbors: int):
     )
 
 
+def _fold_accuracy(fold, X, y, selector, *, k, clf, fixed_idx) -> tuple[float, np.ndarray]:
+    """One CV fold: (accuracy on the test part, the features used), the selection redone on
+    the training part unless ``fixed_idx`` is given. Module level: a Dask task."""
+    tr, te = fold
+    idx = fixed_idx if fixed_idx is not None else select(selector, X[tr], y[tr], k, "cv_accuracy")
+    idx = np.asarray(idx, dtype=np.int64)
+    if idx.shape[0] == 0:
+        vals, cnt = np.unique(y[tr], return_counts=True)
+        return float(np.mean(y[te] == vals[np.argmax(cnt)])), idx
+    c = clone(clf).fit(_columns(X, tr, idx), y[tr])
+    return float(np.mean(c.predict(_columns(X, te, idx)) == y[te])), idx
+
+
 def cv_accuracy(
     X,
     y,
@@ -67,6 +82,9 @@ def cv_accuracy(
     reselect: bool = True,
     random_state: int | None = 0,
     n_neighbors: int = 1,
+    *,
+    client: Any = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> CVResult:
     """Stratified k-fold accuracy of a classifier on selected features.
 
@@ -93,6 +111,11 @@ def cv_accuracy(
     random_state : int or None, default=0
         Seed of the fold shuffling.
     n_neighbors : int, default=1
+    client : dask.distributed.Client, default=None
+        Run the folds on this cluster (one task per fold; ``X`` and ``y`` are scattered
+        once). The result is the same as without it: each fold computes the same thing.
+    progress : callable, default=None
+        ``progress(folds_done, n_folds)`` after each fold.
 
     Returns
     -------
@@ -137,16 +160,17 @@ def cv_accuracy(
         folds = LeaveOneOut()
     else:
         folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-    scores, used = [], []
-    for tr, te in folds.split(np.zeros(X.shape[0]), y):
-        idx = idx0 if (fixed or not reselect) else select(selector_or_indices, X[tr], y[tr], k, "cv_accuracy")
-        used.append(np.asarray(idx, dtype=np.int64))
-        if idx.shape[0] == 0:
-            vals, cnt = np.unique(y[tr], return_counts=True)
-            scores.append(float(np.mean(y[te] == vals[np.argmax(cnt)])))
-            continue
-        c = clone(clf).fit(_columns(X, tr, idx), y[tr])
-        scores.append(float(np.mean(c.predict(_columns(X, te, idx)) == y[te])))
+    fixed_idx = idx0 if (fixed or not reselect) else None
+    parts = map_blocks(
+        _fold_accuracy,
+        list(folds.split(np.zeros(X.shape[0]), y)),
+        client=client,
+        shared=(X, y, None if fixed_idx is not None else selector_or_indices),
+        kwargs={"k": k, "clf": clf} | {"fixed_idx": fixed_idx},
+        progress=progress,
+    )
+    scores = [p[0] for p in parts]
+    used = [p[1] for p in parts]
     s = np.asarray(scores)
     name = model if isinstance(model, str) else type(model).__name__
     return CVResult(float(s.mean()), float(s.std()), s, tuple(used), name, bool(reselect and not fixed))

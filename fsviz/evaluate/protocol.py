@@ -342,10 +342,14 @@ def _run_tasks(tasks, shared, n_jobs, client, progress) -> list[tuple]:
         futures = {}
         for i, (_, fn, before, after) in enumerate(tasks):
             futures[client.submit(fn, *before, X_f, y_f, *after, pure=False)] = i
-        for done, fut in enumerate(as_completed(futures, loop=client.loop), start=1):  # any client
-            i = futures[fut]
-            out[i] = fut.result()
-            progress(done / total, f"{tasks[i][0]} done ({done} of {total})")
+        try:
+            for done, fut in enumerate(as_completed(futures, loop=client.loop), start=1):  # any client
+                i = futures[fut]
+                out[i] = fut.result()
+                progress(done / total, f"{tasks[i][0]} done ({done} of {total})")
+        except BaseException:  # a stopped run (e.g. cancelled from its progress) frees the workers
+            client.cancel(list(futures))
+            raise
         return out
     if n_jobs is None or n_jobs == 1:
         for i, (label, fn, before, after) in enumerate(tasks):

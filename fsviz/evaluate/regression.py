@@ -7,6 +7,7 @@ K-fold instead of stratified folds, a ridge regressor instead of a classifier.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
@@ -20,6 +21,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_X_y
 
+from fsviz._dask import map_blocks
 from fsviz._targets import target_kind
 from fsviz.evaluate._selection import as_indices, is_fixed_selection, select
 
@@ -66,6 +68,23 @@ def _model(model, alpha):
     raise ValueError(f"cv_regression: 'model' must be 'ridge' or a scikit-learn regressor; got {model!r}.")
 
 
+def _fold_regression(fold, X, y, selector, *, k, reg, fixed_idx) -> tuple[float, float, np.ndarray]:
+    """One CV fold: (R^2, RMSE, the features used). Module level: a Dask task."""
+    tr, te = fold
+    idx = fixed_idx if fixed_idx is not None else select(selector, X[tr], y[tr], k, "cv_regression")
+    idx = np.asarray(idx, dtype=np.int64)
+    if idx.shape[0] == 0:
+        pred = np.full(te.shape[0], y[tr].mean())
+    else:
+        pred = clone(reg).fit(X[tr][:, idx], y[tr]).predict(X[te][:, idx])
+    resid = y[te] - pred
+    ss_tot = float(np.sum((y[te] - y[te].mean()) ** 2))
+    ss_res = float(resid @ resid)
+    # scikit-learn's r2_score convention for a constant test fold: 1 if perfect, else 0
+    r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else (1.0 if ss_res == 0 else 0.0)
+    return r2, float(np.sqrt(ss_res / te.shape[0])), idx
+
+
 def cv_regression(
     X,
     y,
@@ -76,6 +95,9 @@ def cv_regression(
     reselect: bool = True,
     random_state: int | None = 0,
     alpha: float = 1.0,
+    *,
+    client: Any = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RegressionCVResult:
     """K-fold R^2 and RMSE of a regressor on selected features.
 
@@ -102,6 +124,10 @@ def cv_regression(
         Seed of the fold shuffling.
     alpha : float, default=1.0
         Ridge penalty.
+    client : dask.distributed.Client, default=None
+        Run the folds on this cluster (one task per fold; the result is the same).
+    progress : callable, default=None
+        ``progress(folds_done, n_folds)`` after each fold.
 
     Returns
     -------
@@ -144,23 +170,16 @@ def cv_regression(
     elif not reselect:
         idx0 = select(selector_or_indices, X, y, k, "cv_regression")
     folds = KFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-    r2s, rmses, used = [], [], []
-    for tr, te in folds.split(np.zeros(X.shape[0])):
-        if fixed or not reselect:
-            idx = idx0
-        else:
-            idx = select(selector_or_indices, X[tr], y[tr], k, "cv_regression")
-        used.append(np.asarray(idx, dtype=np.int64))
-        if idx.shape[0] == 0:
-            pred = np.full(te.shape[0], y[tr].mean())
-        else:
-            pred = clone(reg).fit(X[tr][:, idx], y[tr]).predict(X[te][:, idx])
-        resid = y[te] - pred
-        ss_tot = float(np.sum((y[te] - y[te].mean()) ** 2))
-        ss_res = float(resid @ resid)
-        # scikit-learn's r2_score convention for a constant test fold: 1 if perfect, else 0
-        r2s.append(1.0 - ss_res / ss_tot if ss_tot > 0 else (1.0 if ss_res == 0 else 0.0))
-        rmses.append(float(np.sqrt(ss_res / te.shape[0])))
+    fixed_idx = idx0 if (fixed or not reselect) else None
+    parts = map_blocks(
+        _fold_regression,
+        list(folds.split(np.zeros(X.shape[0]))),
+        client=client,
+        shared=(X, y, None if fixed_idx is not None else selector_or_indices),
+        kwargs={"k": k, "reg": reg} | {"fixed_idx": fixed_idx},
+        progress=progress,
+    )
+    r2s, rmses, used = ([p[i] for p in parts] for i in range(3))
     r2, rmse = np.asarray(r2s), np.asarray(rmses)
     name = model if isinstance(model, str) else type(model).__name__
     return RegressionCVResult(

@@ -14,6 +14,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
+from fsviz._dask import map_blocks
 from fsviz.evaluate._selection import as_indices, select
 
 
@@ -281,6 +282,9 @@ def bootstrap_selections(
     y,
     n_boot: int = 20,
     random_state: int | None = 0,
+    *,
+    client: Any = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[np.ndarray]:
     """Run a selection on bootstrap resamples of the rows and collect the chosen features.
 
@@ -294,6 +298,13 @@ def bootstrap_selections(
         Number of resamples (>= 2).
     random_state : int or None, default=0
         Seed of the resampling (converted once with ``check_random_state``).
+    client : dask.distributed.Client, default=None
+        Run the resamples on this cluster (one task each; ``X``, ``y`` and ``select_fn``
+        are sent once; ``select_fn`` must then pickle, e.g. a module-level function or a
+        :func:`fsviz.compute.fold_selector`). The resamples are drawn here, so the result
+        is the same as without it.
+    progress : callable, default=None
+        ``progress(resamples_done, n_boot)`` after each resample.
 
     Returns
     -------
@@ -320,7 +331,12 @@ def bootstrap_selections(
     rng = check_random_state(random_state)
     n = X.shape[0]
     rows = rng.randint(0, n, size=(int(n_boot), n))
-    return [select(select_fn, X[r], y[r], None, "bootstrap_selections") for r in rows]
+    return map_blocks(_resample, list(rows), client=client, shared=(X, y, select_fn), progress=progress)
+
+
+def _resample(rows, X, y, select_fn) -> np.ndarray:
+    """The selection on one bootstrap resample (module level: a Dask task)."""
+    return select(select_fn, X[rows], y[rows], None, "bootstrap_selections")
 
 
 def selection_frequency(subsets: Sequence, n_features: int) -> np.ndarray:

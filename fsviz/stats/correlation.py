@@ -557,14 +557,26 @@ def _estimate(data, kind, st, binning, n_sample_pairs, random_state, t0, m) -> C
                 float(st.n),
             )
         elif isinstance(data, ArraySource):
+            # the sampled features standardised once, one contiguous row each: a pair then reads
+            # two short rows instead of 2n strided values of X (200 x 200,000, 10^6 pairs: 31 s ->
+            # about 1 s on a loaded 2-core machine)
             X = data.X
+            seen = np.zeros(m, dtype=bool)
+            seen[pi] = True
+            seen[pj] = True
+            used = np.flatnonzero(seen)
+            row = np.cumsum(seen) - 1  # feature -> its row of Zt
+            Zt = np.empty((used.size, st.n), dtype=np.float32)  # an estimate: float32 halves the copy
+            for s in range(0, used.size, 4096):
+                cols = used[s : s + 4096]
+                Zt[s : s + 4096] = ((X[:, cols] - st.mean[cols]) * st.inv_s[cols]).T
+            ri, rj = row[pi], row[pj]
             rho = np.empty(ns)
             step = max(1, 4_000_000 // max(st.n, 1))
             for s in range(0, ns, step):
-                ii, jj = pi[s : s + step], pj[s : s + step]
-                zi = (X[:, ii] - st.mean[ii]) * st.inv_s[ii]
-                zj = (X[:, jj] - st.mean[jj]) * st.inv_s[jj]
-                rho[s : s + step] = np.einsum("ij,ij->j", zi, zj)
+                rho[s : s + step] = np.einsum(
+                    "ij,ij->i", Zt[ri[s : s + step]], Zt[rj[s : s + step]], dtype=np.float64
+                )
         else:
             raise ValueError(
                 f"{who}: exact=False samples random pairs and needs X in memory; got an out-of-core "

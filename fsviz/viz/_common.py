@@ -148,5 +148,6 @@ def names_of(feature_names: Sequence[str] | None, idx) -> list[str]:
     idx = np.asarray(idx, dtype=np.int64)
     if feature_names is None:
         return [f"f{i}" for i in idx]
-    arr = np.asarray(feature_names, dtype=object)
-    return [str(s) for s in arr[idx]]
+    if isinstance(feature_names, np.ndarray):  # pick first: converting all names costs O(m) per call
+        return [str(s) for s in feature_names[idx]]
+    return [str(feature_names[int(i)]) for i in idx]

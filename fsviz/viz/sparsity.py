@@ -8,7 +8,13 @@ from plotly.subplots import make_subplots
 
 
 def correlation_sparsity(
-    edges, counts, *, tau: float | None = None, exact: bool = True, n_pairs_total: int | None = None
+    edges,
+    counts,
+    *,
+    tau: float | None = None,
+    exact: bool = True,
+    n_pairs_total: int | None = None,
+    n_sampled: int | None = None,
 ) -> go.Figure:
     """Percentage of pairs per |rho| interval (log axis) and 1 - CDF, with 1 - tau marked.
 
@@ -25,6 +31,9 @@ def correlation_sparsity(
         stated in the title.
     n_pairs_total : int, default=None
         m(m-1)/2 of the whole dataset, stated in the title.
+    n_sampled : int, default=None
+        For an estimate: the number of uniformly sampled pairs it was counted from. The bars
+        then get error bars of one binomial standard error, ``sqrt(p (1 - p) / n_sampled)``.
 
     Returns
     -------
@@ -57,6 +66,7 @@ def correlation_sparsity(
             customdata=np.column_stack([labels, counts.astype(np.int64)]),
             name="% of pairs",
             marker_color="#0072B2",
+            error_y=_binomial_error(pct, n_sampled),
             hovertemplate="|ρ| in %{customdata[0]}<br>%{y:.3g}% of pairs"
             "<br>%{customdata[1]} pairs<extra></extra>",
         ),
@@ -105,7 +115,12 @@ def correlation_sparsity(
             font=dict(color="#D55E00"),
             bgcolor="white",
         )
-    kind = "exact, all pairs" if exact else "estimated from a random feature subset"
+    if exact:
+        kind = "exact, all pairs"
+    elif n_sampled:
+        kind = f"estimated from {int(n_sampled):,} sampled pairs, ± 1 s.e."
+    else:
+        kind = "estimated from sampled pairs"
     extra = f" of {n_pairs_total:,}" if n_pairs_total else ""
     fig.update_yaxes(type="log", title_text="% of pairs", exponentformat="power", row=1, col=1)
     fig.update_yaxes(type="log", title_text="fraction of pairs", exponentformat="power", row=1, col=2)
@@ -117,3 +132,12 @@ def correlation_sparsity(
         title=f"|ρ| over {int(total):,}{extra} feature pairs ({kind})",
     )
     return fig
+
+
+def _binomial_error(pct: np.ndarray, n_sampled: int | None) -> dict | None:
+    """Error bars of one binomial standard error on percentages estimated from ``n_sampled`` pairs."""
+    if not n_sampled:
+        return None
+    p = np.clip(pct / 100.0, 0.0, 1.0)
+    se = 100.0 * np.sqrt(p * (1.0 - p) / float(n_sampled))
+    return dict(type="data", array=se, visible=True, color="#444", thickness=1)

@@ -3,7 +3,8 @@
 Every test module in ``tests/browser/`` gets these by name, without imports (pytest's conftest):
 
 - ``server``: the URL of ``streamlit run app.py`` (headless, a free 127.0.0.1 port), started
-  once per session on first use and stopped at the end;
+  once per session on first use and stopped at the end; its data folder (``FSVIZ_DATA_DIR``)
+  is ``data_folder``;
 - ``browser``: Debian's Chromium through Playwright, launched once per session;
 - ``page``: a fresh browser context and page per test on ``server`` (its own Streamlit session,
   cookies and downloads), settled, closed after the test; open more contexts with
@@ -189,9 +190,25 @@ def start_server():
 
 
 @pytest.fixture(scope="session")
-def server(start_server, tmp_path_factory):
-    """The URL of the session's Streamlit server (started on first use)."""
-    with start_server(tmp_path_factory.mktemp("server")) as url:
+def data_folder(tmp_path_factory) -> Path:
+    """The server's data folder (``FSVIZ_DATA_DIR``): ``expr.npy`` (60 x 3,000, two classes in
+    ``expr.y.npy``, features in correlated blocks: GDM finds groups) and ``small.csv``."""
+    import numpy as np
+
+    folder = tmp_path_factory.mktemp("data_folder")
+    rng = np.random.default_rng(0)
+    factors = rng.standard_normal((60, 40))
+    X = rng.standard_normal((60, 3000)) + 2.0 * factors[:, rng.integers(0, 40, size=3000)]
+    np.save(folder / "expr.npy", X.astype(np.float32))
+    np.save(folder / "expr.y.npy", (factors[:, 0] > 0).astype(np.int64))
+    (folder / "small.csv").write_text("a,b,class\n1,2,x\n3,4,y\n5,7,x\n6,1,y\n")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def server(start_server, tmp_path_factory, data_folder):
+    """The URL of the session's Streamlit server (started on first use), with a data folder."""
+    with start_server(tmp_path_factory.mktemp("server"), {"FSVIZ_DATA_DIR": str(data_folder)}) as url:
         yield url
 
 

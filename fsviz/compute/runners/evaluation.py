@@ -186,7 +186,7 @@ def evaluation(run: Run, ctx: Context) -> R.Evaluation:
     red = float(evaluate.redundancy_rate(ds.X, chosen)) if len(chosen) > 1 else 0.0
     y = getattr(ds, "y", None)
     if y is not None and getattr(ds, "target_kind", None) == "continuous":
-        return _evaluation_regression(run, ds, of, k, reselect, chosen, red, t0)
+        return _evaluation_regression(run, ds, of, k, reselect, chosen, red, t0, ctx)
     acc = std = float("nan")
     n_folds = 0
     scheme = str(run.get("cv"))
@@ -203,6 +203,8 @@ def evaluation(run: Run, ctx: Context) -> R.Evaluation:
             n_splits="loo" if scheme == "loo" else n_folds,
             reselect=True,
             random_state=run.seed,
+            client=ctx.client,
+            progress=_fold_progress(ctx, "fold"),
         )
         acc, std = cv.mean, cv.std
     seconds = time.perf_counter() - t0
@@ -282,7 +284,9 @@ def benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
     return R.BenchmarkResult(run, ds.fingerprint, frame, tuple(frame.attrs.get("notes", ())), seconds)
 
 
-def _evaluation_regression(run: Run, ds, of: Run, k: int, reselect: bool, chosen, red: float, t0: float):
+def _evaluation_regression(
+    run: Run, ds, of: Run, k: int, reselect: bool, chosen, red: float, t0: float, ctx: Context
+):
     """A continuous target: K-fold R^2 and RMSE of a ridge regression (``cv_regression``)."""
     r2 = r2_std = rmse = rmse_std = float("nan")
     n_folds = 0
@@ -297,6 +301,8 @@ def _evaluation_regression(run: Run, ds, of: Run, k: int, reselect: bool, chosen
             n_splits=n_folds,
             reselect=True,
             random_state=run.seed,
+            client=ctx.client,
+            progress=_fold_progress(ctx, "fold"),
         )
         r2, r2_std, rmse, rmse_std = cv.r2, cv.r2_std, cv.rmse, cv.rmse_std
     return R.Evaluation(
@@ -323,13 +329,28 @@ def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray]
     Given to :func:`fsviz.evaluate.cv_accuracy`, it redoes the whole selection (a GRM's
     base score, a group-SAOLA's GDM groups included) inside every training fold.
     """
-    from fsviz.data import Dataset
+    return _FoldSelector(of, k, dataset.feature_names)
 
-    def fit(X, y) -> np.ndarray:
-        fold = Dataset(X, y=np.asarray(y), feature_names=dataset.feature_names, name="training fold")
-        return of.execute(fold).selection(k).indices
 
-    return fit
+@dataclass(frozen=True)
+class _FoldSelector:
+    """:func:`fold_selector`'s callable: picklable (a Dask task of the CV folds or the bootstraps
+    gets the Run and the feature names, not the dataset)."""
+
+    of: Run
+    k: int | None
+    feature_names: Any
+
+    def __call__(self, X, y) -> np.ndarray:
+        from fsviz.data import Dataset
+
+        fold = Dataset(X, y=np.asarray(y), feature_names=self.feature_names, name="training fold")
+        return self.of.execute(fold).selection(self.k).indices
+
+
+def _fold_progress(ctx: Context, what: str):
+    """``progress(done, total)`` of the folds or resamples, as the run's progress."""
+    return lambda done, total: ctx.progress(done / max(total, 1), f"{done} of {total} {what}s")
 
 
 @dataclass(frozen=True)
@@ -404,7 +425,15 @@ def stability(run: Run, ctx: Context) -> R.StabilityResult:
     t0 = time.perf_counter()
     select = fold_selector(of, None if k is None else int(k), ds)
     y = ds.y if ds.y is not None else np.zeros(ds.n_samples)
-    subsets = evaluate.bootstrap_selections(select, ds.X, y, n_boot=n_boot, random_state=run.seed)
+    subsets = evaluate.bootstrap_selections(
+        select,
+        ds.X,
+        y,
+        n_boot=n_boot,
+        random_state=run.seed,
+        client=ctx.client,
+        progress=_fold_progress(ctx, "resample"),
+    )
     m = ds.n_features
     sizes = {len(s) for s in subsets}
     kun = (

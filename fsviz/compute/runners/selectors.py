@@ -64,12 +64,15 @@ GROUPS_RUN = Param(
 )
 
 
-def _fit(est, ds, y, client=None) -> float:
+def _fit(est, ds, y, client=None, progress=None) -> float:
     t0 = time.perf_counter()
-    if client is not None and "client" in inspect.signature(est.fit).parameters:
-        est.fit(ds.X, y, client=client)
-    else:
-        est.fit(ds.X, y)
+    kw = {}
+    accepts = inspect.signature(est.fit).parameters
+    if client is not None and "client" in accepts:
+        kw["client"] = client
+    if progress is not None and "progress" in accepts:
+        kw["progress"] = progress
+    est.fit(ds.X, y, **kw)
     return time.perf_counter() - t0
 
 
@@ -126,7 +129,11 @@ def gdm(run: Run, ctx: Context) -> R.GroupResult:
     if positive is not None:
         est.set_params(positive=positive)
     y = np.ones(ds.X.shape[0]) if run.get("one_class") else ds.y
-    seconds = _fit(est, ds, y, ctx.client)
+    # GDM's blocks as the run's progress: a fraction of the current scan (the number of scans
+    # is not known in advance), and a point where a cancelled run stops
+    seconds = _fit(
+        est, ds, y, ctx.client, lambda phase, done, total: ctx.progress(done / max(total, 1), phase)
+    )
     support = np.asarray(est.support_, dtype=np.int64)
     parts = [np.asarray(est.groups_.get(int(s), ()), dtype=np.int64) for s in support]
     rhos = [np.abs(np.asarray(est.group_corr_.get(int(s), ()), dtype=np.float64)) for s in support]

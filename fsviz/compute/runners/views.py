@@ -65,7 +65,8 @@ HISTOGRAM_PARAMS = (
     ),
     Param(
         name="max_features",
-        default=20_000,
+        # 4.5e8 pairs, a few seconds (120 samples x 25,000 features: 3.3 s on two cores)
+        default=30_000,
         constraints=(Interval(Integral, 0, None, closed="left"), None),
         label="exact up to this many features (else a sampled estimate)",
         help="Count every pair up to this many features, else estimate from sampled pairs; "
@@ -162,7 +163,7 @@ def histogram(run: Run, ctx: Context) -> R.HistogramResult:
         np.asarray(res.edges, dtype=np.float64),
         counts,
         bool(res.exact),
-        int(round(counts.sum())),
+        int(round(counts.sum())) if res.exact else int(res.n_evaluated),  # an estimate: its sample
         int(res.n_pairs),
         len(res.constant_features),
         float(res.seconds),
