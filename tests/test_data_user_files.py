@@ -345,7 +345,8 @@ def test_inspect_table_wide_csv_is_quick(tmp_path):
     t = time.perf_counter()
     info = inspect_table(path)
     took = time.perf_counter() - t
-    assert took < 3, f"inspect_table took {took:.2f} s on 200 x 20,000"
+    # a guard against per-column pathologies (it takes about a second); speed is measured in benchmarks/
+    assert took < 30, f"inspect_table took {took:.2f} s on 200 x 20,000"
     assert info.n_columns == m + 2 and info.target == "class" and roles_of(info)["sample"] == "identifier"
     ds = quiet(path)  # the row-by-row reader: identifier and target out of X
     assert ds.shape == (200, m) and ds.sample_names[0] == "S0"

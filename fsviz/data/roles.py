@@ -327,7 +327,7 @@ def _column_stats(frame: pd.DataFrame) -> dict:
         steps = np.arange(n, dtype=np.float64)[:, None]
         monotone_rows[cols] = np.all(V == steps, axis=0) | np.all(V == steps + 1, axis=0)
         increasing[cols] = integer[cols] & np.all(np.diff(V, axis=0) > 0, axis=0) if n > 1 else False
-    for c in np.flatnonzero(~numeric):  # text, bool, date columns: usually few
+    for c in np.flatnonzero(~numeric) if n else ():  # text, bool, date columns: usually few
         s = frame.iloc[:, c]
         miss = np.array(s.isna().to_numpy(), dtype=bool)  # a writable copy
         if kinds[c] == "O" or isinstance(s.dtype, pd.CategoricalDtype) or kinds[c] in "US":

@@ -46,7 +46,7 @@ def test_stability_resamples_the_shown_selection(page, shots, goto, settle, char
     goto(page, "Groups (GDM)")
     tree_title(page)  # the default GDM run: a selection to resample
     goto(page, "Stability (bootstrap)")
-    page.get_by_role("button", name="Resample").click()
+    page.get_by_role("button", name="Resample", exact=True).click()
     settle(page)
     page.wait_for_function("() => document.body.innerText.includes('Kuncheva index')", timeout=120_000)
     values = page.locator('[data-testid="stMetricValue"]').all_inner_texts()

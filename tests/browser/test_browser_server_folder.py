@@ -64,7 +64,7 @@ def test_open_a_server_file_move_tau_see_correlations_and_cancel_a_long_run(
     resamples.get_by_role("slider").focus()
     page.keyboard.press("End")  # 100 resamples of GDM: a long run
     settle(page)
-    page.get_by_role("button", name="Resample").click()
+    page.get_by_role("button", name="Resample", exact=True).click()
     cancel = page.get_by_role("button", name="Cancel")
     cancel.wait_for(timeout=60_000)
     cancel.click()

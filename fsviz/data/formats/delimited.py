@@ -414,7 +414,9 @@ def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = T
         dates=src.dates,
         who=who,
     )
-    base = frame.attrs.get("base_names")
+    from fsviz.data.frames import carried
+
+    base = carried(frame, "base_names")
     parts = _frame_to_parts(roles["frame"], roles["label"], src, fmt, labels_as_text=labels_as_text)
     if base:  # duplicates="mean": the suffixed copies of a name averaged into one feature
         from fsviz.data.frames import merge_duplicate_features

@@ -1,0 +1,99 @@
+"""Files as researchers have them, in a real browser: a GEO series matrix from upload to an
+exported GDM selection, and an expression matrix with its phenotype table in a second file
+through GRM with a prior group, a refresh and the report's reproduce lines.
+
+The files are generated in the public files' shapes (tests/user_files.py).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+
+import pandas as pd
+
+from tests.user_files import expression_with_repeats, geo_series_matrix
+
+
+def _main(page) -> str:
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def _sidebar(page) -> str:
+    return page.locator('[data-testid="stSidebar"]').inner_text()
+
+
+def _wait_text(page, text: str, timeout: int = 90_000) -> None:
+    page.wait_for_function("([t]) => document.body.innerText.includes(t)", arg=[text], timeout=timeout)
+
+
+def test_geo_series_matrix_to_an_exported_gdm_selection(page, tmp_path, shots, settle, goto, upload, pick):
+    path = tmp_path / "GSE00000_series_matrix.txt"
+    path.write_bytes(geo_series_matrix())
+    upload(page, path)
+    _wait_text(page, "Column roles")
+    assert "300 features" in _sidebar(page) and "24 samples" in _sidebar(page)
+    page.get_by_text("The import plan as JSON").click()  # the plan is on screen, whole
+    _wait_text(page, '"fmt": "geo"')
+    page.keyboard.press("Escape")
+    page.screenshot(path=str(shots / "research_geo_data.png"), full_page=True)
+
+    pick(page, "Target column", "sex")  # a !Sample_characteristics line as the target
+    _wait_text(page, "sex")
+    goto(page, "Groups (GDM)")
+    page.get_by_role("button", name="Run GDM").click()
+    settle(page)
+    _wait_text(page, "support features")
+
+    goto(page, "Compare and export")
+    with page.expect_download() as dl:
+        page.get_by_role("button", name="Selection CSV").first.click()
+    frame = pd.read_csv(io.BytesIO(dl.value.path().read_bytes()), keep_default_na=False)
+    assert {"rank", "name", "role"} <= set(frame.columns) and len(frame) > 0
+    assert frame["name"].str.endswith("_at").all()  # probe ids: the matrix was read transposed
+
+
+def test_expression_matrix_with_phenotype_table_through_grm_refresh_and_report(
+    page, tmp_path, shots, settle, goto, upload
+):
+    matrix, pheno = expression_with_repeats(n_genes=600, n_samples=30, n_repeat=6)
+    path = tmp_path / "expr.csv"
+    path.write_bytes(matrix)
+    upload(page, path)
+    _wait_text(page, "Column roles")
+    assert "594 features" in _sidebar(page)  # 6 repeated symbols averaged, none one-hot encoded
+    box = page.locator('[data-testid="stFileUploader"]').filter(has_text="Sample annotations")
+    box.locator('input[type="file"]').set_input_files(
+        files=[{"name": "pheno.csv", "mimeType": "text/csv", "buffer": pheno}]
+    )
+    settle(page)
+    _wait_text(page, "disease_state")
+    page.screenshot(path=str(shots / "research_expression_data.png"), full_page=True)
+
+    goto(page, "GRM refinement")
+    genes = [g for g in pd.read_csv(io.BytesIO(matrix)).iloc[:, 0].astype(str)][:3]
+    page.get_by_label("…or paste groups").fill(", ".join(genes))
+    page.get_by_role("button", name="Add pasted groups").click()
+    settle(page)
+    page.get_by_role("button", name="Run GRM").click()
+    settle(page)
+    _wait_text(page, "What the prior groups change")
+
+    page.reload()  # the upload, its annotations and the prior group survive a refresh
+    settle(page)
+    _wait_text(page, "GRM refinement")
+    assert "expr" in _sidebar(page)
+    goto(page, "GRM refinement")
+    _wait_text(page, "What the prior groups change")
+    assert "1 prior group" in _main(page)
+
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("Report", exact=True).click()
+    with page.expect_download(timeout=180_000) as info:
+        sidebar.get_by_role("button", name="Download report (HTML)").click()
+    report = html.unescape(info.value.path().read_text(encoding="utf-8"))
+    cli = re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', report, re.S).group(1)
+    assert "--sample-annotations pheno.csv" in cli and "--label disease_state" in cli, cli
+    python = re.search(r'<pre class="code" id="reproduce-python">(.*?)</pre>', report, re.S).group(1)
+    assert "sample_annotations='pheno.csv'" in python or '"sample_annotations": "pheno.csv"' in python, python
