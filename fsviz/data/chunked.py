@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from fsviz.data.columns import is_dask_array
+
 __all__ = [
     "ArraySource",
     "ChunkedSource",
@@ -244,10 +246,6 @@ class DaskArraySource(ChunkedSource):
             return self.darr[:, start:stop].compute()
 
 
-def _is_dask_array(obj: Any) -> bool:
-    return type(obj).__module__.startswith("dask.array") and hasattr(obj, "chunks")
-
-
 def open_chunked(data: Any, *, label: str | None = None) -> ChunkedSource:
     """Open ``data`` as a :class:`ChunkedSource`.
 
@@ -267,7 +265,7 @@ def open_chunked(data: Any, *, label: str | None = None) -> ChunkedSource:
         return data
     if isinstance(data, np.ndarray):
         return ArraySource(data)
-    if _is_dask_array(data):
+    if is_dask_array(data):
         return DaskArraySource(data)
     if type(data).__module__.startswith("zarr"):
         return ZarrSource(data)

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import mmap
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
@@ -14,221 +12,22 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from fsviz.data.columns import (
+    as_matrix,
+    chunks,
+    column_slices,
+    constant_columns,
+    is_mapped,
+    is_mapped_sparse,
+    release_map,
+)
+from fsviz.data.names import _names_json, default_feature_names, encode_labels
 from fsviz.data.validation import check_finite, names_preview
 
 __all__ = ["Dataset", "DatasetSummary", "default_feature_names", "encode_labels"]
 
 _HASH_VERSION = b"fsviz-dataset-v1"
-_CSV_BLOCK_CELLS = 1_000_000  # cells formatted at a time by Dataset.to_csv
 _DENSE_EXPORT_LIMIT = 200_000_000  # sparse data larger than this (n x m) are not written densely
-
-
-_NAME_BYTES = 16  # one StringDType entry: names up to 15 bytes are stored inline
-_HASH_NAMES_CHUNK = 1 << 20  # names per JSON chunk of the fingerprint
-
-
-def _names_json(names) -> Iterator[bytes]:
-    """The bytes of ``json.dumps(list(names), ensure_ascii=True)``, a chunk of names at a time."""
-    yield b"["
-    for a in range(0, len(names), _HASH_NAMES_CHUNK):
-        if a:
-            yield b", "
-        yield json.dumps(names[a : a + _HASH_NAMES_CHUNK].tolist(), ensure_ascii=True)[1:-1].encode("ascii")
-    yield b"]"
-
-
-def default_feature_names(n_features: int, *, memory_budget=None) -> np.ndarray:
-    """``f0, f1, ...`` (0-based column indices) as a numpy ``StringDType`` array.
-
-    16 bytes per name, built without a Python str per feature (kdd2010's 29.9 M names
-    took 2 GB as an object array, 0.48 GB so); items and ``tolist()`` are ``str``.
-    ``n_features`` is checked against the memory budget first (see
-    :mod:`fsviz.data.budget`), so a file declaring 10^12 features gives a
-    :class:`~fsviz.data.budget.MemoryBudgetError` instead of exhausting memory.
-    """
-    from fsviz.data.budget import check_memory
-
-    n = int(n_features)
-    check_memory(
-        _NAME_BYTES * n, f"default names for {n:,} features", memory_budget, who="default_feature_names"
-    )
-    return np.strings.add("f", np.arange(n).astype(np.dtypes.StringDType()))
-
-
-def encode_labels(
-    y, *, who: str = "Dataset", continuous: bool = False
-) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Normalise labels: ``(y, class_names)``.
-
-    String (or other non-numeric) labels are encoded to ``0..k-1`` in sorted order of
-    the names, and the names come back as ``class_names`` (``class_names[y[i]]`` is the
-    original label). Integer-valued numbers become int64 (bools too), other reals
-    stay float64 (a continuous target); ``class_names`` is then None. With
-    ``continuous=True`` numbers (integers too) become float64: a count or an age
-    treated as a continuous target (strings stay an error then).
-    """
-    if y is None:
-        return None, None
-    arr = np.asarray(y)
-    if arr.ndim == 2 and 1 in arr.shape:
-        arr = arr.ravel()
-    if arr.ndim != 1:
-        raise ValueError(
-            f"{who}: y must be 1-D (one label per sample); got shape {arr.shape}. "
-            "Fix: pass a single label column."
-        )
-    kind = arr.dtype.kind
-    if continuous:
-        if kind not in "biuf":
-            raise ValueError(
-                f"{who}: a continuous target must be numeric; got dtype {arr.dtype}. Fix: treat it "
-                "as classes (target kind 'classes')."
-            )
-        arr = arr.astype(np.float64)
-        if not np.isfinite(arr).all():
-            where = np.flatnonzero(~np.isfinite(arr))
-            raise ValueError(
-                f"{who}: y holds {len(where)} missing/non-finite label(s), at rows "
-                f"{names_preview(where.tolist())}. Fix: drop those samples or fill in their labels."
-            )
-        return arr, None
-    if kind == "b":
-        return arr.astype(np.int64), None
-    if kind in "iu":
-        return arr.astype(np.int64), None
-    if kind == "f":
-        arr = arr.astype(np.float64)
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            where = np.flatnonzero(bad)
-            raise ValueError(
-                f"{who}: y holds {len(where)} missing/non-finite label(s), at rows "
-                f"{names_preview(where.tolist())}. Fix: drop those samples or fill in their labels."
-            )
-        if np.all(arr == np.round(arr)) and np.all(np.abs(arr) < 2**53):
-            return arr.astype(np.int64), None
-        return arr, None
-    if kind == "c":
-        raise ValueError(f"{who}: y must be real or string labels; got complex values.")
-    # strings / objects: encode, keeping the mapping
-    obj = arr.astype(object)
-    missing = np.array([v is None or (isinstance(v, float) and not np.isfinite(v)) for v in obj], dtype=bool)
-    if missing.any():
-        where = np.flatnonzero(missing)
-        raise ValueError(
-            f"{who}: y holds {len(where)} missing label(s), at rows {names_preview(where.tolist())}. "
-            "Fix: drop those samples or fill in their labels."
-        )
-    as_str = np.array([str(v) for v in obj], dtype=object)
-    class_names, codes = np.unique(as_str, return_inverse=True)
-    return codes.astype(np.int64).ravel(), class_names.astype(object)
-
-
-def is_mapped(X) -> bool:
-    """True for a read-only 2-D numeric ``numpy.memmap``: kept out of core, never copied."""
-    return (
-        isinstance(X, np.memmap)
-        and X.ndim == 2
-        and not X.flags.writeable
-        and X.dtype.kind in "biuf"
-        and (X.flags.c_contiguous or X.flags.f_contiguous)
-    )
-
-
-def _is_mapped_sparse(X) -> bool:
-    """A sparse matrix whose values are a read-only memory map (a seeds text shape)."""
-    return sp.issparse(X) and isinstance(X.data, np.memmap) and not X.data.flags.writeable
-
-
-def _release_map(a) -> None:
-    """Unmap the pages a read-only memmap has faulted in (they stay in the page cache):
-    reading a mapped file chunk by chunk then keeps one chunk resident, not the file."""
-    base = getattr(a, "_mmap", None)
-    if isinstance(a, np.memmap) and a.mode == "r" and base is not None and hasattr(base, "madvise"):
-        base.madvise(mmap.MADV_DONTNEED)
-
-
-def _chunks(a, step: int = 1 << 24):
-    """Consecutive pieces of a 1-D array; a read-only memmap's pages are released after each."""
-    for s in range(0, max(a.size, 1), step):
-        yield a[s : s + step]
-        _release_map(a)
-
-
-def _column_slices(X, target: int = 1 << 26):
-    """Column ranges ``(a, b)`` of about ``target`` bytes of float64 each."""
-    step = max(1, target // (8 * max(X.shape[0], 1)))
-    return [(a, min(a + step, X.shape[1])) for a in range(0, X.shape[1], step)]
-
-
-def _as_matrix(X, who: str):
-    """Dense -> C-contiguous float64 ndarray; sparse -> canonical float64 CSR/CSC.
-
-    A read-only ``numpy.memmap`` (e.g. ``np.load(path, mmap_mode="r")`` or a
-    :func:`fsviz.data.seeds.write_seed_shape` directory) stays as it is, in its own dtype
-    and order: it is read block by block, never copied whole.
-    """
-    if is_mapped(X):
-        return X
-    if sp.issparse(X):
-        fmt = X.format
-        if fmt not in ("csr", "csc"):
-            X = X.tocsr()
-        if X.dtype != np.float64:
-            if X.dtype.kind not in "biuf":
-                raise ValueError(f"{who}: X must be numeric; got sparse dtype {X.dtype}.")
-            X = X.astype(np.float64)
-        zeros = any((c == 0).any() for c in _chunks(X.data))
-        if X.data.flags.writeable or not X.has_canonical_format or zeros:
-            X = X.copy()
-            X.sum_duplicates()
-            X.eliminate_zeros()
-        X.data.setflags(write=False)
-        X.indices.setflags(write=False)
-        X.indptr.setflags(write=False)
-        return X
-    if hasattr(X, "to_numpy") and hasattr(X, "columns"):  # DataFrame
-        X = X.to_numpy()
-    arr = np.asarray(X)
-    if arr.dtype.kind not in "biuf":
-        raise ValueError(
-            f"{who}: X must be numeric; got dtype {arr.dtype}. Fix: convert or drop the "
-            "non-numeric columns (load_dataset names them)."
-        )
-    out = np.ascontiguousarray(arr, dtype=np.float64)
-    # never freeze (or hash) memory the caller can still write to: copy unless it is
-    # already read-only or a fresh conversion
-    if out.flags.writeable and np.may_share_memory(out, arr):
-        out = out.copy()
-    out.setflags(write=False)
-    return out
-
-
-def _constant_columns(X) -> np.ndarray:
-    """Indices of columns whose values are all equal (exact)."""
-    n, m = X.shape
-    if n == 0:
-        return np.arange(m)
-    if is_mapped(X):  # block by block: never a full-size temporary
-        parts = []
-        for a, b in _column_slices(X):
-            parts.append(a + np.flatnonzero(np.all(X[:, a:b] == X[0:1, a:b], axis=0)))
-            _release_map(X)  # keep one slice resident, not the file
-        return np.concatenate(parts)
-    if sp.issparse(X):
-        if X.format == "csc":
-            counts = np.diff(X.indptr)
-        else:
-            counts = np.bincount(X.indices, minlength=m)
-        const = counts == 0  # all zero (explicit zeros were eliminated)
-        full = np.flatnonzero(counts == n)
-        if len(full):
-            sub = X[:, full]
-            lo = sub.min(axis=0).toarray().ravel()
-            hi = sub.max(axis=0).toarray().ravel()
-            const[full[lo == hi]] = True
-        return np.flatnonzero(const)
-    return np.flatnonzero(np.all(X == X[0:1, :], axis=0))
 
 
 @dataclass(frozen=True)
@@ -365,7 +164,7 @@ class Dataset:
 
     def __post_init__(self) -> None:
         who = f"Dataset {self.name!r}"
-        X = _as_matrix(self.X, who)
+        X = as_matrix(self.X, who)
         if X.ndim != 2:
             raise ValueError(
                 f"{who}: X must be 2-D (n_samples, n_features); got shape {X.shape}. "
@@ -376,15 +175,15 @@ class Dataset:
         if n == 0 or m == 0:
             raise ValueError(f"{who}: X must have at least one sample and one feature; got shape {X.shape}.")
         names = self._names(m, who)
-        if _is_mapped_sparse(X):  # chunk by chunk (the message, if any, from the whole check)
-            if not all(np.isfinite(c).all() for c in _chunks(X.data)):
+        if is_mapped_sparse(X):  # chunk by chunk (the message, if any, from the whole check)
+            if not all(np.isfinite(c).all() for c in chunks(X.data)):
                 check_finite(X, names, who=who)
         elif not is_mapped(X):
             check_finite(X, names, who=who)
         elif X.dtype.kind == "f":
-            for a, b in _column_slices(X):
+            for a, b in column_slices(X):
                 check_finite(X[:, a:b], names[a:b], who=f"{who} (columns {a}..{b - 1})")
-                _release_map(X)
+                release_map(X)
         y, class_names = encode_labels(
             self.y, who=who, continuous=(self.meta or {}).get("target_kind") == "continuous"
         )
@@ -432,7 +231,7 @@ class Dataset:
         object.__setattr__(self, "image_shape", shape)
         object.__setattr__(self, "name", str(self.name))
         object.__setattr__(self, "meta", dict(self.meta or {}))
-        const = _constant_columns(X)
+        const = constant_columns(X)
         const.setflags(write=False)
         object.__setattr__(self, "constant_features", const)
         object.__setattr__(self, "fingerprint", self._hash())
@@ -521,14 +320,14 @@ class Dataset:
         if sp.issparse(X):
             for part in (X.indptr, X.indices, X.data):
                 dt = np.int64 if part.dtype.kind == "i" else part.dtype
-                for c in _chunks(part):  # chunks: no int64 copy of all indices, no resident map
+                for c in chunks(part):  # chunks: no int64 copy of all indices, no resident map
                     h.update(np.ascontiguousarray(c, dtype=dt).data)
         elif is_mapped(X):  # the array's bytes in their file order, a chunk at a time
             flat = X.T if X.flags.f_contiguous and not X.flags.c_contiguous else X
             flat = flat.reshape(-1).view(np.uint8)
             for a in range(0, flat.size, 1 << 26):
                 h.update(np.ascontiguousarray(flat[a : a + (1 << 26)]).data)
-                _release_map(X)
+                release_map(X)
         else:
             h.update(X.data)
         if self.sample_names is not None:  # only when present: older fingerprints stay valid
@@ -955,57 +754,9 @@ class Dataset:
         (:func:`fsviz.data.csv_safety.neutralise`): safe to open in a spreadsheet program, no
         longer an exact round trip for those names.
         """
-        from fsviz.data.csv_safety import neutralise
+        from fsviz.data.writers import write_csv
 
-        self._check_dense_export("to_csv")
-        cell = neutralise if formula_safe else str
-        header = [str(c) for c in self.feature_names]
-        labels = None
-        if self.y is not None:
-            header.append(self.label_column())
-            labels = self.labels
-        samples = None
-        if self.sample_names is not None:
-            header.insert(0, self.sample_column())
-            samples = [_csv_quote(cell(str(v)), sep) for v in self.sample_names.tolist()]
-        for nm in header:
-            if nm == "":
-                raise ValueError(
-                    "Dataset.to_csv: a column name is empty (an empty feature name cannot be read back); "
-                    "rename it or export to Parquet/.npz instead."
-                )
-        head = sep.join(_csv_quote(cell(nm), sep) for nm in header)
-        if labels is not None:
-            quoted = {}
-            labels = [quoted.setdefault(v, _csv_quote(cell(str(v)), sep)) for v in labels.tolist()]
-        if path_or_buffer is None:
-            out = io.StringIO()
-            self._csv_lines(out.write, head, labels, sep, samples)
-            return out.getvalue()
-        if hasattr(path_or_buffer, "write"):
-            self._csv_lines(lambda t: _write(path_or_buffer, t.encode("utf-8")), head, labels, sep, samples)
-        else:
-            with open(path_or_buffer, "w", encoding="utf-8", newline="") as fh:
-                self._csv_lines(fh.write, head, labels, sep, samples)
-        return None
-
-    def _csv_lines(
-        self, write, head: str, labels: list[str] | None, sep: str, samples: list[str] | None
-    ) -> None:
-        """Write the CSV text in row blocks (bounded memory: about a million cells at a time)."""
-        write(head + "\n")
-        n, m = self.X.shape
-        step = max(1, _CSV_BLOCK_CELLS // max(m, 1))
-        for a in range(0, n, step):
-            block = self.X[a : a + step]
-            block = block.toarray() if sp.issparse(block) else block
-            # Python's float repr is the shortest string that reads back to the same double
-            lines = [sep.join(map(repr, row)) for row in block.tolist()]
-            if samples is not None:
-                lines = [s + sep + ln for s, ln in zip(samples[a : a + step], lines, strict=True)]
-            if labels is not None:
-                lines = [ln + sep + lab for ln, lab in zip(lines, labels[a : a + step], strict=True)]
-            write("\n".join(lines) + "\n")
+        return write_csv(self, path_or_buffer, sep=sep, formula_safe=formula_safe)
 
     def _check_dense_export(self, what: str) -> None:
         n, m = self.X.shape
@@ -1026,25 +777,6 @@ class Dataset:
             Inferred from the file name when None. Sparse data keep their sparsity in
             npz and svmlight (CSV/Parquet write dense values).
         """
-        from fsviz.data import loaders
+        from fsviz.data.writers import save_dataset
 
-        loaders.save_dataset(self, path_or_buffer, fmt=fmt)
-
-
-def _csv_quote(text: str, sep: str) -> str:
-    """A CSV field as Python's csv writer (QUOTE_MINIMAL) writes it: quoted when it holds the
-    separator, a quote or a line break, inner quotes doubled."""
-    if sep in text or '"' in text or "\n" in text or "\r" in text:
-        return '"' + text.replace('"', '""') + '"'
-    return text
-
-
-def _write(path_or_buffer, data: bytes) -> None:
-    if hasattr(path_or_buffer, "write"):
-        try:
-            path_or_buffer.write(data)
-        except TypeError:
-            path_or_buffer.write(data.decode("utf-8"))
-    else:
-        with open(path_or_buffer, "wb") as fh:
-            fh.write(data)
+        save_dataset(self, path_or_buffer, fmt=fmt)

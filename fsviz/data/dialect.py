@@ -15,7 +15,17 @@ import io
 import re
 import zipfile
 
-__all__ = ["BINARY_KINDS", "describe_kind", "sniff_bytes", "sniff_dialect"]
+__all__ = ["BINARY_KINDS", "describe_kind", "is_series_matrix", "sniff_bytes", "sniff_dialect"]
+
+#: the lines around a GEO series matrix's table
+GEO_BEGIN, GEO_END = "!series_matrix_table_begin", "!series_matrix_table_end"
+
+
+def is_series_matrix(head: bytes) -> bool:
+    """True for the first bytes of a GEO series matrix text file."""
+    text = head.lstrip(b"\xef\xbb\xbf")
+    return text.startswith((b"!Series_", b"!Sample_")) or GEO_BEGIN.encode() in head
+
 
 #: what each binary kind is called in notes and messages
 BINARY_KINDS = {

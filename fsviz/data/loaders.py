@@ -19,7 +19,6 @@ svmlight) the image shape.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import warnings
 from pathlib import Path
@@ -35,28 +34,34 @@ from fsviz.data.budget import (
     resolve_budget,
     sparse_bytes,
 )
-from fsviz.data.dataset import Dataset, default_feature_names
+from fsviz.data.dataset import Dataset
 from fsviz.data.formats._source import (
-    _SUFFIXES,
     FORMATS,
     LABEL_CANDIDATES,
     _parse_error,
     _readonly,
     _resolve_format,
     _Source,
-    _write_bytes,
 )
 from fsviz.data.formats.anndata import _load_h5ad
-from fsviz.data.formats.delimited import _load_delimited
+from fsviz.data.formats.delimited import _load_delimited, _load_sheet
 from fsviz.data.formats.geo import _load_geo
 from fsviz.data.formats.matlab import _load_mat
-from fsviz.data.formats.npz import _load_npz, _write_npz
-from fsviz.data.formats.parquet import _load_parquet, _write_parquet
-from fsviz.data.formats.spreadsheet import _load_sheet
-from fsviz.data.formats.svmlight import _load_svmlight, _write_svmlight
+from fsviz.data.formats.npz import _load_npz
+from fsviz.data.formats.parquet import _load_parquet
+from fsviz.data.formats.svmlight import _load_svmlight
+from fsviz.data.images import (
+    KNOWN_IMAGE_SHAPES,
+    KNOWN_NOT_IMAGES,
+    column_major_permutation,
+    image_feature_names,
+    infer_image_shape,
+)
+from fsviz.data.names import default_feature_names
 from fsviz.data.plan import DEFAULT_NA, PLAN_CHOICES, ImportPlan
 from fsviz.data.transforms import finish
 from fsviz.data.validation import DataWarning, check_finite, names_preview, warn_constant
+from fsviz.data.writers import save_dataset
 
 __all__ = [
     "FORMATS",
@@ -70,64 +75,6 @@ __all__ = [
     "load_dataset",
     "save_dataset",
 ]
-
-#: image shapes (height, width) of the scikit-feature image sets whose pixel count is not
-#: a square, and of the square ones for good measure; keyed by lower-cased dataset name.
-#: All are stored column-major (MATLAB order) in their .mat files.
-KNOWN_IMAGE_SHAPES: dict[str, tuple[int, int]] = {
-    "coil20": (32, 32),
-    "orl": (32, 32),
-    "yale": (32, 32),
-    "orlraws10p": (112, 92),
-    "pixraw10p": (100, 100),
-    "warpar10p": (60, 40),
-    "warppie10p": (55, 44),
-}
-#: square feature counts that are not images (e.g. arcene's 10,000 mass-spectrometry peaks)
-KNOWN_NOT_IMAGES = frozenset({"arcene"})
-
-
-# ============================================================================ helpers
-def infer_image_shape(n_features: int, X=None) -> tuple[int, int] | None:
-    """``(s, s)`` when ``n_features == s*s`` (s >= 8) and the values look like pixels, else None.
-
-    Pixel-like means: dense, non-negative, and either all <= 1 or integer-valued <= 255.
-    (So 1024 -> 32x32 and 64 -> 8x8 for images, while a 10,000-peak spectrum with
-    values up to 999 stays a plain feature vector.)
-    """
-    s = math.isqrt(int(n_features))
-    if s < 8 or s * s != n_features:
-        return None
-    if X is not None:
-        if sp.issparse(X):
-            return None
-        X = np.asarray(X)
-        if X.size == 0:
-            return None
-        lo, hi = float(np.nanmin(X)), float(np.nanmax(X))
-        if lo < 0:
-            return None
-        if hi > 1 and (hi > 255 or not np.all(X == np.round(X))):
-            return None
-    return (s, s)
-
-
-def column_major_permutation(image_shape: tuple[int, int]) -> np.ndarray:
-    """Column order that turns column-major (MATLAB) pixels into row-major ones.
-
-    ``X[:, perm]`` makes ``X[i].reshape(image_shape)`` (C order) equal to the
-    original ``X[i].reshape(image_shape, order="F")``; ``perm[j]`` is the original
-    column of new column ``j``.
-    """
-    h, w = image_shape
-    return np.arange(h * w).reshape((h, w), order="F").ravel()
-
-
-def image_feature_names(image_shape: tuple[int, int]) -> np.ndarray:
-    """``pixel_<row>_<col>`` for every pixel in C order (as scikit-learn's digits)."""
-    h, w = image_shape
-    return np.array([f"pixel_{r}_{c}" for r in range(h) for c in range(w)], dtype=object)
-
 
 # ============================================================================ entry point
 #: the values each option of :func:`load_dataset` takes (its defaults are in its signature); the
@@ -812,55 +759,3 @@ def _warn_missing(report: dict, who: str, dropped_shape) -> None:
         DataWarning,
         stacklevel=4,
     )
-
-
-# ============================================================================ writing
-def _format_for_save(path_or_buffer, fmt: str | None) -> str:
-    if fmt is None:
-        nm = (
-            os.fspath(path_or_buffer)
-            if isinstance(path_or_buffer, (str, os.PathLike))
-            else str(getattr(path_or_buffer, "name", "") or "")
-        )
-        suffix = Path(nm).suffix.lower()
-        fmt = _SUFFIXES.get(suffix)
-        if fmt not in ("csv", "tsv", "parquet", "npz", "svmlight"):
-            raise ValueError(
-                f"save_dataset: cannot tell the format from {nm or 'the buffer'!r}; pass fmt= one of "
-                "['csv', 'tsv', 'parquet', 'npz', 'svmlight']."
-            )
-    fmt = {"libsvm": "svmlight", "svm": "svmlight", "pq": "parquet"}.get(fmt.lower(), fmt.lower())
-    if fmt not in ("csv", "tsv", "parquet", "npz", "svmlight"):
-        raise ValueError(
-            f"save_dataset: cannot write fmt {fmt!r}; choose one of "
-            "['csv', 'tsv', 'parquet', 'npz', 'svmlight']."
-        )
-    return fmt
-
-
-def save_dataset(dataset: Dataset, path_or_buffer, fmt: str | None = None) -> None:
-    """Write ``dataset`` so that :func:`load_dataset` reads it back exactly.
-
-    Parameters
-    ----------
-    dataset : Dataset
-    path_or_buffer : str, Path or binary file-like
-    fmt : {"csv", "tsv", "parquet", "npz", "svmlight"}, optional
-        From the file name when None.
-
-    Notes
-    -----
-    Floats are written losslessly in every format (text formats use the shortest
-    round-trip repr). CSV/TSV cannot carry the image shape or which class names
-    look numeric; Parquet, .npz and svmlight store the names, class names and
-    image shape in their metadata. Sparse data stay sparse in .npz and svmlight.
-    """
-    fmt = _format_for_save(path_or_buffer, fmt)
-    if fmt in ("csv", "tsv"):
-        _write_bytes(path_or_buffer, dataset.to_csv(sep="," if fmt == "csv" else "\t").encode("utf-8"))
-    elif fmt == "parquet":
-        _write_parquet(dataset, path_or_buffer)
-    elif fmt == "npz":
-        _write_npz(dataset, path_or_buffer)
-    else:
-        _write_svmlight(dataset, path_or_buffer)

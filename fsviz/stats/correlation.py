@@ -57,6 +57,7 @@ import scipy.sparse as sp
 from fsviz._dask import feature_blocks, map_blocks, n_tasks_hint, strided_blocks
 from fsviz._params import check_number
 from fsviz.data.chunked import ArraySource, ChunkedSource, open_chunked
+from fsviz.data.columns import is_dask_array
 from fsviz.stats import _corr_kernels as K
 from fsviz.stats.moments import column_moments, source_moments
 
@@ -181,10 +182,6 @@ class _Binning:
 
 
 # ----------------------------------------------------------------------- input handling
-def _is_dask_array(obj: Any) -> bool:
-    return type(obj).__module__.startswith("dask.array") and hasattr(obj, "chunks")
-
-
 def prepare_input(X: Any, who: str) -> tuple[str, Any]:
     """Return ``("sparse", csc)`` or ``("dense", ChunkedSource)`` after validation."""
     if hasattr(X, "X") and hasattr(X, "fingerprint"):  # an fsviz Dataset
@@ -200,7 +197,7 @@ def prepare_input(X: Any, who: str) -> tuple[str, Any]:
         kind, obj = "sparse", Xc
     elif (
         isinstance(X, (ChunkedSource, str))
-        or _is_dask_array(X)
+        or is_dask_array(X)
         or hasattr(X, "__fspath__")
         or type(X).__module__.startswith("zarr")
     ):

@@ -6,13 +6,15 @@ import io
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fsviz.data.budget import check_memory
-from fsviz.data.dataset import Dataset
 from fsviz.data.plan import DEFAULT_NA, ImportPlan
+
+if TYPE_CHECKING:
+    from fsviz.data.dataset import Dataset
 
 #: formats :func:`load_dataset` reads
 FORMATS = ("csv", "tsv", "parquet", "mat", "svmlight", "npz", "xlsx", "xls", "ods", "h5ad", "geo")
@@ -227,7 +229,7 @@ def _resolve_format(src: _Source, fmt: str | None) -> str:
     ``.csv``) is read by its real format, with a note; bytes no reader understands
     (gzip, PDF, images, other binary data) give a ValueError saying what they are.
     """
-    from fsviz.data.dialect import describe_kind, sniff_bytes
+    from fsviz.data.dialect import describe_kind, is_series_matrix, sniff_bytes
 
     if fmt is not None:
         return _resolve_given_format(src, fmt)
@@ -261,8 +263,6 @@ def _resolve_format(src: _Source, fmt: str | None) -> str:
         raise ValueError(
             f"load_dataset: could not read {src.label} as {shown}: its bytes are {what}. Fix: {fix}."
         )
-    from fsviz.data.formats.geo import is_series_matrix
-
     if is_series_matrix(head):  # GEO's series matrix: metadata lines, then the table
         return "geo"
     if named in ("xlsx", "xls", "ods"):  # a text table saved under a workbook's name

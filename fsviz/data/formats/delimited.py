@@ -12,8 +12,11 @@ import io
 import numpy as np
 
 from fsviz.data.budget import dense_bytes
+from fsviz.data.dialect import sniff_dialect
 from fsviz.data.formats._source import _NA_LOWER, LABEL_CANDIDATES, _readonly, _sniff, _Source, named_target
 from fsviz.data.formats.svmlight import _load_svmlight
+from fsviz.data.frames import apply_roles, head_text, header_fields, name_blank_columns, read_table, text_view
+from fsviz.data.roles import _DATE_VALUE, TARGET_WORDS, _id_named, _words
 from fsviz.data.validation import names_preview
 
 
@@ -205,7 +208,6 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
 
 def _all_dates(s) -> bool:
     """A text column whose cells are all dates or times (the roles' rule, on every cell)."""
-    from fsviz.data.roles import _DATE_VALUE
 
     vals = s.dropna().astype(str).str.strip()
     vals = vals[vals != ""]
@@ -376,7 +378,6 @@ def _load_wide(
 
 def _text_columns(header: list[str], label) -> tuple:
     """Columns read as text: the label (given or named like one) and id-like columns."""
-    from fsviz.data.roles import TARGET_WORDS, _id_named, _words
 
     out = [
         h for h in header if h.strip().lower() in LABEL_CANDIDATES or _id_named(h) or _words(h) & TARGET_WORDS
@@ -394,7 +395,6 @@ def _text_columns(header: list[str], label) -> tuple:
 
 def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = True) -> dict:
     """Roles applied to a read table, then the features and labels as parts for _assemble."""
-    from fsviz.data.frames import apply_roles
 
     who = f"load_dataset: {src.label}"
     frame = raw.frame
@@ -440,8 +440,7 @@ def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = T
 
 
 def _load_delimited(src: _Source, fmt: str, label) -> dict:
-    from fsviz.data.dialect import sniff_dialect
-    from fsviz.data.frames import head_text, header_fields, name_blank_columns, read_table, text_view
+    from fsviz.data.frames import read_table
 
     who = f"load_dataset: {src.label}"
     if fmt == "txt":
@@ -476,7 +475,6 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
 
 def _load_wide_table(src: _Source, fmt: str, sep: str, header: list[str], label) -> dict:
     """More columns than pandas reads well: roles from the first rows, then row by row."""
-    from fsviz.data.frames import apply_roles, read_table
 
     who = f"load_dataset: {src.label}"
     rows = max(_count_lines(src) - 1, 1)
@@ -509,3 +507,14 @@ def _load_wide_table(src: _Source, fmt: str, sep: str, header: list[str], label)
     parts["table_meta"] = meta
     parts["notes"] = list(raw.notes) + [n for n in roles["notes"] if not n.startswith("dropped")]
     return parts
+
+
+def _load_sheet(src: _Source, fmt: str, label) -> dict:
+    who = f"load_dataset: {src.label}"
+    raw = read_table(src, fmt, sheet=src.sheet, transpose=src.transpose, who=who)
+    src.check(dense_bytes(*raw.frame.shape), f"{raw.frame.shape[0]:,} rows x {raw.frame.shape[1]:,} columns")
+    if raw.sheets and len(raw.sheets) > 1:
+        raw.notes.append(
+            f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
+        )
+    return _table_parts(src, fmt, raw, label)

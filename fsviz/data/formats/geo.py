@@ -17,18 +17,13 @@ import io
 import numpy as np
 
 from fsviz.data.budget import dense_bytes
+from fsviz.data.dialect import GEO_BEGIN, GEO_END, is_series_matrix
 from fsviz.data.formats._source import _readonly, _Source
 from fsviz.data.validation import names_preview
 
 __all__ = ["is_series_matrix", "read_series_matrix"]
 
-BEGIN, END = "!series_matrix_table_begin", "!series_matrix_table_end"
-
-
-def is_series_matrix(head: bytes) -> bool:
-    """True for the first bytes of a GEO series matrix text file."""
-    text = head.lstrip(b"\xef\xbb\xbf")
-    return text.startswith((b"!Series_", b"!Sample_")) or BEGIN.encode() in head
+BEGIN, END = GEO_BEGIN, GEO_END
 
 
 def _fields(line: str) -> list[str]:

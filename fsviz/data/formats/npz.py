@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,8 +15,10 @@ from fsviz.data.budget import (
     format_bytes,
     sparse_bytes,
 )
-from fsviz.data.dataset import Dataset
 from fsviz.data.formats._source import _meta_for, _parse_error, _readonly, _Source
+
+if TYPE_CHECKING:
+    from fsviz.data.dataset import Dataset
 
 _NPZ_Y_KEYS = ("y", "Y", "label", "labels", "target")
 

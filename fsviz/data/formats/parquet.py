@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from fsviz.data.budget import dense_bytes
-from fsviz.data.dataset import Dataset
 from fsviz.data.formats._source import _FSVIZ_TAG, _meta_for, _parse_error, _Source
 from fsviz.data.formats.delimited import _table_parts
+
+if TYPE_CHECKING:
+    from fsviz.data.dataset import Dataset
 
 
 def _load_parquet(src: _Source, label) -> dict:

@@ -21,8 +21,7 @@ import re
 import zipfile
 from typing import Any
 
-from fsviz.data.budget import check_memory, dense_bytes, format_bytes
-from fsviz.data.formats._source import _Source
+from fsviz.data.budget import check_memory, format_bytes
 
 __all__ = ["check_workbook", "list_sheets", "read_sheet"]
 
@@ -316,17 +315,3 @@ def _read_sheet_here(path_or_buffer: Any, sheet, nrows, who: str, budget):
         ) from e
     frame.columns = [str(c) for c in frame.columns]
     return frame, name, sheets
-
-
-def _load_sheet(src: _Source, fmt: str, label) -> dict:
-    from fsviz.data.formats.delimited import _table_parts
-    from fsviz.data.frames import read_table
-
-    who = f"load_dataset: {src.label}"
-    raw = read_table(src, fmt, sheet=src.sheet, transpose=src.transpose, who=who)
-    src.check(dense_bytes(*raw.frame.shape), f"{raw.frame.shape[0]:,} rows x {raw.frame.shape[1]:,} columns")
-    if raw.sheets and len(raw.sheets) > 1:
-        raw.notes.append(
-            f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
-        )
-    return _table_parts(src, fmt, raw, label)

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from fsviz.data.budget import dense_bytes, sparse_bytes
-from fsviz.data.dataset import Dataset, default_feature_names
 from fsviz.data.formats._source import _meta_for, _parse_error, _Source, _write_bytes
+from fsviz.data.names import default_feature_names
+
+if TYPE_CHECKING:
+    from fsviz.data.dataset import Dataset
 
 _SVM_HEADER = "fsviz-svmlight"
 

@@ -29,6 +29,7 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
+from fsviz.data.columns import release_map
 from fsviz.select.gdm import _column_source_kernels as _K
 
 __all__ = ["ColumnSource", "SparseColumnSource", "is_out_of_core", "make_source"]
@@ -246,13 +247,6 @@ def _file_ref(a):
     return (str(a.filename), int(a.offset), a.dtype.str, int(a.shape[0]))
 
 
-def _release_map(a) -> None:
-    """Unmap the resident pages of a read-only memmap (they stay in the page cache)."""
-    base = getattr(a, "_mmap", None)
-    if base is not None and getattr(a, "mode", None) == "r" and hasattr(base, "madvise"):
-        base.madvise(mmap.MADV_DONTNEED)
-
-
 class _Reader:
     """Ranges of a 1-D on-disk array: ``pread`` from its file (no mapped page ever resident),
     or slices of the memmap released again after every read when the file is unknown."""
@@ -290,7 +284,7 @@ class _Reader:
         """Elements ``lo:hi`` as a new in-memory array (stored dtype)."""
         if self.ref is None:
             out = np.array(self.a[lo:hi])
-            _release_map(self.a)
+            release_map(self.a)
             return out
         out = np.empty(max(hi - lo, 0), dtype=self.dtype)
         self.read_into(out, lo)
@@ -339,7 +333,7 @@ class SparseColumnSource(ColumnSource):
         self._release = None
         self._file = None
         self.indptr = np.array(X.indptr, dtype=np.int64)
-        _release_map(X.indptr)
+        release_map(X.indptr)
         self.nnz = int(self.indptr[-1])
         self._data = _Reader(X.data)
         self._indices = _Reader(X.indices)
