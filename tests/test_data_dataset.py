@@ -379,7 +379,7 @@ def test_default_names_are_compact_and_hash_like_one_json_list(monkeypatch):
     not depend on the chunk size and stay those of earlier versions."""
     import json
 
-    from fsviz.data import dataset as dmod
+    from fsviz.data import names as dmod
 
     names = dmod.default_feature_names(1000)
     assert names.nbytes == 16 * 1000 and names.tolist()[998:] == ["f998", "f999"]

@@ -94,8 +94,6 @@ def test_the_run_layer_has_no_import_cycle():
             visit(m)
 
 
-
-
 def _lazy_table(path: Path) -> dict[str, str]:
     """A package's lazy re-exports (``_EXPORTS = {"name": ".module"}``) as name -> module."""
     for node in _tree(path).body:
