@@ -8,9 +8,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-# pytest-xdist: one worker per core (at most 4). The browser tests share one worker (one Streamlit
-# server, one Chromium), the Dask tests another (one cluster), every other module stays on one
-# worker; in collection order, so the long browser group starts first (tests/conftest.py).
+# pytest-xdist: one worker per core (at most 4). The browser tests are two groups (each on one
+# worker with its own Streamlit server and Chromium), the Dask tests another (one cluster), every
+# other module stays on one worker; in collection order, so the long browser groups start first
+# (tests/conftest.py).
 # Each worker runs BLAS/OpenMP/numba with one thread. WORKERS=0 runs in this process.
 WORKERS ?= auto
 XDIST := -n $(WORKERS) --maxprocesses 4 --dist loadgroup --no-loadscope-reorder

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 import streamlit as st
 
@@ -69,21 +70,34 @@ def copy_target(up: Upload, key: str) -> None:
     set_target(up, None if choice == NO_TARGET else choice)
 
 
+#: what a selectbox holds for an option's None (auto) value
+_NONE = "\x00none"
+
+
 def _option(up: Upload, name: str, widget, label: str, options, fmt=None, **kw):
     """A widget bound to import option ``name``: it shows the option, and a change is written
     back before the rerun loads the file again (the option outlives the widget). The callback
     looks the upload up again: it holds no bytes of the file."""
     key = import_key(up, name)
-    st.session_state[key] = up.options[name]
+    shown = fmt or str
+    # a selectbox whose state is None shows its placeholder, not the None option: a stand-in
+    none = _NONE if options is not None and None in options else None
+    if none is not None:
+        options = [none if o is None else o for o in options]
+        fmt = lambda v: shown(None if v == none else v)  # noqa: E731 - the widget's format_func
+    value = up.options[name]
+    st.session_state[key] = none if value is None and none is not None else value
 
     def copy() -> None:
         current = current_upload()
         if current is not None:
-            set_import_option(current, name, st.session_state[key])
+            got = st.session_state[key]
+            set_import_option(current, name, None if none is not None and got == none else got)
 
     if options is None:  # a number input
         return widget(label, key=key, on_change=copy, **kw)
-    return widget(label, options, key=key, on_change=copy, format_func=fmt or str, **kw)
+    got = widget(label, options, key=key, on_change=copy, format_func=fmt or str, **kw)
+    return None if none is not None and got == none else got
 
 
 def load_error_fixes(up: Upload, message: str, info) -> list[tuple[str, str, object]]:
@@ -431,7 +445,7 @@ def _plan_box(up: Upload, info) -> None:
             "Every reading decision above as one value: `load_dataset(path, plan=...)` and "
             "`fsviz ... --plan` read the file exactly so."
         )
-        st.code(plan.to_json(), language="json")
+        st.code(json.dumps(plan.to_dict(), indent=2, ensure_ascii=False), language="json")  # readable
         st.download_button(
             "Download the plan (JSON)",
             plan.to_json(),

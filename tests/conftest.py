@@ -10,7 +10,8 @@
   end-to-end tests and the hostile-input battery (``INTEGRATION_MODULES``) are marked ``integration``.
   ``make check`` leaves these four kinds out; ``make test`` runs them all.
 - Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup --no-loadscope-reorder``): the
-  browser tests share one xdist group (one worker: one Streamlit server, one Chromium), the Dask
+  browser tests are two xdist groups (each on one worker with its own Streamlit server and
+  Chromium; ``BROWSER_SECOND_GROUP``), the Dask
   tests another (one cluster), and every other module is a group of its own (its module fixtures
   and numba compilations are made once, on one worker); each worker runs BLAS, OpenMP and numba
   with one thread, so two workers do not oversubscribe two cores.
@@ -55,6 +56,19 @@ def pytest_configure(config):
             os.environ.setdefault(var, "1")
 
 
+#: the browser modules of the second xdist group (about half the browser tests' time)
+BROWSER_SECOND_GROUP = frozenset(
+    {
+        "test_browser_research_files.py",
+        "test_browser_security.py",
+        "test_browser_trust.py",
+        "test_browser_user_file.py",
+        "test_browser_server_folder.py",
+        "test_browser_benchmark.py",
+    }
+)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     groups = config.pluginmanager.hasplugin("xdist")
@@ -63,7 +77,9 @@ def pytest_collection_modifyitems(config, items):
         fixtures = getattr(item, "fixturenames", ())
         if BROWSER_DIR in path.parents or "browser" in fixtures:
             item.add_marker(pytest.mark.browser)
-            group = "browser"
+            # two groups, each with its own server and Chromium: the browser tests are the
+            # suite's longest chain, and the two workers share it
+            group = "browser-2" if path.name in BROWSER_SECOND_GROUP else "browser"
         elif "dask_client" in fixtures or "dask_cluster" in fixtures:
             item.add_marker(pytest.mark.dask)
             group = "dask"

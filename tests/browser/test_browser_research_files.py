@@ -24,23 +24,43 @@ def _sidebar(page) -> str:
     return page.locator('[data-testid="stSidebar"]').inner_text()
 
 
-def _wait_text(page, text: str, timeout: int = 90_000) -> None:
-    page.wait_for_function("([t]) => document.body.innerText.includes(t)", arg=[text], timeout=timeout)
+def _wait_text(page, text: str, timeout: int = 60_000) -> None:
+    try:
+        page.wait_for_function("([t]) => document.body.innerText.includes(t)", arg=[text], timeout=timeout)
+    except Exception:
+        page.screenshot(path=f"/tmp/research_fail_{text[:12].replace(' ', '_')}.png", full_page=True)
+        raise
+
+
+def _target(page) -> str:
+    """What the sidebar's Target column box shows."""
+    boxes = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]')
+    box = boxes.filter(has_text="Target column")
+    values = box.locator("input").evaluate_all("els => els.map(e => e.value)")
+    return box.inner_text() + " " + " ".join(values)
+
+
+def _wait_target(page, name: str) -> None:
+    for _ in range(120):
+        if name in _target(page):
+            return
+        page.wait_for_timeout(500)
+    raise AssertionError(f"the target is not {name!r}: {_target(page)!r}")
 
 
 def test_geo_series_matrix_to_an_exported_gdm_selection(page, tmp_path, shots, settle, goto, upload, pick):
     path = tmp_path / "GSE00000_series_matrix.txt"
     path.write_bytes(geo_series_matrix())
     upload(page, path)
-    _wait_text(page, "Column roles")
-    assert "300 features" in _sidebar(page) and "24 samples" in _sidebar(page)
+    _wait_text(page, "GEO series matrix: 300 probes x 24 samples")  # the proposal, said
+    assert "24 samples × 300 features" in _sidebar(page)  # samples as rows: the probes are the features
     page.get_by_text("The import plan as JSON").click()  # the plan is on screen, whole
-    _wait_text(page, '"fmt": "geo"')
+    _wait_text(page, '"transpose": "auto"')
     page.keyboard.press("Escape")
     page.screenshot(path=str(shots / "research_geo_data.png"), full_page=True)
 
     pick(page, "Target column", "sex")  # a !Sample_characteristics line as the target
-    _wait_text(page, "sex")
+    _wait_target(page, "sex")
     goto(page, "Groups (GDM)")
     page.get_by_role("button", name="Run GDM").click()
     settle(page)
@@ -61,14 +81,15 @@ def test_expression_matrix_with_phenotype_table_through_grm_refresh_and_report(
     path = tmp_path / "expr.csv"
     path.write_bytes(matrix)
     upload(page, path)
-    _wait_text(page, "Column roles")
-    assert "594 features" in _sidebar(page)  # 6 repeated symbols averaged, none one-hot encoded
+    _wait_text(page, "Import plan: expr.csv")
+    features = page.locator('[data-testid="stMetric"]').filter(has_text="features")
+    assert "594" in features.first.inner_text()  # 6 repeated symbols averaged, none one-hot encoded
     box = page.locator('[data-testid="stFileUploader"]').filter(has_text="Sample annotations")
     box.locator('input[type="file"]').set_input_files(
         files=[{"name": "pheno.csv", "mimeType": "text/csv", "buffer": pheno}]
     )
     settle(page)
-    _wait_text(page, "disease_state")
+    _wait_target(page, "disease_state")  # the phenotype table's column is the target
     page.screenshot(path=str(shots / "research_expression_data.png"), full_page=True)
 
     goto(page, "GRM refinement")
@@ -94,6 +115,7 @@ def test_expression_matrix_with_phenotype_table_through_grm_refresh_and_report(
         sidebar.get_by_role("button", name="Download report (HTML)").click()
     report = html.unescape(info.value.path().read_text(encoding="utf-8"))
     cli = re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', report, re.S).group(1)
-    assert "--sample-annotations pheno.csv" in cli and "--label disease_state" in cli, cli
+    assert '"sample_annotations":"pheno.csv"' in cli and "--method grm" in cli, cli  # the plan, verbatim
+    assert "prior_groups=[[" in cli  # the prior group kept through the refresh
     python = re.search(r'<pre class="code" id="reproduce-python">(.*?)</pre>', report, re.S).group(1)
-    assert "sample_annotations='pheno.csv'" in python or '"sample_annotations": "pheno.csv"' in python, python
+    assert "sample_annotations='pheno.csv'" in python, python
