@@ -29,9 +29,10 @@ import scipy.sparse as sp
 from scipy.stats import rankdata
 
 from fsviz._params import check_number
-from fsviz.data.chunked import ArraySource, ChunkedSource, open_chunked
+from fsviz.data.chunked import ArraySource
 from fsviz.evaluate import _standin_kernels as K
 from fsviz.evaluate._selection import as_indices
+from fsviz.stats.correlation import dense_source
 from fsviz.stats.information import Codes, discretize, is_discrete, su_cross
 from fsviz.stats.moments import column_moments
 
@@ -65,27 +66,8 @@ def _data(X: Any, who: str) -> tuple[str, Any]:
         if not np.isfinite(Xc.data).all():
             raise ValueError(f"{who}: X holds NaN or infinite values; impute or drop them first.")
         kind, obj = "sparse", Xc
-    elif (
-        isinstance(X, (ChunkedSource, str))
-        or hasattr(X, "__fspath__")
-        or (type(X).__module__.startswith("dask.array") and hasattr(X, "chunks"))
-        or type(X).__module__.startswith("zarr")
-    ):
-        kind, obj = "dense", open_chunked(X)
     else:
-        try:
-            arr = np.asarray(X)
-        except (TypeError, ValueError) as e:
-            raise ValueError(
-                f"{who}: X must be an array-like of numbers; got {type(X).__name__}: {e}"
-            ) from None
-        if arr.ndim != 2:
-            raise ValueError(f"{who}: X must be 2-D (n_samples, n_features); got shape {arr.shape}.")
-        if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
-            raise ValueError(f"{who}: X must hold real numbers; got dtype {arr.dtype}.")
-        if not np.isfinite(arr).all():
-            raise ValueError(f"{who}: X holds NaN or infinite values; impute or drop them first.")
-        kind, obj = "dense", ArraySource(arr)
+        kind, obj = "dense", dense_source(X, who)
     if obj.shape[0] < 2:
         raise ValueError(f"{who}: correlations need at least 2 samples; got X with shape {obj.shape}.")
     return kind, obj

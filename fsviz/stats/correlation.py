@@ -182,6 +182,28 @@ class _Binning:
 
 
 # ----------------------------------------------------------------------- input handling
+def dense_source(X: Any, who: str) -> ChunkedSource:
+    """A dense X (array, path, zarr, dask array or ChunkedSource) as a validated ChunkedSource."""
+    if (
+        isinstance(X, (ChunkedSource, str))
+        or is_dask_array(X)
+        or hasattr(X, "__fspath__")
+        or type(X).__module__.startswith("zarr")
+    ):
+        return open_chunked(X)
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{who}: X must be an array-like of numbers; got {type(X).__name__}: {e}") from None
+    if arr.ndim != 2:
+        raise ValueError(f"{who}: X must be 2-D (n_samples, n_features); got shape {arr.shape}.")
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+        raise ValueError(f"{who}: X must hold real numbers; got dtype {arr.dtype}.")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{who}: X holds NaN or infinite values; impute or drop them first.")
+    return ArraySource(arr)
+
+
 def prepare_input(X: Any, who: str) -> tuple[str, Any]:
     """Return ``("sparse", csc)`` or ``("dense", ChunkedSource)`` after validation."""
     if hasattr(X, "X") and hasattr(X, "fingerprint"):  # an fsviz Dataset
@@ -195,27 +217,8 @@ def prepare_input(X: Any, who: str) -> tuple[str, Any]:
         if not np.isfinite(Xc.data).all():
             raise ValueError(f"{who}: X holds NaN or infinite values; impute or drop them first.")
         kind, obj = "sparse", Xc
-    elif (
-        isinstance(X, (ChunkedSource, str))
-        or is_dask_array(X)
-        or hasattr(X, "__fspath__")
-        or type(X).__module__.startswith("zarr")
-    ):
-        kind, obj = "dense", open_chunked(X)
     else:
-        try:
-            arr = np.asarray(X)
-        except (TypeError, ValueError) as e:
-            raise ValueError(
-                f"{who}: X must be an array-like of numbers; got {type(X).__name__}: {e}"
-            ) from None
-        if arr.ndim != 2:
-            raise ValueError(f"{who}: X must be 2-D (n_samples, n_features); got shape {arr.shape}.")
-        if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
-            raise ValueError(f"{who}: X must hold real numbers; got dtype {arr.dtype}.")
-        if not np.isfinite(arr).all():
-            raise ValueError(f"{who}: X holds NaN or infinite values; impute or drop them first.")
-        kind, obj = "dense", ArraySource(arr)
+        kind, obj = "dense", dense_source(X, who)
     n = obj.shape[0]
     if n < 2:
         raise ValueError(f"{who}: correlations need at least 2 samples; got X with shape {obj.shape}.")
