@@ -6,6 +6,7 @@ import streamlit as st
 
 import appkit
 import fsviz.compute as fc
+from appkit.memory import release_replaced_uploads
 from fsviz.viz import target_histogram
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
@@ -14,6 +15,7 @@ appkit.warm_up()  # once per server: load the numba kernels before the first per
 
 def choose_dataset() -> None:
     """Sidebar: sample or upload, label column, image shape. Errors show, the app stays usable."""
+    release_replaced_uploads()  # Streamlit's copies of replaced files (ours are in bounded stores)
     with st.sidebar:
         st.header("Dataset")
         appkit.restore_from_url()
