@@ -96,7 +96,9 @@ def release_unused(registry: UsageRegistry) -> None:
     """Drop from the shared stores what no live session uses, and return the memory."""
     from appkit.intake import inspect_store, upload_store
 
-    uploads, datasets = registry.used("upload"), registry.used("dataset")
+    # a session's sample annotations are an upload too (their own token in the upload store)
+    uploads = registry.used("upload") | registry.used("annotations")
+    datasets = registry.used("dataset")
     fingerprints = {k.fingerprint for k in datasets}
     store = upload_store()
     digests = {store.get(t).digest for t in uploads if store.get(t) is not None}

@@ -181,3 +181,19 @@ def test_the_plan_is_shown_and_carried_by_the_link():
     assert not fresh.exception and _dataset(fresh).fingerprint == _dataset(at).fingerprint
     buf = io.BytesIO()
     assert buf is not None
+
+
+def test_the_sweeper_keeps_the_sample_annotations_a_session_uses():
+    """The store sweep drops what no live session uses; a session's attached phenotype table is
+    in use (it was dropped as an unused upload, and a refresh then read 'pheno.csv' as a path)."""
+    from appkit.intake import upload_store
+    from appkit.state import release_unused, usage
+
+    matrix, pheno = expression_with_repeats(n_genes=300, n_repeat=6)
+    at = _annotations(_upload(_start(), "expr.csv", matrix), "pheno.csv", pheno)
+    token = next(iter(at.session_state["upload_options"].values()))["annotations_token"]
+    assert upload_store().get(token) is not None
+    release_unused(usage())
+    assert upload_store().get(token) is not None
+    at.run()
+    assert not at.exception and not at.main.error and _dataset(at).meta["label_column"] == "disease_state"
