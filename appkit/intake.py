@@ -375,6 +375,11 @@ def _load_upload(up: Upload, plan: ImportPlan):
     from fsviz.data import load_dataset
 
     record = annotation_upload(up)
+    if record is None and plan.sample_annotations is not None:  # the plan names a file we lost
+        raise ValueError(
+            f"the sample annotations {plan.sample_annotations!r} are no longer on the server. Fix: "
+            "attach the file again under Sample annotations on the Data page."
+        )
     where = (up.digest, up.filename, plan.to_json(), record.digest if record else None)
     known = loaded_index().get(where)
     ds = _datasets().get(known) if known is not None else None
