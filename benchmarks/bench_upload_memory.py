@@ -19,7 +19,6 @@ import argparse
 import datetime
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,33 +26,12 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
+from load_test_app import free_port, rss_mib  # one /proc reader for both server benchmarks
 
 ROOT = Path(__file__).resolve().parents[1]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 ARGS += ["--disable-sync", "--no-first-run", "--disable-quic"]
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_mib(pid: int) -> float:
-    """Resident memory of a process and its children (MiB), from /proc."""
-    total, pids = 0, [pid]
-    children = Path(f"/proc/{pid}/task/{pid}/children")
-    if children.exists():
-        pids += [int(p) for p in children.read_text().split()]
-    for p in pids:
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except OSError:
-            pass
-    return total / 1024
 
 
 def csv_bytes(mib: float, seed: int) -> bytes:
