@@ -1,7 +1,7 @@
 # Two commands for a fresh machine:
 #   make run   - install into .venv, write the sample data, start the app
-#   make test  - install into .venv (+ Debian's chromium when root), lint, run the whole test suite
-# and one for the edit loop:
+#   make test  - install into .venv (+ Debian's chromium when root), lint, run the test suite
+# one for the full suite (make test's and the slow ones): make test-all; and one for the edit loop:
 #   make check - lint + the fast unit tests (no browser, Dask, AppTest or CLI/hostile-input end-to-end tests)
 PYTHON ?= python3
 VENV ?= .venv
@@ -15,12 +15,14 @@ PORT ?= 8501
 # Each worker runs BLAS/OpenMP/numba with one thread. WORKERS=0 runs in this process.
 WORKERS ?= auto
 XDIST := -n $(WORKERS) --maxprocesses 4 --dist loadgroup --no-loadscope-reorder
+# processes for the numba warm-up (fsviz/compute/warm.py): one per core, at most 4
+CORES := $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 # more pytest options, e.g. make test PYTEST_ARGS="--durations=30"
 PYTEST_ARGS ?=
 # the fast lane: what `make check` leaves out (markers set by tests/conftest.py)
 HEAVY := slow or browser or dask or app or integration
 
-.PHONY: run test check samples browser bench clean
+.PHONY: run test test-all check samples browser bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,11 +43,21 @@ browser:
 	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "note: /usr/bin/chromium missing and no root: browser tests will be skipped (apt-get install chromium)"; fi
 
-# one style for the whole tree (ruff), then the tests and the library's doctests
+# one style for the whole tree (ruff), the numba kernels compiled once (a fresh checkout has none:
+# otherwise every worker, server and CLI run compiles them at once), then the tests and doctests
 test: $(VENV)/.installed browser samples
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m fsviz.compute.warm --jobs $(CORES)
 	$(PY) -m pytest -m "not slow" -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
+
+# the full suite: make test's, plus the tests marked slow (the whole hostile-input matrix through
+# the app, the browser journeys make test leaves to the AppTests, the long runs)
+test-all: $(VENV)/.installed browser samples
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m fsviz.compute.warm --jobs $(CORES)
+	$(PY) -m pytest -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
 
 # the edit loop: the same lint, then the unit tests without the heavy kinds (HEAVY above)
 check: $(VENV)/.installed samples

@@ -61,10 +61,32 @@ BROWSER_SECOND_GROUP = frozenset(
     {
         "test_browser_research_files.py",
         "test_browser_security.py",
-        "test_browser_trust.py",
         "test_browser_user_file.py",
-        "test_browser_server_folder.py",
+        "test_browser_trust.py",
         "test_browser_benchmark.py",
+    }
+)
+#: Tests of the full suite only (``make test-all``, marked ``slow`` here): ``make test`` keeps
+#: one browser journey per capability (every page drawn, a live tau step, a face's masks, a
+#: user's file to export and refresh, the research files, the report, explanations, the server
+#: folder, the hostile uploads and memory) within its 8 minutes; these journeys walk pages and
+#: doors that the kept journeys and the AppTests (tests/test_app_*.py) also cover.
+FULL_SUITE_ONLY = frozenset(
+    {
+        "test_browser.py::test_tau_slider_changes_the_group_tree",  # the live tau step moves the tree
+        "test_browser.py::test_prior_groups_by_name_and_provenance_download",  # expression journey
+        "test_browser.py::test_upload_csv",  # a user's file journey
+        "test_browser.py::test_download_is_byte_identical_to_the_cli",  # AppTest + the report journey
+        "test_browser.py::test_deep_link_on_a_fresh_server",  # AppTest refresh tests
+        "test_browser_explore.py::test_correlation_explorer_pairs_feature_and_target",
+        "test_browser_explore.py::test_stability_resamples_the_shown_selection",
+        "test_browser_explore.py::test_session_file_round_trip",  # AppTest session files
+        "test_browser_regression.py::test_every_page_on_a_continuous_target",  # AppTest regression pages
+        "test_browser_trust.py::test_leak_warning_failed_upload_and_source_switch",
+        "test_browser_trust.py::test_which_group_is_a_feature_in",
+        "test_browser_trust.py::test_compare_tells_two_gdm_runs_apart",
+        "test_browser_user_file.py::test_semicolon_decimal_comma_file_reads_as_numbers",
+        "test_browser_benchmark.py::test_benchmark_page_runs_and_downloads_the_library_table",
     }
 )
 
@@ -75,6 +97,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         path = Path(str(item.path)).resolve()
         fixtures = getattr(item, "fixturenames", ())
+        if f"{path.name}::{getattr(item, 'originalname', item.name)}" in FULL_SUITE_ONLY:
+            item.add_marker(pytest.mark.slow)
         if BROWSER_DIR in path.parents or "browser" in fixtures:
             item.add_marker(pytest.mark.browser)
             # two groups, each with its own server and Chromium: the browser tests are the

@@ -399,3 +399,23 @@ def test_gdm_run_from_form_values_and_the_which_group_sentence():
     outside = next(j for j in range(ds.n_features) if j not in set(res.support) | set(res.af))
     found, text = fc.feature_group_text(res, outside, ds.feature_names)
     assert not found and "is in no group" in text
+
+
+def test_the_warm_up_shares_every_method_once_and_its_runs_are_valid():
+    """``python -m fsviz.compute.warm --jobs n`` (run first by ``make test``): the n shares cover
+    the registry exactly once, and every run it makes passes the declarations."""
+    from fsviz.compute import warm
+    from fsviz.compute.registry import METHODS
+
+    for n in (1, 2, 3):
+        shares = [warm._share(i, n) for i in range(n)]
+        assert sorted(m for s in shares for m in s) == sorted(METHODS)
+    runs = list(warm._runs(list(METHODS)))
+    assert {r.method for r in runs} == set(METHODS) - {
+        "stability",
+        "projection",
+        "images",
+        "benchmark",
+        "evaluation",
+    }
+    assert any(r.method == "gdm" and dict(r.params).get("corr") == "su" for r in runs)
