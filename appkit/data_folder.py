@@ -459,6 +459,7 @@ def _as_upload(path: Path, stat):
     import secrets
 
     from appkit.intake import IMPORT_DEFAULTS, Upload, session_options, upload_store
+    from appkit.state import use
     from fsviz.data.budget import check_memory, format_bytes
 
     check_memory(stat.st_size, f"the file {path.name} ({format_bytes(stat.st_size)})", who="data folder")
@@ -472,6 +473,7 @@ def _as_upload(path: Path, stat):
         data = path.read_bytes()
         options = dict(IMPORT_DEFAULTS)
         record = Upload(secrets.token_urlsafe(16), path.name, hashlib.sha256(data).hexdigest(), data, options)
+        use("upload", record.token)  # before the store holds it (see appkit.state.release_unused)
         upload_store().put(record.token, record)
         session_options()[record.token] = dict(options)
         st.session_state["folder_token"] = record.token

@@ -143,6 +143,7 @@ def receive_upload(filename: str, data: bytes) -> Upload:
         record = Upload(secrets.token_urlsafe(16), filename, digest, data, options)
         if not adopt_pending_options(digest, options):
             propose_plan(record)
+        use("upload", record.token)  # before the store holds it: a sweep in between keeps it
         upload_store().put(record.token, record)
         if up is not None:
             forget_upload(up.token)
@@ -340,6 +341,7 @@ def attach_annotations(up: Upload, filename: str, data: bytes) -> bool:
     if record is not None and record.digest == digest:
         return False
     token = secrets.token_urlsafe(16)
+    use("annotations", token)  # before the store holds it: a sweep in between keeps it
     upload_store().put(token, Upload(token, filename, digest, data, {}))
     up.options["annotations_token"] = token
     up.options["sample_annotations"] = filename

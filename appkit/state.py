@@ -100,15 +100,19 @@ def release_unused(registry: UsageRegistry) -> None:
     """Drop from the shared stores what no live session uses, and return the memory."""
     from appkit.intake import inspect_store, upload_store
 
+    # The keys first, then who uses them: a session registers a key before it stores it
+    # (appkit.intake), so an entry stored while this runs is either not in the snapshot or
+    # already registered, never dropped as unused.
+    store = upload_store()
+    tokens, dataset_keys = set(store.keys()), set(_datasets().keys())
     # a session's sample annotations are an upload too (their own token in the upload store)
     uploads = registry.used("upload") | registry.used("annotations")
     datasets = registry.used("dataset")
     fingerprints = {k.fingerprint for k in datasets}
-    store = upload_store()
     digests = {store.get(t).digest for t in uploads if store.get(t) is not None}
-    for token in set(store.keys()) - uploads:
+    for token in tokens - uploads:
         store.pop(token)
-    for key in set(_datasets().keys()) - datasets:
+    for key in dataset_keys - datasets:
         _datasets().pop(key)
     for key in result_store().keys():
         if key.fingerprint not in fingerprints:
@@ -132,9 +136,9 @@ def dataset_key(ds) -> DatasetKey:
 def activate(ds) -> None:
     """Make ``ds`` the session's dataset (only its key goes into session state)."""
     key = dataset_key(ds)
+    use("dataset", key)  # before the store holds it (see release_unused)
     if _datasets().get(key) is None:
         _datasets().put(key, ds)
-    use("dataset", key)
     st.session_state.pop("load_error", None)
     if st.session_state.get("dataset_key") not in (None, key):  # another dataset: forms start afresh
         for k in [k for k in st.session_state if is_form_key(k)]:

@@ -197,3 +197,28 @@ def test_the_sweeper_keeps_the_sample_annotations_a_session_uses():
     assert upload_store().get(token) is not None
     at.run()
     assert not at.exception and not at.main.error and _dataset(at).meta["label_column"] == "disease_state"
+
+
+def test_a_sweep_that_lands_while_a_file_is_stored_keeps_it(monkeypatch):
+    """The sweeper thread runs at any moment: one landing between the store taking a new upload
+    (or its phenotype table) and the session saying it uses it dropped the file, and a refresh
+    then found the plan's 'pheno.csv' gone (issue 29's intermittent browser journey)."""
+    from appkit.intake import upload_store
+    from appkit.state import release_unused, usage
+
+    store = upload_store()
+    put = store.put
+
+    def put_then_a_sweep(key, value):
+        put(key, value)
+        release_unused(usage())  # the worst moment: stored, and the script has not gone on yet
+
+    monkeypatch.setattr(store, "put", put_then_a_sweep)
+    matrix, pheno = expression_with_repeats(n_genes=300, n_repeat=6)
+    at = _annotations(_upload(_start(), "expr.csv", matrix), "pheno.csv", pheno)
+    options = next(iter(at.session_state["upload_options"].values()))
+    release_unused(usage())  # and once more after: both files are in use
+    assert upload_store().get(at.session_state["upload_token"]) is not None
+    assert upload_store().get(options["annotations_token"]) is not None
+    at.run()
+    assert not at.exception and not at.main.error and _dataset(at).meta["label_column"] == "disease_state"

@@ -257,8 +257,10 @@ def _propose_values(info: TableInfo, plan: ImportPlan) -> ImportPlan:
         return plan.replace(transform="log1p_cpm") if info.counts and info.n_columns >= 50 else plan
     if frame is None:
         return plan
-    features = [r.name for r in info.roles if r.role == "feature"]
-    numeric = [c for c in features if getattr(frame[c].dtype, "kind", "O") in "iuf"]
+    kinds = {
+        str(c): getattr(t, "kind", "O") for c, t in zip(frame.columns.tolist(), frame.dtypes, strict=True)
+    }  # not frame[c]: wide
+    numeric = [r.name for r in info.roles if r.role == "feature" and kinds.get(r.name, "O") in "iuf"]
     if len(numeric) < 50:
         return plan
     from fsviz.data.transforms import looks_like_counts

@@ -47,6 +47,35 @@ def _numeric_mask(frame) -> np.ndarray:
     return np.array([k in "iuf" for k in kinds], dtype=bool)
 
 
+def _column_names(frame) -> list[str]:
+    """The column names as text (``tolist`` first: iterating an Arrow-backed index is slow)."""
+    return [str(c) for c in frame.columns.tolist()]
+
+
+def _containing(names: list[str], parts) -> np.ndarray:
+    """Mask of ``names`` holding one of ``parts`` (lower case) anywhere, case-insensitively.
+
+    One regex scan of the joined names: a superset of the names a per-name word test can
+    accept, so that test runs on a few names instead of all of them (per-name regex work
+    takes seconds at 200,000 columns)."""
+    low = [nm.lower() for nm in names]  # per name: lower() may change a name's length
+    starts = np.cumsum([0] + [len(t) + 1 for t in low])[:-1]
+    pattern = re.compile("|".join(sorted(map(re.escape, parts), key=len, reverse=True)))
+    hits = np.zeros(len(names), dtype=bool)
+    found = [mt.start() for mt in pattern.finditer("\x00".join(low))]
+    if found:
+        hits[np.searchsorted(starts, found, side="right") - 1] = True
+    return hits
+
+
+def _target_worded(names: list[str], words=TARGET_WORDS) -> np.ndarray:
+    """Mask of names with a word (:func:`_words`) in ``words``."""
+    out = np.zeros(len(names), dtype=bool)
+    for j in np.flatnonzero(_containing(names, words)):
+        out[j] = bool(_words(names[j]) & words)
+    return out
+
+
 @functools.lru_cache(maxsize=200_000)
 def _words(name: str) -> frozenset[str]:
     """Lower-case words of a column name: split on non-letters and camelCase."""
@@ -92,11 +121,9 @@ def suggest_targets(frame: pd.DataFrame, max_suggestions: int = 5) -> list[str]:
     n, m = frame.shape
     if m == 0 or n == 0:
         return []
-    names = [str(c) for c in frame.columns]
-    score = np.zeros(m)
-    for c, name in enumerate(names):  # string work per column name only
-        w = _words(name)
-        score[c] += 4.0 if name.strip().lower() in _STRONG else 3.0 if w & TARGET_WORDS else 0.0
+    names = _column_names(frame)
+    strong = np.array([name.strip().lower() in _STRONG for name in names], dtype=bool)
+    score = np.where(strong, 4.0, np.where(_target_worded(names), 3.0, 0.0))
     numeric = _numeric_mask(frame)
     n_unique = np.zeros(m, dtype=np.int64)
     integer = np.zeros(m, dtype=bool)
@@ -286,6 +313,22 @@ _UNNAMED = re.compile(r"unnamed_+\d+")
 _ID_WORD = re.compile(r"(^|[^A-Za-z])(id|ID|Id)([^a-z]|$)|[a-z]I[Dd]([^a-z]|$)")
 
 
+#: every name :func:`_id_named` accepts holds one of these, or is two characters at most ("x", "v1")
+_ID_PARTS = (
+    "id", "index", "key", "sample", "row", "name", "patient", "subject", "barcode", "cell",
+    "accession", "unnamed",
+)  # fmt: skip
+
+
+def _id_named_mask(names: list[str]) -> np.ndarray:
+    """:func:`_id_named` of every name (the word test only where it can say yes)."""
+    out = np.zeros(len(names), dtype=bool)
+    maybe = _containing(names, _ID_PARTS) | np.array([len(nm.strip()) <= 2 for nm in names], dtype=bool)
+    for j in np.flatnonzero(maybe):
+        out[j] = _id_named(names[j])
+    return out
+
+
 @functools.lru_cache(maxsize=200_000)
 def _id_named(name: str) -> bool:
     """Named like a row identifier: ``id``, ``ID``, ``sample_id``, ``patientId``, ``rownames``, ..."""
@@ -423,11 +466,9 @@ def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: p
     ranked_idx = [pos[r] for r in ranked if r in pos]
     complete = stats["n_missing"] == 0
     # "y" names a target only as the whole name: inside one ("0Y", "day_y") it is a letter
-    named = [
-        c
-        for c in ranked_idx
-        if (_words(names[c]) - {"y"}) & TARGET_WORDS or names[c].strip().lower() in _STRONG
-    ]
+    ranked_names = [names[c] for c in ranked_idx]
+    worded = _target_worded(ranked_names, TARGET_WORDS - {"y"})
+    named = [c for c, w in zip(ranked_idx, worded, strict=True) if w or names[c].strip().lower() in _STRONG]
     text = [c for c in ranked_idx if stats["text"][c]]
     last = int(cand[-1])
     last_text = [last] if stats["text"][last] and stats["n_unique"][last] >= 2 else []
@@ -518,7 +559,7 @@ def _infer(
     who = "infer_column_roles"
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"{who}: 'frame' must be a pandas DataFrame; got {type(frame).__name__}.")
-    names = [str(c) for c in frame.columns]
+    names = _column_names(frame)
     n, m = frame.shape
     lookup = {nm: j for j, nm in enumerate(names)}
 
@@ -571,7 +612,7 @@ def _infer(
         free = np.flatnonzero(role == "feature")
         if free.size:
             first[free[0]] = True
-        id_named = np.array([_id_named(nm) for nm in names], dtype=bool)
+        id_named = _id_named_mask(names)
         # R's default names ("X" for written row names, "V1" for a first column) name ids only
         # when the values are text or the row numbers themselves: a feature may be called X
         weak = np.array([nm.strip().lower() in _WEAK_ID_NAMES for nm in names], dtype=bool)

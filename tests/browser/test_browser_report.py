@@ -83,6 +83,8 @@ def test_app_report_equals_the_cli_and_opens_offline(
     assert set(doc["shown"]) >= {"gdm", "grm", "stream", "histogram"}
 
     sidebar.get_by_text("Report", exact=True).click()
+    sidebar.get_by_role("button", name="Download report (HTML)").wait_for()
+    settle(page)  # a click during a rerun can land on the button the rerun replaces
     with page.expect_download(timeout=180_000) as info:
         sidebar.get_by_role("button", name="Download report (HTML)").click()
     assert info.value.suggested_filename == "digits-0-vs-1_fsviz-report.html"
@@ -131,6 +133,7 @@ def test_app_report_equals_the_cli_and_opens_offline(
     settle(page)
     page.keyboard.press("Escape")
     sidebar.get_by_text("Top-k rows and features evaluated").click()  # the list lets go of the focus
+    settle(page)
     with page.expect_download(timeout=180_000) as info:
         sidebar.get_by_role("button", name="Download report (HTML)").click()
     only = tmp_path / "gdm.html"

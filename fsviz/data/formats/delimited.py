@@ -16,7 +16,7 @@ from fsviz.data.dialect import sniff_dialect
 from fsviz.data.formats._source import _NA_LOWER, LABEL_CANDIDATES, _readonly, _sniff, _Source, named_target
 from fsviz.data.formats.svmlight import _load_svmlight
 from fsviz.data.frames import apply_roles, head_text, header_fields, name_blank_columns, read_table, text_view
-from fsviz.data.roles import _DATE_VALUE, TARGET_WORDS, _id_named, _words
+from fsviz.data.roles import _DATE_VALUE, _id_named_mask, _target_worded
 from fsviz.data.validation import names_preview
 
 
@@ -379,9 +379,10 @@ def _load_wide(
 def _text_columns(header: list[str], label) -> tuple:
     """Columns read as text: the label (given or named like one) and id-like columns."""
 
-    out = [
-        h for h in header if h.strip().lower() in LABEL_CANDIDATES or _id_named(h) or _words(h) & TARGET_WORDS
-    ]
+    header = [str(h) for h in header]
+    candidate = np.array([h.strip().lower() in LABEL_CANDIDATES for h in header], dtype=bool)
+    candidate |= _id_named_mask(header) | _target_worded(header)
+    out = [header[j] for j in np.flatnonzero(candidate)]
     if isinstance(label, str) and label != "auto" and label in header:
         out.append(label)
     elif (
