@@ -6,7 +6,7 @@ import streamlit as st
 
 import appkit
 import fsviz.compute as fc
-from appkit.memory import release_replaced_uploads
+from appkit.memory import release_session_leftovers
 from fsviz.viz import target_histogram
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
@@ -15,7 +15,7 @@ appkit.warm_up()  # once per server: load the numba kernels before the first per
 
 def choose_dataset() -> None:
     """Sidebar: sample or upload, label column, image shape. Errors show, the app stays usable."""
-    release_replaced_uploads()  # Streamlit's copies of replaced files (ours are in bounded stores)
+    release_session_leftovers()  # what Streamlit keeps of replaced files and gone widgets
     with st.sidebar:
         st.header("Dataset")
         appkit.restore_from_url()
@@ -93,7 +93,7 @@ def target_picker(up) -> None:
             key=appkit.import_key(up, "label"),
             help=".mat/.npz: the variable name; LIBSVM: the first field. Empty: Y/y/gnd/label/target.",
             on_change=appkit.copy_label_text,
-            args=(up,),
+            args=(up.token,),  # a token, not the upload: Streamlit keeps callbacks' arguments
         )
         return
     options = appkit.target_options(up, info)
@@ -104,7 +104,7 @@ def target_picker(up) -> None:
         options,
         key=key,
         on_change=appkit.copy_target,
-        args=(up, key),
+        args=(up.token, key),
         help="Likely targets first (text columns, few integer values, names such as label/class/"
         "diagnosis/outcome). Identifiers and empty columns are left out; every other column is a "
         "feature. Change any column's role on the Data page.",

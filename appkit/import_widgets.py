@@ -21,6 +21,7 @@ from appkit.intake import (
     inspect_upload,
     parse_label,
     sample_fixes,
+    session_upload,
     set_import_option,
     set_role,
     set_target,
@@ -36,8 +37,11 @@ def import_key(up: Upload, name: str) -> str:
     return f"imp_{name}_{up.token}"
 
 
-def copy_label_text(up: Upload) -> None:
-    up.options["label"] = parse_label(st.session_state.get(import_key(up, "label")))
+def copy_label_text(token: str) -> None:
+    """The label field's callback (it takes the upload's token: a callback holds no file)."""
+    up = session_upload(token)
+    if up is not None:
+        up.options["label"] = parse_label(st.session_state.get(import_key(up, "label")))
 
 
 def target_options(up: Upload, info) -> list[str]:
@@ -65,9 +69,12 @@ def target_choice(up: Upload, info, options: list[str]) -> str:
     return target[0] if target and target[0] in options else NO_TARGET
 
 
-def copy_target(up: Upload, key: str) -> None:
-    choice = st.session_state[key]
-    set_target(up, None if choice == NO_TARGET else choice)
+def copy_target(token: str, key: str) -> None:
+    """The target picker's callback (the upload's token: a callback holds no file)."""
+    up = session_upload(token)
+    if up is not None:
+        choice = st.session_state[key]
+        set_target(up, None if choice == NO_TARGET else choice)
 
 
 #: what a selectbox holds for an option's None (auto) value
@@ -183,7 +190,7 @@ def import_panel(up: Upload) -> None:
                 st.selectbox,
                 "Sheet",
                 [None, *info.sheets],
-                lambda v: f"first ({info.sheets[0]})" if v is None else v,
+                lambda v, first=info.sheets[0]: f"first ({first})" if v is None else v,
             )
         if info is not None and info.fmt == "h5ad":
             _anndata_row(up, info)
@@ -527,13 +534,15 @@ def roles_editor(up: Upload, info) -> None:
     """One editable table of column roles (target, feature, identifier, ignored)."""
     frame = fc.column_roles_frame(info.roles, column_roles(up, info), limit=ROLES_ROWS)
     key = f"imp_roles_{up.token}_{hashlib.sha1(frame.to_json().encode()).hexdigest()[:10]}"
+    token, listed = up.token, tuple(str(c) for c in frame["column"])  # no file, no preview
 
     def edited() -> None:
-        current = current_upload()
+        current = session_upload(token)
         if current is None:
             return
+        info = inspect_upload(current)
         for row, change in st.session_state[key].get("edited_rows", {}).items():
-            column = str(frame["column"].iloc[int(row)])
+            column = listed[int(row)]
             if "role" in change:
                 set_role(current, info, column, change["role"])
             if change.get("type") in TYPE_CHOICES:
@@ -569,13 +578,17 @@ def roles_editor(up: Upload, info) -> None:
     )
     hidden = len(info.roles) - len(frame)
     if hidden > 0:
-        names = {str(r.name) for r in info.roles}
         text_key = import_key(up, "ignore_text")
 
         def ignore_named() -> None:
+            current = session_upload(token)
+            if current is None:
+                return
+            info = inspect_upload(current)
+            names = {str(r.name) for r in info.roles}
             for name in (n.strip() for n in st.session_state[text_key].split(",")):
                 if name in names:
-                    set_role(up, info, name, "ignored")
+                    set_role(current, info, name, "ignored")
 
         st.text_input(
             f"{hidden:,} more feature {fc.plural(hidden, 'column', with_count=False)} not listed: "

@@ -173,6 +173,21 @@ def current_upload() -> Upload | None:
     return Upload(record.token, record.filename, record.digest, record.data, mine[token])
 
 
+def session_upload(token: str) -> Upload | None:
+    """This session's upload ``token`` (a data file or a server-folder file) with this session's
+    import options, or None when the session or the store no longer has it.
+
+    Widget callbacks take the token and look the upload up when they run: Streamlit keeps
+    every callback and its arguments as long as the session lives, so a callback that held the
+    :class:`Upload` (or its preview) would keep the file's bytes after the store let them go.
+    """
+    mine = session_options()
+    record = upload_store().get(token) if token in mine else None
+    if record is None:
+        return None
+    return Upload(record.token, record.filename, record.digest, record.data, mine[token])
+
+
 def forget_upload(token: str) -> None:
     """This session is done with upload ``token`` (replaced): its widgets and options go."""
     session_options().pop(token, None)

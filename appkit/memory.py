@@ -17,8 +17,10 @@ returns when they are freed). The threat model is in docs/app.md ("Uploads and t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -26,7 +28,17 @@ from collections import OrderedDict
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["GRACE_SECONDS", "SHARES", "ByteLRU", "UsageRegistry", "nbytes_of", "return_memory", "share"]
+__all__ = [
+    "GRACE_SECONDS",
+    "SHARES",
+    "ByteLRU",
+    "UsageRegistry",
+    "nbytes_of",
+    "release_ended_sessions",
+    "release_session_leftovers",
+    "return_memory",
+    "share",
+]
 
 #: the memory budget's shares of the four shared stores: together, the whole budget
 SHARES = {"uploads": 0.25, "datasets": 0.375, "results": 0.25, "previews": 0.125}
@@ -196,8 +208,15 @@ def tune_allocator() -> None:
 
 
 def return_memory() -> None:
-    """Collect garbage and hand freed heap pages back to the operating system (glibc only)."""
+    """Collect garbage and hand freed heap pages back to the operating system (glibc only;
+    Arrow's own allocator, which Streamlit uses for tables, gives back what it keeps too)."""
     gc.collect()
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        try:
+            arrow.default_memory_pool().release_unused()
+        except (AttributeError, NotImplementedError):  # an older pyarrow: nothing to ask
+            pass
     try:
         import ctypes
 
@@ -237,3 +256,78 @@ def release_replaced_uploads() -> None:
     for file_id in seen - current:
         manager.remove_file(ctx.session_id, file_id)
     st.session_state["_uploads_seen"] = frozenset(current)
+
+
+def release_stale_widgets() -> int:
+    """Forget what Streamlit keeps of this session's widgets that are gone; returns how many.
+
+    Streamlit drops a widget's value once a run no longer draws it, but keeps its metadata (the
+    callback with its arguments, the options and format function) for as long as the session
+    lives: every upload's import widgets (keyed by its token) stayed, and with them whatever
+    their callbacks referred to. Called at the top of a run, after Streamlit has moved the last
+    run's widget values aside and before any widget of this run registers: a widget that has
+    neither a value from the last run nor one the browser sent now is drawn by no run any more
+    (one drawn again registers afresh). Streamlit's internals, reached defensively: a version
+    that moves them loses the release, never the session.
+    """
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    safe = getattr(ctx, "session_state", None)
+    state = getattr(safe, "_state", None)
+    widgets = getattr(state, "_new_widget_state", None)
+    metadata = getattr(widgets, "widget_metadata", None)
+    values = getattr(widgets, "states", None)
+    old = getattr(state, "_old_state", None)
+    new = getattr(state, "_new_session_state", None)
+    id_of = getattr(getattr(state, "_key_id_mapper", None), "get_id_from_key", None)
+    if not all(isinstance(d, dict) for d in (metadata, values, old, new)) or id_of is None:
+        return 0
+    with getattr(safe, "_lock", threading.RLock()):
+        alive = set(values) | set(old) | {id_of(k) for k in [*old, *new]}
+        gone = [wid for wid in metadata if wid not in alive]
+        for wid in gone:
+            del metadata[wid]
+    return len(gone)
+
+
+def release_session_leftovers() -> None:
+    """At the top of every run: the replaced uploads' bytes Streamlit keeps
+    (:func:`release_replaced_uploads`) and the widgets of files this session has let go
+    (:func:`release_stale_widgets`)."""
+    release_replaced_uploads()
+    release_stale_widgets()
+
+
+def release_ended_sessions() -> int:
+    """Drop what Streamlit itself keeps of sessions that have ended; returns how many.
+
+    A closed tab's session is kept two minutes for a reconnect, then dropped from Streamlit's
+    session storage without being shut down: the files it uploaded stayed in Streamlit's
+    uploaded-file manager (one 20 MiB upload per closed tab, for the life of the server), and
+    the session itself, with its widget values, stayed in the storage until another tab
+    closed. The sweeper calls this: the storage lets go of expired sessions, and the manager of
+    the files of sessions that are neither connected nor waiting for a reconnect. Streamlit's
+    internals, reached defensively (a version that moves them loses the release, not a session).
+    """
+    try:
+        from streamlit.runtime import Runtime
+    except ImportError:
+        return 0
+    if not Runtime.exists():
+        return 0
+    runtime = Runtime.instance()
+    sessions = getattr(runtime, "_session_mgr", None)
+    cache = getattr(getattr(sessions, "_session_storage", None), "_cache", None)
+    released = 0
+    if cache is not None and callable(getattr(cache, "expire", None)):
+        with getattr(sessions, "_storage_lock", None) or contextlib.nullcontext():
+            released += len(cache.expire())
+    files = getattr(runtime.uploaded_file_mgr, "file_storage", None)
+    if sessions is None or not isinstance(files, dict):
+        return released
+    for sid in list(files):
+        if sessions.get_session_info(sid) is None:  # neither connected nor kept for a reconnect
+            runtime.uploaded_file_mgr.remove_session_files(sid)
+            released += 1
+    return released

@@ -83,11 +83,15 @@ def _is_active(sid: str) -> bool:
 
 
 def _sweep_forever(registry: UsageRegistry) -> None:
+    from appkit.memory import release_ended_sessions
+
     while True:
         time.sleep(SWEEP_SECONDS)
         try:
             if registry.sweep(_is_active):
                 release_unused(registry)
+            if release_ended_sessions():  # what Streamlit keeps of closed tabs
+                return_memory()
         except Exception:  # noqa: BLE001 - the sweeper must outlive any one failure
             pass
 

@@ -132,6 +132,8 @@ def run(sessions: int, uploads: int, mib: float, budget: str, linger: float, qui
         while time.time() - t1 < linger:
             time.sleep(5)
             trail.append(rss_mib(proc.pid))
+            if len(trail) % 6 == 0:
+                say(f"  {time.time() - t1:4.0f} s after closing: server RSS {trail[-1]:7.0f} MiB")
         out["after_close"] = trail[-1] if trail else rss_mib(proc.pid)
         out["trail"] = trail
     finally:
@@ -148,7 +150,13 @@ def main() -> None:
     ap.add_argument("--uploads", type=int, default=60)
     ap.add_argument("--mb", type=float, default=20.0, help="MiB per uploaded CSV")
     ap.add_argument("--budget", default="512M", help="FSVIZ_MEMORY_BUDGET of the server")
-    ap.add_argument("--linger", type=float, default=60.0, help="seconds to follow the RSS after closing")
+    ap.add_argument(
+        "--linger",
+        type=float,
+        default=200.0,
+        help="seconds to follow the RSS after closing (a closed tab's memory comes back once "
+        "Streamlit's 120 s reconnect window and the app's 130 s grace have passed)",
+    )
     a = ap.parse_args()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"{now}, load average {os.getloadavg()[0]:.1f}: {a.sessions} session(s) x {a.uploads} uploads of "

@@ -1,0 +1,101 @@
+"""What Streamlit keeps of uploads is released (docs/app.md, "Uploads and the server", rule 4).
+
+The stores are bounded by the budget; these tests check what lies outside them: Streamlit keeps
+every widget's metadata (its callback, the callback's arguments, its options) for the life of a
+session, and the uploaded files of a closed tab after its session is dropped. The RSS figures
+are benchmarks/bench_upload_memory.py's; the browser test bounds a short session.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.runtime.memory_session_storage import MemorySessionStorage
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+from streamlit.testing.v1 import AppTest
+
+from appkit.intake import Upload
+from appkit.memory import release_ended_sessions
+from tests.test_app_pages import APP, TIMEOUT
+
+
+def _csv(seed: int) -> bytes:
+    rng = np.random.default_rng(seed)
+    rows = [",".join(f"{v:.4f}" for v in rng.normal(size=6)) + f",{'ab'[i % 2]}" for i in range(30)]
+    return ("\n".join(["f0,f1,f2,f3,f4,f5,class", *rows]) + "\n").encode()
+
+
+def _held(value, depth: int = 0) -> list:
+    """The uploads, previews and large byte strings a callback's arguments and closure reach."""
+    if depth > 3:
+        return []
+    if isinstance(value, Upload) or hasattr(value, "roles") and hasattr(value, "frame"):
+        return [value]
+    if isinstance(value, (bytes, bytearray)) and len(value) > 512:
+        return [value]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [h for v in value for h in _held(v, depth + 1)]
+    if isinstance(value, dict):
+        return [h for v in value.values() for h in _held(v, depth + 1)]
+    if isinstance(value, types.FunctionType):
+        cells = [c.cell_contents for c in value.__closure__ or () if c.cell_contents is not value]
+        return [h for v in [*cells, *(value.__defaults__ or ())] for h in _held(v, depth + 1)]
+    return []
+
+
+def test_replaced_uploads_leave_no_widgets_and_callbacks_hold_no_file():
+    """Three uploads in one session: Streamlit keeps the metadata of the current upload's
+    widgets only, and no callback holds a file, its bytes or its preview (each held a 20 MiB
+    upload for the session's life: about 27 MiB per upload measured on a live server)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.radio(key="source").set_value("Upload").run()
+    tokens = []
+    for i in range(3):
+        at.file_uploader(key="upload").set_value((f"u{i}.csv", _csv(i), "text/csv")).run()
+        assert not at.exception, [e.value for e in at.exception]
+        tokens.append(at.session_state["upload_token"])
+    at.run()  # the run after a replacement lets go of the previous file's widgets
+    metadata = at._session_state._state._new_widget_state.widget_metadata
+    ours = [wid for wid in metadata if tokens[-1] in wid]
+    assert len(ours) >= 5, list(metadata)  # the import settings of the current upload
+    assert not [wid for wid in metadata if tokens[0] in wid or tokens[1] in wid], list(metadata)
+    held = []
+    for m in metadata.values():
+        for fn in (m.callback, *(m.callbacks or {}).values()):
+            held += _held(fn)
+        held += _held(m.callback_args or ()) + _held(m.callback_kwargs or {})
+    assert not held, [type(h).__name__ for h in held]
+
+
+def test_an_ended_session_leaves_no_uploaded_files(monkeypatch):
+    """Streamlit drops a closed tab's session after two minutes without shutting it down: its
+    uploaded files stayed in the uploaded-file manager, and the session in the storage."""
+    from streamlit.runtime import Runtime
+
+    clock = [0.0]
+    storage = MemorySessionStorage(ttl_seconds=120)
+    storage._cache._timer = lambda: clock[0]
+    storage.save(types.SimpleNamespace(session=types.SimpleNamespace(id="closed")))
+    files = MemoryUploadedFileManager("/upload")
+    for sid in ("live", "closed", "long-gone"):
+        files.add_file(sid, UploadedFileRec(f"f-{sid}", "a.csv", "text/csv", b"x" * 1000))
+
+    class Sessions:
+        _session_storage, _storage_lock = storage, None
+
+        def get_session_info(self, sid):
+            return "active" if sid == "live" else storage.get(sid)
+
+    runtime = types.SimpleNamespace(_session_mgr=Sessions(), uploaded_file_mgr=files)
+    monkeypatch.setattr(Runtime, "exists", staticmethod(lambda: True))
+    monkeypatch.setattr(Runtime, "instance", staticmethod(lambda: runtime))
+    assert release_ended_sessions() == 1  # the session kept for a reconnect keeps its files
+    assert sorted(files.file_storage) == ["closed", "live"]
+    clock[0] = 121.0  # the reconnect window has passed
+    assert release_ended_sessions() == 2  # the session leaves the storage, its files the manager
+    assert list(files.file_storage) == ["live"] and not storage._cache._data
