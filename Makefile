@@ -15,7 +15,8 @@ PORT ?= 8501
 # Each worker runs BLAS/OpenMP/numba with one thread. WORKERS=0 runs in this process.
 WORKERS ?= auto
 XDIST := -n $(WORKERS) --maxprocesses 4 --dist loadgroup --no-loadscope-reorder
-# processes for the numba warm-up (fsviz/compute/warm.py): one per core, at most 4
+# processes for the numba warm-up (fsviz/compute/warm.py), which the tests run in the background
+# while the browser tests leave the cores half idle (tests/conftest.py): one per core, at most 4
 CORES := $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 # more pytest options, e.g. make test PYTEST_ARGS="--durations=30"
 PYTEST_ARGS ?=
@@ -24,10 +25,12 @@ HEAVY := slow or browser or dask or app or integration
 
 .PHONY: run test test-all check samples browser bench clean
 
+# uv resolves and installs the same releases as pip in seconds (pip: over a minute of one core);
+# where uv cannot be installed or reach the package index, pip does it as before
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,scale]"
+	($(PY) -m pip install -q uv && $(VENV)/bin/uv pip install -q -p $(PY) -e ".[test,scale]") || \
+	  ($(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e ".[test,scale]")
 	touch $@
 
 samples: $(VENV)/.installed
@@ -43,21 +46,19 @@ browser:
 	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "note: /usr/bin/chromium missing and no root: browser tests will be skipped (apt-get install chromium)"; fi
 
-# one style for the whole tree (ruff), the numba kernels compiled once (a fresh checkout has none:
-# otherwise every worker, server and CLI run compiles them at once), then the tests and doctests
+# one style for the whole tree (ruff), then the tests and doctests; meanwhile the numba kernels are
+# compiled once (a fresh checkout has none: otherwise the workers compile them, often twice)
 test: $(VENV)/.installed browser samples
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m fsviz.compute.warm --jobs $(CORES)
-	$(PY) -m pytest -m "not slow" -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
+	FSVIZ_TEST_WARMUP=$(CORES) $(PY) -m pytest -m "not slow" -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
 
 # the full suite: make test's, plus the tests marked slow (the whole hostile-input matrix through
 # the app, the browser journeys make test leaves to the AppTests, the long runs)
 test-all: $(VENV)/.installed browser samples
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m fsviz.compute.warm --jobs $(CORES)
-	$(PY) -m pytest -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
+	FSVIZ_TEST_WARMUP=$(CORES) $(PY) -m pytest -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
 
 # the edit loop: the same lint, then the unit tests without the heavy kinds (HEAVY above)
 check: $(VENV)/.installed samples

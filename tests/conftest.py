@@ -41,7 +41,18 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 os.environ.setdefault("FSVIZ_WARMUP", "0")
 
 
+#: ``make test`` sets it to the number of processes of the numba warm-up, which this session's
+#: controller runs in the background (:func:`pytest_sessionstart`)
+WARMUP_ENV = "FSVIZ_TEST_WARMUP"
+#: a folder: every test process notes the kernel signatures it compiles there (fsviz.compute.warm)
+RECORD_ENV = "FSVIZ_RECORD_KERNELS"
+
+
 def pytest_configure(config):
+    if os.environ.get(RECORD_ENV):
+        from fsviz.compute.warm import record_compiles
+
+        record_compiles(os.environ[RECORD_ENV])
     if os.environ.get("PYTEST_XDIST_WORKER"):
         # Several workers share the cores: one thread each. This process has loaded BLAS and
         # numba already, so they are limited at run time (a test may still raise the limit, as
@@ -54,6 +65,48 @@ def pytest_configure(config):
         numba.set_num_threads(1)
         for var in THREAD_VARS:
             os.environ.setdefault(var, "1")
+
+
+def pytest_sessionstart(session):
+    """The numba warm-up (``python -m fsviz.compute.warm``), in the background of the run.
+
+    The browser tests come first and wait on their pages for most of their time, leaving the
+    cores half idle: the warm-up compiles the kernels then, so the library tests that follow
+    find them in the cache instead of compiling them, often the same one on both workers.
+    Only in the controller of an xdist run, and not while kernels are being recorded."""
+    jobs = os.environ.get(WARMUP_ENV, "")
+    if not jobs.isdigit() or int(jobs) < 1 or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if os.environ.get(RECORD_ENV) or not getattr(session.config.option, "numprocesses", None):
+        return
+    import subprocess
+    import sys
+    import tempfile
+
+    env = dict(os.environ, NUMBA_NUM_THREADS="1", **dict.fromkeys(THREAD_VARS, "1"))
+    log = tempfile.TemporaryFile(mode="w+")
+    cmd = [sys.executable, "-m", "fsviz.compute.warm", "--jobs", jobs, "-v"]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    session.config._fsviz_warmup = (proc, log)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    warm = getattr(config, "_fsviz_warmup", None)
+    if warm is None:
+        return
+    proc, log = warm
+    if proc.poll() is None:  # a short run (-k, a few files) ended first: what it compiled is kept
+        import signal
+
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait()
+        terminalreporter.write_line("numba warm-up stopped: the tests ended first")
+        return
+    log.seek(0)
+    lines = [ln for ln in log.read().splitlines() if ln.startswith(("warm-up", "numba kernels"))]
+    terminalreporter.write_line("numba warm-up, in the background: " + "; ".join(lines))
 
 
 #: the browser modules of the second xdist group (about half the browser tests' time)
@@ -69,7 +122,7 @@ BROWSER_SECOND_GROUP = frozenset(
 #: Tests of the full suite only (``make test-all``, marked ``slow`` here): ``make test`` keeps
 #: one browser journey per capability (every page drawn, a live tau step, a face's masks, a
 #: user's file to export and refresh, the research files, the report, explanations, the server
-#: folder, the hostile uploads and memory) within its 8 minutes; these journeys walk pages and
+#: folder, the hostile uploads) within its 8 minutes; these journeys walk pages and
 #: doors that the kept journeys and the AppTests (tests/test_app_*.py) also cover.
 FULL_SUITE_ONLY = frozenset(
     {
@@ -87,6 +140,8 @@ FULL_SUITE_ONLY = frozenset(
         "test_browser_trust.py::test_compare_tells_two_gdm_runs_apart",
         "test_browser_user_file.py::test_semicolon_decimal_comma_file_reads_as_numbers",
         "test_browser_benchmark.py::test_benchmark_page_runs_and_downloads_the_library_table",
+        # a load test (bench_upload_memory.py in small): test_app_memory.py catches each cause
+        "test_browser_security.py::test_upload_memory_stays_within_the_budget",
     }
 )
 

@@ -100,16 +100,16 @@ def test_an_excel_file_named_csv_is_never_an_internal_error():
 
 
 def test_nci60_tiny_classes_say_why_and_the_fix_applies():
-    at = upload("nci60.csv", nci60_csv(n_genes=400))
+    at = upload("nci60.csv", nci60_csv(n_genes=120))
     ds = dataset(at)
-    assert "rownames" not in set(map(str, ds.feature_names)) and ds.n_features == 400
+    assert "rownames" not in set(map(str, ds.feature_names)) and ds.n_features == 120
     warnings = " ".join(w.value for w in at.warning)
     assert "sample" in warnings  # the target check names the small classes
     goto(at, "grm")
     text = shown_text(at)
     assert "nan" not in text.lower().replace("nan ", "") or "not computed" in text
     assert any("single sample" in i.value for i in at.info)
-    at = upload("nci60.csv", nci60_csv(n_genes=400))  # a new session: the Data page's fix
+    at = upload("nci60.csv", nci60_csv(n_genes=120))  # a new session: the Data page's fix
     button(at, "Use leave-one-out CV").click().run()
     assert not at.exception and any("leave-one-out" in c.value for c in at.caption)
     goto(at, "grm")

@@ -374,6 +374,11 @@ def _sub(*args, cwd=ROOT):
     )
 
 
+def test_usage_error_exits_2(capsys):
+    code, _, err = run(["histogram"], capsys)  # argparse's usage error, as a shell sees it
+    assert code == 2 and "usage" in err
+
+
 def test_subprocess_histogram_and_errors(tmp_path, rng):
     X = rng.normal(size=(20, 15))
     np.save(tmp_path / "x.npy", X)
@@ -384,8 +389,6 @@ def test_subprocess_histogram_and_errors(tmp_path, rng):
     assert "exact histogram of 105 pairs" in r.stderr
     r = _sub("info", tmp_path / "missing.csv")
     assert r.returncode == 1 and "does not exist" in r.stderr and "Traceback" not in r.stderr
-    r = _sub("histogram")
-    assert r.returncode == 2 and "usage" in r.stderr
 
 
 def test_subprocess_info_real_loader(csv_path):

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,6 +24,8 @@ import fsviz.compute as fc
 import fsviz.select as S
 from fsviz.compute import Run
 from fsviz.data import Dataset, load_dataset
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def toy_dataset(n=40, m=12, seed=0, sparse=False, image_shape=None, names=None):
@@ -399,6 +406,60 @@ def test_gdm_run_from_form_values_and_the_which_group_sentence():
     outside = next(j for j in range(ds.n_features) if j not in set(res.support) | set(res.af))
     found, text = fc.feature_group_text(res, outside, ds.feature_names)
     assert not found and "is in no group" in text
+
+
+def test_the_recorded_kernel_signatures_name_real_kernels_and_share_by_cost():
+    """The warm-up's record (fsviz/compute/_kernel_signatures.py): each entry a numba kernel
+    of fsviz with as many arguments as its function takes, each type read back as written;
+    the shares of n processes partition the record, the costliest first, evenly."""
+    import importlib
+    import inspect
+
+    from numba.core.registry import CPUDispatcher
+
+    from fsviz.compute import warm
+    from fsviz.compute._kernel_signatures import SIGNATURES
+
+    assert len({e[:3] for e in SIGNATURES}) == len(SIGNATURES) > 50
+    for module, name, args, cost in SIGNATURES:
+        kernel = getattr(importlib.import_module(module), name)
+        assert isinstance(kernel, CPUDispatcher) and cost >= 0
+        assert len(inspect.signature(kernel.py_func).parameters) == len(args), (module, name)
+        assert [warm._type_text(warm._numba_type(a)) for a in args] == list(args)
+    for n in (1, 2, 3):
+        shares = [warm._signature_share(i, n) for i in range(n)]
+        assert sorted(e for s in shares for e in s) == sorted(SIGNATURES)
+        loads = [sum(e[3] for e in s) for s in shares]
+        assert max(loads) - min(loads) <= max(e[3] for e in SIGNATURES)
+        assert all([e[3] for e in s] == sorted((e[3] for e in s), reverse=True) for s in shares)
+    with pytest.raises(ValueError, match="not a recorded kernel argument type"):
+        warm._numba_type("pyobject")
+    stale = [("fsviz.select._grm_kernels", "no_such_kernel", ("float64[1C]",), 1.0)]
+    assert warm._compile(stale) == (0, 1)  # skipped: compiled on first use instead
+
+
+def test_recording_compiles_writes_a_record_the_warm_up_reads(tmp_path):
+    """FSVIZ_RECORD_KERNELS's listener notes a kernel compiled from Python (not its callees),
+    and --write-signatures turns the notes into the module; on an empty cache, in a child."""
+    code = textwrap.dedent(
+        f"""
+        import numpy as np
+        from fsviz.compute import warm
+        warm.record_compiles({str(tmp_path / "notes")!r})
+        from fsviz.select import _grm_kernels as K
+        K.simplex_project(np.array([0.5, 0.2, 0.9]))
+        n = warm.write_signatures({str(tmp_path / "notes")!r}, {str(tmp_path / "sigs.py")!r})
+        print(n)
+        """
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "1"
+    space: dict = {}
+    exec((tmp_path / "sigs.py").read_text(), space)
+    ((module, name, args, cost),) = space["SIGNATURES"]
+    assert (module, name, args) == ("fsviz.select._grm_kernels", "simplex_project", ("float64[1C]",))
+    assert cost > 0
 
 
 def test_the_warm_up_shares_every_method_once_and_its_runs_are_valid():

@@ -47,8 +47,9 @@ def test_dense_stats_bitwise_numpy_and_rows_dot(n, n_parts):
     assert np.array_equal(lo, X.min(axis=0)) and np.array_equal(hi, X.max(axis=0))
     assert np.array_equal(u, GK.rows_dot(X, np.arange(n), w))
     assert np.allclose(u, X.T @ w, rtol=1e-12, atol=1e-12)
-    py = GK.dense_stats.py_func(X[:, :50], w, n_parts)
-    for a, b in zip(py, GK.dense_stats(X[:, :50], w, n_parts), strict=True):
+    Xs = np.ascontiguousarray(X[:, :50])  # C-ordered, as GDM passes it (the only layout it does)
+    py = GK.dense_stats.py_func(Xs, w, n_parts)
+    for a, b in zip(py, GK.dense_stats(Xs, w, n_parts), strict=True):
         assert np.array_equal(a, b)
     _, _, _, _, u0 = GK.dense_stats(X, np.empty(0), n_parts)  # no vector: no product
     assert not u0.any()

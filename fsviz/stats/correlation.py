@@ -356,13 +356,18 @@ def _sparse_setup(Xc: sp.csc_matrix, st: _Stats) -> tuple[np.ndarray, tuple, np.
     return perm, _sparse_parts(Xp), F
 
 
+def _block_features(block: slice, m: int) -> np.ndarray:
+    # contiguous, so a strided Dask block calls the kernels' one compiled (C-ordered) signature
+    return np.ascontiguousarray(np.arange(m, dtype=np.int64)[block])
+
+
 def _sparse_hist_task(block, parts, F, n, *, lo, hi, inv_w):
-    feats = np.arange(F.shape[0], dtype=np.int64)[block]
+    feats = _block_features(block, F.shape[0])
     return K.cooc_hist(feats, *parts, F, float(n), lo, hi, inv_w, numba.get_num_threads())
 
 
 def _sparse_pairs_task(block, parts, F, n, *, thr):
-    feats = np.arange(F.shape[0], dtype=np.int64)[block]
+    feats = _block_features(block, F.shape[0])
     return K.cooc_pairs(feats, *parts, F, float(n), thr)
 
 
