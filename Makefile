@@ -15,8 +15,7 @@ PORT ?= 8501
 # Each worker runs BLAS/OpenMP/numba with one thread. WORKERS=0 runs in this process.
 WORKERS ?= auto
 XDIST := -n $(WORKERS) --maxprocesses 4 --dist loadgroup --no-loadscope-reorder
-# processes for the numba warm-up (fsviz/compute/warm.py), which the tests run in the background
-# while the browser tests leave the cores half idle (tests/conftest.py): one per core, at most 4
+# processes for the numba warm-up (fsviz/compute/warm.py): one per core, at most 4
 CORES := $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 # more pytest options, e.g. make test PYTEST_ARGS="--durations=30"
 PYTEST_ARGS ?=
@@ -46,19 +45,22 @@ browser:
 	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "note: /usr/bin/chromium missing and no root: browser tests will be skipped (apt-get install chromium)"; fi
 
-# one style for the whole tree (ruff), then the tests and doctests; meanwhile the numba kernels are
-# compiled once (a fresh checkout has none: otherwise the workers compile them, often twice)
+# one style for the whole tree (ruff), the recorded numba kernel signatures compiled once (a fresh
+# checkout has none: otherwise the test workers compile them, often the same one twice at once),
+# then the tests and doctests
 test: $(VENV)/.installed browser samples
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	FSVIZ_TEST_WARMUP=$(CORES) $(PY) -m pytest -m "not slow" -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
+	$(PY) -m fsviz.compute.warm --signatures-only --jobs $(CORES)
+	$(PY) -m pytest -m "not slow" -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
 
 # the full suite: make test's, plus the tests marked slow (the whole hostile-input matrix through
 # the app, the browser journeys make test leaves to the AppTests, the long runs)
 test-all: $(VENV)/.installed browser samples
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	FSVIZ_TEST_WARMUP=$(CORES) $(PY) -m pytest -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
+	$(PY) -m fsviz.compute.warm --signatures-only --jobs $(CORES)
+	$(PY) -m pytest -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
 
 # the edit loop: the same lint, then the unit tests without the heavy kinds (HEAVY above)
 check: $(VENV)/.installed samples

@@ -41,9 +41,6 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 os.environ.setdefault("FSVIZ_WARMUP", "0")
 
 
-#: ``make test`` sets it to the number of processes of the numba warm-up, which this session's
-#: controller runs in the background (:func:`pytest_sessionstart`)
-WARMUP_ENV = "FSVIZ_TEST_WARMUP"
 #: a folder: every test process notes the kernel signatures it compiles there (fsviz.compute.warm)
 RECORD_ENV = "FSVIZ_RECORD_KERNELS"
 
@@ -65,48 +62,6 @@ def pytest_configure(config):
         numba.set_num_threads(1)
         for var in THREAD_VARS:
             os.environ.setdefault(var, "1")
-
-
-def pytest_sessionstart(session):
-    """The numba warm-up (``python -m fsviz.compute.warm``), in the background of the run.
-
-    The browser tests come first and wait on their pages for most of their time, leaving the
-    cores half idle: the warm-up compiles the kernels then, so the library tests that follow
-    find them in the cache instead of compiling them, often the same one on both workers.
-    Only in the controller of an xdist run, and not while kernels are being recorded."""
-    jobs = os.environ.get(WARMUP_ENV, "")
-    if not jobs.isdigit() or int(jobs) < 1 or os.environ.get("PYTEST_XDIST_WORKER"):
-        return
-    if os.environ.get(RECORD_ENV) or not getattr(session.config.option, "numprocesses", None):
-        return
-    import subprocess
-    import sys
-    import tempfile
-
-    env = dict(os.environ, NUMBA_NUM_THREADS="1", **dict.fromkeys(THREAD_VARS, "1"))
-    log = tempfile.TemporaryFile(mode="w+")
-    cmd = [sys.executable, "-m", "fsviz.compute.warm", "--jobs", jobs, "-v"]
-    proc = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    session.config._fsviz_warmup = (proc, log)
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    warm = getattr(config, "_fsviz_warmup", None)
-    if warm is None:
-        return
-    proc, log = warm
-    if proc.poll() is None:  # a short run (-k, a few files) ended first: what it compiled is kept
-        import signal
-
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait()
-        terminalreporter.write_line("numba warm-up stopped: the tests ended first")
-        return
-    log.seek(0)
-    lines = [ln for ln in log.read().splitlines() if ln.startswith(("warm-up", "numba kernels"))]
-    terminalreporter.write_line("numba warm-up, in the background: " + "; ".join(lines))
 
 
 #: the browser modules of the second xdist group (about half the browser tests' time)
