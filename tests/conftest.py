@@ -77,7 +77,7 @@ BROWSER_SECOND_GROUP = frozenset(
 #: Tests of the full suite only (``make test-all``, marked ``slow`` here): ``make test`` keeps
 #: one browser journey per capability (every page drawn, a live tau step, a face's masks, a
 #: user's file to export and refresh, the research files, the report, explanations, the server
-#: folder, the hostile uploads) within its 8 minutes; these journeys walk pages and
+#: folder, the hostile uploads) to keep its time down; these journeys walk pages and
 #: doors that the kept journeys and the AppTests (tests/test_app_*.py) also cover.
 FULL_SUITE_ONLY = frozenset(
     {

@@ -434,6 +434,8 @@ def test_the_recorded_kernel_signatures_name_real_kernels_and_share_by_cost():
         assert all([e[3] for e in s] == sorted((e[3] for e in s), reverse=True) for s in shares)
     with pytest.raises(ValueError, match="not a recorded kernel argument type"):
         warm._numba_type("pyobject")
+    with pytest.raises(ValueError, match="not a recorded kernel argument type"):
+        warm._numba_type("no_such_type[2C]")
     stale = [("fsviz.select._grm_kernels", "no_such_kernel", ("float64[1C]",), 1.0)]
     assert warm._compile(stale) == (0, 1)  # skipped: compiled on first use instead
 

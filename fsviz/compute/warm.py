@@ -12,8 +12,7 @@ kernels are specialised for, which compiles whatever the record misses.
     python -m fsviz.compute.warm --jobs 2
 
 The test command runs it first (``--signatures-only``); a server can run it once after
-installing. The record is
-refreshed from a test run on an empty cache (DEVELOPERS.md, "Numba's compile time"):
+installing. The record is refreshed from a test run on an empty cache (DEVELOPERS.md, "Numba's compile time"):
 ``FSVIZ_RECORD_KERNELS=DIR`` makes every test process note what it compiles
 (:func:`record_compiles`), ``--write-signatures DIR`` turns the notes into the module.
 """
@@ -97,7 +96,7 @@ def _numba_type(text: str):
 
     m = _ARRAY.match(text)
     name = m.group(1) if m else text
-    dtype = types.boolean if name == "bool" else getattr(types, name)
+    dtype = types.boolean if name == "bool" else getattr(types, name, None)
     if not isinstance(dtype, types.Number | types.Boolean):
         raise ValueError(f"not a recorded kernel argument type: {text!r}")
     return types.Array(dtype, int(m.group(2)), m.group(3), readonly=bool(m.group(4))) if m else dtype
