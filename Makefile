@@ -2,7 +2,7 @@
 #   make run   - install into .venv, write the sample data, start the app
 #   make test  - install into .venv (+ Debian's chromium when root), lint, run the test suite
 # one for the full suite (make test's and the slow ones): make test-all; and one for the edit loop:
-#   make check - lint + the fast unit tests (no browser, Dask, AppTest or CLI/hostile-input end-to-end tests)
+#   make check - lint + the fast unit tests (no browser, Dask, AppTest, CLI/hostile-input end-to-end or scale tests)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -20,7 +20,12 @@ CORES := $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $
 # more pytest options, e.g. make test PYTEST_ARGS="--durations=30"
 PYTEST_ARGS ?=
 # the fast lane: what `make check` leaves out (markers set by tests/conftest.py)
-HEAVY := slow or browser or dask or app or integration
+HEAVY := slow or browser or dask or app or integration or scale
+
+# Where PYTHONDONTWRITEBYTECODE is set (this machine sets it), pytest does not keep its
+# assertion-rewritten test modules either and rewrites them all in every worker of every run
+# (10 s of CPU per worker, measured): bytecode is written here (into the ignored __pycache__/)
+export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: run test test-all check samples bytecode browser bench clean
 

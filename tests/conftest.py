@@ -8,7 +8,8 @@
   using the ``browser`` fixture) are marked ``browser``; tests using ``dask_client``/``dask_cluster``
   are marked ``dask``; the AppTest modules ``tests/test_app_*.py`` are marked ``app``; the CLI's
   end-to-end tests and the hostile-input battery (``INTEGRATION_MODULES``) are marked ``integration``.
-  ``make check`` leaves these four kinds out; ``make test`` runs them all.
+  A few tests at the papers' sizes carry ``@pytest.mark.scale`` by hand. ``make check`` leaves
+  these five kinds out; ``make test`` runs them all.
 - Under pytest-xdist (``make test`` runs ``-n auto --dist loadgroup --no-loadscope-reorder``): the
   browser tests are two xdist groups (each on one worker with its own Streamlit server and
   Chromium; ``BROWSER_SECOND_GROUP``), the Dask
@@ -125,6 +126,33 @@ def pytest_collection_modifyitems(config, items):
             group = path.relative_to(ROOT).as_posix() if ROOT in path.parents else str(path)
         if groups and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """An expected failure's report without its traceback's source.
+
+    pytest formats the traceback of every failure, an expected one too, and for each frame
+    parses the whole source file: a scikit-learn check that fails as expected (the ``xfail``
+    checks of ``parametrize_with_checks``) cost 0.6 s of CPU in parsing ``estimator_checks.py``
+    over and over, for a report nobody reads. An ``xfail`` test's failure is reported by its
+    exception line alone; a failure the mark does not expect (other ``raises=``, or
+    ``--runxfail``) keeps its full traceback.
+    """
+    mark = item.get_closest_marker("xfail")
+    short = (
+        call.excinfo is not None
+        and mark is not None
+        and not item.config.option.runxfail
+        and (mark.kwargs.get("raises") is None or call.excinfo.errisinstance(mark.kwargs["raises"]))
+    )
+    if short:
+        item.repr_failure = lambda excinfo: excinfo.exconly()
+    try:
+        return (yield)
+    finally:
+        if short:
+            del item.repr_failure
 
 
 def datasets_dir() -> Path:

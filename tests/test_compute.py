@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -441,22 +437,21 @@ def test_the_recorded_kernel_signatures_name_real_kernels_and_share_by_cost():
 
 
 def test_recording_compiles_writes_a_record_the_warm_up_reads(tmp_path):
-    """FSVIZ_RECORD_KERNELS's listener notes a kernel compiled from Python (not its callees),
-    and --write-signatures turns the notes into the module; on an empty cache, in a child."""
-    code = textwrap.dedent(
-        f"""
-        import numpy as np
-        from fsviz.compute import warm
-        warm.record_compiles({str(tmp_path / "notes")!r})
-        from fsviz.select import _grm_kernels as K
-        K.simplex_project(np.array([0.5, 0.2, 0.9]))
-        n = warm.write_signatures({str(tmp_path / "notes")!r}, {str(tmp_path / "sigs.py")!r})
-        print(n)
-        """
-    )
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.split()[-1] == "1"
+    """FSVIZ_RECORD_KERNELS's listener notes a kernel compiled from Python (not its callees,
+    nor anything after it stops), and --write-signatures turns the notes into the module. A
+    new dispatcher of a kernel's Python function has no cache: calling it compiles."""
+    import numba
+
+    from fsviz.compute import warm
+    from fsviz.select import _grm_kernels as K
+
+    stop = warm.record_compiles(tmp_path / "notes")
+    try:
+        numba.njit(K.simplex_project.py_func)(np.array([0.5, 0.2, 0.9]))
+    finally:
+        stop()
+    numba.njit(K.simplex_project.py_func)(np.array([[0.5, 0.2]])[0])  # after stop(): not noted
+    assert warm.write_signatures(tmp_path / "notes", tmp_path / "sigs.py") == 1
     space: dict = {}
     exec((tmp_path / "sigs.py").read_text(), space)
     ((module, name, args, cost),) = space["SIGNATURES"]

@@ -76,6 +76,7 @@ def test_grouped_unshuffled_layout():
     assert np.array_equal(np.sort(truth.affiliated), 12 + np.arange(truth.n_affiliated))
 
 
+@pytest.mark.scale
 def test_grouped_default_is_the_paper_size():
     X, y, truth = make_grouped_classification()
     assert X.shape == (2048, 10000) and truth.support.size == 12
@@ -195,6 +196,7 @@ def test_sparse_text_deterministic_and_csc():
     assert (a[0] != c[0]).nnz > 0
 
 
+@pytest.mark.scale
 def test_sparse_text_at_news20_scale_in_bounded_memory():
     # its speed is measured in benchmarks/bench_data.py, not here (a shared machine's load
     # would make a time limit flaky)

@@ -353,6 +353,7 @@ def test_svmlight_foreign_one_based_file_kept_sparse():
         load_dataset(named(text, "d.libsvm"), label="class")
 
 
+@pytest.mark.scale
 def test_svmlight_large_sparse_stays_sparse(tmp_path):
     S = sp.random(200, 50_000, density=0.001, format="csr", random_state=3)
     ds = Dataset(S, y=np.arange(200) % 3)

@@ -332,6 +332,7 @@ def test_roles_on_wide_tables():
     assert roles[0].role == "identifier" and roles[-1].role == "target"
 
 
+@pytest.mark.scale
 def test_inspect_table_wide_csv_is_quick(tmp_path):
     rng = np.random.default_rng(8)
     m, n = 12_000, 40  # past the row-by-row reader's 10,000 columns

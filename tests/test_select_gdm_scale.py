@@ -238,6 +238,7 @@ def test_progress_reports_every_block_and_scan():
     assert GDM(n_per_iter=3, max_iter=3, block_size=200).fit(X, y).support_.tolist() == g.support_.tolist()
 
 
+@pytest.mark.scale
 def test_column_moments_of_large_csc_without_squared_copy():
     from fsviz.stats._moments_kernels import csc_sums
     from fsviz.stats.moments import column_moments

@@ -363,6 +363,7 @@ def test_errors_name_the_problem(cls_data, call, match):
         call(X, y)
 
 
+@pytest.mark.scale
 def test_sparse_100k_features_run_without_densifying():
     rng = np.random.default_rng(9)
     n, m = 300, 100_000

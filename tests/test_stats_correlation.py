@@ -358,6 +358,7 @@ def test_dask_matches_local(dask_client, dense_X, rng):
 
 
 # ------------------------------------------------------------------------------- real data
+@pytest.mark.scale
 def test_real_text_data_sparse_equals_brute_force(skfeature_path):
     """PCMAC (1,943 documents x 3,289 terms, 1.5 % non-zeros) stored sparse, as text data is."""
     import scipy.io as sio

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 __all__ = ["record_compiles", "warm_up", "write_signatures"]
@@ -141,9 +141,10 @@ def _compile(entries: list[tuple]) -> tuple[int, int]:
     return done, skipped
 
 
-def record_compiles(folder: str | os.PathLike) -> None:
+def record_compiles(folder: str | os.PathLike) -> Callable[[], None]:
     """Note in ``folder`` (one file per process) every kernel signature this process compiles
-    from Python, with its CPU seconds: the input of :func:`write_signatures`.
+    from Python, with its CPU seconds: the input of :func:`write_signatures`. Returns the
+    function that stops the recording.
 
     Kernels loaded from the cache are not compiled and not noted: record on an empty cache
     (``NUMBA_CACHE_DIR`` set to a new folder)."""
@@ -173,7 +174,14 @@ def record_compiles(folder: str | os.PathLike) -> None:
             out.write(json.dumps({**row, "cpu": time.process_time() - start}) + "\n")
             out.flush()
 
-    ev.register("numba:compile", _Listener())
+    listener = _Listener()
+    ev.register("numba:compile", listener)
+
+    def stop() -> None:
+        ev.unregister("numba:compile", listener)
+        out.close()
+
+    return stop
 
 
 def write_signatures(folder: str | os.PathLike, path: str | os.PathLike = SIGNATURES_MODULE) -> int:
