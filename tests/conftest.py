@@ -1,9 +1,9 @@
 """Shared fixtures and the suite's layout rules.
 
 - Real benchmark data (``FSVIZ_DATASETS``): ``skfeature_path``; ``rng``; ``chromium_path``.
-- A Dask cluster for the whole session: ``dask_cluster`` (a process-based ``LocalCluster``, two
-  single-threaded workers, started on first use) and ``dask_client`` (a ``Client`` on it that is
-  not the default client, so code without ``client=`` stays local).
+- One Dask cluster: ``dask_cluster`` (a process-based ``LocalCluster``, two single-threaded
+  workers, started on first use and closed after the last Dask test) and ``dask_client`` (a
+  ``Client`` on it that is not the default client, so code without ``client=`` stays local).
 - Markers by place and use, so nobody has to remember them: tests under ``tests/browser/`` (or
   using the ``browser`` fixture) are marked ``browser``; tests using ``dask_client``/``dask_cluster``
   are marked ``dask``; the AppTest modules ``tests/test_app_*.py`` are marked ``app``; the CLI's
@@ -193,33 +193,72 @@ def chromium_path() -> str:
 
 
 # ------------------------------------------------------------------------------------- Dask
-@pytest.fixture(scope="session")
+#: the running cluster and client, made on first use (``_dask``) and closed by ``_close_dask``
+_DASK: dict = {}
+
+
+def _dask(what: str):
+    if not _DASK:
+        distributed = pytest.importorskip("distributed")
+        # the workers import this checkout's fsviz (and tests' module-level functions), as this
+        # process does; they sample no profiles (no test reads them: 2-3 % of a core each, idle)
+        _DASK["environ"] = {k: os.environ.get(k) for k in ("PYTHONPATH", PROFILE_ENV)}
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+        os.environ[PROFILE_ENV] = "False"
+        try:
+            cluster = distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            )
+        except BaseException:
+            _close_dask()
+            raise
+        _DASK["cluster"] = cluster
+        _DASK["client"] = distributed.Client(cluster, set_as_default=False)
+    return _DASK[what]
+
+
+def _close_dask() -> None:
+    client, cluster = _DASK.pop("client", None), _DASK.pop("cluster", None)
+    if client is not None:
+        client.close()
+    if cluster is not None:
+        cluster.close()
+    for key, value in _DASK.pop("environ", {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+PROFILE_ENV = "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED"
+
+
+@pytest.fixture
 def dask_cluster():
-    """A ``LocalCluster`` for the session: two worker processes with one thread each.
+    """The session's ``LocalCluster``: two worker processes with one thread each, started on
+    first use.
 
     Processes, not threads: what a test sends to a worker really goes through pickling, as on a
     real cluster. Its ``scheduler_address`` is a TCP address another client (the CLI) can use.
+    Under xdist the Dask tests are one group, run one after the other: the cluster is closed
+    after the group's last test (an idle cluster costs about 15 % of a core: its scheduler here,
+    its workers' heartbeats), otherwise at the end of the session.
     """
-    distributed = pytest.importorskip("distributed")
-    # the workers import this checkout's fsviz (and tests' module-level functions), as this process does
-    saved = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), saved) if p)
-    try:
-        with distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster:
-            yield cluster
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved
+    return _dask("cluster")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def dask_client(dask_cluster):
     """A ``Client`` on :func:`dask_cluster`; not the default client (pass it as ``client=``)."""
-    import distributed
+    return _dask("client")
 
-    with distributed.Client(dask_cluster, set_as_default=False) as client:
-        yield client
+
+@pytest.hookimpl(trylast=True)  # after the test's own fixtures are torn down
+def pytest_runtest_teardown(item, nextitem):
+    if _DASK and os.environ.get("PYTEST_XDIST_WORKER"):
+        if nextitem is None or nextitem.get_closest_marker("dask") is None:
+            _close_dask()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _close_dask()
