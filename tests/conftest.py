@@ -199,6 +199,8 @@ def chromium_path() -> str:
 # ------------------------------------------------------------------------------------- Dask
 #: the running cluster and client, made on first use (``_dask``) and closed by ``_close_dask``
 _DASK: dict = {}
+#: read by the Dask workers when they start: no profile sampling
+PROFILE_ENV = "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED"
 
 
 def _dask(what: str):
@@ -232,9 +234,6 @@ def _close_dask() -> None:
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
-
-
-PROFILE_ENV = "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED"
 
 
 @pytest.fixture
