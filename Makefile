@@ -22,21 +22,21 @@ PYTEST_ARGS ?=
 # the fast lane: what `make check` leaves out (markers set by tests/conftest.py)
 HEAVY := slow or browser or dask or app or integration or scale
 
-# Where PYTHONDONTWRITEBYTECODE is set (this machine sets it), pytest does not keep its
-# assertion-rewritten test modules either and rewrites them all in every worker of every run
-# (10 s of CPU per worker, measured): bytecode is written here (into the ignored __pycache__/)
+# Where PYTHONDONTWRITEBYTECODE is set (this machine sets it), every Python process would compile
+# its imports from source (14 s of CPU instead of 5 for the app's, measured) and pytest would
+# rewrite every test module in every worker of every run (10 s of CPU per worker): bytecode is
+# written here, for the installed packages and this checkout (into the ignored __pycache__/)
 export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: run test test-all check samples bytecode browser bench clean
 
-# uv resolves and installs the same releases as pip in half the time, on every core (pip: over a
-# minute of one); where uv cannot be installed or reach the package index, pip does it as before.
-# Bytecode is compiled at install (pip always does): where PYTHONDONTWRITEBYTECODE is set, as on
-# this machine, every Python process would otherwise compile its imports from source (measured:
-# 14 s of CPU instead of 5 for the app's imports, in every test worker, server and child)
+# uv resolves and installs the same releases as pip in a tenth of the time, on every core (pip:
+# over a minute of one); where uv cannot be installed or reach the package index, pip does it as
+# before. uv leaves bytecode to the first import (compiling all of site-packages at install cost
+# 47 s of CPU, measured; the processes make starts write what they import: see the export below)
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	($(PY) -m pip install -q uv && $(VENV)/bin/uv pip install -q --compile-bytecode -p $(PY) -e ".[test,scale]") || \
+	($(PY) -m pip install -q uv && $(VENV)/bin/uv pip install -q -p $(PY) -e ".[test,scale]") || \
 	  ($(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e ".[test,scale]")
 	touch $@
 

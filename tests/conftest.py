@@ -23,6 +23,7 @@ The browser fixtures live in ``tests/browser/conftest.py``.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -130,6 +131,42 @@ def pytest_collection_modifyitems(config, items):
             group = path.relative_to(ROOT).as_posix() if ROOT in path.parents else str(path)
         if groups and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_collection_finish(session):
+    if "streamlit.testing.v1" in sys.modules:  # a collected module uses AppTest
+        _share_apptest_setup()
+
+
+def _share_apptest_setup() -> None:
+    """Every AppTest of this process shares one component scan and one script cache.
+
+    A new AppTest scans the metadata of every installed distribution for Streamlit components
+    (0.22 s of CPU each time, measured), and each of its runs compiles ``app.py`` and the page
+    anew, magic transform included (a fresh ``ScriptCache`` per run). Neither the installed
+    packages nor the scripts change during a test session, and a real server scans once and
+    shares one script cache among its sessions, as the tests now do.
+    """
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import app_test, local_script_runner
+
+    scan = manifest_scanner.scan_component_manifests
+    if getattr(scan, "shared", False):
+        return
+
+    @functools.wraps(scan)
+    def scan_once(max_workers=None):
+        if not hasattr(scan_once, "result"):
+            scan_once.result = scan(max_workers)
+        return list(scan_once.result)
+
+    scan_once.shared = True
+    manifest_scanner.scan_component_manifests = scan_once
+    cache = ScriptCache()
+    app_test.ScriptCache = local_script_runner.ScriptCache = lambda: cache
 
 
 @pytest.hookimpl(wrapper=True)

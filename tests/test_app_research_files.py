@@ -16,6 +16,8 @@ import shlex
 import warnings
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 pytest.importorskip("streamlit")
@@ -222,3 +224,50 @@ def test_a_sweep_that_lands_while_a_file_is_stored_keeps_it(monkeypatch):
     assert upload_store().get(options["annotations_token"]) is not None
     at.run()
     assert not at.exception and not at.main.error and _dataset(at).meta["label_column"] == "disease_state"
+
+
+def _counts_csv(n: int = 40, p: int = 80, seed: int = 9) -> bytes:
+    """Read counts (non-negative whole numbers up to hundreds, 80 genes): the proposal adds a transform."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.negative_binomial(2, 0.02, size=(n, p)), columns=[f"g{j}" for j in range(p)])
+    frame["class"] = np.where(np.arange(n) % 2, "a", "b")
+    return frame.to_csv(index=False).encode()
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("series_matrix.txt", geo_series_matrix(n_probes=60, n_samples=12)),
+        ("expr.csv", expression_with_repeats(n_genes=300, n_repeat=6)[0]),
+        ("uci.data", uci_headerless(n=40)),
+        ("counts.csv", _counts_csv()),
+    ],
+    ids=["comment-lines", "repeated-names", "no-header", "counts"],
+)
+def test_the_proposals_preview_is_the_one_the_data_page_reads(name, data):
+    """A new upload is read once for its proposal, and that preview is kept for the Data page:
+    it must equal a fresh preview with the proposed plan (the proposed transform included)."""
+    import dataclasses
+    import hashlib
+    import json
+
+    from appkit.intake import IMPORT_DEFAULTS, Upload, _inspected_plan, inspect_store, propose_plan
+    from fsviz.data import inspect_table
+
+    options = json.loads(json.dumps(IMPORT_DEFAULTS))
+    up = Upload("token", name, hashlib.sha256(data).hexdigest(), data, options)
+    propose_plan(up)
+    plan = _inspected_plan(up)
+    kept = inspect_store().get((up.digest, up.filename, plan.to_json()))
+    assert kept is not None and kept.plan == plan
+    buf = io.BytesIO(data)
+    buf.name = name
+    fresh = inspect_table(buf, plan=plan, sandbox=True, propose=False)
+    for field in dataclasses.fields(fresh):
+        a, b = getattr(kept, field.name), getattr(fresh, field.name)
+        if isinstance(a, pd.DataFrame):
+            pd.testing.assert_frame_equal(a, b)
+        else:
+            assert a == b, field.name
+    if name == "counts.csv":
+        assert plan.transform == "log1p_cpm"
