@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from fsviz import cli
-from fsviz.data import load_dataset
+from fsviz.data import load_dataset, sandbox
 from fsviz.data.budget import MemoryBudgetError
 from fsviz.data.inspect import inspect_table
 from fsviz.data.sandbox import ChildCrashed, run_isolated
@@ -176,13 +176,59 @@ def test_workbook_with_a_chart_first_reads_its_table_and_names_the_chart(tmp_pat
         load_dataset(path, sheet="Chart1")
 
 
-def test_the_sandbox_limits_memory_and_refuses_answers_that_are_not_data():
+@pytest.fixture(params=["zygote", "fresh"])
+def child(request, monkeypatch):
+    """Each sandbox behaviour holds for a child forked from the zygote and for a fresh Python
+    (the path a read takes while the zygote is busy)."""
+    if request.param == "fresh":
+        monkeypatch.setattr(sandbox._ZYGOTE_HANDLE, "run", lambda request, limit: None)
+    return request.param
+
+
+def test_the_sandbox_limits_memory_and_refuses_answers_that_are_not_data(child):
     with pytest.raises(ChildCrashed, match="needed more than its memory limit of 256.0 MiB"):
         run_isolated(np.ones, 1 << 30, memory_limit=256 << 20)  # 8 GiB of float64
     assert run_isolated(np.ones, 3, memory_limit=256 << 20).tolist() == [1.0, 1.0, 1.0]
     # were a reader child ever subverted, its answer could not name a callable to run here
     with pytest.raises(Exception, match="os.system|posix.system"):
         run_isolated(eval, "__import__('os').system")
+
+
+def test_a_crash_and_an_exception_in_either_child(child):
+    with pytest.raises(ChildCrashed, match=r"the reader crashed \(signal 6\)"):
+        run_isolated(os.abort)
+    with pytest.raises(ZeroDivisionError):
+        run_isolated(divmod, 1, 0)
+    assert run_isolated(divmod, 7, 2) == (3, 1)
+
+
+def test_the_zygote_forks_a_child_per_read_and_outlives_a_crash(monkeypatch, tmp_path):
+    zygote = sandbox._ZYGOTE_HANDLE
+    first = run_isolated(os.getppid)  # a child's parent: the zygote
+    assert first == zygote.proc.pid != os.getpid()
+    assert run_isolated(os.getpid) != run_isolated(os.getpid)  # a child of its own each time
+    print_ = run_isolated(print, "a reader that writes to stdout")  # not into the protocol
+    assert print_ is None and run_isolated(os.getppid) == first
+    with pytest.raises(ChildCrashed, match="signal 6"):
+        run_isolated(os.abort)
+    assert run_isolated(os.getppid) == first  # the crash ended the child, not the zygote
+    # the child sees this process's environment as it is now, not as when the zygote started
+    monkeypatch.setenv("FSVIZ_SANDBOX_PROBE", "now")
+    assert run_isolated(os.getenv, "FSVIZ_SANDBOX_PROBE") == "now"
+    monkeypatch.chdir(tmp_path)  # and its working directory: a relative path names the same file
+    assert run_isolated(os.getcwd) == str(tmp_path)
+
+
+def test_a_busy_or_dead_zygote_means_a_fresh_child():
+    zygote = sandbox._ZYGOTE_HANDLE
+    run_isolated(os.getpid)
+    with zygote.lock:  # another read in progress: this one takes a fresh Python
+        assert run_isolated(os.getppid) == os.getpid()
+    old = zygote.proc.pid
+    zygote.proc.kill()
+    zygote.proc.wait()
+    assert run_isolated(divmod, 7, 2) == (3, 1)  # a new zygote, or a fresh child
+    assert run_isolated(os.getppid) == zygote.proc.pid != old
 
 
 def test_a_legitimate_h5ad_reads_the_same_in_the_sandbox():

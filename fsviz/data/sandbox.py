@@ -4,15 +4,25 @@ A file reader written in C or Rust can take the whole process down on hostile by
 ``loadmat`` has died by SIGSEGV on a damaged .mat file, calamine aborts when a 1.5 KB
 workbook declares a cell at the sheet's far corner (it allocates the whole 16,384 x 1,048,576
 range), and HDF5 can crash on a damaged file. On a server every session would go down with
-it. :func:`run_isolated` runs such a reader in a fresh Python process whose data segment is
-limited (``RLIMIT_DATA``: heap and anonymous memory, what an over-allocation takes), so a crash
-or an allocation beyond the limit ends the child only and comes back here as
-:class:`ChildCrashed`, which the loaders turn into a ``ValueError`` that names the file.
+it. :func:`run_isolated` runs such a reader in a child process whose data segment is limited
+(``RLIMIT_DATA``: heap and anonymous memory, what an over-allocation takes), so a crash or an
+allocation beyond the limit ends the child only and comes back here as :class:`ChildCrashed`,
+which the loaders turn into a ``ValueError`` that names the file. Each read has a child of its
+own, forked from a zygote that imported the readers' libraries once (a fresh Python when the
+zygote is busy with another read).
 
 The threat model is in docs/app.md ("Uploads and the server").
 """
 
 from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
 
 __all__ = ["CHILD_BASE_BYTES", "ChildCrashed", "child_memory_limit", "run_isolated"]
 
@@ -29,6 +39,20 @@ class ChildCrashed(RuntimeError):
     limit) instead of returning."""
 
 
+#: the readers' libraries, imported once by the zygote (every child is a fork of it)
+_PRELOAD = (
+    "numpy",
+    "pandas",
+    "scipy.sparse",
+    "scipy.io",
+    "h5py",
+    "python_calamine",
+    "fsviz.data.formats.anndata",
+    "fsviz.data.formats.matlab",
+    "fsviz.data.formats.spreadsheet",
+)
+
+# A fresh child: one request on stdin, its answer on stdout.
 _CHILD = (
     "import os, pickle, sys\n"
     "limit = int(sys.argv[1])\n"
@@ -43,6 +67,74 @@ _CHILD = (
     "except Exception as e:\n"
     "    out = ('error', e)\n"
     "sys.stdout.buffer.write(pickle.dumps(out, protocol=5))\n"
+)
+
+# The zygote: imports the readers' libraries once, then forks one child per request. A request
+# (from the parent, trusted) is (environment, working directory, memory limit, pickled (fn,
+# args)): the child takes the parent's environment and directory as they are now, sets its
+# limit, reads, and writes its answer to a pipe; the zygote answers with the child's exit
+# code, the tail of its stderr and its answer's bytes, unread (the parent unpickles them, with
+# the safe unpickler). The zygote itself never reads the untrusted bytes.
+_ZYGOTE = (
+    "import os, pickle, resource, struct, sys, tempfile\n"
+    "for name in sys.argv[1:]:\n"
+    "    try:\n"
+    "        __import__(name)\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "inp, out = sys.stdin.buffer, sys.stdout.buffer\n"
+    "def exact(n):\n"
+    "    b = inp.read(n)\n"
+    "    if len(b) != n:\n"
+    "        raise SystemExit(0)\n"
+    "    return b\n"
+    "while True:\n"
+    "    env, cwd, limit, request = pickle.loads(exact(struct.unpack('>Q', exact(8))[0]))\n"
+    "    err = tempfile.TemporaryFile()\n"
+    "    r, w = os.pipe()\n"
+    "    pid = os.fork()\n"
+    "    if pid == 0:\n"
+    "        code = 1\n"
+    "        try:\n"
+    "            os.close(r)\n"
+    "            null = os.open(os.devnull, os.O_RDWR)\n"
+    "            os.dup2(null, 0)\n"
+    "            os.dup2(err.fileno(), 1)\n"
+    "            os.dup2(err.fileno(), 2)\n"
+    "            os.environ.clear()\n"
+    "            os.environ.update(env)\n"
+    "            os.chdir(cwd)\n"
+    "            if limit:\n"
+    "                resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))\n"
+    "            fn, args = pickle.loads(request)\n"
+    "            try:\n"
+    "                res = ('ok', fn(*args))\n"
+    "            except MemoryError:\n"
+    "                res = ('memory', None)\n"
+    "            except Exception as e:\n"
+    "                res = ('error', e)\n"
+    "            data = pickle.dumps(res, protocol=5)\n"
+    "            with os.fdopen(w, 'wb') as f:\n"
+    "                f.write(data)\n"
+    "            code = 0\n"
+    "        except MemoryError:\n"
+    "            os.write(2, b'MemoryError')\n"
+    "        except BaseException:\n"
+    "            import traceback\n"
+    "            traceback.print_exc()\n"
+    "        finally:\n"
+    "            os._exit(code)\n"
+    "    del env, request  # a file's bytes stay in the child only\n"
+    "    os.close(w)\n"
+    "    with os.fdopen(r, 'rb') as f:\n"
+    "        answer = f.read()\n"
+    "    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])\n"
+    "    size = err.seek(0, 2)\n"
+    "    err.seek(max(0, size - 65536))\n"
+    "    tail = err.read()\n"
+    "    err.close()\n"
+    "    out.write(struct.pack('>qQQ', code, len(tail), len(answer)) + tail + answer)\n"
+    "    out.flush()\n"
 )
 
 
@@ -116,7 +208,8 @@ def child_memory_limit(budget: int) -> int:
 
 
 def run_isolated(fn, *args, who: str = "load_dataset", memory_limit: int = 0):
-    """``fn(*args)`` in a fresh Python process.
+    """``fn(*args)`` in a child process of its own (forked from this process's reader zygote, or
+    a fresh Python when the zygote is busy).
 
     A crash there (SIGSEGV, abort) or an allocation beyond ``memory_limit`` bytes of data
     segment raises :class:`ChildCrashed` here instead of taking this process down; an
@@ -140,22 +233,13 @@ def run_isolated(fn, *args, who: str = "load_dataset", memory_limit: int = 0):
         The child died or ran out of its memory.
     """
     import io
-    import os
-    import pickle
-    import subprocess
-    import sys
 
-    env = {**os.environ, "RUST_BACKTRACE": "0", "PYTHONFAULTHANDLER": ""}
-    proc = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(int(memory_limit))],
-        input=pickle.dumps((fn, args), protocol=5),
-        capture_output=True,
-        check=False,
-        env=env,
-    )
-    if proc.returncode != 0 or not proc.stdout:
-        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit code {proc.returncode}"
-        oom = b"memory allocation" in proc.stderr or b"MemoryError" in proc.stderr
+    request = pickle.dumps((fn, args), protocol=5)
+    answer = _ZYGOTE_HANDLE.run(request, int(memory_limit))
+    code, stderr, stdout = answer if answer is not None else _fresh_child(request, int(memory_limit))
+    if code != 0 or not stdout:
+        how = f"signal {-code}" if code < 0 else f"exit code {code}"
+        oom = b"memory allocation" in stderr or b"MemoryError" in stderr
         if oom and memory_limit:
             from fsviz.data.budget import format_bytes
 
@@ -164,7 +248,7 @@ def run_isolated(fn, *args, who: str = "load_dataset", memory_limit: int = 0):
                 f"({how})."
             )
         raise ChildCrashed(f"{who}: the reader crashed ({how}).")
-    status, value = _safe_unpickler()(io.BytesIO(proc.stdout)).load()
+    status, value = _safe_unpickler()(io.BytesIO(stdout)).load()
     if status == "memory":
         from fsviz.data.budget import format_bytes
 
@@ -174,3 +258,92 @@ def run_isolated(fn, *args, who: str = "load_dataset", memory_limit: int = 0):
     if status == "error":
         raise value
     return value
+
+
+def _child_env() -> dict:
+    return {**os.environ, "RUST_BACKTRACE": "0", "PYTHONFAULTHANDLER": "", **_THREADS}
+
+
+def _fresh_child(request: bytes, memory_limit: int) -> tuple[int, bytes, bytes]:
+    """A new Python process answers ``request``: its exit code, stderr and stdout."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(memory_limit)],
+        input=request,
+        capture_output=True,
+        check=False,
+        env=_child_env(),
+    )
+    return proc.returncode, proc.stderr, proc.stdout
+
+
+class _Zygote:
+    """This process's zygote: a child that has imported the readers' libraries and forks a
+    grandchild per request (``fork`` takes milliseconds; a fresh Python that imports pandas,
+    h5py and scipy takes about 0.4 s of CPU, measured). Started on first use; one request at a
+    time: a request that finds it busy, or a platform without ``fork``, takes a fresh child.
+    A zygote that died or answered out of protocol is replaced on the next request (the request
+    it failed goes to a fresh child), and it ends with this process (end of its stdin).
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.proc = None
+        self.pid = 0  # the process that started it (a fork of this process starts its own)
+
+    def run(self, request: bytes, memory_limit: int) -> tuple[int, bytes, bytes] | None:
+        """The zygote's answer to ``request``, or None: take a fresh child."""
+        if not hasattr(os, "fork") or not self.lock.acquire(blocking=False):
+            return None
+        try:
+            proc = self._start()
+            message = pickle.dumps((_child_env(), os.getcwd(), memory_limit, request), protocol=5)
+            proc.stdin.write(struct.pack(">Q", len(message)) + message)
+            proc.stdin.flush()
+            code, n_err, n_out = struct.unpack(">qQQ", _read_exact(proc.stdout, 24))
+            return code, _read_exact(proc.stdout, n_err), _read_exact(proc.stdout, n_out)
+        except (OSError, EOFError, ValueError, struct.error):
+            self._stop()
+            return None
+        finally:
+            self.lock.release()
+
+    def _start(self):
+        if self.proc is not None and self.pid == os.getpid() and self.proc.poll() is None:
+            return self.proc
+        if self.pid == os.getpid():
+            self._stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _ZYGOTE, *_PRELOAD],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=_child_env(),
+        )
+        self.pid = os.getpid()
+        return self.proc
+
+    def _stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        for pipe in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+        with contextlib.suppress(OSError):
+            proc.kill()
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+
+
+#: the readers need no BLAS threads (fewer threads to fork, less memory reserved per child)
+_THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _read_exact(pipe, n: int) -> bytes:
+    data = pipe.read(n)
+    if len(data) != n:
+        raise EOFError("the reader zygote ended")
+    return data
+
+
+_ZYGOTE_HANDLE = _Zygote()
