@@ -207,6 +207,9 @@ def test_the_zygote_forks_a_child_per_read_and_outlives_a_crash(monkeypatch, tmp
     first = run_isolated(os.getppid)  # a child's parent: the zygote
     assert first == zygote.proc.pid != os.getpid()
     assert run_isolated(os.getpid) != run_isolated(os.getpid)  # a child of its own each time
+    # a request and an answer many times a pipe's buffer
+    assert run_isolated(len, b"x" * (8 << 20)) == 8 << 20
+    assert run_isolated(np.zeros, 1 << 21).nbytes == 16 << 20
     print_ = run_isolated(print, "a reader that writes to stdout")  # not into the protocol
     assert print_ is None and run_isolated(os.getppid) == first
     with pytest.raises(ChildCrashed, match="signal 6"):

@@ -70,8 +70,8 @@ _CHILD = (
 )
 
 # The zygote: imports the readers' libraries once, then forks one child per request. A request
-# (from the parent, trusted) is (environment, working directory, memory limit, pickled (fn,
-# args)): the child takes the parent's environment and directory as they are now, sets its
+# (from the parent, trusted) is (environment, working directory, memory limit), then the
+# pickled (fn, args): the child takes the parent's environment and directory as they are now, sets its
 # limit, reads, and writes its answer to a pipe; the zygote answers with the child's exit
 # code, the tail of its stderr and its answer's bytes, unread (the parent unpickles them, with
 # the safe unpickler). The zygote itself never reads the untrusted bytes.
@@ -89,7 +89,8 @@ _ZYGOTE = (
     "        raise SystemExit(0)\n"
     "    return b\n"
     "while True:\n"
-    "    env, cwd, limit, request = pickle.loads(exact(struct.unpack('>Q', exact(8))[0]))\n"
+    "    env, cwd, limit = pickle.loads(exact(struct.unpack('>Q', exact(8))[0]))\n"
+    "    request = exact(struct.unpack('>Q', exact(8))[0])\n"
     "    err = tempfile.TemporaryFile()\n"
     "    r, w = os.pipe()\n"
     "    pid = os.fork()\n"
@@ -296,8 +297,9 @@ class _Zygote:
             return None
         try:
             proc = self._start()
-            message = pickle.dumps((_child_env(), os.getcwd(), memory_limit, request), protocol=5)
-            proc.stdin.write(struct.pack(">Q", len(message)) + message)
+            head = pickle.dumps((_child_env(), os.getcwd(), memory_limit), protocol=5)
+            proc.stdin.write(struct.pack(">Q", len(head)) + head + struct.pack(">Q", len(request)))
+            proc.stdin.write(request)  # as it is: a file's bytes are not copied again
             proc.stdin.flush()
             code, n_err, n_out = struct.unpack(">qQQ", _read_exact(proc.stdout, 24))
             return code, _read_exact(proc.stdout, n_err), _read_exact(proc.stdout, n_out)
