@@ -1,4 +1,4 @@
-"""Fixtures of the real-browser tests: one Streamlit server and one Chromium for the whole session.
+"""Fixtures of the real-browser tests: one Streamlit server and one Chromium profile per session.
 
 Every test module in ``tests/browser/`` gets these by name, without imports (pytest's conftest):
 
