@@ -428,12 +428,37 @@ def test_the_recorded_kernel_signatures_name_real_kernels_and_share_by_cost():
         loads = [sum(e[3] for e in s) for s in shares]
         assert max(loads) - min(loads) <= max(e[3] for e in SIGNATURES)
         assert all([e[3] for e in s] == sorted((e[3] for e in s), reverse=True) for s in shares)
+    # two processes: GDM's kernels go with the modules they call (and the ones calling them)
+    together = {"fsviz.select.gdm._kernels", "fsviz.select.gdm._crm_kernels", "fsviz.stats._info_kernels"}
+    assert [together <= {e[0] for e in s} for s in shares_of(2)].count(True) == 1
     with pytest.raises(ValueError, match="not a recorded kernel argument type"):
         warm._numba_type("pyobject")
     with pytest.raises(ValueError, match="not a recorded kernel argument type"):
         warm._numba_type("no_such_type[2C]")
     stale = [("fsviz.select._grm_kernels", "no_such_kernel", ("float64[1C]",), 1.0)]
     assert warm._compile(stale) == (0, 1)  # skipped: compiled on first use instead
+
+
+def shares_of(n: int, entries=None) -> list[list[tuple]]:
+    from fsviz.compute import warm
+
+    return [warm._signature_share(i, n, entries) for i in range(n)]
+
+
+def test_the_warm_up_shares_whole_modules_and_splits_what_is_too_large():
+    """A kernel module and the modules whose kernels it calls (``_crm_kernels`` calls those of
+    ``gdm._kernels``) compile in one process while they fit its fair share; a cluster larger
+    than that is split into modules, the costliest first, each to the least loaded process."""
+    gdm, crm = "fsviz.select.gdm._kernels", "fsviz.select.gdm._crm_kernels"
+    grm, moments = "fsviz.select._grm_kernels", "fsviz.stats._moments_kernels"
+    entries = [(gdm, "a", (), 50.0), (crm, "b", (), 40.0), (grm, "c", (), 10.0), (moments, "d", (), 80.0)]
+    names = [[e[1] for e in s] for s in shares_of(2, entries)]
+    assert names == [["a", "b"], ["d", "c"]]  # 90 and 90: the cluster whole
+    names = [[e[1] for e in s] for s in shares_of(3, entries)]
+    assert names == [["d"], ["a"], ["b", "c"]]  # a fair share is 60: the cluster split
+    assert [[e[1] for e in s] for s in shares_of(1, entries)] == [["d", "a", "b", "c"]]
+    big = [(moments, f"k{i}", (), 30.0) for i in range(4)]  # one module larger than a share
+    assert [len(s) for s in shares_of(2, big)] == [2, 2]
 
 
 def test_recording_compiles_writes_a_record_the_warm_up_reads(tmp_path):
