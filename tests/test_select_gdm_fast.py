@@ -32,6 +32,13 @@ def _brute_groups(X, support, thr):
 
 
 # ----------------------------------------------------------------------------- statistics pass
+def _readonly(X: np.ndarray) -> np.ndarray:
+    """A read-only view, as GDM passes ``dense_stats`` its data (one compiled kernel for both)."""
+    X = X.view()
+    X.flags.writeable = False
+    return X
+
+
 @pytest.mark.parametrize("n", [2048, 1023, 6])
 @pytest.mark.parametrize("n_parts", [1, 2, 3])
 def test_dense_stats_bitwise_numpy_and_rows_dot(n, n_parts):
@@ -40,18 +47,18 @@ def test_dense_stats_bitwise_numpy_and_rows_dot(n, n_parts):
     rng = np.random.default_rng(n)
     X = rng.standard_normal((n, 777)) * rng.uniform(0.1, 50, 777) + rng.uniform(-5, 5, 777)
     w = rng.standard_normal(n)
-    s1, s2, lo, hi, u = GK.dense_stats(X, w, n_parts)
+    s1, s2, lo, hi, u = GK.dense_stats(_readonly(X), w, n_parts)
     assert np.array_equal(s1, X.sum(axis=0))
     assert np.array_equal(s1 / n, X.mean(axis=0))
     assert np.array_equal(s2, np.einsum("ij,ij->j", X, X))
     assert np.array_equal(lo, X.min(axis=0)) and np.array_equal(hi, X.max(axis=0))
     assert np.array_equal(u, GK.rows_dot(X, np.arange(n), w))
     assert np.allclose(u, X.T @ w, rtol=1e-12, atol=1e-12)
-    Xs = np.ascontiguousarray(X[:, :50])  # C-ordered, as GDM passes it (the only layout it does)
+    Xs = _readonly(np.ascontiguousarray(X[:, :50]))  # C-ordered, as GDM passes it (the only layout it does)
     py = GK.dense_stats.py_func(Xs, w, n_parts)
     for a, b in zip(py, GK.dense_stats(Xs, w, n_parts), strict=True):
         assert np.array_equal(a, b)
-    _, _, _, _, u0 = GK.dense_stats(X, np.empty(0), n_parts)  # no vector: no product
+    _, _, _, _, u0 = GK.dense_stats(_readonly(X), np.empty(0), n_parts)  # no vector: no product
     assert not u0.any()
 
 
@@ -60,7 +67,7 @@ def test_column_moments_from_pass_sums_equal_its_own():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((300, 400)) * 1e-3 + rng.uniform(-1e4, 1e4, 400)
     X[:, 7] = 3.0  # constant
-    s1, s2, *_ = GK.dense_stats(X, np.empty(0), 2)
+    s1, s2, *_ = GK.dense_stats(_readonly(X), np.empty(0), 2)
     mean, norm = column_moments(X, sums=(s1, s2))
     mean0, norm0 = column_moments(X)
     assert np.array_equal(mean, mean0) and np.array_equal(norm, norm0)

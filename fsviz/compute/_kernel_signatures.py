@@ -6,15 +6,13 @@ DIR``; see DEVELOPERS.md, "Numba's compile time"."""
 # fmt: off
 SIGNATURES = (
     ('fsviz.select._score_kernels', 'mdl_ig', ('float64[2F]', 'int64[1C]', 'int64'), 13.5),
-    ('fsviz.select._streaming_kernels', 'redundancy_pass', ('int64', 'float64[2C]', 'int32[2C]', 'int64[1C]', 'int64', 'int64', 'int64[1C]', 'bool[1C]', 'int64', 'int64', 'float64', 'float64[1C]', 'int64[2C]'), 11.7),
+    ('fsviz.select._streaming_kernels', 'redundancy_pass', ('int64', 'float64[2C]', 'int32[2F]', 'int64[1C]', 'int64', 'int64', 'int64[1C]', 'bool[1C]', 'int64', 'int64', 'float64', 'float64[1C]', 'int64[2C]'), 11.7),
     ('fsviz.stats._corr_kernels', 'cooc_hist', ('int64[1C]', 'int64[1C]', 'int64[1C]', 'float64[1C]', 'int64[1C]', 'int64[1C]', 'float64[1C]', 'float64[2C]', 'float64', 'float64[1C]', 'float64', 'float64', 'int64'), 10.1),
     ('fsviz.select.gdm._kernels', 'sparse_complete_su', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'int64[1C]', 'int64', 'int64', 'bool', 'int32[2C]', 'int64[1C]', 'float64[1C]', 'int64[2C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'int64[1C]', 'float64'), 9.8),
     ('fsviz.select.gdm._kernels', 'dense_stats', ('float64[2C,ro]', 'float64[1C]', 'int64'), 9.4),
     ('fsviz.stats._corr_kernels', 'hist_dense_block_f32', ('float32[2C]', 'float64[2C]', 'float64[2C]', 'bool', 'float64', 'float64[1C]', 'float64', 'float64', 'int64'), 8.7),
     ('fsviz.select.gdm._kernels', 'sparse_complete_su', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'int64[1C]', 'int64', 'int64', 'bool', 'int8[2C]', 'int64[1C]', 'float64[1C]', 'int64[2C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'int64[1C]', 'float64'), 8.5),
     ('fsviz.stats._corr_kernels', 'hist_dense_block', ('float64[2C]', 'bool', 'float64[1C]', 'float64', 'float64', 'int64'), 8.1),
-    ('fsviz.select.gdm._kernels', 'dense_stats', ('float64[2C]', 'float64[1C]', 'int64'), 7.4),
-    ('fsviz.select._streaming_kernels', 'redundancy_pass', ('int64', 'float64[2C]', 'int32[2F]', 'int64[1C]', 'int64', 'int64', 'int64[1C]', 'bool[1C]', 'int64', 'int64', 'float64', 'float64[1C]', 'int64[2C]'), 6.9),
     ('fsviz.select._saola_kernels', 'saola_block_discrete', ('int32[2C]', 'int64[1C]', 'float64[1C]', 'float64[1C]', 'bool[1C]', 'int32[2C]', 'int64[1C]', 'float64[1C]', 'float64[1C]', 'int8[1C]', 'int64[1C]', 'float64[1C]', 'int64[1C]', 'int64[1C]'), 5.5),
     ('fsviz.select.gdm._crm_kernels', 'crm_walk_su_sparse_sf', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'bool[1C]', 'int64', 'int64', 'bool', 'int8[2F]', 'int64[1C]', 'float64[1C]', 'int64[2C]', 'int64[1C]', 'int32[1C]', 'float64[1C]', 'int64', 'float64', 'int64', 'int64[1C]', 'float64[1C]', 'float64[1C]'), 5.5),
     ('fsviz.select.gdm._sparse_sf', 'heavy_products', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'float64[2C]', 'int64'), 5.4),

@@ -389,8 +389,8 @@ class _CIStream(_FeatureStream):
             self._levels = self._levels[cols]
 
     def _args(self):
-        if self._mode == 0:
-            return self._R, np.zeros((1, 1), dtype=np.int32), np.zeros(1, dtype=np.int64)
+        if self._mode == 0:  # the unused codes Fortran-ordered too: one compiled kernel per mode, not two
+            return self._R, np.zeros((2, 2), dtype=np.int32, order="F"), np.zeros(1, dtype=np.int64)
         return np.zeros((1, 1)), self._codes, self._levels
 
     def _arrive(self, st, j, feat, p0):

@@ -61,6 +61,8 @@ def _finite_stats(X, v=None):
     """
     if isinstance(X, np.ndarray) and X.flags.c_contiguous and X.size >= _STATS_MIN_SIZE:
         w = np.ascontiguousarray(v) if v is not None and v.ndim == 1 else np.empty(0)
+        X = X.view()
+        X.flags.writeable = False  # writable or not (the app's data is not): one compiled kernel
         with _numba_threads():
             s1, s2, lo, hi, u = GK.dense_stats(X, w, numba.get_num_threads())
         if np.isfinite(s1).all():
