@@ -228,29 +228,46 @@ _PROBE = textwrap.dedent(
     import numpy, scipy.sparse, sklearn.datasets  # imports are not the load's memory
     from fsviz.data import load_dataset
     r0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t = time.perf_counter()
-    try:
-        load_dataset(sys.argv[1])
-        kind, msg = "loaded", ""
-    except Exception as e:
-        kind, msg = type(e).__name__, str(e)
-    grow = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - r0) / 1024
-    print(json.dumps({"kind": kind, "msg": msg, "mib": grow, "s": time.perf_counter() - t}))
+    for path in sys.argv[1:]:
+        t = time.perf_counter()
+        try:
+            load_dataset(path)
+            kind, msg = "loaded", ""
+        except Exception as e:
+            kind, msg = type(e).__name__, str(e)
+        # the peak since the imports: at least this load's own growth
+        grow = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - r0) / 1024
+        print(json.dumps({"path": path, "kind": kind, "msg": msg, "mib": grow, "s": time.perf_counter() - t}))
     """
 )
+_MEMORY_CASES = ["index1e9.svm", "header1e12.svm", "coo1e10.npz", "claims4GiB.npz"]
 
 
-@pytest.mark.parametrize("name", ["index1e9.svm", "header1e12.svm", "coo1e10.npz", "claims4GiB.npz"])
-def test_memory_cases_fail_fast_and_small(tmp_path, name):
-    """The issue's memory blow-ups: a clean MemoryBudgetError, < 300 MiB peak growth, in seconds."""
-    content = next(h[1] for h in HOSTILE if h[0] == name)
-    p = _write(tmp_path, name, content)
+@pytest.fixture(scope="module")
+def memory_reports(tmp_path_factory) -> dict:
+    """Each memory case loaded in one fresh Python, in turn (one interpreter start for the four):
+    name -> its report; a report's peak growth counts every load before it too."""
+    folder = tmp_path_factory.mktemp("memory")
+    paths = [_write(folder, name, next(h[1] for h in HOSTILE if h[0] == name)) for name in _MEMORY_CASES]
     env = dict(os.environ, PYTHONPATH=str(ROOT), FSVIZ_MEMORY_BUDGET="")
     res = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(p)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", _PROBE, *map(str, paths)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert res.returncode == 0, res.stderr
-    rep = json.loads(res.stdout.strip().splitlines()[-1])
+    reports = [json.loads(line) for line in res.stdout.strip().splitlines()[-len(paths) :]]
+    return {name: rep for name, rep in zip(_MEMORY_CASES, reports, strict=True)}
+
+
+@pytest.mark.parametrize("name", _MEMORY_CASES)
+def test_memory_cases_fail_fast_and_small(memory_reports, name):
+    """The issue's memory blow-ups: a clean MemoryBudgetError, < 300 MiB peak growth, in seconds."""
+    rep = memory_reports[name]
+    assert rep["path"].endswith(name)
     assert rep["kind"] == "MemoryBudgetError", rep
     assert "memory budget" in rep["msg"] and "Fix:" in rep["msg"]
     assert rep["mib"] < 300, rep
