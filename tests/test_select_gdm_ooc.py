@@ -11,6 +11,7 @@ import pytest
 
 from fsviz.data import make_grouped_classification
 from fsviz.select import GDM
+from fsviz.select._base import readonly
 from fsviz.select.gdm import _column_source_kernels as K
 from fsviz.select.gdm._column_source import ColumnSource, is_out_of_core
 
@@ -148,7 +149,7 @@ def test_source_pickles_as_a_file_reference(tmp_path, grouped):
 
 def test_kernels_match_numpy_and_python_bodies():
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((60, 700)).astype(np.float32)
+    X = readonly(rng.standard_normal((60, 700)).astype(np.float32))  # as ColumnSource passes it
     v = rng.standard_normal(60)
     ref = X.astype(np.float64).T @ v
     F = np.asfortranarray(X)

@@ -33,7 +33,7 @@ from fsviz.select import (
     variance_score,
 )
 from fsviz.select import _score_kernels as K
-from fsviz.select._base import rank_scores
+from fsviz.select._base import rank_scores, readonly
 
 
 # ---------------------------------------------------------------- data
@@ -415,7 +415,7 @@ def test_class_ss_kernel_equals_python_body(cls_data):
     X, y = cls_data
     codes = np.unique(y, return_inverse=True)[1].astype(np.int64)
     counts = np.bincount(codes).astype(float)
-    Xc = np.ascontiguousarray(X[:20, :6])
+    Xc = readonly(np.ascontiguousarray(X[:20, :6]))  # as the scorers pass it
     a = K.class_ss_rows(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
     b = K.class_ss_rows.py_func(Xc, codes[:20], np.bincount(codes[:20], minlength=3).astype(float))
     c = K.class_ss_cols(np.asfortranarray(Xc), codes[:20], np.bincount(codes[:20], minlength=3).astype(float))

@@ -12,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import OFS, OSFS, AlphaInvesting, FastOSFS, Grafting
 from fsviz.select import _streaming_kernels as K
+from fsviz.select._base import readonly
 from fsviz.select.streaming import StreamHistory
 
 
@@ -356,7 +357,7 @@ def test_kernels_equal_their_python_bodies():
     )
     W1, W2 = np.zeros((1, b)), np.zeros((1, b))
     Y = np.where(y > 0, 1.0, -1.0)[:, None]
-    K.ofs_dense(np.ascontiguousarray(X), Y, W1, 0.2, 0.01, 2)
+    K.ofs_dense(readonly(np.ascontiguousarray(X)), Y, W1, 0.2, 0.01, 2)
     K.ofs_dense.py_func(np.ascontiguousarray(X), Y, W2, 0.2, 0.01, 2)
     np.testing.assert_allclose(W1, W2)
     A = sp.csr_matrix(X)

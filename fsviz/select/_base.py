@@ -126,6 +126,15 @@ def zero_columns(X, mask: np.ndarray):
     return X
 
 
+def readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a`` (free). A numba kernel compiles once per argument type, and
+    read-only arrays (the app's data, a memory map opened for reading) have types of their own:
+    a kernel's callers pass every input array read-only, so one compiled kernel serves both."""
+    a = a.view()
+    a.flags.writeable = False
+    return a
+
+
 def rank_scores(
     scores: np.ndarray, tie_break: np.ndarray | None = None, last: np.ndarray | None = None
 ) -> np.ndarray:

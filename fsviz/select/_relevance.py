@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from fsviz._targets import target_kind
 from fsviz.select import _saola_kernels as K
+from fsviz.select._base import readonly
 from fsviz.stats.information import Codes, is_discrete, su_with_target
 
 __all__ = [
@@ -43,7 +44,7 @@ def codes_block(X, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
     codes = np.empty((n, b), dtype=np.int32, order="F")
     k = np.empty(b, dtype=np.int64)
     if b and n:
-        K.code_columns(X, int(n_bins), codes, k)
+        K.code_columns(readonly(X), int(n_bins), codes, k)
     else:
         k[:] = 1
     return codes, k
@@ -67,7 +68,7 @@ def relevance_block(X, mode: str, target: tuple, n_bins: int) -> np.ndarray:
             return np.clip(r, -1.0, 1.0)
         Xf = np.asarray(X, dtype=np.float64)
         if Xf.ndim == 2 and Xf.shape[1] > 1 and abs(Xf.strides[0]) > abs(Xf.strides[1]):  # row-major layout
-            return np.clip(K.column_correlations_rowmajor(Xf, yc, ny), -1.0, 1.0)
+            return np.clip(K.column_correlations_rowmajor(readonly(Xf), yc, ny), -1.0, 1.0)
         return np.clip(K.column_correlations(Xf, yc, ny), -1.0, 1.0)
     yk = target[0]
     codes, k = codes_block(X, n_bins)

@@ -182,20 +182,24 @@ def saola_block_dense(relS, aliveS, relC, C1, C2, dec, red_with, pair_val, remov
 def saola_block_discrete(
     codesS, kS, hS, relS, aliveS, codesC, kC, hC, relC, dec, red_with, pair_val, removed_by_S, removed_by_C
 ):
-    """Algorithm 1 with SU computed lazily, only for the pairs the algorithm visits."""
+    """Algorithm 1 with SU computed lazily, only for the pairs the algorithm visits.
+
+    ``codesS`` (s, n) and ``codesC`` (b, n) hold one coded feature per row: the stores'
+    Fortran-ordered codes transposed, C-ordered whatever the number of features (a store of
+    one column is both C- and F-contiguous, which numba would type, and compile, apart)."""
     s = relS.shape[0]
     b = relC.shape[0]
     aliveC = np.zeros(b, dtype=np.bool_)
     for t in range(b):
         rF = relC[t]
-        ct = codesC[:, t]
+        ct = codesC[t]
         hit = -1
         hv = 0.0
         for j in range(s):
             if not aliveS[j]:
                 continue
             rY = relS[j]
-            c = su_pair(ct, kC[t], hC[t], codesS[:, j], kS[j], hS[j])
+            c = su_pair(ct, kC[t], hC[t], codesS[j], kS[j], hS[j])
             if rY >= rF:
                 if c >= rF:
                     hit = j
@@ -209,7 +213,7 @@ def saola_block_discrete(
                 if not aliveC[u]:
                     continue
                 rY = relC[u]
-                c = su_pair(ct, kC[t], hC[t], codesC[:, u], kC[u], hC[u])
+                c = su_pair(ct, kC[t], hC[t], codesC[u], kC[u], hC[u])
                 if rY >= rF:
                     if c >= rF:
                         hit = s + u
@@ -230,13 +234,14 @@ def saola_block_discrete(
 
 @njit(cache=True, parallel=True)
 def su_matrix(codesA, kA, hA, codesB, kB, hB):
-    """SU between every column of A (n, a) and every column of B (n, b) -> (a, b)."""
-    a = codesA.shape[1]
-    b = codesB.shape[1]
+    """SU between every row of A (a, n) and every row of B (b, n) -> (a, b): one coded feature
+    per row, as :func:`saola_block_discrete` takes them."""
+    a = codesA.shape[0]
+    b = codesB.shape[0]
     out = np.empty((a, b))
     for i in prange(a):
         for j in range(b):
-            out[i, j] = su_pair(codesA[:, i], kA[i], hA[i], codesB[:, j], kB[j], hB[j])
+            out[i, j] = su_pair(codesA[i], kA[i], hA[i], codesB[j], kB[j], hB[j])
     return out
 
 

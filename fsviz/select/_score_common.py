@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
 from fsviz.select import _score_kernels as K
-from fsviz.select._base import scale_extreme
+from fsviz.select._base import readonly, scale_extreme
 from fsviz.stats.moments import column_moments
 
 __all__ = [
@@ -99,7 +99,9 @@ def class_ss(X, codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.n
         if X.flags.f_contiguous and not X.flags.c_contiguous:
             means, within, const = K.class_ss_cols(X, codes, counts.astype(np.float64))
         else:
-            means, within, const = K.class_ss_rows(np.ascontiguousarray(X), codes, counts.astype(np.float64))
+            means, within, const = K.class_ss_rows(
+                readonly(np.ascontiguousarray(X)), codes, counts.astype(np.float64)
+            )
     mu = (counts @ means) / n
     between = counts @ (means - mu) ** 2
     return between, within, const

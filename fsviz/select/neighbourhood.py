@@ -26,7 +26,7 @@ from sklearn.utils._param_validation import Interval
 from fsviz._params import check_data_bound, validate_declared
 from fsviz._targets import target_kind
 from fsviz.select import _score_kernels as K
-from fsviz.select._base import EXTREME, SELECTION_CONSTRAINTS, ScoreSelector, class_codes
+from fsviz.select._base import EXTREME, SELECTION_CONSTRAINTS, ScoreSelector, class_codes, readonly
 from fsviz.select._graph import GRAPH_KERNEL, NEIGHBOURS, NEIGHBOURS_UI, knn_affinity
 from fsviz.select._score_common import check_X, check_Xy, continuous_target, ratio, zero_constant
 
@@ -218,7 +218,7 @@ def _lgd(X, n_neighbors) -> np.ndarray:
     if sp.issparse(X):
         Xc = X.tocsc()
         Xc.sort_indices()
-        g, loc = K.lgd_csc(Xc.data, Xc.indices.astype(np.int64), Xc.indptr.astype(np.int64), n, k)
+        g, loc = K.lgd_csc(readonly(Xc.data), Xc.indices.astype(np.int64), Xc.indptr.astype(np.int64), n, k)
     else:
         lgd = K.lgd_dense_par if X.size * (np.log2(max(n, 2)) + k) > K.PARALLEL_WORK else K.lgd_dense
         g, loc = lgd(np.asfortranarray(X), k)
@@ -312,7 +312,7 @@ def _laplacian(X, n_neighbors, kernel, t) -> np.ndarray:
         out = zero_constant(ratio(fDf, fLf) - 1.0, X)
     else:
         fDf, fLf, const = K.laplacian_dense(
-            np.ascontiguousarray(X), deg, Wu.row.astype(np.int64), Wu.col.astype(np.int64), Wu.data
+            readonly(np.ascontiguousarray(X)), deg, Wu.row.astype(np.int64), Wu.col.astype(np.int64), Wu.data
         )
         out = ratio(fDf, fLf) - 1.0
         out[const] = 0.0

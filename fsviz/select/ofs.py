@@ -23,7 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from fsviz.select import _streaming_kernels as K
-from fsviz.select._base import constant_features, zero_columns
+from fsviz.select._base import constant_features, readonly, zero_columns
 from fsviz.select._subset_common import SelectedSubsetMixin, rank_from_selection
 
 #: a rate or penalty that must be positive
@@ -179,10 +179,10 @@ class OFS(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
             A = X.tocsr()
             A.sort_indices()
             n_upd = K.ofs_csr(
-                A.data, A.indices.astype(np.int64), A.indptr.astype(np.int64), Y, self.coef_, *args
+                readonly(A.data), A.indices.astype(np.int64), A.indptr.astype(np.int64), Y, self.coef_, *args
             )
         else:
-            n_upd = K.ofs_dense(np.ascontiguousarray(X), Y, self.coef_, *args)
+            n_upd = K.ofs_dense(readonly(np.ascontiguousarray(X)), Y, self.coef_, *args)
         self.n_updates_ += int(n_upd)
         self.n_samples_seen_ += X.shape[0]
         self.scores_ = np.sqrt(np.einsum("kj,kj->j", self.coef_, self.coef_))

@@ -143,7 +143,7 @@ class _Engine:
             return D
         if A[0].shape[1] == 0 or B[0].shape[1] == 0:
             return np.zeros((A[0].shape[1], B[0].shape[1]))
-        return K.su_matrix(A[0], A[1], A[2], B[0], B[1], B[2])
+        return K.su_matrix(A[0].T, A[1], A[2], B[0].T, B[1], B[2])  # a feature per row
 
 
 #: SAOLA's and group-SAOLA's one declaration of their parameters (checked by scikit-learn)
@@ -375,13 +375,13 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
                 C2 = eng.dep(C, C)
                 aliveC = K.saola_block_dense(self._S_rel, aliveS, relC, C1, C2, d, rw, pv, rbS, rbC)
             else:
-                aliveC = K.saola_block_discrete(
-                    self._S[0],
+                aliveC = K.saola_block_discrete(  # the codes with a feature per row
+                    self._S[0].T,
                     self._S[1],
                     self._S[2],
                     self._S_rel,
                     aliveS,
-                    C[0],
+                    C[0].T,
                     C[1],
                     C[2],
                     relC,

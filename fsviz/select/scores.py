@@ -52,6 +52,7 @@ from fsviz.select._base import (
     SELECTION_CONSTRAINTS,
     ScoreSelector,
     class_codes,
+    readonly,
     scale_extreme,
 )
 from fsviz.select._score_common import (
@@ -478,7 +479,7 @@ def _variance(X) -> np.ndarray:
     if X.flags.f_contiguous and not X.flags.c_contiguous:
         ss, const = K.centred_ss_cols(X)
     else:
-        ss, const = K.centred_ss_rows(np.ascontiguousarray(X))
+        ss, const = K.centred_ss_rows(readonly(np.ascontiguousarray(X)))
     ss[const] = 0.0
     return ss / X.shape[0]
 

@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsviz.data.columns import release_map
+from fsviz.select._base import readonly
 from fsviz.select.gdm import _column_source_kernels as _K
 
 __all__ = ["ColumnSource", "SparseColumnSource", "is_out_of_core", "make_source"]
@@ -177,7 +178,7 @@ class ColumnSource:
             out = _K.cols_dot(raw, np.ascontiguousarray(v))
         else:
             r = np.arange(raw.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
-            out = _K.rows_dot_any(raw, r, np.ascontiguousarray(v[r]))
+            out = _K.rows_dot_any(readonly(raw), r, np.ascontiguousarray(v[r]))
         if self._release is not None:
             self._release.madvise(mmap.MADV_DONTNEED)
         return np.ldexp(out, self.shift) if self.shift else out

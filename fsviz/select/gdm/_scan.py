@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from sklearn.utils import assert_all_finite
 from threadpoolctl import ThreadpoolController
 
-from fsviz.select._base import EXTREME
+from fsviz.select._base import EXTREME, readonly
 from fsviz.select.gdm import _kernels as GK
 from fsviz.select.gdm._column_source import ColumnSource, block_stats, sparse_block_stats
 from fsviz.stats.moments import column_moments
@@ -61,10 +61,8 @@ def _finite_stats(X, v=None):
     """
     if isinstance(X, np.ndarray) and X.flags.c_contiguous and X.size >= _STATS_MIN_SIZE:
         w = np.ascontiguousarray(v) if v is not None and v.ndim == 1 else np.empty(0)
-        X = X.view()
-        X.flags.writeable = False  # writable or not (the app's data is not): one compiled kernel
         with _numba_threads():
-            s1, s2, lo, hi, u = GK.dense_stats(X, w, numba.get_num_threads())
+            s1, s2, lo, hi, u = GK.dense_stats(readonly(X), w, numba.get_num_threads())
         if np.isfinite(s1).all():
             return s1, s2, float(max(hi.max(), -lo.min())), u
     with np.errstate(over="ignore", invalid="ignore"):  # its fast sum overflows near the limit
