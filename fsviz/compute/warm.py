@@ -134,10 +134,11 @@ def _signature_share(part: int, parts: int, entries=None) -> list[tuple]:
 
     A kernel module goes whole to one process, with the modules whose kernels it calls: the
     helpers and numpy implementations they share are then compiled once, not in each process
-    (two processes sharing signature by signature spent 275 CPU-s where one spent 253; by
-    module, 258). A cluster larger than a process's fair share is split into its modules, and a
-    module larger than that into its signatures. The units go, the costliest first, each to the
-    share with the least cost so far (the shares then finish at about the same time)."""
+    (on an empty cache, two processes sharing signature by signature spent 275 CPU-s where one
+    alone spent 253; by module cluster, 247-271). A cluster larger than a process's fair share
+    is split into its modules, and a module larger than that into its signatures. The units
+    go, the costliest first, each to the share with the least cost so far (the shares then
+    finish at about the same time)."""
     if entries is None:
         from fsviz.compute._kernel_signatures import SIGNATURES as entries
     entries = list(entries)
