@@ -57,21 +57,26 @@ browser:
 	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "note: /usr/bin/chromium missing and no root: browser tests will be skipped (apt-get install chromium)"; fi
 
-# one style for the whole tree (ruff), the recorded numba kernel signatures compiled once (a fresh
-# checkout has none: otherwise the test workers compile them, often the same one twice at once),
-# then the tests and doctests
-test: $(VENV)/.installed browser samples
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
-	$(PY) -m fsviz.compute.warm --signatures-only --jobs $(CORES)
+# The recorded numba kernel signatures compiled once (a fresh checkout has none: otherwise the
+# test workers compile them, often the same one twice at once), started first and in the background:
+# the sample data and the lint, run meanwhile, are one process each, so they use the core the
+# warm-up's start leaves idle (the sample data's first imports write most of site-packages'
+# bytecode: 10 s on a fresh install). A failure of either side fails the target, after both end.
+define prepare_tests
+	$(PY) -m fsviz.compute.warm --signatures-only --jobs $(CORES) & warm=$$!; \
+	$(MAKE) --no-print-directory samples && $(PY) -m ruff check . && $(PY) -m ruff format --check .; \
+	ok=$$?; wait $$warm && exit $$ok
+endef
+
+# one style for the whole tree (ruff), the numba warm-up, then the tests and doctests
+test: $(VENV)/.installed browser
+	$(prepare_tests)
 	$(PY) -m pytest -m "not slow" -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
 
 # the full suite: make test's, plus the tests marked slow (the whole hostile-input matrix through
 # the app, the browser journeys make test leaves to the AppTests, the long runs)
-test-all: $(VENV)/.installed browser samples
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
-	$(PY) -m fsviz.compute.warm --signatures-only --jobs $(CORES)
+test-all: $(VENV)/.installed browser
+	$(prepare_tests)
 	$(PY) -m pytest -q --doctest-modules $(XDIST) $(PYTEST_ARGS) fsviz tests
 
 # the edit loop: the same lint, then the unit tests without the heavy kinds (HEAVY above)
