@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -476,6 +477,8 @@ def test_recording_compiles_writes_a_record_the_warm_up_reads(tmp_path):
     finally:
         stop()
     numba.njit(K.simplex_project.py_func)(np.array([[0.5, 0.2]])[0])  # after stop(): not noted
+    (note,) = [json.loads(line) for f in (tmp_path / "notes").glob("*.jsonl") for line in f.open()]
+    assert note["test"].startswith("tests/test_compute.py::test_recording_compiles")  # who reached it
     assert warm.write_signatures(tmp_path / "notes", tmp_path / "sigs.py") == 1
     space: dict = {}
     exec((tmp_path / "sigs.py").read_text(), space)

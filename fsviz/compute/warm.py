@@ -211,6 +211,9 @@ def record_compiles(folder: str | os.PathLike) -> Callable[[], None]:
                 return
             args = [_type_text(t) for t in data.get("args", ())]
             row = {"module": fn.__module__, "name": fn.__name__, "args": args}
+            # which test reached it (pytest's variable; absent elsewhere): a layout only a test
+            # passes is then found at once
+            row["test"] = os.environ.get("PYTEST_CURRENT_TEST", "")
             out.write(json.dumps({**row, "cpu": time.process_time() - start}) + "\n")
             out.flush()
 
