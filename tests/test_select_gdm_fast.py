@@ -273,7 +273,7 @@ def test_crm_kernel_four_sfs_per_sweep_is_bitwise_one_at_a_time():
     t_s1 = np.zeros(p0 + c)
     t_s1[:p0] = np.linspace(-1, 1, p0)
     s1, c1 = np.full(c, -2, np.int64), np.zeros(c)
-    r1 = CK.crm_walk_pcc(Xc, mean_c, norm_c, t_c, is_sf, Z1, t_s1, p0, 0.9, 0.7, 15, s1, c1)
+    r1 = CK.crm_walk_pcc(Xc.T, mean_c, norm_c, t_c, is_sf, Z1, t_s1, p0, 0.9, 0.7, 15, s1, c1)
     assert r1[0] == p0 + int(np.sum(s1 == -1)) and r1[3] == int(np.sum(s1 != -2))  # SFs, processed
     # reference: one SF at a time, replayed on the kernel's own decisions
     Zs = np.zeros((n, p0 + c), order="F")

@@ -217,7 +217,7 @@ def test_sparse_crm_walk_equals_dense_walk(window):
             assert np.allclose(zsum[: r[0]], Z[:, : r[0]].sum(axis=0), atol=1e-12)
         else:
             r = CK.crm_walk_pcc(
-                np.asfortranarray(D[:, chunk]), *args, Z, ts, 0, window, 0.7, 100, status, corr
+                np.ascontiguousarray(D[:, chunk].T), *args, Z, ts, 0, window, 0.7, 100, status, corr
             )
         outs.append((r, status, corr, Z[:, : r[0]].copy()))
     (r0, s0, c0, z0), (r1, s1, c1, z1) = outs

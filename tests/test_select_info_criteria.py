@@ -17,7 +17,7 @@ from sklearn.metrics import mutual_info_score as sk_mutual_info_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsviz.select import CIFE, CMIM, DISR, ICAP, JMI, MIFS, MRMR, info_select
-from fsviz.stats.information import discretize
+from fsviz.stats.information import code_rows, discretize
 
 SELECTORS = {"mifs": MIFS, "cife": CIFE, "jmi": JMI, "cmim": CMIM, "icap": ICAP, "disr": DISR}
 TIE = 1e-10
@@ -276,8 +276,8 @@ def test_kernel_equals_python_body_and_definition():
     a2 = c.codes[:, 0].astype(np.int64)  # 10 x 10 table <= n: table sweep
     a3 = a2 * 3 + y  # 30 x 10 table > n: emptied through the samples
     for a, ka in ((a2, 10), (a3, 30)):
-        got = joint_entropies_with(a, ka, c.codes, c.k, cands)
-        np.testing.assert_allclose(got, joint_entropies_with.py_func(a, ka, c.codes, c.k, cands), atol=1e-12)
+        got = joint_entropies_with(a, ka, c.rows, c.k, cands)
+        np.testing.assert_allclose(got, joint_entropies_with.py_func(a, ka, c.rows, c.k, cands), atol=1e-12)
         want = [entropy(a, c.codes[:, j]) for j in cands]
         np.testing.assert_allclose(got, want, atol=1e-12)
     # a table beyond 2**22 cells: the sort-based fallback
@@ -285,9 +285,10 @@ def test_kernel_equals_python_body_and_definition():
     codes = np.asfortranarray(rng.integers(0, 3000, size=(500, 2)).astype(np.int32))
     k = np.array([3000, 3000], dtype=np.int64)
     a = rng.integers(0, 2000, size=500).astype(np.int64)
-    got = joint_entropies_with(a, 2000, codes, k, np.arange(2))
+    got = joint_entropies_with(a, 2000, code_rows(codes), k, np.arange(2))
     np.testing.assert_allclose(got, [entropy(a, codes[:, j]) for j in range(2)], atol=1e-12)
-    np.testing.assert_allclose(got, joint_entropies_with.py_func(a, 2000, codes, k, np.arange(2)), atol=1e-12)
+    want = joint_entropies_with.py_func(a, 2000, code_rows(codes), k, np.arange(2))
+    np.testing.assert_allclose(got, want, atol=1e-12)
 
 
 def test_coil20_all_criteria(skfeature_path):

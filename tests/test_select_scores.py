@@ -542,9 +542,9 @@ def test_gini_selector_scores_are_higher_better(cls_data):
 def test_gini_kernel_equals_python_body(cls_data):
     X, y = cls_data
     codes, counts = np.unique(y, return_inverse=True)[1].astype(np.int64), np.bincount(y).astype(np.int64)
-    Xf = np.asfortranarray(X[:, :8])
+    rows = np.ascontiguousarray(X[:, :8].T)  # a feature per row, as _gini passes them
     np.testing.assert_array_equal(
-        K.gini_best_split(Xf, codes, counts), K.gini_best_split.py_func(Xf, codes, counts)
+        K.gini_best_split(rows, codes, counts), K.gini_best_split.py_func(rows, codes, counts)
     )
 
 

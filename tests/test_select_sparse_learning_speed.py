@@ -35,7 +35,7 @@ def test_bcd_kernel_equals_its_python_source():
     for f in (SLK.l21_bcd_epoch, SLK.l21_bcd_epoch.py_func):
         W = W0.copy()
         RT = np.ascontiguousarray((Y - X @ W).T)
-        moved = f(X, RT, W, col_sq, 3.0, rows)
+        moved = f(X.T, RT, W, col_sq, 3.0, rows)
         out.append((W, RT, moved))
     np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-12, atol=1e-12)
@@ -52,7 +52,7 @@ def test_bcd_row_update_is_the_exact_row_minimiser():
     W = np.zeros((X.shape[1], Y.shape[1]))
     RT = np.ascontiguousarray(Y.T)
     j, t = 2, 1.5
-    SLK.l21_bcd_epoch(X, RT, W, col_sq, t, np.array([j], dtype=np.int64))
+    SLK.l21_bcd_epoch(X.T, RT, W, col_sq, t, np.array([j], dtype=np.int64))
     xj = X[:, j]
     v = xj @ Y / (xj @ xj)  # least squares of the row, then the row shrinkage
     expect = max(0.0, 1 - t / ((xj @ xj) * np.linalg.norm(v))) * v

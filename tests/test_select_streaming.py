@@ -334,7 +334,7 @@ def test_kernels_equal_their_python_bodies():
         Q[:, 0] = 1 / np.sqrt(n)
         r = y - y.mean()
         p, a, acc = np.empty(b), np.empty(b), np.zeros(b, dtype=np.bool_)
-        k, rss, w = f(X, Q, 1, r, float(r @ r), 0.5, 0, 0.5, 1e-10, p, a, acc)
+        k, rss, w = f(X.T, Q, 1, r, float(r @ r), 0.5, 0, 0.5, 1e-10, p, a, acc)
         outs.append((k, rss, w, p.copy(), acc.copy()))
     assert (
         outs[0][0] == outs[1][0]

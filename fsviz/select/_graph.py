@@ -56,11 +56,13 @@ def knn_sq(X, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         upper = s == 0 and e == n and not sp.issparse(X)
         with blas_limits():
             if upper:
-                # upper triangle of X X' (half the flops of a GEMM), without copying X
+                # upper triangle of X X' (half the flops of a GEMM), without copying X; Fortran-
+                # ordered, so its transpose is the C-ordered lower triangle the kernel reads
                 G = sla_blas.dsyrk(1.0, X.T, trans=1) if X.flags.c_contiguous else sla_blas.dsyrk(1.0, X)
+                G = G.T
             else:
                 G = X[s:e] @ X.T
-        G = G.toarray() if sp.issparse(G) else np.asarray(G)
+        G = G.toarray(order="C") if sp.issparse(G) else np.ascontiguousarray(G)
         c, v = K.knn_from_gram(G, sq, s, k, upper)
         rows.append(np.repeat(np.arange(s, e), k))
         cols.append(c.ravel())

@@ -65,8 +65,9 @@ _LARGE = 1 << 22  # joint tables up to this many cells are counted in one reused
 
 
 @njit(cache=True)
-def joint_entropies_with(a, ka, codes, k, cands):
-    """Joint entropy H(a, X_c) (nats) of one coded vector ``a`` with each column ``c`` in ``cands``.
+def joint_entropies_with(a, ka, rows, k, cands):
+    """Joint entropy H(a, X_c) (nats) of one coded vector ``a`` with each feature ``c`` in
+    ``cands`` of the codes ``rows`` (a feature per row: ``Codes.rows``).
 
     ``a`` holds int64 codes in ``[0, ka)``; pass a feature column for pairwise entropies
     or the combined code ``x_s * k_y + y`` for the three-way H(X_s, Y, X_c). One count table
@@ -74,7 +75,7 @@ def joint_entropies_with(a, ka, codes, k, cands):
     samples (O(n) per candidate whatever its size); beyond ``_LARGE`` cells the sort-based
     :func:`joint_entropy_codes` takes over. Serial, like :func:`mi_su_one_vs_many`.
     """
-    n = codes.shape[0]
+    n = rows.shape[1]
     clogc = np.zeros(n + 1)
     for c in range(2, n + 1):
         clogc[c] = c * np.log(c)
@@ -89,7 +90,7 @@ def joint_entropies_with(a, ka, codes, k, cands):
         c = cands[t]
         kc = k[c]
         size = ka * kc
-        col = codes[:, c]
+        col = rows[c]
         if size <= _LARGE:
             for i in range(n):
                 counts[a[i] * kc + col[i]] += 1

@@ -39,15 +39,15 @@ def codes_block(X, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
     so a feature's codes do not depend on the block it arrived in."""
     if sp.issparse(X):
         X = X.toarray()
-    X = np.asfortranarray(X, dtype=np.float64)
-    n, b = X.shape
-    codes = np.empty((n, b), dtype=np.int32, order="F")
+    rows = np.ascontiguousarray(np.asarray(X).T, dtype=np.float64)  # the kernel's layout
+    b, n = rows.shape
+    codes = np.empty((b, n), dtype=np.int32)
     k = np.empty(b, dtype=np.int64)
     if b and n:
-        K.code_columns(readonly(X), int(n_bins), codes, k)
+        K.code_columns(readonly(rows), int(n_bins), codes, k)
     else:
         k[:] = 1
-    return codes, k
+    return codes.T, k  # (n, b) Fortran-ordered
 
 
 def relevance_block(X, mode: str, target: tuple, n_bins: int) -> np.ndarray:
@@ -69,7 +69,7 @@ def relevance_block(X, mode: str, target: tuple, n_bins: int) -> np.ndarray:
         Xf = np.asarray(X, dtype=np.float64)
         if Xf.ndim == 2 and Xf.shape[1] > 1 and abs(Xf.strides[0]) > abs(Xf.strides[1]):  # row-major layout
             return np.clip(K.column_correlations_rowmajor(readonly(Xf), yc, ny), -1.0, 1.0)
-        return np.clip(K.column_correlations(Xf, yc, ny), -1.0, 1.0)
+        return np.clip(K.column_correlations(np.ascontiguousarray(Xf.T), yc, ny), -1.0, 1.0)
     yk = target[0]
     codes, k = codes_block(X, n_bins)
     return su_with_target(Codes(codes, k), yk) if codes.shape[1] else np.empty(0)

@@ -26,23 +26,26 @@ DEC_UNGROUPED = 6
 
 
 @njit(cache=True, parallel=True)
-def column_correlations(X, yc, ny):
-    """|rho| and rho of every column of ``X`` (n, b) with a centred target ``yc`` of norm ``ny``.
+def column_correlations(rows, yc, ny):
+    """|rho| and rho of every feature of ``rows`` (``X`` transposed, a feature per row,
+    C-ordered: one layout whatever the number of features) with a centred target ``yc`` of norm
+    ``ny``.
 
-    Column by column with fixed summation order, so a feature's value does not depend on
-    which block it arrived in. Constant columns get 0.
+    Feature by feature with fixed summation order, so a feature's value does not depend on
+    which block it arrived in. Constant features get 0.
     """
-    n, b = X.shape
+    b, n = rows.shape
     r = np.zeros(b)
     for j in prange(b):
+        x = rows[j]
         s = 0.0
         for i in range(n):
-            s += X[i, j]
+            s += x[i]
         mu = s / n
         ss = 0.0
         cv = 0.0
         for i in range(n):
-            d = X[i, j] - mu
+            d = x[i] - mu
             ss += d * d
             cv += d * yc[i]
         scale = abs(mu) * np.sqrt(n) + 1e-300
@@ -80,39 +83,42 @@ def column_correlations_rowmajor(X, yc, ny):
 
 
 @njit(cache=True, parallel=True)
-def code_columns(X, n_bins, codes, k):
-    """Integer codes of every column of a Fortran ``X`` (n, b) into ``codes`` / ``k``.
+def code_columns(rows, n_bins, codes, k):
+    """Integer codes of every feature of ``rows`` (``X`` transposed: (b, n), a feature per row,
+    C-ordered) into ``codes`` (b, n) / ``k``: one layout whatever ``b``.
 
-    Integral columns with fewer than 32 levels keep their values shifted to start at 0;
-    other columns get ``n_bins`` equal-width bins ``floor((x - lo) / (hi - lo) * n_bins)``
-    clipped to ``n_bins - 1``; constant columns are all 0 with one level.
+    Integral features with fewer than 32 levels keep their values shifted to start at 0;
+    other features get ``n_bins`` equal-width bins ``floor((x - lo) / (hi - lo) * n_bins)``
+    clipped to ``n_bins - 1``; constant features are all 0 with one level.
     """
-    n, b = X.shape
+    b, n = rows.shape
     for j in prange(b):
-        lo = X[0, j]
-        hi = X[0, j]
+        x = rows[j]
+        out = codes[j]
+        lo = x[0]
+        hi = x[0]
         integral = True
         for i in range(n):
-            v = X[i, j]
+            v = x[i]
             lo = min(lo, v)
             hi = max(hi, v)
             if integral and v != np.round(v):
                 integral = False
         if not hi > lo:
             for i in range(n):
-                codes[i, j] = 0
+                out[i] = 0
             k[j] = 1
         elif integral and hi - lo < 32:
             for i in range(n):
-                codes[i, j] = np.int32(X[i, j] - lo)
+                out[i] = np.int32(x[i] - lo)
             k[j] = np.int64(hi - lo) + 1
         else:
             w = hi - lo
             for i in range(n):
-                c = np.floor((X[i, j] - lo) / w * n_bins)
+                c = np.floor((x[i] - lo) / w * n_bins)
                 c = min(c, n_bins - 1)
                 c = max(c, 0)
-                codes[i, j] = np.int32(c)
+                out[i] = np.int32(c)
             k[j] = n_bins
 
 

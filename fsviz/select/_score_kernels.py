@@ -56,13 +56,14 @@ def lgd_sorted(v, k):
 
 
 @njit(cache=True)
-def lgd_dense(X, k):
-    """``(global, local)`` sums of squares of every column of a Fortran-ordered ``X``."""
-    m = X.shape[1]
+def lgd_dense(rows, k):
+    """``(global, local)`` sums of squares of every feature of ``rows`` (``X`` transposed, a
+    feature per row, C-ordered: one layout whatever the number of features)."""
+    m = rows.shape[0]
     g = np.empty(m)
     loc = np.empty(m)
     for j in range(m):
-        v = np.sort(X[:, j])
+        v = np.sort(rows[j])
         a, b = lgd_sorted(v, k)
         g[j] = a
         loc[j] = b
@@ -70,13 +71,13 @@ def lgd_dense(X, k):
 
 
 @njit(cache=True, parallel=True)
-def lgd_dense_par(X, k):
-    """:func:`lgd_dense` with the columns spread over threads (for large inputs)."""
-    m = X.shape[1]
+def lgd_dense_par(rows, k):
+    """:func:`lgd_dense` with the features spread over threads (for large inputs)."""
+    m = rows.shape[0]
     g = np.empty(m)
     loc = np.empty(m)
     for j in prange(m):
-        v = np.sort(X[:, j])
+        v = np.sort(rows[j])
         a, b = lgd_sorted(v, k)
         g[j] = a
         loc[j] = b
@@ -406,12 +407,13 @@ def centred_ss_cols(X):
 
 # ---------------------------------------------------------------- kNN from a Gram matrix
 @njit(cache=True)
-def knn_from_gram(G, sq, start, k, upper):
+def knn_from_gram(G, sq, start, k, lower):
     """The ``k`` nearest other samples of rows ``start .. start + len(G)`` from Gram entries.
 
-    ``d2(i, j) = sq_i + sq_j - 2 G[i, j]`` (clipped at 0); with ``upper`` only the upper
+    ``d2(i, j) = sq_i + sq_j - 2 G[i, j]`` (clipped at 0); with ``lower`` only the lower
     triangle of a full ``n x n`` ``G`` is read. Ties are broken by the smaller index.
-    Returns ``(cols, d2)`` of shape ``(b, k)``, nearest first.
+    ``G`` is C-ordered either way (one compiled layout). Returns ``(cols, d2)`` of shape
+    ``(b, k)``, nearest first.
     """
     b = G.shape[0]
     n = sq.shape[0]
@@ -424,8 +426,8 @@ def knn_from_gram(G, sq, start, k, upper):
         for j in range(n):
             if j == i:
                 continue
-            if upper:
-                g = G[i, j] if j >= i else G[j, i]
+            if lower:
+                g = G[j, i] if j >= i else G[i, j]
             else:
                 g = G[r, j]
             d = sq[i] + sq[j] - 2.0 * g
@@ -475,8 +477,9 @@ def class_ss_cols(X, codes, counts):
 
 # ----------------------------------------------------------------------------- Gini index
 @njit(cache=True)
-def gini_best_split(X, codes, total):
-    """Survey eq. (83) for every column of ``X``: the smallest weighted Gini impurity
+def gini_best_split(rows, codes, total):
+    """Survey eq. (83) for every feature of ``rows`` (a feature per row, C-ordered: one layout
+    whatever the number of features): the smallest weighted Gini impurity
     ``p(W) (1 - sum_s p(s|W)^2) + p(W') (1 - sum_s p(s|W')^2)`` over the splits
     ``W = {x <= v}``, ``W' = {x > v}`` at every distinct value ``v`` (the largest gives
     ``W' = {}``, i.e. the impurity of the labels themselves).
@@ -485,7 +488,7 @@ def gini_best_split(X, codes, total):
     and swept with the class counts left of the split; ``sum_s n_s^2`` on either side is
     updated in O(1) per sample in exact integer arithmetic.
     """
-    n, m = X.shape
+    m, n = rows.shape
     c = total.shape[0]
     out = np.empty(m)
     left = np.zeros(c, dtype=np.int64)
@@ -494,7 +497,7 @@ def gini_best_split(X, codes, total):
         sum_t += total[s] * total[s]
     parent = 1.0 - (sum_t / n) / n
     for j in range(m):
-        col = X[:, j]
+        col = rows[j]
         order = np.argsort(col, kind="mergesort")
         left[:] = 0
         sum_l = np.int64(0)

@@ -10,7 +10,7 @@ from numba import njit
 
 
 @njit(cache=True)
-def l21_bcd_epoch(X, RT, W, col_sq, threshold, rows):
+def l21_bcd_epoch(XT, RT, W, col_sq, threshold, rows):
     """One cyclic sweep of block coordinate descent over the rows ``rows`` of ``W``.
 
     Minimises ``1/2 ||R||_F^2 + threshold ||W||_2,1`` with ``R = Y - XW`` kept up to date: row
@@ -20,7 +20,8 @@ def l21_bcd_epoch(X, RT, W, col_sq, threshold, rows):
 
     Parameters
     ----------
-    X : float64 (n, d), Fortran order
+    XT : float64 (d, n), C order
+        ``X'``, a feature per row (a Fortran ``X`` transposed, free): one layout whatever ``d``.
     RT : float64 (c, n), C order
         ``R'``, updated in place (stored transposed: the inner loops run over samples).
     W : float64 (d, c), C order; updated in place
@@ -36,7 +37,7 @@ def l21_bcd_epoch(X, RT, W, col_sq, threshold, rows):
     float
         The largest change of any entry of ``W`` in the sweep.
     """
-    n = X.shape[0]
+    n = XT.shape[1]
     c = RT.shape[0]
     g = np.empty(c)
     dw = np.empty(c)
@@ -46,7 +47,7 @@ def l21_bcd_epoch(X, RT, W, col_sq, threshold, rows):
         sq = col_sq[j]
         if sq <= 0.0:
             continue
-        x = X[:, j]
+        x = XT[j]
         norm = 0.0
         for k in range(c):
             r = RT[k]

@@ -15,8 +15,10 @@ from numba import njit
 
 
 @njit(cache=True)
-def alpha_investing_block(X, Q, k, r, rss, w, i0, dw, tol, out_p, out_alpha, out_acc):
-    """Alpha-investing (Zhou et al. 2006) over the columns of one block ``X`` (n x b).
+def alpha_investing_block(XT, Q, k, r, rss, w, i0, dw, tol, out_p, out_alpha, out_acc):
+    """Alpha-investing (Zhou et al. 2006) over the columns of one block ``X`` (n x b), passed
+    transposed: ``XT`` (b x n), a feature per row, C-ordered (one layout whatever ``b``: a
+    stream fed one feature at a time gives one-column blocks).
 
     ``Q[:, :k]`` is an orthonormal basis of the current model (intercept + accepted
     features), ``r`` the residual of y on it (updated in place), ``rss = r @ r``, ``w``
@@ -26,12 +28,12 @@ def alpha_investing_block(X, Q, k, r, rss, w, i0, dw, tol, out_p, out_alpha, out
     accepted when ``p < alpha_i``. Writes p-value, level and acceptance per column and
     returns ``(k, rss, w)``.
     """
-    n, b = X.shape
+    b, n = XT.shape
     xp = np.empty(n)
     for j in range(b):
         i = i0 + j + 1
         alpha = w / (2.0 * i)
-        x = X[:, j]
+        x = XT[j]
         xx = 0.0
         for t in range(n):
             xp[t] = x[t]

@@ -100,12 +100,13 @@ def info_select(
     n = yc.shape[0]
     ky = counts.shape[0]
     C, k = codes.codes, codes.k
+    R = codes.rows  # the kernel's layout, a feature per row
     m = C.shape[1]
     py = counts[counts > 0] / n
     hy = float(-(py * np.log(py)).sum())
     h = codes.entropies()
     every = np.arange(m, dtype=np.int64)
-    hfy = joint_entropies_with(yc, ky, C, k, every)  # H(f, Y)
+    hfy = joint_entropies_with(yc, ky, R, k, every)  # H(f, Y)
     rel = np.maximum(h + hy - hfy, 0.0)  # I(f; Y)
 
     avail = np.ones(m, dtype=bool)
@@ -118,11 +119,11 @@ def info_select(
     for _t in range(1, n_features):
         s = sel[-1]
         cands = np.flatnonzero(avail)
-        hfs = joint_entropies_with(C[:, s].astype(np.int64), int(k[s]), C, k, cands)  # H(f, s)
+        hfs = joint_entropies_with(C[:, s].astype(np.int64), int(k[s]), R, k, cands)  # H(f, s)
         red = np.maximum(h[cands] + h[s] - hfs, 0.0)  # I(f; s)
         if criterion in _NEEDS_Y:
             sy = C[:, s].astype(np.int64) * ky + yc
-            hfsy = joint_entropies_with(sy, int(k[s]) * ky, C, k, cands)  # H(f, s, Y)
+            hfsy = joint_entropies_with(sy, int(k[s]) * ky, R, k, cands)  # H(f, s, Y)
             # I(f; s | Y) = H(f,Y) + H(s,Y) - H(f,s,Y) - H(Y)
             cred = np.maximum(hfy[cands] + hfy[s] - hfsy - hy, 0.0)
             joint = np.maximum(hfs + hy - hfsy, 0.0)  # I(f, s; Y)

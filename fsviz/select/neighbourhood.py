@@ -221,7 +221,7 @@ def _lgd(X, n_neighbors) -> np.ndarray:
         g, loc = K.lgd_csc(readonly(Xc.data), Xc.indices.astype(np.int64), Xc.indptr.astype(np.int64), n, k)
     else:
         lgd = K.lgd_dense_par if X.size * (np.log2(max(n, 2)) + k) > K.PARALLEL_WORK else K.lgd_dense
-        g, loc = lgd(np.asfortranarray(X), k)
+        g, loc = lgd(np.ascontiguousarray(X.T), k)
     return zero_constant(ratio(g, loc), X)
 
 

@@ -362,7 +362,7 @@ def _gini(X, y) -> tuple[np.ndarray, float]:
     out = np.empty(m)
     for sl in column_blocks(n, m):
         Xb = X[:, sl].toarray() if sp.issparse(X) else X[:, sl]
-        out[sl] = K.gini_best_split(np.asfortranarray(Xb, dtype=np.float64), codes, counts)
+        out[sl] = K.gini_best_split(np.ascontiguousarray(Xb.T, dtype=np.float64), codes, counts)
     parent = 1.0 - float((counts.astype(np.float64) ** 2).sum()) / n / n
     return out, parent
 

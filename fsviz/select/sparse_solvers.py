@@ -289,7 +289,7 @@ def _lsl21_bcd(X: np.ndarray, Yc: np.ndarray, alpha: float, max_iter: int, tol: 
     it = 0
     while it < max_iter:
         it += 1
-        moved = _SLK.l21_bcd_epoch(Xf, RT, W, col_sq, threshold, every if full else active)
+        moved = _SLK.l21_bcd_epoch(Xf.T, RT, W, col_sq, threshold, every if full else active)
         history.append(objective())
         iterates.append(W.ravel().copy())
         if len(iterates) == _ANDERSON + 1:

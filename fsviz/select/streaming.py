@@ -268,7 +268,7 @@ class AlphaInvesting(_FeatureStream):
         alpha = np.empty(b)
         acc = np.zeros(b, dtype=np.bool_)
         self._k, self._rss, self._w = K.alpha_investing_block(
-            X, self._Q, self._k, self._r, self._rss, self._w, off, float(self.dw), 1e-10, p, alpha, acc
+            X.T, self._Q, self._k, self._r, self._rss, self._w, off, float(self.dw), 1e-10, p, alpha, acc
         )
         self.wealth_ = self._w
         self._sel.append(off + np.flatnonzero(acc))

@@ -1,4 +1,9 @@
-"""Numba kernels for discrete entropies; inputs are contiguous int32 codes, no validation."""
+"""Numba kernels for discrete entropies; inputs are contiguous int32 codes, no validation.
+
+The kernels over many features take the codes with a feature per row, ``(m, n)`` C-ordered (a
+Fortran ``(n, m)`` code matrix transposed, free): one layout whatever ``m``, where ``(n, 1)``
+codes would be typed C-ordered and ``(n, m)`` Fortran-ordered, two compilations of each kernel.
+"""
 
 from __future__ import annotations
 
@@ -52,23 +57,23 @@ def joint_entropy_codes(a, ka, b, kb):
 
 
 @njit(cache=True, parallel=True)
-def entropies(codes, k):
-    """Entropy of every column of a Fortran-ordered (n, m) code matrix."""
-    m = codes.shape[1]
+def entropies(rows, k):
+    """Entropy of every feature of an (m, n) code matrix (a feature per row)."""
+    m = rows.shape[0]
     out = np.empty(m)
     for j in prange(m):
-        out[j] = entropy_codes(codes[:, j], k[j])
+        out[j] = entropy_codes(rows[j], k[j])
     return out
 
 
 @njit(cache=True, parallel=True)
-def mi_su_with_target(codes, k, y, ky, hy, su):
-    """MI (nats) or SU between every column and a coded target."""
-    m = codes.shape[1]
+def mi_su_with_target(rows, k, y, ky, hy, su):
+    """MI (nats) or SU between every feature of ``rows`` (a feature per row) and a coded target."""
+    m = rows.shape[0]
     out = np.empty(m)
     for j in prange(m):
-        hx = entropy_codes(codes[:, j], k[j])
-        hxy = joint_entropy_codes(codes[:, j], k[j], y, ky)
+        hx = entropy_codes(rows[j], k[j])
+        hxy = joint_entropy_codes(rows[j], k[j], y, ky)
         mi = max(hx + hy - hxy, 0.0)
         if su:
             out[j] = 2.0 * mi / (hx + hy) if hx + hy > 0 else 0.0
@@ -79,13 +84,14 @@ def mi_su_with_target(codes, k, y, ky, hy, su):
 
 @njit(cache=True, parallel=True)
 def mi_su_cross(codes, k, h, rows, cols, su):
-    """MI or SU between columns ``rows[i]`` and ``cols[j]`` -> (len(rows), len(cols))."""
+    """MI or SU between features ``rows[i]`` and ``cols[j]`` of ``codes`` (a feature per row)
+    -> (len(rows), len(cols))."""
     out = np.empty((rows.shape[0], cols.shape[0]))
     for i in prange(rows.shape[0]):
         a = rows[i]
         for j in range(cols.shape[0]):
             b = cols[j]
-            hab = joint_entropy_codes(codes[:, a], k[a], codes[:, b], k[b])
+            hab = joint_entropy_codes(codes[a], k[a], codes[b], k[b])
             mi = max(h[a] + h[b] - hab, 0.0)
             if su:
                 out[i, j] = 2.0 * mi / (h[a] + h[b]) if h[a] + h[b] > 0 else 0.0

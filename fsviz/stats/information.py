@@ -30,8 +30,21 @@ class Codes:
     def n_features(self) -> int:
         return self.codes.shape[1]
 
+    @property
+    def rows(self) -> np.ndarray:
+        """The codes with a feature per row, (m, n) C-ordered: the layout of the kernels over
+        many features (a view of the Fortran-ordered ``codes``)."""
+        return code_rows(self.codes)
+
     def entropies(self) -> np.ndarray:
-        return K.entropies(self.codes, self.k)
+        return K.entropies(self.rows, self.k)
+
+
+def code_rows(codes: np.ndarray) -> np.ndarray:
+    """Codes ``(n, m)`` with a feature per row, ``(m, n)`` C-ordered int32: free for Fortran-ordered
+    int32 codes. One layout whatever ``m`` (an ``(n, 1)`` column is typed C-ordered by numba, a
+    wider Fortran matrix F-ordered), so a kernel taking it is compiled once."""
+    return np.ascontiguousarray(codes.T, dtype=np.int32)
 
 
 def _encode_columns(X: np.ndarray) -> Codes:
@@ -131,7 +144,7 @@ def _as_codes(X) -> Codes:
 
 def column_entropies(codes: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Entropy (nats) of every column of integer codes ``codes`` (n, m) with ``k`` levels each."""
-    return K.entropies(codes, k)
+    return K.entropies(code_rows(codes), k)
 
 
 def entropy(x) -> float:
@@ -165,7 +178,7 @@ def _with_target(X, y, su: bool) -> np.ndarray:
     yc, ky = encode_target(y)
     if yc.shape[0] != c.codes.shape[0]:
         raise ValueError(f"y has {yc.shape[0]} samples but X has {c.codes.shape[0]}; they must match.")
-    return K.mi_su_with_target(c.codes, c.k, yc, ky, K.entropy_codes(yc, ky), su)
+    return K.mi_su_with_target(c.rows, c.k, yc, ky, K.entropy_codes(yc, ky), su)
 
 
 def mi_with_target(X, y) -> np.ndarray:
@@ -184,7 +197,7 @@ def _cross(X, rows, cols, su: bool, h: np.ndarray | None) -> np.ndarray:
     cols = np.ascontiguousarray(np.atleast_1d(cols), dtype=np.int64)
     if h is None:
         h = c.entropies()
-    return K.mi_su_cross(c.codes, c.k, h, rows, cols, su)
+    return K.mi_su_cross(c.rows, c.k, h, rows, cols, su)
 
 
 def su_cross(X, rows, cols, h: np.ndarray | None = None) -> np.ndarray:

@@ -113,11 +113,12 @@ def window_sfs(ti, t_s, n_sf, window, win) -> int:
 
 # ----------------------------------------------------------------------------- the states
 class DensePCC(NamedTuple):
-    """Dense raw candidates ``Xc`` (n, c; Fortran), their means, centred norms and statistics
+    """Dense raw candidates ``Xr`` (c, n; a candidate per row, C-ordered: one layout whatever
+    ``c``), their means, centred norms and statistics
     ``t``; standardised SFs ``Zs`` (n, p_max; Fortran) with their ``t_s``; the Theorem 1
     ``window``; scratch ``win`` and ``dots`` (p_max,)."""
 
-    Xc: np.ndarray
+    Xr: np.ndarray
     mean_c: np.ndarray
     norm_c: np.ndarray
     t_c: np.ndarray
@@ -218,8 +219,8 @@ def _is(state, cls) -> bool:
 
 # ----------------------------------------------------------------------------- dense Pearson
 def _compare_dense_pcc(state, i, n_sf):
-    Xc, Zs, win, dots = state.Xc, state.Zs, state.win, state.dots
-    n = Xc.shape[0]
+    x, Zs, win, dots = state.Xr[i], state.Zs, state.win, state.dots
+    n = x.shape[0]
     mi = state.mean_c[i]
     best = -1.0
     bj = -1
@@ -234,7 +235,7 @@ def _compare_dense_pcc(state, i, n_sf):
         d2 = 0.0
         d3 = 0.0
         for r in range(n):
-            xr = Xc[r, i] - mi
+            xr = x[r] - mi
             d0 += xr * Zs[r, j0]
             d1 += xr * Zs[r, j1]
             d2 += xr * Zs[r, j2]
@@ -247,7 +248,7 @@ def _compare_dense_pcc(state, i, n_sf):
         j = win[q]
         dot = 0.0
         for r in range(n):
-            dot += (Xc[r, i] - mi) * Zs[r, j]
+            dot += (x[r] - mi) * Zs[r, j]
         dots[q] = dot
     for q in range(nw):
         rho = abs(dots[q]) / state.norm_c[i]
@@ -258,11 +259,11 @@ def _compare_dense_pcc(state, i, n_sf):
 
 
 def _append_dense_pcc(state, i, n_sf):
-    Xc, Zs = state.Xc, state.Zs
+    x, Zs = state.Xr[i], state.Zs
     mi = state.mean_c[i]
     inv = 1.0 / state.norm_c[i]
-    for r in range(Xc.shape[0]):
-        Zs[r, n_sf] = (Xc[r, i] - mi) * inv
+    for r in range(x.shape[0]):
+        Zs[r, n_sf] = (x[r] - mi) * inv
     state.t_s[n_sf] = state.t_c[i]
 
 
@@ -527,16 +528,17 @@ def _append_for(state, i, n_sf):
 
 # ----------------------------------------------------------------------------- the entry kernels
 @njit(cache=True)
-def crm_walk_pcc(Xc, mean_c, norm_c, t_c, is_sf, Zs, t_s, n_sf, window, thr, need, status, corr_out):
-    """Alg. 2 with PCC on one chunk of dense candidates (see :class:`DensePCC`): an SF ``j`` is
-    compared with a candidate only when ``| |t_c| - |t_j| | <= window`` (Theorem 1).
+def crm_walk_pcc(Xr, mean_c, norm_c, t_c, is_sf, Zs, t_s, n_sf, window, thr, need, status, corr_out):
+    """Alg. 2 with PCC on one chunk of dense candidates ``Xr`` (a candidate per row: the chunk
+    transposed; see :class:`DensePCC`): an SF ``j`` is compared with a candidate only when
+    ``| |t_c| - |t_j| | <= window`` (Theorem 1).
 
     Returns
     -------
     (n_sf, n_taken, n_corr, n_processed)
     """
     p = Zs.shape[1]
-    state = DensePCC(Xc, mean_c, norm_c, t_c, Zs, t_s, window, np.empty(p, dtype=np.int64), np.empty(p))
+    state = DensePCC(Xr, mean_c, norm_c, t_c, Zs, t_s, window, np.empty(p, dtype=np.int64), np.empty(p))
     return crm_walk(state, is_sf, n_sf, thr, need, status, corr_out)
 
 

@@ -98,10 +98,20 @@ def _order_batches(key: np.ndarray, first: int):
         first *= 4
 
 
+def _csc_chunk(X, chunk):
+    """Columns ``chunk`` of sparse ``X`` as CSC with int32 index arrays: scipy keeps int64 ones
+    from an int64-indexed ``X``, and a chunk's non-zeros fit, so the walk kernels are compiled
+    for one index type."""
+    Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
+    if Xc.indices.dtype != np.int32 and Xc.nnz < np.iinfo(np.int32).max:
+        Xc = sp.csc_matrix((Xc.data, Xc.indices.astype(np.int32), Xc.indptr.astype(np.int32)), shape=Xc.shape)
+    return Xc
+
+
 def _sparse_candidates(X, chunk, S: SparseSFs, n_sf: int, missing: int):
     """Columns ``chunk`` of sparse ``X`` as CSC, with room in the sparse SFs ``S`` for the
     largest ``missing`` of them (the candidates that may still become SFs)."""
-    Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
+    Xc = _csc_chunk(X, chunk)
     lens = np.sort(np.diff(Xc.indptr))[::-1]
     S.reserve(n_sf, int(lens[: max(missing, 0)].sum()))
     return Xc
@@ -213,7 +223,7 @@ def _crm_walk(
                 )
             elif state.corr == "pearson" and rows is None and (sp.issparse(X) or getattr(X, "sparse", False)):
                 # sparse candidates: dot products over their non-zeros only (O(nnz) per SF)
-                Xc = X.gather_sparse(chunk) if getattr(X, "sparse", False) else X[:, chunk].tocsc()
+                Xc = _csc_chunk(X, chunk)
                 zn = getattr(state, "zsum_n", 0)
                 if zn < n0:  # sums of SF columns set outside this kernel (e.g. fold states)
                     if not hasattr(state, "zsum"):
@@ -248,7 +258,7 @@ def _crm_walk(
                 if rows is None:
                     cached = Xc
                 _, n_taken, nc, _ = crm_walk_pcc(
-                    Xc,
+                    np.ascontiguousarray(Xc.T),  # a candidate per row (free: Xc is Fortran-ordered)
                     np.ascontiguousarray(mean[chunk]),
                     np.ascontiguousarray(norm[chunk]),
                     np.ascontiguousarray(t[chunk]),
