@@ -1,6 +1,7 @@
 """Numba kernels for the information-theoretic subset selectors (mRMR, FCBF, CFS, MIFS ... DISR).
 
-Inputs: Fortran int32 code matrices (n, m), int64 level counts, float64 entropies;
+Inputs: int32 code matrices, Fortran (n, m) for :func:`mi_su_one_vs_many`, a feature per row
+(m, n) for :func:`joint_entropies_with` (``Codes.rows``); int64 level counts, float64 entropies;
 no validation inside.
 """
 
