@@ -120,3 +120,29 @@ def test_name_masks_equal_the_per_name_tests():
     np.testing.assert_array_equal(_target_worded(names), [bool(_words(n) & TARGET_WORDS) for n in names])
     fewer = TARGET_WORDS - {"y"}
     np.testing.assert_array_equal(_target_worded(names, fewer), [bool(_words(n) & fewer) for n in names])
+
+
+@pytest.mark.parametrize(
+    ("text", "features"),
+    [
+        # two rows: any two distinct numbers rise or fall (a hypothesis round trip found this)
+        ("0,1,X,00\n0.0,0.0,-1.0,0.0\n0.0,0.0,0.0,0.0\n", ["0", "1", "X", "00"]),
+        ("X,g\n3,0\n7,0\n12,0\n", ["g"]),  # rising record numbers over three rows
+        ("X,g\n7,0\n3,0\n12,0\n", ["X", "g"]),
+        ("g,X\n0,0.5\n0,1.5\n0,2.5\n", ["g", "X"]),  # fractions are measurements
+    ],
+)
+def test_a_column_named_x_is_an_identifier_only_with_id_like_values(text, features):
+    """R's default names ("X" for written row names) name ids only with id-like values: a
+    feature may be called X."""
+    import io
+    import warnings
+
+    from fsviz.data import load_dataset
+
+    buf = io.BytesIO(text.encode())
+    buf.name = "x.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DataWarning)
+        ds = load_dataset(buf, label=None)
+    assert ds.feature_names.tolist() == features

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from fsviz.data import Dataset, DataWarning, load_dataset, save_dataset
 from fsviz.data.loaders import LABEL_CANDIDATES
+from fsviz.data.roles import _id_named
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -29,7 +30,15 @@ def _is_number(s: str) -> bool:
 
 
 feature_name = st.text(name_chars, min_size=1, max_size=8).filter(
-    lambda s: s.strip() == s and s.strip() != "" and s.lower() not in LABEL_CANDIDATES
+    # a column named like an id ("id", "sample_id", ...) holding a distinct whole number per row
+    # is read back as the identifier it looks like (documented); R's default names "X" and "V1"
+    # are only with id-like values, and stay in
+    lambda s: (
+        s.strip() == s
+        and s.strip() != ""
+        and s.lower() not in LABEL_CANDIDATES
+        and (not _id_named(s) or s.lower() in ("x", "v1"))
+    )
 )
 class_name = st.text(name_chars, min_size=1, max_size=6).filter(
     lambda s: s.strip() == s and s != "" and not _is_number(s)

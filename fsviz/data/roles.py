@@ -614,9 +614,12 @@ def _infer(
             first[free[0]] = True
         id_named = _id_named_mask(names)
         # R's default names ("X" for written row names, "V1" for a first column) name ids only
-        # when the values are text or the row numbers themselves: a feature may be called X
+        # when the values are text, the row numbers themselves or rising record numbers: a
+        # feature may be called X. Two distinct values always rise or fall, so rising says
+        # something from three rows on
         weak = np.array([nm.strip().lower() in _WEAK_ID_NAMES for nm in names], dtype=bool)
-        id_named &= ~weak | stats["monotone_rows"] | stats["text"] | stats["increasing"]
+        rising = stats["increasing"] & (n >= 3)
+        id_named &= ~weak | stats["monotone_rows"] | stats["text"] | rising
         auto_label = isinstance(label, str) and label == "auto"
         label_named = np.array(
             [auto_label and nm.strip().lower() in ("label", "class", "y", "target") for nm in names]
