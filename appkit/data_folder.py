@@ -160,10 +160,30 @@ def _dir_size(p: Path) -> int:
     return sum(f.stat().st_size for f in p.rglob("*") if f.is_file() and not f.is_symlink())
 
 
-def list_files(root: Path) -> list[FolderFile]:
+def _listed_kind(low: str) -> str | None:
+    """The kind a file name is listed as (``csv``, ``txt.gz``, ``zip``), or None: not listed.
+    A compressed or archived file is listed by content's wrapper and the name inside it (a
+    ``.gz`` of any name: its content decides what it is when opened)."""
+    from fsviz.data.formats.archives import COMPRESSED_SUFFIXES, strip_compression_suffix
+
+    suffix = Path(low).suffix
+    if suffix in SUFFIXES:
+        return suffix[1:]
+    wrapper = next((w for w in COMPRESSED_SUFFIXES if low.endswith(w)), None)
+    if wrapper is None:
+        return None
+    inner = Path(strip_compression_suffix(low)).suffix
+    return f"{inner[1:]}{wrapper}" if inner in SUFFIXES else wrapper[1:]
+
+
+def list_files(root: Path, skipped: list | None = None) -> list[FolderFile]:
     """The data files under ``root`` (sorted by path; hidden entries and ``<stem>.y.npy``
-    label files left out; symlinks only when they point inside ``root``)."""
+    label files left out; symlinks only when they point inside ``root``); compressed and
+    archived files (``.gz``, ``.bz2``, ``.xz``, ``.zst``, ``.zip``, ``.tar``, ``.tgz``) are
+    listed, and opened by their content. ``skipped``: a list that receives ``(path, reason)``
+    for every entry left out that a person might look for (hidden entries are not reported)."""
     root = Path(root).resolve()
+    skipped = [] if skipped is None else skipped
     out: list[FolderFile] = []
     stack: list[tuple[Path, int]] = [(root, 0)]
     while stack and len(out) < MAX_ENTRIES:
@@ -176,13 +196,15 @@ def list_files(root: Path) -> list[FolderFile]:
             if e.name.startswith(".") or len(out) >= MAX_ENTRIES:
                 continue
             p = Path(e.path)
+            rel = p.relative_to(root).as_posix()
             try:
                 real = p.resolve(strict=True)
             except (OSError, RuntimeError):  # a dangling or looping link
+                skipped.append((rel, "a link that points nowhere"))
                 continue
             if not real.is_relative_to(root):
+                skipped.append((rel, "a link that points outside the data folder"))
                 continue
-            rel = p.relative_to(root).as_posix()
             if real.is_dir():
                 if _is_seed_dir(real):
                     out.append(FolderFile(rel, _dir_size(real), "seed", True))
@@ -192,16 +214,23 @@ def list_files(root: Path) -> list[FolderFile]:
                     out.append(FolderFile(rel, _dir_size(real), "zarr", over))
                 elif depth + 1 < MAX_DEPTH and not e.is_symlink():
                     stack.append((p, depth + 1))
+                elif e.is_symlink():
+                    skipped.append((rel + "/", "a linked folder (its files open when typed)"))
+                else:
+                    skipped.append((rel + "/", f"deeper than {MAX_DEPTH} levels (its files open when typed)"))
                 continue
             low = e.name.lower()
             if low.endswith(LABELS_SUFFIX):
                 continue
             suffix = Path(low).suffix
-            if suffix in SUFFIXES:
+            kind = _listed_kind(low)
+            if kind is not None:
                 mapped = (suffix == ".npy" and _npy_over_budget(real)) or (
                     suffix in (".parquet", ".pq") and _parquet_over_budget(real)
                 )
-                out.append(FolderFile(rel, real.stat().st_size, suffix[1:], mapped))
+                out.append(FolderFile(rel, real.stat().st_size, kind, mapped))
+            else:
+                skipped.append((rel, f"not a format fsviz reads ({suffix or 'no suffix'})"))
     return sorted(out, key=lambda f: f.name)
 
 
@@ -263,9 +292,11 @@ def sources() -> list[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=4, ttl=10)
-def _listing(root: str) -> list[FolderFile]:
-    """The folder's listing, kept for 10 s (a file copied in shows up by itself)."""
-    return list_files(Path(root))
+def _listing(root: str) -> tuple[list[FolderFile], list[tuple[str, str]]]:
+    """The folder's listing and what it left out (with why), kept for 10 s (a file copied in
+    shows up by itself)."""
+    skipped: list[tuple[str, str]] = []
+    return list_files(Path(root), skipped), skipped
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -389,7 +420,7 @@ def open_folder_file(shape):
     from appkit.state import activate
 
     root = data_dir()
-    files = _listing(str(root))
+    files, skipped = _listing(str(root))
     by_name = {f.name: f for f in files}
     if st.session_state.get("folder_file") not in (None, *by_name):  # e.g. from a URL: a typed path
         st.session_state["folder_path"] = st.session_state.pop("folder_file")
@@ -405,6 +436,10 @@ def open_folder_file(shape):
         "memory budget; other formats are read like an upload, with the same import settings on the "
         "Data page.",
     )
+    if skipped:
+        shown = "; ".join(f"{name} ({why})" for name, why in skipped[:12])
+        more = f"; and {len(skipped) - 12} more" if len(skipped) > 12 else ""
+        st.caption(f"Not listed ({len(skipped)}): {shown}{more}.")
     typed = st.text_input(
         "…or a path inside the folder", key="folder_path", help="Relative to the data folder."
     )

@@ -15,6 +15,7 @@ from appkit.intake import (
     annotation_frame,
     annotation_targets,
     annotation_upload,
+    archive_members_of,
     column_roles,
     current_upload,
     effective_plan,
@@ -181,6 +182,7 @@ def import_panel(up: Upload) -> None:
                 st.rerun()
     text = info is None or info.frame is not None and info.fmt in ("csv", "tsv", "txt")
     with st.expander(f"Import plan: {up.filename}" + (f" ({info.fmt})" if info else ""), expanded=True):
+        _member_row(up)
         if text:
             _file_row(up, info)
         if info is not None and info.sheets:
@@ -201,6 +203,23 @@ def import_panel(up: Upload) -> None:
         if info is not None and info.frame is not None and info.fmt not in ("h5ad", "geo"):
             roles_editor(up, info)
         _plan_box(up, info)
+
+
+def _member_row(up: Upload) -> None:
+    """An archive of several data files (a zip, a tar.gz): which member to read. Listed in the
+    sandbox child, bounded by the memory budget, like the read itself."""
+    members = archive_members_of(up)
+    if len(members) < 2:
+        return
+    _option(
+        up,
+        "member",
+        st.selectbox,
+        "Archive member",
+        [None, *members],
+        lambda v: "the archive's one data file or layout" if v is None else v,
+        help="The archive holds several data files: choose the one to read (the import plan's member).",
+    )
 
 
 def _file_row(up: Upload, info) -> None:

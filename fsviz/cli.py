@@ -156,6 +156,8 @@ def _load(args: argparse.Namespace):
         "annotation_key": args.annotation_key,
         "matrix": args.matrix,
         "var_names": args.var_names,
+        "compression": args.compression,
+        "member": args.member,
     }
     if args.na_values is not None:
         kwargs["na_values"] = [v.strip() for v in args.na_values.split(",")]
@@ -518,6 +520,18 @@ def _parser() -> argparse.ArgumentParser:
             "columns can be the --label",
         )
         q.add_argument("--annotation-key", metavar="COLUMN", help="its column of sample ids (default: found)")
+        q.add_argument(
+            "--compression",
+            choices=LOAD_CHOICES["compression"],
+            default=LOADING["compression"],
+            help="what wraps the data: auto (default: from the content; .gz, .bz2, .xz, .zip, .tar, "
+            ".tar.gz), none, or what it must be",
+        )
+        q.add_argument(
+            "--member",
+            metavar="NAME",
+            help="the archive member to read when a .zip/.tar holds several data files",
+        )
         q.add_argument("--matrix", default="X", help=".h5ad: X, raw or layers/<name>")
         q.add_argument("--var-names", metavar="COLUMN", help=".h5ad: the var column that names the features")
         q.add_argument(

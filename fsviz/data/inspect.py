@@ -206,6 +206,10 @@ def inspect_table(
         raise ValueError(f"{who} is empty (0 bytes). Fix: choose a file that holds data.")
     if not isinstance(nrows, int) or isinstance(nrows, bool) or nrows < 1:
         raise ValueError(f"{who}: nrows must be a positive int; got {nrows!r}.")
+    src.use_plan(plan)
+    src.unwrap()  # a compressed or archived file: the file inside (recorded in the plan)
+    if src.compression != "none" and (plan.compression, plan.member) != (src.compression, src.member):
+        plan = plan.replace(compression=src.compression, member=src.member)
     f = _resolve_format(src, plan.fmt)
     if f == "txt" and _sniff(src.head(1 << 16)) == "svmlight":
         f = "svmlight"

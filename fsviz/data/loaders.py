@@ -129,6 +129,8 @@ def load_dataset(
     transform: str = "none",
     matrix: str = "X",
     var_names: str | None = None,
+    compression: str = "auto",
+    member: str | None = None,
     plan: ImportPlan | dict | None = None,
 ) -> Dataset:
     """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
@@ -300,6 +302,17 @@ def load_dataset(
         .h5ad: ``"X"``, ``"raw"`` or ``"layers/<name>"``.
     var_names : str, optional
         .h5ad: the ``var`` column that names the features (gene symbols); default the index.
+    compression : str, default="auto"
+        What wraps the data (:mod:`fsviz.data.formats.archives`): ``"auto"`` opens a gzip,
+        bzip2, xz (zstd with the ``zstandard`` package) stream or a zip/tar archive (``.tar.gz``
+        too) by its content, whatever the name; ``"none"`` reads the bytes as they are; another
+        value (``"gzip"``, ``"zip"``, ``"tar.gz"``, ...) is what the file must be. What was found
+        is recorded in ``meta["plan"]``. Decompression is bounded by ``memory_budget`` (the sizes
+        the archive declares first, then the bytes as they stream), and archives with unsafe
+        member names, links, encrypted or nested archives are refused.
+    member : str, optional
+        The member of a zip/tar archive to read when it holds several data files (default: its
+        one data file, or its recognised multi-file layout).
     plan : ImportPlan or dict, optional
         All of the reading options above as one value (:class:`fsviz.data.plan.ImportPlan`,
         or its dict form): given, it is used instead of them (passing both is an error).
@@ -365,6 +378,9 @@ def load_dataset(
     if size == 0:
         raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
     src.check(size, f"the file itself ({format_bytes(size)})")
+    src.unwrap()  # a gzip/bz2/xz/zstd stream or a zip/tar archive: the file inside, bounded
+    if src.compression != "none" and (plan.compression, plan.member) != (src.compression, src.member):
+        plan = plan.replace(compression=src.compression, member=src.member)  # recorded in meta["plan"]
     f = _resolve_format(src, plan.fmt)
     readers = {
         "csv": _load_delimited,

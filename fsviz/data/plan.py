@@ -47,6 +47,20 @@ PLAN_CHOICES: dict[str, tuple] = {
     "dates": ("ignore", "number"),
     "transform": ("none", "log1p", "log1p_cpm", "zscore"),
     "encoding": ("auto", "utf-8", "cp1252", "latin-1"),
+    "compression": (
+        "auto",
+        "none",
+        "gzip",
+        "bz2",
+        "xz",
+        "zst",
+        "zip",
+        "tar",
+        "tar.gz",
+        "tar.bz2",
+        "tar.xz",
+        "tar.zst",
+    ),
 }
 #: the types a column can be given (``types``)
 COLUMN_TYPES = ("number", "category", "date", "text")
@@ -110,6 +124,13 @@ class ImportPlan:
     var_names : str or None
         .h5ad: the ``var`` column that names the features (None: the index).
     image_order : {"auto", "C", "F"}
+    compression : str
+        What wraps the data: ``"auto"`` (found from the content: a gzip, bzip2, xz or zstd stream,
+        a zip or tar archive; recorded here once found), ``"none"`` (the bytes as they are), or
+        what the file must be (``"gzip"``, ``"zip"``, ``"tar.gz"``, ...; see
+        :mod:`fsviz.data.formats.archives`).
+    member : str or None
+        The archive member read (None: the archive's one data file, or its multi-file layout).
     """
 
     fmt: str | None = None
@@ -140,6 +161,8 @@ class ImportPlan:
     matrix: str = "X"
     var_names: str | None = None
     image_order: str = "auto"
+    compression: str = "auto"
+    member: str | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -289,7 +312,7 @@ def _check(plan: ImportPlan) -> None:
         raise ValueError(f"'missing_indicators' must be true or false; got {plan.missing_indicators!r:.40}.")
     if not (_is_int(plan.min_class_size) and 0 <= plan.min_class_size <= 1_000_000):
         raise ValueError(f"'min_class_size' must be an int >= 0; got {plan.min_class_size!r:.40}.")
-    for name in ("sample_annotations", "annotation_key", "var_names"):
+    for name in ("sample_annotations", "annotation_key", "var_names", "member"):
         v = getattr(plan, name)
         if v is not None and not isinstance(v, str):
             raise ValueError(f"'{name}' must be a text or None; got {v!r:.40}.")

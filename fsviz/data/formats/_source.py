@@ -104,6 +104,10 @@ class _Source:
         self.allow_external = False  # HDF5 may point at other files (trusted local files only)
         self.use_plan(ImportPlan())  # every reading option at its default; load_dataset sets its plan
         self.notes: list[str] = []  # what was done that a person should know (meta["notes"])
+        self.compression = "none"  # what unwrap() took off (archives.COMPRESSIONS)
+        self.member: str | None = None  # the archive member read
+        self.files: dict[str, bytes] | None = None  # a multi-file layout's members (unwrap())
+        self.layout: str | None = None  # its name (archives.MULTI_FILE_LAYOUTS)
 
     def use_plan(self, plan) -> None:
         """Take the options of an :class:`~fsviz.data.plan.ImportPlan` (what the readers read)."""
@@ -172,6 +176,43 @@ class _Source:
     def handle(self):
         """Something parsers accept: the path, or a fresh BytesIO of the content."""
         return self.path if self.path is not None else io.BytesIO(self.bytes())
+
+    def unwrap(self) -> None:
+        """Take off what wraps the data (gzip, bzip2, xz, zstd; a zip or tar archive), by content,
+        bounded by the memory budget, in the sandbox child when ``self.sandbox``: afterwards the
+        source is the file inside (its bytes and name), or a multi-file layout (``files``,
+        ``layout``). The plan's ``compression`` and ``member`` choose; what was done is in
+        ``compression`` and ``member`` (see :mod:`fsviz.data.formats.archives`)."""
+        from fsviz.data.formats.archives import compression_of, unwrap, unwrap_isolated
+
+        plan = self.plan
+        if plan.compression == "none" and plan.member is None:
+            return
+        head = self.head(8192)
+        wrapped = compression_of(self.bytes() if head.startswith(b"PK") else head)  # a zip: its members
+        if wrapped is None and plan.compression == "auto" and plan.member is None:  # tell it from a workbook
+            return
+        who = f"load_dataset: {self.label}"
+        source = self.path if self._data is None and self.path is not None else self.bytes()
+        how = unwrap_isolated if self.sandbox else unwrap
+        out = how(
+            source,
+            self.filename,
+            compression=plan.compression,
+            member=plan.member,
+            limit=self.budget,
+            who=who,
+        )
+        if out["compression"] == "none":
+            return
+        self.compression, self.member = out["compression"], out["member"]
+        self.files, self.layout = out["files"], out["layout"]
+        self.path = None
+        self._data = out["data"] if out["data"] is not None else b""
+        if out["filename"]:
+            self.filename = out["filename"]
+        inside = f" member {self.member!r}" if self.member else ""
+        self.notes.append(f"decompressed from {self.compression}{inside}")
 
     @property
     def stem(self) -> str:
