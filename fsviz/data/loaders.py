@@ -35,21 +35,15 @@ from fsviz.data.budget import (
     sparse_bytes,
 )
 from fsviz.data.dataset import Dataset
-from fsviz.data.formats._source import (
+from fsviz.data.formats.registry import read_parts
+from fsviz.data.formats.source import (
     FORMATS,
     LABEL_CANDIDATES,
-    _parse_error,
-    _readonly,
-    _resolve_format,
-    _Source,
+    Source,
+    parse_error,
+    readonly,
+    resolve_format,
 )
-from fsviz.data.formats.anndata import _load_h5ad
-from fsviz.data.formats.delimited import _load_delimited, _load_sheet
-from fsviz.data.formats.geo import _load_geo
-from fsviz.data.formats.matlab import _load_mat
-from fsviz.data.formats.npz import _load_npz
-from fsviz.data.formats.parquet import _load_parquet
-from fsviz.data.formats.svmlight import _load_svmlight
 from fsviz.data.images import (
     KNOWN_IMAGE_SHAPES,
     KNOWN_NOT_IMAGES,
@@ -361,7 +355,7 @@ def load_dataset(
         path_or_buffer
     ):  # a .npy matrix (memory-mapped over the budget), labels in <stem>.y.npy
         return load_npy(path_or_buffer, label=label, name=name, memory_budget=memory_budget)
-    src = _Source(path_or_buffer)
+    src = Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
     src.sandbox = bool(sandbox)
     if not isinstance(allow_external, (bool, np.bool_)):
@@ -381,21 +375,7 @@ def load_dataset(
     src.unwrap()  # a gzip/bz2/xz/zstd stream or a zip/tar archive: the file inside, bounded
     if src.compression != "none" and (plan.compression, plan.member) != (src.compression, src.member):
         plan = plan.replace(compression=src.compression, member=src.member)  # recorded in meta["plan"]
-    f = _resolve_format(src, plan.fmt)
-    readers = {
-        "csv": _load_delimited,
-        "tsv": _load_delimited,
-        "txt": _load_delimited,
-        "parquet": _load_parquet,
-        "mat": _load_mat,
-        "svmlight": _load_svmlight,
-        "npz": _load_npz,
-        "xlsx": _load_sheet,
-        "xls": _load_sheet,
-        "ods": _load_sheet,
-        "h5ad": _load_h5ad,
-        "geo": _load_geo,
-    }
+    f = resolve_format(src, plan.fmt)
     who = f"load_dataset: {src.label}"
     try:
         table = None
@@ -406,10 +386,7 @@ def load_dataset(
             )
             if isinstance(label, str) and label in [str(c) for c in table.columns]:
                 label = None  # the target is an annotation: the data are read without one
-        if f in ("csv", "tsv", "txt", "xlsx", "xls", "ods"):
-            parts = readers[f](src, f, label)
-        else:
-            parts = readers[f](src, label)
+        parts = read_parts(src, f, label)  # the registered reader (fsviz.data.formats.registry)
         if parts.get("annotations") is not None:  # a GEO series matrix brings its own
             table = parts.pop("annotations") if table is None else table
         if table is not None:
@@ -433,7 +410,7 @@ def load_dataset(
     except MemoryError as e:
         raise out_of_memory(f"load_dataset: {src.label}", e) from None
     except Exception as e:  # a damaged file can make any parser fail in its own way
-        raise _parse_error(
+        raise parse_error(
             src,
             {"txt": "text"}.get(f, f),
             e,
@@ -501,7 +478,7 @@ def _load_mapped_dir(path, *, label, name) -> Dataset:
     )
 
 
-def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> Dataset:
+def _assemble(src: Source, parts: dict, *, image_shape, name, image_order) -> Dataset:
     X, y = parts["X"], parts.get("y")
     names = parts.get("feature_names")
     who = f"load_dataset: {src.label}"
@@ -602,7 +579,7 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
             perm = column_major_permutation(shape)
             X = X[:, perm]
             if not sp.issparse(X):
-                X = _readonly(X)  # a fresh array the Dataset need not copy again
+                X = readonly(X)  # a fresh array the Dataset need not copy again
             meta["source_columns"] = perm
             meta["image_order"] = "F"
             if names is None or parts.get("names_are_default"):
@@ -714,7 +691,7 @@ def _impute(X, names, strategy: str, indicator: bool, who: str):
             counts[str(names[j])] = int(miss.sum())
             fills[str(names[j])] = fill
         if len(nan_cols):
-            X = _readonly(X)
+            X = readonly(X)
     if all_missing:
         raise ValueError(
             f"{who}: missing={strategy!r} cannot fill feature column(s) {names_preview(all_missing)}: "

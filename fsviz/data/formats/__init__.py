@@ -1,6 +1,28 @@
-"""One module per file format, its reader and its writer together.
+"""One module per file format, its reader and its writer together, and the reader registry.
 
-:func:`fsviz.data.load_dataset` and :func:`fsviz.data.save_dataset` (in
-:mod:`fsviz.data.loaders`) sniff the format and dispatch here; :mod:`._source` holds what
-every reader shares.
+:func:`fsviz.data.load_dataset` finds the format (a registered reader that recognises the
+content, else the binary kind, the suffix, the text) and reads it through
+:mod:`fsviz.data.formats.registry`; :mod:`.source` holds what every reader shares,
+:mod:`.archives` unwraps compressed and archived files first. A new format is one module with
+a :class:`~fsviz.data.formats.registry.Reader` and one :func:`register` line below (or, outside
+fsviz, one ``register(...)`` call); docs/data.md, "Adding a reader", shows one.
 """
+
+from fsviz.data.formats import anndata, delimited, geo, matlab, npz, parquet, svmlight
+from fsviz.data.formats.registry import Reader, get_reader, readers, register
+
+__all__ = ["Reader", "get_reader", "readers", "register"]
+
+# the built-in readers, in detection order (only those with a ``detect`` are asked by content)
+register(delimited.CSV_READER)
+register(delimited.TSV_READER)
+register(delimited.TXT_READER)
+register(delimited.XLSX_READER)
+register(delimited.XLS_READER)
+register(delimited.ODS_READER)
+register(parquet.READER)
+register(matlab.READER)
+register(svmlight.READER)
+register(npz.READER)
+register(anndata.READER)
+register(geo.READER)
