@@ -87,7 +87,7 @@ def target_picker(up) -> None:
     """The target of an uploaded file: a column picked from a list (likely targets first), or
     the variable name of a .mat/.npz file."""
     info = appkit.inspect_upload(up)
-    if info.frame is None:
+    if not appkit.target_options(up, info):  # no columns to pick from (.mat/.npz/LIBSVM)
         st.text_input(
             "Label variable (empty = automatic)",
             key=appkit.import_key(up, "label"),

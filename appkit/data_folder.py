@@ -53,6 +53,10 @@ SUFFIXES = (
     ".xlsx",
     ".xls",
     ".ods",
+    ".gct",
+    ".cls",
+    ".mtx",
+    ".h5",
 )
 #: formats opened from their path by load_dataset (memory-mapped when over the memory budget)
 DIRECT = (".npy",)
@@ -152,6 +156,27 @@ def _over_budget(shape) -> bool:
     return len(shape) == 2 and bool(budget) and dense_bytes(*shape) > budget
 
 
+def _is_tenx(p: Path) -> bool:
+    from fsviz.data.formats.tenx import tenx_folder_files
+
+    return tenx_folder_files(p) is not None
+
+
+def _folder_as_tar(path: Path) -> bytes:
+    """A 10x matrix folder's three files as one (uncompressed) tar in memory: it then opens as
+    an upload of the ``.tar`` 10x serves would (the loader recognises the layout)."""
+    import io
+    import tarfile
+
+    from fsviz.data.formats.tenx import tenx_folder_files
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for file in tenx_folder_files(path).values():
+            tar.add(file, arcname=f"{path.name}/{Path(file).name}", recursive=False)
+    return buf.getvalue()
+
+
 def _is_seed_dir(p: Path) -> bool:
     return (p / "meta.json").is_file() and ((p / "X.npy").is_file() or (p / "X.data.npy").is_file())
 
@@ -212,6 +237,8 @@ def list_files(root: Path, skipped: list | None = None) -> list[FolderFile]:
                     shape = _zarr_shape(real)
                     over = shape is not None and _over_budget(shape)
                     out.append(FolderFile(rel, _dir_size(real), "zarr", over))
+                elif _is_tenx(real):  # a Cell Ranger matrix folder: opened as one dataset
+                    out.append(FolderFile(rel, _dir_size(real), "10x", False))
                 elif depth + 1 < MAX_DEPTH and not e.is_symlink():
                     stack.append((p, depth + 1))
                 elif e.is_symlink():
@@ -497,17 +524,24 @@ def _as_upload(path: Path, stat):
     from appkit.state import use
     from fsviz.data.budget import check_memory, format_bytes
 
-    check_memory(stat.st_size, f"the file {path.name} ({format_bytes(stat.st_size)})", who="data folder")
-    version = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
+    size = _dir_size(path) if path.is_dir() else stat.st_size
+    check_memory(size, f"the file {path.name} ({format_bytes(size)})", who="data folder")
+    version = f"{path}:{stat.st_mtime_ns}:{size}"
     token = st.session_state.get("folder_token")
     if (
         token is None
         or upload_store().get(token) is None
         or st.session_state.get("folder_version") != version
     ):
-        data = path.read_bytes()
+        tenx = path.is_dir() and _is_tenx(path)
+        if path.is_dir() and not tenx:
+            raise ValueError(
+                f"data folder: {path.name!r} is a folder fsviz does not open; pick a file in it."
+            )
+        data = _folder_as_tar(path) if tenx else path.read_bytes()
+        name = f"{path.name}.tar" if tenx else path.name
         options = dict(IMPORT_DEFAULTS)
-        record = Upload(secrets.token_urlsafe(16), path.name, hashlib.sha256(data).hexdigest(), data, options)
+        record = Upload(secrets.token_urlsafe(16), name, hashlib.sha256(data).hexdigest(), data, options)
         use("upload", record.token)  # before the store holds it (see appkit.state.release_unused)
         upload_store().put(record.token, record)
         session_options()[record.token] = dict(options)

@@ -28,6 +28,7 @@ from appkit.intake import (
     set_target,
 )
 from appkit.state import per_dataset
+from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.loaders import LOAD_CHOICES
 
 NO_TARGET = "(no target: unsupervised)"
@@ -47,11 +48,13 @@ def copy_label_text(token: str) -> None:
 
 def target_options(up: Upload, info) -> list[str]:
     """Target picker options: likely targets first (the sample annotations' before the table's),
-    then "no target", then the other columns."""
+    then "no target", then the other columns; empty when there are no columns to pick from."""
     ann_target, ann_cands, ann_cols = annotation_targets(up)
     suggested = list(dict.fromkeys([*ann_cands, *(str(c) for c in info.target_candidates)]))
-    columns = [*ann_cols, *(str(c) for c in info.frame.columns)]
+    columns = [*ann_cols, *(str(c) for c in (info.frame.columns if info.frame is not None else ()))]
     rest = [c for c in dict.fromkeys(columns) if c not in suggested]
+    if not columns:  # nothing to pick from (a .mat/.npz/LIBSVM file: its label is a variable name)
+        return []
     return suggested + [NO_TARGET] + rest
 
 
@@ -60,7 +63,7 @@ def target_choice(up: Upload, info, options: list[str]) -> str:
     annotations, of AnnData's obs or a series matrix's characteristics), else "no target"."""
     label = up.options.get("label")
     ann_target, _, ann_cols = annotation_targets(up)
-    if info.fmt in ("h5ad", "geo") or label in ann_cols:
+    if info.fmt not in TABLE_FORMATS or label in ann_cols:
         if label == "auto":
             label = info.target
         return label if label in options else NO_TARGET
@@ -183,6 +186,7 @@ def import_panel(up: Upload) -> None:
     text = info is None or info.frame is not None and info.fmt in ("csv", "tsv", "txt")
     with st.expander(f"Import plan: {up.filename}" + (f" ({info.fmt})" if info else ""), expanded=True):
         _member_row(up)
+        _read_as_row(up, info)
         if text:
             _file_row(up, info)
         if info is not None and info.sheets:
@@ -200,7 +204,7 @@ def import_panel(up: Upload) -> None:
         for note in info.notes if info is not None else ():
             st.caption(note)
         _annotations_row(up, info)
-        if info is not None and info.frame is not None and info.fmt not in ("h5ad", "geo"):
+        if info is not None and info.frame is not None and info.fmt in TABLE_FORMATS:
             roles_editor(up, info)
         _plan_box(up, info)
 
@@ -219,6 +223,31 @@ def _member_row(up: Upload) -> None:
         [None, *members],
         lambda v: "the archive's one data file or layout" if v is None else v,
         help="The archive holds several data files: choose the one to read (the import plan's member).",
+    )
+
+
+#: formats recognised in a text file's content that can be read as a plain table instead
+RECOGNISED_TEXT = ("gct", "mtx")
+
+
+def _read_as_row(up: Upload, info) -> None:
+    """A recognised format (GCT, MatrixMarket) says so, with the one choice that switches it off:
+    read the file as a plain table (the import plan's ``fmt``)."""
+    from fsviz.data.formats import get_reader
+
+    fmt = up.options.get("fmt")
+    if not (info is not None and info.fmt in RECOGNISED_TEXT) and fmt != "txt":
+        return
+    what = get_reader(info.fmt).description if info is not None and info.fmt in RECOGNISED_TEXT else None
+    _option(
+        up,
+        "fmt",
+        st.selectbox,
+        "Read as",
+        [None, "txt"],
+        lambda v: (f"{what} (recognised)" if what else "as recognised") if v is None else "a plain table",
+        help="fsviz recognised this file's format from its content; 'a plain table' reads it as delimited "
+        "text instead, with the separator, header and column roles below.",
     )
 
 
@@ -290,7 +319,7 @@ def _file_row(up: Upload, info) -> None:
 
 def _values_row(up: Upload, info) -> None:
     c = st.columns(4)
-    if info is None or info.frame is not None and info.fmt not in ("h5ad", "geo"):
+    if info is None or info.frame is not None and info.fmt in TABLE_FORMATS:
         with c[0]:
             _option(
                 up,

@@ -15,6 +15,7 @@ from appkit.memory import ByteLRU, share
 from appkit.state import activate, use
 from appkit.widgets import busy
 from fsviz.data.formats.archives import strip_compression_suffix
+from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.plan import ImportPlan
 
 
@@ -413,7 +414,7 @@ def effective_plan(up: Upload, info) -> ImportPlan:
     identifier and ignored columns (the plan the dataset carries and the report reproduces)."""
     plan = plan_of(up)
     label = up.options.get("label")
-    if info.frame is None or info.fmt in ("h5ad", "geo") or label in annotation_columns(up):
+    if info.frame is None or info.fmt not in TABLE_FORMATS or label in annotation_columns(up):
         return plan
     roles = column_roles(up, info)
     target = [c for c, r in roles.items() if r == "target"]

@@ -58,6 +58,10 @@ def read_annotations(obj: Any, *, who: str, budget: int = 0, na_values=None):
         raise ValueError(f"{where} are empty (0 bytes). Fix: choose the phenotype table.")
     src.check(src.size() * 8, "the sample annotations")
     fmt = resolve_format(src, None)
+    if fmt == "cls":  # class labels by position (GenePattern): fsviz.data.formats.gct
+        from fsviz.data.formats.gct import read_cls
+
+        return read_cls(src.bytes(), where)
     if fmt not in ("csv", "tsv", "txt", "xlsx", "xls", "ods"):
         raise ValueError(
             f"{where}: a {fmt} file is not a table of annotations. Fix: give a CSV, TSV or Excel table with "

@@ -367,6 +367,9 @@ def _parquet_head(src, nrows: int):
         frame = batch.to_pandas() if batch is not None else pf.schema_arrow.empty_table().to_pandas()
     except Exception as e:
         raise parse_error(src, "Parquet", e, "re-export it (e.g. DataFrame.to_parquet).") from e
+    from fsviz.data.formats.parquet import index_as_columns
+
+    frame = index_as_columns(frame)[0]  # a pandas index: the sample ids, a column as the loader reads it
     frame.columns = [str(c) for c in frame.columns]
     return frame
 

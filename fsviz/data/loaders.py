@@ -389,6 +389,8 @@ def load_dataset(
         parts = read_parts(src, f, label)  # the registered reader (fsviz.data.formats.registry)
         if parts.get("annotations") is not None:  # a GEO series matrix brings its own
             table = parts.pop("annotations") if table is None else table
+        if table is not None and table.attrs.get("join") == "position":  # a CLS file: no sample ids
+            table = _by_position(table, parts, who)
         if table is not None:
             parts = join_annotations(
                 parts,
@@ -455,6 +457,25 @@ def _plan_of(plan, given: dict) -> ImportPlan:
         return ImportPlan(**options)
     except (TypeError, ValueError) as e:
         raise ValueError(f"load_dataset: {e}") from None
+
+
+def _by_position(table, parts: dict, who: str):
+    """Annotations that name no samples (a CLS file: a label per sample, in the data's order)
+    keyed by the data's sample names, row by row; ValueError when the counts differ."""
+    n = parts["X"].shape[0]
+    if len(table) != n:
+        raise ValueError(
+            f"{who}: the sample annotations hold {len(table)} labels by position (a CLS file) but the data "
+            f"have {n} samples. Fix: attach the CLS file made for this data file."
+        )
+    names = parts.get("sample_names")
+    keyed = table.drop(columns=["position"], errors="ignore")
+    keyed.insert(
+        0, "sample", [str(v) for v in names] if names is not None else [str(i + 1) for i in range(n)]
+    )
+    if names is None:  # the rows' numbers become their names, on both sides of the join
+        parts["sample_names"] = np.array(keyed["sample"], dtype=object)
+    return keyed
 
 
 def _same(a, b) -> bool:

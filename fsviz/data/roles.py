@@ -310,7 +310,9 @@ class ColumnRole:
 
 _SEPS = re.compile(r"[\s.\-:]+")
 _UNNAMED = re.compile(r"unnamed_+\d+")
-_ID_WORD = re.compile(r"(^|[^A-Za-z])(id|ID|Id)([^a-z]|$)|[a-z]I[Dd]([^a-z]|$)")
+#: ``id`` as a whole word (``ID``, ``sample_id``, ``ID_REF``) or a camel-case word's end
+#: (``patientId``, ``sampleID``); never inside an accession or a symbol (``O4IDC3``, ``IDH1``, ``ID2``)
+_ID_WORD = re.compile(r"(^|[^A-Za-z0-9])(id|ID|Id)([^A-Za-z0-9]|$)|[a-z]I[Dd]([^A-Za-z0-9]|$)")
 
 
 #: every name :func:`_id_named` accepts holds one of these, or is two characters at most ("x", "v1")

@@ -8,12 +8,29 @@ a :class:`~fsviz.data.formats.registry.Reader` and one :func:`register` line bel
 fsviz, one ``register(...)`` call); docs/data.md, "Adding a reader", shows one.
 """
 
-from fsviz.data.formats import anndata, delimited, geo, matlab, npz, parquet, svmlight
+from fsviz.data.formats import (
+    anndata,
+    archives,
+    delimited,
+    gct,
+    geo,
+    matlab,
+    mtx,
+    npz,
+    parquet,
+    svmlight,
+    tenx,
+)
 from fsviz.data.formats.registry import Reader, get_reader, readers, register
 
 __all__ = ["Reader", "get_reader", "readers", "register"]
 
 # the built-in readers, in detection order (only those with a ``detect`` are asked by content)
+register(tenx.READER)  # a 10x triplet unpacked from an archive or read from a folder
+register(tenx.H5_READER)  # before AnnData's: both are HDF5
+register(gct.READER)
+register(gct.CLS_READER)
+register(mtx.READER)
 register(delimited.CSV_READER)
 register(delimited.TSV_READER)
 register(delimited.TXT_READER)
@@ -26,3 +43,5 @@ register(svmlight.READER)
 register(npz.READER)
 register(anndata.READER)
 register(geo.READER)
+
+archives.register_layout("10x", tenx.is_tenx_layout)

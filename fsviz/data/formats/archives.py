@@ -52,6 +52,8 @@ __all__ = [
     "MULTI_FILE_LAYOUTS",
     "compression_of",
     "data_members",
+    "decompress",
+    "register_layout",
     "strip_compression_suffix",
     "archive_members",
     "archive_members_isolated",
@@ -111,23 +113,15 @@ _NOT_DATA_SUFFIXES = (
 )
 
 
-def _tenx(names: list[str]) -> str | None:
-    """A 10x Genomics MTX triplet (``matrix.mtx`` with ``barcodes.tsv`` and ``features.tsv`` (v3)
-    or ``genes.tsv`` (v2), each maybe gzipped), all in one folder of the archive."""
-    by_dir: dict[str, set[str]] = {}
-    for n in names:
-        d, _, base = n.rpartition("/")
-        by_dir.setdefault(d, set()).add(base.lower().removesuffix(".gz"))
-    for files in by_dir.values():
-        if {"matrix.mtx", "barcodes.tsv"} <= files and ({"features.tsv"} & files or {"genes.tsv"} & files):
-            return "10x"
-    return None
-
-
 #: multi-file layouts an archive may hold whole: name -> a test of the member names that says
-#: whether they are that layout. :func:`unwrap` then returns every member (``files``) and the
-#: format's reader takes them together
+#: whether they are that layout (:func:`register_layout`). :func:`unwrap` then returns every
+#: data member (``files``) and the format's reader takes them together
 MULTI_FILE_LAYOUTS: dict = {}
+
+
+def register_layout(name: str, test) -> None:
+    """Recognise a multi-file layout in archives: ``test(member_names) -> bool`` (10x's triplet)."""
+    MULTI_FILE_LAYOUTS[name] = test
 
 
 def _has_zstd() -> bool:
@@ -242,7 +236,9 @@ def _read_bounded(stream, limit: int, who: str, what: str) -> bytes:
             raise _too_big(who, what, len(out), limit, streamed=True)
 
 
-def _decompress(kind: str, data: bytes, limit: int, who: str, what: str) -> bytes:
+def decompress(kind: str, data: bytes, limit: int, who: str, what: str) -> bytes:
+    """The bytes of a ``kind`` (gzip, bz2, xz, zst) stream, bounded by ``limit`` (0: none): the
+    declared size (gzip's trailer) first, then the bytes as they stream; ValueError when damaged."""
     if kind == "gzip" and len(data) >= 18:
         declared = int.from_bytes(data[-4:], "little")  # ISIZE: the last member's size mod 2**32
         if limit and declared > limit:
@@ -496,7 +492,7 @@ def unwrap(
     found = kind
     inner_name = strip_compression_suffix(filename)
     if kind in ("gzip", "bz2", "xz", "zst"):
-        data = _decompress(kind, data, limit, who, what)
+        data = decompress(kind, data, limit, who, what)
         inner = compression_of(data)
         if inner == "tar":
             found, kind = f"tar.{'gz' if kind == 'gzip' else kind}", "tar"
@@ -564,7 +560,7 @@ def archive_members(source, filename: str = "", *, limit: int = 0, who: str = "l
     data = bytes(data)
     kind = compression_of(data)
     if kind in ("gzip", "bz2", "xz", "zst"):
-        data = _decompress(kind, data, limit, who, repr(filename) if filename else "the file")
+        data = decompress(kind, data, limit, who, repr(filename) if filename else "the file")
         kind = compression_of(data)
     try:
         if kind == "zip":

@@ -17,6 +17,21 @@ if TYPE_CHECKING:
     from fsviz.data.dataset import Dataset
 
 
+def index_as_columns(df):
+    """``(frame, names)``: a frame whose pandas index (restored from the schema's pandas
+    metadata) is not the row numbers, with that index back as leading column(s) named by it
+    (``index`` when unnamed); ``names`` empty when there was no such index."""
+    import pandas as pd
+
+    if isinstance(df.index, pd.RangeIndex):
+        return df, []
+    names = [str(n) if n is not None else ("index" if df.index.nlevels == 1 else f"level_{i}")
+             for i, n in enumerate(df.index.names)]  # fmt: skip
+    out = df.reset_index()
+    out.columns = names + [str(c) for c in out.columns[len(names) :]]
+    return out, names
+
+
 def _load_parquet(src: Source, label) -> dict:
     import pyarrow.parquet as pq
 
@@ -71,6 +86,12 @@ def _load_parquet(src: Source, label) -> dict:
         raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
     from fsviz.data.frames import RawTable
 
+    index_note = None
+    if not meta:  # pandas wrote its index (the sample ids, df.to_parquet()): a column again
+        df, kept = index_as_columns(df)
+        if kept and src.id_columns == "auto":
+            src.id_columns = kept[:1]
+            index_note = f"the pandas index {kept[0]!r} (kept in the file's schema) as the sample names"
     df.columns = [str(c) for c in df.columns]
     if meta and src.id_columns == "auto":  # written by fsviz: every column is a feature or the label
         src.id_columns = None
@@ -84,6 +105,8 @@ def _load_parquet(src: Source, label) -> dict:
         parts["name"] = meta["name"]
     if meta.get("sample_names") is not None:
         parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
+    if index_note:
+        parts["notes"] = [*(parts.get("notes") or []), index_note]
     return parts
 
 

@@ -100,6 +100,7 @@ class Source:
 
     def __init__(self, obj: Any):
         self.obj = obj
+        self._folder: dict[str, str] | None = None  # a 10x folder's files (name -> path)
         self.path: str | None = None
         self._data: bytes | None = None
         if isinstance(obj, (str, os.PathLike)):
@@ -107,8 +108,17 @@ class Source:
             if not os.path.exists(self.path):
                 raise ValueError(f"load_dataset: file {self.path!r} does not exist. Fix: check the path.")
             if os.path.isdir(self.path):
-                raise ValueError(f"load_dataset: {self.path!r} is a directory, not a data file.")
-            self.filename = os.path.basename(self.path)
+                from fsviz.data.formats.tenx import tenx_folder_files
+
+                self._folder = tenx_folder_files(self.path)  # read by unwrap(), within the budget
+                if self._folder is None:
+                    raise ValueError(
+                        f"load_dataset: {self.path!r} is a directory, not a data file (a folder opens "
+                        "when it holds a 10x matrix: matrix.mtx, barcodes.tsv, features.tsv or genes.tsv)."
+                    )
+            self.filename = os.path.basename(os.path.normpath(self.path))
+            if self._folder is not None:
+                self.path, self._data = None, b""
         elif isinstance(obj, (bytes, bytearray, memoryview)):
             self._data = bytes(obj)
             self.filename = ""
@@ -163,6 +173,8 @@ class Source:
         check_memory(needed, what, self.budget, who=f"load_dataset: {self.label}")
 
     def bytes(self) -> bytes:
+        if self._folder is not None:
+            return b""  # a folder: its files are in self.files once unwrap() read them
         if self._data is None:
             if self.path is not None:
                 with open(self.path, "rb") as fh:
@@ -190,6 +202,8 @@ class Source:
         return self.bytes()[:n]
 
     def size(self) -> int:
+        if self._folder is not None:
+            return sum(os.path.getsize(p) for p in self._folder.values())
         if self._data is None and self.path is not None:
             return os.path.getsize(self.path)
         return len(self.bytes())
@@ -222,6 +236,13 @@ class Source:
         from fsviz.data.formats.archives import compression_of, unwrap, unwrap_isolated
 
         plan = self.plan
+        if self._folder is not None:  # a 10x folder (its size was checked against the budget)
+            self.files = {}
+            for path in self._folder.values():
+                with open(path, "rb") as fh:
+                    self.files[os.path.basename(path)] = fh.read()
+            self.layout = "10x"
+            return
         if plan.compression == "none" and plan.member is None:
             return
         head = self.head(8192)
