@@ -96,7 +96,7 @@ def _option(up: Upload, name: str, widget, label: str, options, fmt=None, **kw):
     if none is not None:
         options = [none if o is None else o for o in options]
         fmt = lambda v: shown(None if v == none else v)  # noqa: E731 - the widget's format_func
-    value = up.options[name]
+    value = up.options.get(name, IMPORT_DEFAULTS.get(name))  # options saved before the option existed
     st.session_state[key] = none if value is None and none is not None else value
 
     def copy() -> None:
@@ -148,6 +148,7 @@ OPTION_WORDS = {
         "log1p": "log1p(x)",
         "log1p_cpm": "log1p(counts per million)",
         "zscore": "z-score",
+        "log2": "log2(x)",
     },
 }
 #: the types a column can be given in the roles table (the plan's ``types``)
@@ -187,6 +188,7 @@ def import_panel(up: Upload) -> None:
     with st.expander(f"Import plan: {up.filename}" + (f" ({info.fmt})" if info else ""), expanded=True):
         _member_row(up)
         _read_as_row(up, info)
+        _intensity_row(up, info)
         if text:
             _file_row(up, info)
         if info is not None and info.sheets:
@@ -227,7 +229,7 @@ def _member_row(up: Upload) -> None:
 
 
 #: formats recognised in a text file's content that can be read as a plain table instead
-RECOGNISED_TEXT = ("gct", "mtx")
+RECOGNISED_TEXT = ("gct", "mtx", "maxquant", "diann")
 
 
 def _read_as_row(up: Upload, info) -> None:
@@ -248,6 +250,21 @@ def _read_as_row(up: Upload, info) -> None:
         lambda v: (f"{what} (recognised)" if what else "as recognised") if v is None else "a plain table",
         help="fsviz recognised this file's format from its content; 'a plain table' reads it as delimited "
         "text instead, with the separator, header and column roles below.",
+    )
+
+
+def _intensity_row(up: Upload, info) -> None:
+    """MaxQuant's intensity families (LFQ, iBAQ, Intensity, ...): which one is read as the values."""
+    if info is None or info.fmt != "maxquant" or len(info.matrices) < 2:
+        return
+    _option(
+        up,
+        "intensity",
+        st.selectbox,
+        "Intensity",
+        [None, *info.matrices],
+        lambda v, first=info.matrices[0]: f"{first} (default)" if v is None else v,
+        help="The MaxQuant intensity family read as the values, one column per sample.",
     )
 
 

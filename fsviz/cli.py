@@ -158,6 +158,7 @@ def _load(args: argparse.Namespace):
         "var_names": args.var_names,
         "compression": args.compression,
         "member": args.member,
+        "intensity": args.intensity,
     }
     if args.na_values is not None:
         kwargs["na_values"] = [v.strip() for v in args.na_values.split(",")]
@@ -531,6 +532,12 @@ def _parser() -> argparse.ArgumentParser:
             "--member",
             metavar="NAME",
             help="the archive member to read when a .zip/.tar holds several data files",
+        )
+        q.add_argument(
+            "--intensity",
+            metavar="FAMILY",
+            help="MaxQuant proteinGroups: the intensity family read as the values ('LFQ intensity' "
+            "(default when present), 'iBAQ', 'Intensity', 'Reporter intensity corrected')",
         )
         q.add_argument("--matrix", default="X", help=".h5ad: X, raw or layers/<name>")
         q.add_argument("--var-names", metavar="COLUMN", help=".h5ad: the var column that names the features")

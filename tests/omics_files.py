@@ -120,3 +120,64 @@ def gct(
         f"{n_samples} 2 1\n# tumour normal\n" + " ".join("0" if k == "tumour" else "1" for k in klass) + "\n"
     )
     return ("\n".join(lines) + "\n").encode(), cls.encode(), X
+
+
+def maxquant(n_groups: int = 300, n_samples: int = 24, seed: int = 2) -> tuple[bytes, bytes, dict]:
+    """A MaxQuant ``proteinGroups.txt`` (LFQ, iBAQ and Intensity families, flags, zeros for
+    "not detected", Evidence IDs) and its ``experimental_design.tsv`` with a Condition column."""
+    rng = np.random.default_rng(seed)
+    samples = [f"S{i:02d}" for i in range(n_samples)]
+    condition = np.array(["ctrl", "treat"])[np.arange(n_samples) % 2]
+    lfq = rng.lognormal(20, 1, size=(n_groups, n_samples)).round(0)
+    lfq[:5, condition == "treat"] *= 8
+    lfq[rng.random(lfq.shape) < 0.1] = 0  # not detected
+    lfq[-3:] = 0  # never quantified
+    reverse = np.zeros(n_groups, dtype=bool)
+    reverse[10:14] = True
+    contaminant = np.zeros(n_groups, dtype=bool)
+    contaminant[20:26] = True
+    site = np.zeros(n_groups, dtype=bool)
+    site[[30, 31, 20]] = True  # one row flagged twice
+    ids = [f"P{10000 + i};Q{20000 + i}" for i in range(n_groups)]
+    genes = [f"GENE{i}" if i % 17 else "" for i in range(n_groups)]
+    genes[40] = genes[41] = "DUP"
+    head = ["Protein IDs", "Majority protein IDs", "Protein names", "Gene names", "Peptides"]
+    head += [f"Intensity {s}" for s in samples] + [f"iBAQ {s}" for s in samples]
+    head += [f"LFQ intensity {s}" for s in samples]
+    head += ["Only identified by site", "Reverse", "Potential contaminant", "id", "Evidence IDs"]
+    lines = ["\t".join(head)]
+    for i in range(n_groups):
+        row = [ids[i], ids[i].split(";")[0], f"Protein {i}", genes[i], str(rng.integers(1, 30))]
+        row += (
+            [str(int(v * 1.1)) for v in lfq[i]]
+            + [str(int(v / 100)) for v in lfq[i]]
+            + [str(int(v)) for v in lfq[i]]
+        )
+        row += ["+" if site[i] else "", "+" if reverse[i] else "", "+" if contaminant[i] else "", str(i)]
+        row += [";".join(str(v) for v in rng.integers(0, 10**6, 3))]
+        lines.append("\t".join(row))
+    design = "Name\tFraction\tExperiment\tCondition\n" + "".join(
+        f"raw_{s}\t\t{s}\t{c}\n" for s, c in zip(samples, condition, strict=True)
+    )
+    flagged = reverse | contaminant | site
+    truth = {
+        "lfq": lfq,
+        "kept": ~flagged & (lfq > 0).any(axis=1),
+        "samples": samples,
+        "condition": condition,
+        "n_flagged": int(flagged.sum()),
+    }
+    return ("\n".join(lines) + "\n").encode(), design.encode(), truth
+
+
+def diann_pg_matrix(n_groups: int = 80, n_runs: int = 6, seed: int = 3) -> tuple[bytes, list[str]]:
+    """A DIA-NN ``report.pg_matrix.tsv``: metadata columns, then one column per run's raw file path."""
+    rng = np.random.default_rng(seed)
+    runs = [f"D:\\runs\\2024-01\\S{i:02d}_{'ctrl' if i % 2 else 'treat'}.raw" for i in range(n_runs)]
+    head = ["Protein.Group", "Protein.Ids", "Protein.Names", "Genes", "First.Protein.Description", *runs]
+    lines = ["\t".join(head)]
+    for i in range(n_groups):
+        vals = rng.lognormal(15, 1, n_runs)
+        cells = ["" if rng.random() < 0.1 else f"{v:.1f}" for v in vals]
+        lines.append("\t".join([f"P{i}", f"P{i};Q{i}", f"PROT{i}_HUMAN", f"G{i}", f"protein {i}", *cells]))
+    return ("\n".join(lines) + "\n").encode(), runs

@@ -86,3 +86,22 @@ def test_the_server_folder_lists_a_cell_ranger_folder_and_opens_it(tmp_path, mon
     assert not at.exception, [e.value for e in at.exception]
     ds = _dataset(at)
     assert ds.shape == (60, 40) and sp.issparse(ds.X) and ds.name == "filtered_feature_bc_matrix"
+
+
+def test_maxquant_protein_groups_and_the_design_give_24_samples_with_condition_as_target():
+    from tests.omics_files import maxquant
+
+    pg, design, t = maxquant()
+    at = _upload(_start(), "proteinGroups.txt", pg)
+    assert _dataset(at).shape == (24, int(t["kept"].sum()))
+    assert any("read as a MaxQuant protein-groups table" in c.value for c in at.caption)
+    assert next(s for s in at.selectbox if s.label == "Intensity").options[1:] == [
+        "LFQ intensity",
+        "iBAQ",
+        "Intensity",
+    ]
+    _annotations(at, "experimental_design.tsv", design)
+    _target_box(at).set_value("Condition").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    ds = _dataset(at)
+    assert ds.shape == (24, int(t["kept"].sum())) and list(ds.class_names) == ["ctrl", "treat"]

@@ -404,7 +404,8 @@ def _from_reader(src, f: str, label, nrows: int, notes: list) -> TableInfo:
     n, m = parts["X"].shape
     notes.extend(parts.get("notes") or [])
     annotations = parts.get("annotations")
-    info = _annotation_info(f, annotations, int(m), int(n), label, nrows, notes, [], [])
+    families = (parts.get("table_meta") or {}).get("intensity_families") or []  # MaxQuant's choice
+    info = _annotation_info(f, annotations, int(m), int(n), label, nrows, notes, list(families), [])
     return dataclasses.replace(info, annotations=annotations)
 
 

@@ -125,6 +125,7 @@ def load_dataset(
     var_names: str | None = None,
     compression: str = "auto",
     member: str | None = None,
+    intensity: str | None = None,
     plan: ImportPlan | dict | None = None,
 ) -> Dataset:
     """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
@@ -289,9 +290,10 @@ def load_dataset(
         when the target comes from the annotations.
     annotation_key : str, optional
         The annotation column that holds the sample names (default: the one matching most).
-    transform : {"none", "log1p", "log1p_cpm", "zscore"}, default="none"
+    transform : {"none", "log1p", "log1p_cpm", "zscore", "log2"}, default="none"
         Applied to the values once read: ``log1p``, ``log1p`` of counts per million (each
-        sample scaled to 10^6), or each feature centred and scaled (dense data only).
+        sample scaled to 10^6), each feature centred and scaled (dense data only), or ``log2``
+        (proteomics intensities: positive values, dense).
     matrix : str, default="X"
         .h5ad: ``"X"``, ``"raw"`` or ``"layers/<name>"``.
     var_names : str, optional
@@ -307,6 +309,10 @@ def load_dataset(
     member : str, optional
         The member of a zip/tar archive to read when it holds several data files (default: its
         one data file, or its recognised multi-file layout).
+    intensity : str, optional
+        MaxQuant ``proteinGroups.txt`` (recognised by its columns): the intensity family read as
+        the values, one column per sample (``"LFQ intensity"`` (default when present), ``"iBAQ"``,
+        ``"Intensity"``, ``"Reporter intensity corrected"``); see :mod:`fsviz.data.formats.proteomics`.
     plan : ImportPlan or dict, optional
         All of the reading options above as one value (:class:`fsviz.data.plan.ImportPlan`,
         or its dict form): given, it is used instead of them (passing both is an error).

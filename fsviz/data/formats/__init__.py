@@ -18,6 +18,7 @@ from fsviz.data.formats import (
     mtx,
     npz,
     parquet,
+    proteomics,
     svmlight,
     tenx,
 )
@@ -31,6 +32,8 @@ register(tenx.H5_READER)  # before AnnData's: both are HDF5
 register(gct.READER)
 register(gct.CLS_READER)
 register(mtx.READER)
+register(proteomics.MAXQUANT_READER)
+register(proteomics.DIANN_READER)
 register(delimited.CSV_READER)
 register(delimited.TSV_READER)
 register(delimited.TXT_READER)
