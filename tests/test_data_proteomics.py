@@ -84,7 +84,9 @@ def test_diann_runs_are_named_by_their_file_stems_and_metadata_are_not_features(
 def test_a_uniprot_accession_column_is_not_the_identifier():
     import pandas as pd
 
-    frame = pd.DataFrame({"O4IDC3": np.linspace(1, 2, 12), "P0IDX1": np.arange(12.0), "group": list("ab") * 6})
+    frame = pd.DataFrame(
+        {"O4IDC3": np.linspace(1, 2, 12), "P0IDX1": np.arange(12.0), "group": list("ab") * 6}
+    )
     assert {r.name: r.role for r in infer_column_roles(frame)}["O4IDC3"] == "feature"
 
 
