@@ -57,6 +57,7 @@ SUFFIXES = (
     ".cls",
     ".mtx",
     ".h5",
+    ".loom",
 )
 #: formats opened from their path by load_dataset (memory-mapped when over the memory budget)
 DIRECT = (".npy",)

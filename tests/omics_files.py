@@ -181,3 +181,21 @@ def diann_pg_matrix(n_groups: int = 80, n_runs: int = 6, seed: int = 3) -> tuple
         cells = ["" if rng.random() < 0.1 else f"{v:.1f}" for v in vals]
         lines.append("\t".join([f"P{i}", f"P{i};Q{i}", f"PROT{i}_HUMAN", f"G{i}", f"protein {i}", *cells]))
     return ("\n".join(lines) + "\n").encode(), runs
+
+
+def loom(path: Path, **kw) -> tuple:
+    """A Loom file (genes x cells ``matrix``; ``row_attrs`` Gene/Accession; ``col_attrs`` CellID and
+    a cluster label), as loompy writes it."""
+    import h5py
+
+    counts, barcodes, ids, symbols, kind = truth = tenx_counts(**kw)
+    with h5py.File(path, "w") as f:
+        f.create_dataset(
+            "matrix", data=counts.T.toarray().astype(np.float32), chunks=(8, 16), compression="gzip"
+        )
+        rows, cols = f.create_group("row_attrs"), f.create_group("col_attrs")
+        rows["Gene"], rows["Accession"] = np.array(symbols, dtype="S"), np.array(ids, dtype="S")
+        cols["CellID"], cols["ClusterName"] = np.array(barcodes, dtype="S"), np.array(kind, dtype="S")
+        cols["nUMI"] = np.asarray(counts.sum(axis=1)).ravel()
+        f.create_group("layers")
+    return truth

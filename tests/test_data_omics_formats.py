@@ -203,3 +203,19 @@ def test_the_cli_reads_a_10x_archive_and_a_gct(tmp_path, capsys):
     ]
     assert cli.main([*args, "--json", "-q"]) == 0
     assert '"n_samples": 12' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("sandbox", [False, True])
+def test_a_loom_file_reads_as_cells_by_genes_with_its_cluster_label(tmp_path, sandbox):
+    from tests.omics_files import loom
+
+    counts, barcodes, ids, symbols, kind = loom(tmp_path / "cells.loom")
+    ds = load(tmp_path / "cells.loom", label="ClusterName", sandbox=sandbox)
+    assert ds.shape == (60, 40) and sp.issparse(ds.X) and list(ds.sample_names) == barcodes
+    np.testing.assert_array_equal(ds.X.toarray(), counts.toarray())
+    assert list(ds.feature_names) == _expected_names(symbols) and ds.meta["feature_ids"] == ids
+    assert list(ds.labels) == list(kind) and ds.meta["notes"][0].startswith(
+        "read as a Loom file: 60 cells x 40 genes"
+    )
+    info = inspect_table(tmp_path / "cells.loom")
+    assert info.fmt == "loom" and "ClusterName" in info.target_candidates

@@ -14,6 +14,7 @@ from fsviz.data.formats import (
     delimited,
     gct,
     geo,
+    loom,
     matlab,
     mtx,
     npz,
@@ -28,6 +29,7 @@ __all__ = ["Reader", "get_reader", "readers", "register"]
 
 # the built-in readers, in detection order (only those with a ``detect`` are asked by content)
 register(tenx.READER)  # a 10x triplet unpacked from an archive or read from a folder
+register(loom.READER)  # HDF5 too: before 10x's .h5 and AnnData's
 register(tenx.H5_READER)  # before AnnData's: both are HDF5
 register(gct.READER)
 register(gct.CLS_READER)
