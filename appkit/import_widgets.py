@@ -229,7 +229,7 @@ def _member_row(up: Upload) -> None:
 
 
 #: formats recognised in a text file's content that can be read as a plain table instead
-RECOGNISED_TEXT = ("gct", "mtx", "maxquant", "diann")
+RECOGNISED_TEXT = ("gct", "mtx", "maxquant", "diann", "spectronaut")
 
 
 def _read_as_row(up: Upload, info) -> None:

@@ -99,3 +99,21 @@ def test_the_cli_reads_protein_groups_with_the_design(tmp_path, capsys):
     assert cli.main([*args, "--json", "-q"]) == 0
     out = capsys.readouterr().out
     assert '"n_samples": 24' in out and '"n_features": 285' in out
+
+
+def test_a_spectronaut_pg_report_names_runs_by_their_stems():
+    rng = np.random.default_rng(5)
+    runs = [f"[{i + 1}] S{i:02d}_{'ctrl' if i % 2 else 'treat'}.raw.PG.Quantity" for i in range(4)]
+    head = ["PG.ProteinGroups", "PG.Genes", "PG.ProteinDescriptions", *runs]
+    lines = ["\t".join(head)]
+    for i in range(10):
+        cells = [
+            "Filtered" if (i + j) % 7 == 0 else f"{v:.2f}" for j, v in enumerate(rng.lognormal(10, 1, 4))
+        ]
+        lines.append("\t".join([f"P{i};Q{i}", f"G{i}", f"protein {i}", *cells]))
+    ds = load(named(("\n".join(lines) + "\n").encode(), "Report_PG.tsv"), missing="median")
+    assert ds.shape == (4, 10) and list(ds.sample_names) == ["S00_treat", "S01_ctrl", "S02_treat", "S03_ctrl"]
+    assert list(ds.feature_names[:2]) == ["G0", "G1"] and ds.meta["raw_sample_names"] == runs
+    assert ds.meta["notes"][0].startswith(
+        "read as a Spectronaut protein-group report: 4 runs x 10 protein groups"
+    )

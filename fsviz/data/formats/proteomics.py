@@ -19,6 +19,11 @@ pr_matrix), then one column per run named by its raw file's path
 (``D:\\runs\\S01_ctrl.raw``). The runs are the samples, named by their files' stems (``S01_ctrl``;
 the raw names stay in ``meta["raw_sample_names"]``), the metadata columns are roles (names and
 ids), never features.
+
+**Spectronaut** protein-group reports (``PG.ProteinGroups``, ``PG.Genes``, ... and one
+``[n] <run>.PG.Quantity`` column per run): the runs are the samples, named by their stems
+(``[1] S01_ctrl.raw.PG.Quantity`` -> ``S01_ctrl``), ``Filtered``/``NaN`` cells are missing, the
+``PG.*`` columns are names and ids.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from fsviz.data.formats.source import Source, readonly
 from fsviz.data.formats.tenx import make_unique
 from fsviz.data.validation import names_preview
 
-__all__ = ["DIANN_READER", "INTENSITY_FAMILIES", "MAXQUANT_READER", "sample_stem"]
+__all__ = ["DIANN_READER", "INTENSITY_FAMILIES", "MAXQUANT_READER", "SPECTRONAUT_READER", "sample_stem"]
 
 #: MaxQuant's intensity families, in the order one is chosen by default
 INTENSITY_FAMILIES = ("LFQ intensity", "iBAQ", "Intensity", "Reporter intensity corrected")
@@ -61,7 +66,7 @@ def _header(src: Source) -> list[str]:
     return [c.strip().strip('"') for c in line.rstrip("\r").split("\t")]
 
 
-def _table(src: Source, text_columns: list[str], who: str):
+def _table(src: Source, text_columns: list[str], who: str, extra_na: tuple = ()):
     import pandas as pd
 
     try:
@@ -70,7 +75,7 @@ def _table(src: Source, text_columns: list[str], who: str):
             sep="\t",
             dtype={c: str for c in text_columns},
             keep_default_na=False,
-            na_values=list(src.na_values),
+            na_values=[*src.na_values, *extra_na],
             low_memory=False,
             encoding="utf-8-sig",
         )
@@ -269,4 +274,56 @@ DIANN_READER = Reader(
     "DIA-NN pg/pr matrix",
     detect=_detect_diann,
     aliases=("pg_matrix", "pr_matrix"),
+)
+
+
+# ---------------------------------------------------------------------------- Spectronaut
+_SN_QUANTITY = re.compile(r"^\[\d+\]\s*(.+?)\.PG\.Quantity$")
+
+
+def _is_spectronaut(columns: list[str]) -> bool:
+    return "PG.ProteinGroups" in columns and any(_SN_QUANTITY.match(c) for c in columns)
+
+
+def _load_spectronaut(src: Source, label) -> dict:
+    who = f"load_dataset: {src.label}"
+    columns = _header(src)
+    runs = [c for c in columns if _SN_QUANTITY.match(c)]
+    meta_cols = [c for c in columns if c not in runs]
+    frame = _table(src, meta_cols, who, extra_na=("Filtered",))  # Spectronaut's word for a left-out value
+    src.check(dense_bytes(len(runs), len(frame)), f"{len(runs)} runs x {len(frame):,} protein groups")
+    values = _values(frame, runs, who)
+    quantified = ~np.isnan(values).all(axis=1)
+    ids = frame["PG.ProteinGroups"].astype(str).str.split(";").str[0].to_numpy(dtype=object)
+    genes = frame["PG.Genes"].to_numpy(dtype=object) if "PG.Genes" in frame else ids
+    by_ids = src.var_names in ("protein_ids", "ids")
+    names = _names(genes[quantified], ids[quantified], by_ids)
+    stems = make_unique(np.array([sample_stem(_SN_QUANTITY.match(r).group(1)) for r in runs], dtype=object))
+    note = (
+        f"read as a Spectronaut protein-group report: {len(runs)} runs x {int(quantified.sum()):,} protein "
+        f"groups; run names cleaned to their stems (e.g. {runs[0][:60]!r} -> {stems[0]!r}; the raw names in "
+        f"meta['raw_sample_names']); {names_preview(meta_cols)} are names and ids, not features"
+    )
+    return {
+        "X": readonly(np.ascontiguousarray(values[quantified].T)),
+        "y": None,
+        "feature_names": names,
+        "label_column": None,
+        "format": "spectronaut",
+        "sample_names": stems,
+        "table_meta": {
+            "transposed": True,
+            "feature_ids": [str(v) for v in ids[quantified]],
+            "raw_sample_names": list(runs),
+        },
+        "notes": [note],
+    }
+
+
+def _detect_spectronaut(src: Source) -> bool:
+    return b"PG.Quantity" in src.head(1 << 16) and _is_spectronaut(_header(src))
+
+
+SPECTRONAUT_READER = Reader(
+    "spectronaut", _load_spectronaut, "Spectronaut protein-group report", detect=_detect_spectronaut
 )
