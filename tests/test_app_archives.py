@@ -88,16 +88,19 @@ def test_the_server_folder_lists_compressed_files_and_says_what_it_leaves_out(tm
     (data / "GSE1_series_matrix.txt.gz").write_bytes(gzip.compress(geo_series_matrix()))
     (data / "kaggle.zip").write_bytes(_zip({"train.csv": CSV}))
     (data / "notes.docx").write_bytes(b"not data")
+    (data / "evil.zip").write_bytes(_zip({"../../etc/evil.csv": CSV}))
     (data / "a" / "b" / "c" / "deep.csv").write_bytes(CSV)
     skipped: list = []
     files = {f.name: f.kind for f in list_files(data, skipped)}
-    assert files == {"GSE1_series_matrix.txt.gz": "txt.gz", "kaggle.zip": "zip"}
+    assert files == {"GSE1_series_matrix.txt.gz": "txt.gz", "kaggle.zip": "zip", "evil.zip": "zip"}
     assert ("notes.docx", "not a format fsviz reads (.docx)") in skipped
     assert any(name == "a/b/c/" and "deeper than" in why for name, why in skipped)
     monkeypatch.setenv("FSVIZ_DATA_DIR", str(data))
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     at.radio(key="source").set_value("Server folder").run()
     assert any("Not listed (2): " in c.value and "notes.docx" in c.value for c in at.sidebar.caption)
+    at.selectbox(key="folder_file").set_value("evil.zip").run()  # refused in the sandbox, said once
+    assert not at.exception and any("leaves the archive's folder" in e.value for e in at.error)
     at.selectbox(key="folder_file").set_value("GSE1_series_matrix.txt.gz").run()
     assert not at.exception, [e.value for e in at.exception]
     assert _dataset(at).shape == (24, 300) and _dataset(at).name == "GSE1_series_matrix"

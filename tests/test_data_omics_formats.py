@@ -219,3 +219,21 @@ def test_a_loom_file_reads_as_cells_by_genes_with_its_cluster_label(tmp_path, sa
     )
     info = inspect_table(tmp_path / "cells.loom")
     assert info.fmt == "loom" and "ClusterName" in info.target_candidates
+
+
+def test_the_recorded_plan_reads_the_same_dataset_again(tmp_path):
+    """meta["plan"] (what sessions, links and the report's reproduce lines carry) gives the same
+    fingerprint: a 10x archive with its cell annotations, a GCT with its CLS."""
+    archive, (counts, barcodes, ids, symbols, kind) = tenx_tar_gz()
+    (tmp_path / "pbmc.tar.gz").write_bytes(archive)
+    (tmp_path / "cells.csv").write_bytes(cell_annotations(barcodes, kind))
+    data, cls, _ = gct("1.3")
+    (tmp_path / "x.gct").write_bytes(data)
+    (tmp_path / "x.cls").write_bytes(cls)
+    for path, extra in (
+        ("pbmc.tar.gz", {"sample_annotations": str(tmp_path / "cells.csv"), "label": "cell_type"}),
+        ("x.gct", {"sample_annotations": str(tmp_path / "x.cls"), "label": "class"}),
+    ):
+        first = load(tmp_path / path, **extra)
+        again = load(tmp_path / path, plan=first.meta["plan"])
+        assert again.fingerprint == first.fingerprint and again.shape == first.shape, path
