@@ -259,6 +259,10 @@ def list_files(root: Path, skipped: list | None = None) -> list[FolderFile]:
                 out.append(FolderFile(rel, real.stat().st_size, kind, mapped))
             else:
                 skipped.append((rel, f"not a format fsviz reads ({suffix or 'no suffix'})"))
+    if len(out) >= MAX_ENTRIES:
+        skipped.append(
+            ("…", f"the listing stops at {MAX_ENTRIES:,} entries; type the path of any other file")
+        )
     return sorted(out, key=lambda f: f.name)
 
 

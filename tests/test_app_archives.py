@@ -104,3 +104,14 @@ def test_the_server_folder_lists_compressed_files_and_says_what_it_leaves_out(tm
     at.selectbox(key="folder_file").set_value("GSE1_series_matrix.txt.gz").run()
     assert not at.exception, [e.value for e in at.exception]
     assert _dataset(at).shape == (24, 300) and _dataset(at).name == "GSE1_series_matrix"
+
+
+def test_a_listing_cut_at_its_limit_says_so(tmp_path, monkeypatch):
+    import appkit.data_folder as folder
+
+    for i in range(3):
+        (tmp_path / f"t{i}.csv").write_bytes(CSV)
+    monkeypatch.setattr(folder, "MAX_ENTRIES", 2)
+    skipped: list = []
+    assert len(folder.list_files(tmp_path, skipped)) == 2
+    assert skipped == [("…", "the listing stops at 2 entries; type the path of any other file")]
