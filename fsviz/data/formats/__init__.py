@@ -50,4 +50,4 @@ register(npz.READER)
 register(anndata.READER)
 register(geo.READER)
 
-archives.register_layout("10x", tenx.is_tenx_layout)
+archives.register_layout("10x", tenx.is_tenx_layout, tenx.tenx_folder_files)

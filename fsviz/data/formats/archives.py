@@ -53,6 +53,7 @@ __all__ = [
     "compression_of",
     "data_members",
     "decompress",
+    "folder_layout",
     "register_layout",
     "strip_compression_suffix",
     "archive_members",
@@ -119,9 +120,25 @@ _NOT_DATA_SUFFIXES = (
 MULTI_FILE_LAYOUTS: dict = {}
 
 
-def register_layout(name: str, test) -> None:
-    """Recognise a multi-file layout in archives: ``test(member_names) -> bool`` (10x's triplet)."""
+#: the same layouts as folders: name -> ``folder_files(path) -> {name: path} or None``
+FOLDER_LAYOUTS: dict = {}
+
+
+def register_layout(name: str, test, folder_files=None) -> None:
+    """Recognise a multi-file layout: ``test(member_names) -> bool`` in archives (10x's triplet),
+    and ``folder_files(path)`` (its files, or None) in a folder given as the path."""
     MULTI_FILE_LAYOUTS[name] = test
+    if folder_files is not None:
+        FOLDER_LAYOUTS[name] = folder_files
+
+
+def folder_layout(path) -> tuple[str, dict[str, str]] | None:
+    """``(layout, {name: path})`` of a folder holding a registered multi-file layout, or None."""
+    for name, files_of in FOLDER_LAYOUTS.items():
+        found = files_of(path)
+        if found:
+            return name, found
+    return None
 
 
 def _has_zstd() -> bool:

@@ -108,9 +108,10 @@ class Source:
             if not os.path.exists(self.path):
                 raise ValueError(f"load_dataset: file {self.path!r} does not exist. Fix: check the path.")
             if os.path.isdir(self.path):
-                from fsviz.data.formats.tenx import tenx_folder_files
+                from fsviz.data.formats.archives import folder_layout
 
-                self._folder = tenx_folder_files(self.path)  # read by unwrap(), within the budget
+                found = folder_layout(self.path)  # a 10x folder: read by unwrap(), within the budget
+                self._folder_layout, self._folder = found if found is not None else (None, None)
                 if self._folder is None:
                     raise ValueError(
                         f"load_dataset: {self.path!r} is a directory, not a data file (a folder opens "
@@ -241,7 +242,7 @@ class Source:
             for path in self._folder.values():
                 with open(path, "rb") as fh:
                     self.files[os.path.basename(path)] = fh.read()
-            self.layout = "10x"
+            self.layout = self._folder_layout
             return
         if plan.compression == "none" and plan.member is None:
             return
