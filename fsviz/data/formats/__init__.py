@@ -27,16 +27,8 @@ from fsviz.data.formats.registry import Reader, get_reader, readers, register
 
 __all__ = ["Reader", "get_reader", "readers", "register"]
 
-# the built-in readers, in detection order (only those with a ``detect`` are asked by content)
-register(tenx.READER)  # a 10x triplet unpacked from an archive or read from a folder
-register(loom.READER)  # HDF5 too: before 10x's .h5 and AnnData's
-register(tenx.H5_READER)  # before AnnData's: both are HDF5
-register(gct.READER)
-register(gct.CLS_READER)
-register(mtx.READER)
-register(proteomics.MAXQUANT_READER)
-register(proteomics.DIANN_READER)
-register(proteomics.SPECTRONAUT_READER)
+# the built-in readers, in registration order; those with a ``detect`` are asked by content in
+# this order (the others answer to fmt= and their suffixes), before the binary kinds and suffixes
 register(delimited.CSV_READER)
 register(delimited.TSV_READER)
 register(delimited.TXT_READER)
@@ -47,7 +39,16 @@ register(parquet.READER)
 register(matlab.READER)
 register(svmlight.READER)
 register(npz.READER)
-register(anndata.READER)
+register(anndata.READER)  # HDF5 by elimination: Loom and 10x's .h5 are recognised first
 register(geo.READER)
+register(tenx.READER)  # a 10x triplet unpacked from an archive or read from a folder
+register(loom.READER)
+register(tenx.H5_READER)
+register(gct.READER)
+register(gct.CLS_READER)
+register(mtx.READER)
+register(proteomics.MAXQUANT_READER)
+register(proteomics.DIANN_READER)
+register(proteomics.SPECTRONAUT_READER)
 
 archives.register_layout("10x", tenx.is_tenx_layout, tenx.tenx_folder_files)
