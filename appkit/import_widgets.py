@@ -64,8 +64,8 @@ def target_choice(up: Upload, info, options: list[str]) -> str:
     label = up.options.get("label")
     ann_target, _, ann_cols = annotation_targets(up)
     if info.fmt not in TABLE_FORMATS or label in ann_cols:
-        if label == "auto":
-            label = info.target
+        if label == "auto":  # the file's own candidates (a series matrix's), else the join's pick
+            label = info.target or ann_target
         return label if label in options else NO_TARGET
     target = [c for c, r in column_roles(up, info).items() if r == "target"]
     if not target and label == "auto" and ann_target:

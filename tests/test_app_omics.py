@@ -54,6 +54,8 @@ def test_a_10x_archive_and_its_cell_annotations_give_cells_by_genes_with_the_cel
     assert ds.shape == (60, 40) and sp.issparse(ds.X) and ds.feature_names[7] == "MATR3-1"
     assert any("read as a 10x v3 matrix: 60 cells x 40 genes, sparse" in c.value for c in at.caption)
     _annotations(at, "cell_annotations.csv", cell_annotations(barcodes, kind))
+    assert _target_box(at).value == "cell_type"  # the join's pick, shown as the picker's value
+    assert list(_dataset(at).class_names) == ["B cell", "T cell"]
     _target_box(at).set_value("cell_type").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     ds = _dataset(at)
