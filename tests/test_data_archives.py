@@ -239,3 +239,10 @@ def test_the_cli_opens_compressed_files_and_names_the_members(tmp_path, capsys):
     bad.write_bytes(zipped({"../evil.csv": CSV}))
     assert cli.main(["info", str(bad), "-q"]) != 0
     assert "leaves the archive's folder" in capsys.readouterr().err
+
+
+def test_compressed_sample_annotations_open_too():
+    data = b"sample,a,b\ns1,1,2\ns2,3,4\ns3,5,7\ns4,6,1\n"
+    pheno = b"sample,group\ns1,x\ns2,y\ns3,x\ns4,y\n"
+    ds = load(data, "d.csv", sample_annotations=named(gzip.compress(pheno), "pheno.csv.gz"), label="group")
+    assert list(ds.class_names) == ["x", "y"] and ds.n_samples == 4

@@ -57,6 +57,7 @@ def read_annotations(obj: Any, *, who: str, budget: int = 0, na_values=None):
     if src.size() == 0:
         raise ValueError(f"{where} are empty (0 bytes). Fix: choose the phenotype table.")
     src.check(src.size() * 8, "the sample annotations")
+    src.unwrap()  # a gzipped or zipped table: the file inside, bounded (fsviz.data.formats.archives)
     fmt = resolve_format(src, None)
     if fmt == "cls":  # class labels by position (GenePattern): fsviz.data.formats.gct
         from fsviz.data.formats.gct import read_cls
