@@ -224,3 +224,125 @@ def test_zarr_and_parquet_open_in_memory_or_spilled_and_memory_mapped_over_the_b
         "tumour",
     ]
     assert len(list((tmp_path / "spill").glob("*.npy"))) == 4  # two matrices and their labels, written once
+
+
+# ------------------------------------------------------------ file types: only regular files are read
+def _unblock(fifo: Path) -> None:
+    """Let a reader stuck in ``open`` of ``fifo`` go (a writer opens and closes it): a failing
+    test must not leave a thread blocked for the rest of the run."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass  # nobody is reading it: nothing to release
+
+
+def _within(seconds: float, fn, *args):
+    """``fn(*args)``, which must answer within ``seconds`` (else the test fails, never hangs)."""
+    import threading
+
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            box["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    return t.is_alive(), box
+
+
+@pytest.fixture
+def hostile_folder(tmp_path):
+    """A data folder holding FIFOs named like data files, a link to /dev/zero, a device node
+    (when this user may make one), a sub-folder and one good CSV."""
+    data = tmp_path / "data"
+    (data / "sub").mkdir(parents=True)
+    (data / "good.csv").write_text("a,b,class\n1,2,x\n3,4,y\n5,7,x\n6,1,y\n")
+    fifos = [data / n for n in ("x.npy", "x.parquet", "x.csv")]
+    for f in fifos:
+        os.mkfifo(f)
+    os.symlink("/dev/zero", data / "zero.csv")
+    devices = []
+    try:
+        import stat as st_
+
+        os.mknod(data / "dev.csv", 0o600 | st_.S_IFCHR, os.makedev(1, 5))  # /dev/zero's numbers
+        devices.append("dev.csv")
+    except (PermissionError, OSError):
+        pass  # not root: the link to /dev/zero stands for a device
+    yield data, devices
+    for f in fifos:
+        _unblock(f)
+
+
+def test_the_listing_skips_pipes_and_devices_by_their_type_and_says_why_within_2_s(hostile_folder):
+    from appkit.data_folder import scan_folder
+
+    data, devices = hostile_folder
+    alive, box = _within(2.0, scan_folder, data)
+    assert not alive, "the listing blocked on a FIFO"
+    files, skipped = box["value"]
+    assert [f.name for f in files] == ["good.csv"]
+    why = {s.name: s.reason for s in skipped}
+    for name in ("x.npy", "x.parquet", "x.csv"):
+        assert why[name] == "a named pipe (FIFO), not a regular file"
+    assert why["zero.csv"] == "a link pointing outside the data folder"
+    for name in devices:
+        assert why[name] == "a character device, not a regular file"
+
+
+@pytest.mark.parametrize("name", ["x.npy", "x.parquet", "x.csv", "dev.csv"])
+def test_opening_a_pipe_or_a_device_in_the_folder_is_a_clear_error_not_a_hang(hostile_folder, name):
+    from appkit.data_folder import resolve_inside
+
+    data, devices = hostile_folder
+    if name.startswith("dev") and name not in devices:
+        pytest.skip("making a device node needs root")
+    alive, box = _within(2.0, resolve_inside, data, name)
+    assert not alive
+    assert isinstance(box.get("error"), ValueError)
+    assert "not a regular file" in str(box["error"]) and repr(name) in str(box["error"])
+
+
+@pytest.mark.parametrize("typed", [".", "sub", "sub/"])
+def test_choosing_the_folder_or_a_sub_folder_is_a_clear_message(hostile_folder, typed):
+    from appkit.data_folder import resolve_inside
+
+    data, _ = hostile_folder
+    with pytest.raises(ValueError, match=r"is a folder, not a data file\. Fix: choose a file inside it"):
+        resolve_inside(data, typed)
+
+
+@pytest.mark.parametrize("name", ["x.npy", "x.parquet", "x.csv"])
+def test_load_dataset_refuses_a_fifo_by_its_type(hostile_folder, name):
+    data, _ = hostile_folder
+    alive, box = _within(2.0, load_dataset, data / name)
+    assert not alive
+    assert isinstance(box.get("error"), ValueError)
+    assert "is a named pipe (FIFO), not a regular file" in str(box["error"])
+
+
+def test_load_dataset_refuses_a_character_device_and_a_folder():
+    with pytest.raises(ValueError, match=r"'zero' is a character device, not a regular file"):
+        load_dataset("/dev/zero", fmt="csv")
+    with pytest.raises(ValueError, match=r"is a folder, not a data file"):
+        load_dataset(str(ROOT / "tests"))
+
+
+def test_the_app_lists_skipped_files_and_refuses_a_pipe_and_the_folder_itself(hostile_folder, monkeypatch):
+    data, _ = hostile_folder
+    at = _app(monkeypatch, data)
+    assert [o.split(" — ")[0] for o in at.selectbox(key="folder_file").options] == ["good.csv"]
+    assert any("x.npy (a named pipe (FIFO), not a regular file)" in c.value for c in at.sidebar.caption)
+    for typed, said in (
+        ("x.csv", "is a named pipe (FIFO), not a regular file"),
+        (".", "the data folder itself is a folder, not a data file"),
+    ):
+        at.text_input(key="folder_path").set_value(typed).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert any(said in e.value for e in at.error), [e.value for e in at.error]
+    at.text_input(key="folder_path").set_value("good.csv").run()  # the session stays usable
+    assert any("Active: **good**" in c.value for c in at.sidebar.caption)

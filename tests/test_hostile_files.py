@@ -286,3 +286,17 @@ def test_formula_names_are_neutralised_in_csv_exports_and_exact_on_request(tmp_p
         ]
         assert cli.main(args) == 0
         assert out.read_bytes() == fc.selection_csv(six, ds.feature_names, raw=raw_mode)
+
+
+# ------------------------------------------------------------- only regular files are read (issue 46)
+@pytest.mark.parametrize("kind", ["fifo.npy", "fifo.csv", "device", "folder"])
+def test_a_pipe_a_device_or_a_folder_through_the_cli_is_one_error_line(tmp_path, capsys, kind):
+    if kind.startswith("fifo"):
+        path = tmp_path / kind
+        os.mkfifo(path)  # opened for reading, it would block until a writer came
+    else:
+        path = Path("/dev/zero") if kind == "device" else tmp_path
+    code = cli.main(["info", str(path)])
+    err = capsys.readouterr().err
+    said = "is a folder, not a data file" if kind == "folder" else "not a regular file"
+    assert code == 1 and said in err and "Traceback" not in err, err

@@ -46,9 +46,11 @@ def load_npy(path, *, label="auto", name: str | None = None, memory_budget=None)
     path names the labels file (``.npy``, 1-D).
     """
     from fsviz.data.budget import dense_bytes, resolve_budget
+    from fsviz.data.filetypes import check_regular
 
     p = Path(os.fspath(path))
     who = f"load_dataset: {p.name!r}"
+    check_regular(p, "load_dataset")  # by its type, not its name: a FIFO called x.npy never opens
     try:
         X = np.load(p, mmap_mode="r", allow_pickle=False)
     except FileNotFoundError:
@@ -71,6 +73,7 @@ def load_npy(path, *, label="auto", name: str | None = None, memory_budget=None)
         lab = Path(os.fspath(label))
     y = None
     if lab is not None:
+        check_regular(lab, who)
         try:
             y = np.load(lab, allow_pickle=False)
         except (OSError, ValueError) as e:
