@@ -137,7 +137,14 @@ def _zarr_matrix(p: Path):
     if hasattr(node, "shape"):
         X, y = node, None
     elif "X" in node:
-        X, y = node["X"], (node["y"][:] if "y" in node else None)
+        X, y = node["X"], (node["y"] if "y" in node else None)
+        if y is not None:  # its declared shape first: a lying 'y' is never read whole
+            if len(X.shape) != 2 or tuple(getattr(y, "shape", ())) != (X.shape[0],):
+                raise ValueError(
+                    f"data folder: the zarr group {p.name!r} holds 'y' of shape {getattr(y, 'shape', '?')}; "
+                    f"expected one label per sample of 'X' {tuple(X.shape)}."
+                )
+            y = y[:]
     else:
         raise ValueError(
             f"data folder: the zarr group {p.name!r} holds no 'X' array; write the matrix as 'X' "
@@ -146,6 +153,26 @@ def _zarr_matrix(p: Path):
     if len(X.shape) != 2:
         raise ValueError(f"data folder: the zarr array in {p.name!r} has shape {X.shape}; expected 2-D.")
     return X, y
+
+
+def _check_zarr_chunks(p: Path, X) -> None:
+    """Refuse a zarr array that declares more chunks than it holds.
+
+    A missing chunk reads as the fill value, so a store of a few KB can declare 20,000 x 20,000
+    float64 (3.2 GB of fill) and make a spill write all of it: a store is read only when every
+    chunk its shape declares is there (a chunk count, read from the store's listing).
+    """
+    try:
+        declared, held = int(X.nchunks), int(X.nchunks_initialized)
+    except Exception as e:  # noqa: BLE001 - zarr raises several error types for a bad store
+        raise ValueError(f"data folder: the zarr store {p.name!r} cannot be listed ({e}).") from None
+    if held < declared:
+        raise ValueError(
+            f"data folder: the zarr store {p.name!r} declares a {X.shape[0]:,} x {X.shape[1]:,} array in "
+            f"{declared:,} chunks but holds {held:,} of them ({_dir_size(p):,} bytes on disk); the missing "
+            "chunks would read as the fill value. Fix: write every chunk (zarr's write_empty_chunks=True), "
+            "or save the matrix as .npy."
+        )
 
 
 def _zarr_shape(p: Path):
@@ -381,38 +408,110 @@ def spill_dir() -> Path:
     return d
 
 
+#: environment variable: the most a spill may write (a size such as ``20G``; unset or ``none``:
+#: only the free space limits it, less :func:`_disk_reserve`)
+SPILL_BUDGET_ENV = "FSVIZ_SPILL_BUDGET"
+
+
+def _disk_reserve(total: int) -> int:
+    """Bytes a spill leaves free on its disk: 5 % of it, at most 1 GiB (the server's other files)."""
+    return min(1 << 30, total // 20)
+
+
+def check_spill(needed: int, what: str, where: Path) -> None:
+    """Refuse a spill of ``needed`` bytes that would pass ``FSVIZ_SPILL_BUDGET`` or leave less than
+    :func:`_disk_reserve` free on ``where``'s disk (checked before the first byte is written)."""
+    import shutil
+
+    from fsviz.data.budget import format_bytes, parse_size
+
+    cap = parse_size(os.environ.get(SPILL_BUDGET_ENV, "").strip() or "none")
+    if cap and needed > cap:
+        raise ValueError(
+            f"data folder: spilling {what} would write {format_bytes(needed)} to {SPILL_ENV}, over "
+            f"{SPILL_BUDGET_ENV}={format_bytes(cap)}. Fix: use a smaller file, or raise {SPILL_BUDGET_ENV}."
+        )
+    usage = shutil.disk_usage(where)
+    room = usage.free - _disk_reserve(usage.total)
+    if needed > room:
+        raise ValueError(
+            f"data folder: spilling {what} would write {format_bytes(needed)} to {SPILL_ENV}, but its disk "
+            f"has {format_bytes(max(usage.free, 0))} free (keeping "
+            f"{format_bytes(_disk_reserve(usage.total))} spare). Fix: free space there, point {SPILL_ENV} "
+            "at a larger disk, or use a smaller file."
+        )
+
+
+def _write_spill(source, part: Path) -> None:
+    """``source``'s column blocks appended to a Fortran-ordered float64 ``.npy`` at ``part``.
+
+    Written with ``write()``, never through a writable memory map: a full disk is then an
+    ``OSError`` (ENOSPC), not a SIGBUS that ends the server for every session. A source whose
+    blocks do not add up to its declared shape is an error.
+    """
+    import numpy as np
+
+    n, m = source.shape
+    step = max(1, (1 << 26) // (8 * max(n, 1)))
+    with open(part, "wb") as fh:
+        header = {"descr": np.dtype(np.float64).str, "fortran_order": True, "shape": (n, m)}
+        np.lib.format.write_array_header_2_0(fh, header)
+        done = 0
+        for a, b, block in source.iter_column_blocks(step):
+            block = np.asarray(block, dtype=np.float64)
+            if a != done or block.shape != (n, b - a):
+                raise ValueError(
+                    f"the source gave a block of shape {block.shape} for columns {a}..{b}; it declared "
+                    f"{n} x {m}."
+                )
+            fh.write(block.tobytes(order="F"))  # column after column: the Fortran layout
+            done = b
+        if done != m:
+            raise ValueError(f"the source ended after {done} of its {m} declared columns.")
+
+
 def _spill(source, y, names, path: Path, name: str):
     """``source`` (a :class:`fsviz.data.chunked.ChunkedSource`) written column block by column
     block into a Fortran-ordered float64 ``.npy`` (GDM's column source then reads a block
     contiguously) under :func:`spill_dir`, labels beside it; opened memory-mapped. The file
-    is kept for the same version of the source (its path, size and time in the name)."""
+    is kept for the same version of the source (its path, size and time in the name).
+
+    Before writing: the declared size against ``FSVIZ_SPILL_BUDGET`` and the disk's free
+    space (:func:`check_spill`); on any failure the partial files are removed.
+    """
     import hashlib
 
     import numpy as np
 
     from fsviz.data import Dataset, load_dataset
+    from fsviz.data.budget import dense_bytes
 
     files = [path] if path.is_file() else [f for f in path.rglob("*") if f.is_file()]
     stamps = [(f.stat().st_mtime_ns, f.stat().st_size) for f in files]
     tag = f"{path.resolve()}:{max(stamps, default=(0, 0))[0]}:{sum(size for _, size in stamps)}"
     out = spill_dir() / f"{name}-{hashlib.sha256(tag.encode()).hexdigest()[:16]}.npy"
+    labels = out.with_name(out.name[: -len(".npy")] + LABELS_SUFFIX)
     if not out.exists():
+        n, m = source.shape
+        check_spill(dense_bytes(n, m), f"{path.name!r} ({n:,} x {m:,} float64)", out.parent)
         part = out.with_name(out.name + ".part")
-        mm = np.lib.format.open_memmap(
-            part, mode="w+", dtype=np.float64, shape=source.shape, fortran_order=True
-        )
-        step = max(1, (1 << 26) // (8 * max(source.n_samples, 1)))
-        for a, b, block in source.iter_column_blocks(step):
-            mm[:, a:b] = block
-        mm.flush()
-        del mm
-        if y is not None:  # text labels as a unicode array: a .npy without pickles
-            y = np.asarray(y)
-            np.save(
-                out.with_name(out.name[: -len(".npy")] + LABELS_SUFFIX),
-                y.astype(str) if y.dtype == object else y,
-            )
-        part.rename(out)
+        try:
+            _write_spill(source, part)
+            if y is not None:  # text labels as a unicode array: a .npy without pickles
+                y = np.asarray(y)
+                np.save(labels, y.astype(str) if y.dtype == object else y)
+            part.rename(out)
+        except BaseException as e:
+            part.unlink(missing_ok=True)
+            labels.unlink(missing_ok=True)
+            if isinstance(e, OSError):  # a full disk, a lost mount: the message, not a traceback
+                raise ValueError(
+                    f"data folder: could not write the spill of {path.name!r} to {SPILL_ENV} "
+                    f"({e.strerror or e}). Fix: free space there or point it at a larger disk."
+                ) from None
+            if isinstance(e, ValueError) and not str(e).startswith("data folder"):
+                raise ValueError(f"data folder: {path.name!r} could not be spilled: {e}") from None
+            raise
     ds = load_dataset(out, memory_budget=1)  # stays memory-mapped
     if names is None:
         return ds.with_name(name)
@@ -428,6 +527,7 @@ def open_zarr(path: Path):
     from fsviz.data.chunked import ZarrSource
 
     X, y = _zarr_matrix(path)
+    _check_zarr_chunks(path, X)
     source = ZarrSource(X)
     name = path.name[: -len(".zarr")] if path.name.lower().endswith(".zarr") else path.name
     if _over_budget(source.shape):

@@ -334,15 +334,121 @@ def test_load_dataset_refuses_a_character_device_and_a_folder():
 
 def test_the_app_lists_skipped_files_and_refuses_a_pipe_and_the_folder_itself(hostile_folder, monkeypatch):
     data, _ = hostile_folder
+    spill = data.parent / "spill"
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "64M")
+    _lying_zarr(data / "huge.zarr")
     at = _app(monkeypatch, data)
-    assert [o.split(" — ")[0] for o in at.selectbox(key="folder_file").options] == ["good.csv"]
+    assert [o.split(" — ")[0] for o in at.selectbox(key="folder_file").options] == ["good.csv", "huge.zarr"]
     assert any("x.npy (a named pipe (FIFO), not a regular file)" in c.value for c in at.sidebar.caption)
     for typed, said in (
         ("x.csv", "is a named pipe (FIFO), not a regular file"),
         (".", "the data folder itself is a folder, not a data file"),
+        ("huge.zarr", "declares a 20,000 x 20,000 array in 400 chunks but holds 1 of them"),
     ):
         at.text_input(key="folder_path").set_value(typed).run()
         assert not at.exception, [e.value for e in at.exception]
         assert any(said in e.value for e in at.error), [e.value for e in at.error]
     at.text_input(key="folder_path").set_value("good.csv").run()  # the session stays usable
     assert any("Active: **good**" in c.value for c in at.sidebar.caption)
+    assert not spill.exists() or not any(spill.iterdir())  # nothing written for the lying store
+
+
+# ------------------------------------------------------------ zarr stores and spills: declared sizes
+def _lying_zarr(path: Path) -> Path:
+    """An ~8 KB zarr store declaring 20,000 x 20,000 float64 (3.2 GB): one chunk of 400 written."""
+    import zarr
+
+    z = zarr.create_array(str(path), shape=(20_000, 20_000), chunks=(1000, 1000), dtype="f8")
+    z[:3, :3] = 1.0
+    return path
+
+
+def test_a_zarr_store_declaring_more_than_it_holds_is_refused_and_nothing_is_spilled(tmp_path, monkeypatch):
+    from appkit.data_folder import list_files, open_zarr, resolve_inside
+
+    data, spill = tmp_path / "data", tmp_path / "spill"
+    data.mkdir()
+    store = _lying_zarr(data / "huge.zarr")
+    assert sum(f.stat().st_size for f in store.rglob("*") if f.is_file()) < 16_000
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "64M")
+    alive, box = _within(2.0, list_files, data)  # the listing reads its metadata only
+    assert not alive and [f.name for f in box["value"]] == ["huge.zarr"]
+    with pytest.raises(
+        ValueError, match=r"declares a 20,000 x 20,000 array in 400 chunks but holds 1 of them"
+    ):
+        open_zarr(resolve_inside(data, "huge.zarr"))
+    assert not spill.exists() or not any(spill.iterdir())  # no .part, no spill
+
+
+def test_a_zarr_group_whose_labels_lie_about_their_length_is_refused(tmp_path):
+    import zarr
+
+    from appkit.data_folder import open_zarr
+
+    group = zarr.open_group(str(tmp_path / "g.zarr"), mode="w")
+    group.create_array("X", data=np.ones((4, 3)))
+    group.create_array("y", shape=(10**9,), chunks=(1000,), dtype="i8")  # never read whole
+    with pytest.raises(
+        ValueError, match=r"holds 'y' of shape \(1000000000,\); expected one label per sample"
+    ):
+        open_zarr(tmp_path / "g.zarr")
+
+
+def _spillable(tmp_path):
+    import zarr
+
+    data = tmp_path / "data"
+    data.mkdir()
+    X = np.arange(60.0).reshape(6, 10)
+    zarr.save_array(str(data / "m.zarr"), X)
+    return data / "m.zarr", X
+
+
+def test_a_spill_checks_its_budget_and_the_free_space_before_writing(tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    from appkit import data_folder as df
+
+    store, X = _spillable(tmp_path)
+    spill = tmp_path / "spill"
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "1K")  # over it: spilled
+    monkeypatch.setenv("FSVIZ_SPILL_BUDGET", "100")
+    with pytest.raises(ValueError, match=r"would write .* over FSVIZ_SPILL_BUDGET=100 B"):
+        df.open_zarr(store)
+    monkeypatch.delenv("FSVIZ_SPILL_BUDGET")
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: usage(10_000, 9_900, 100))
+    with pytest.raises(ValueError, match=r"its disk has 100 B free"):
+        df.open_zarr(store)
+    assert list(spill.iterdir()) == []
+    monkeypatch.undo()
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "1K")
+    ds = df.open_zarr(store)  # room enough: written with write(), read back memory-mapped
+    assert isinstance(ds.X, np.memmap) and ds.X.flags.f_contiguous
+    np.testing.assert_array_equal(np.asarray(ds.X), X)
+
+
+def test_a_spill_that_fails_midway_leaves_no_part_file(tmp_path, monkeypatch):
+    import errno
+
+    from appkit import data_folder as df
+    from fsviz.data.chunked import ZarrSource
+
+    store, _ = _spillable(tmp_path)
+    spill = tmp_path / "spill"
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "1K")
+
+    def full_disk(self, step):
+        yield 0, 1, np.zeros((6, 1))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(ZarrSource, "iter_column_blocks", full_disk)
+    with pytest.raises(ValueError, match=r"could not write the spill of 'm.zarr' .*No space left on device"):
+        df.open_zarr(store)
+    assert list(spill.iterdir()) == []
