@@ -271,3 +271,23 @@ def test_the_proposals_preview_is_the_one_the_data_page_reads(name, data):
             assert a == b, field.name
     if name == "counts.csv":
         assert plan.transform == "log1p_cpm"
+
+
+def test_the_join_key_chosen_and_the_columns_that_matched_more_are_shown():
+    """Issue 46: an ``id`` column naming 18 of 20 samples is the key, not an ``age`` column whose
+    numbers happen to name all 20; the app says which key it took and what else matched."""
+    rng = np.random.default_rng(4)
+    samples = [str(21 + i) for i in range(20)]
+    rows = [s + "," + ",".join(f"{v:.3f}" for v in rng.standard_normal(6)) for s in samples]
+    matrix = "\n".join(["sample," + ",".join(f"g{j}" for j in range(6)), *rows]).encode()
+    ids = [*samples[:18], "99", "98"]
+    disease = ["tumour" if i % 2 else "normal" for i in range(20)]
+    pheno = "\n".join(
+        ["id,age,disease"] + [f"{a},{b},{c}" for a, b, c in zip(ids, samples[::-1], disease, strict=True)]
+    ).encode()
+    at = _upload(_start(), "numbered.csv", matrix)
+    at = _annotations(at, "pheno.csv", pheno)
+    ds = _dataset(at)
+    assert ds.meta["annotations"]["key"] == "id" and ds.shape == (18, 6)
+    shown = " ".join(str(getattr(e, "value", "")) for e in (*at.info, *at.caption, *at.markdown, *at.error))
+    assert "join key 'id' (18 of 20 samples)" in shown and "'age' (20 of 20" in shown, shown[:2000]

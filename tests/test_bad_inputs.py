@@ -738,3 +738,94 @@ def test_sandboxed_mat_loads_the_same_and_damage_is_a_value_error(tmp_path):
     bad.write_bytes(bytes(raw))
     with pytest.raises(ValueError, match="load_dataset: 'bad.mat'"):  # damaged values or structure
         load_dataset(bad, sandbox=True)
+
+
+# ------------------------------------------------------------- the annotation join key (issue 46)
+def _numbered_samples() -> tuple[bytes, bytes]:
+    """An expression matrix whose samples are numbered 21..40, and a phenotype table whose ``id``
+    column names 18 of them (two rows mistyped) while its ``age`` column happens to hold all 20."""
+    rng = np.random.default_rng(3)
+    samples = [str(21 + i) for i in range(20)]
+    rows = [f"g{j}," + ",".join(f"{v:.3f}" for v in rng.standard_normal(20)) for j in range(6)]
+    matrix = "\n".join(["gene," + ",".join(samples), *rows]).encode()
+    ids = [*samples[:18], "99", "98"]
+    disease = ["tumour" if i % 2 else "normal" for i in range(20)]
+    pheno = ["id,age,disease"] + [f"{a},{b},{c}" for a, b, c in zip(ids, samples[::-1], disease, strict=True)]
+    return matrix, "\n".join(pheno).encode()
+
+
+def test_the_join_key_is_the_id_column_never_a_measurement_that_matches_more(tmp_path):
+    matrix, pheno = _numbered_samples()
+    (tmp_path / "expr.csv").write_bytes(matrix)
+    (tmp_path / "pheno.csv").write_bytes(pheno)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = load_dataset(
+            tmp_path / "expr.csv",
+            transpose=True,
+            sample_annotations=tmp_path / "pheno.csv",
+            label="disease",
+            missing_target="drop",
+        )
+    report = ds.meta["annotations"]
+    assert report["key"] == "id" and report["matched"] == 18 and ds.shape == (18, 6)
+    assert report["alternatives"] == [
+        {
+            "column": "age",
+            "matched": 20,
+            "candidate": False,
+            "why": "whole numbers not named like an id (a measurement or a count)",
+        }
+    ]
+    said = " ".join(ds.meta["notes"])
+    assert "join key 'id' (18 of 20 samples)" in said and "'age' (20 of 20: whole numbers" in said
+    with warnings.catch_warnings():  # asked for by name, a numeric column is the key
+        warnings.simplefilter("ignore")
+        on_age = load_dataset(
+            tmp_path / "expr.csv",
+            transpose=True,
+            sample_annotations=tmp_path / "pheno.csv",
+            label="disease",
+            annotation_key="age",
+        )
+    assert on_age.meta["annotations"]["key"] == "age" and on_age.shape == (20, 6)
+
+
+def test_a_join_only_a_measurement_could_make_asks_for_the_key(tmp_path, capsys):
+    matrix, pheno = _numbered_samples()
+    (tmp_path / "expr.csv").write_bytes(matrix)
+    lines = pheno.decode().replace("id,age,disease", "code,age,disease").splitlines()
+    lines = [lines[0]] + [f"S{i}," + ln.split(",", 1)[1] for i, ln in enumerate(lines[1:])]
+    (tmp_path / "pheno.csv").write_text("\n".join(lines))  # 'code' names none; 'age' (numbers) all
+    with pytest.raises(
+        ValueError, match=r"no identifier column .* 'age' \(20 of 20: whole numbers .*annotation_key"
+    ):
+        load_dataset(tmp_path / "expr.csv", transpose=True, sample_annotations=tmp_path / "pheno.csv")
+    code = cli.main(
+        [
+            "info",
+            str(tmp_path / "expr.csv"),
+            "--transpose",
+            "yes",
+            "--sample-annotations",
+            str(tmp_path / "pheno.csv"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 1 and "a measurement is never taken as the join key" in err and "Traceback" not in err
+
+
+def test_a_fractional_column_is_never_a_key_candidate():
+    import pandas as pd
+
+    from fsviz.data.annotations import key_candidates
+
+    table = pd.DataFrame({"bmi": [21.5, 22.5, 23.5], "sample": ["a", "b", "c"], "width": [1, 2, 3]})
+    found = {
+        k.column: (k.candidate, k.why) for k in key_candidates(table, np.array(["21.5", "22.5", "a", "1"]))
+    }
+    assert found == {
+        "sample": (True, "unique text, named like an id"),
+        "bmi": (False, "numbers (a measurement)"),
+        "width": (False, "whole numbers not named like an id (a measurement or a count)"),
+    }
