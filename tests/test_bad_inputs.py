@@ -829,3 +829,50 @@ def test_a_fractional_column_is_never_a_key_candidate():
         "bmi": (False, "numbers (a measurement)"),
         "width": (False, "whole numbers not named like an id (a measurement or a count)"),
     }
+
+
+# ------------------------------------------------ an explicit label that names nothing (issue 46)
+def _one_table_each_format(tmp_path: Path) -> dict:
+    """The same small labelled table in every format load_dataset reads, each made here."""
+    import pandas as pd
+    import scipy.io as sio
+
+    from tests.user_files import geo_series_matrix
+
+    frame = pd.DataFrame({"a": [1.0, 2, 3, 4], "b": [4.0, 3, 2, 5], "class": ["x", "y", "x", "y"]})
+    paths = {}
+    paths["csv"] = tmp_path / "t.csv"
+    frame.to_csv(paths["csv"], index=False)
+    paths["tsv"] = tmp_path / "t.tsv"
+    frame.to_csv(paths["tsv"], index=False, sep="\t")
+    paths["parquet"] = tmp_path / "t.parquet"
+    frame.to_parquet(paths["parquet"])
+    paths["xlsx"] = tmp_path / "t.xlsx"
+    frame.to_excel(paths["xlsx"], index=False)
+    paths["npz"] = tmp_path / "t.npz"
+    np.savez(paths["npz"], X=frame[["a", "b"]].to_numpy(), y=np.array([0, 1, 0, 1]))
+    paths["mat"] = tmp_path / "t.mat"
+    sio.savemat(paths["mat"], {"X": frame[["a", "b"]].to_numpy(), "Y": np.array([[0], [1], [0], [1]])})
+    paths["geo"] = tmp_path / "GSE1_series_matrix.txt"
+    paths["geo"].write_bytes(geo_series_matrix(n_probes=20, n_samples=6))
+    return paths
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "xlsx", "npz", "mat", "geo"])
+def test_an_explicit_label_that_names_nothing_is_an_error_in_every_format(tmp_path, capsys, fmt):
+    path = _one_table_each_format(tmp_path)[fmt]
+    typo = "disease_state" if fmt == "geo" else "klass"
+    with pytest.raises(ValueError, match=rf"label (column|variable|array) '{typo}' not found"):
+        load_dataset(path, label=typo)
+    code = cli.main(["info", str(path), "--label", typo])
+    err = capsys.readouterr().err
+    assert code == 1 and f"'{typo}' not found" in err and "Traceback" not in err, err
+
+
+def test_a_series_matrix_label_typo_names_the_characteristic_meant(tmp_path):
+    path = _one_table_each_format(tmp_path)["geo"]
+    with pytest.raises(
+        ValueError, match=r"not found \(did you mean 'disease state'\?\); the sample annotations'"
+    ):
+        load_dataset(path, label="disease_state")
+    assert load_dataset(path, label="disease state").meta["label_column"] == "disease state"

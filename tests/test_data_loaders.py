@@ -228,7 +228,7 @@ def test_unknown_format_and_missing_file(tmp_path):
         load_dataset(named(b"a\n1\n", "x.csv"), fmt="xlsx")
     with pytest.raises(ValueError, match=r"does not exist"):
         load_dataset(tmp_path / "nope.csv")
-    with pytest.raises(ValueError, match=r"is a directory"):
+    with pytest.raises(ValueError, match=r"is a folder, not a data file"):
         load_dataset(tmp_path)
     with pytest.raises(ValueError, match=r"expected a path or a file-like object"):
         load_dataset(12)

@@ -236,6 +236,19 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
     matched = where >= 0
     rest = [c for c in columns if c != key]
     target = None
+    if isinstance(label, str) and label != "auto" and label not in rest and parts.get("label_column") is None:
+        # an explicit label that names nothing: the same error as a CSV's missing label column
+        import difflib
+
+        def fold(t: str) -> str:
+            return " ".join(t.replace("_", " ").replace(".", " ").lower().split())
+
+        close = [c for c in rest if fold(c) == fold(label)] or difflib.get_close_matches(label, rest, 1, 0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(
+            f"load_dataset: label column {label!r} not found{hint}; the sample annotations' columns are "
+            f"{names_preview(rest, 20)}. Fix: pass label= one of them, or label=None for unlabelled data."
+        )
     if isinstance(label, str) and label in rest:
         target = label
     elif label == "auto" and parts.get("y") is None:
