@@ -291,3 +291,15 @@ def test_the_join_key_chosen_and_the_columns_that_matched_more_are_shown():
     assert ds.meta["annotations"]["key"] == "id" and ds.shape == (18, 6)
     shown = " ".join(str(getattr(e, "value", "")) for e in (*at.info, *at.caption, *at.markdown, *at.error))
     assert "join key 'id' (18 of 20 samples)" in shown and "'age' (20 of 20" in shown, shown[:2000]
+
+
+def test_a_series_matrix_cut_mid_row_is_an_error_in_the_app_never_median_filled():
+    """Issue 46: the app read a cut series matrix as 24 samples, its cut row median-filled."""
+    whole = geo_series_matrix(n_probes=40, n_samples=8).decode()
+    cut = whole[: whole.index("!series_matrix_table_end")].rstrip("\n")
+    cut = cut[: cut.rindex("\t") - 3]  # the last probe row ends mid-way
+    at = _upload(_start(), "GSE7_series_matrix.txt", cut.encode())
+    said = [e.value for e in at.error]
+    assert any("the series matrix is truncated: probe row 40 of 40" in e for e in said), said
+    ds = _dataset(at) if "dataset_key" in at.session_state else None
+    assert ds is None or not str(ds.name).startswith("GSE7")  # nothing of the cut file was loaded

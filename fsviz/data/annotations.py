@@ -323,13 +323,13 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
     meta = dict(parts.get("table_meta") or {})
     meta["annotations"] = report | {"target": target}
     kept_cols = [c for c in rest if c != target][:MAX_META_COLUMNS]
-    meta["sample_annotations"] = {
-        c: {
-            s: (None if i < 0 else _plain(table[c].iloc[i]))
-            for s, i in zip(samples.tolist(), where.tolist(), strict=True)
+    rows = where.tolist()
+    meta["sample_annotations"] = {}
+    for c in kept_cols:  # one column at a time as plain values: no pandas lookup per sample
+        values = table[c].to_numpy(dtype=object)
+        meta["sample_annotations"][c] = {
+            s: (None if i < 0 else _plain(values[i])) for s, i in zip(samples.tolist(), rows, strict=True)
         }
-        for c in kept_cols
-    }
     out["table_meta"] = meta
     out["notes"] = notes
     return out
