@@ -103,8 +103,12 @@ def _with_plan(text: str, kwargs: dict) -> dict:
     from fsviz.data.plan import ImportPlan
 
     if not text.lstrip().startswith("{") and os.path.exists(text):
-        with open(text, encoding="utf-8") as fh:
-            text = fh.read(1 << 20)
+        from fsviz.data.filetypes import check_regular, read_regular
+        from fsviz.data.plan import MAX_PLAN_BYTES
+
+        if check_regular(text, "--plan").st_size > MAX_PLAN_BYTES:  # a regular file, a plan's size
+            raise CLIError(f"--plan: {text!r} is larger than a plan (at most {MAX_PLAN_BYTES:,} bytes).")
+        text = read_regular(text, "--plan").decode("utf-8", errors="replace")
     plan = ImportPlan.from_json(text, "--plan")
     defaults = load_defaults()
     keep = ("memory_budget", "allow_external")

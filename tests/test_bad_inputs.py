@@ -876,3 +876,58 @@ def test_a_series_matrix_label_typo_names_the_characteristic_meant(tmp_path):
     ):
         load_dataset(path, label="disease_state")
     assert load_dataset(path, label="disease state").meta["label_column"] == "disease state"
+
+
+# ------------------------------------------------- import plans validated like session files (issue 46)
+def _deep_json(levels: int) -> str:
+    return '{"na_values": ' + "[" * levels + "]" * levels + "}"
+
+
+PLAN_CASES = {  # what a careless or hostile plan holds -> what the one error says
+    "negative_label": ({"label": -2}, r"'label' position must be a column number counted from 0"),
+    "bool_label": ({"label": True}, r"'label' must be a column name, a position"),
+    "bool_sheet": ({"sheet": True}, r"'sheet' must be a name, a position"),
+    "negative_sheet": ({"sheet": -1}, r"'sheet' must be a name, a position"),
+    "float_flag": ({"missing_indicators": 1e5}, r"'missing_indicators' must be true or false"),
+    "float_transpose": ({"transpose": 1e5}, r"transpose must be False, True or 'auto'"),
+    "nested_na": ({"na_values": [["NA"]]}, r"'na_values' must be a list of texts"),
+    "deep_types": ({"types": {"a": [[["number"]]]}}, r"'types' is nested deeper than 2 levels"),
+    "long_fmt": ({"fmt": "c" * 100}, r"'fmt' must be a format name"),
+    "huge_text": ({"annotation_key": "k" * 10_000}, r"'annotation_key' holds a text of 10,000 characters"),
+}
+
+
+@pytest.mark.parametrize("case", list(PLAN_CASES))
+def test_a_bad_plan_is_one_value_error_at_the_library_and_the_cli(tmp_path, capsys, case):
+    plan, match = PLAN_CASES[case]
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,class\n1,2,x\n3,4,y\n5,6,x\n")
+    with pytest.raises(ValueError, match=match):
+        load_dataset(path, plan=plan)
+    code = cli.main(["info", str(path), "--plan", json.dumps(plan)])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err and "internal error" not in err, err
+    assert len([ln for ln in err.splitlines() if ln.startswith("fsviz: error:")]) == 1, err
+
+
+def test_a_deeply_nested_plan_never_raises_recursion_error(tmp_path, capsys):
+    from fsviz.data.plan import ImportPlan
+
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,class\n1,2,x\n3,4,y\n5,6,x\n")
+    text = _deep_json(200_000)
+    with pytest.raises(ValueError, match=r"nested deeper than 2 levels"):
+        ImportPlan.from_json(text)
+    deep: list = []
+    for _ in range(100_000):  # built in Python: past any recursion limit
+        deep = [deep]
+    with pytest.raises(ValueError, match=r"'na_values' is nested deeper than 2 levels"):
+        load_dataset(path, na_values=deep)
+    with pytest.raises(ValueError, match=r"'na_values' is nested deeper than 2 levels"):
+        load_dataset(path, plan={"na_values": deep})
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(text)
+    for given in (text, str(plan_file)):
+        code = cli.main(["info", str(path), "--plan", given])
+        err = capsys.readouterr().err
+        assert code == 1 and "nested deeper than 2 levels" in err and "internal error" not in err, err
