@@ -303,3 +303,26 @@ def test_a_series_matrix_cut_mid_row_is_an_error_in_the_app_never_median_filled(
     assert any("the series matrix is truncated: probe row 40 of 40" in e for e in said), said
     ds = _dataset(at) if "dataset_key" in at.session_state else None
     assert ds is None or not str(ds.name).startswith("GSE7")  # nothing of the cut file was loaded
+
+
+@pytest.mark.parametrize(
+    "imp, said",
+    [
+        ({"label": -2}, "'label' position must be a column number counted from 0"),
+        ({"label": True}, "'label' must be a column name, a position"),
+        ({"na_values": [["NA"]]}, "'na_values' must be a list of texts"),
+    ],
+)
+def test_a_link_with_bad_import_settings_is_refused_with_the_plans_message(imp, said):
+    """Issue 46: the ``imp=`` URL takes the plan's contract (types, ranges, nesting)."""
+    from appkit.url import _encode
+
+    at = _upload(_start(), "bc.data", uci_headerless())
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.query_params.update({k: at.query_params[k] for k in ("source", "upload")})
+    fresh.query_params["imp"] = _encode(imp)
+    fresh.run()
+    assert not fresh.exception, [e.value for e in fresh.exception]
+    shown = [w.value for w in fresh.warning]
+    assert any("The import settings in this link were not restored" in w and said in w for w in shown), shown
+    assert _dataset(fresh).fingerprint == _dataset(at).fingerprint  # read with the defaults
