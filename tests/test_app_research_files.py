@@ -326,3 +326,25 @@ def test_a_link_with_bad_import_settings_is_refused_with_the_plans_message(imp, 
     shown = [w.value for w in fresh.warning]
     assert any("The import settings in this link were not restored" in w and said in w for w in shown), shown
     assert _dataset(fresh).fingerprint == _dataset(at).fingerprint  # read with the defaults
+
+
+def test_a_parquet_file_with_list_and_struct_columns_is_a_clear_message_in_the_app():
+    """Issue 46 (open from before): the app said "internal error (TypeError: unhashable type)"."""
+    frame = pd.DataFrame(
+        {
+            "g1": [1.0, 2.0, 3.0, 4.0],
+            "tags": [[1, 2], [3], [4], [5]],
+            "where": [{"x": 1}, {"x": 2}, {"x": 3}, {"x": 4}],
+            "class": ["a", "b", "a", "b"],
+        }
+    )
+    buf = io.BytesIO()
+    frame.to_parquet(buf)
+    at = _start()
+    at.file_uploader(key="upload").set_value(
+        ("nested.parquet", buf.getvalue(), "application/octet-stream")
+    ).run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [e.value for e in at.error]
+    assert any("['tags', 'where'] hold lists, structs or maps" in e for e in said), said
+    assert not any("internal error" in e for e in said), said
