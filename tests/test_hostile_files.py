@@ -406,3 +406,26 @@ def test_a_worksheet_of_many_cells_is_refused_from_its_extent_at_the_cost_it_has
     bomb.name = "cells.xlsx"
     with pytest.raises(MemoryBudgetError, match=r"cells span 50,001 rows x 20 columns"):
         load_dataset(bomb, memory_budget="96M")
+
+
+def _rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        return next(int(line.split()[1]) << 10 for line in fh if line.startswith("VmRSS:"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists() or not hasattr(os, "fork"), reason="Linux /proc")
+def test_the_reader_zygote_drops_an_answer_once_it_is_sent():
+    """Issue 46: the zygote kept its last answer (+305 MiB after a 305 MiB read) beside the
+    server's own copy until the next read."""
+    from fsviz.data.sandbox import _ZYGOTE_HANDLE
+
+    assert run_isolated(divmod, 7, 2) == (3, 1)  # the zygote started and warm
+    zygote = _ZYGOTE_HANDLE.proc
+    if zygote is None:
+        pytest.skip("the zygote was busy: a fresh child answered")
+    before = _rss(zygote.pid)
+    size = 96 << 20
+    assert len(run_isolated(bytes, size)) == size  # a 96 MiB answer through the zygote
+    assert _ZYGOTE_HANDLE.proc is zygote
+    after = _rss(zygote.pid)
+    assert after - before < 16 << 20, f"the zygote holds {(after - before) >> 20} MiB after answering"
