@@ -452,3 +452,22 @@ def test_a_spill_that_fails_midway_leaves_no_part_file(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"could not write the spill of 'm.zarr' .*No space left on device"):
         df.open_zarr(store)
     assert list(spill.iterdir()) == []
+
+
+def test_a_truncated_npy_or_spill_is_refused_before_it_is_mapped(tmp_path, monkeypatch):
+    """A map past a file's end is a SIGBUS on first touch: the declared size is checked first."""
+    from appkit import data_folder as df
+
+    store, _ = _spillable(tmp_path)
+    np.save(store.parent / "cut.npy", np.zeros((400, 300)))
+    os.truncate(store.parent / "cut.npy", 4096)
+    with pytest.raises(ValueError, match=r"declares a 400 x 300 float64 array .* it is truncated"):
+        load_dataset(store.parent / "cut.npy", memory_budget=1)  # over the budget: it would be mapped
+    spill = tmp_path / "spill"
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "1K")
+    df.open_zarr(store)  # written once
+    (written,) = [f for f in spill.iterdir() if not f.name.endswith(".y.npy")]
+    os.truncate(written, written.stat().st_size - 80)  # cut afterwards (a quota, another process)
+    with pytest.raises(ValueError, match=r"declares a 6 x 10 float64 array .* it is truncated"):
+        df.open_zarr(store)
