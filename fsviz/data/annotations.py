@@ -83,7 +83,8 @@ def _as_text(values) -> np.ndarray:
 #: whole words (of a column name split at non-letters and case changes) that name an identifier
 _KEY_WORDS = frozenset(
     {"id", "ids", "sample", "samples", "name", "names", "barcode", "barcodes", "gsm", "accession",
-     "cell", "patient", "subject", "rownames", "uuid", "key"}
+     "cell", "patient", "subject", "rownames", "uuid", "key", "index", "unnamed", "sampleid",
+     "samplename", "patientid", "subjectid"}
 )  # fmt: skip
 
 
@@ -93,10 +94,8 @@ def _named_like_id(name: str) -> bool:
     substring: ``width``, ``valid``, ``rapid`` are not ids)."""
     import re
 
-    from fsviz.data.roles import _id_named
-
     words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", str(name))
-    return _id_named(str(name)) or any(w.lower() in _KEY_WORDS for w in words)
+    return any(w.lower() in _KEY_WORDS for w in words)
 
 
 def _key_kind(column) -> str:
