@@ -471,3 +471,17 @@ def test_a_truncated_npy_or_spill_is_refused_before_it_is_mapped(tmp_path, monke
     os.truncate(written, written.stat().st_size - 80)  # cut afterwards (a quota, another process)
     with pytest.raises(ValueError, match=r"declares a 6 x 10 float64 array .* it is truncated"):
         df.open_zarr(store)
+
+
+@pytest.mark.parametrize("source", ["NpySource", "ParquetSource"])
+def test_the_chunked_sources_refuse_a_fifo_by_its_type(tmp_path, source):
+    from fsviz.data import chunked
+
+    fifo = tmp_path / ("x.npy" if source == "NpySource" else "x.parquet")
+    os.mkfifo(fifo)
+    try:
+        alive, box = _within(2.0, getattr(chunked, source), fifo)
+        assert not alive
+        assert isinstance(box.get("error"), ValueError) and "named pipe (FIFO)" in str(box["error"])
+    finally:
+        _unblock(fifo)
