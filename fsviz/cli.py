@@ -59,6 +59,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fsviz._dask import close_quietly
 from fsviz.compute.commands import names
 
 __all__ = ["main"]
@@ -176,7 +177,11 @@ def _client(args: argparse.Namespace):
         return None
     from fsviz._dask import as_client
 
-    client = as_client(args.scheduler, timeout=f"{args.scheduler_timeout}s")
+    client = as_client(args.scheduler, timeout=f"{args.scheduler_timeout}s")  # ValueError: not an address
+    if not os.environ.get("FSVIZ_DEBUG"):  # a lost scheduler is one error line, not Dask's tracebacks
+        import logging
+
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
     _say(args, f"connected to Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)")
     return client
 
@@ -251,8 +256,7 @@ def cmd_histogram(args: argparse.Namespace) -> int:
     try:
         h = run.execute(data, _RunProgress("histogram", args.quiet), client=client)
     finally:
-        if client is not None:
-            client.close()
+        close_quietly(client)  # its scheduler may be gone: the run's own error says so
     _say(
         args,
         f"{'exact' if h.exact else 'ESTIMATED'} histogram of {h.n_pairs_total:,} pairs in {h.seconds:.1f} s "
@@ -323,8 +327,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     try:
         res = run.execute(ds, _RunProgress(run.method, args.quiet), client=client)
     finally:
-        if client is not None:
-            client.close()
+        close_quietly(client)  # its scheduler may be gone: the run's own error says so
     _say(args, f"{run.spec.label} finished in {res.seconds:.1f} s")
     sel = res.selection(args.n_features)
     raw = bool(getattr(args, "csv_raw", False))
@@ -408,8 +411,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     try:
         res = run.execute(ds, _RunProgress("benchmark", args.quiet), client=client)
     finally:
-        if client is not None:
-            client.close()
+        close_quietly(client)  # its scheduler may be gone: the run's own error says so
     for note in res.notes:
         _say(args, note)
     _say(args, f"benchmark finished in {res.seconds:.1f} s ({len(res.table)} rows)")
