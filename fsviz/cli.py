@@ -586,7 +586,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="read .npy (memory-mapped), .parquet or zarr block by block instead of loading it",
     )
-    q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
+    q.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address, e.g. tcp://host:8786 (tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT)",
+    )
     q.add_argument(
         "--scheduler-timeout",
         type=float,
@@ -601,7 +605,10 @@ def _parser() -> argparse.ArgumentParser:
     data_args(q)
     commands.add_select_options(q)
     q.add_argument(
-        "--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client"
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address for methods that take a client "
+        "(tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT)",
     )
     q.add_argument(
         "--scheduler-timeout",
@@ -649,7 +656,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     data_args(q)
     commands.add_benchmark_options(q)
-    q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address: run them on a cluster")
+    q.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address: run them on a cluster (tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT)",
+    )
     q.add_argument(
         "--scheduler-timeout",
         type=float,
