@@ -176,7 +176,8 @@ class SchedulerLink:
     def _failed(self, error: BaseException) -> None:
         self._failures += 1
         self._next_try = self._clock() + self._wait()
-        self._error = " ".join(str(error).split())[:300] or type(error).__name__
+        said = str(error).partition(" Fix:")[0]  # the message's own fix is this link's to say
+        self._error = " ".join(said.split())[:300] or type(error).__name__
 
     def _retry(self) -> None:
         try:
