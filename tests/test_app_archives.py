@@ -18,7 +18,7 @@ pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
 import appkit
-from appkit.data_folder import list_files
+from appkit.data_folder import scan_folder
 from tests.test_app_pages import APP, TIMEOUT
 from tests.user_files import geo_series_matrix
 
@@ -90,15 +90,16 @@ def test_the_server_folder_lists_compressed_files_and_says_what_it_leaves_out(tm
     (data / "notes.docx").write_bytes(b"not data")
     (data / "evil.zip").write_bytes(_zip({"../../etc/evil.csv": CSV}))
     (data / "a" / "b" / "c" / "deep.csv").write_bytes(CSV)
-    skipped: list = []
-    files = {f.name: f.kind for f in list_files(data, skipped)}
+    listed, skipped = scan_folder(data)
+    files = {f.name: f.kind for f in listed}
+    skipped = [(s.name, s.reason) for s in skipped]
     assert files == {"GSE1_series_matrix.txt.gz": "txt.gz", "kaggle.zip": "zip", "evil.zip": "zip"}
     assert ("notes.docx", "not a format fsviz reads (.docx)") in skipped
     assert any(name == "a/b/c/" and "deeper than" in why for name, why in skipped)
     monkeypatch.setenv("FSVIZ_DATA_DIR", str(data))
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     at.radio(key="source").set_value("Server folder").run()
-    assert any("Not listed (2): " in c.value and "notes.docx" in c.value for c in at.sidebar.caption)
+    assert any("Skipped 2: " in c.value and "notes.docx" in c.value for c in at.sidebar.caption)
     at.selectbox(key="folder_file").set_value("evil.zip").run()  # refused in the sandbox, said once
     assert not at.exception and any("leaves the archive's folder" in e.value for e in at.error)
     at.selectbox(key="folder_file").set_value("GSE1_series_matrix.txt.gz").run()
@@ -112,6 +113,8 @@ def test_a_listing_cut_at_its_limit_says_so(tmp_path, monkeypatch):
     for i in range(3):
         (tmp_path / f"t{i}.csv").write_bytes(CSV)
     monkeypatch.setattr(folder, "MAX_ENTRIES", 2)
-    skipped: list = []
-    assert len(folder.list_files(tmp_path, skipped)) == 2
-    assert skipped == [("…", "the listing stops at 2 entries; type the path of any other file")]
+    listed, skipped = folder.scan_folder(tmp_path)
+    assert len(listed) == 2
+    assert [(s.name, s.reason) for s in skipped] == [
+        ("…", "the listing stops at 2 entries; type the path of any other file")
+    ]

@@ -100,7 +100,8 @@ def test_10x_mismatched_files_and_a_matrix_over_the_budget_are_refused(tmp_path)
     with pytest.raises(MemoryBudgetError, match=r"a sparse 60 cells x 40 genes matrix"):
         load(tmp_path / "ok", memory_budget=6000)
     with pytest.raises(
-        ValueError, match=r"is a directory, not a data file \(a folder opens when it holds a 10x"
+        ValueError,
+        match=r"is a folder, not a data file. Fix: choose a file inside it \(a folder opens when it holds",
     ):
         load(tmp_path)
 

@@ -477,8 +477,9 @@ def unwrap(
         ValueError) when the declared or streamed size passes ``limit``.
     """
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:
-            data = fh.read()
+        from fsviz.data.filetypes import read_regular
+
+        data = read_regular(source, who)  # a regular file only (a pipe or a device is refused)
         filename = filename or os.path.basename(os.fspath(source))
     else:
         data = bytes(source)
@@ -573,8 +574,11 @@ def archive_members(source, filename: str = "", *, limit: int = 0, who: str = "l
     """The members of a zip or tar archive (maybe gzip/bzip2/xz-compressed) that may be data
     (:func:`data_members`), checked as :func:`unwrap` checks them; ``[]`` for anything else.
     What the app's "Archive member" choice lists."""
-    data = source if not isinstance(source, (str, os.PathLike)) else open(source, "rb").read()  # noqa: SIM115
-    data = bytes(data)
+    if isinstance(source, (str, os.PathLike)):
+        from fsviz.data.filetypes import read_regular
+
+        source = read_regular(source, who)
+    data = bytes(source)
     kind = compression_of(data)
     if kind in ("gzip", "bz2", "xz", "zst"):
         data = decompress(kind, data, limit, who, repr(filename) if filename else "the file")

@@ -7,12 +7,14 @@ from __future__ import annotations
 import io
 import os
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fsviz.data.budget import check_memory
+from fsviz.data.filetypes import check_regular, open_regular, read_regular
 from fsviz.data.plan import DEFAULT_NA, ImportPlan
 
 if TYPE_CHECKING:
@@ -105,17 +107,20 @@ class Source:
         self._data: bytes | None = None
         if isinstance(obj, (str, os.PathLike)):
             self.path = os.fspath(obj)
-            if not os.path.exists(self.path):
-                raise ValueError(f"load_dataset: file {self.path!r} does not exist. Fix: check the path.")
-            if os.path.isdir(self.path):
+            # by its type, never its name: a FIFO, a device or a folder is refused before any open
+            st = check_regular(self.path, "load_dataset", allow_dir=True)
+            if stat.S_ISDIR(st.st_mode):
                 from fsviz.data.formats.archives import folder_layout
 
                 found = folder_layout(self.path)  # a 10x folder: read by unwrap(), within the budget
                 self._folder_layout, self._folder = found if found is not None else (None, None)
                 if self._folder is None:
+                    name = os.path.basename(os.path.normpath(self.path))
                     raise ValueError(
-                        f"load_dataset: {self.path!r} is a directory, not a data file (a folder opens "
-                        "when it holds a 10x matrix: matrix.mtx, barcodes.tsv, features.tsv or genes.tsv)."
+                        f"load_dataset: {name!r} is a folder, not a data file. Fix: choose a file inside it "
+                        "(a folder opens when it holds a 10x matrix: matrix.mtx, barcodes.tsv, features.tsv "
+                        "or genes.tsv; a zarr store or an fsviz memory-mapped dataset opens in the app's "
+                        "server folder)."
                     )
             self.filename = os.path.basename(os.path.normpath(self.path))
             if self._folder is not None:
@@ -178,8 +183,7 @@ class Source:
             return b""  # a folder: its files are in self.files once unwrap() read them
         if self._data is None:
             if self.path is not None:
-                with open(self.path, "rb") as fh:
-                    self._data = fh.read()
+                self._data = read_regular(self.path, f"load_dataset: {self.label}")
             else:
                 obj = self.obj
                 if hasattr(obj, "getvalue"):
@@ -198,7 +202,7 @@ class Source:
 
     def head(self, n: int = 1024) -> bytes:
         if self._data is None and self.path is not None:
-            with open(self.path, "rb") as fh:
+            with open_regular(self.path, f"load_dataset: {self.label}") as fh:
                 return fh.read(n)
         return self.bytes()[:n]
 
@@ -239,9 +243,8 @@ class Source:
         plan = self.plan
         if self._folder is not None:  # a 10x folder (its size was checked against the budget)
             self.files = {}
-            for path in self._folder.values():
-                with open(path, "rb") as fh:
-                    self.files[os.path.basename(path)] = fh.read()
+            for path in self._folder.values():  # each a regular file (a pipe would block the read)
+                self.files[os.path.basename(path)] = read_regular(path, f"load_dataset: {self.label}")
             self.layout = self._folder_layout
             return
         if plan.compression == "none" and plan.member is None:
