@@ -194,8 +194,9 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-#: ``fsviz/data/`` is left to the import-plan work on it (its format modules share a private base,
-#: ``formats/_source``); every other module takes no private name from another family's module
+#: ``fsviz/data/`` has its own rule for its readers (``test_no_reader_takes_another_modules_private_names``:
+#: they share ``formats/source`` under public names); every other module takes no private name from
+#: another family's module
 PRIVATE_CHECKED = sorted(p for p in PKG.rglob("*.py") if "data" not in p.relative_to(PKG).parts[:1])
 
 
