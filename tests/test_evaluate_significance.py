@@ -165,3 +165,19 @@ def test_fdr_holds_across_20_seeds():
         fdp.append(np.mean([i not in true for i in sel]) if sel.size else 0.0)
     fdp = np.asarray(fdp)
     assert fdp.mean() <= 0.1 + 2 * fdp.std(ddof=1) / np.sqrt(20)
+
+
+def test_pooled_null_by_hand():
+    X, y, _ = _data(n=20, m=5)
+    res = permutation_pvalues(S.FScore(), X, y, n_permutations=9, random_state=0, null="pooled")
+    refit = permutation_pvalues(
+        S.FScore(), X, y, n_permutations=9, random_state=0, null="pooled", batched=False
+    )
+    obs = S.FScore().fit(X, y).scores_
+    T = np.array([S.FScore().fit(X, y[p]).scores_ for p in label_permutations(20, 9, random_state=0)])
+    expected = (1 + (T.ravel()[None, :] >= obs[:, None] - 1e-9 * obs[:, None]).sum(axis=1)) / (1 + 45)
+    np.testing.assert_allclose(res.pvalues, expected)
+    np.testing.assert_array_equal(res.pvalues, refit.pvalues)
+    assert "pooled" in res.null
+    with pytest.raises(ValueError, match="'null' must be"):
+        permutation_pvalues(S.FScore(), X, y, null="global")

@@ -11,6 +11,7 @@ here imports Streamlit.
 """
 
 from fsviz.compute.commands import benchmark_run, histogram_run, select_run
+from fsviz.compute.cuts import CUT_RULES, Cut, cut_run, cut_selection, parse_cut, parse_k
 from fsviz.compute.explain import (
     EXPLAIN_COLUMNS,
     ExplainResult,
@@ -61,6 +62,7 @@ from fsviz.compute.results import (
     Projection,
     ScoreResult,
     Selection,
+    SignificanceResult,
     StabilityResult,
     StreamResult,
     SubsetResult,
@@ -122,6 +124,13 @@ from fsviz.viz.compare import (
 )
 
 __all__ = [
+    "CUT_RULES",
+    "Cut",
+    "cut_run",
+    "cut_selection",
+    "parse_cut",
+    "parse_k",
+    "SignificanceResult",
     "EXPLAIN_COLUMNS",
     "ExplainResult",
     "WhyNot",

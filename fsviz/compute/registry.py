@@ -23,6 +23,7 @@ from fsviz._params import Param, describe
 from fsviz._targets import needs_classes_message
 from fsviz.compute.explain import EXPLAIN_PARAMS
 from fsviz.compute.explain import explain as _explain
+from fsviz.compute.runners import cuts as C
 from fsviz.compute.runners import evaluation as E
 from fsviz.compute.runners import selectors as X
 from fsviz.compute.runners import views as V
@@ -633,6 +634,13 @@ METHODS: dict[str, Method] = {
             "every feature's rank, stand-in and reason",
             _explain,
             EXPLAIN_PARAMS,
+        ),
+        _view(
+            "significance",
+            "Permutation significance",
+            "every feature's permutation p-value and BH q-value",
+            C.significance,
+            C.SIGNIFICANCE_PARAMS,
         ),
         _view("leakage", "Leakage check", "features that give the target away", V.leakage, ()),
         _view("projection", "PCA projection", "PCA of a feature subset", V.projection, V.PROJECTION_PARAMS),

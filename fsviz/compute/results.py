@@ -6,12 +6,14 @@ the data it ran on; results that select features give a :class:`Selection`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import warnings
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
 
 from fsviz.compute.runs import Run
+from fsviz.evaluate.significance import k_fdr
 
 ROLES = ("SF", "AF", "selected")
 
@@ -50,6 +52,9 @@ class Selection:
     aligned with them. ``groups`` holds a group number ``1..K`` (GDM: the K support
     features in the order found, each with its affiliated features) and 0 for a feature
     in no group. ``k`` is the number of features asked for (None: all the method ranks).
+    A selection cut by a rule (``fsviz select -k fdr:0.05``) names it in ``rule``
+    (:meth:`fsviz.compute.Cut.describe`) and carries the rule's numbers per feature in
+    ``columns``: ``(("p", array), ("q", array))`` for the FDR cut, aligned with ``indices``.
     """
 
     run: Run
@@ -60,6 +65,8 @@ class Selection:
     groups: np.ndarray
     seconds: float
     k: int | None = None
+    rule: str | None = None
+    columns: tuple = ()
 
     @property
     def n_features(self) -> int:
@@ -172,6 +179,55 @@ class ScoreResult:
     def selection(self, k: int | None = None) -> Selection:
         idx = self.order if k is None else self.order[:k]
         return _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
+
+
+@result
+class SignificanceResult:
+    """Permutation p-values and BH q-values of a score Run (``of``) on every feature.
+
+    ``null`` states the hypothesis each p-value tests; ``batched`` says whether the permutations
+    were computed as one matrix computation or by refitting (:func:`fsviz.evaluate.permutation_pvalues`).
+    """
+
+    run: Run
+    fingerprint: str
+    of: Run
+    scores: np.ndarray
+    pvalues: np.ndarray
+    qvalues: np.ndarray
+    n_permutations: int
+    null: str
+    batched: bool
+    seconds: float
+
+    @property
+    def pooled(self) -> bool:
+        return self.run.get("null") == "pooled"
+
+    def k_fdr(self, q: float) -> int:
+        """How many features have q-value <= ``q``."""
+        return k_fdr(self.qvalues, q)
+
+    def selection(self, q: float) -> Selection:
+        """The features with q-value <= ``q``, best score first, with their p and q."""
+        idx = np.flatnonzero(self.qvalues <= q) if k_fdr(self.qvalues, q) else np.zeros(0, np.int64)
+        idx = idx[np.argsort(-self.scores[idx], kind="stable")]
+        sel = _plain_selection(self.of, self.fingerprint, idx, self.scores[idx], self.seconds, None)
+        rule = (
+            f"fdr:{q:g} (Benjamini-Hochberg q <= {q:g} on label-permutation p-values, "
+            f"{self.n_permutations} permutations{', pooled over features' if self.pooled else ''})"
+        )
+        floor = 1.0 / (1.0 + self.n_permutations * (self.scores.size if self.pooled else 1))
+        at_floor = int(np.count_nonzero(self.pvalues <= floor * (1 + 1e-9)))
+        if idx.size == 0 and at_floor:  # limited by the permutations' resolution, not by the data
+            warnings.warn(
+                f"fdr:{q:g} kept no feature, but {at_floor} feature(s) reached the smallest p-value the "
+                f"{self.n_permutations} permutations can give ({floor:.3g}); BH needs p <= {q:g} k / m over "
+                f"m = {self.scores.size} features: use about {int(np.ceil(self.scores.size / q)):,} "
+                "permutations, or the pooled null (CLI: --permutations B, --permutation-null pooled).",
+                stacklevel=2,
+            )
+        return replace(sel, rule=rule, columns=(("p", self.pvalues[idx]), ("q", self.qvalues[idx])))
 
 
 @result

@@ -33,6 +33,10 @@ _EXPORTS = {
     "bh_qvalues": ".significance",
     "k_fdr": ".significance",
     "label_permutations": ".significance",
+    "stability_selection": ".stable",  # not .stability_selection: a submodule would shadow the function
+    "StabilitySelectionResult": ".stable",
+    "complementary_pairs": ".stable",
+    "pfer_bound": ".stable",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
