@@ -327,7 +327,12 @@ def cmd_select(args: argparse.Namespace) -> int:
             client.close()
     _say(args, f"{run.spec.label} finished in {res.seconds:.1f} s")
     if isinstance(args.n_features, fc.Cut):
-        options = {"n_permutations": args.permutations, "null": args.permutation_null}
+        options = {
+            "n_permutations": args.permutations,
+            "null": args.permutation_null,
+            "n_pairs": args.pairs,
+            "per_half": args.per_half,
+        }
         numbers = fc.cut_run(run, args.n_features, **options)
         _say(args, f"cutting by {args.n_features.text}: running {numbers.label} ...")
         sel = fc.cut_selection(

@@ -134,3 +134,48 @@ def test_resolution_warning(capsys):
     with pytest.warns(UserWarning, match="smallest p-value the 19 permutations"):
         sel = fc.cut_selection(fc.Run("fisher", {}, 0), fc.parse_cut("fdr:0.05"), ds, n_permutations=19)
     assert sel.n_features == 0 and sel.columns[0][0] == "p"
+
+
+def test_stability_cut_through_run_equals_the_library():
+    from fsviz.evaluate import stability_selection
+
+    X, y = _frame()
+    ds = Dataset(X, y, name="d")
+    of = fc.Run("fisher", {}, seed=1)
+    numbers = fc.cut_run(of, fc.parse_cut("stability:0.7"), n_pairs=5, per_half=4)
+    res = numbers.replace(groups="none").execute(ds)
+    lib = stability_selection(FisherScore(), X, y, k=4, n_pairs=5, random_state=1)
+    np.testing.assert_array_equal(res.probabilities, lib.probabilities)
+    sel = res.selection(0.7)
+    np.testing.assert_array_equal(sel.indices, lib.selected(0.7))
+    assert sel.rule.startswith("stability:0.7") and f"PFER <= {lib.pfer(0.7):.3g}" in sel.rule
+    assert dict(sel.columns)["probability"].min() >= 0.7
+
+
+def test_stability_groups_are_gdms():
+    X, y = _frame()
+    X[:, 5] = X[:, 0] + 0.01 * np.random.default_rng(0).normal(size=X.shape[0])  # a copy of a0
+    ds = Dataset(X, y, name="d")
+    res = fc.cut_run(fc.Run("fisher", {}, 0), fc.parse_cut("stability:0.8"), n_pairs=3, per_half=3).execute(
+        ds
+    )
+    assert any({0, 5} <= set(g.tolist()) for g in res.groups)
+    g = next(i for i, g in enumerate(res.groups) if 0 in set(g.tolist()))
+    assert res.group_probabilities[g] >= max(res.probabilities[0], res.probabilities[5])
+    assert res.group_pfer(0.8) == pytest.approx(res.q_groups**2 / (0.6 * len(res.groups)))
+
+
+def test_cli_stability(csv_path, tmp_path, capsys):
+    out = tmp_path / "st.csv"
+    code, _, err = run(
+        ["select", "--method", "f", "-k", "stability:0.8", csv_path, "--label", "label"]
+        + ["--pairs", "5", "--per-half", "3", "-o", out],
+        capsys,
+    )
+    assert code == 0, err
+    frame = fc.read_selection_csv(out.read_bytes())
+    assert list(frame.columns) == [*fc.SELECTION_COLUMNS, "probability", "group_probability", "rule"]
+    assert len(frame) >= 1 and (frame["probability"] >= 0.8).all()
+    assert "PFER <=" in frame["rule"][0]
+    code, _, err = run(["select", "--method", "f", "-k", "stability:0.4", csv_path], capsys)
+    assert code == 2 and "(0.5, 1]" in err

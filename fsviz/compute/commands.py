@@ -29,7 +29,7 @@ from fsviz.compute.registry import (
     score_methods,
     selection_methods,
 )
-from fsviz.compute.runners.cuts import N_PERMUTATIONS, PERMUTATION_NULL
+from fsviz.compute.runners.cuts import N_PAIRS, N_PERMUTATIONS, PERMUTATION_NULL
 from fsviz.compute.runs import SEED_MAX, Run
 
 __all__ = [
@@ -290,7 +290,9 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
             metavar="K|RULE",
             help=f"{SELECTION_SIZE.help} (mRMR and the other fixed-size subsets select K); or a rule: "
             "fdr:Q keeps a score's features at BH q-value <= Q on label-permutation p-values "
-            "(the CSV then has p, q and rule columns; docs/significance.md)",
+            "(the CSV then has p, q and rule columns); stability:PI keeps the features a selection "
+            "picks on at least PI of the halves of the samples, with the PFER bound (columns "
+            "probability, group_probability, rule; docs/significance.md)",
         )
         q.add_argument(
             "--permutations",
@@ -298,6 +300,18 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
             metavar="B",
             help=f"label permutations of -k fdr:Q (default {N_PERMUTATIONS.default}); the smallest "
             "p-value is 1/(B+1), so BH over m features at level Q needs B of about m/Q",
+        )
+        q.add_argument(
+            "--pairs",
+            type=int,
+            metavar="B",
+            help=f"complementary pairs of halves for -k stability:PI (default {N_PAIRS.default})",
+        )
+        q.add_argument(
+            "--per-half",
+            type=int,
+            metavar="Q",
+            help="features each half keeps for -k stability:PI (default: sqrt(0.6 m), PFER <= 1 at 0.8)",
         )
         q.add_argument(
             "--permutation-null",

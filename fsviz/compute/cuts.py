@@ -18,7 +18,7 @@ from fsviz.compute.runs import Run
 __all__ = ["CUT_RULES", "Cut", "cut_run", "cut_selection", "parse_cut", "parse_k"]
 
 #: the rules ``-k`` takes besides a number: the text before the colon
-CUT_RULES = ("fdr",)
+CUT_RULES = ("fdr", "stability")
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,10 @@ def parse_cut(text: str) -> Cut:
     ValueError
         An unknown rule or a level out of range, naming the forms ``-k`` takes.
     """
-    forms = "a number of features (e.g. 20) or fdr:Q (0 < Q <= 1, e.g. fdr:0.05)"
+    forms = (
+        "a number of features (e.g. 20), fdr:Q (0 < Q <= 1, e.g. fdr:0.05) or stability:PI "
+        "(0.5 < PI <= 1, e.g. stability:0.8)"
+    )
     rule, _, level = str(text).strip().partition(":")
     rule = rule.lower()
     if rule not in CUT_RULES:
@@ -51,8 +54,13 @@ def parse_cut(text: str) -> Cut:
         value = float(level)
     except ValueError:
         raise ValueError(f"-k {text}: the level after '{rule}:' must be a number; give {forms}.") from None
-    if not 0.0 < value <= 1.0:
+    if rule == "fdr" and not 0.0 < value <= 1.0:
         raise ValueError(f"-k {text}: the FDR level must be in (0, 1]; got {value:g}.")
+    if rule == "stability" and not 0.5 < value <= 1.0:
+        raise ValueError(
+            f"-k {text}: the selection-probability threshold must be in (0.5, 1] (the PFER bound "
+            f"needs it above 1/2); got {value:g}."
+        )
     return Cut(rule, value)
 
 
@@ -64,7 +72,14 @@ def parse_k(text: str) -> int | Cut:
         return parse_cut(text)
 
 
-def cut_run(run: Run, cut: Cut, n_permutations: int | None = None, null: str | None = None) -> Run:
+def cut_run(
+    run: Run,
+    cut: Cut,
+    n_permutations: int | None = None,
+    null: str | None = None,
+    n_pairs: int | None = None,
+    per_half: int | None = None,
+) -> Run:
     """The Run computing ``cut``'s numbers for the selection ``run`` (same seed).
 
     Raises
@@ -89,6 +104,15 @@ def cut_run(run: Run, cut: Cut, n_permutations: int | None = None, null: str | N
         if null is not None:
             params["null"] = null
         return Run("significance", params, run.seed)
+    if cut.rule == "stability":
+        if not run.spec.selects:
+            raise ValueError(f"-k {cut.text}: {run.spec.label} does not select features.")
+        params = {"of": run}
+        if n_pairs is not None:
+            params["n_pairs"] = int(n_pairs)
+        if per_half is not None:
+            params["k"] = int(per_half)
+        return Run("stability-selection", params, run.seed)
     raise ValueError(f"unknown cut rule {cut.rule!r}; known are {list(CUT_RULES)}.")  # pragma: no cover
 
 
@@ -97,7 +121,7 @@ def cut_selection(
 ) -> Selection:
     """The selection of ``run`` kept by ``cut`` on ``dataset`` (``results`` resolves a Run to its
     result, e.g. a cache; default: execute it). ``options``: ``n_permutations`` and ``null`` for
-    ``fdr``."""
-    numbers = cut_run(run, cut, **options)
+    ``fdr``, ``n_pairs`` and ``per_half`` for ``stability`` (None: the declared defaults)."""
+    numbers = cut_run(run, cut, **{k: v for k, v in options.items() if v is not None})
     res = results(numbers) if results is not None else numbers.execute(dataset)
     return res.selection(cut.level)

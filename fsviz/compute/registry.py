@@ -642,6 +642,13 @@ METHODS: dict[str, Method] = {
             C.significance,
             C.SIGNIFICANCE_PARAMS,
         ),
+        _view(
+            "stability-selection",
+            "Stability selection",
+            "each feature's and group's selection probability over complementary halves, PFER bound",
+            C.stability_selection,
+            C.STABILITY_SELECTION_PARAMS,
+        ),
         _view("leakage", "Leakage check", "features that give the target away", V.leakage, ()),
         _view("projection", "PCA projection", "PCA of a feature subset", V.projection, V.PROJECTION_PARAMS),
         _view("images", "Image panels", "example images and class means", V.images, V.IMAGES_PARAMS),

@@ -14,6 +14,7 @@ import pandas as pd
 
 from fsviz.compute.runs import Run
 from fsviz.evaluate.significance import k_fdr
+from fsviz.evaluate.stable import pfer_bound
 
 ROLES = ("SF", "AF", "selected")
 
@@ -228,6 +229,63 @@ class SignificanceResult:
                 stacklevel=2,
             )
         return replace(sel, rule=rule, columns=(("p", self.pvalues[idx]), ("q", self.qvalues[idx])))
+
+
+@result
+class StabilitySelection:
+    """Stability selection of a selection Run (``of``): each feature's and group's probability of
+    being kept by a half of the samples (complementary pairs), ``q`` features per half.
+
+    ``groups`` are the groups of interchangeable features counted (GDM's), ``group_probabilities``
+    aligned with them; :meth:`selection` keeps the features at probability >= a threshold and
+    names the PFER bound (:func:`fsviz.evaluate.pfer_bound`).
+    """
+
+    run: Run
+    fingerprint: str
+    of: Run
+    probabilities: np.ndarray
+    group_probabilities: np.ndarray
+    groups: tuple
+    q: float
+    q_groups: float
+    n_pairs: int
+    seconds: float
+
+    def pfer(self, threshold: float) -> float:
+        """Meinshausen & Buehlmann's bound on the expected false selections at ``threshold``."""
+        return pfer_bound(self.q, self.probabilities.size, threshold)
+
+    def group_pfer(self, threshold: float) -> float:
+        """The same bound with the groups as the variables (NaN without groups)."""
+        return pfer_bound(self.q_groups, len(self.groups), threshold) if self.groups else float("nan")
+
+    def group_of(self) -> np.ndarray:
+        """Every feature's group number ``1..G`` (its first group), 0 for none."""
+        out = np.zeros(self.probabilities.size, dtype=np.int64)
+        for i, g in enumerate(self.groups[::-1]):
+            out[np.asarray(g, dtype=np.int64)] = len(self.groups) - i
+        return out
+
+    def selection(self, threshold: float) -> Selection:
+        """Features with probability >= ``threshold``, most stable first, with their probability,
+        their group's probability and the rule (with the PFER bound) named."""
+        idx = np.flatnonzero(self.probabilities >= threshold)
+        idx = idx[np.argsort(-self.probabilities[idx], kind="stable")]
+        sel = _plain_selection(self.of, self.fingerprint, idx, self.probabilities[idx], self.seconds, None)
+        group = self.group_of()[idx]
+        gprob = np.where(group > 0, np.r_[np.nan, self.group_probabilities][group], np.nan)
+        rule = (
+            f"stability:{threshold:g} (selection probability >= {threshold:g} over {2 * self.n_pairs} "
+            f"complementary-pair halves, q = {self.q:g} per half; PFER <= {self.pfer(threshold):.3g}, "
+            "Meinshausen-Buehlmann bound)"
+        )
+        return replace(
+            sel,
+            groups=group,
+            rule=rule,
+            columns=(("probability", self.probabilities[idx]), ("group_probability", gprob)),
+        )
 
 
 @result

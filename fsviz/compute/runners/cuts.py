@@ -15,10 +15,21 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsviz._params import Param, signature_default
 from fsviz.compute import results as R
+from fsviz.compute.runners.evaluation import fold_selector
 from fsviz.compute.runs import Context, Run
 from fsviz.evaluate.significance import permutation_pvalues
+from fsviz.evaluate.stable import stability_selection as _stability_selection
 
-__all__ = ["N_PERMUTATIONS", "PERMUTATION_NULL", "SIGNIFICANCE_PARAMS", "significance"]
+__all__ = [
+    "N_PAIRS",
+    "N_PERMUTATIONS",
+    "PERMUTATION_NULL",
+    "SIGNIFICANCE_PARAMS",
+    "STABILITY_SELECTION_PARAMS",
+    "default_q",
+    "significance",
+    "stability_selection",
+]
 
 N_PERMUTATIONS = Param(
     name="n_permutations",
@@ -37,6 +48,38 @@ PERMUTATION_NULL = Param(
     label="permutation null",
     help="feature: each feature against its own permuted scores (exact); pooled: against all "
     "features' permuted scores (resolution 1/(B m); assumes one null distribution for every feature).",
+)
+STABILITY_K = Param(
+    name="k",
+    default=None,
+    constraints=(Interval(Integral, 1, None, closed="left"), None),
+    label="features per half",
+    help="q, the features each half of the samples keeps; none: sqrt(0.6 m), which bounds the PFER "
+    "at threshold 0.8 by 1 (the bound grows as q squared).",
+    step=1,
+)
+N_PAIRS = Param(
+    name="n_pairs",
+    default=signature_default(_stability_selection, "n_pairs"),
+    constraints=(Interval(Integral, 1, None, closed="left"),),
+    label="complementary pairs",
+    help="How many times the samples are split into two halves (Shah & Samworth use 50).",
+    step=5,
+    practical=(5, 200),
+)
+STABILITY_GROUPS = Param(
+    name="groups",
+    default="auto",
+    constraints=(StrOptions({"auto", "none"}), Run),
+    label="groups",
+    help="Groups counted: auto = GDM's (the selection's own for GDM, else GDM with its defaults "
+    "where there are labels), none, or a GDM Run.",
+)
+STABILITY_SELECTION_PARAMS = (
+    Param(name="of", default=None, label="selection", help="The selection Run redone on each half."),
+    STABILITY_K,
+    N_PAIRS,
+    STABILITY_GROUPS,
 )
 SIGNIFICANCE_PARAMS = (
     Param(name="of", default=None, label="score", help="The score Run whose features are tested."),
@@ -82,5 +125,67 @@ def significance(run: Run, ctx: Context) -> R.SignificanceResult:
         res.n_permutations,
         res.null,
         res.batched,
+        time.perf_counter() - t0,
+    )
+
+
+def default_q(n_features: int, threshold: float = 0.8, pfer: float = 1.0) -> int:
+    """The features per half that bound the PFER at ``threshold`` by ``pfer``:
+    ``floor(sqrt(pfer (2 threshold - 1) m))``, at least 1."""
+    return max(1, int(np.floor(np.sqrt(pfer * (2.0 * threshold - 1.0) * n_features))))
+
+
+def _groups(run: Run, of: Run, ctx: Context) -> list[np.ndarray] | None:
+    spec = run.get("groups")
+    ds = ctx.dataset
+    if spec == "none":
+        return None
+    if spec == "auto":
+        if of.method == "gdm":
+            spec = of
+        elif getattr(ds, "y", None) is not None and getattr(ds, "target_kind", None) is not None:
+            spec = Run("gdm", {}, run.seed)
+        else:
+            return None
+    if not isinstance(spec, Run) or spec.method != "gdm":
+        raise ValueError(f"stability-selection: 'groups' must be 'auto', 'none' or a GDM Run; got {spec!r}.")
+    return [g for g in ctx.result(spec).partition() if len(g) > 1]
+
+
+def stability_selection(run: Run, ctx: Context) -> R.StabilitySelection:
+    """Run ``of`` redone on ``2 n_pairs`` complementary halves of the samples, ``k`` features each."""
+    ds = ctx.dataset
+    of = run.get("of")
+    if not isinstance(of, Run) or not of.spec.selects:
+        raise ValueError(f"stability-selection: 'of' must be the Run of a selection method; got {of!r}.")
+    if ds.y is None and of.spec.supervised:
+        raise ValueError(
+            f"stability-selection: {of.spec.label} needs the target, and dataset {ds.name!r} has none."
+        )
+    k = run.get("k")
+    k = default_q(ds.n_features) if k is None else int(k)
+    groups = _groups(run, of, ctx)
+    t0 = time.perf_counter()
+    y = ds.y if ds.y is not None else np.zeros(ds.n_samples)
+    res = _stability_selection(
+        fold_selector(of, k, ds),
+        ds.X,
+        y,
+        n_pairs=int(run.get("n_pairs")),
+        groups=groups,
+        random_state=run.seed,
+        client=ctx.client,
+        progress=lambda done, total: ctx.progress(done / max(total, 1), f"{done} of {total} halves"),
+    )
+    return R.StabilitySelection(
+        run,
+        ds.fingerprint,
+        of,
+        np.asarray(res.probabilities),
+        np.asarray(res.group_probabilities),
+        tuple(np.asarray(g) for g in res.groups),
+        res.q,
+        res.q_groups,
+        int(run.get("n_pairs")),
         time.perf_counter() - t0,
     )
