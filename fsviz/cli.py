@@ -332,6 +332,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             "null": args.permutation_null,
             "n_pairs": args.pairs,
             "per_half": args.per_half,
+            "cv": args.cv_folds,
         }
         numbers = fc.cut_run(run, args.n_features, **options)
         _say(args, f"cutting by {args.n_features.text}: running {numbers.label} ...")

@@ -179,3 +179,38 @@ def test_cli_stability(csv_path, tmp_path, capsys):
     assert "PFER <=" in frame["rule"][0]
     code, _, err = run(["select", "--method", "f", "-k", "stability:0.4", csv_path], capsys)
     assert code == 2 and "(0.5, 1]" in err
+
+
+def test_cv_1se_cut(csv_path, tmp_path, capsys):
+    X, y = _frame()
+    ds = Dataset(X, y, name="d")
+    of = fc.Run("fisher", {}, 0)
+    numbers = fc.cut_run(of, fc.parse_cut("cv-1se"), ks=(1, 2, 3, 5, 10), cv=3)
+    curve = numbers.execute(ds)
+    sel = fc.cut_selection(of, fc.parse_cut("cv-1se"), ds, ks=(1, 2, 3, 5, 10), cv=3)
+    np.testing.assert_array_equal(sel.indices, of.execute(ds).selection(curve.k_1se).indices)
+    assert sel.rule.startswith(f"cv-1se: k = {curve.k_1se}") and "SE" in sel.rule
+    out = tmp_path / "cv.csv"
+    code, _, err = run(
+        [
+            "select",
+            "--method",
+            "fisher",
+            "-k",
+            "cv-1se",
+            "--cv-folds",
+            "3",
+            csv_path,
+            "--label",
+            "label",
+            "-o",
+            out,
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    frame = fc.read_selection_csv(out.read_bytes())
+    assert list(frame.columns) == [*fc.SELECTION_COLUMNS, "rule"] and frame["rule"][0].startswith("cv-1se")
+    assert fc.parse_k("cv-1se") == fc.Cut("cv-1se")
+    with pytest.raises(ValueError, match="takes no level"):
+        fc.parse_cut("cv-1se:3")

@@ -52,6 +52,7 @@ from fsviz.compute.registry import (
 from fsviz.compute.results import (
     BenchmarkResult,
     CorrelationsResult,
+    CVCurveResult,
     Evaluation,
     GRMResult,
     GroupResult,
@@ -64,6 +65,7 @@ from fsviz.compute.results import (
     Selection,
     SignificanceResult,
     StabilityResult,
+    StabilitySelection,
     StreamResult,
     SubsetResult,
 )
@@ -131,6 +133,8 @@ __all__ = [
     "parse_cut",
     "parse_k",
     "SignificanceResult",
+    "StabilitySelection",
+    "CVCurveResult",
     "EXPLAIN_COLUMNS",
     "ExplainResult",
     "WhyNot",

@@ -292,7 +292,8 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
             "fdr:Q keeps a score's features at BH q-value <= Q on label-permutation p-values "
             "(the CSV then has p, q and rule columns); stability:PI keeps the features a selection "
             "picks on at least PI of the halves of the samples, with the PFER bound (columns "
-            "probability, group_probability, rule; docs/significance.md)",
+            "probability, group_probability, rule); cv-1se keeps the smallest top k within one "
+            "standard error of the best CV accuracy (docs/significance.md)",
         )
         q.add_argument(
             "--permutations",
@@ -312,6 +313,12 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
             type=int,
             metavar="Q",
             help="features each half keeps for -k stability:PI (default: sqrt(0.6 m), PFER <= 1 at 0.8)",
+        )
+        q.add_argument(
+            "--cv-folds",
+            type=int,
+            metavar="N",
+            help="stratified folds of -k cv-1se's CV curve (default 5; the selection is redone in each)",
         )
         q.add_argument(
             "--permutation-null",

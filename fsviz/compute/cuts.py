@@ -9,7 +9,7 @@ Run that computes the rule's numbers for a selection Run, and :func:`cut_selecti
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fsviz.compute.results import Selection
@@ -18,7 +18,7 @@ from fsviz.compute.runs import Run
 __all__ = ["CUT_RULES", "Cut", "cut_run", "cut_selection", "parse_cut", "parse_k"]
 
 #: the rules ``-k`` takes besides a number: the text before the colon
-CUT_RULES = ("fdr", "stability")
+CUT_RULES = ("fdr", "stability", "cv-1se")
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,16 @@ def parse_cut(text: str) -> Cut:
     """
     forms = (
         "a number of features (e.g. 20), fdr:Q (0 < Q <= 1, e.g. fdr:0.05) or stability:PI "
-        "(0.5 < PI <= 1, e.g. stability:0.8)"
+        "(0.5 < PI <= 1, e.g. stability:0.8) or cv-1se"
     )
     rule, _, level = str(text).strip().partition(":")
     rule = rule.lower()
     if rule not in CUT_RULES:
         raise ValueError(f"-k: unknown rule {text!r}; give {forms}.")
+    if rule == "cv-1se":
+        if level:
+            raise ValueError(f"-k {text}: cv-1se takes no level; give {forms}.")
+        return Cut(rule)
     try:
         value = float(level)
     except ValueError:
@@ -79,6 +83,8 @@ def cut_run(
     null: str | None = None,
     n_pairs: int | None = None,
     per_half: int | None = None,
+    ks=None,
+    cv: int | None = None,
 ) -> Run:
     """The Run computing ``cut``'s numbers for the selection ``run`` (same seed).
 
@@ -113,6 +119,21 @@ def cut_run(
         if per_half is not None:
             params["k"] = int(per_half)
         return Run("stability-selection", params, run.seed)
+    if cut.rule == "cv-1se":
+        if not run.spec.selects:
+            raise ValueError(f"-k {cut.text}: {run.spec.label} does not select features.")
+        if not run.spec.supervised:
+            raise ValueError(
+                f"-k {cut.text}: the one-SE rule scores classification accuracy; {run.spec.label} is "
+                "unsupervised, and its CV curve would still need class labels: give --label, or use "
+                "another rule."
+            )
+        params = {"of": run}
+        if ks is not None:
+            params["ks"] = tuple(int(k) for k in ks)
+        if cv is not None:
+            params["cv"] = int(cv)
+        return Run("cv-curve", params, run.seed)
     raise ValueError(f"unknown cut rule {cut.rule!r}; known are {list(CUT_RULES)}.")  # pragma: no cover
 
 
@@ -121,7 +142,11 @@ def cut_selection(
 ) -> Selection:
     """The selection of ``run`` kept by ``cut`` on ``dataset`` (``results`` resolves a Run to its
     result, e.g. a cache; default: execute it). ``options``: ``n_permutations`` and ``null`` for
-    ``fdr``, ``n_pairs`` and ``per_half`` for ``stability`` (None: the declared defaults)."""
+    ``fdr``, ``n_pairs`` and ``per_half`` for ``stability``, ``ks`` and ``cv`` for ``cv-1se`` (None:
+    the declared defaults)."""
     numbers = cut_run(run, cut, **{k: v for k, v in options.items() if v is not None})
-    res = results(numbers) if results is not None else numbers.execute(dataset)
+    resolve = results if results is not None else (lambda r: r.execute(dataset))
+    res = resolve(numbers)
+    if cut.rule == "cv-1se":
+        return replace(resolve(run).selection(res.k_1se), rule=res.describe())
     return res.selection(cut.level)

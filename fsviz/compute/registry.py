@@ -649,6 +649,13 @@ METHODS: dict[str, Method] = {
             C.stability_selection,
             C.STABILITY_SELECTION_PARAMS,
         ),
+        _view(
+            "cv-curve",
+            "CV curve (one-SE rule)",
+            "CV accuracy over k, selection in each fold; the one-standard-error k",
+            C.cv_curve,
+            C.CV_CURVE_PARAMS,
+        ),
         _view("leakage", "Leakage check", "features that give the target away", V.leakage, ()),
         _view("projection", "PCA projection", "PCA of a feature subset", V.projection, V.PROJECTION_PARAMS),
         _view("images", "Image panels", "example images and class means", V.images, V.IMAGES_PARAMS),

@@ -289,6 +289,34 @@ class StabilitySelection:
 
 
 @result
+class CVCurveResult:
+    """Cross-validated accuracy of a selection's top k over ``ks`` (selection redone in each
+    training fold) and the one-SE recommendation ``k_1se`` (:func:`fsviz.evaluate.one_se_rule`)."""
+
+    run: Run
+    fingerprint: str
+    of: Run
+    ks: np.ndarray
+    mean: np.ndarray
+    se: np.ndarray
+    n_folds: int
+    best_k: int
+    k_1se: int
+    threshold: float
+    classifier: str
+    seconds: float
+
+    def describe(self) -> str:
+        """The rule and its spread in words (the selection's ``rule``)."""
+        i, b = int(np.searchsorted(self.ks, self.k_1se)), int(np.searchsorted(self.ks, self.best_k))
+        return (
+            f"cv-1se: k = {self.k_1se}, the smallest k within one standard error of the best CV accuracy "
+            f"({self.mean[i]:.3f} +/- {self.se[i]:.3f} SE; best k = {self.best_k}: {self.mean[b]:.3f} "
+            f"+/- {self.se[b]:.3f}; {self.n_folds}-fold, {self.classifier}, selection in each training fold)"
+        )
+
+
+@result
 class SubsetResult:
     """A subset selector's ``selected_`` in selection order, with its ``scores_``."""
 

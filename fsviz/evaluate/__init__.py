@@ -37,6 +37,9 @@ _EXPORTS = {
     "StabilitySelectionResult": ".stable",
     "complementary_pairs": ".stable",
     "pfer_bound": ".stable",
+    "cv_curve": ".one_se",
+    "one_se_rule": ".one_se",
+    "CVCurve": ".one_se",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -15,8 +15,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsviz._params import Param, signature_default
 from fsviz.compute import results as R
-from fsviz.compute.runners.evaluation import fold_selector
+from fsviz.compute.runners.evaluation import benchmark_rankers, fold_selector
 from fsviz.compute.runs import Context, Run
+from fsviz.evaluate.one_se import cv_curve as _cv_curve
 from fsviz.evaluate.significance import permutation_pvalues
 from fsviz.evaluate.stable import stability_selection as _stability_selection
 
@@ -26,6 +27,9 @@ __all__ = [
     "PERMUTATION_NULL",
     "SIGNIFICANCE_PARAMS",
     "STABILITY_SELECTION_PARAMS",
+    "CV_CURVE_PARAMS",
+    "cv_curve",
+    "default_ks",
     "default_q",
     "significance",
     "stability_selection",
@@ -80,6 +84,30 @@ STABILITY_SELECTION_PARAMS = (
     STABILITY_K,
     N_PAIRS,
     STABILITY_GROUPS,
+)
+CV_CURVE_PARAMS = (
+    Param(name="of", default=None, label="selection", help="The selection Run whose top k are evaluated."),
+    Param(
+        name="ks",
+        default=None,
+        label="numbers of top features",
+        help="The k of the curve; none: 1, 2, 3, 5, 7, 10, 15, 20, 30, ... up to min(m, 200).",
+    ),
+    Param(
+        name="cv",
+        default=5,
+        constraints=(Interval(Integral, 2, None, closed="left"),),
+        label="folds",
+        help="Stratified folds (at most the size of the smallest class).",
+        options=(3, 5, 10),
+    ),
+    Param(
+        name="classifier",
+        default="linear_svm",
+        constraints=(StrOptions({"linear_svm", "knn", "naive_bayes", "decision_tree"}),),
+        label="classifier",
+        help="Trained on each training fold's top k, scored on its test fold.",
+    ),
 )
 SIGNIFICANCE_PARAMS = (
     Param(name="of", default=None, label="score", help="The score Run whose features are tested."),
@@ -187,5 +215,54 @@ def stability_selection(run: Run, ctx: Context) -> R.StabilitySelection:
         res.q,
         res.q_groups,
         int(run.get("n_pairs")),
+        time.perf_counter() - t0,
+    )
+
+
+def default_ks(n_features: int, top: int = 200) -> tuple[int, ...]:
+    """1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200 (times 10 ...), up to ``min(m, top)``."""
+    steps = [1, 1.5, 2, 3, 5, 7]
+    grid = sorted({int(round(s * 10**e)) for e in range(0, 7) for s in steps} | {1, 2, 3})
+    top = min(int(n_features), int(top))
+    return tuple(k for k in grid if k <= top) + (() if top in grid else (top,))
+
+
+def cv_curve(run: Run, ctx: Context) -> R.CVCurveResult:
+    """CV accuracy of ``of``'s top k over ``ks`` (selection inside each training fold), one-SE k."""
+    ds = ctx.dataset
+    of = run.get("of")
+    if not isinstance(of, Run) or not of.spec.selects:
+        raise ValueError(f"cv-curve: 'of' must be the Run of a selection method; got {of!r}.")
+    if ds.y is None or getattr(ds, "target_kind", "classes") != "classes":
+        raise ValueError(
+            f"cv-curve: the one-SE rule scores classification accuracy, and dataset {ds.name!r} has no "
+            "class labels; name the label column (app: sidebar; CLI: --label)."
+        )
+    ks = run.get("ks")
+    ks = default_ks(ds.n_features) if ks is None else tuple(int(k) for k in ks)
+    t0 = time.perf_counter()
+    curve = _cv_curve(
+        ds,
+        None,
+        benchmark_rankers([of], of.seed)[0],
+        ks,
+        classifier=run.get("classifier"),
+        cv=int(run.get("cv")),
+        random_state=run.seed,
+        client=ctx.client,
+        progress=ctx.progress,
+    )
+    return R.CVCurveResult(
+        run,
+        ds.fingerprint,
+        of,
+        curve.ks,
+        curve.mean,
+        curve.se,
+        curve.n_folds,
+        curve.best_k,
+        curve.k_1se,
+        curve.threshold,
+        curve.classifier,
         time.perf_counter() - t0,
     )
