@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from fsviz.compute.covariates import parse_covariates
 from fsviz.compute.cuts import Cut, cut_run, parse_k
 from fsviz.compute.registry import (
     SELECTION_SIZE,
@@ -326,6 +327,13 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
             help=f"-k fdr:Q's null (default {PERMUTATION_NULL.default}): {PERMUTATION_NULL.help}",
         )
     q.add_argument(
+        "--covariates",
+        metavar="NAMES",
+        help="adjust for these, comma-separated: columns of the sample annotations "
+        "(--sample-annotations) or of the table; features (and a continuous target) are "
+        "residualised on them (text columns one-hot), permutations stay within batches",
+    )
+    q.add_argument(
         "--base",
         default=None,
         choices=score_methods(),
@@ -383,6 +391,9 @@ def select_run(ns: argparse.Namespace, target_kind: str | None = "classes") -> R
         and "n_features" in spec.estimator().get_params()
     ):
         params.setdefault("n_features", ns.n_features)  # mRMR selects as many as it exports
+    covariates = parse_covariates(getattr(ns, "covariates", None))
+    if covariates:
+        params["covariates"] = covariates
     if spec.name == "grm":
         name = ns.base or grm_default_base(target_kind)
         params["base"] = Run(name, grm_base_params(name) | parse_params(ns.base_param), ns.seed)
@@ -455,6 +466,9 @@ def _select_args(run: Run, k: int) -> list[str] | None:
         if run.method == "grm" and name == "base":
             args += ["--base", value.method]
             args += [f"--base-param={n}={param_text(v)}" for n, v in value.params]
+            continue
+        if name == "covariates":
+            args += ["--covariates", ",".join(value)]
             continue
         if run.method == "group-saola" and name == "groups" and isinstance(value, Run):
             if value != Run("gdm", {}, run.seed):

@@ -44,6 +44,7 @@ from sklearn.utils.validation import check_array
 from fsviz._targets import target_kind
 from fsviz.select._base import scale_extreme
 from fsviz.select._score_common import ratio
+from fsviz.stats.covariates import Covariates, check_confounding, covariate_design, residualize
 from fsviz.stats.information import discretize, encode_target
 from fsviz.stats.moments import column_moments
 
@@ -371,6 +372,7 @@ def permutation_pvalues(
     random_state=None,
     batched: bool | None = None,
     null: str = "feature",
+    covariates=None,
 ) -> PermutationResult:
     """Permutation p-values and Benjamini-Hochberg q-values of every feature's score.
 
@@ -402,6 +404,12 @@ def permutation_pvalues(
     batched : bool or None, default=None
         None: batched where the score allows, else refitted per permutation; True: batched or
         ValueError; False: always refit (the brute-force reference).
+    covariates : DataFrame, mapping, array or Covariates, default=None
+        Adjust for these (:func:`fsviz.stats.covariates.covariate_design`): the features (and a
+        continuous target) are residualised on them, a class target the batches predict
+        perfectly is refused, and, unless ``strata`` is given, the permutations stay within the
+        batches of the categorical covariates. The null is then independence of feature j's
+        residual and the target, given the batch.
     null : {"feature", "pooled"}, default="feature"
         "feature": each feature against its own permuted scores (exact under its null, for any
         score). "pooled": against the permuted scores of all ``m`` features,
@@ -455,6 +463,16 @@ def permutation_pvalues(
     if strata is not None and np.asarray(strata).ravel().shape[0] != X.shape[0]:
         got = np.asarray(strata).ravel().shape[0]
         raise ValueError(f"permutation_pvalues: 'strata' has {got} values for {X.shape[0]} samples.")
+    if covariates is not None:
+        cov = (
+            covariates if isinstance(covariates, Covariates) else covariate_design(covariates, X.shape[0], y)
+        )
+        if target_kind(y) == "classes":
+            check_confounding(y, cov, who="permutation_pvalues")
+        else:
+            y = residualize(np.asarray(y, dtype=np.float64), cov)
+        X = residualize(X, cov)
+        strata = cov.strata if strata is None else strata
     fitted = clone(estimator).fit(X, y)
     scores = np.asarray(fitted.scores_, dtype=np.float64)
     perms = label_permutations(X.shape[0], int(n_permutations), strata=strata, random_state=random_state)

@@ -42,6 +42,7 @@ from fsviz._dask import map_blocks
 from fsviz._targets import target_kind
 from fsviz.evaluate._selection import select
 from fsviz.evaluate.stability import group_frequency, selection_frequency
+from fsviz.stats.covariates import Covariates, check_confounding, covariate_design, residualize
 
 __all__ = ["StabilitySelectionResult", "complementary_pairs", "pfer_bound", "stability_selection"]
 
@@ -150,9 +151,14 @@ def complementary_pairs(y, n_pairs: int, *, random_state=None) -> list[tuple[np.
     return out
 
 
-def _half(rows, X, y, selector, k) -> np.ndarray:
-    """The selection on one half (module level: a Dask task)."""
-    return select(selector, X[rows], y[rows], k, "stability_selection")
+def _half(rows, X, y, selector, k, design=None) -> np.ndarray:
+    """The selection on one half (module level: a Dask task), adjusted on that half's rows."""
+    Xh, yh = X[rows], y[rows]
+    if design is not None:
+        Xh = residualize(Xh, design[rows])
+        if target_kind(yh) != "classes":
+            yh = residualize(np.asarray(yh, dtype=np.float64), design[rows])
+    return select(selector, Xh, yh, k, "stability_selection")
 
 
 def stability_selection(
@@ -163,6 +169,7 @@ def stability_selection(
     k: int | None = None,
     n_pairs: int = 50,
     groups: Sequence | None = None,
+    covariates=None,
     random_state=None,
     client: Any = None,
     progress: Callable[[int, int], None] | None = None,
@@ -182,6 +189,10 @@ def stability_selection(
         Complementary pairs (``2 n_pairs`` halves; Shah & Samworth use 50).
     groups : sequence of array-like of int, default=None
         Groups of interchangeable features (e.g. GDM's ``partition()``); each gets a probability.
+    covariates : DataFrame, mapping, array or Covariates, default=None
+        Adjust for these inside each half: the half's features (and a continuous target) are
+        residualised on the covariates by a fit on that half's rows only; a class target the
+        batches predict perfectly is refused.
     random_state : int, RandomState instance or None
         Seeds the splits (the selector keeps its own ``random_state``).
     client : dask.distributed.Client, default=None
@@ -212,7 +223,15 @@ def stability_selection(
         raise ValueError(f"stability_selection: needs at least 4 samples to halve; got {X.shape[0]}.")
     m = X.shape[1]
     halves = [h for pair in complementary_pairs(y, n_pairs, random_state=random_state) for h in pair]
-    subsets = map_blocks(_half, halves, client=client, shared=(X, y, selector, k), progress=progress)
+    design = None
+    if covariates is not None:
+        cov = (
+            covariates if isinstance(covariates, Covariates) else covariate_design(covariates, X.shape[0], y)
+        )
+        if target_kind(y) == "classes":
+            check_confounding(y, cov, who="stability_selection")
+        design = cov.design
+    subsets = map_blocks(_half, halves, client=client, shared=(X, y, selector, k, design), progress=progress)
     subsets = [np.asarray(s, dtype=np.int64) for s in subsets]
     probabilities = selection_frequency(subsets, m)
     gs = tuple(np.asarray(g, dtype=np.int64).ravel() for g in groups) if groups is not None else ()

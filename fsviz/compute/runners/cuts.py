@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsviz._params import Param, signature_default
 from fsviz.compute import results as R
+from fsviz.compute.covariates import adjusted_dataset, dataset_covariates
 from fsviz.compute.runners.evaluation import benchmark_rankers, fold_selector
 from fsviz.compute.runs import Context, Run
 from fsviz.evaluate.one_se import cv_curve as _cv_curve
@@ -135,10 +136,16 @@ def significance(run: Run, ctx: Context) -> R.SignificanceResult:
             "name the label column (app: sidebar; CLI: --label)."
         )
     t0 = time.perf_counter()
+    strata = None
+    if of.get("covariates"):  # adjusted features, and the labels permuted within the batches
+        strata = dataset_covariates(ds, of.get("covariates"))[0].strata
+        ds = adjusted_dataset(ds, of.get("covariates"))
+        y = ds.y
     res = permutation_pvalues(
         est,
         ds.X,
         y,
+        strata=strata,
         n_permutations=int(run.get("n_permutations")),
         random_state=run.seed,
         null=run.get("null"),
@@ -195,10 +202,17 @@ def stability_selection(run: Run, ctx: Context) -> R.StabilitySelection:
     groups = _groups(run, of, ctx)
     t0 = time.perf_counter()
     y = ds.y if ds.y is not None else np.zeros(ds.n_samples)
+    X, design = ds.X, None
+    if of.get("covariates"):  # adjusted inside each half, by a fit on that half's rows
+        design, own = dataset_covariates(ds, of.get("covariates"))
+        if own:
+            X = X.tolil() if hasattr(X, "tolil") else np.array(X, dtype=np.float64)
+            X[:, own] = 0.0  # a covariate column explains itself
     res = _stability_selection(
-        fold_selector(of, k, ds),
-        ds.X,
+        fold_selector(of.replace(covariates=None), k, ds),
+        X,
         y,
+        covariates=design,
         n_pairs=int(run.get("n_pairs")),
         groups=groups,
         random_state=run.seed,
@@ -237,6 +251,12 @@ def cv_curve(run: Run, ctx: Context) -> R.CVCurveResult:
         raise ValueError(
             f"cv-curve: the one-SE rule scores classification accuracy, and dataset {ds.name!r} has no "
             "class labels; name the label column (app: sidebar; CLI: --label)."
+        )
+    if of.get("covariates"):
+        raise ValueError(
+            "cv-curve: adjusting for covariates inside each training fold is not part of the CV curve "
+            "yet, and adjusting on all samples would not be honest; use -k fdr:Q or -k stability:PI "
+            "with covariates, or drop them for the CV curve."
         )
     ks = run.get("ks")
     ks = default_ks(ds.n_features) if ks is None else tuple(int(k) for k in ks)
