@@ -132,7 +132,7 @@ def cut_run(
         if ks is not None:
             params["ks"] = tuple(int(k) for k in ks)
         if cv is not None:
-            params["cv"] = int(cv)
+            params["n_folds"] = int(cv)
         return Run("cv-curve", params, run.seed)
     raise ValueError(f"unknown cut rule {cut.rule!r}; known are {list(CUT_RULES)}.")  # pragma: no cover
 
