@@ -17,7 +17,7 @@ positive definite). A statistic ``W_j`` compares feature ``j`` with its copy (la
 
 which controls the FDR at ``q`` exactly when the knockoffs are exact (Theorem 3.4), i.e. when
 ``X`` is Gaussian with the covariance used. Here the covariance is estimated from the same
-data (Ledoit-Wolf shrinkage of the correlation), so control is approximate (Barber, Candes &
+data (a Ledoit-Wolf shrunk correlation), so control is approximate (Barber, Candes &
 Samworth 2020 bound the excess by the estimation error); it needs many more samples than
 features: ``n >= 2 m`` is required.
 
@@ -83,6 +83,9 @@ def gaussian_knockoffs(X, *, random_state=None) -> np.ndarray:
             "permutation FDR cut (-k fdr:Q) or stability selection instead (docs/significance.md)."
         )
     Z = _standardise(X)
+    # Ledoit-Wolf shrinkage of the correlation, as the R knockoff package shrinks it: the sample
+    # correlation's smallest eigenvalue, pulled down by sampling noise, would make s (and so the
+    # knockoffs' independence from X) needlessly small and V singular in its direction
     cov, _ = ledoit_wolf(Z, assume_centered=True)
     d = np.sqrt(np.diag(cov))
     Sigma = cov / np.outer(d, d)
