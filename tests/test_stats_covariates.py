@@ -10,6 +10,7 @@ import pytest
 
 import fsviz.compute as fc
 from fsviz import cli
+from fsviz.compute.commands import command_line
 from fsviz.data import Dataset
 from fsviz.evaluate import permutation_pvalues, stability_selection
 from fsviz.select import FScore
@@ -134,3 +135,10 @@ def test_cli_covariates_from_a_column(tmp_path, capsys):
     assert {f"g{j}" for j in TRUE} <= names
     code = cli.main(["select", "--method", "f", "--covariates", "nope", str(p), "--label", "label"])
     assert code == 1 and "'nope' is neither" in capsys.readouterr().err
+
+
+def test_command_line_carries_the_covariates():
+    run = fc.Run("fisher", {"covariates": ("batch", "age")}, 3)
+    line = command_line(run, k=10)
+    assert line is not None and line[line.index("--covariates") + 1] == "batch,age"
+    assert "--covariates" not in command_line(fc.Run("fisher", {}, 3), k=10)

@@ -468,7 +468,7 @@ def _select_args(run: Run, k: int) -> list[str] | None:
             args += [f"--base-param={n}={param_text(v)}" for n, v in value.params]
             continue
         if name == "covariates":
-            args += ["--covariates", ",".join(value)]
+            args += ["--covariates", ",".join(value)] if value else []
             continue
         if run.method == "group-saola" and name == "groups" and isinstance(value, Run):
             if value != Run("gdm", {}, run.seed):
