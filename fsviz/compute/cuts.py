@@ -122,12 +122,6 @@ def cut_run(
     if cut.rule == "cv-1se":
         if not run.spec.selects:
             raise ValueError(f"-k {cut.text}: {run.spec.label} does not select features.")
-        if not run.spec.supervised:
-            raise ValueError(
-                f"-k {cut.text}: the one-SE rule scores classification accuracy; {run.spec.label} is "
-                "unsupervised, and its CV curve would still need class labels: give --label, or use "
-                "another rule."
-            )
         params = {"of": run}
         if ks is not None:
             params["ks"] = tuple(int(k) for k in ks)

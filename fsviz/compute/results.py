@@ -202,6 +202,11 @@ class SignificanceResult:
     seconds: float
 
     @property
+    def evidence(self) -> np.ndarray:
+        """``-log10 q`` of every feature (higher = stronger evidence; the FDR cut's ranking)."""
+        return -np.log10(np.maximum(self.qvalues, 1e-300))
+
+    @property
     def pooled(self) -> bool:
         return self.run.get("null") == "pooled"
 

@@ -1,0 +1,47 @@
+"""The Compare and export page cuts a ranking by a rule: the control, the drawn cut, the export's
+p, q and rule columns."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+import fsviz.compute as fc
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def _run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_export_cut_by_fdr_draws_the_line_and_exports_p_q_rule():
+    at = _run(AppTest.from_file(APP, default_timeout=180))
+    at.selectbox(key="sample").set_value("digits-0-vs-1")
+    _run(at)
+    at.switch_page("views/grm.py")
+    _run(at)
+    at.switch_page("views/compare.py")
+    _run(at)
+    score = next(o for o in at.selectbox(key="export_sel").options if o.startswith("Fisher score"))
+    at.selectbox(key="export_sel").set_value(score)
+    _run(at)
+    rule = at.radio(key="export_cut_rule")
+    assert rule.options[:2] == ["top k (a number you choose)", "FDR: permutation q-values (BH)"]
+    rule.set_value("fdr")
+    _run(at)
+    next(b for b in at.button if b.label.startswith("Compute Permutation")).click()
+    _run(at)
+    fig = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    assert fig["layout"]["title"]["text"] == "the cut: fdr:0.05"
+    table = at.dataframe[-1].value
+    assert list(table.columns) == [*fc.SELECTION_COLUMNS, "p", "q", "rule"] and (table["q"] <= 0.05).all()
+    assert fig["layout"]["shapes"][0]["x0"] == len(table) + 0.5
+    at.number_input(key="export_cut_q").set_value(0.2)
+    _run(at)
+    assert len(at.dataframe[-1].value) >= len(table)
+    assert any(c.value.startswith("fdr:0.2 (Benjamini-Hochberg") for c in at.caption)
