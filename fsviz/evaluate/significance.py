@@ -37,6 +37,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.stats import rankdata
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
@@ -44,6 +45,8 @@ from sklearn.utils.validation import check_array
 from fsviz._targets import target_kind
 from fsviz.select._base import scale_extreme
 from fsviz.select._score_common import ratio
+from fsviz.select.correlation_scores import PearsonScore, SpearmanScore
+from fsviz.select.scores import ChiSquare, FisherScore, FScore, MutualInfo, TScore, bin_target
 from fsviz.stats.covariates import Covariates, check_confounding, covariate_design, residualize
 from fsviz.stats.information import discretize, encode_target
 from fsviz.stats.moments import column_moments
@@ -249,8 +252,6 @@ def _standardised(A: np.ndarray) -> np.ndarray:
 
 
 def _correlation_stat(X, y, kind: str):
-    from scipy.stats import rankdata
-
     if target_kind(y) == "classes":
         _, codes = np.unique(y, return_inverse=True)
         if codes.max() > 1:
@@ -281,8 +282,6 @@ def _correlation_stat(X, y, kind: str):
 
 
 def _mi_stat(X, y, n_bins: int, strategy: str):
-    from fsviz.select.scores import bin_target
-
     if target_kind(y) == "continuous":
         y = bin_target(np.asarray(y, dtype=np.float64), n_bins)
     yc, ky = encode_target(y)
@@ -311,8 +310,6 @@ def _mi_stat(X, y, n_bins: int, strategy: str):
 
 def _batched(estimator, X, y) -> Callable[[np.ndarray], np.ndarray] | None:
     """The batched statistic of ``estimator``'s score, or None when it must be refitted."""
-    from fsviz.select import ChiSquare, FisherScore, FScore, MutualInfo, PearsonScore, SpearmanScore, TScore
-
     kind = type(estimator)
     if kind is FisherScore:
         return _class_stat(X, y, "fisher")
