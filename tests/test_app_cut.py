@@ -25,6 +25,12 @@ def test_export_cut_by_fdr_draws_the_line_and_exports_p_q_rule():
     _run(at)
     at.switch_page("views/grm.py")
     _run(at)
+    # the GRM page offers the rules that apply to a GRM ranking (no FDR: GRM is not a score)
+    assert at.radio(key="grm_cut_rule").options == [
+        "top k (a number you choose)",
+        "one-SE k of the CV curve",
+        "stability selection (PFER bound)",
+    ]
     at.switch_page("views/compare.py")
     _run(at)
     score = next(o for o in at.selectbox(key="export_sel").options if o.startswith("Fisher score"))
