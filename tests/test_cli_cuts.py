@@ -214,3 +214,12 @@ def test_cv_1se_cut(csv_path, tmp_path, capsys):
     assert fc.parse_k("cv-1se") == fc.Cut("cv-1se")
     with pytest.raises(ValueError, match="takes no level"):
         fc.parse_cut("cv-1se:3")
+
+
+def test_cv_1se_of_a_fixed_size_subset_selects_k(tmp_path, capsys):
+    X, y = _frame()
+    ds = Dataset(X, y, name="d")
+    of = fc.Run("mrmr", {"n_features": 2}, 0)
+    sel = fc.cut_selection(of, fc.parse_cut("cv-1se"), ds, ks=(1, 3, 6), cv=3)
+    k = int(sel.rule.split("k = ")[1].split(",")[0])
+    assert k > 2 and sel.n_features == k  # more than the Run's own n_features

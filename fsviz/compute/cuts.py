@@ -142,5 +142,8 @@ def cut_selection(
     resolve = results if results is not None else (lambda r: r.execute(dataset))
     res = resolve(numbers)
     if cut.rule == "cv-1se":
-        return replace(resolve(run).selection(res.k_1se), rule=res.describe())
+        sized = run
+        if run.spec.kind == "subset" and (run.get("n_features") or res.k_1se) < res.k_1se:
+            sized = run.replace(n_features=res.k_1se)  # a fixed-size subset: as many as the rule keeps
+        return replace(resolve(sized).selection(res.k_1se), rule=res.describe())
     return res.selection(cut.level)
