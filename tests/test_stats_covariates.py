@@ -142,3 +142,33 @@ def test_command_line_carries_the_covariates():
     line = command_line(run, k=10)
     assert line is not None and line[line.index("--covariates") + 1] == "batch,age"
     assert "--covariates" not in command_line(fc.Run("fisher", {}, 3), k=10)
+
+
+def test_benchmark_adjusts_inside_each_training_fold():
+    from fsviz.evaluate import benchmark, cv_curve
+
+    X, y, batch = _batch_data(n=90, m=20)
+    seen = []
+
+    def rank(Xtr, ytr, k):  # residuals of a fit on these very rows: mean 0 in every batch
+        seen.append(np.abs(Xtr.mean(axis=0)).max())
+        return np.argsort(-FScore().fit(Xtr, ytr).scores_)[:k]
+
+    benchmark(
+        X, y, [rank], ks=[3], classifiers=["naive_bayes"], cv=3, covariates={"batch": batch.astype(str)}
+    )
+    assert len(seen) == 3 and max(seen) < 1e-10  # fitted on the training rows, not on all samples
+    plain = cv_curve(X, y, FScore(), [5, 10], cv=3)
+    adj = cv_curve(X, y, FScore(), [5, 10], cv=3, covariates={"batch": batch.astype(str)})
+    assert adj.mean.tolist() != plain.mean.tolist()
+    with pytest.raises(ValueError, match="select_in_fold=True"):
+        benchmark(X, y, [FScore()], ks=[3], cv=3, select_in_fold=False, covariates={"b": batch.astype(str)})
+
+
+def test_cv_curve_run_adjusts_and_evaluation_refuses():
+    ds, _ = _dataset()
+    of = fc.Run("f", {"covariates": ("batch",)}, 0)
+    curve = fc.cut_run(of, fc.parse_cut("cv-1se"), ks=(5, 10), cv=3).execute(ds)
+    assert curve.k_1se in (5, 10)
+    with pytest.raises(ValueError, match="training folds that do not carry the covariates"):
+        fc.Run("evaluation", {"of": of, "k": 5}, 0).execute(ds)

@@ -4,9 +4,9 @@ annotations or its own columns, and the dataset the method then sees, adjusted f
 
 A feature column named as a covariate is adjusted to exactly 0 (it is explained by itself). A
 class target stays as it is (a residualised class code is no class); a continuous target is
-residualised like the features. The permutation and stability views adjust inside each
-permutation's null (within batches) and each half; the CV views (evaluation, cv-curve,
-benchmark) refuse a Run with covariates for now rather than adjust on all samples.
+residualised like the features. The permutation view permutes within batches, stability
+selection adjusts inside each half, the CV curve inside each training fold; the other CV views
+(evaluation, benchmark) refuse a Run with covariates rather than adjust on all samples.
 """
 
 from __future__ import annotations

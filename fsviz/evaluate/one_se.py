@@ -128,6 +128,7 @@ def cv_curve(
     n_jobs: int | None = None,
     client=None,
     progress=None,
+    covariates=None,
 ) -> CVCurve:
     """Cross-validated accuracy of ``selector``'s top k for every k in ``ks``, selection redone in
     each training fold, and the one-SE recommendation (:func:`one_se_rule`).
@@ -144,6 +145,8 @@ def cv_curve(
     cv : int, default=5
         Stratified folds.
     random_state : int, default=0
+    covariates : optional
+        Adjusted for inside every training fold (:func:`fsviz.evaluate.benchmark`'s ``covariates``).
 
     Returns
     -------
@@ -161,5 +164,6 @@ def cv_curve(
         n_jobs=n_jobs,
         client=client,
         progress=progress,
+        covariates=covariates,
     )
     return one_se_rule(table)

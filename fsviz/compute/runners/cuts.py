@@ -252,25 +252,28 @@ def cv_curve(run: Run, ctx: Context) -> R.CVCurveResult:
             f"cv-curve: the one-SE rule scores classification accuracy, and dataset {ds.name!r} has no "
             "class labels; name the label column (app: sidebar; CLI: --label)."
         )
-    if of.get("covariates"):
-        raise ValueError(
-            "cv-curve: adjusting for covariates inside each training fold is not part of the CV curve "
-            "yet, and adjusting on all samples would not be honest; use -k fdr:Q or -k stability:PI "
-            "with covariates, or drop them for the CV curve."
-        )
+    design = None
+    if of.get("covariates"):  # adjusted inside each training fold by the protocol
+        design, own = dataset_covariates(ds, of.get("covariates"))
+        if own:
+            raise ValueError(
+                f"cv-curve: covariates {[str(ds.feature_names[j]) for j in own]} are columns of the table; "
+                "the CV curve takes covariates from the sample annotations only."
+            )
     ks = run.get("ks")
     ks = default_ks(ds.n_features) if ks is None else tuple(int(k) for k in ks)
     t0 = time.perf_counter()
     curve = _cv_curve(
         ds,
         None,
-        benchmark_rankers([of], of.seed)[0],
+        benchmark_rankers([of.replace(covariates=None)], of.seed)[0],
         ks,
         classifier=run.get("classifier"),
         cv=int(run.get("n_folds")),
         random_state=run.seed,
         client=ctx.client,
         progress=ctx.progress,
+        covariates=design,
     )
     return R.CVCurveResult(
         run,
