@@ -172,3 +172,21 @@ def test_cv_curve_run_adjusts_and_evaluation_refuses():
     assert curve.k_1se in (5, 10)
     with pytest.raises(ValueError, match="training folds that do not carry the covariates"):
         fc.Run("evaluation", {"of": of, "k": 5}, 0).execute(ds)
+
+
+def test_cli_covariates_from_sample_annotations(tmp_path, capsys):
+    X, y, batch = _batch_data()
+    ids = [f"s{i}" for i in range(X.shape[0])]
+    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    df.insert(0, "sample", ids)
+    df["label"] = y
+    data, ann = tmp_path / "d.csv", tmp_path / "pheno.csv"
+    df.to_csv(data, index=False)
+    pd.DataFrame({"sample": ids[::-1], "site": [f"site{b}" for b in batch[::-1]]}).to_csv(ann, index=False)
+    out = tmp_path / "o.csv"
+    argv = ["select", "--method", "f", "-k", "fdr:0.1", "--permutations", "199", "--covariates", "site"]
+    code = cli.main([*argv, str(data), "--label", "label", "--sample-annotations", str(ann), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    names = set(fc.read_selection_csv(out.read_bytes())["name"])
+    assert not names & {f"g{j}" for j in BATCH_ONLY} and {f"g{j}" for j in TRUE} <= names
