@@ -51,3 +51,7 @@ def test_export_cut_by_fdr_draws_the_line_and_exports_p_q_rule():
     _run(at)
     assert len(at.dataframe[-1].value) >= len(table)
     assert any(c.value.startswith("fdr:0.2 (Benjamini-Hochberg") for c in at.caption)
+    # the Stability page offers the same cuts for the selection it resamples
+    at.switch_page("views/stability.py")
+    _run(at)
+    assert at.radio(key="stab_cut_rule").options[-1] == "stability selection (PFER bound)"
