@@ -49,6 +49,10 @@ def cut_control(ds, run: fc.Run, key: str) -> fc.Selection | None:
         cut = fc.Cut("stability", float(level))
     else:
         cut = fc.Cut("cv-1se")
+    annotations = sorted((getattr(ds, "meta", None) or {}).get("sample_annotations") or {})
+    if annotations:  # covariates: the rule's selection sees features adjusted for them
+        adjust = st.multiselect("adjust for (sample annotations)", annotations, key=f"{key}_cov")
+        run = run.replace(covariates=tuple(adjust) or None)
     numbers = fc.cut_run(run, cut)
     clicked = st.button(f"Compute {numbers.spec.label}", key=f"{key}_go")
     res = result(ds, numbers, auto=clicked, clicked=clicked, progress=True)

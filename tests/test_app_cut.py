@@ -55,3 +55,44 @@ def test_export_cut_by_fdr_draws_the_line_and_exports_p_q_rule():
     at.switch_page("views/stability.py")
     _run(at)
     assert at.radio(key="stab_cut_rule").options[-1] == "stability selection (PFER bound)"
+
+
+def _cut_script():
+    import numpy as np
+    import streamlit as st
+
+    import appkit
+    import fsviz.compute as fc
+    from fsviz.data import Dataset
+
+    rng = np.random.default_rng(0)
+    n = 80
+    batch = rng.integers(0, 2, size=n)
+    y = (rng.uniform(size=n) < np.where(batch == 1, 0.8, 0.2)).astype(int)
+    X = rng.normal(size=(n, 12))
+    X[:, 0] += 1.5 * y
+    X[:, 1:4] += 3.0 * batch[:, None]  # batch-only features
+    names = np.array([f"s{i}" for i in range(n)])
+    meta = {"sample_annotations": {"batch": {s: f"b{b}" for s, b in zip(names, batch, strict=True)}}}
+    ds = Dataset(X, y, name="batchy", sample_names=names, meta=meta)
+    sel = appkit.cut_control(ds, fc.Run("f", {}, 0), key="t")
+    if sel is not None:
+        st.dataframe(fc.selection_frame(sel, ds.feature_names))
+
+
+def test_cut_control_adjusts_for_sample_annotations():
+    at = _run(AppTest.from_function(_cut_script, default_timeout=120))
+    at.radio(key="t_rule").set_value("fdr")
+    _run(at)
+    at.number_input(key="t_q").set_value(0.1)
+    _run(at)
+    next(b for b in at.button if b.label.startswith("Compute")).click()
+    _run(at)
+    plain = set(at.dataframe[-1].value["index"])
+    assert {1, 2, 3} <= plain  # the batch looks like signal
+    at.multiselect(key="t_cov").set_value(["batch"])
+    _run(at)
+    next(b for b in at.button if b.label.startswith("Compute")).click()
+    _run(at)
+    adjusted = set(at.dataframe[-1].value["index"])
+    assert 0 in adjusted and not adjusted & {1, 2, 3}
