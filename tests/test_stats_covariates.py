@@ -190,3 +190,17 @@ def test_cli_covariates_from_sample_annotations(tmp_path, capsys):
     assert code == 0, err
     names = set(fc.read_selection_csv(out.read_bytes())["name"])
     assert not names & {f"g{j}" for j in BATCH_ONLY} and {f"g{j}" for j in TRUE} <= names
+
+
+def test_features_confounded_with_the_batch_are_named():
+    from fsviz.stats.covariates import confounded_features
+
+    ds, batch = _dataset()
+    X = np.array(ds.X)
+    X[:, 20] = 5.0 * batch  # a pure batch marker
+    X[:, 21] = 1.0  # constant: left out
+    cov = covariate_design({"batch": batch.astype(str)}, X.shape[0])
+    assert confounded_features(X, residualize(X, cov)).tolist() == [20]
+    marked = Dataset(X, ds.y, name="m", sample_names=ds.sample_names, meta=ds.meta)
+    with pytest.warns(UserWarning, match="1 feature\\(s\\) are explained by batch .*'f20'"):
+        fc.Run("f", {"covariates": ("batch",)}, 0).execute(marked)

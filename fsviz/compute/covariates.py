@@ -11,6 +11,7 @@ selection adjusts inside each half, the CV curve inside each training fold; the 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,7 +19,13 @@ import pandas as pd
 
 from fsviz._params import Param
 from fsviz.data import Dataset
-from fsviz.stats.covariates import Covariates, check_confounding, covariate_design, residualize
+from fsviz.stats.covariates import (
+    Covariates,
+    check_confounding,
+    confounded_features,
+    covariate_design,
+    residualize,
+)
 
 __all__ = ["COVARIATES", "adjusted_dataset", "covariate_frame", "dataset_covariates", "parse_covariates"]
 
@@ -95,6 +102,15 @@ def adjusted_dataset(ds, names: Sequence[str]):
     """``ds`` with its features (and a continuous target) residualised on the covariates."""
     cov, own = dataset_covariates(ds, names)
     X = residualize(ds.X, cov)
+    explained = np.setdiff1d(confounded_features(ds.X, X), own)
+    if explained.size:
+        shown = [str(ds.feature_names[j]) for j in explained[:10]]
+        warnings.warn(
+            f"covariates: {explained.size} feature(s) are explained by {', '.join(cov.names)} almost "
+            f"wholly (R^2 >= 0.99), e.g. {shown}: confounded with them, they carry nothing after the "
+            "adjustment.",
+            stacklevel=2,
+        )
     X[:, own] = 0.0  # a covariate explains itself: exactly constant, never a rounding residue
     y = ds.y
     if y is not None and ds.target_kind == "continuous":

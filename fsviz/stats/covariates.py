@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-__all__ = ["Covariates", "check_confounding", "covariate_design", "residualize"]
+__all__ = ["Covariates", "check_confounding", "confounded_features", "covariate_design", "residualize"]
 
 
 @dataclass(frozen=True)
@@ -181,3 +181,16 @@ def residualize(X, covariates: Covariates | np.ndarray, *, rows: Sequence[int] |
     beta, *_ = np.linalg.lstsq(C[fit], A[fit], rcond=None)
     out = A - C @ beta
     return out[:, 0] if one else out
+
+
+def confounded_features(X, residuals, threshold: float = 0.99) -> np.ndarray:
+    """Indices of the features the covariates explain almost wholly: ``R^2 >= threshold`` of their
+    least-squares fit (``residuals`` from :func:`residualize` of the same ``X``); constant features
+    are left out. After adjustment such a feature is (nearly) noise: a batch marker, not a marker."""
+    A = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    total = ((A - A.mean(axis=0)) ** 2).sum(axis=0)
+    left = (np.asarray(residuals) ** 2).sum(axis=0)
+    ok = total > 0
+    r2 = np.zeros(A.shape[1])
+    r2[ok] = 1.0 - left[ok] / total[ok]
+    return np.flatnonzero(ok & (r2 >= threshold))
