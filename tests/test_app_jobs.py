@@ -129,4 +129,4 @@ def test_the_app_sends_heavy_runs_to_the_scheduler_with_the_local_result(dask_cl
         np.testing.assert_allclose(bars, pct[pct > 0], rtol=1e-12)
     finally:
         client.close()
-        cluster._scheduler_client.clear()
+        cluster._LINKS.clear()
