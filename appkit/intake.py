@@ -39,7 +39,8 @@ def _load_sample(name: str):
 
 
 def parse_label(text: str | None):
-    """The label field: empty -> "auto" (the loader's default), "-1"/"3" -> a column position."""
+    """The label field: empty -> "auto" (the loader's default), "3" -> a column position ("-1" too,
+    which the import plan then refuses with its message: positions count from 0)."""
     text = (text or "").strip()
     if not text:
         return "auto"
