@@ -168,6 +168,10 @@ class _Binning:
         uniform = np.allclose(np.diff(edges), (edges[-1] - edges[0]) / k, rtol=1e-12, atol=0)
         # equal widths: kernels guess the slot arithmetically (then correct it exactly)
         self.inv_w = float(k / (edges[-1] - edges[0])) if uniform else 0.0
+        # the dense tile kernels count v >= T[k]: slot #{k : v >= lo[k]}, or the last one when
+        # v > hi, is the number of T[1:-1] at or below v (the smallest float above hi stands in
+        # for "> hi")
+        self.T = np.concatenate([[-np.inf], self.lo, [np.nextafter(self.hi, np.inf)], [np.inf]])
 
     @property
     def n_slots(self) -> int:
@@ -253,73 +257,151 @@ def _dense_tasks(m: int, block_size: int, client: Any) -> list[list[tuple[int, i
 
 
 def _load_z(src: ChunkedSource, bi: int, block_size: int, st: _Stats, precision: str) -> tuple:
-    """Block bi standardised: global indices of its valid features and ``Z`` (n, w) float64.
-
-    For ``precision="float32"`` also the float32 copy and the transposed float64 rows
-    the re-check kernel reads contiguously.
-    """
+    """Block bi standardised, a feature per row: global indices of its valid features,
+    ``Z`` (w, n) float64 C-ordered, and for ``precision="float32"`` its float32 copy."""
     s = bi * block_size
     e = min(s + block_size, src.n_features)
     v = st.valid[s:e]
     B = src.read_columns(s, e)
     if not v.all():
         B = B[:, v]
-    Z = np.subtract(B, st.mean[s:e][v])  # a fresh C-ordered array
-    Z *= st.inv_s[s:e][v]
-    if precision == "float32":
-        return np.arange(s, e)[v], Z, Z.astype(np.float32), np.ascontiguousarray(Z.T)
-    return np.arange(s, e)[v], Z, None, None
+    Z = np.empty((B.shape[1], B.shape[0]))
+    np.subtract(B.T, st.mean[s:e][v, None], out=Z)
+    Z *= st.inv_s[s:e][v, None]
+    return np.arange(s, e)[v], Z, Z.astype(np.float32) if precision == "float32" else None
 
 
-def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, inv_w, precision, thr, max_pairs=0):
+# A product tile of _TILE x _TILE float64 (512 KB) stays in a core's L2 (1 MB on the
+# measured machine) while it is binned; a whole 2048 x 2048 block (33 MB) went to memory and
+# back, and the skinny products (n of 50) were bound by that traffic. 256 x 256 was the
+# fastest of 128..512 at n = 50 and n = 200 (docs/scale.md).
+_TILE = 256
+
+
+def _ceil32(x: np.ndarray) -> np.ndarray:
+    """The smallest float32 at or above each float64 value."""
+    f = x.astype(np.float32)
+    up = f.astype(np.float64) < x
+    f[up] = np.nextafter(f[up], np.float32(np.inf))
+    return f
+
+
+class _TileCounter:
+    """Counts ``v >= T[k]`` over all pairs of two standardised blocks, one cache-sized tile at a time.
+
+    Each of ``nthreads`` Python threads takes the next tile, multiplies it with BLAS (one
+    thread, so the threads do not oversubscribe the cores; the caller limits BLAS) into its
+    own buffer and bins it with a nogil numba kernel while the tile is still in cache. The
+    counts per threshold are integers, so neither the tiling nor the thread that took a tile
+    changes them.
+    """
+
+    def __init__(self, T: np.ndarray, precision: str, delta: float, nthreads: int):
+        self.T = T
+        self.f32 = precision == "float32"
+        if self.f32:
+            self.A_lo = _ceil32(T - delta)
+            self.A_hi = _ceil32(T + delta)
+            # |rho| >= 0 > T[k]: counted whatever the rounding, no re-check
+            nonpos = T <= 0
+            self.A_lo[nonpos] = 0.0
+            self.A_hi[nonpos] = 0.0
+        self.nthreads = max(1, int(nthreads))
+        self.ge = np.zeros((self.nthreads, T.size), dtype=np.int64)
+        self.rechecked = np.zeros(self.nthreads, dtype=np.int64)
+        dtype = np.float32 if self.f32 else np.float64
+        self.bufs = [np.empty(_TILE * _TILE, dtype=dtype) for _ in range(self.nthreads)]
+        self.pool = None
+        if self.nthreads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(self.nthreads, thread_name_prefix="fsviz-hist")
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def add(self, Zi: np.ndarray, Zj: np.ndarray, Zi32: Any, Zj32: Any, diag: bool) -> None:
+        wi, wj = Zi.shape[0], Zj.shape[0]
+        tiles = [
+            (r0, c0)
+            for r0 in range(0, wi, _TILE)
+            for c0 in range(0, wj, _TILE)
+            if not diag or c0 + _TILE > r0  # tiles wholly below a diagonal block's diagonal hold no pair
+        ]
+        it = iter(tiles)  # next() on a list iterator is atomic: the threads share the queue
+        Ai, Aj = (Zi32, Zj32) if self.f32 else (Zi, Zj)
+
+        def work(t: int) -> None:
+            ge, buf = self.ge[t], self.bufs[t]
+            for r0, c0 in it:
+                r1, c1 = min(r0 + _TILE, wi), min(c0 + _TILE, wj)
+                G = buf[: (r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
+                np.matmul(Ai[r0:r1], Aj[c0:c1].T, out=G)
+                if self.f32:
+                    self.rechecked[t] += K.hist_tile_f32(
+                        G, Zi, Zj, r0, c0, diag, self.T, self.A_lo, self.A_hi, ge
+                    )
+                else:
+                    K.hist_tile(G, diag, c0 - r0, self.T, ge)
+
+        if self.pool is None:
+            work(0)
+        else:
+            list(self.pool.map(work, range(self.nthreads)))
+
+    def slots(self) -> tuple[np.ndarray, int]:
+        ge = self.ge.sum(axis=0)
+        return ge[:-1] - ge[1:], int(self.rechecked.sum())
+
+
+def _dense_task(pairs, src, st, *, block_size, mode, T, precision, thr, max_pairs=0):
     """One task: histogram slots (mode="hist") or thresholded pairs over block pairs."""
+    from threadpoolctl import threadpool_limits
+
     cache: dict[int, tuple] = {}
-    slots = np.zeros(lo.size + 2, dtype=np.int64)
-    rechecked = 0
     found = 0
     out_i, out_j, out_r = [], [], []
     delta = 1.1 * (st.n + 2) * _U32 / (1 - (st.n + 2) * _U32) + 1e-12 if precision == "float32" else 0.0
-    nthreads = numba.get_num_threads()
-    for bi, bj in pairs:
-        for key in (bi, bj):
-            if key not in cache:
-                for old in [k for k in cache if k != bi]:  # keep block bi and at most one other
-                    del cache[old]
-                cache[key] = _load_z(src, key, block_size, st, precision)
-        idx_i, Zi, Zi32, ZiT = cache[bi]
-        idx_j, Zj, Zj32, ZjT = cache[bj]
-        if idx_i.size == 0 or idx_j.size == 0:
-            continue
-        diag = bi == bj
-        if mode == "hist":
-            if precision == "float32":
-                G = Zi32.T @ Zj32
-                s, r = K.hist_dense_block_f32(G, ZiT, ZjT, diag, delta, lo, hi, inv_w, nthreads)
-                rechecked += int(r)
-            else:
-                # BLAS reads the transpose in place, no copy. A diagonal block is a SYRK;
-                # OpenBLAS 0.3.31's threaded dsyrk segfaults for outputs >= ~16k x 16k, so
-                # very wide blocks go through GEMM instead.
-                G = Zi.T @ (Zj if not diag or Zj.shape[1] <= 8192 else Zj.copy())
-                s = K.hist_dense_block(G, diag, lo, hi, inv_w, nthreads)
-            slots += s
-        else:
-            G = Zi.T @ Zj
-            mask = np.abs(G) >= thr
-            if diag:
-                mask = np.triu(mask, k=1)
-            r_, c_ = np.nonzero(mask)
-            found += r_.size
-            if found > max_pairs:
-                raise ValueError(
-                    f"correlated_pairs: more than max_pairs={max_pairs} pairs pass the threshold "
-                    "(the output would not fit comfortably in memory). Raise 'threshold' or 'max_pairs'."
-                )
-            out_i.append(idx_i[r_])
-            out_j.append(idx_j[c_])
-            out_r.append(G[r_, c_])
+    counter = None
     if mode == "hist":
-        return slots, rechecked
+        counter = _TileCounter(T, precision, delta, numba.get_num_threads())
+    try:
+        # the tiles run one BLAS thread each, on the counter's threads
+        with threadpool_limits(1 if mode == "hist" else None, user_api="blas"):
+            for bi, bj in pairs:
+                for key in (bi, bj):
+                    if key not in cache:
+                        for old in [k for k in cache if k != bi]:  # keep block bi and at most one other
+                            del cache[old]
+                        cache[key] = _load_z(src, key, block_size, st, precision)
+                idx_i, Zi, Zi32 = cache[bi]
+                idx_j, Zj, Zj32 = cache[bj]
+                if idx_i.size == 0 or idx_j.size == 0:
+                    continue
+                diag = bi == bj
+                if mode == "hist":
+                    counter.add(Zi, Zj, Zi32, Zj32, diag)
+                    continue
+                G = Zi @ Zj.T
+                mask = np.abs(G) >= thr
+                if diag:
+                    mask = np.triu(mask, k=1)
+                r_, c_ = np.nonzero(mask)
+                found += r_.size
+                if found > max_pairs:
+                    raise ValueError(
+                        f"correlated_pairs: more than max_pairs={max_pairs} pairs pass the threshold "
+                        "(the output would not fit comfortably in memory). Raise 'threshold' or 'max_pairs'."
+                    )
+                out_i.append(idx_i[r_])
+                out_j.append(idx_j[c_])
+                out_r.append(G[r_, c_])
+    finally:
+        if counter is not None:
+            counter.close()
+    if mode == "hist":
+        return counter.slots()
     if not out_i:
         return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
     return np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_r)
@@ -493,9 +575,7 @@ def correlation_histogram(
             kwargs={
                 "block_size": block_size,
                 "mode": "hist",
-                "lo": lo,
-                "hi": hi,
-                "inv_w": binning.inv_w,
+                "T": binning.T,
                 "precision": precision,
                 "thr": 0.0,
             },
@@ -701,9 +781,7 @@ def correlated_pairs(
             kwargs={
                 "block_size": block_size,
                 "mode": "pairs",
-                "lo": np.zeros(1),
-                "hi": 1.0,
-                "inv_w": 0.0,
+                "T": np.zeros(0),
                 "precision": "float64",
                 "thr": thr,
                 "max_pairs": int(max_pairs),
