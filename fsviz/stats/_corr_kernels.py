@@ -109,9 +109,9 @@ def hist_tile(G, diag, off, T, ge):
             t = T[k]
             if t > mx:
                 break
-            s = 0
+            s = np.int32(0)  # int32 lanes: twice as many per vector as int64
             for c in range(nr):
-                s += abs(row[c]) >= t
+                s += np.int32(abs(row[c]) >= t)
             ge[k] += s
 
 
@@ -144,12 +144,12 @@ def hist_tile_f32(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, ge):
             if lo > mx:
                 break
             hi = A_hi[k]
-            s_hi = 0
-            s_lo = 0
+            s_hi = np.int32(0)
+            s_lo = np.int32(0)
             for c in range(nr):
                 v = abs(row[c])
-                s_hi += v >= hi
-                s_lo += v >= lo
+                s_hi += np.int32(v >= hi)
+                s_lo += np.int32(v >= lo)
             ge[k] += s_hi
             if s_lo > s_hi:
                 t = T[k]

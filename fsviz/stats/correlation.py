@@ -278,6 +278,11 @@ def _load_z(src: ChunkedSource, bi: int, block_size: int, st: _Stats, precision:
 _TILE = 256
 
 
+def _n_threads() -> int:
+    """Threads for the tiles: numba's setting (NUMBA_NUM_THREADS, ``numba.set_num_threads``)."""
+    return numba.get_num_threads()
+
+
 def _ceil32(x: np.ndarray) -> np.ndarray:
     """The smallest float32 at or above each float64 value."""
     f = x.astype(np.float32)
@@ -365,7 +370,7 @@ def _dense_task(pairs, src, st, *, block_size, mode, T, precision, thr, max_pair
     delta = 1.1 * (st.n + 2) * _U32 / (1 - (st.n + 2) * _U32) + 1e-12 if precision == "float32" else 0.0
     counter = None
     if mode == "hist":
-        counter = _TileCounter(T, precision, delta, numba.get_num_threads())
+        counter = _TileCounter(T, precision, delta, _n_threads())
     try:
         # the tiles run one BLAS thread each, on the counter's threads
         with threadpool_limits(1 if mode == "hist" else None, user_api="blas"):
