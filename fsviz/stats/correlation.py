@@ -5,9 +5,11 @@ pairs are nearly uncorrelated ("sparse correlation"). :func:`correlation_histogr
 measures that exactly, over **all** m(m-1)/2 pairs, in bounded memory:
 
 - **dense** data (in memory, memory-mapped ``.npy``, Parquet, zarr or a dask array) is
-  standardised block by block and every pair of feature blocks goes through one BLAS
-  product ``Z_I^T Z_J`` (only blocks with ``I <= J``); the counts are taken from each
-  product block by a numba kernel and the block is dropped. With
+  standardised block by block and every pair of feature blocks (``I <= J``) is multiplied
+  one cache-sized tile at a time: a 256 x 256 BLAS product ``Z_I[a]^T Z_J[b]`` that stays
+  in L2 is binned at once by a numba kernel (counting ``|rho| >= t`` per threshold, a
+  vectorised compare) and overwritten by the next tile, on ``numba.get_num_threads()``
+  Python threads with one BLAS thread each. No product block is written to memory. With
   ``precision="float32"`` the product runs in single precision and every value whose
   rounding error bound straddles a bin threshold is recomputed in float64, so the counts
   stay those of the float64 computation.
@@ -493,8 +495,9 @@ def correlation_histogram(
         view at twice its resolution), or the bin edges (increasing, within [0, 1]).
     block_size : int, default=2048
         Dense path: features per block. Peak extra memory is about
-        ``2 * block_size * n_samples * 8`` bytes for two standardised blocks plus
-        ``block_size**2 * 8`` for one product block (x1.5 with ``precision="float32"``).
+        ``2 * block_size * n_samples * 8`` bytes for two standardised blocks (x1.5 with
+        ``precision="float32"``) plus one 512 KB product tile per thread. While the tiles
+        run, BLAS is held to one thread per calling thread (threadpoolctl).
     client : dask.distributed.Client, default=None
         Run the blocks on this cluster; counts are merged exactly (integer sums).
     exact : bool, default=True
