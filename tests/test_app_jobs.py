@@ -130,3 +130,34 @@ def test_the_app_sends_heavy_runs_to_the_scheduler_with_the_local_result(dask_cl
     finally:
         client.close()
         cluster._scheduler_client.clear()
+
+
+def test_a_first_run_waits_for_the_background_compilation_of_its_kernels_only():
+    """appkit/warmup.py: the kernels compile in another process that says ``ready METHOD``; a
+    run of a method it has not reached waits (reporting, so Cancel works), other methods and
+    the methods already ready do not, and the end of the process releases every wait."""
+    import sys
+
+    from appkit.warmup import WarmUp
+
+    script = (
+        "import time; print('ready leakage', flush=True); time.sleep(1.0); "
+        "print('ready gdm', flush=True); time.sleep(1.0)"
+    )
+    loaded = []
+    w = WarmUp([sys.executable, "-c", script], load=lambda: loaded.append(True))
+    assert w.compiling
+    assert w.wait_for("fisher") < 0.1  # not among the first-visit methods: compiles on its own
+    texts = []
+    waited = w.wait_for("gdm", lambda frac, text: texts.append(text))
+    assert 0.3 < waited < 5 and texts and "compiled in the background" in texts[0]
+    assert "ready" not in texts[0] and w.wait_for("leakage") < 0.1
+    assert w.wait_for("histogram") < 5  # never printed: the process's end releases it
+    assert w.loaded.wait(5) and loaded == [True] and not w.compiling
+
+    def cancel(frac, text):
+        raise jobs.Cancelled
+
+    w2 = WarmUp([sys.executable, "-c", "import time; time.sleep(3)"], load=lambda: None)
+    with pytest.raises(jobs.Cancelled):
+        w2.wait_for("grm", cancel)
