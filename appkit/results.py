@@ -176,7 +176,7 @@ def result(
     label = label or f"Running {run.spec.label}"
     if quiet and job is None:
         try:
-            wait_for(run.method)  # a first run on a fresh install: the background compilation
+            wait_for(run)  # a first run on a fresh install: the background compilation
             check_fits(run, ds)
             res = run.execute(ds, None, results=_dependency(ds))
         except Exception as e:  # every failure becomes a message; the session goes on
@@ -200,7 +200,7 @@ def result(
         def compute(report):
             # on a fresh install the kernels may be compiling in the background: wait for them
             # rather than compile them a second time beside it
-            wait_for(run.method, report)
+            wait_for(run, report)
             check_fits(run, ds)  # a memory-mapped matrix over the budget: only out-of-core runs
             res = run.execute(ds, report, results=_dependency(ds), client=client)
             result_store().put(key, res)

@@ -4,7 +4,7 @@ The first run of each kernel in a process compiles it (on a fresh install: tens 
 GDM's) or loads it from numba's disk cache (well under a second). Once per server process,
 :func:`warm_up` starts ``python -m fsviz.compute.warm --app`` in a process of its own: it
 compiles what a first visitor meets first (the leakage check, GDM, the histogram, GRM), printing
-``ready METHOD`` as each is in the cache, then every recorded kernel signature. Being another
+``ready KEY`` as each is in the cache, then every recorded kernel signature. Being another
 process, it takes neither the server's GIL nor numba's compiler lock: pages keep answering,
 on the second core. When it ends, a thread of the server loads the first-visit kernels from the
 cache (a second or two).
@@ -36,10 +36,10 @@ class WarmUp:
     """The background compilation of one server process and what it has made ready."""
 
     def __init__(self, command: list[str] | None = None, load: Callable[[], None] | None = None):
-        from fsviz.compute.warm import FIRST_VISIT, first_visit
+        from fsviz.compute.warm import FIRST_VISIT, first_visit, visit_key
 
         self.load = first_visit if load is None else load
-        self.waits_for = {method for method, _ in FIRST_VISIT}
+        self.waits_for = {visit_key(method, params) for method, params in FIRST_VISIT}
         self.ready: set[str] = set()
         self.changed = threading.Condition()
         self.started = time.monotonic()
@@ -69,12 +69,13 @@ class WarmUp:
         self.load()  # from the cache now: the first visitor's runs skip even the loading
         self.loaded.set()
 
-    def wait_for(self, method: str, report: Callable[[float, str], None] | None = None) -> float:
-        """Wait until ``method``'s kernels are compiled (at most :data:`MAX_WAIT_SECONDS`);
-        ``report(0, text)`` every half second (it may raise to cancel). Returns the seconds waited."""
+    def wait_for(self, key: str, report: Callable[[float, str], None] | None = None) -> float:
+        """Wait until the kernels of ``key`` (``fsviz.compute.warm.visit_key``) are compiled, at
+        most :data:`MAX_WAIT_SECONDS`; ``report(0, text)`` every half second (it may raise to
+        cancel). Returns the seconds waited."""
         t = time.monotonic()
         with self.changed:
-            while method in self.waits_for and method not in self.ready:
+            while key in self.waits_for and key not in self.ready:
                 waited = time.monotonic() - t
                 if waited >= MAX_WAIT_SECONDS:
                     break
@@ -105,11 +106,16 @@ def warm_up() -> WarmUp | None:
     return _current
 
 
-def wait_for(method: str, report: Callable[[float, str], None] | None = None) -> float:
-    """Before a run of ``method``: wait for the background compilation of its kernels, if it is
-    under way (see :class:`WarmUp`). Returns the seconds waited (0 without a warm-up)."""
+def wait_for(run, report: Callable[[float, str], None] | None = None) -> float:
+    """Before ``run`` (a ``fsviz.compute.Run``): wait for the background compilation of its
+    kernels, if it is under way (see :class:`WarmUp`). Returns the seconds waited (0 without a
+    warm-up, or for a run the warm-up does not compile first)."""
     w = _current
-    return 0.0 if w is None else w.wait_for(method, report)
+    if w is None:
+        return 0.0
+    from fsviz.compute.warm import visit_key
+
+    return w.wait_for(visit_key(run.method, dict(run.params)), report)
 
 
 def note() -> None:

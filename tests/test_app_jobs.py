@@ -134,8 +134,13 @@ def test_the_app_sends_heavy_runs_to_the_scheduler_with_the_local_result(dask_cl
 
 def test_a_first_run_waits_for_the_background_compilation_of_its_kernels_only():
     """appkit/warmup.py: the kernels compile in another process that says ``ready METHOD``; a
-    run of a method it has not reached waits (reporting, so Cancel works), other methods and
-    the methods already ready do not, and the end of the process releases every wait."""
+    run it has not reached waits (reporting, so Cancel works), other runs and the ones already
+    ready do not, and the end of the process releases every wait. The keys are the runs'."""
+    from fsviz.compute.warm import visit_key
+
+    assert visit_key("grm", {"base": Run("fisher", {"k": 3})}) == "grm:fisher"
+    assert visit_key("gdm", {"one_class": True, "tau": 0.2}) == "gdm:one_class"
+    assert visit_key("gdm", {"one_class": False}) == "gdm"
     import sys
 
     from appkit.warmup import WarmUp
@@ -152,7 +157,7 @@ def test_a_first_run_waits_for_the_background_compilation_of_its_kernels_only():
     waited = w.wait_for("gdm", lambda frac, text: texts.append(text))
     assert 0.3 < waited < 5 and texts and "compiled in the background" in texts[0]
     assert "ready" not in texts[0] and w.wait_for("leakage") < 0.1
-    assert w.wait_for("histogram") < 5  # never printed: the process's end releases it
+    assert w.wait_for("grm:fisher") < 5  # never printed: the process's end releases it
     assert w.loaded.wait(5) and loaded == [True] and not w.compiling
 
     def cancel(frac, text):
@@ -160,4 +165,4 @@ def test_a_first_run_waits_for_the_background_compilation_of_its_kernels_only():
 
     w2 = WarmUp([sys.executable, "-c", "import time; time.sleep(3)"], load=lambda: None)
     with pytest.raises(jobs.Cancelled):
-        w2.wait_for("grm", cancel)
+        w2.wait_for("grm:lgd", cancel)

@@ -85,7 +85,7 @@ def test_run_is_an_order_free_hashable_value_with_named_fields():
     assert fc.params_label(a) == "" and a.label == "GDM"
     off = Run("gdm", {"tau": 0.2, "C": 2})
     assert fc.params_label(off) == "C=2, tau=0.2" and off.label == "GDM [C=2, tau=0.2]"
-    assert fc.params_label(grm) == "base=LGD, prior_groups=(1, 2),(3, 4)"
+    assert fc.params_label(grm) == "base=LGD, prior_groups=2 groups of 4 features"
 
 
 def test_registry_names_the_estimators_and_refuses_bad_runs():
