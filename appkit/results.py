@@ -219,12 +219,21 @@ def result(
     return job.result
 
 
-def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None, progress: bool = False):
+def page_result(
+    slot: str,
+    ds,
+    run: Run,
+    clicked: bool,
+    label: str | None = None,
+    progress: bool = False,
+    button: str = "Run",
+):
     """A page's main result for the parameters ``run`` asks for.
 
-    Computed when Run was clicked, when it is already stored, on the first visit of small
-    data, or — live tuning — when the result shown took less than :data:`LIVE_SECONDS`.
-    Otherwise the page keeps showing its last result, marked stale until Run is pressed.
+    Computed when the page's button (its label: ``button``) was clicked, when it is already
+    stored, on the first visit of small data, or — live tuning — when the result shown took
+    less than :data:`LIVE_SECONDS`. Otherwise the page keeps showing its last result, marked
+    stale until the button is pressed.
     """
     prev = shown(slot, ds)
     prev_res = stored(ds, prev) if prev is not None else None
@@ -249,7 +258,7 @@ def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None
         took = f"took {res.seconds:.1f} s" if res.seconds >= LIVE_SECONDS else "did not finish"
         st.warning(
             f"Stale: the result below is for {prev.label}. The last run {took}, so new parameters "
-            "apply when you press Run.",
+            f"apply when you press **{button}**.",
             icon="⏳",
         )
     return res

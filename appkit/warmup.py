@@ -4,14 +4,15 @@ The first run of each kernel in a process compiles it (on a fresh install: tens 
 GDM's) or loads it from numba's disk cache (well under a second). Once per server process,
 :func:`warm_up` starts ``python -m fsviz.compute.warm --app`` in a process of its own: it
 compiles what a first visitor meets first (the leakage check, GDM, the histogram, GRM), printing
-``ready KEY`` as each is in the cache, then every recorded kernel signature. Being another
+``start KEY`` and ``ready KEY`` around each, then every recorded kernel signature. Being another
 process, it takes neither the server's GIL nor numba's compiler lock: pages keep answering,
 on the second core. When it ends, a thread of the server loads the first-visit kernels from the
 cache (a second or two).
 
-A run of a method the process has not reached yet waits for it (:func:`wait_for`, in the run's
-status box, with Cancel) instead of compiling the same kernels a second time beside it: a
-visitor never waits longer than the warm-up still needs. While it compiles, the sidebar says so
+A run whose kernels the process is compiling at that moment waits for them (:func:`wait_for`,
+in the run's status box, with Cancel) instead of compiling the same kernels a second time beside
+it: it waits for what is left of that compilation, never longer; a run the process has not
+reached compiles its own, which the process then loads from the cache. While it compiles, the sidebar says so
 (:func:`note`). ``FSVIZ_WARMUP=0`` turns all of it off (the test suite does, for AppTest).
 """
 
@@ -41,6 +42,7 @@ class WarmUp:
         self.load = first_visit if load is None else load
         self.waits_for = {visit_key(method, params) for method, params in FIRST_VISIT}
         self.ready: set[str] = set()
+        self.current: str | None = None  # the key the process compiles now
         self.changed = threading.Condition()
         self.started = time.monotonic()
         self.compiled_in: float | None = None  # seconds the process took, once it ended
@@ -57,25 +59,32 @@ class WarmUp:
 
     def _follow(self) -> None:
         for line in self.proc.stdout:
-            if line.startswith("ready "):
-                with self.changed:
-                    self.ready.add(line.split(None, 1)[1].strip())
-                    self.changed.notify_all()
+            what, _, key = line.strip().partition(" ")
+            with self.changed:
+                if what == "start":
+                    self.current = key
+                elif what == "ready":
+                    self.ready.add(key)
+                    self.current = None if self.current == key else self.current
+                self.changed.notify_all()
         self.proc.wait()
         with self.changed:
             self.compiled_in = time.monotonic() - self.started
             self.ready |= self.waits_for | {"all"}  # ended (or failed): nothing left to wait for
+            self.current = None
             self.changed.notify_all()
         self.load()  # from the cache now: the first visitor's runs skip even the loading
         self.loaded.set()
 
     def wait_for(self, key: str, report: Callable[[float, str], None] | None = None) -> float:
-        """Wait until the kernels of ``key`` (``fsviz.compute.warm.visit_key``) are compiled, at
-        most :data:`MAX_WAIT_SECONDS`; ``report(0, text)`` every half second (it may raise to
-        cancel). Returns the seconds waited."""
+        """While the process compiles the kernels of ``key`` (``fsviz.compute.warm.visit_key``),
+        wait for them, at most :data:`MAX_WAIT_SECONDS`: what is left of a compilation under way
+        is less than a compilation of one's own beside it. A key the process has not started
+        yet is not waited for (the run compiles it; the process then finds it in the cache).
+        ``report(0, text)`` every half second (it may raise to cancel). Returns the seconds waited."""
         t = time.monotonic()
         with self.changed:
-            while key in self.waits_for and key not in self.ready:
+            while key == self.current and key not in self.ready:
                 waited = time.monotonic() - t
                 if waited >= MAX_WAIT_SECONDS:
                     break

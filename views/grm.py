@@ -36,7 +36,7 @@ base = Run(method, fc.score_params(method, n_nb), appkit.seed())
 params = {"base": base, "n_top": int(n_top), "gamma": float(gamma), "prior_groups": prior}
 run = Run("grm", params, appkit.seed())
 with out:
-    res = appkit.page_result("grm", ds, run, clicked, "Running GRM")
+    res = appkit.page_result("grm", ds, run, clicked, "Running GRM", button="Run GRM")
 if res is None:
     out.info("Choose a base score and press **Run GRM**.")
     st.stop()

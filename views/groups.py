@@ -58,7 +58,7 @@ def groups_view():
     form = dict(tau=tau, n_per_iter=n_per_iter, max_iter=max_iter, C=C, corr=corr, one_class=one_class)
     run = fc.gdm_run(form | {"cv_folds": folds, "positive": positive}, appkit.seed())
     with out:
-        res = appkit.page_result("gdm", ds, run, clicked, "Running GDM")
+        res = appkit.page_result("gdm", ds, run, clicked, "Running GDM", button="Run GDM")
     if res is None:
         out.info("Set the parameters and press **Run GDM**.")
         return

@@ -13,8 +13,8 @@ kernels are specialised for, which compiles whatever the record misses.
 
 The test command runs it first (``--signatures-only``); a server can run it once after
 installing. The app starts ``--app`` in a process of its own when it starts (``appkit.warmup``):
-the kernels a first visitor meets first (:data:`FIRST_VISIT`, a line ``ready KEY`` on stdout
-as each is in the cache), then every recorded signature, while the server answers.
+the kernels a first visitor meets first (:data:`FIRST_VISIT`, lines ``start KEY`` and
+``ready KEY`` on stdout around each), then every recorded signature, while the server answers.
 
 The record is refreshed from a test run on an empty cache (DEVELOPERS.md, "Numba's compile time"):
 ``FSVIZ_RECORD_KERNELS=DIR`` makes every test process note what it compiles
@@ -306,11 +306,10 @@ def _warm(methods: list[str]) -> tuple[int, int]:
     return done, skipped
 
 
-#: what a first visitor of the app meets, in that order: the Data page's leakage check, the
-#: Groups page (GDM, one-class when there is no second class), the histogram at the page's
-#: starting form, the GRM page's default bases
+#: what a first visitor of the app meets, in that order: the Groups page (GDM, one-class when
+#: there is no second class), the histogram at the page's starting form, the GRM page's default
+#: bases (the Data page's leakage check compiles nothing worth a wait)
 FIRST_VISIT = (
-    ("leakage", {}),
     ("gdm", {}),
     ("gdm", {"one_class": True}),
     ("histogram", {}),
@@ -331,11 +330,12 @@ def visit_key(method: str, params: dict) -> str:
     return key
 
 
-def first_visit(ready: Callable[[str], None] | None = None) -> None:
+def first_visit(report: Callable[[str, str], None] | None = None) -> None:
     """Run :data:`FIRST_VISIT` on tiny data of the kinds a visitor brings (two and three
     classes, a memory-mapped float32 file for GDM's column source): their kernels are then
-    compiled, or loaded from the cache, in this process. ``ready(key)`` is called as each has
-    run on every dataset (:func:`visit_key`). Failures are left to the page that meets them."""
+    compiled, or loaded from the cache, in this process. ``report("start", key)`` and
+    ``report("ready", key)`` frame each entry's runs on every dataset (:func:`visit_key`).
+    Failures are left to the page that meets them."""
     import numpy as np
 
     from fsviz.compute import Run
@@ -356,6 +356,8 @@ def first_visit(ready: Callable[[str], None] | None = None) -> None:
         ]
         for method, params in FIRST_VISIT:
             params = {a: Run(v, {}) if a == "base" else v for a, v in params.items()}
+            if report is not None:
+                report("start", visit_key(method, params))
             for ds in sets:
                 if ds.meta.get("format") == "npy-mmap" and method != "gdm":
                     continue  # only GDM reads columns from the memory map
@@ -364,8 +366,8 @@ def first_visit(ready: Callable[[str], None] | None = None) -> None:
                 except Exception:  # noqa: BLE001 - a warm-up failure is the page's to show later
                     pass
                 time.sleep(0.01)  # a server's own threads get the GIL between runs
-            if ready is not None:
-                ready(visit_key(method, params))
+            if report is not None:
+                report("ready", visit_key(method, params))
 
 
 def _lock_path() -> Path:
@@ -379,18 +381,18 @@ def _lock_path() -> Path:
 
 
 def warm_app() -> float:
-    """The app's warm-up: :func:`first_visit` (``ready KEY`` printed as each is compiled),
-    then every recorded signature (``ready all``). While another warm-up of the same cache runs
-    (``make run`` starts one beside the server), its ``ready`` lines are passed on and its work
+    """The app's warm-up: :func:`first_visit` (``start KEY`` and ``ready KEY`` printed around
+    each), then every recorded signature (``ready all``). While another warm-up of the same
+    cache runs (``make run`` starts one beside the server), its lines are passed on and its work
     is then found done. Returns the seconds taken."""
     t = time.perf_counter()
     path = _lock_path()
     log = path.with_suffix(".ready")
 
-    def ready(method: str) -> None:
-        print(f"ready {method}", flush=True)
+    def report(what: str, key: str) -> None:
+        print(f"{what} {key}", flush=True)
         with open(log, "a") as f:
-            f.write(f"ready {method}\n")
+            f.write(f"{what} {key}\n")
 
     with open(path, "a") as lock:
         try:
@@ -410,9 +412,9 @@ def warm_app() -> float:
                     seen = len(lines)
                     time.sleep(0.5)
         log.write_text("")
-        first_visit(ready)
+        first_visit(report)
         _compile(list(_signature_share(0, 1)))
-        ready("all")
+        report("ready", "all")
     return time.perf_counter() - t
 
 
