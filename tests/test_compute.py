@@ -505,3 +505,25 @@ def test_the_warm_up_shares_every_method_once_and_its_runs_are_valid():
         "evaluation",
     }
     assert any(r.method == "gdm" and dict(r.params).get("corr") == "su" for r in runs)
+
+
+def test_counts_fit_a_metric_tile_and_whole_table_selections_say_so():
+    """Issue 45's newcomer: "4,999,950…" cut off in a metric; GDM keeping 13 of 13 and a top 20
+    of 13 features shown as if they were selections."""
+    assert fc.compact_count(2016) == "2,016" and fc.compact_count(9_999_999) == "9,999,999"
+    assert fc.compact_count(4_999_950_000) == "5 billion" and fc.compact_count(12_345_678) == "12.3 million"
+    assert fc.compact_count(918_000_000_000) == "918 billion" and fc.compact_count(2 * 10**12) == "2 trillion"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 13))
+    ds = Dataset(X, y=(X[:, 0] > 0).astype(int), name="thirteen")
+    res = Run("gdm", {}).execute(ds)
+    assert len(res.support) == 13  # 10 per iteration x 10 iterations: more than the table has
+    note = fc.gdm_all_kept_note(res, ds.n_features)
+    assert note and "all 13 features" in note and "not a selection" in note
+    wide = Dataset(rng.normal(size=(40, 300)), y=np.arange(40) % 2, name="wide")
+    assert fc.gdm_all_kept_note(Run("gdm", {}).execute(wide), 300) is None
+    assert (
+        fc.top_k_in_table(20, 13)[0] == 13
+        and "the top 20 asked covers all of them" in fc.top_k_in_table(20, 13)[1]
+    )
+    assert fc.top_k_in_table(10, 13) == (10, None)

@@ -47,6 +47,9 @@ out.caption(
 )
 for warning in appkit.prior_groups_warnings(ds, res):
     out.warning(warning)
+k, whole_table = fc.top_k_in_table(k, m)  # a top k of at most the table's features
+if whole_table:
+    out.info(whole_table)
 
 
 @st.fragment(parallel=True)  # CV runs in a worker thread: the chart and table below do not wait

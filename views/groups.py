@@ -68,7 +68,7 @@ def groups_view():
     m2.metric("affiliated features (AF)", len(res.af), help=fc.HELP["AF"])
     m3.metric(
         "correlations computed",
-        f"{res.n_correlations:,}",
+        fc.compact_count(res.n_correlations),
         fc.share_of_pairs(res.n_correlations, res.n_pairs),
         delta_color="off",
         delta_arrow="off",
@@ -76,12 +76,15 @@ def groups_view():
     )
     m4.metric(
         "all pairs m(m−1)/2",
-        f"{res.n_pairs:,}",
+        fc.compact_count(res.n_pairs),
         f"GDM fit {res.seconds:.2f} s",
         delta_color="off",
         delta_arrow="off",
+        help=f"{res.n_pairs:,} pairs",
     )
     out.caption(f"Shown: {res.run.label}, seed {res.run.seed}")
+    if fc.gdm_all_kept_note(res, ds.n_features):
+        out.info(fc.gdm_all_kept_note(res, ds.n_features))
 
     def tree_view(res):
         c1, c2, c3 = st.columns(3)

@@ -101,9 +101,11 @@ from fsviz.compute.tables import (
 )
 from fsviz.compute.wording import (
     HELP,
+    compact_count,
     compare_chart_note,
     evaluation_note,
     feature_group_text,
+    gdm_all_kept_note,
     group_stability_text,
     histogram_text,
     kuncheva_text,
@@ -111,6 +113,7 @@ from fsviz.compute.wording import (
     plural,
     quality_text,
     share_of_pairs,
+    top_k_in_table,
 )
 from fsviz.viz.compare import (
     CV_BIASED,
@@ -159,6 +162,9 @@ __all__ = [
     "kuncheva_text",
     "group_stability_text",
     "share_of_pairs",
+    "compact_count",
+    "gdm_all_kept_note",
+    "top_k_in_table",
     "SELECTION_SIZE",
     "TOP_K",
     "Context",
