@@ -43,6 +43,7 @@ class WarmUp:
         self.waits_for = {visit_key(method, params) for method, params in FIRST_VISIT}
         self.ready: set[str] = set()
         self.current: str | None = None  # the key the process compiles now
+        self.events: list[tuple[float, str]] = []  # (seconds since the start, line): the timeline
         self.changed = threading.Condition()
         self.started = time.monotonic()
         self.compiled_in: float | None = None  # seconds the process took, once it ended
@@ -61,6 +62,7 @@ class WarmUp:
         for line in self.proc.stdout:
             what, _, key = line.strip().partition(" ")
             with self.changed:
+                self.events.append((time.monotonic() - self.started, line.strip()))
                 if what == "start":
                     self.current = key
                 elif what == "ready":

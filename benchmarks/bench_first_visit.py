@@ -74,6 +74,9 @@ def main() -> None:
             flush=True,
         )
     print(f"visit done at {time.monotonic() - t0:.0f} s")
+    if a.warm_up == "process":
+        print("  the warm-up process: " + "; ".join(f"{line} at {t:.0f} s" for t, line in w.events))
+        w.proc.terminate()  # the rest of the record would compete with the next scenario
 
 
 if __name__ == "__main__":

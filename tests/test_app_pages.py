@@ -270,6 +270,18 @@ def test_the_feature_name_box_of_wide_data_reads_as_one_sentence(digits, monkeyp
     assert label == "Which group is this feature in? (a feature's exact name)" and "?:" not in label
 
 
+def test_docs_describe_the_prior_group_editor_the_grm_page_shows(digits):
+    """docs/app.md once described a data editor of rows feature -> group; the page has a
+    multiselect and a paste box, and the docs say so."""
+    at = goto(start(digits), "grm")
+    assert at.multiselect(key="prior_pick").label.startswith("Pick the features of a new group")
+    assert "paste groups" in at.text_area(key="prior_text").label
+    row = next(
+        line for line in (ROOT / "docs" / "app.md").read_text().splitlines() if "**GRM refinement**" in line
+    )
+    assert "data_editor" not in row and "multiselect" in row and "paste box" in row
+
+
 def test_grm_page_base_scores_and_prior_groups(digits):
     at = goto(start(digits), "grm")
     fig = figure(at)
