@@ -12,8 +12,9 @@ cache (a second or two).
 A run whose kernels the process is compiling at that moment waits for them (:func:`wait_for`,
 in the run's status box, with Cancel) instead of compiling the same kernels a second time beside
 it: it waits for what is left of that compilation, never longer; a run the process has not
-reached compiles its own, which the process then loads from the cache. While it compiles, the sidebar says so
-(:func:`note`). ``FSVIZ_WARMUP=0`` turns all of it off (the test suite does, for AppTest).
+reached compiles its own kernels, and the process skips them (a claim file next to its lock).
+While it compiles, the sidebar says so (:func:`note`). ``FSVIZ_WARMUP=0`` turns all of it off
+(the test suite does, for AppTest).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class WarmUp:
     """The background compilation of one server process and what it has made ready."""
 
     def __init__(self, command: list[str] | None = None, load: Callable[[], None] | None = None):
-        from fsviz.compute.warm import FIRST_VISIT, first_visit, visit_key
+        from fsviz.compute.warm import FIRST_VISIT, claim_path, first_visit, visit_key
 
         self.load = first_visit if load is None else load
         self.waits_for = {visit_key(method, params) for method, params in FIRST_VISIT}
@@ -48,6 +49,8 @@ class WarmUp:
         self.started = time.monotonic()
         self.compiled_in: float | None = None  # seconds the process took, once it ended
         self.loaded = threading.Event()  # the first-visit kernels are loaded in this process
+        self.claims = claim_path()
+        self.claims.write_text("")  # this server's visitors have compiled nothing yet
         cmd = command or [sys.executable, "-m", "fsviz.compute.warm", "--app"]
         self.proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True
@@ -65,7 +68,7 @@ class WarmUp:
                 self.events.append((time.monotonic() - self.started, line.strip()))
                 if what == "start":
                     self.current = key
-                elif what == "ready":
+                elif what in ("ready", "skip"):
                     self.ready.add(key)
                     self.current = None if self.current == key else self.current
                 self.changed.notify_all()
@@ -82,10 +85,13 @@ class WarmUp:
         """While the process compiles the kernels of ``key`` (``fsviz.compute.warm.visit_key``),
         wait for them, at most :data:`MAX_WAIT_SECONDS`: what is left of a compilation under way
         is less than a compilation of one's own beside it. A key the process has not started
-        yet is not waited for (the run compiles it; the process then finds it in the cache).
+        is not waited for: the run compiles it, and the process, told so (``claim_path``), skips it.
         ``report(0, text)`` every half second (it may raise to cancel). Returns the seconds waited."""
         t = time.monotonic()
         with self.changed:
+            if key in self.waits_for and key != self.current and key not in self.ready:
+                with open(self.claims, "a") as f:  # not started: the run compiles it, the process skips it
+                    f.write(key + "\n")
             while key == self.current and key not in self.ready:
                 waited = time.monotonic() - t
                 if waited >= MAX_WAIT_SECONDS:

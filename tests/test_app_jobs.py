@@ -159,6 +159,7 @@ def test_a_first_run_waits_for_the_background_compilation_of_its_kernels_only():
     w = WarmUp([sys.executable, "-c", script], load=lambda: loaded.append(True))
     assert w.compiling
     assert w.wait_for("histogram") < 0.1  # not started by the process: the run compiles its own
+    assert "histogram" in w.claims.read_text().split()  # ... and tells the process to skip it
     started(w, "gdm")
     texts = []
     waited = w.wait_for("gdm", lambda frac, text: texts.append(text))

@@ -334,8 +334,10 @@ def first_visit(report: Callable[[str, str], None] | None = None) -> None:
     """Run :data:`FIRST_VISIT` on tiny data of the kinds a visitor brings (two and three
     classes, a memory-mapped float32 file for GDM's column source): their kernels are then
     compiled, or loaded from the cache, in this process. ``report("start", key)`` and
-    ``report("ready", key)`` frame each entry's runs on every dataset (:func:`visit_key`).
-    Failures are left to the page that meets them."""
+    ``report("ready", key)`` frame each entry's runs on every dataset (:func:`visit_key`); with
+    a ``report``, an entry a server has claimed (its visitor's run compiles it, see
+    ``appkit.warmup``) is skipped (``report("skip", key)``). Failures are left to the page that
+    meets them."""
     import numpy as np
 
     from fsviz.compute import Run
@@ -354,10 +356,15 @@ def first_visit(report: Callable[[str, str], None] | None = None) -> None:
             Dataset(X, y=y3, name="warm-up 3"),
             load_dataset(os.path.join(tmp, "w.npy"), memory_budget=1),
         ]
+        claims = claim_path()
         for method, params in FIRST_VISIT:
             params = {a: Run(v, {}) if a == "base" else v for a, v in params.items()}
+            key = visit_key(method, params)
+            if report is not None and claims.exists() and key in claims.read_text().split():
+                report("skip", key)  # a server's visitor compiles it already: not twice
+                continue
             if report is not None:
-                report("start", visit_key(method, params))
+                report("start", key)
             for ds in sets:
                 if ds.meta.get("format") == "npy-mmap" and method != "gdm":
                     continue  # only GDM reads columns from the memory map
@@ -368,6 +375,11 @@ def first_visit(report: Callable[[str, str], None] | None = None) -> None:
                 time.sleep(0.01)  # a server's own threads get the GIL between runs
             if report is not None:
                 report("ready", visit_key(method, params))
+
+
+def claim_path() -> Path:
+    """The file where a server notes the first-visit keys its visitors compile themselves."""
+    return _lock_path().with_suffix(".claimed")
 
 
 def _lock_path() -> Path:
