@@ -527,3 +527,25 @@ def test_counts_fit_a_metric_tile_and_whole_table_selections_say_so():
         and "the top 20 asked covers all of them" in fc.top_k_in_table(20, 13)[1]
     )
     assert fc.top_k_in_table(10, 13) == (10, None)
+
+
+def test_pima_style_zeros_in_physiological_columns_are_flagged():
+    rng = np.random.default_rng(0)
+    n = 50
+    cols = {
+        "Pregnancies": rng.integers(0, 6, n).astype(float),  # zeros are real counts: not physiological
+        "Glucose": rng.uniform(60, 180, n),
+        "BloodPressure": rng.uniform(40, 110, n),
+        "Age": rng.uniform(21, 80, n),
+        "bp": rng.normal(size=n),  # standardised (negatives): a 0 is an ordinary value
+    }
+    cols["Glucose"][:2] = 0.0
+    cols["BloodPressure"][5:12] = 0.0
+    cols["bp"][3] = 0.0
+    X = np.column_stack(list(cols.values()))
+    note = fc.zeros_as_missing_note(X, list(cols))
+    assert note and "Glucose (2)" in note and "BloodPressure (7)" in note
+    assert "Pregnancies" not in note and "Age" not in note and "bp (" not in note
+    assert "Missing-value markers" in note
+    assert fc.zeros_as_missing_note(np.abs(X[:, [0, 3]]) + 1, ["Pregnancies", "Age"]) is None
+    assert fc.zeros_as_missing_note(X[:, 1:3] + 1, ["Glucose", "BloodPressure"]) is None

@@ -114,6 +114,7 @@ from fsviz.compute.wording import (
     quality_text,
     share_of_pairs,
     top_k_in_table,
+    zeros_as_missing_note,
 )
 from fsviz.viz.compare import (
     CV_BIASED,
@@ -165,6 +166,7 @@ __all__ = [
     "compact_count",
     "gdm_all_kept_note",
     "top_k_in_table",
+    "zeros_as_missing_note",
     "SELECTION_SIZE",
     "TOP_K",
     "Context",

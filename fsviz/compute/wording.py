@@ -121,6 +121,47 @@ def top_k_in_table(k: int, n_features: int) -> tuple[int, str | None]:
     )
 
 
+#: column names of physiological measurements that cannot be 0 in a living person: a 0 there is
+#: a missing value coded as 0 (the Pima diabetes table: glucose, blood pressure, skin thickness,
+#: insulin, BMI)
+_NEVER_ZERO = (
+    r"gluc|pressure|\bbp\b|systolic|diastolic|skin|insulin|\bbmi\b|body.?mass|weight|height|"
+    r"cholest|heart.?rate|pulse|temperature|haemoglobin|hemoglobin|creatinine|albumin|sodium|potassium"
+)
+
+
+def zeros_as_missing_note(X, feature_names: Sequence[str], limit: int = 8) -> str | None:
+    """A note when physiological columns (by name) hold zeros among positive values: zeros
+    that most likely mean "missing" (Pima-style) and would be read as measurements. None
+    when there are none."""
+    import re
+
+    import scipy.sparse as sp
+
+    names = pd.Series([str(n) for n in feature_names])
+    cand = np.flatnonzero(names.str.contains(_NEVER_ZERO, flags=re.IGNORECASE, regex=True).to_numpy())
+    if cand.size == 0 or sp.issparse(X) or not isinstance(X, np.ndarray):  # in memory or mapped only
+        return None
+    B = np.asarray(X[:, cand], dtype=np.float64)
+    zeros = (B == 0).sum(axis=0)
+    positive = np.where(B > 0, B, np.inf).min(axis=0)
+    negative = (B < 0).any(axis=0)
+    # zeros among strictly positive values, the smallest of which is well away from zero
+    hit = (zeros > 0) & ~negative & np.isfinite(positive) & (positive > 0)
+    if not hit.any():
+        return None
+    listed = ", ".join(f"{names[j]} ({int(z):,})" for j, z in zip(cand[hit], zeros[hit], strict=True))
+    more = int(hit.sum()) - limit
+    if more > 0:
+        listed = ", ".join(listed.split(", ")[:limit]) + f" and {more} more"
+    return (
+        f"Zeros in physiological columns that cannot be 0 in a living person: {listed}. They are most "
+        "likely missing values coded as 0, and are used as measurements now. The import plan's "
+        "**Missing-value markers** can read 0 as missing (in every column: only where no other column "
+        "holds real zeros); else clean the file first."
+    )
+
+
 def kuncheva_text(value: float) -> str:
     """Kuncheva's index as text; "n/a (sizes differ)" where it is undefined (NaN)."""
     return "n/a (sizes differ)" if value != value else f"{value:.3f}"
