@@ -21,6 +21,8 @@ futures (:mod:`appkit.jobs`), so the cluster drops its tasks that have not start
 from __future__ import annotations
 
 import os
+import threading
+import time
 
 import streamlit as st
 
@@ -40,7 +42,8 @@ LOCAL_CLUSTER = "local Dask cluster"
 
 
 def scheduler_address() -> str | None:
-    """``FSVIZ_SCHEDULER``, or None."""
+    """``FSVIZ_SCHEDULER``, or None. An address of an unsupported form is kept as it is: the
+    Compute box says what is wrong with it (:func:`client` raises the ValueError)."""
     return os.environ.get(SCHEDULER_ENV, "").strip() or None
 
 
@@ -63,13 +66,6 @@ class _Held:
         self.client, self.cluster = client, cluster
 
 
-@st.cache_resource(show_spinner=False)
-def _scheduler_client(address: str) -> _Held:
-    from fsviz._dask import as_client
-
-    return _Held(as_client(address, timeout="10s"))
-
-
 @st.cache_resource(show_spinner="Starting a local Dask cluster …")
 def _local_cluster(n_workers: int) -> _Held:
     """A LocalCluster of worker processes (one thread each), shared by this server's sessions."""
@@ -79,6 +75,140 @@ def _local_cluster(n_workers: int) -> _Held:
     return _Held(Client(cluster, set_as_default=False), cluster)
 
 
+#: seconds one connection attempt to the scheduler may take (its client's reconnect window too)
+CONNECT_SECONDS = 3.0
+#: seconds between reconnection attempts after a loss: doubling from the first to the last
+RETRY_FIRST_SECONDS = 2.0
+RETRY_MAX_SECONDS = 30.0
+
+
+class SchedulerUnreachable(OSError):
+    """The scheduler of ``FSVIZ_SCHEDULER`` is not there now; heavy runs compute in this process."""
+
+
+class SchedulerLink:
+    """The server's connection to one scheduler, which survives the scheduler going away.
+
+    :meth:`client` hands out the client while it runs. A client whose scheduler went away
+    (killed, restarted, the network gone: Dask closes it after its reconnect window) is dropped,
+    and a new connection is tried in a background thread, again after each failure with a
+    doubling wait (:data:`RETRY_FIRST_SECONDS` to :data:`RETRY_MAX_SECONDS`), each try at most
+    :data:`CONNECT_SECONDS`. Meanwhile :meth:`client` raises :class:`SchedulerUnreachable` at
+    once, so a page render never waits for a dead scheduler and heavy runs compute in this
+    process; once a try succeeds the next call returns the new client. Only the very first
+    connection is made in the caller's thread (the app's first render with ``FSVIZ_SCHEDULER``).
+    """
+
+    def __init__(self, address: str, connect=None, clock=time.monotonic):
+        from fsviz._dask import check_scheduler_address
+
+        self.address = check_scheduler_address(address)
+        self._connect = connect or self._dask_client
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._first = threading.Lock()  # one first connection at a time
+        self._client = None
+        self._tried = False
+        self._failures = 0
+        self._next_try = 0.0
+        self._error = ""
+        self._thread: threading.Thread | None = None
+
+    def _dask_client(self):
+        from fsviz._dask import as_client
+
+        return as_client(self.address, timeout=f"{CONNECT_SECONDS:g}s")
+
+    def _wait(self) -> float:
+        return min(RETRY_FIRST_SECONDS * 2 ** max(self._failures - 1, 0), RETRY_MAX_SECONDS)
+
+    def _unreachable(self) -> SchedulerUnreachable:
+        due = max(0.0, self._next_try - self._clock())
+        when = "retrying now" if due <= 0 or self._thread is not None else f"retrying in {due:.0f} s"
+        why = f" ({self._error})" if self._error else ""
+        return SchedulerUnreachable(
+            f"The Dask scheduler at {self.address} is unreachable{why}: heavy runs compute in "
+            f"this process; {when}. Fix: start the scheduler again at {self.address} (and its "
+            "workers); the app uses it as soon as it answers."
+        )
+
+    def client(self):
+        """The running client, or :class:`SchedulerUnreachable` at once (a retry under way)."""
+        with self._lock:
+            c = self._client
+            if c is not None:
+                status = str(getattr(c, "status", "closed"))
+                if status == "running":
+                    return c
+                if status == "connecting":  # Dask's own reconnect window: the client may come back
+                    self._error = "connection lost, reconnecting"
+                    raise self._unreachable()
+                self._client = None  # closed by Dask after its reconnect window: a new one is needed
+                self._error = "connection lost"
+                self._failures, self._next_try = 0, self._clock()
+                threading.Thread(target=_close_quietly, args=(c,), daemon=True).start()
+            first = not self._tried
+        if first:
+            return self._connect_first()
+        with self._lock:
+            if self._client is not None:
+                return self._client
+            if self._thread is None and self._clock() >= self._next_try:
+                self._thread = threading.Thread(target=self._retry, name="fsviz-scheduler-retry", daemon=True)
+                self._thread.start()
+            raise self._unreachable()
+
+    def _connect_first(self):
+        with self._first:
+            if self._tried:
+                return self.client()
+            try:
+                c = self._connect()
+            except (OSError, ImportError) as e:
+                with self._lock:
+                    self._tried = True
+                    self._failed(e)
+                    raise self._unreachable() from e
+            with self._lock:
+                self._tried, self._client = True, c
+            return c
+
+    def _failed(self, error: BaseException) -> None:
+        self._failures += 1
+        self._next_try = self._clock() + self._wait()
+        said = str(error).partition(" Fix:")[0]  # the message's own fix is this link's to say
+        self._error = " ".join(said.split())[:300] or type(error).__name__
+
+    def _retry(self) -> None:
+        try:
+            c = self._connect()
+        except Exception as e:  # noqa: BLE001 - any failure is one more try later
+            with self._lock:
+                self._failed(e)
+                self._thread = None
+            return
+        with self._lock:
+            self._client, self._failures, self._error, self._thread = c, 0, "", None
+
+    def wait(self, timeout: float) -> bool:
+        """Wait for a reconnection try under way to end; True when none is left running."""
+        t = self._thread
+        if t is not None:
+            t.join(timeout)
+        return self._thread is None
+
+
+def _close_quietly(c) -> None:
+    from fsviz._dask import close_quietly
+
+    close_quietly(c)
+
+
+#: the links of this server process, by address
+_LINKS: dict[str, SchedulerLink] = {}
+_LINKS_LOCK = threading.Lock()
+
+
 def local_workers() -> int:
     raw = os.environ.get(WORKERS_ENV, "2").strip()
     if not raw.isdigit() or int(raw) < 1:
@@ -86,33 +216,24 @@ def local_workers() -> int:
     return int(raw)
 
 
-#: a scheduler that could not be reached is tried again after this many seconds (not on every
-#: rerun: each try waits for the connection timeout)
-RETRY_SECONDS = 60.0
-_unreachable: dict[str, tuple[float, str]] = {}
-
-
-def _connect(address: str):
-    import time
-
-    failed = _unreachable.get(address)
-    if failed is not None and time.monotonic() - failed[0] < RETRY_SECONDS:
-        raise OSError(failed[1])
-    try:
-        return _scheduler_client(address).client
-    except (OSError, ImportError) as e:
-        _unreachable[address] = (time.monotonic(), f"{e} (tried again within {RETRY_SECONDS:.0f} s)")
-        raise
+def _scheduler_link(address: str) -> SchedulerLink:
+    """The server's one :class:`SchedulerLink` to ``address`` (shared by its sessions)."""
+    with _LINKS_LOCK:
+        link = _LINKS.get(address)
+        if link is None:
+            link = _LINKS[address] = SchedulerLink(address)
+        return link
 
 
 def client():
     """The Dask client of this session's Compute choice, or None (compute in this process).
 
-    Raises OSError (connection) or ValueError (settings) with the fix; the sidebar shows it.
+    Raises OSError (an unreachable or lost scheduler: heavy runs compute here meanwhile) or
+    ValueError (settings: an address of an unsupported form) with the fix; the sidebar shows it.
     """
     choice = st.session_state.get("compute", default_choice())
     if choice == SCHEDULER and scheduler_address():
-        return _connect(scheduler_address())
+        return _scheduler_link(scheduler_address()).client()
     if choice == LOCAL_CLUSTER:
         return _local_cluster(local_workers()).client
     return None
@@ -132,10 +253,29 @@ def client_for(run, ds):
         return None  # the sidebar says why; the run computes here
 
 
+def _where(c) -> str:
+    """The Compute box's caption of a running client; SchedulerUnreachable if it just went away."""
+    try:
+        workers = c.scheduler_info().get("workers", {})
+        address = c.scheduler.address
+    except Exception as e:  # noqa: BLE001 - closed between the check and the question
+        raise SchedulerUnreachable(
+            f"The Dask scheduler at {scheduler_address() or 'the cluster'} stopped answering: heavy "
+            "runs compute in this process; retrying."
+        ) from e
+    threads = sum(w.get("nthreads", 0) for w in workers.values())
+    return f"{len(workers)} workers, {threads} threads at {address}; dashboard {c.dashboard_link}"
+
+
 def compute_sidebar() -> None:
-    """The sidebar's Compute expander: where heavy runs go, and the cluster's workers."""
+    """The sidebar's Compute expander: where heavy runs go, and the cluster's workers.
+
+    A scheduler that cannot be reached (never started, lost, an address of an unsupported form)
+    is said under the expander, where it shows without opening it; the page renders on, and
+    heavy runs compute in this process until the scheduler answers again."""
     st.session_state.setdefault("compute", default_choice())
-    with st.expander("Compute", expanded=False):
+    box = st.expander("Compute", expanded=False)
+    with box:
         st.radio(
             "Heavy runs compute in",
             choices(),
@@ -143,14 +283,14 @@ def compute_sidebar() -> None:
             help="Heavy runs: GDM on large data, the correlation histogram, the survey benchmark, "
             "stability bootstraps and CV folds. Results are the same wherever they compute.",
         )
-        if st.session_state["compute"] == LOCAL:
-            return
-        try:
-            c = client()
-        except (OSError, ValueError, ImportError) as e:
-            st.error(f"{e} Heavy runs compute in this process meanwhile.")
-            return
-        workers = c.scheduler_info().get("workers", {})
-        threads = sum(w.get("nthreads", 0) for w in workers.values())
-        where = f"{c.scheduler.address}; dashboard {c.dashboard_link}"
-        st.caption(f"{len(workers)} workers, {threads} threads at {where}")
+    if st.session_state["compute"] == LOCAL:
+        return
+    try:
+        caption = _where(client())
+    except SchedulerUnreachable as e:
+        st.warning(str(e), icon="🔌")
+        return
+    except (OSError, ValueError, ImportError) as e:
+        st.error(f"{e} Heavy runs compute in this process meanwhile.")
+        return
+    box.caption(caption)

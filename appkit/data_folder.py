@@ -28,6 +28,7 @@ memory is checked against the budget before it is read.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,8 +87,17 @@ def _npy_over_budget(path: Path) -> bool:
     """Whether a ``.npy`` matrix as float64 is over the memory budget (read from its header)."""
     import numpy as np
 
+    from fsviz.data.filetypes import open_regular
+
     try:
-        shape = np.load(path, mmap_mode="r", allow_pickle=False).shape  # reads the header only
+        with open_regular(path, "data folder") as fh:  # a regular file, its header only
+            version = np.lib.format.read_magic(fh)
+            read = (
+                np.lib.format.read_array_header_1_0
+                if version == (1, 0)
+                else np.lib.format.read_array_header_2_0
+            )
+            shape = read(fh)[0]
     except (OSError, ValueError):
         return False  # the loader says what is wrong with it
     return _over_budget(shape)
@@ -127,7 +137,14 @@ def _zarr_matrix(p: Path):
     if hasattr(node, "shape"):
         X, y = node, None
     elif "X" in node:
-        X, y = node["X"], (node["y"][:] if "y" in node else None)
+        X, y = node["X"], (node["y"] if "y" in node else None)
+        if y is not None:  # its declared shape first: a lying 'y' is never read whole
+            if len(X.shape) != 2 or tuple(getattr(y, "shape", ())) != (X.shape[0],):
+                raise ValueError(
+                    f"data folder: the zarr group {p.name!r} holds 'y' of shape {getattr(y, 'shape', '?')}; "
+                    f"expected one label per sample of 'X' {tuple(X.shape)}."
+                )
+            y = y[:]
     else:
         raise ValueError(
             f"data folder: the zarr group {p.name!r} holds no 'X' array; write the matrix as 'X' "
@@ -136,6 +153,26 @@ def _zarr_matrix(p: Path):
     if len(X.shape) != 2:
         raise ValueError(f"data folder: the zarr array in {p.name!r} has shape {X.shape}; expected 2-D.")
     return X, y
+
+
+def _check_zarr_chunks(p: Path, X) -> None:
+    """Refuse a zarr array that declares more chunks than it holds.
+
+    A missing chunk reads as the fill value, so a store of a few KB can declare 20,000 x 20,000
+    float64 (3.2 GB of fill) and make a spill write all of it: a store is read only when every
+    chunk its shape declares is there (a chunk count, read from the store's listing).
+    """
+    try:
+        declared, held = int(X.nchunks), int(X.nchunks_initialized)
+    except Exception as e:  # noqa: BLE001 - zarr raises several error types for a bad store
+        raise ValueError(f"data folder: the zarr store {p.name!r} cannot be listed ({e}).") from None
+    if held < declared:
+        raise ValueError(
+            f"data folder: the zarr store {p.name!r} declares a {X.shape[0]:,} x {X.shape[1]:,} array in "
+            f"{declared:,} chunks but holds {held:,} of them ({_dir_size(p):,} bytes on disk); the missing "
+            "chunks would read as the fill value. Fix: write every chunk (zarr's write_empty_chunks=True), "
+            "or save the matrix as .npy."
+        )
 
 
 def _zarr_shape(p: Path):
@@ -156,15 +193,63 @@ def _is_seed_dir(p: Path) -> bool:
     return (p / "meta.json").is_file() and ((p / "X.npy").is_file() or (p / "X.data.npy").is_file())
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """An entry of the folder that is not opened, and why (a pipe, a device, a link out, ...)."""
+
+    name: str
+    reason: str
+
+
+def _store_files(p: Path) -> tuple[int, str | None]:
+    """A folder's total size of regular files, and what in it is not one (None: nothing).
+
+    Walked with ``lstat`` (``os.scandir`` without following links): a FIFO or a device inside
+    a zarr store or a memory-mapped folder would block or never end the reader that opens it.
+    """
+    from fsviz.data.filetypes import file_kind
+
+    total, stack = 0, [p]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError as e:
+            return total, f"cannot be listed ({e.strerror})"
+        for e in entries:
+            mode = e.stat(follow_symlinks=False).st_mode
+            if stat.S_ISDIR(mode):
+                stack.append(Path(e.path))
+            elif stat.S_ISREG(mode):
+                total += e.stat(follow_symlinks=False).st_size
+            else:
+                return total, f"holds {file_kind(mode)} ({Path(e.path).relative_to(p).as_posix()!r})"
+    return total, None
+
+
 def _dir_size(p: Path) -> int:
-    return sum(f.stat().st_size for f in p.rglob("*") if f.is_file() and not f.is_symlink())
+    return _store_files(p)[0]
 
 
 def list_files(root: Path) -> list[FolderFile]:
     """The data files under ``root`` (sorted by path; hidden entries and ``<stem>.y.npy``
     label files left out; symlinks only when they point inside ``root``)."""
+    return scan_folder(root)[0]
+
+
+def scan_folder(root: Path) -> tuple[list[FolderFile], list[Skipped]]:
+    """The data files under ``root`` (as :func:`list_files`) and the entries skipped, with why.
+
+    Every entry's type comes from ``stat`` (never its name) before anything reads it: only
+    regular files (and folders that are zarr stores or fsviz memory-mapped datasets) are
+    listed; a named pipe, a device, a socket, a broken link or a link out of the folder is
+    skipped with its reason. Nothing is opened but regular files' headers, so the listing
+    never blocks.
+    """
+    from fsviz.data.filetypes import file_kind
+
     root = Path(root).resolve()
     out: list[FolderFile] = []
+    skipped: list[Skipped] = []
     stack: list[tuple[Path, int]] = [(root, 0)]
     while stack and len(out) < MAX_ENTRIES:
         folder, depth = stack.pop()
@@ -176,22 +261,35 @@ def list_files(root: Path) -> list[FolderFile]:
             if e.name.startswith(".") or len(out) >= MAX_ENTRIES:
                 continue
             p = Path(e.path)
+            rel = p.relative_to(root).as_posix()
             try:
                 real = p.resolve(strict=True)
+                mode = os.stat(real).st_mode
             except (OSError, RuntimeError):  # a dangling or looping link
+                if len(skipped) < MAX_ENTRIES:
+                    skipped.append(Skipped(rel, "a broken symbolic link"))
                 continue
             if not real.is_relative_to(root):
+                if len(skipped) < MAX_ENTRIES:
+                    skipped.append(Skipped(rel, "a link pointing outside the data folder"))
                 continue
-            rel = p.relative_to(root).as_posix()
-            if real.is_dir():
-                if _is_seed_dir(real):
-                    out.append(FolderFile(rel, _dir_size(real), "seed", True))
-                elif _is_zarr(real):
-                    shape = _zarr_shape(real)
-                    over = shape is not None and _over_budget(shape)
-                    out.append(FolderFile(rel, _dir_size(real), "zarr", over))
+            if stat.S_ISDIR(mode):
+                if _is_seed_dir(real) or _is_zarr(real):
+                    size, bad = _store_files(real)
+                    if bad is not None:
+                        skipped.append(Skipped(rel, f"a folder that {bad}"))
+                    elif _is_seed_dir(real):
+                        out.append(FolderFile(rel, size, "seed", True))
+                    else:
+                        shape = _zarr_shape(real)
+                        over = shape is not None and _over_budget(shape)
+                        out.append(FolderFile(rel, size, "zarr", over))
                 elif depth + 1 < MAX_DEPTH and not e.is_symlink():
                     stack.append((p, depth + 1))
+                continue
+            if not stat.S_ISREG(mode):
+                if len(skipped) < MAX_ENTRIES:
+                    skipped.append(Skipped(rel, f"{file_kind(mode)}, not a regular file"))
                 continue
             low = e.name.lower()
             if low.endswith(LABELS_SUFFIX):
@@ -202,7 +300,7 @@ def list_files(root: Path) -> list[FolderFile]:
                     suffix in (".parquet", ".pq") and _parquet_over_budget(real)
                 )
                 out.append(FolderFile(rel, real.stat().st_size, suffix[1:], mapped))
-    return sorted(out, key=lambda f: f.name)
+    return sorted(out, key=lambda f: f.name), sorted(skipped, key=lambda f: f.name)
 
 
 def resolve_inside(root: Path, name: str) -> Path:
@@ -229,6 +327,22 @@ def resolve_inside(root: Path, name: str) -> Path:
         raise ValueError(
             f"data folder: {text!r} is outside the data folder; only files inside it can be opened."
         )
+    from fsviz.data.filetypes import check_regular
+
+    check_regular(real, "data folder", allow_dir=True)  # by its type: a pipe or a device never opens
+    if real.is_dir():
+        if not (_is_seed_dir(real) or _is_zarr(real)):
+            shown = "the data folder itself" if real == root else f"{text!r}"
+            raise ValueError(
+                f"data folder: {shown} is a folder, not a data file. Fix: choose a file inside it "
+                "(a folder opens only when it is a zarr store or an fsviz memory-mapped dataset)."
+            )
+        bad = _store_files(real)[1]
+        if bad is not None:
+            raise ValueError(
+                f"data folder: {text!r} {bad}, not only regular files; it is not opened. Fix: copy the "
+                "data into regular files."
+            )
     return real
 
 
@@ -263,9 +377,9 @@ def sources() -> list[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=4, ttl=10)
-def _listing(root: str) -> list[FolderFile]:
-    """The folder's listing, kept for 10 s (a file copied in shows up by itself)."""
-    return list_files(Path(root))
+def _listing(root: str) -> tuple[list[FolderFile], list[Skipped]]:
+    """The folder's listing and its skipped entries, kept for 10 s (a file copied in shows up by itself)."""
+    return scan_folder(Path(root))
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -294,38 +408,110 @@ def spill_dir() -> Path:
     return d
 
 
+#: environment variable: the most a spill may write (a size such as ``20G``; unset or ``none``:
+#: only the free space limits it, less :func:`_disk_reserve`)
+SPILL_BUDGET_ENV = "FSVIZ_SPILL_BUDGET"
+
+
+def _disk_reserve(total: int) -> int:
+    """Bytes a spill leaves free on its disk: 5 % of it, at most 1 GiB (the server's other files)."""
+    return min(1 << 30, total // 20)
+
+
+def check_spill(needed: int, what: str, where: Path) -> None:
+    """Refuse a spill of ``needed`` bytes that would pass ``FSVIZ_SPILL_BUDGET`` or leave less than
+    :func:`_disk_reserve` free on ``where``'s disk (checked before the first byte is written)."""
+    import shutil
+
+    from fsviz.data.budget import format_bytes, parse_size
+
+    cap = parse_size(os.environ.get(SPILL_BUDGET_ENV, "").strip() or "none")
+    if cap and needed > cap:
+        raise ValueError(
+            f"data folder: spilling {what} would write {format_bytes(needed)} to {SPILL_ENV}, over "
+            f"{SPILL_BUDGET_ENV}={format_bytes(cap)}. Fix: use a smaller file, or raise {SPILL_BUDGET_ENV}."
+        )
+    usage = shutil.disk_usage(where)
+    room = usage.free - _disk_reserve(usage.total)
+    if needed > room:
+        raise ValueError(
+            f"data folder: spilling {what} would write {format_bytes(needed)} to {SPILL_ENV}, but its disk "
+            f"has {format_bytes(max(usage.free, 0))} free (keeping "
+            f"{format_bytes(_disk_reserve(usage.total))} spare). Fix: free space there, point {SPILL_ENV} "
+            "at a larger disk, or use a smaller file."
+        )
+
+
+def _write_spill(source, part: Path) -> None:
+    """``source``'s column blocks appended to a Fortran-ordered float64 ``.npy`` at ``part``.
+
+    Written with ``write()``, never through a writable memory map: a full disk is then an
+    ``OSError`` (ENOSPC), not a SIGBUS that ends the server for every session. A source whose
+    blocks do not add up to its declared shape is an error.
+    """
+    import numpy as np
+
+    n, m = source.shape
+    step = max(1, (1 << 26) // (8 * max(n, 1)))
+    with open(part, "wb") as fh:
+        header = {"descr": np.dtype(np.float64).str, "fortran_order": True, "shape": (n, m)}
+        np.lib.format.write_array_header_2_0(fh, header)
+        done = 0
+        for a, b, block in source.iter_column_blocks(step):
+            block = np.asarray(block, dtype=np.float64)
+            if a != done or block.shape != (n, b - a):
+                raise ValueError(
+                    f"the source gave a block of shape {block.shape} for columns {a}..{b}; it declared "
+                    f"{n} x {m}."
+                )
+            fh.write(block.tobytes(order="F"))  # column after column: the Fortran layout
+            done = b
+        if done != m:
+            raise ValueError(f"the source ended after {done} of its {m} declared columns.")
+
+
 def _spill(source, y, names, path: Path, name: str):
     """``source`` (a :class:`fsviz.data.chunked.ChunkedSource`) written column block by column
     block into a Fortran-ordered float64 ``.npy`` (GDM's column source then reads a block
     contiguously) under :func:`spill_dir`, labels beside it; opened memory-mapped. The file
-    is kept for the same version of the source (its path, size and time in the name)."""
+    is kept for the same version of the source (its path, size and time in the name).
+
+    Before writing: the declared size against ``FSVIZ_SPILL_BUDGET`` and the disk's free
+    space (:func:`check_spill`); on any failure the partial files are removed.
+    """
     import hashlib
 
     import numpy as np
 
     from fsviz.data import Dataset, load_dataset
+    from fsviz.data.budget import dense_bytes
 
     files = [path] if path.is_file() else [f for f in path.rglob("*") if f.is_file()]
     stamps = [(f.stat().st_mtime_ns, f.stat().st_size) for f in files]
     tag = f"{path.resolve()}:{max(stamps, default=(0, 0))[0]}:{sum(size for _, size in stamps)}"
     out = spill_dir() / f"{name}-{hashlib.sha256(tag.encode()).hexdigest()[:16]}.npy"
+    labels = out.with_name(out.name[: -len(".npy")] + LABELS_SUFFIX)
     if not out.exists():
+        n, m = source.shape
+        check_spill(dense_bytes(n, m), f"{path.name!r} ({n:,} x {m:,} float64)", out.parent)
         part = out.with_name(out.name + ".part")
-        mm = np.lib.format.open_memmap(
-            part, mode="w+", dtype=np.float64, shape=source.shape, fortran_order=True
-        )
-        step = max(1, (1 << 26) // (8 * max(source.n_samples, 1)))
-        for a, b, block in source.iter_column_blocks(step):
-            mm[:, a:b] = block
-        mm.flush()
-        del mm
-        if y is not None:  # text labels as a unicode array: a .npy without pickles
-            y = np.asarray(y)
-            np.save(
-                out.with_name(out.name[: -len(".npy")] + LABELS_SUFFIX),
-                y.astype(str) if y.dtype == object else y,
-            )
-        part.rename(out)
+        try:
+            _write_spill(source, part)
+            if y is not None:  # text labels as a unicode array: a .npy without pickles
+                y = np.asarray(y)
+                np.save(labels, y.astype(str) if y.dtype == object else y)
+            part.rename(out)
+        except BaseException as e:
+            part.unlink(missing_ok=True)
+            labels.unlink(missing_ok=True)
+            if isinstance(e, OSError):  # a full disk, a lost mount: the message, not a traceback
+                raise ValueError(
+                    f"data folder: could not write the spill of {path.name!r} to {SPILL_ENV} "
+                    f"({e.strerror or e}). Fix: free space there or point it at a larger disk."
+                ) from None
+            if isinstance(e, ValueError) and not str(e).startswith("data folder"):
+                raise ValueError(f"data folder: {path.name!r} could not be spilled: {e}") from None
+            raise
     ds = load_dataset(out, memory_budget=1)  # stays memory-mapped
     if names is None:
         return ds.with_name(name)
@@ -341,6 +527,7 @@ def open_zarr(path: Path):
     from fsviz.data.chunked import ZarrSource
 
     X, y = _zarr_matrix(path)
+    _check_zarr_chunks(path, X)
     source = ZarrSource(X)
     name = path.name[: -len(".zarr")] if path.name.lower().endswith(".zarr") else path.name
     if _over_budget(source.shape):
@@ -366,10 +553,13 @@ def open_parquet_mapped(path: Path):
 
 
 def _parquet_over_budget(path: Path) -> bool:
+    from fsviz.data.filetypes import open_regular
+
     try:
         import pyarrow.parquet as pq
 
-        md = pq.ParquetFile(path).metadata
+        with open_regular(path, "data folder") as fh:  # a regular file: never a FIFO's blocking open
+            md = pq.ParquetFile(fh).metadata
     except Exception:  # noqa: BLE001 - the loader says what is wrong with it
         return False
     return _over_budget((md.num_rows, md.num_columns))
@@ -389,7 +579,7 @@ def open_folder_file(shape):
     from appkit.state import activate
 
     root = data_dir()
-    files = _listing(str(root))
+    files, skipped = _listing(str(root))
     by_name = {f.name: f for f in files}
     if st.session_state.get("folder_file") not in (None, *by_name):  # e.g. from a URL: a typed path
         st.session_state["folder_path"] = st.session_state.pop("folder_file")
@@ -405,6 +595,10 @@ def open_folder_file(shape):
         "memory budget; other formats are read like an upload, with the same import settings on the "
         "Data page.",
     )
+    if skipped:  # by their type, not their name: why a file the operator sees is not offered
+        shown = "; ".join(f"{f.name} ({f.reason})" for f in skipped[:5])
+        more = f"; and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+        st.caption(f"Skipped {len(skipped)}: {shown}{more}. Only regular files are read.")
     typed = st.text_input(
         "…or a path inside the folder", key="folder_path", help="Relative to the data folder."
     )
@@ -470,7 +664,10 @@ def _as_upload(path: Path, stat):
         or upload_store().get(token) is None
         or st.session_state.get("folder_version") != version
     ):
-        data = path.read_bytes()
+        from fsviz.data.budget import resolve_budget
+        from fsviz.data.filetypes import read_regular
+
+        data = read_regular(path, "data folder", resolve_budget())  # its type and size checked on open
         options = dict(IMPORT_DEFAULTS)
         record = Upload(secrets.token_urlsafe(16), path.name, hashlib.sha256(data).hexdigest(), data, options)
         use("upload", record.token)  # before the store holds it (see appkit.state.release_unused)

@@ -435,7 +435,7 @@ def _annotations_row(up: Upload, info) -> None:
             st.selectbox,
             "Join on",
             [None, *cols],
-            lambda v: "the column that matches (auto)" if v is None else v,
+            lambda v: "the id column that matches most (auto)" if v is None else v,
         )
         if st.button("Remove the annotations", key=import_key(up, "annotations_off")):
             detach_annotations(up)

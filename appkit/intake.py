@@ -39,7 +39,8 @@ def _load_sample(name: str):
 
 
 def parse_label(text: str | None):
-    """The label field: empty -> "auto" (the loader's default), "-1"/"3" -> a column position."""
+    """The label field: empty -> "auto" (the loader's default), "3" -> a column position ("-1" too,
+    which the import plan then refuses with its message: positions count from 0)."""
     text = (text or "").strip()
     if not text:
         return "auto"
@@ -147,11 +148,64 @@ def receive_upload(filename: str, data: bytes) -> Upload:
         upload_store().put(record.token, record)
         if up is not None:
             forget_upload(up.token)
+            release_replaced(up)
         st.session_state["upload_token"] = record.token
         session_options()[record.token] = json.loads(json.dumps(options))
         return current_upload()
     upload_store().touch(up.token)
     return up
+
+
+def release_replaced(up: Upload) -> int:
+    """Let go of everything of upload ``up``, which this session has just replaced, that no
+    other live session uses: its bytes, its previews, the datasets read from it and their
+    results; then hand the freed memory back. Returns how many store entries went.
+
+    Without this a long session's replaced uploads stayed in the shared stores until newer
+    entries pushed them out: one session uploading file after file kept the stores full of
+    files nobody would look at again (the budget's worth, plus what the allocator kept around
+    them). Another session that uses the same upload (a shared link), the same bytes or a
+    dataset read from them keeps them; the sweeper (:func:`appkit.state.release_unused`) is
+    still what releases a closed session's.
+    """
+    from appkit.memory import return_memory
+    from appkit.state import _datasets, result_store, session_id, usage
+
+    registry, sid = usage(), session_id()
+    ours = {k for k in loaded_index().keys() if k[0] == up.digest}
+    mine = st.session_state.get("dataset_key")
+    if sid is not None and mine in {loaded_index().get(k) for k in ours}:
+        registry.drop(sid, "dataset", mine)  # this session reads the new file next (or fails: none)
+    used_tokens = registry.used("upload") | registry.used("annotations")
+    store = upload_store()
+    digests = {store.get(t).digest for t in used_tokens if store.get(t) is not None}
+    released = 0
+    if up.token not in used_tokens:
+        store.pop(up.token)
+        released += 1
+    if up.digest in digests:  # the same bytes under another token: a live session reads them
+        return_memory()
+        return released
+    for key in [k for k in inspect_store().keys() if k[0] == up.digest]:
+        inspect_store().pop(key)
+        released += 1
+    used_datasets = registry.used("dataset")
+    fingerprints = {k.fingerprint for k in used_datasets}
+    for where in ours:
+        key = loaded_index().get(where)
+        if key is not None and key in used_datasets:
+            continue
+        loaded_index().pop(where)
+        if key is None:
+            continue
+        _datasets().pop(key)
+        released += 1
+        if key.fingerprint not in fingerprints:
+            for rkey in [r for r in result_store().keys() if r.fingerprint == key.fingerprint]:
+                result_store().pop(rkey)
+                released += 1
+    return_memory()
+    return released
 
 
 def session_options() -> dict:

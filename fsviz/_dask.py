@@ -40,10 +40,58 @@ workers (:func:`n_tasks_hint`) and each task does at least ~0.1 s of work.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["as_client", "feature_blocks", "map_blocks", "n_tasks_hint", "strided_blocks"]
+__all__ = [
+    "SCHEDULER_FORMS",
+    "SchedulerLostError",
+    "as_client",
+    "check_scheduler_address",
+    "close_quietly",
+    "feature_blocks",
+    "lost_scheduler",
+    "map_blocks",
+    "n_tasks_hint",
+    "strided_blocks",
+]
+
+#: the scheduler addresses fsviz connects to, as its messages name them
+SCHEDULER_FORMS = "tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT (e.g. tcp://10.0.0.5:8786)"
+#: an optional tcp:// or tls:// scheme, a host name, IPv4 address or bracketed IPv6 address, a port
+_ADDRESS = re.compile(
+    r"(?:(tcp|tls)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?):(\d{1,5})"
+)
+
+
+class SchedulerLostError(OSError):
+    """A run's Dask scheduler went away (killed, restarted, its machine or network gone)."""
+
+
+def check_scheduler_address(address: Any) -> str:
+    """``address`` stripped, if it is a scheduler address fsviz connects to; else ValueError.
+
+    Accepted: ``tcp://HOST:PORT``, ``tls://HOST:PORT`` and ``HOST:PORT`` (TCP), HOST a name, an
+    IPv4 address or a bracketed IPv6 one, PORT in 1..65535. Dask's other transports
+    (``ucx://``, ``inproc://``, ``ws://``) are refused here with the accepted forms: ``inproc``
+    only reaches a scheduler inside the same process, and the others need libraries and
+    settings fsviz does not set up.
+    """
+    text = address.strip() if isinstance(address, str) else ""
+    m = _ADDRESS.fullmatch(text)
+    if not m or not 1 <= int(m.group(4)) <= 65535:
+        scheme = text.partition("://")[0] if "://" in text else ""
+        why = (
+            f"the scheme {scheme + '://'!r} is not supported"
+            if scheme and scheme not in ("tcp", "tls")
+            else ("not a scheduler address")
+        )
+        raise ValueError(
+            f"Dask scheduler address {address!r}: {why}. Expected {SCHEDULER_FORMS}: the address "
+            "`dask scheduler` prints when it starts."
+        )
+    return text
 
 
 def feature_blocks(n_features: int, block_size: int) -> list[slice]:
@@ -88,11 +136,13 @@ def as_client(client_or_address: Any, timeout: str = "10s") -> Any:
     """Return a ``dask.distributed.Client``: pass one through, or connect to an address.
 
     ``None`` stays ``None`` (run locally). A string such as ``"tcp://10.0.0.5:8786"``
-    connects to a running scheduler; connection failures are raised as ``OSError``
+    connects to a running scheduler; an address of another form (:func:`check_scheduler_address`)
+    is a ValueError naming the accepted ones, and connection failures are raised as ``OSError``
     naming the address after ``timeout``.
     """
     if client_or_address is None or not isinstance(client_or_address, str):
         return client_or_address
+    address = check_scheduler_address(client_or_address)
     try:
         from distributed import Client
     except ImportError as e:  # pragma: no cover - dask is an optional extra
@@ -101,9 +151,61 @@ def as_client(client_or_address: Any, timeout: str = "10s") -> Any:
             "install the extra: pip install 'fsviz[scale]'"
         ) from e
     try:
-        return Client(client_or_address, timeout=timeout)
-    except (OSError, TimeoutError) as e:
-        raise OSError(f"could not connect to the Dask scheduler at {client_or_address!r}: {e}") from e
+        return Client(address, timeout=timeout, set_as_default=False)
+    except Exception as e:  # noqa: BLE001 - refused, timed out, a TLS address without certificates
+        why = " ".join(str(e).split()) or type(e).__name__
+        raise OSError(
+            f"could not connect to the Dask scheduler at {address!r}: {why}. "
+            "Fix: start it (`dask scheduler`) and check the address, or compute in this process "
+            "(no scheduler)."
+        ) from e
+
+
+def _address_of(client: Any) -> str:
+    for get in (lambda: client.scheduler.address, lambda: client.scheduler_info()["address"]):
+        try:
+            return str(get())
+        except Exception:  # noqa: BLE001, S112 - a closed client has no scheduler any more
+            continue
+    return str(getattr(client, "_start_arg", None) or "?")
+
+
+def lost_scheduler(client: Any, error: BaseException) -> SchedulerLostError | None:
+    """The clear error for ``error`` raised by a run on ``client`` when the scheduler went away
+    during it (its futures cancelled, its connection closed), else None (another failure)."""
+    if client is None or isinstance(error, SchedulerLostError):
+        return None
+    try:
+        from distributed.client import FutureCancelledError
+        from distributed.comm.core import CommClosedError
+    except ImportError:  # pragma: no cover - a client without distributed cannot exist
+        return None
+    from concurrent.futures import CancelledError
+
+    status = str(getattr(client, "status", "running"))
+    gone = status not in ("running", "newly-created")
+    comm = isinstance(error, (CommClosedError, FutureCancelledError, CancelledError, ConnectionError))
+    closed = type(error).__name__ == "ClosedClientError"
+    if not (gone or comm or closed):
+        return None
+    if not (gone or closed) and isinstance(error, (FutureCancelledError, CancelledError)):
+        return None  # the scheduler is there: a cancel of the caller's own
+    address = _address_of(client)
+    return SchedulerLostError(
+        f"the Dask scheduler at {address} was lost during the run ({type(error).__name__}: "
+        f"{' '.join(str(error).split())[:200]}). Fix: start the scheduler again at {address} "
+        "(and its workers), or compute in this process (no scheduler) and run again."
+    )
+
+
+def close_quietly(client: Any, timeout: float = 2.0) -> None:
+    """Close ``client`` without waiting long or raising: its scheduler may be gone."""
+    if client is None:
+        return
+    try:
+        client.close(timeout=timeout)
+    except Exception:  # noqa: BLE001, S110 - a client of a dead scheduler: nothing left to close
+        pass
 
 
 def map_blocks(

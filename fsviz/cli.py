@@ -59,6 +59,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fsviz._dask import close_quietly
 from fsviz.compute.commands import names
 
 __all__ = ["main"]
@@ -103,8 +104,12 @@ def _with_plan(text: str, kwargs: dict) -> dict:
     from fsviz.data.plan import ImportPlan
 
     if not text.lstrip().startswith("{") and os.path.exists(text):
-        with open(text, encoding="utf-8") as fh:
-            text = fh.read(1 << 20)
+        from fsviz.data.filetypes import check_regular, read_regular
+        from fsviz.data.plan import MAX_PLAN_BYTES
+
+        if check_regular(text, "--plan").st_size > MAX_PLAN_BYTES:  # a regular file, a plan's size
+            raise CLIError(f"--plan: {text!r} is larger than a plan (at most {MAX_PLAN_BYTES:,} bytes).")
+        text = read_regular(text, "--plan").decode("utf-8", errors="replace")
     plan = ImportPlan.from_json(text, "--plan")
     defaults = load_defaults()
     keep = ("memory_budget", "allow_external")
@@ -176,7 +181,11 @@ def _client(args: argparse.Namespace):
         return None
     from fsviz._dask import as_client
 
-    client = as_client(args.scheduler, timeout=f"{args.scheduler_timeout}s")
+    client = as_client(args.scheduler, timeout=f"{args.scheduler_timeout}s")  # ValueError: not an address
+    if not os.environ.get("FSVIZ_DEBUG"):  # a lost scheduler is one error line, not Dask's tracebacks
+        import logging
+
+        logging.getLogger("distributed").setLevel(logging.CRITICAL)
     _say(args, f"connected to Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)")
     return client
 
@@ -251,8 +260,7 @@ def cmd_histogram(args: argparse.Namespace) -> int:
     try:
         h = run.execute(data, _RunProgress("histogram", args.quiet), client=client)
     finally:
-        if client is not None:
-            client.close()
+        close_quietly(client)  # its scheduler may be gone: the run's own error says so
     _say(
         args,
         f"{'exact' if h.exact else 'ESTIMATED'} histogram of {h.n_pairs_total:,} pairs in {h.seconds:.1f} s "
@@ -323,8 +331,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     try:
         res = run.execute(ds, _RunProgress(run.method, args.quiet), client=client)
     finally:
-        if client is not None:
-            client.close()
+        close_quietly(client)  # its scheduler may be gone: the run's own error says so
     _say(args, f"{run.spec.label} finished in {res.seconds:.1f} s")
     sel = res.selection(args.n_features)
     raw = bool(getattr(args, "csv_raw", False))
@@ -408,8 +415,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     try:
         res = run.execute(ds, _RunProgress("benchmark", args.quiet), client=client)
     finally:
-        if client is not None:
-            client.close()
+        close_quietly(client)  # its scheduler may be gone: the run's own error says so
     for note in res.notes:
         _say(args, note)
     _say(args, f"benchmark finished in {res.seconds:.1f} s ({len(res.table)} rows)")
@@ -584,7 +590,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="read .npy (memory-mapped), .parquet or zarr block by block instead of loading it",
     )
-    q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address, e.g. tcp://host:8786")
+    q.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address, e.g. tcp://host:8786 (tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT)",
+    )
     q.add_argument(
         "--scheduler-timeout",
         type=float,
@@ -599,7 +609,10 @@ def _parser() -> argparse.ArgumentParser:
     data_args(q)
     commands.add_select_options(q)
     q.add_argument(
-        "--scheduler", metavar="ADDRESS", help="Dask scheduler address for methods that take a client"
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address for methods that take a client "
+        "(tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT)",
     )
     q.add_argument(
         "--scheduler-timeout",
@@ -647,7 +660,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     data_args(q)
     commands.add_benchmark_options(q)
-    q.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address: run them on a cluster")
+    q.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address: run them on a cluster (tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT)",
+    )
     q.add_argument(
         "--scheduler-timeout",
         type=float,

@@ -224,3 +224,264 @@ def test_zarr_and_parquet_open_in_memory_or_spilled_and_memory_mapped_over_the_b
         "tumour",
     ]
     assert len(list((tmp_path / "spill").glob("*.npy"))) == 4  # two matrices and their labels, written once
+
+
+# ------------------------------------------------------------ file types: only regular files are read
+def _unblock(fifo: Path) -> None:
+    """Let a reader stuck in ``open`` of ``fifo`` go (a writer opens and closes it): a failing
+    test must not leave a thread blocked for the rest of the run."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:
+        pass  # nobody is reading it: nothing to release
+
+
+def _within(seconds: float, fn, *args):
+    """``fn(*args)``, which must answer within ``seconds`` (else the test fails, never hangs)."""
+    import threading
+
+    box: dict = {}
+
+    def run():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            box["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    return t.is_alive(), box
+
+
+@pytest.fixture
+def hostile_folder(tmp_path):
+    """A data folder holding FIFOs named like data files, a link to /dev/zero, a device node
+    (when this user may make one), a sub-folder and one good CSV."""
+    data = tmp_path / "data"
+    (data / "sub").mkdir(parents=True)
+    (data / "good.csv").write_text("a,b,class\n1,2,x\n3,4,y\n5,7,x\n6,1,y\n")
+    fifos = [data / n for n in ("x.npy", "x.parquet", "x.csv")]
+    for f in fifos:
+        os.mkfifo(f)
+    os.symlink("/dev/zero", data / "zero.csv")
+    devices = []
+    try:
+        import stat as st_
+
+        os.mknod(data / "dev.csv", 0o600 | st_.S_IFCHR, os.makedev(1, 5))  # /dev/zero's numbers
+        devices.append("dev.csv")
+    except (PermissionError, OSError):
+        pass  # not root: the link to /dev/zero stands for a device
+    yield data, devices
+    for f in fifos:
+        _unblock(f)
+
+
+def test_the_listing_skips_pipes_and_devices_by_their_type_and_says_why_within_2_s(hostile_folder):
+    from appkit.data_folder import scan_folder
+
+    data, devices = hostile_folder
+    alive, box = _within(2.0, scan_folder, data)
+    assert not alive, "the listing blocked on a FIFO"
+    files, skipped = box["value"]
+    assert [f.name for f in files] == ["good.csv"]
+    why = {s.name: s.reason for s in skipped}
+    for name in ("x.npy", "x.parquet", "x.csv"):
+        assert why[name] == "a named pipe (FIFO), not a regular file"
+    assert why["zero.csv"] == "a link pointing outside the data folder"
+    for name in devices:
+        assert why[name] == "a character device, not a regular file"
+
+
+@pytest.mark.parametrize("name", ["x.npy", "x.parquet", "x.csv", "dev.csv"])
+def test_opening_a_pipe_or_a_device_in_the_folder_is_a_clear_error_not_a_hang(hostile_folder, name):
+    from appkit.data_folder import resolve_inside
+
+    data, devices = hostile_folder
+    if name.startswith("dev") and name not in devices:
+        pytest.skip("making a device node needs root")
+    alive, box = _within(2.0, resolve_inside, data, name)
+    assert not alive
+    assert isinstance(box.get("error"), ValueError)
+    assert "not a regular file" in str(box["error"]) and repr(name) in str(box["error"])
+
+
+@pytest.mark.parametrize("typed", [".", "sub", "sub/"])
+def test_choosing_the_folder_or_a_sub_folder_is_a_clear_message(hostile_folder, typed):
+    from appkit.data_folder import resolve_inside
+
+    data, _ = hostile_folder
+    with pytest.raises(ValueError, match=r"is a folder, not a data file\. Fix: choose a file inside it"):
+        resolve_inside(data, typed)
+
+
+@pytest.mark.parametrize("name", ["x.npy", "x.parquet", "x.csv"])
+def test_load_dataset_refuses_a_fifo_by_its_type(hostile_folder, name):
+    data, _ = hostile_folder
+    alive, box = _within(2.0, load_dataset, data / name)
+    assert not alive
+    assert isinstance(box.get("error"), ValueError)
+    assert "is a named pipe (FIFO), not a regular file" in str(box["error"])
+
+
+def test_load_dataset_refuses_a_character_device_and_a_folder():
+    with pytest.raises(ValueError, match=r"'zero' is a character device, not a regular file"):
+        load_dataset("/dev/zero", fmt="csv")
+    with pytest.raises(ValueError, match=r"is a folder, not a data file"):
+        load_dataset(str(ROOT / "tests"))
+
+
+def test_the_app_lists_skipped_files_and_refuses_a_pipe_and_the_folder_itself(hostile_folder, monkeypatch):
+    data, _ = hostile_folder
+    spill = data.parent / "spill"
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "64M")
+    _lying_zarr(data / "huge.zarr")
+    at = _app(monkeypatch, data)
+    assert [o.split(" — ")[0] for o in at.selectbox(key="folder_file").options] == ["good.csv", "huge.zarr"]
+    assert any("x.npy (a named pipe (FIFO), not a regular file)" in c.value for c in at.sidebar.caption)
+    for typed, said in (
+        ("x.csv", "is a named pipe (FIFO), not a regular file"),
+        (".", "the data folder itself is a folder, not a data file"),
+        ("huge.zarr", "declares a 20,000 x 20,000 array in 400 chunks but holds 1 of them"),
+    ):
+        at.text_input(key="folder_path").set_value(typed).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert any(said in e.value for e in at.error), [e.value for e in at.error]
+    at.text_input(key="folder_path").set_value("good.csv").run()  # the session stays usable
+    assert any("Active: **good**" in c.value for c in at.sidebar.caption)
+    assert not spill.exists() or not any(spill.iterdir())  # nothing written for the lying store
+
+
+# ------------------------------------------------------------ zarr stores and spills: declared sizes
+def _lying_zarr(path: Path) -> Path:
+    """An ~8 KB zarr store declaring 20,000 x 20,000 float64 (3.2 GB): one chunk of 400 written."""
+    import zarr
+
+    z = zarr.create_array(str(path), shape=(20_000, 20_000), chunks=(1000, 1000), dtype="f8")
+    z[:3, :3] = 1.0
+    return path
+
+
+def test_a_zarr_store_declaring_more_than_it_holds_is_refused_and_nothing_is_spilled(tmp_path, monkeypatch):
+    from appkit.data_folder import list_files, open_zarr, resolve_inside
+
+    data, spill = tmp_path / "data", tmp_path / "spill"
+    data.mkdir()
+    store = _lying_zarr(data / "huge.zarr")
+    assert sum(f.stat().st_size for f in store.rglob("*") if f.is_file()) < 16_000
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "64M")
+    alive, box = _within(2.0, list_files, data)  # the listing reads its metadata only
+    assert not alive and [f.name for f in box["value"]] == ["huge.zarr"]
+    with pytest.raises(
+        ValueError, match=r"declares a 20,000 x 20,000 array in 400 chunks but holds 1 of them"
+    ):
+        open_zarr(resolve_inside(data, "huge.zarr"))
+    assert not spill.exists() or not any(spill.iterdir())  # no .part, no spill
+
+
+def test_a_zarr_group_whose_labels_lie_about_their_length_is_refused(tmp_path):
+    import zarr
+
+    from appkit.data_folder import open_zarr
+
+    group = zarr.open_group(str(tmp_path / "g.zarr"), mode="w")
+    group.create_array("X", data=np.ones((4, 3)))
+    group.create_array("y", shape=(10**9,), chunks=(1000,), dtype="i8")  # never read whole
+    with pytest.raises(
+        ValueError, match=r"holds 'y' of shape \(1000000000,\); expected one label per sample"
+    ):
+        open_zarr(tmp_path / "g.zarr")
+
+
+def _spillable(tmp_path):
+    import zarr
+
+    data = tmp_path / "data"
+    data.mkdir()
+    X = np.arange(60.0).reshape(6, 10)
+    zarr.save_array(str(data / "m.zarr"), X)
+    return data / "m.zarr", X
+
+
+def test_a_spill_checks_its_budget_and_the_free_space_before_writing(tmp_path, monkeypatch):
+    import shutil
+    from collections import namedtuple
+
+    from appkit import data_folder as df
+
+    store, X = _spillable(tmp_path)
+    spill = tmp_path / "spill"
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "1K")  # over it: spilled
+    monkeypatch.setenv("FSVIZ_SPILL_BUDGET", "100")
+    with pytest.raises(ValueError, match=r"would write .* over FSVIZ_SPILL_BUDGET=100 B"):
+        df.open_zarr(store)
+    monkeypatch.delenv("FSVIZ_SPILL_BUDGET")
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: usage(10_000, 9_900, 100))
+    with pytest.raises(ValueError, match=r"its disk has 100 B free"):
+        df.open_zarr(store)
+    assert list(spill.iterdir()) == []
+    monkeypatch.undo()
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "1K")
+    ds = df.open_zarr(store)  # room enough: written with write(), read back memory-mapped
+    assert isinstance(ds.X, np.memmap) and ds.X.flags.f_contiguous
+    np.testing.assert_array_equal(np.asarray(ds.X), X)
+
+
+def test_a_spill_that_fails_midway_leaves_no_part_file(tmp_path, monkeypatch):
+    import errno
+
+    from appkit import data_folder as df
+    from fsviz.data.chunked import ZarrSource
+
+    store, _ = _spillable(tmp_path)
+    spill = tmp_path / "spill"
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "1K")
+
+    def full_disk(self, step):
+        yield 0, 1, np.zeros((6, 1))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(ZarrSource, "iter_column_blocks", full_disk)
+    with pytest.raises(ValueError, match=r"could not write the spill of 'm.zarr' .*No space left on device"):
+        df.open_zarr(store)
+    assert list(spill.iterdir()) == []
+
+
+def test_a_truncated_npy_or_spill_is_refused_before_it_is_mapped(tmp_path, monkeypatch):
+    """A map past a file's end is a SIGBUS on first touch: the declared size is checked first."""
+    from appkit import data_folder as df
+
+    store, _ = _spillable(tmp_path)
+    np.save(store.parent / "cut.npy", np.zeros((400, 300)))
+    os.truncate(store.parent / "cut.npy", 4096)
+    with pytest.raises(ValueError, match=r"declares a 400 x 300 float64 array .* it is truncated"):
+        load_dataset(store.parent / "cut.npy", memory_budget=1)  # over the budget: it would be mapped
+    spill = tmp_path / "spill"
+    monkeypatch.setenv("FSVIZ_SPILL_DIR", str(spill))
+    monkeypatch.setenv("FSVIZ_MEMORY_BUDGET", "1K")
+    df.open_zarr(store)  # written once
+    (written,) = [f for f in spill.iterdir() if not f.name.endswith(".y.npy")]
+    os.truncate(written, written.stat().st_size - 80)  # cut afterwards (a quota, another process)
+    with pytest.raises(ValueError, match=r"declares a 6 x 10 float64 array .* it is truncated"):
+        df.open_zarr(store)
+
+
+@pytest.mark.parametrize("source", ["NpySource", "ParquetSource"])
+def test_the_chunked_sources_refuse_a_fifo_by_its_type(tmp_path, source):
+    from fsviz.data import chunked
+
+    fifo = tmp_path / ("x.npy" if source == "NpySource" else "x.parquet")
+    os.mkfifo(fifo)
+    try:
+        alive, box = _within(2.0, getattr(chunked, source), fifo)
+        assert not alive
+        assert isinstance(box.get("error"), ValueError) and "named pipe (FIFO)" in str(box["error"])
+    finally:
+        _unblock(fifo)

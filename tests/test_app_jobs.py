@@ -129,7 +129,7 @@ def test_the_app_sends_heavy_runs_to_the_scheduler_with_the_local_result(dask_cl
         np.testing.assert_allclose(bars, pct[pct > 0], rtol=1e-12)
     finally:
         client.close()
-        cluster._scheduler_client.clear()
+        cluster._LINKS.clear()
 
 
 def test_a_first_run_waits_for_the_background_compilation_of_its_kernels_only():

@@ -99,3 +99,47 @@ def test_an_ended_session_leaves_no_uploaded_files(monkeypatch):
     clock[0] = 121.0  # the reconnect window has passed
     assert release_ended_sessions() == 2  # the session leaves the storage, its files the manager
     assert list(files.file_storage) == ["live"] and not storage._cache._data
+
+
+def test_a_replaced_upload_leaves_the_shared_stores_unless_another_session_uses_it():
+    """One session uploading file after file: each replaced file's bytes, preview, dataset and
+    results leave the shared stores at once (they stayed until newer entries pushed them out,
+    so one long session kept the budget's worth of files nobody would look at again); a file
+    another live session still uses stays."""
+    import gc
+    import weakref
+
+    from appkit.intake import inspect_store, loaded_index, upload_store
+    from appkit.state import _datasets, result_store, usage
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.radio(key="source").set_value("Upload").run()
+    refs, tokens, keys = [], [], []
+    for i in range(4):
+        at.file_uploader(key="upload").set_value((f"r{i}.csv", _csv(10 + i), "text/csv")).run()
+        assert not at.exception, [e.value for e in at.exception]
+        token, key = at.session_state["upload_token"], at.session_state["dataset_key"]
+        tokens.append(token)
+        keys.append(key)
+        up = upload_store().get(token)
+        info = [inspect_store().get(k) for k in inspect_store().keys() if k[0] == up.digest]
+        refs.append([weakref.ref(x) for x in [up, _datasets().get(key), *info]])
+        assert len(refs[-1]) >= 3
+        if i == 1:  # another live session reads this file: it stays
+            usage().use("another-session", "upload", token)
+            usage().use("another-session", "dataset", key)
+    at.run()
+    del up, info
+    gc.collect()
+    assert set(upload_store().keys()) & set(tokens) == {tokens[1], tokens[3]}
+    assert {keys[1], keys[3]} <= set(_datasets().keys()) and not {keys[0], keys[2]} & set(_datasets().keys())
+    assert not {k.fingerprint for k in result_store().keys()} & {keys[0].fingerprint, keys[2].fingerprint}
+    assert not [w for w in loaded_index().keys() if loaded_index().get(w) in (keys[0], keys[2])]
+    for i in (0, 2):
+        assert all(r() is None for r in refs[i]), (
+            i,
+            [type(r()).__name__ for r in refs[i] if r() is not None],
+        )
+    for i in (1, 3):
+        assert all(r() is not None for r in refs[i]), i
+    usage().uses.pop("another-session", None)

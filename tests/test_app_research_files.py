@@ -271,3 +271,80 @@ def test_the_proposals_preview_is_the_one_the_data_page_reads(name, data):
             assert a == b, field.name
     if name == "counts.csv":
         assert plan.transform == "log1p_cpm"
+
+
+def test_the_join_key_chosen_and_the_columns_that_matched_more_are_shown():
+    """Issue 46: an ``id`` column naming 18 of 20 samples is the key, not an ``age`` column whose
+    numbers happen to name all 20; the app says which key it took and what else matched."""
+    rng = np.random.default_rng(4)
+    samples = [str(21 + i) for i in range(20)]
+    rows = [s + "," + ",".join(f"{v:.3f}" for v in rng.standard_normal(6)) for s in samples]
+    matrix = "\n".join(["sample," + ",".join(f"g{j}" for j in range(6)), *rows]).encode()
+    ids = [*samples[:18], "99", "98"]
+    disease = ["tumour" if i % 2 else "normal" for i in range(20)]
+    pheno = "\n".join(
+        ["id,age,disease"] + [f"{a},{b},{c}" for a, b, c in zip(ids, samples[::-1], disease, strict=True)]
+    ).encode()
+    at = _upload(_start(), "numbered.csv", matrix)
+    at = _annotations(at, "pheno.csv", pheno)
+    ds = _dataset(at)
+    assert ds.meta["annotations"]["key"] == "id" and ds.shape == (18, 6)
+    shown = " ".join(str(getattr(e, "value", "")) for e in (*at.info, *at.caption, *at.markdown, *at.error))
+    assert "join key 'id' (18 of 20 samples)" in shown and "'age' (20 of 20" in shown, shown[:2000]
+
+
+def test_a_series_matrix_cut_mid_row_is_an_error_in_the_app_never_median_filled():
+    """Issue 46: the app read a cut series matrix as 24 samples, its cut row median-filled."""
+    whole = geo_series_matrix(n_probes=40, n_samples=8).decode()
+    cut = whole[: whole.index("!series_matrix_table_end")].rstrip("\n")
+    cut = cut[: cut.rindex("\t") - 3]  # the last probe row ends mid-way
+    at = _upload(_start(), "GSE7_series_matrix.txt", cut.encode())
+    said = [e.value for e in at.error]
+    assert any("the series matrix is truncated: probe row 40 of 40" in e for e in said), said
+    ds = _dataset(at) if "dataset_key" in at.session_state else None
+    assert ds is None or not str(ds.name).startswith("GSE7")  # nothing of the cut file was loaded
+
+
+@pytest.mark.parametrize(
+    "imp, said",
+    [
+        ({"label": -2}, "'label' position must be a column number counted from 0"),
+        ({"label": True}, "'label' must be a column name, a position"),
+        ({"na_values": [["NA"]]}, "'na_values' must be a list of texts"),
+    ],
+)
+def test_a_link_with_bad_import_settings_is_refused_with_the_plans_message(imp, said):
+    """Issue 46: the ``imp=`` URL takes the plan's contract (types, ranges, nesting)."""
+    from appkit.url import _encode
+
+    at = _upload(_start(), "bc.data", uci_headerless())
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    fresh.query_params.update({k: at.query_params[k] for k in ("source", "upload")})
+    fresh.query_params["imp"] = _encode(imp)
+    fresh.run()
+    assert not fresh.exception, [e.value for e in fresh.exception]
+    shown = [w.value for w in fresh.warning]
+    assert any("The import settings in this link were not restored" in w and said in w for w in shown), shown
+    assert _dataset(fresh).fingerprint == _dataset(at).fingerprint  # read with the defaults
+
+
+def test_a_parquet_file_with_list_and_struct_columns_is_a_clear_message_in_the_app():
+    """Issue 46 (open from before): the app said "internal error (TypeError: unhashable type)"."""
+    frame = pd.DataFrame(
+        {
+            "g1": [1.0, 2.0, 3.0, 4.0],
+            "tags": [[1, 2], [3], [4], [5]],
+            "where": [{"x": 1}, {"x": 2}, {"x": 3}, {"x": 4}],
+            "class": ["a", "b", "a", "b"],
+        }
+    )
+    buf = io.BytesIO()
+    frame.to_parquet(buf)
+    at = _start()
+    at.file_uploader(key="upload").set_value(
+        ("nested.parquet", buf.getvalue(), "application/octet-stream")
+    ).run()
+    assert not at.exception, [e.value for e in at.exception]
+    said = [e.value for e in at.error]
+    assert any("['tags', 'where'] hold lists, structs or maps" in e for e in said), said
+    assert not any("internal error" in e for e in said), said

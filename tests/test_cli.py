@@ -143,6 +143,9 @@ def test_histogram_out_of_core_npy(tmp_path, rng, capsys):
             1,
             "could not connect",
         ),
+        (["histogram", "{npy}", "--scheduler", "ucx://10.0.0.5:8786"], 1, "tcp://HOST:PORT, tls://HOST:PORT"),
+        (["histogram", "{npy}", "--scheduler", "inproc://x"], 1, "the scheme 'inproc://' is not supported"),
+        (["select", "--method", "fisher", "{npy}", "--scheduler", "nonsense"], 1, "not a scheduler address"),
         (["select", "--method", "nosuch", "{npy}"], 2, "invalid choice"),
         (["frobnicate"], 2, "invalid choice"),
         ([], 2, "required"),
@@ -525,3 +528,49 @@ def test_loading_options_have_one_home():
         assert defaults[option] in choices or defaults[option] is None, option
         with pytest.raises(ValueError, match=rf"load_dataset: {option} must be .*; got 'nope'"):
             load_dataset(io.BytesIO(b"a,b\n1,2\n"), **{option: "nope"})
+
+
+class _LostClient:
+    """A client whose scheduler was killed during the run: its futures come back cancelled and
+    Dask has closed it."""
+
+    status = "closed"
+    scheduler = None
+    _start_arg = "tcp://127.0.0.1:8786"
+
+    class _Future:
+        def release(self):
+            pass
+
+    def scatter(self, objs, **kwargs):
+        return [self._Future() for _ in objs]
+
+    def submit(self, *args, **kwargs):
+        return self._Future()
+
+    def gather(self, futures):
+        from distributed.client import FutureCancelledError
+
+        raise FutureCancelledError("blocks-0", "scheduler-connection-lost")
+
+    def cancel(self, futures):
+        pass
+
+    def nthreads(self):
+        return {"w": 1}
+
+    def close(self, timeout=None):
+        pass
+
+
+def test_a_scheduler_lost_mid_run_is_an_error_line_naming_it(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("distributed")
+    import fsviz._dask
+
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).normal(size=(20, 30)))
+    monkeypatch.setattr(fsviz._dask, "as_client", lambda address, timeout: _LostClient())
+    code, out, err = run(["histogram", tmp_path / "x.npy", "--scheduler", "tcp://127.0.0.1:8786"], capsys)
+    assert code == 1 and out == ""
+    assert "internal error" not in err
+    assert "the Dask scheduler at tcp://127.0.0.1:8786 was lost during the run" in err
+    assert "start the scheduler again" in err

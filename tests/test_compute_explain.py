@@ -188,3 +188,29 @@ def test_explained_csv_neutralises_formula_like_names_unless_raw():
     quoted = {n: ("'" + n if n.startswith("=") else n) for n in names}
     assert safe.set_index("name").loc[quoted[copy], "stand_in"] == quoted[stand]
     assert not any(str(v).startswith("=") for v in safe[["name", "stand_in"]].to_numpy().ravel())
+
+
+def test_a_selection_of_constant_features_names_no_stand_in():
+    """A ranking whose top 2 are a constant and an all-zero feature: "Why not this feature?"
+    names no stand-in (the correlation is undefined), never one with rho = 0."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 5))
+    X[:, 0], X[:, 1] = 7.0, 0.0
+    ds = Dataset(X, y=(X[:, 2] > 0).astype(int), name="constant-top")
+    of = Run("fisher", {}, 0)
+    top = fc.ScoreResult(of, ds.fingerprint, np.array([5.0, 4, 3, 2, 1]), np.arange(1, 6), 0.0)
+    ex = fc.explain_run(of, 2).execute(ds, results=lambda r: top if r == of else r.execute(ds))
+    for j in (2, 3, 4):
+        why = ex.lookup(j, ds.feature_names)
+        assert why.stand_in == -1 and np.isnan(why.stand_in_corr)
+        assert "every selected feature is constant (correlation undefined)" in why.text
+    frame = ex.frame(ds.feature_names)
+    assert (frame["stand_in"] == "").all() and frame["stand_in_corr"].isna().all()
+    big = Dataset(X * 1e300, y=ds.y, name="huge")  # finite, near the largest float
+    top = fc.ScoreResult(of, big.fingerprint, np.array([1.0, 2, 5, 4, 3]), np.array([5, 4, 1, 2, 3]), 0.0)
+    ex = fc.explain_run(of, 2).execute(big, results=lambda r: top if r == of else r.execute(big))
+    assert ex.stand_in[4] in (2, 3) and np.isfinite(ex.stand_in_corr[4])  # a real rho
+    brute = [np.corrcoef(X[:, 4], X[:, j])[0, 1] for j in (2, 3)]
+    np.testing.assert_allclose(ex.stand_in_corr[4], max(brute, key=abs), rtol=1e-9)
+    const = ex.lookup(0, big.feature_names)
+    assert const.stand_in == -1 and const.constant and "it is constant" in const.text

@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fsviz._dask import as_client, feature_blocks, map_blocks, n_tasks_hint, strided_blocks
+from fsviz._dask import (
+    as_client,
+    check_scheduler_address,
+    feature_blocks,
+    map_blocks,
+    n_tasks_hint,
+    strided_blocks,
+)
 
 
 def _colsum(block, X, *, scale):
@@ -46,3 +53,62 @@ def test_client_helpers_without_cluster():
     assert as_client(None) is None and n_tasks_hint(None) == 1
     with pytest.raises(OSError, match="could not connect to the Dask scheduler"):
         as_client("tcp://127.0.0.1:1", timeout="1s")
+
+
+@pytest.mark.parametrize(
+    "address", ["tcp://10.0.0.5:8786", "10.0.0.5:8786", "tls://head.lab-1:8786", "[::1]:8786"]
+)
+def test_accepted_scheduler_addresses(address):
+    assert check_scheduler_address(f" {address} ") == address
+
+
+@pytest.mark.parametrize(
+    "address", ["ucx://10.0.0.5:8786", "inproc://x", "ws://h:1", "garbage", "tcp://h", "tcp://h:0", ""]
+)
+def test_unsupported_scheduler_addresses_name_the_accepted_forms(address):
+    with pytest.raises(ValueError, match=r"Expected tcp://HOST:PORT, tls://HOST:PORT or HOST:PORT"):
+        as_client(address, timeout="1s")  # refused before any connection is tried
+
+
+class _LostClient:
+    """A client whose scheduler died under a run: its futures come back cancelled, and Dask has
+    closed it (what ``kill -9`` of the scheduler does to a run in flight)."""
+
+    status = "closed"
+    scheduler = None
+    _start_arg = "tcp://127.0.0.1:8786"
+
+    class _Future:
+        def release(self):
+            pass
+
+    def scatter(self, objs, **kwargs):
+        return [self._Future() for _ in objs]
+
+    def submit(self, *args, **kwargs):
+        return self._Future()
+
+    def gather(self, futures):
+        from distributed.client import FutureCancelledError
+
+        raise FutureCancelledError("blocks-0", "scheduler-connection-lost")
+
+    def cancel(self, futures):
+        pass
+
+    def nthreads(self):
+        return {"w": 1}
+
+
+def test_a_run_whose_scheduler_dies_fails_with_the_address_and_the_fix(rng):
+    pytest.importorskip("distributed")
+    from fsviz._dask import SchedulerLostError
+    from fsviz.compute import Run
+    from fsviz.data import Dataset
+
+    ds = Dataset(rng.normal(size=(20, 30)), name="x")
+    with pytest.raises(SchedulerLostError, match="scheduler at tcp://127.0.0.1:8786 was lost") as e:
+        Run("histogram", {}).execute(ds, client=_LostClient())
+    assert isinstance(e.value, OSError) and "start the scheduler again" in str(e.value)
+    local = Run("histogram", {}).execute(ds)  # the same run in this process
+    assert local.counts.sum() == 30 * 29 // 2

@@ -91,7 +91,8 @@ def test_csv_explicit_label_by_name_position_and_none():
     data = b"a,b,c\n1,2,0\n3,4,1\n5,6,1\n"
     assert load_dataset(named(data, "t.csv"), label="a").feature_names.tolist() == ["b", "c"]
     assert load_dataset(named(data, "t.csv"), label=1).y.tolist() == [2, 4, 6]
-    assert load_dataset(named(data, "t.csv"), label=-1).y.tolist() == [0, 1, 1]
+    with pytest.raises(ValueError, match=r"'label' position must be a column number counted from 0"):
+        load_dataset(named(data, "t.csv"), label=-1)  # issue 46: never a column from the end
     none = load_dataset(named(b"label,a\n1,2\n3,4\n", "t.csv"), label=None)
     assert none.y is None and none.feature_names.tolist() == ["label", "a"]
 
@@ -228,7 +229,7 @@ def test_unknown_format_and_missing_file(tmp_path):
         load_dataset(named(b"a\n1\n", "x.csv"), fmt="xlsx")
     with pytest.raises(ValueError, match=r"does not exist"):
         load_dataset(tmp_path / "nope.csv")
-    with pytest.raises(ValueError, match=r"is a directory"):
+    with pytest.raises(ValueError, match=r"is a folder, not a data file"):
         load_dataset(tmp_path)
     with pytest.raises(ValueError, match=r"expected a path or a file-like object"):
         load_dataset(12)

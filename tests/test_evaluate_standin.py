@@ -147,3 +147,47 @@ def test_errors(data):
         stand_ins(bad, SEL)
     with pytest.raises(ValueError, match="at least 2 samples"):
         stand_ins(data[:1], [0])
+
+
+# ------------------------------------------------- undefined correlations are never named
+def _toy() -> np.ndarray:
+    """8 samples: a constant column (0), an all-zero one (1), x (2), -x (3), a column
+    uncorrelated with x (4: exactly 0) and a near-copy of x (5)."""
+    x = np.array([1.0, -1, 1, -1, 2, -2, 2, -2])
+    orth = np.array([1.0, 1, -1, -1, 1, 1, -1, -1])  # mean 0, x . orth = 0
+    return np.column_stack([np.full(8, 3.0), np.zeros(8), x, -x, orth, x + 0.1 * orth])
+
+
+@pytest.mark.parametrize("measure", ["pearson", "spearman", "su"])
+@pytest.mark.parametrize("fmt", ["dense", "csc"])
+def test_constant_selected_features_are_never_stand_ins(measure, fmt):
+    X = _toy()
+    Xf = sp.csc_matrix(X) if fmt == "csc" else X
+    alone = stand_ins(Xf, [0, 1], measure=measure)  # every selected feature constant
+    assert alone["stand_in"].tolist() == [-1, -1, -1, -1]
+    assert alone["stand_in_corr"].isna().all()
+    assert sorted(alone.attrs["constant"].tolist()) == [0, 1]
+    mixed = stand_ins(Xf, [0, 1, 2], measure=measure)  # the constant ones listed first
+    assert mixed["feature"].tolist() == [3, 4, 5]
+    assert mixed["stand_in"].tolist() == [2, 2, 2]  # x, also for 4 (rho = 0 with x: defined)
+    if measure != "su":
+        np.testing.assert_allclose(mixed["stand_in_corr"].to_numpy()[:2], [-1.0, 0.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csc"])
+def test_data_near_the_largest_float_give_the_correlations_of_the_same_data_scaled(fmt, rng):
+    base = rng.normal(size=(40, 8))
+    base[:, 5] = 2 * base[:, 0] + 0.1 * rng.normal(size=40)
+    base[:, 6] = -base[:, 1] + 0.2 * rng.normal(size=40)
+    base[rng.random(base.shape) < 0.3] = 0.0
+    big = base * 2.0**1020  # up to about 4e307: every square, and max - min, overflows
+    tiny = base * 2.0**-1000  # about 1e-301: every square underflows to 0
+    for measure in ("pearson", "spearman", "su"):
+        want = stand_ins(base, [0, 1, 2], measure=measure)
+        for X in (big, tiny):
+            Xf = sp.csc_matrix(X) if fmt == "csc" else X
+            got = stand_ins(Xf, [0, 1, 2], measure=measure)
+            assert np.isfinite(got["stand_in_corr"]).all(), (measure, got)
+            assert got["stand_in"].tolist() == want["stand_in"].tolist(), measure
+            np.testing.assert_allclose(got["stand_in_corr"], want["stand_in_corr"], rtol=1e-9, atol=1e-12)
+    assert want["stand_in"].tolist()[2:4] == [0, 1]  # features 5 and 6: their planted partners

@@ -126,6 +126,7 @@ class WhyNot:
     reason: str
     measure: str
     n_pool: int = 1  # features that can stand in (0: nothing selected)
+    constant: bool = False  # the feature itself is constant (no correlation is defined)
 
     @property
     def text(self) -> str:
@@ -134,9 +135,12 @@ class WhyNot:
         if self.selected:
             return f"{head} Selected: {self.reason}."
         if self.stand_in < 0:
-            stand = (
-                "No stand-in: nothing is selected." if self.n_pool == 0 else "No stand-in: it is constant."
-            )
+            if self.n_pool == 0:
+                stand = "No stand-in: nothing is selected."
+            elif self.constant:
+                stand = "No stand-in: it is constant (correlation undefined)."
+            else:
+                stand = "No stand-in: every selected feature is constant (correlation undefined)."
         else:
             corr = "ρ" if self.measure == "pearson" else ("ρ_s" if self.measure == "spearman" else "SU")
             stand = f"Stand-in: {self.stand_in_name} ({corr} = {self.stand_in_corr:+.3f})."
@@ -149,9 +153,11 @@ class ExplainResult:
 
     Arrays are indexed by feature: ``rank`` (1 = first in the method's order: the selection,
     then the rest by score), ``score``, ``stand_in`` (the pool feature most correlated with it;
-    -1 for the pool itself, a constant feature, or an empty pool), ``stand_in_corr`` (signed rho,
-    or SU; NaN where ``stand_in`` is -1) and ``reason``. ``selected`` is the top ``k`` of the
-    selection, ``pool`` the features that stand in (the selection; GDM: its support features).
+    -1 for the pool itself, a constant feature, an empty pool or a pool of constant features:
+    a constant feature never stands in), ``stand_in_corr`` (signed rho, or SU; NaN where
+    ``stand_in`` is -1) and ``reason``; ``constant`` lists the constant features. ``selected``
+    is the top ``k`` of the selection, ``pool`` the features that stand in (the selection; GDM:
+    its support features).
     """
 
     run: Run
@@ -167,6 +173,7 @@ class ExplainResult:
     reason: np.ndarray
     group: np.ndarray  # GDM group number 1..K of every feature (0: none); zeros otherwise
     seconds: float
+    constant: np.ndarray | None = None  # the constant features, by index (no correlation defined)
 
     @property
     def of(self) -> Run:
@@ -270,6 +277,7 @@ class ExplainResult:
             reason=str(self.reason[j]),
             measure=self.measure,
             n_pool=int(self.pool.size),
+            constant=bool(self.constant is not None and np.isin(j, self.constant)),
         )
 
     def find(self, name: str, feature_names: Sequence[str]) -> WhyNot:
@@ -485,6 +493,7 @@ def explain(run: Run, ctx: Context) -> ExplainResult:
         reason,
         group,
         time.perf_counter() - t0,
+        np.asarray(table.attrs.get("constant", ()), dtype=np.int64),
     )
 
 

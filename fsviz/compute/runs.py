@@ -218,9 +218,25 @@ class Run:
         Returns
         -------
         A frozen result dataclass of :mod:`fsviz.compute.results`.
+
+        Raises
+        ------
+        fsviz._dask.SchedulerLostError
+            (an OSError) ``client``'s scheduler went away during the run: the message names its
+            address and the fix (start it again, or run without a client).
         """
         ctx = Context(dataset, progress or _noop, results, client)
-        return self.spec.execute(self, ctx)
+        if client is None:
+            return self.spec.execute(self, ctx)
+        try:
+            return self.spec.execute(self, ctx)
+        except Exception as e:
+            from fsviz._dask import lost_scheduler
+
+            lost = lost_scheduler(client, e)
+            if lost is None:
+                raise
+            raise lost from e
 
 
 def params_label(run: Run) -> str:

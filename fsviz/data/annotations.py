@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -79,15 +80,96 @@ def _as_text(values) -> np.ndarray:
     return np.array(["" if pd.isna(v) else str(v).strip() for v in values], dtype=object)
 
 
-def best_key(table, samples: np.ndarray) -> tuple[str | None, int]:
-    """The annotation column whose values name the most samples, and how many it names."""
+#: whole words (of a column name split at non-letters and case changes) that name an identifier
+_KEY_WORDS = frozenset(
+    {"id", "ids", "sample", "samples", "name", "names", "barcode", "barcodes", "gsm", "accession",
+     "cell", "patient", "subject", "rownames", "uuid", "key", "index", "unnamed", "sampleid",
+     "samplename", "patientid", "subjectid"}
+)  # fmt: skip
+
+
+def _named_like_id(name: str) -> bool:
+    """Named like an identifier: a whole word ``id``/``ID``, ``sample``, ``name``, ``barcode``,
+    ``gsm``, ``accession``, ... (``sample_id``, ``SampleName``, ``geo_accession``; never a
+    substring: ``width``, ``valid``, ``rapid`` are not ids)."""
+    import re
+
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", str(name))
+    return any(w.lower() in _KEY_WORDS for w in words)
+
+
+def _key_kind(column) -> str:
+    """``"text"``, ``"integer"`` (whole numbers, as numbers or as text) or ``"number"`` (a measurement)."""
+    import pandas as pd
+
+    values = column.dropna()
+    if column.dtype.kind in "iub":
+        return "integer"
+    if column.dtype.kind == "f":
+        return "integer" if len(values) and bool((values == np.round(values)).all()) else "number"
+    text = pd.Series(_as_text(values.to_numpy(dtype=object)))
+    text = text[text != ""]
+    numbers = pd.to_numeric(text, errors="coerce")
+    if len(text) == 0 or numbers.isna().any():
+        return "text"
+    return (
+        "integer"
+        if bool((numbers == np.round(numbers)).all()) and not text.str.contains(r"[.eE]").any()
+        else "number"
+    )
+
+
+@dataclass(frozen=True)
+class KeyCandidate:
+    """One annotation column as a join key: how many samples it names, and whether it may be
+    chosen without being asked for (an identifier: unique, text or integer codes named like ids)."""
+
+    column: str
+    matched: int
+    candidate: bool
+    why: str
+
+
+def key_candidates(table, samples: np.ndarray) -> list[KeyCandidate]:
+    """Every annotation column that names at least one sample, best first.
+
+    A column is a *candidate* key (picked without being asked for) when it looks like an
+    identifier: its values are unique, and they are text, or whole numbers in a column named
+    like an id (``id``, ``sample``, ``name``, ``barcode``, ``gsm``, ... as whole words). A
+    measurement (fractional numbers, or whole numbers in a column not named like an id, such
+    as an ``age``) is never a candidate, however many samples its values happen to match, nor
+    is a column that repeats a value. Candidates come first, then by samples matched, then
+    named-like-id first, then in the table's order.
+    """
     wanted = set(_as_text(samples).tolist())
-    best, hits = None, 0
-    for c in table.columns:
-        n = len(wanted & set(_as_text(table[c].to_numpy(dtype=object)).tolist()))
-        if n > hits:
-            best, hits = str(c), n
-    return best, hits
+    out = []
+    for order, c in enumerate(table.columns):
+        ids = _as_text(table[c].to_numpy(dtype=object))
+        n = len(wanted & set(ids.tolist()))
+        if not n:
+            continue
+        filled = ids[ids != ""]
+        named = _named_like_id(str(c))
+        kind = _key_kind(table[c])
+        if len(set(filled.tolist())) < len(filled):
+            ok, why = False, "repeats values"
+        elif kind == "text":
+            ok, why = True, "unique text" + (", named like an id" if named else "")
+        elif kind == "integer" and named:
+            ok, why = True, "unique whole numbers, named like an id"
+        elif kind == "integer":
+            ok, why = False, "whole numbers not named like an id (a measurement or a count)"
+        else:
+            ok, why = False, "numbers (a measurement)"
+        out.append((not ok, -n, not named, order, KeyCandidate(str(c), n, ok, why)))
+    return [k[-1] for k in sorted(out, key=lambda k: k[:4])]
+
+
+def best_key(table, samples: np.ndarray) -> tuple[str | None, int]:
+    """The candidate key column (:func:`key_candidates`) that names the most samples, and how
+    many it names; ``(None, 0)`` when no identifier-like column names any."""
+    found = [k for k in key_candidates(table, samples) if k.candidate]
+    return (found[0].column, found[0].matched) if found else (None, 0)
 
 
 def join_annotations(parts: dict, table, *, label, key: str | None, missing_target: str, who: str) -> dict:
@@ -115,8 +197,19 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
             f"{names_preview(columns, 20)}. Fix: choose the column that holds the sample ids."
         )
     hits = 0
+    found = key_candidates(table, samples)
+    chosen_by = "given"
     if key is None:
+        chosen_by = "auto"
         key, hits = best_key(table, samples)
+        if key is None and found:  # only measurements (or repeating columns) match: ask, never guess
+            listed = ", ".join(f"{k.column!r} ({k.matched} of {len(samples)}: {k.why})" for k in found[:5])
+            raise ValueError(
+                f"{who}: no identifier column of the sample annotations names the data's samples; "
+                f"{listed} match(es) by value, but a measurement is never taken as the join key by itself. "
+                "Fix: give the column that holds the sample ids (annotation_key=... / --annotation-key / "
+                "'Join on'), or check that both files name the samples the same way."
+            )
     else:
         hits = len(set(samples.tolist()) & set(_as_text(table[key].to_numpy(dtype=object)).tolist()))
     if not hits:
@@ -142,6 +235,19 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
     matched = where >= 0
     rest = [c for c in columns if c != key]
     target = None
+    if isinstance(label, str) and label != "auto" and label not in rest and parts.get("label_column") is None:
+        # an explicit label that names nothing: the same error as a CSV's missing label column
+        import difflib
+
+        def fold(t: str) -> str:
+            return " ".join(t.replace("_", " ").replace(".", " ").lower().split())
+
+        close = [c for c in rest if fold(c) == fold(label)] or difflib.get_close_matches(label, rest, 1, 0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(
+            f"load_dataset: label column {label!r} not found{hint}; the sample annotations' columns are "
+            f"{names_preview(rest, 20)}. Fix: pass label= one of them, or label=None for unlabelled data."
+        )
     if isinstance(label, str) and label in rest:
         target = label
     elif label == "auto" and parts.get("y") is None:
@@ -151,8 +257,13 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
         target = next((r.name for r in roles if r.role == "target"), None)
     notes = list(parts.get("notes") or [])
     unmatched = samples[~matched].tolist()
+    others = [k for k in found if k.column != key]
     report = {
         "key": key,
+        "key_chosen": chosen_by,
+        "alternatives": [
+            {"column": k.column, "matched": k.matched, "candidate": k.candidate, "why": k.why} for k in others
+        ],
         "matched": int(matched.sum()),
         "n_samples": int(len(samples)),
         "unmatched": unmatched[:50],
@@ -164,6 +275,19 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
         + (f"; {len(unmatched)} without a row: {names_preview(unmatched)}" if unmatched else "")
     )
     notes.append(joined)
+    better = [k for k in others if k.matched > int(matched.sum())]
+    if others and (chosen_by == "auto" or better):  # the choice made visible, with the counts
+        listed = ", ".join(
+            f"{k.column!r} ({k.matched} of {len(samples)}"
+            + ("" if k.candidate else f": {k.why}, not a key")
+            + ")"
+            for k in others[:5]
+        )
+        how = "the identifier column that matches most" if chosen_by == "auto" else "the key given"
+        notes.append(
+            f"join key {key!r} ({int(matched.sum())} of {len(samples)} samples) is {how}; other columns "
+            f"matching the sample names: {listed}. To join on another: annotation_key=... ('Join on')"
+        )
     out = dict(parts)
     keep = np.ones(len(samples), dtype=bool)
     if target is not None:
@@ -198,13 +322,13 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
     meta = dict(parts.get("table_meta") or {})
     meta["annotations"] = report | {"target": target}
     kept_cols = [c for c in rest if c != target][:MAX_META_COLUMNS]
-    meta["sample_annotations"] = {
-        c: {
-            s: (None if i < 0 else _plain(table[c].iloc[i]))
-            for s, i in zip(samples.tolist(), where.tolist(), strict=True)
+    rows = where.tolist()
+    meta["sample_annotations"] = {}
+    for c in kept_cols:  # one column at a time as plain values: no pandas lookup per sample
+        values = table[c].to_numpy(dtype=object)
+        meta["sample_annotations"][c] = {
+            s: (None if i < 0 else _plain(values[i])) for s, i in zip(samples.tolist(), rows, strict=True)
         }
-        for c in kept_cols
-    }
     out["table_meta"] = meta
     out["notes"] = notes
     return out

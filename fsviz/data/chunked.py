@@ -132,6 +132,9 @@ class NpySource(ChunkedSource):
     def _arr(self) -> np.ndarray:
         h = self.__dict__.get("_handle")
         if h is None:
+            from fsviz.data.filetypes import check_regular
+
+            check_regular(self.path, "NpySource")  # a FIFO named x.npy would block the open
             try:
                 h = np.load(self.path, mmap_mode="r", allow_pickle=False)
             except (OSError, ValueError) as e:
@@ -150,7 +153,10 @@ class ParquetSource(ChunkedSource):
         import pyarrow.parquet as pq
         import pyarrow.types as pat
 
+        from fsviz.data.filetypes import check_regular
+
         self.path = str(path)
+        check_regular(self.path, "ParquetSource")  # a FIFO named x.parquet would block the open
         try:
             pf = pq.ParquetFile(self.path)
         except Exception as e:  # pyarrow raises its own error types for corrupt files

@@ -354,11 +354,19 @@ def _parquet_head(src, nrows: int):
     import pyarrow.parquet as pq
 
     from fsviz.data.formats._source import _parse_error
+    from fsviz.data.formats.parquet import check_flat
 
     try:
         pf = pq.ParquetFile(src.handle())
+        schema = pf.schema_arrow
+    except Exception as e:
+        raise _parse_error(src, "Parquet", e, "re-export it (e.g. DataFrame.to_parquet).") from e
+    check_flat(
+        schema, f"inspect_table: {src.label}"
+    )  # lists and structs: the loader's message, not a TypeError
+    try:
         batch = next(pf.iter_batches(batch_size=nrows), None)
-        frame = batch.to_pandas() if batch is not None else pf.schema_arrow.empty_table().to_pandas()
+        frame = batch.to_pandas() if batch is not None else schema.empty_table().to_pandas()
     except Exception as e:
         raise _parse_error(src, "Parquet", e, "re-export it (e.g. DataFrame.to_parquet).") from e
     frame.columns = [str(c) for c in frame.columns]

@@ -146,9 +146,9 @@ def load_dataset(
     label : str, int, None or "auto", default="auto"
         Where the labels are.
 
-        - CSV/TSV/spreadsheets/Parquet: a column name, or a column position (int,
-          negative counts from the end; positions count all columns, identifiers
-          too). ``"auto"``: a column named ``label``, ``class``, ``y`` or ``target``
+        - CSV/TSV/spreadsheets/Parquet: a column name, or a column position (int
+          from 0, the first column; never negative; positions count all columns,
+          identifiers too). ``"auto"``: a column named ``label``, ``class``, ``y`` or ``target``
           (exact case first, then any case); else the first column that
           :func:`~fsviz.data.suggest_targets` ranks and that is named like a target
           (``diagnosis``, ``tumour_type``); else the last column if it is text (a

@@ -142,6 +142,8 @@ class ImportPlan:
     image_order: str = "auto"
 
     def __post_init__(self) -> None:
+        for f in fields(self):  # before anything reads a value: its nesting and size
+            _check_shape(f.name, getattr(self, f.name))
         for f in fields(self):
             value = getattr(self, f.name)
             object.__setattr__(self, f.name, _canonical(f.name, value))
@@ -180,8 +182,10 @@ class ImportPlan:
         """The plan of :meth:`to_dict`'s form; ValueError naming an unknown option or a bad value."""
         if not isinstance(data, dict):
             raise ValueError(f"{what}: must be a JSON object of options; got {type(data).__name__}.")
+        if len(data) > len(fields(cls)) + 64:
+            raise ValueError(f"{what}: {len(data):,} options; a plan has {len(fields(cls))}.")
         known = {f.name for f in fields(cls)}
-        unknown = sorted(str(k) for k in data if k not in known)
+        unknown = sorted(str(k)[:40] for k in data if k not in known)
         if unknown:
             raise ValueError(f"{what}: unknown option(s) {unknown[:5]}; the options are {sorted(known)}.")
         try:
@@ -190,11 +194,22 @@ class ImportPlan:
             raise ValueError(f"{what}: {e}") from None
 
     @classmethod
-    def from_json(cls, text: str, what: str = "import plan") -> ImportPlan:
+    def from_json(cls, text: str | bytes, what: str = "import plan") -> ImportPlan:
+        """The plan of :meth:`to_json`'s text; ValueError for anything else (never RecursionError)."""
+        if len(text) > MAX_PLAN_BYTES:
+            raise ValueError(
+                f"{what}: {len(text):,} bytes; a plan is a few hundred (at most {MAX_PLAN_BYTES:,}). Fix: "
+                "write the plan again (ImportPlan.to_json, the app's 'The import plan as JSON')."
+            )
         try:
             data = json.loads(text)
-        except ValueError as e:
-            raise ValueError(f"{what}: not JSON ({e}).") from None
+        except RecursionError:
+            raise ValueError(
+                f"{what}: nested deeper than {MAX_PLAN_DEPTH} levels; a plan's values are texts, lists "
+                "and one mapping (types)."
+            ) from None
+        except (ValueError, UnicodeDecodeError) as e:
+            raise ValueError(f"{what}: not JSON ({str(e)[:200]}).") from None
         return cls.from_dict(data, what)
 
     def replace(self, **changes: Any) -> ImportPlan:
@@ -205,6 +220,48 @@ class ImportPlan:
         """The ``load_dataset`` call that reads ``path`` with this plan (for reproduce lines)."""
         args = [repr(path)] + [f"{k}={_py(v)}" for k, v in self.to_dict().items()]
         return f"load_dataset({', '.join(args)})"
+
+
+#: a plan's values nest at most this deep (``types`` as a list of [column, type] pairs is 2)
+MAX_PLAN_DEPTH = 2
+#: a plan's JSON text is at most this long
+MAX_PLAN_BYTES = 1 << 20
+#: at most this many entries in a list or mapping (column names of a very wide table)
+MAX_PLAN_ITEMS = 1_000_000
+#: a text value (a column name, a path, a marker) is at most this long
+MAX_PLAN_TEXT = 4096
+
+
+def _check_shape(name: str, v: Any) -> None:
+    """A value's nesting, entry count and text lengths within the limits, checked without recursion
+    (a deeply nested value never reaches ``repr`` or ``str``)."""
+    stack, items = [(v, 0)], 0
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (list, tuple, dict)):
+            if depth >= MAX_PLAN_DEPTH:
+                raise ValueError(
+                    f"'{name}' is nested deeper than {MAX_PLAN_DEPTH} levels; a plan's values are texts, "
+                    "numbers, lists of texts and one mapping (types)."
+                )
+            items += len(node)
+            if items > MAX_PLAN_ITEMS:
+                raise ValueError(f"'{name}' holds more than {MAX_PLAN_ITEMS:,} entries.")
+            children = list(node.items()) if isinstance(node, dict) else node
+            for child in children:
+                if isinstance(node, dict):
+                    stack.append((child[0], depth + 1))
+                    stack.append((child[1], depth + 1))
+                else:
+                    stack.append((child, depth + 1))
+        elif isinstance(node, str) and len(node) > MAX_PLAN_TEXT:
+            raise ValueError(
+                f"'{name}' holds a text of {len(node):,} characters (at most {MAX_PLAN_TEXT:,})."
+            )
+        elif not (node is None or isinstance(node, (str, int, float))):
+            raise ValueError(
+                f"'{name}' holds a {type(node).__name__}; a plan holds texts, numbers and lists."
+            )
 
 
 def _jsonable(v: Any) -> Any:
@@ -231,9 +288,10 @@ def _canonical(name: str, v: Any) -> Any:
         raise ValueError(f"'types' must map column names to types; got {v!r:.80}.")
     if name == "types" and isinstance(v, (list, tuple)):
         return tuple(sorted((str(a), str(b)) for a, b in v)) or None
-    if name in ("na_values", "ignore") and isinstance(v, (list, tuple)):
-        return tuple(str(x) for x in v)
-    if name == "id_columns" and isinstance(v, (list, tuple)):
+    if name in ("na_values", "ignore", "id_columns") and isinstance(v, (list, tuple)):
+        odd = [x for x in v if isinstance(x, (list, tuple, dict, bool)) or x is None]
+        if odd:
+            raise ValueError(f"'{name}' must be a list of texts; it holds {type(odd[0]).__name__} values.")
         return tuple(str(x) for x in v)
     if name == "decimal" and v is None:
         return "auto"
@@ -268,12 +326,21 @@ def _check(plan: ImportPlan) -> None:
         raise ValueError(f"'comment' must be a short text such as '#' or None; got {plan.comment!r:.40}.")
     if not isinstance(plan.na_values, tuple) or len(plan.na_values) > 200:
         raise ValueError("'na_values' must be a list of at most 200 texts.")
-    if plan.sheet is not None and not isinstance(plan.sheet, (str, int)):
-        raise ValueError(f"'sheet' must be a name, a position or None; got {plan.sheet!r:.40}.")
-    if plan.label is not None and not isinstance(plan.label, (str, int)):
+    if plan.sheet is not None and not (
+        isinstance(plan.sheet, str) or (_is_int(plan.sheet) and plan.sheet >= 0)
+    ):
+        raise ValueError(f"'sheet' must be a name, a position (0, 1, ...) or None; got {plan.sheet!r:.40}.")
+    if plan.label is not None and not (isinstance(plan.label, str) or _is_int(plan.label)):
         raise ValueError(
             f"'label' must be a column name, a position, 'auto' or None; got {plan.label!r:.40}."
         )
+    if _is_int(plan.label) and not 0 <= plan.label <= 10_000_000:
+        raise ValueError(
+            f"'label' position must be a column number counted from 0 (the first column); got {plan.label}. "
+            "Fix: give the column's name, or its position from the left."
+        )
+    if plan.fmt is not None and len(plan.fmt) > 20:
+        raise ValueError(f"'fmt' must be a format name such as 'csv'; got {plan.fmt!r:.40}.")
     if plan.id_columns not in ("auto", None) and not isinstance(plan.id_columns, tuple):
         raise ValueError(
             f"'id_columns' must be 'auto', None or a list of names; got {plan.id_columns!r:.40}."

@@ -134,8 +134,11 @@ _ZYGOTE = (
     "    err.seek(max(0, size - 65536))\n"
     "    tail = err.read()\n"
     "    err.close()\n"
-    "    out.write(struct.pack('>qQQ', code, len(tail), len(answer)) + tail + answer)\n"
+    "    out.write(struct.pack('>qQQ', code, len(tail), len(answer)))\n"
+    "    out.write(tail)\n"
+    "    out.write(answer)  # as it is: never concatenated into a second copy\n"
     "    out.flush()\n"
+    "    del answer, tail  # sent: the zygote keeps nothing of a read until the next one\n"
 )
 
 

@@ -426,7 +426,12 @@ def load_seed_shape(path):
     truth : SeedTruth
     meta : dict
     """
+    from fsviz.data.filetypes import check_regular
+
     p = Path(os.fspath(path))
+    for part in ("meta.json", "X.npy", "X.data.npy", "X.indices.npy", "X.indptr.npy", "y.npy", "truth.npz"):
+        if os.path.lexists(p / part):  # each file it opens is a regular file (never a FIFO, a device)
+            check_regular(p / part, f"load_dataset: {p.name!r}")
     meta = json.loads((p / "meta.json").read_text())
     if meta.get("format") != _FORMAT:
         raise ValueError(

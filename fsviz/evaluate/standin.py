@@ -96,9 +96,21 @@ def _blocks(kind: str, data: Any, block_size: int):
         yield s, e, data[:, s:e].toarray()
 
 
+def _pow2_scale(maxabs: np.ndarray) -> np.ndarray:
+    """The power of two at or below each column's largest absolute value (1 for all-zero
+    columns): dividing by it is exact and brings every value into [-1, 1], so the sums of
+    squares of data near 1e300 (or 1e-300) neither overflow nor underflow."""
+    _, exp = np.frexp(maxabs)
+    return np.where(maxabs > 0, np.ldexp(1.0, exp - 1), 1.0)
+
+
 def _standardised(B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Centred, unit-norm columns (constant columns all zero) and the mask of constant columns,
-    with the constant rule of :func:`fsviz.stats.moments.column_moments`."""
+    with the constant rule of :func:`fsviz.stats.moments.column_moments`. Each column is first
+    divided by a power of two near its largest value (exact; correlations do not change), so
+    finite data of any magnitude give finite correlations."""
+    if B.size:
+        B = B / _pow2_scale(np.max(np.abs(B), axis=0))
     mean, norm = column_moments(B)
     const = norm <= 0
     Z = (B - mean) / np.where(const, 1.0, norm)
@@ -148,39 +160,82 @@ def _discrete(kind: str, data: Any, block_size: int) -> bool:
     return bool(hi - lo < _MAX_LEVELS)
 
 
-def _best_dense(kind, data, Zs: np.ndarray, block_size: int, spearman: bool, best, value) -> None:
+def _best_dense(kind, data, Zs: np.ndarray, block_size: int, spearman: bool, best, value, constant) -> None:
     for s, e, B in _blocks(kind, data, block_size):
         Zb, const = _standardised(rankdata(B, axis=0) if spearman else B)
+        constant[s:e] = const
+        if not Zs.shape[1]:  # every selected feature is constant: no correlation is defined
+            continue
         G = Zs.T @ Zb  # (k, block): one BLAS product per block
         b = np.argmax(np.abs(G), axis=0)  # the first of equal |rho| wins
         best[s:e] = np.where(const, -1, b)
         value[s:e] = np.where(const, np.nan, np.clip(G[b, np.arange(e - s)], -1.0, 1.0))
 
 
-def _best_sparse(Xc: sp.csc_matrix, sel: np.ndarray, best, value) -> None:
+def _scaled_columns(Xc: sp.csc_matrix) -> sp.csc_matrix:
+    """``Xc`` with each column divided by a power of two near its largest absolute value
+    (exact, see :func:`_pow2_scale`) when some value is out of the range where squares and sums
+    of squares stay finite and normal; else ``Xc`` itself (no copy)."""
+    if not Xc.nnz:
+        return Xc
+    a = np.abs(Xc.data)
+    if a.max() < 1e150 and a[a > 0].min(initial=1.0) > 1e-150:
+        return Xc
+    counts = np.diff(Xc.indptr)
+    maxabs = np.zeros(Xc.shape[1])
+    has = counts > 0
+    maxabs[has] = np.maximum.reduceat(a, Xc.indptr[:-1][has])
+    out = Xc.copy()
+    out.data = out.data / np.repeat(_pow2_scale(maxabs), counts)
+    return out
+
+
+def _best_sparse(Xc: sp.csc_matrix, sel: np.ndarray, best, value, constant) -> np.ndarray:
+    """The sparse path; returns the selected positions that can stand in (not constant)."""
+    Xc = _scaled_columns(Xc)
     _, norm = column_moments(Xc)
+    constant[:] = norm <= 0
     inv = np.zeros_like(norm)
     np.divide(1.0, norm, out=inv, where=norm > 0)
-    Zs, _ = _standardised(Xc[:, sel].toarray())
-    Zs = np.ascontiguousarray(Zs)
-    kernel = K.sparse_best_par if float(Xc.nnz) * sel.size >= K.PARALLEL_WORK else K.sparse_best
-    kernel(Xc.indptr, Xc.indices, Xc.data, Zs, inv, best, value)
+    Zs, const = _standardised(Xc[:, sel].toarray())
+    usable = np.flatnonzero(~const)
+    if usable.size:
+        Zs = np.ascontiguousarray(Zs[:, usable])
+        kernel = K.sparse_best_par if float(Xc.nnz) * usable.size >= K.PARALLEL_WORK else K.sparse_best
+        kernel(Xc.indptr, Xc.indices, Xc.data, Zs, inv, best, value)
+    return usable
 
 
-def _best_su(kind, data, sel: np.ndarray, n_bins: int, block_size: int, best, value) -> None:
+def _su_codes(B: np.ndarray, n_bins: int, strategy: str):
+    """:func:`discretize` of a dense block, each column first divided by a power of two near
+    its largest value for equal-width bins (exact: the same bins, without the overflow of
+    ``max - min`` on data near 1e308)."""
+    if strategy != "discrete" and B.size:
+        B = B / _pow2_scale(np.max(np.abs(B), axis=0))
+    return discretize(B, n_bins=n_bins, strategy=strategy)
+
+
+def _best_su(kind, data, sel: np.ndarray, n_bins: int, block_size: int, best, value, constant) -> np.ndarray:
+    """The SU path; returns the selected positions that can stand in (not constant)."""
     strategy = "discrete" if _discrete(kind, data, block_size) else "uniform"
-    cs = discretize(_columns(kind, data, sel), n_bins=n_bins, strategy=strategy)
-    k = sel.size
+    cs = _su_codes(_columns(kind, data, sel), n_bins, strategy)
+    usable = np.flatnonzero(cs.k > 1)  # SU with a constant is 0 by convention, not a measure
+    cs = Codes(np.asfortranarray(cs.codes[:, usable]), cs.k[usable])
+    k = usable.size
     if kind == "sparse":  # dense column blocks of bounded size (as discretize itself reads sparse X)
         block_size = max(1, min(block_size, int(2**24 // max(data.shape[0], 1))))
     for s, e, B in _blocks(kind, data, block_size):
-        cb = discretize(B, n_bins=n_bins, strategy=strategy)
+        cb = _su_codes(B, n_bins, strategy)
+        const = cb.k <= 1
+        constant[s:e] = const
+        if not k:
+            continue
         both = Codes(np.asfortranarray(np.hstack([cs.codes, cb.codes])), np.concatenate([cs.k, cb.k]))
         S = su_cross(both, np.arange(k), k + np.arange(e - s))  # (k, block)
         b = np.argmax(S, axis=0)
-        const = cb.k <= 1
         best[s:e] = np.where(const, -1, b)
         value[s:e] = np.where(const, np.nan, S[b, np.arange(e - s)])
+    return usable
 
 
 def stand_ins(
@@ -218,9 +273,12 @@ def stand_ins(
     pandas.DataFrame
         One row per unselected feature, in index order, with the columns ``feature``
         (index), ``stand_in`` (index of the most correlated selected feature; -1 when none is
-        defined: no feature selected, or the feature is constant) and ``stand_in_corr`` (its
-        rho, or SU in [0, 1]; NaN when ``stand_in`` is -1). ``frame.attrs["measure"]`` names
-        the measure.
+        defined: no feature selected, the feature is constant, or every selected feature is
+        constant) and ``stand_in_corr`` (its rho, or SU in [0, 1]; NaN when ``stand_in`` is
+        -1). A constant selected feature never stands in: its correlation with anything is
+        undefined (0/0), not 0. ``frame.attrs["measure"]`` names the measure and
+        ``frame.attrs["constant"]`` the constant features (selected or not; in the measure's
+        own terms: a single rank, a single code), by index (empty when nothing is selected).
 
     Raises
     ------
@@ -230,6 +288,10 @@ def stand_ins(
 
     Notes
     -----
+    Finite values of any magnitude (up to float64's largest, near 1.8e308) give finite
+    correlations: each column is divided by a power of two near its largest absolute value
+    before its sums of squares are taken (exact, and the correlation does not change).
+
     Cost: one k x m correlation block, O(n k m) for dense data and O(nnz k) for sparse data
     (plus the ranks for Spearman, the coding for SU), in O(n (k + block_size)) memory.
 
@@ -256,15 +318,19 @@ def stand_ins(
     sel = as_indices(selected, m, who)
     best = np.full(m, -1, dtype=np.int64)
     value = np.full(m, np.nan)
+    constant = np.zeros(m, dtype=bool)
+    usable = sel  # the selected features that can stand in: the constant ones cannot
     if sel.size:
         if measure == "su":
-            _best_su(kind, data, sel, int(n_bins), block_size, best, value)
+            usable = sel[_best_su(kind, data, sel, int(n_bins), block_size, best, value, constant)]
         elif kind == "sparse":
-            _best_sparse(_sparse_ranks(data) if measure == "spearman" else data, sel, best, value)
+            ranked = _sparse_ranks(data) if measure == "spearman" else data
+            usable = sel[_best_sparse(ranked, sel, best, value, constant)]
         else:
             raw = _columns(kind, data, sel)
-            Zs, _ = _standardised(rankdata(raw, axis=0) if measure == "spearman" else raw)
-            _best_dense(kind, data, Zs, block_size, measure == "spearman", best, value)
+            Zs, const = _standardised(rankdata(raw, axis=0) if measure == "spearman" else raw)
+            usable = sel[~const]
+            _best_dense(kind, data, Zs[:, ~const], block_size, measure == "spearman", best, value, constant)
     out = np.ones(m, dtype=bool)
     out[sel] = False
     rows = np.flatnonzero(out)
@@ -272,10 +338,13 @@ def stand_ins(
     frame = pd.DataFrame(
         {
             "feature": rows.astype(np.int64),
-            "stand_in": np.where(b >= 0, sel[np.maximum(b, 0)] if sel.size else -1, -1).astype(np.int64),
+            "stand_in": np.where(b >= 0, usable[np.maximum(b, 0)] if usable.size else -1, -1).astype(
+                np.int64
+            ),
             "stand_in_corr": value[rows],
         },
         columns=list(STAND_IN_COLUMNS),
     )
     frame.attrs["measure"] = measure
+    frame.attrs["constant"] = np.flatnonzero(constant) if sel.size else np.array([], dtype=np.int64)
     return frame

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fsviz.data.budget import check_memory
+from fsviz.data.filetypes import check_regular, open_regular, read_regular
 from fsviz.data.plan import DEFAULT_NA, ImportPlan
 
 if TYPE_CHECKING:
@@ -83,10 +84,8 @@ class _Source:
         self._data: bytes | None = None
         if isinstance(obj, (str, os.PathLike)):
             self.path = os.fspath(obj)
-            if not os.path.exists(self.path):
-                raise ValueError(f"load_dataset: file {self.path!r} does not exist. Fix: check the path.")
-            if os.path.isdir(self.path):
-                raise ValueError(f"load_dataset: {self.path!r} is a directory, not a data file.")
+            # by its type, never its name: a FIFO, a device or a folder is refused before any open
+            check_regular(self.path, "load_dataset")
             self.filename = os.path.basename(self.path)
         elif isinstance(obj, (bytes, bytearray, memoryview)):
             self._data = bytes(obj)
@@ -140,8 +139,7 @@ class _Source:
     def bytes(self) -> bytes:
         if self._data is None:
             if self.path is not None:
-                with open(self.path, "rb") as fh:
-                    self._data = fh.read()
+                self._data = read_regular(self.path, f"load_dataset: {self.label}")
             else:
                 obj = self.obj
                 if hasattr(obj, "getvalue"):
@@ -160,7 +158,7 @@ class _Source:
 
     def head(self, n: int = 1024) -> bytes:
         if self._data is None and self.path is not None:
-            with open(self.path, "rb") as fh:
+            with open_regular(self.path, f"load_dataset: {self.label}") as fh:
                 return fh.read(n)
         return self.bytes()[:n]
 

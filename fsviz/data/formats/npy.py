@@ -38,6 +38,37 @@ def labels_path(path) -> Path:
     return p.with_name(p.name[: -len(".npy")] + LABELS_SUFFIX)
 
 
+def _check_declared(p: Path, size: int, who: str) -> None:
+    """Refuse a ``.npy`` whose header declares more bytes than the file holds, before mapping it
+    (a map past the end of a file is a SIGBUS on first touch, not an error)."""
+    from fsviz.data.budget import format_bytes
+    from fsviz.data.filetypes import open_regular
+
+    try:
+        with open_regular(p, who) as fh:
+            version = np.lib.format.read_magic(fh)
+            read = (
+                np.lib.format.read_array_header_1_0
+                if version == (1, 0)
+                else np.lib.format.read_array_header_2_0
+            )
+            shape, _, dtype = read(fh)
+            offset = fh.tell()
+    except ValueError as e:
+        if str(e).startswith(who):
+            raise
+        return  # not a .npy header numpy can read: np.load says what is wrong
+    if dtype.hasobject:
+        return  # np.load refuses pickled objects itself
+    needed = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if offset + needed > size:
+        raise ValueError(
+            f"{who} declares a {' x '.join(f'{d:,}' for d in shape)} {dtype} array "
+            f"({format_bytes(needed)}) but holds {format_bytes(max(size - offset, 0))} after its header: "
+            "it is truncated. Fix: write it again (np.save)."
+        )
+
+
 def load_npy(path, *, label="auto", name: str | None = None, memory_budget=None) -> Dataset:
     """The Dataset of a ``.npy`` matrix: in memory when it fits ``memory_budget``, else
     memory-mapped.
@@ -46,9 +77,12 @@ def load_npy(path, *, label="auto", name: str | None = None, memory_budget=None)
     path names the labels file (``.npy``, 1-D).
     """
     from fsviz.data.budget import dense_bytes, resolve_budget
+    from fsviz.data.filetypes import check_regular
 
     p = Path(os.fspath(path))
     who = f"load_dataset: {p.name!r}"
+    size = check_regular(p, "load_dataset").st_size  # by its type, not its name: a FIFO never opens
+    _check_declared(p, size, who)
     try:
         X = np.load(p, mmap_mode="r", allow_pickle=False)
     except FileNotFoundError:
@@ -71,6 +105,7 @@ def load_npy(path, *, label="auto", name: str | None = None, memory_budget=None)
         lab = Path(os.fspath(label))
     y = None
     if lab is not None:
+        check_regular(lab, who)
         try:
             y = np.load(lab, allow_pickle=False)
         except (OSError, ValueError) as e:

@@ -16,6 +16,24 @@ if TYPE_CHECKING:
     from fsviz.data.dataset import Dataset
 
 
+def check_flat(schema, who: str) -> None:
+    """Refuse a schema with list, struct or map columns (ValueError naming them): a cell holds one value."""
+    import pyarrow as pa
+
+    nested = [
+        f.name
+        for f in schema
+        if pa.types.is_nested(f.type)
+        or pa.types.is_dictionary(f.type)
+        and pa.types.is_nested(f.type.value_type)
+    ]
+    if nested:
+        raise ValueError(
+            f"{who}: column(s) {nested[:5]} hold lists, structs or maps, not one value per cell. "
+            "Fix: flatten them into plain columns (pandas json_normalize or explode), then save again."
+        )
+
+
 def _load_parquet(src: _Source, label) -> dict:
     import pyarrow.parquet as pq
 
@@ -39,20 +57,7 @@ def _load_parquet(src: _Source, label) -> dict:
             e,
             "check that the file is a valid Parquet file (re-export it, e.g. DataFrame.to_parquet).",
         ) from e
-    import pyarrow as pa
-
-    nested = [
-        f.name
-        for f in table.schema
-        if pa.types.is_nested(f.type)
-        or pa.types.is_dictionary(f.type)
-        and pa.types.is_nested(f.type.value_type)
-    ]
-    if nested:
-        raise ValueError(
-            f"{who}: column(s) {nested[:5]} hold lists, structs or maps, not one value per cell. "
-            "Fix: flatten them into plain columns (pandas json_normalize or explode), then save again."
-        )
+    check_flat(table.schema, who)
     meta = {}
     raw = (table.schema.metadata or {}).get(_FSVIZ_TAG.encode())
     if raw:
