@@ -339,7 +339,7 @@ def test_dense_tiles_match_brute_force_property(
 ):
     """Any blocking, tiling and thread count: every pair in the brute-force bin, pairs exactly
     on an edge included (columns built so that |rho| is exactly 0, 0.5, 1/sqrt(2) or 1)."""
-    import fsviz.stats.correlation as C
+    import fsviz.stats._hist_tiles as T
 
     r = np.random.default_rng(seed)
     X = r.normal(size=(n, m))
@@ -348,8 +348,8 @@ def test_dense_tiles_match_brute_force_property(
         X = np.column_stack([r.normal(size=(E.shape[0], m)), E])
     X[:, r.integers(0, X.shape[1])] = 3.0  # a constant column
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(C, "_TILE", tile)
-        mp.setattr(C, "_n_threads", lambda: n_threads)
+        mp.setattr(T, "TILE", tile)
+        mp.setattr(T, "n_threads", lambda: n_threads)
         h = correlation_histogram(
             X,
             bins=np.asarray(bins) if isinstance(bins, tuple) else bins,
