@@ -141,7 +141,7 @@ def note() -> None:
     if w is None or not w.compiling:
         return
     st.sidebar.caption(
-        f"⏳ Compiling the numerical kernels in the background (first start after an install, "
+        f"Compiling the numerical kernels in the background (first start after an install, "
         f"{time.monotonic() - w.started:.0f} s so far). A first run may wait for it; "
         "the pages work meanwhile."
     )
