@@ -20,6 +20,7 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 """
 
 from appkit.cluster import compute_sidebar
+from appkit.cut import cut_control
 from appkit.data_folder import folder_upload, open_folder_file, sources
 from appkit.explain import explanation, export_csv, why_not
 from appkit.grm_panels import gamma_sweep, grm_table, prior_effect, prior_groups_editor, prior_groups_warnings
@@ -216,6 +217,7 @@ __all__ = [
     "target_options",
     # cluster, data_folder
     "compute_sidebar",
+    "cut_control",
     "folder_upload",
     "open_folder_file",
     "sources",

@@ -333,11 +333,32 @@ def cmd_select(args: argparse.Namespace) -> int:
     finally:
         close_quietly(client)  # its scheduler may be gone: the run's own error says so
     _say(args, f"{run.spec.label} finished in {res.seconds:.1f} s")
-    sel = res.selection(args.n_features)
+    if isinstance(args.n_features, fc.Cut):
+        options = {
+            "n_permutations": args.permutations,
+            "null": args.permutation_null,
+            "n_pairs": args.pairs,
+            "per_half": args.per_half,
+            "cv": args.cv_folds,
+        }
+        numbers = fc.cut_run(run, args.n_features, **options)
+        _say(args, f"cutting by {args.n_features.text}: running {numbers.label} ...")
+        sel = fc.cut_selection(
+            run,
+            args.n_features,
+            ds,
+            results=lambda r: r.execute(ds, _RunProgress(r.method, args.quiet)),
+            **options,
+        )
+        _say(args, f"rule: {sel.rule}")
+    else:
+        sel = res.selection(args.n_features)
     raw = bool(getattr(args, "csv_raw", False))
     explanation = None
     if args.explain:  # every unselected feature after the selection, its stand-in and the reason
-        explain = fc.explain_run(run, args.n_features)
+        explain = fc.explain_run(
+            run, sel.n_features if isinstance(args.n_features, fc.Cut) else args.n_features
+        )
         explanation = explain.execute(ds, results=lambda r: res if r == run else r.execute(ds))
         _say(
             args, f"explained {ds.n_features - sel.n_features:,} unselected features ({explanation.measure})"

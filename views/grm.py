@@ -106,6 +106,8 @@ def ranking(res):
 
 with out:
     ranking(res)
+    with st.expander("The cut: how many of the ranked features to keep, and how sure"):
+        appkit.cut_control(ds, res.run, key="grm_cut")  # the one-SE k or stability, drawn on the ranking
     appkit.why_not(ds, res.selection(k), "grm")  # rank, stand-in, correlation, reason
 top.subheader("Scores and ranks (sortable)")
 appkit.grm_table(top, ds, res, prior, k)

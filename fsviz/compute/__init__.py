@@ -11,6 +11,7 @@ here imports Streamlit.
 """
 
 from fsviz.compute.commands import benchmark_run, histogram_run, select_run
+from fsviz.compute.cuts import CUT_RULES, Cut, cut_run, cut_selection, parse_cut, parse_k
 from fsviz.compute.explain import (
     EXPLAIN_COLUMNS,
     ExplainResult,
@@ -51,6 +52,7 @@ from fsviz.compute.registry import (
 from fsviz.compute.results import (
     BenchmarkResult,
     CorrelationsResult,
+    CVCurveResult,
     Evaluation,
     GRMResult,
     GroupResult,
@@ -61,7 +63,9 @@ from fsviz.compute.results import (
     Projection,
     ScoreResult,
     Selection,
+    SignificanceResult,
     StabilityResult,
+    StabilitySelection,
     StreamResult,
     SubsetResult,
 )
@@ -126,6 +130,15 @@ from fsviz.viz.compare import (
 )
 
 __all__ = [
+    "CUT_RULES",
+    "Cut",
+    "cut_run",
+    "cut_selection",
+    "parse_cut",
+    "parse_k",
+    "SignificanceResult",
+    "StabilitySelection",
+    "CVCurveResult",
     "EXPLAIN_COLUMNS",
     "ExplainResult",
     "WhyNot",
