@@ -34,7 +34,13 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 BROWSER_DIR = Path(__file__).resolve().parent / "browser"
 #: end-to-end through the CLI (subprocesses), every door at once, or whole HTML reports built from
 #: runs: in `make test`, not in `make check`
-INTEGRATION_MODULES = {"test_cli.py", "test_bad_inputs.py", "test_hostile_files.py", "test_report.py"}
+INTEGRATION_MODULES = {
+    "test_cli.py",
+    "test_bad_inputs.py",
+    "test_hostile_files.py",
+    "test_report.py",
+    "test_notebook.py",
+}
 # The conftest files hold no doctests; collected by --doctest-modules, the two "conftest" modules
 # would clash (pytest: "import file mismatch").
 collect_ignore = ["conftest.py", "browser/conftest.py"]
