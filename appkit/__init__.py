@@ -22,7 +22,14 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 from appkit.cluster import compute_sidebar
 from appkit.data_folder import folder_upload, open_folder_file, sources
 from appkit.explain import explanation, export_csv, why_not
-from appkit.grm_panels import gamma_sweep, grm_table, prior_effect, prior_groups_editor, prior_groups_warnings
+from appkit.grm_panels import (
+    gamma_sweep,
+    grm_form_defaults,
+    grm_table,
+    prior_effect,
+    prior_groups_editor,
+    prior_groups_warnings,
+)
 from appkit.import_widgets import (
     DECIMALS,
     NO_TARGET,
@@ -124,7 +131,6 @@ from appkit.widgets import (
     class_labels,
     default_gdm,
     gdm_form_defaults,
-    grm_form_defaults,
     param_number,
     param_options,
     param_slider,

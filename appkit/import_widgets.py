@@ -15,8 +15,10 @@ from appkit.intake import (
     annotation_frame,
     annotation_targets,
     annotation_upload,
+    attach_annotations,
     column_roles,
     current_upload,
+    detach_annotations,
     effective_plan,
     inspect_upload,
     parse_label,
@@ -404,8 +406,6 @@ def _anndata_row(up: Upload, info) -> None:
 
 def _annotations_row(up: Upload, info) -> None:
     """A second uploader for the sample annotations (a phenotype table), joined on the sample names."""
-    from appkit.intake import attach_annotations, detach_annotations
-
     if info is not None and info.fmt == "geo":
         st.caption("Sample annotations: the series matrix's own !Sample_ lines (the target choices).")
         return

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from appkit.memory import ByteLRU, share
-from appkit.state import activate, use
+from appkit.memory import ByteLRU
+from appkit.state import _datasets, activate, dataset_key, inspect_store, upload_store, use
 from appkit.widgets import busy
 from fsviz.data.plan import ImportPlan
 
@@ -105,21 +105,6 @@ class Upload:
     digest: str
     data: bytes
     options: dict  # the session's own dict (the store's record: the options it was uploaded with)
-
-
-@st.cache_resource(show_spinner=False)
-def upload_store() -> ByteLRU:
-    """The uploaded files of the sessions of this server, by token (see :class:`Upload`): a
-    quarter of the memory budget, least recently used first out."""
-
-    return ByteLRU(64, share("uploads", 16 << 20))
-
-
-@st.cache_resource(show_spinner=False)
-def inspect_store() -> ByteLRU:
-    """Previews of uploads (:func:`fsviz.data.inspect_table`) by digest and options: 1/8 of the budget."""
-
-    return ByteLRU(16, share("previews", 8 << 20))
 
 
 @st.cache_resource(show_spinner=False)
@@ -400,7 +385,6 @@ def _load_upload(up: Upload, plan: ImportPlan):
     the server, and every session on it, down; .mat, workbooks and .h5ad are parsed in a
     memory-limited child process (``sandbox=True``), so a reader that crashes or over-allocates
     on a hostile file cannot either."""
-    from appkit.state import _datasets, dataset_key
     from fsviz.data import load_dataset
 
     record = annotation_upload(up)

@@ -11,6 +11,7 @@ import streamlit as st
 
 import fsviz.compute as fc
 from appkit import jobs
+from appkit.cluster import client_for
 from appkit.memory import ByteLRU
 from appkit.scale import check_fits
 from appkit.state import (
@@ -191,8 +192,6 @@ def result(
             return None
         jobs.forget_cancel(key)
     if job is None:
-        from appkit.cluster import client_for
-
         client = client_for(run, ds)
 
         def compute(report):

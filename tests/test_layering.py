@@ -577,3 +577,63 @@ def test_no_source_file_is_over_800_lines():
     ]
     long = {str(p.relative_to(ROOT)): n for p in files if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert not long, long
+
+
+#: the app's rooms: Streamlit helpers (one module per concern) and the pages that use them
+APP_PACKAGES = ("appkit", "views")
+
+
+def _app_graph() -> dict[str, set[str]]:
+    """Module -> the app modules it imports (module level or inside functions), for appkit/ and
+    views/; ``from appkit import jobs`` counts ``appkit.jobs``, a name re-exported by the package
+    (``from appkit import busy``) counts the package."""
+    mods = {_module(p): p for sub in APP_PACKAGES for p in sorted((PKG.parent / sub).rglob("*.py"))}
+    known = frozenset(mods)
+    return {
+        m: {i for i in _imports(p, known) if i in mods and i != m and not m.startswith(i + ".")}
+        for m, p in mods.items()
+    }
+
+
+def test_the_app_has_no_import_cycle():
+    """appkit/ and views/ import one another without a cycle, the imports inside functions
+    included: ``state`` reached ``intake`` (the upload stores) and ``widgets`` reached ``results``
+    (GRM's form defaults) from inside functions to dodge one. The stores now live in ``state``
+    with the other shared stores, GRM's form defaults in ``grm_panels``."""
+    graph = _app_graph()
+    assert {"appkit.state", "appkit.intake", "views.grm"} <= set(graph)
+    assert "appkit.state" in graph["appkit.intake"]
+    assert not _cycles(graph), "import cycles in the app"
+
+
+def test_no_app_module_imports_another_inside_a_function():
+    """An import placed inside a function to break a circle hides the circle (STYLE.md): appkit's
+    modules import one another at module level only."""
+    found = []
+    for p in sorted((PKG.parent / "appkit").rglob("*.py")):
+        for fn in ast.walk(_tree(p)):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                for node in ast.walk(fn):
+                    mod = getattr(node, "module", None) if isinstance(node, ast.ImportFrom) else None
+                    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [mod or ""]
+                    found += [f"{_module(p)}:{node.lineno} {n}" for n in names if n.split(".")[0] == "appkit"]
+    assert not found, found
+
+
+def test_the_library_never_imports_the_app_and_pages_import_no_page():
+    """fsviz is the floor the app stands on: no fsviz module imports appkit or views; appkit
+    never imports a page; a page (views/) imports no other page."""
+    up = [
+        f"{_module(p)} -> {i}"
+        for p in sorted(PKG.rglob("*.py"))
+        for i in _imports(p)
+        if i.split(".")[0] in APP_PACKAGES
+    ]
+    assert not up, up
+    graph = _app_graph()
+    assert not {
+        m: d for m, d in graph.items() if m.startswith("appkit") and any(x.startswith("views") for x in d)
+    }
+    assert not {
+        m: d for m, d in graph.items() if m.startswith("views") and any(x.startswith("views") for x in d)
+    }
