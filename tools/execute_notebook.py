@@ -4,6 +4,7 @@ notebook again and checks that it matches these cells."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -29,8 +30,8 @@ CELLS = [
         "from fsviz.data import make_grouped_classification\n"
         "from fsviz.select import GDM, GRM, SAOLA, ReliefF\n"
         "from fsviz.stats import correlation_histogram\n"
-        "from fsviz.viz import (correlation_sparsity, group_tree, pixel_masks, ranking_bump,\n"
-        "                       stream_progress)\n\n"
+        "from fsviz.viz import correlation_sparsity, group_tree, pixel_masks, ranking_bump, "
+        "stream_progress\n\n"
         'pio.renderers.default = "plotly_mimetype"  # JupyterLab, VS Code and nbviewer draw it\n\n'
         "X, y, truth = make_grouped_classification(\n"
         "    n_samples=200, n_features=300, n_groups=6, random_state=0\n"
@@ -77,10 +78,27 @@ CELLS = [
 ]
 
 
+def _formatted(source: str) -> str:
+    """A code cell as ``ruff format`` writes it (ruff checks the notebook with the rest of the tree)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", "cell.py", "-"],
+        input=source,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=NOTEBOOK.parents[1],
+    )
+    return out.stdout.rstrip("\n")
+
+
 def build() -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
-    make = {"markdown": nbformat.v4.new_markdown_cell, "code": nbformat.v4.new_code_cell}
-    nb.cells = [make[kind](source) for kind, source in CELLS]
+    nb.cells = [
+        nbformat.v4.new_code_cell(_formatted(source))
+        if kind == "code"
+        else nbformat.v4.new_markdown_cell(source)
+        for kind, source in CELLS
+    ]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb
 

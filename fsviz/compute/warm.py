@@ -12,7 +12,8 @@ kernels are specialised for, which compiles whatever the record misses.
     python -m fsviz.compute.warm --jobs 2
 
 The test command runs it first (``--signatures-only``); a server can run it once after
-installing. The record is refreshed from a test run on an empty cache (DEVELOPERS.md, "Numba's compile time"):
+installing. The record is refreshed from a test run on an empty cache (DEVELOPERS.md, "Numba's
+compile cache"):
 ``FSVIZ_RECORD_KERNELS=DIR`` makes every test process note what it compiles
 (:func:`record_compiles`), ``--write-signatures DIR`` turns the notes into the module.
 """
