@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PY_RULES = [
     (re.compile(r"^(\s*)from appkit(?=[. ])", re.M), r"\1from fsviz.app.appkit"),
     (re.compile(r"^(\s*)import appkit[ \t]*$", re.M), r"\1import fsviz.app.appkit as appkit"),
-    (re.compile(r"""(\bf?["'])views/"""), r"\1fsviz/app/views/"),
+    (re.compile(r"""(?<!\w)(f?["'])views/"""), r"\1fsviz/app/views/"),
 ]
 OTHER_RULES = {
     "Makefile": [
