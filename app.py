@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-import appkit
+import fsviz.app.appkit as appkit
 import fsviz.compute as fc
-from appkit.memory import release_session_leftovers
+from fsviz.app.appkit.memory import release_session_leftovers
 from fsviz.viz import target_histogram
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
@@ -209,15 +209,19 @@ def data_page() -> None:
 #: url_path is spelled out: a view's URL (/groups) does not depend on its file name.
 PAGES = [
     st.Page(data_page, title="Data", default=True, url_path="data"),
-    st.Page("views/groups.py", title="Groups (GDM)", url_path="groups"),
-    st.Page("views/image_masks.py", title="Image masks", url_path="image_masks"),
-    st.Page("views/correlation_sparsity.py", title="Correlation sparsity", url_path="correlation_sparsity"),
-    st.Page("views/grm.py", title="GRM refinement", url_path="grm"),
-    st.Page("views/online.py", title="Online (SAOLA)", url_path="online"),
-    st.Page("views/projection.py", title="Projection (PCA)", url_path="projection"),
-    st.Page("views/stability.py", title="Stability (bootstrap)", url_path="stability"),
-    st.Page("views/compare.py", title="Compare and export", url_path="compare"),
-    st.Page("views/benchmark.py", title="Benchmark (survey)", url_path="benchmark"),
+    st.Page("fsviz/app/views/groups.py", title="Groups (GDM)", url_path="groups"),
+    st.Page("fsviz/app/views/image_masks.py", title="Image masks", url_path="image_masks"),
+    st.Page(
+        "fsviz/app/views/correlation_sparsity.py",
+        title="Correlation sparsity",
+        url_path="correlation_sparsity",
+    ),
+    st.Page("fsviz/app/views/grm.py", title="GRM refinement", url_path="grm"),
+    st.Page("fsviz/app/views/online.py", title="Online (SAOLA)", url_path="online"),
+    st.Page("fsviz/app/views/projection.py", title="Projection (PCA)", url_path="projection"),
+    st.Page("fsviz/app/views/stability.py", title="Stability (bootstrap)", url_path="stability"),
+    st.Page("fsviz/app/views/compare.py", title="Compare and export", url_path="compare"),
+    st.Page("fsviz/app/views/benchmark.py", title="Benchmark (survey)", url_path="benchmark"),
 ]
 
 page = st.navigation(PAGES)

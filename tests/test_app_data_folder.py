@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
-from appkit.data_folder import FolderFile, list_files, resolve_inside
+from fsviz.app.appkit.data_folder import FolderFile, list_files, resolve_inside
 from fsviz.data import load_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,10 +154,10 @@ def test_a_file_over_the_memory_budget_stays_on_disk_and_only_out_of_core_runs_r
     assert at.selectbox(key="folder_file").options[1].endswith(", memory-mapped")
     at.selectbox(key="folder_file").set_value("expr.npy").run()
     assert not at.exception, [e.value for e in at.exception]
-    at.switch_page("views/groups.py").run()  # GDM reads the mapped file block by block
+    at.switch_page("fsviz/app/views/groups.py").run()  # GDM reads the mapped file block by block
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any(c.value.startswith("Shown: GDM") for c in at.caption)
-    at.switch_page("views/grm.py").run()  # GRM would read it into memory: refused, with the fix
+    at.switch_page("fsviz/app/views/grm.py").run()  # GRM would read it into memory: refused, with the fix
     assert not at.exception, [e.value for e in at.exception]
     assert any("needs the data in memory" in e.value and "FSVIZ_MEMORY_BUDGET" in e.value for e in at.error)
 
@@ -184,7 +184,7 @@ def test_zarr_and_parquet_open_in_memory_or_spilled_and_memory_mapped_over_the_b
     import pandas as pd
     import zarr
 
-    from appkit.data_folder import list_files, open_parquet_mapped, open_zarr
+    from fsviz.app.appkit.data_folder import list_files, open_parquet_mapped, open_zarr
 
     rng = np.random.default_rng(1)
     X = rng.standard_normal((30, 12))

@@ -19,8 +19,8 @@ from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileMan
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 from streamlit.testing.v1 import AppTest
 
-from appkit.intake import Upload
-from appkit.memory import release_ended_sessions
+from fsviz.app.appkit.intake import Upload
+from fsviz.app.appkit.memory import release_ended_sessions
 from tests.test_app_pages import APP, TIMEOUT
 
 

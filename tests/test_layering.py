@@ -425,7 +425,7 @@ def test_every_view_in_the_navigation_exists_and_keeps_its_url():
             kw = {k.arg: k.value for k in call.keywords}
             assert isinstance(kw.get("url_path"), ast.Constant), f"{target.value}: url_path not spelled out"
             urls.add(kw["url_path"].value)
-    assert files and all(f.startswith("views/") for f in files), files
+    assert files and all(f.startswith("fsviz/app/views/") for f in files), files
     assert not [f for f in files if not (ROOT / f).is_file()], "st.Page names a missing file"
     assert urls == VIEW_URLS
     listed = {str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py")}

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from appkit.memory import ByteLRU
-from appkit.state import _datasets, activate, dataset_key, inspect_store, upload_store, use
-from appkit.widgets import busy
+from fsviz.app.appkit.memory import ByteLRU
+from fsviz.app.appkit.state import _datasets, activate, dataset_key, inspect_store, upload_store, use
+from fsviz.app.appkit.widgets import busy
 from fsviz.data.plan import ImportPlan
 
 

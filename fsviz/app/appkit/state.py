@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from appkit.memory import (
+from fsviz.app.appkit.memory import (
     SWEEP_SECONDS,
     ByteLRU,
     UsageRegistry,

@@ -8,7 +8,7 @@ import json
 import streamlit as st
 
 import fsviz.compute as fc
-from appkit.intake import (
+from fsviz.app.appkit.intake import (
     IMPORT_DEFAULTS,
     ROLES,
     Upload,
@@ -28,7 +28,7 @@ from appkit.intake import (
     set_role,
     set_target,
 )
-from appkit.state import per_dataset
+from fsviz.app.appkit.state import per_dataset
 from fsviz.data.loaders import LOAD_CHOICES
 
 NO_TARGET = "(no target: unsupervised)"

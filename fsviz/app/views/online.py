@@ -3,7 +3,7 @@ every decision explained."""
 
 import streamlit as st
 
-import appkit
+import fsviz.app.appkit as appkit
 import fsviz.compute as fc
 from fsviz.viz import stream_progress
 

@@ -7,8 +7,8 @@ from contextlib import contextmanager
 import streamlit as st
 
 import fsviz.compute as fc
-from appkit.state import seed, shown
 from fsviz._params import Param
+from fsviz.app.appkit.state import seed, shown
 from fsviz.compute import Run
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 import fsviz.compute as fc
-from appkit.results import cv_help, evaluation, result, stored
-from appkit.state import per_dataset, seed, shown
+from fsviz.app.appkit.results import cv_help, evaluation, result, stored
+from fsviz.app.appkit.state import per_dataset, seed, shown
 from fsviz.compute import Run
 
 

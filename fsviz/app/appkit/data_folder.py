@@ -33,8 +33,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from appkit import jobs
-from appkit.intake import (
+from fsviz.app.appkit import jobs
+from fsviz.app.appkit.intake import (
     IMPORT_DEFAULTS,
     Upload,
     _with_shape,
@@ -43,7 +43,7 @@ from appkit.intake import (
     session_options,
     upload_store,
 )
-from appkit.state import activate, use
+from fsviz.app.appkit.state import activate, use
 
 #: the environment variable naming the folder (unset: no server folder, the source is hidden)
 DATA_DIR_ENV = "FSVIZ_DATA_DIR"
