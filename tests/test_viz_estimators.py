@@ -13,6 +13,8 @@ from fsviz.data import Dataset, make_grouped_classification
 from fsviz.select import GDM, GRM, SAOLA, FisherScore, GroupSAOLA, ReliefF
 from fsviz.stats import correlation_histogram
 from fsviz.viz import (
+    correlation_bars,
+    correlation_network,
     correlation_sparsity,
     find_feature_group,
     group_tree,
@@ -20,6 +22,7 @@ from fsviz.viz import (
     pixel_masks,
     ranking_bump,
     score_bars,
+    stability_bars,
     stream_progress,
 )
 
@@ -152,3 +155,13 @@ def test_grm_takes_a_polars_frame():
     df = pl.DataFrame(rng.normal(size=(40, 12)), schema=names)
     grm = GRM(n_top=8, n_features=3).fit(df, rng.random(12) + 0.1)
     assert list(grm.set_output(transform="polars").transform(df).columns) == list(grm.get_feature_names_out())
+
+
+def test_bars_and_networks_take_names_from_a_frame():
+    names = ["alpha", "beta", "gamma"]
+    frame = pl.DataFrame({n: [0.0, 1.0] for n in names})
+    bars = correlation_bars(np.array([0.1, -0.9, 0.5]), frame, k=1)
+    assert "beta" in bars.data[0].y[0]
+    net = correlation_network((np.array([0]), np.array([2]), np.array([0.8])), pd.DataFrame(columns=names))
+    assert net.data[-1].text == ("alpha", "gamma")
+    assert "gamma" in stability_bars(np.array([0.1, 0.2, 0.9]), frame, k=1).data[0].y[0]
