@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+__version__ = "0.5.0"
 
 __all__ = ["data", "stats", "select", "evaluate", "viz", "compute", "__version__"]
 

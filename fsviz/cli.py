@@ -1,6 +1,9 @@
-"""Command line: ``fsviz info | histogram | select | report | benchmark | methods`` (``python -m fsviz``).
+"""Command line: ``fsviz info | histogram | select | report | benchmark | methods | app``
+(``python -m fsviz``).
 
 Examples::
+
+    fsviz app --port 8600 --data-dir /srv/data      # the explorer in the browser
 
     fsviz info data.csv --label class
     fsviz histogram data.mat --bins 20 -o hist.csv
@@ -723,7 +726,25 @@ def _parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("methods", help="list the selection methods and whether they are available")
     q.set_defaults(func=cmd_methods)
+
+    q = sub.add_parser(
+        "app",
+        help="start the explorer in the browser (Streamlit) from the installed package",
+        description="Serve the explorer; sample data is written on first use into the user cache folder.",
+    )
+    q.add_argument("--port", type=int, default=8501, help="port to serve on (default: 8501)")
+    q.add_argument("--address", default=None, help="address to bind (default: Streamlit's, all interfaces)")
+    q.add_argument("--data-dir", default=None, metavar="DIR", help="a server folder listed as a data source")
+    q.add_argument("--scheduler", default=None, metavar="ADDR", help="a Dask scheduler for heavy runs")
+    q.set_defaults(func=cmd_app)
     return p
+
+
+def cmd_app(args) -> int:
+    """``fsviz app``: the explorer, served by Streamlit until interrupted (:mod:`fsviz.app.launch`)."""
+    from fsviz.app.launch import serve
+
+    return serve(port=args.port, address=args.address, data_dir=args.data_dir, scheduler=args.scheduler)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:

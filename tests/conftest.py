@@ -40,6 +40,9 @@ INTEGRATION_MODULES = {
     "test_careless_inputs.py",
     "test_hostile_files.py",
     "test_report.py",
+    "test_notebook.py",
+    "test_docs.py",
+    "test_install.py",
 }
 # The conftest files hold no doctests; collected by --doctest-modules, the two "conftest" modules
 # would clash (pytest: "import file mismatch").

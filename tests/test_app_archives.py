@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
-import appkit
-from appkit.data_folder import scan_folder
+import fsviz.app.appkit as appkit
+from fsviz.app.appkit.data_folder import scan_folder
 from tests.test_app_pages import APP, TIMEOUT
 from tests.user_files import geo_series_matrix
 

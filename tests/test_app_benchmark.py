@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("streamlit")
 
-import appkit
+import fsviz.app.appkit as appkit
 import fsviz.compute as fc
 from fsviz.data import load_sample
 from fsviz.evaluate import benchmark

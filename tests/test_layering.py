@@ -373,11 +373,12 @@ def test_the_private_helpers_import_nothing_of_fsviz():
 
 # ---------------------------------------------------------------------------- the app's layout
 ROOT = PKG.parent
-#: the app's code: app.py and its helpers at the top of the checkout, the appkit package, the views
-APP_CODE = [
-    *sorted(ROOT.glob("*.py")),
-    *(p for d in ("appkit", "views", "pages") for p in sorted((ROOT / d).rglob("*.py"))),
-]
+#: the app: inside the package (the wheel carries it), fsviz/app/: main.py (the script Streamlit
+#: runs), launch.py (``fsviz app``), the appkit helpers and the views
+APP = PKG / "app"
+MAIN = APP / "main.py"
+#: the app's code: the checkout's app.py (a thin entry) and everything in fsviz/app/
+APP_CODE = [*sorted(ROOT.glob("*.py")), *sorted(APP.rglob("*.py"))]
 #: the views' URLs (/groups, /grm, ...): links and bookmarks use them, a move must keep them
 VIEW_URLS = {
     "groups",
@@ -393,7 +394,7 @@ VIEW_URLS = {
 
 
 def _st_pages() -> list[ast.Call]:
-    tree = ast.parse((ROOT / "app.py").read_text())
+    tree = ast.parse(MAIN.read_text())
     return [
         n
         for n in ast.walk(tree)
@@ -402,10 +403,15 @@ def _st_pages() -> list[ast.Call]:
 
 
 def test_no_pages_folder_streamlit_would_auto_discover():
-    """A ``pages/`` folder next to app.py switches on Streamlit's legacy multipage mode: a deep
-    link then runs the view alone, without app.py's sidebar. The views live in ``views/``."""
-    assert not (ROOT / "pages").exists(), "app.py's views belong in views/, not pages/"
-    assert (ROOT / "views").is_dir() and (ROOT / "appkit" / "__init__.py").is_file()
+    """A ``pages/`` folder next to the main script (app.py in a checkout, fsviz/app/main.py when
+    installed) switches on Streamlit's legacy multipage mode: a deep link then runs the view
+    alone, without the sidebar. The views live in ``fsviz/app/views/``; the checkout's app.py only
+    runs the installed module, so the app is the same from either door."""
+    assert not (ROOT / "pages").exists() and not (APP / "pages").exists(), "the views belong in views/"
+    assert (APP / "views").is_dir() and (APP / "appkit" / "__init__.py").is_file()
+    entry = ast.parse((ROOT / "app.py").read_text())
+    calls = [ast.unparse(n) for n in ast.walk(entry) if isinstance(n, ast.Call)]
+    assert calls == ["runpy.run_module('fsviz.app.main', run_name='__main__')"], calls
 
 
 def test_app_code_sets_no_private_streamlit_flag():
@@ -420,20 +426,23 @@ def test_app_code_sets_no_private_streamlit_flag():
 
 
 def test_every_view_in_the_navigation_exists_and_keeps_its_url():
-    """Every file app.py's ``st.Page`` calls name is in ``views/`` and exists, every view file is
+    """Every file main.py's ``st.Page`` calls name (``VIEWS / "name.py"``: an absolute path, the
+    same from a checkout and an installed package) is in ``views/`` and exists, every view file is
     listed, and each spells out its URL path: renaming a file never moves a URL."""
     files, urls = [], set()
     for call in _st_pages():
         target = call.args[0] if call.args else None
-        if isinstance(target, ast.Constant) and isinstance(target.value, str):
-            files.append(target.value)
+        if isinstance(target, ast.BinOp) and ast.unparse(target.left) == "VIEWS":
+            files.append(target.right.value)
             kw = {k.arg: k.value for k in call.keywords}
-            assert isinstance(kw.get("url_path"), ast.Constant), f"{target.value}: url_path not spelled out"
+            assert isinstance(kw.get("url_path"), ast.Constant), (
+                f"{target.right.value}: url_path not spelled out"
+            )
             urls.add(kw["url_path"].value)
-    assert files and all(f.startswith("views/") for f in files), files
-    assert not [f for f in files if not (ROOT / f).is_file()], "st.Page names a missing file"
+    assert files, "no view in the navigation"
+    assert not [f for f in files if not (APP / "views" / f).is_file()], "st.Page names a missing file"
     assert urls == VIEW_URLS
-    listed = {str(p.relative_to(ROOT)) for p in (ROOT / "views").glob("*.py")}
+    listed = {p.name for p in (APP / "views").glob("*.py")}
     assert listed == set(files), "a file in views/ that the navigation does not list (or the reverse)"
 
 
@@ -606,3 +615,69 @@ def test_no_reader_takes_another_modules_private_names():
                     and f"{node.module}.{a.name}" not in mods
                 ]
     assert not bad, bad
+
+
+#: the app's rooms: Streamlit helpers (one module per concern) and the pages that use them
+APP_PACKAGES = ("fsviz.app.appkit", "fsviz.app.views")
+
+
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _app_graph() -> dict[str, set[str]]:
+    """Module -> the app modules it imports (module level or inside functions), for fsviz/app/:
+    ``from fsviz.app.appkit import jobs`` counts ``fsviz.app.appkit.jobs``, a name re-exported by
+    the package (``from fsviz.app.appkit import busy``) counts the package."""
+    mods = {_module(p): p for p in sorted(APP.rglob("*.py"))}
+    known = frozenset(mods)
+    return {
+        m: {i for i in _imports(p, known) if i in mods and i != m and not m.startswith(i + ".")}
+        for m, p in mods.items()
+    }
+
+
+def test_the_app_has_no_import_cycle():
+    """appkit/ and views/ import one another without a cycle, the imports inside functions
+    included: ``state`` reached ``intake`` (the upload stores) and ``widgets`` reached ``results``
+    (GRM's form defaults) from inside functions to dodge one. The stores now live in ``state``
+    with the other shared stores, GRM's form defaults in ``grm_panels``."""
+    graph = _app_graph()
+    k = "fsviz.app.appkit"
+    assert {f"{k}.state", f"{k}.intake", "fsviz.app.views.grm", "fsviz.app.main"} <= set(graph)
+    assert f"{k}.state" in graph[f"{k}.intake"]
+    assert not _cycles(graph), "import cycles in the app"
+
+
+def test_no_app_module_imports_another_inside_a_function():
+    """An import placed inside a function to break a circle hides the circle (STYLE.md): appkit's
+    modules import one another at module level only."""
+    found = []
+    for p in sorted((APP / "appkit").rglob("*.py")):
+        for fn in ast.walk(_tree(p)):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                for node in ast.walk(fn):
+                    mod = getattr(node, "module", None) if isinstance(node, ast.ImportFrom) else None
+                    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [mod or ""]
+                    found += [f"{_module(p)}:{node.lineno} {n}" for n in names if _in(n, "fsviz.app")]
+    assert not found, found
+
+
+def test_the_library_never_imports_the_app_and_pages_import_no_page():
+    """The library is the floor the app stands on: no fsviz module outside fsviz/app/ imports it
+    (the CLI's ``fsviz app`` only: its launcher starts Streamlit as a child process and imports
+    neither Streamlit nor appkit); appkit never imports a page; a page imports no other page."""
+    up = [
+        f"{_module(p)} -> {i}"
+        for p in sorted(PKG.rglob("*.py"))
+        if not _in(_module(p), "fsviz.app")
+        for i in _imports(p)
+        if _in(i, "fsviz.app") and not (_module(p) == "fsviz.cli" and _in(i, "fsviz.app.launch"))
+    ]
+    assert not up, up
+    launch = _imports(APP / "launch.py")
+    assert not {i for i in launch if _in(i, "streamlit") or _in(i, "fsviz.app.appkit")}, launch
+    graph = _app_graph()
+    views = "fsviz.app.views"
+    assert not {m: d for m, d in graph.items() if _in(m, APP_PACKAGES[0]) and any(_in(x, views) for x in d)}
+    assert not {m: d for m, d in graph.items() if _in(m, views) and any(_in(x, views) for x in d)}

@@ -280,9 +280,20 @@ def _load_truth(path: Path):
 
 # ---------------------------------------------------------------------------- public API
 def sample_dir() -> Path:
-    """The sample folder: ``FSVIZ_SAMPLE_DATA`` if set, else ``<repo>/sample_data``."""
+    """The sample folder: ``FSVIZ_SAMPLE_DATA`` if set; in a checkout ``<repo>/sample_data``;
+    an installed package writes its samples on first use into the user's cache folder,
+    ``$XDG_CACHE_HOME/fsviz/sample_data`` (default ``~/.cache``; ``%LOCALAPPDATA%`` on Windows)."""
     env = os.environ.get("FSVIZ_SAMPLE_DATA")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "sample_data"
+    if env:
+        return Path(env)
+    repo = Path(__file__).resolve().parents[2]
+    if (repo / "pyproject.toml").is_file() and (repo / "fsviz" / "__init__.py").is_file():
+        return repo / "sample_data"
+    if os.name == "nt":
+        cache = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+    else:
+        cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "fsviz" / "sample_data"
 
 
 def list_samples() -> dict[str, SampleInfo]:

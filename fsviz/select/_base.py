@@ -135,27 +135,77 @@ def readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def name_order(n: int, names=None) -> np.ndarray:
+    """Each feature's position in the sorted order of ``names`` (its position when ``names`` is
+    None): the last key of every tie-break, so that a result does not depend on the column order
+    of a DataFrame (without names, a feature's position is its name)."""
+    if names is None:
+        return np.arange(n)
+    names = np.asarray(names).astype(str)
+    if names.size != n:
+        return np.arange(n)
+    pos = np.empty(n, dtype=np.int64)
+    pos[np.argsort(names, kind="stable")] = np.arange(n)
+    return pos
+
+
+def name_canon(names) -> np.ndarray | None:
+    """The column order that sorts ``names``; None without names or when they are sorted. A
+    method whose answer depends on the column order beyond ties of a final sort (a path, a walk)
+    works on ``X[:, name_canon(names)]`` and maps its indices back."""
+    if names is None:
+        return None
+    order = np.argsort(np.asarray(names).astype(str), kind="stable")
+    return None if np.array_equal(order, np.arange(order.size)) else order
+
+
+def take_columns(X, order: np.ndarray):
+    """``X[:, order]``; sparse input comes back CSR/CSC as it came, with sorted indices (the
+    same matrix whatever the column order it was built from, down to the order of its sums)."""
+    if not sp.issparse(X):
+        return X[:, order]
+    out = X.tocsc()[:, order].asformat(X.format)
+    out.sort_indices()
+    return out
+
+
+def tie_key(scores: np.ndarray, digits: int = 12) -> np.ndarray:
+    """``scores`` rounded to ``digits`` significant digits: the key ranks compare, so two scores
+    that differ only by rounding (a duplicated column summed in another position) tie, and the tie
+    goes to the name."""
+    s = np.asarray(scores, dtype=np.float64)
+    ok = np.isfinite(s) & (s != 0)
+    mag = np.floor(np.log10(np.abs(np.where(ok, s, 1.0))))
+    q = 10.0 ** (mag - (digits - 1))
+    return np.where(ok, np.round(s / q) * q, s)
+
+
 def rank_scores(
-    scores: np.ndarray, tie_break: np.ndarray | None = None, last: np.ndarray | None = None
+    scores: np.ndarray,
+    tie_break: np.ndarray | None = None,
+    last: np.ndarray | None = None,
+    names=None,
 ) -> np.ndarray:
     """Ranks of ``scores`` in scikit-learn's meaning: 1 = best (highest score).
 
-    Ties keep the feature order (stable); with ``tie_break`` given, ties are first
-    broken by ``tie_break`` (higher first), then by feature order. Features in the
-    boolean mask ``last`` (constant features) rank after all the others, whatever their score,
-    and among themselves in feature order.
+    Ties are broken by feature name (``names``, e.g. ``feature_names_in_``), or by feature order
+    when there are no names, so permuting a DataFrame's columns permutes the ranking with them;
+    scores equal to 12 significant digits tie (:func:`tie_key`). With ``tie_break`` given, ties
+    are first broken by ``tie_break`` (higher first). Features in the boolean mask ``last``
+    (constant features) rank after all the others, whatever their score, and among themselves by
+    name (feature order).
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    keys = [np.arange(scores.size)]
-    if last is not None:  # among themselves, the last features keep the feature order
+    scores = tie_key(scores)
+    keys = [name_order(scores.size, names)]
+    if last is not None:  # among themselves, the last features keep the name order
         last = np.asarray(last, dtype=bool)
     if tie_break is not None:
-        tb = -np.asarray(tie_break, dtype=np.float64)
+        tb = -tie_key(tie_break)
         keys.append(tb if last is None else np.where(last, 0.0, tb))
     keys.append(-scores if last is None else np.where(last, 0.0, -scores))
     if last is not None:
         keys.append(last)
-    if len(keys) == 2:
+    if len(keys) == 2 and names is None:
         order = np.argsort(-scores, kind="stable")
     else:
         order = np.lexsort(tuple(keys))
@@ -273,7 +323,7 @@ class ScoreSelector(SelectorMixin, BaseEstimator):
             X = zero_columns(X, constant)
         scores = np.asarray(self._compute_scores(X, y), dtype=np.float64)
         self.scores_ = scores
-        self.ranking_ = rank_scores(scores, last=constant)
+        self.ranking_ = rank_scores(scores, last=constant, names=getattr(self, "feature_names_in_", None))
         return self
 
     def _get_support_mask(self) -> np.ndarray:

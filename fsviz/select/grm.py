@@ -36,7 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from fsviz._params import ParamUI
-from fsviz.select._base import blas_limits, scale_extreme, support_mask
+from fsviz.select._base import blas_limits, name_order, scale_extreme, support_mask
 from fsviz.select._grm_kernels import simplex_project as _simplex_project_kernel
 
 
@@ -267,7 +267,8 @@ class GRM(SelectorMixin, BaseEstimator):
         the KKT multiplier), i.e. by how much each would raise the objective -- a
         feature redundant with the selected ones or far from its prior-group partners
         comes late -- then by the input score. Features outside the working set rank
-        after all working-set features, in input-score order (ties by index).
+        after all working-set features, in input-score order (ties by feature name, or by
+        index without names).
     top_ : ndarray of shape (min(n_top, n_positive),)
         The working set (original indices), best input score first: the ``n_top``
         best features among the ``n_positive`` with an input score ``> 0``.
@@ -297,7 +298,8 @@ class GRM(SelectorMixin, BaseEstimator):
     Zero and negative scores. The input score must be finite, with higher = better.
     A feature whose score is ``<= 0`` carries no evidence and never enters the
     working set: it gets ``z = 0`` and ranks after every working-set feature (among
-    themselves such features keep their input-score order, ties by index). Without
+    themselves such features keep their input-score order, ties by feature name, or by
+    index without names). Without
     this rule a feature with no evidence but no redundancy either -- a constant pixel,
     say, whose ``A`` row is ``e_i`` -- lowers ``z'Mz / z's`` when it takes weight from
     a redundant support, so GRM would lift it into the top. Scores are never shifted:
@@ -451,7 +453,10 @@ class GRM(SelectorMixin, BaseEstimator):
         # the working set: the n_top best among the features with a positive score (those come
         # first in the descending order); the others get z = 0 and rank after all of them
         d = min(int(self.n_top), n_pos)
-        top = np.argsort(-s_all, kind="stable")[:d]
+        # ties by feature name, and the working set in that order: with equal scores (duplicated
+        # columns) the solver's answer then depends on the names, not on the column order
+        names = name_order(m, getattr(self, "feature_names_in_", None))
+        top = np.lexsort((names, -s_all))[:d]
         s = s_all[top]
         s_scaled = s / s.max()  # GRM is invariant to rescaling s; this keeps the numbers O(1)
 
@@ -477,7 +482,7 @@ class GRM(SelectorMixin, BaseEstimator):
         key[top] = z
         cost = np.full(m, np.inf)
         cost[top] = reduced
-        order = np.lexsort((np.arange(m), -s_all, cost, -key))
+        order = np.lexsort((names, -s_all, cost, -key))
         self.scores_ = scores_out
         self.ranking_ = np.empty(m, dtype=np.int64)
         self.ranking_[order] = np.arange(1, m + 1)

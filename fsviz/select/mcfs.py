@@ -12,7 +12,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.utils._param_validation import Interval
 
 from fsviz._params import check_data_bound, validate_declared
-from fsviz.select._base import SELECTION_CONSTRAINTS, ScoreSelector
+from fsviz.select._base import SELECTION_CONSTRAINTS, ScoreSelector, name_canon, take_columns
 from fsviz.select._graph import GRAPH_KERNEL, NEIGHBOURS, NEIGHBOURS_UI, knn_affinity
 from fsviz.select._score_common import check_X
 
@@ -263,4 +263,12 @@ class MCFS(ScoreSelector):
         q = self.n_nonzero
         if q is None:
             q = self.n_features if isinstance(self.n_features, numbers.Integral) else 20
-        return _mcfs(X, self.n_clusters, self.n_neighbors, q, self.kernel, self.t)
+        # the L1 path is order-dependent among equally correlated (duplicated) columns: named
+        # columns are regressed in name order, so a tie goes to the first name, not position
+        canon = name_canon(getattr(self, "feature_names_in_", None))
+        if canon is None:
+            return _mcfs(X, self.n_clusters, self.n_neighbors, q, self.kernel, self.t)
+        scores = _mcfs(take_columns(X, canon), self.n_clusters, self.n_neighbors, q, self.kernel, self.t)
+        out = np.empty_like(scores)
+        out[canon] = scores
+        return out

@@ -207,6 +207,12 @@ class SAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
 
     Notes
     -----
+    Order: the column order of ``X`` is the stream (the order features arrive in), so SAOLA
+    is order-dependent by definition: permuting the columns can change what is selected, as
+    it can for every online method (Alg. 1 decides on each feature once, given those that
+    came before). The offline methods (GDM, GRM, the scorers) give one answer whatever the
+    column order.
+
     Ties: Alg. 1 uses strict inequalities between relevances, which keeps every exact
     duplicate of a selected feature. Here a feature that arrived earlier counts as the
     stronger one when relevances are exactly equal (Lemma 3, case 1: such features can
@@ -527,6 +533,9 @@ class GroupSAOLA(SelectedSubsetMixin, SelectorMixin, BaseEstimator):
 
     Notes
     -----
+    Order: the groups arrive in the order given and the features of a group in their column
+    order, so group-SAOLA is order-dependent by definition (the order is the stream), as SAOLA.
+
     Ties in relevance go to the feature that arrived first (the earlier group, or the
     earlier position within a group), so of several identical groups at most one is kept.
     Step 16 of Alg. 2 is applied to every present Y of the group, step 22/26 to every pair

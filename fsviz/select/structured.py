@@ -420,7 +420,10 @@ class _StructuredLasso(SelectorMixin, BaseEstimator):
         # zero coefficients: the closer a feature's gradient is to entering, the better it ranks;
         # constant features (gradient 0 up to rounding of the centring) last
         self.ranking_ = rank_scores(
-            self.scores_, tie_break=np.sqrt(np.sum(G * G, axis=1)), last=constant_features(X)
+            self.scores_,
+            tie_break=np.sqrt(np.sum(G * G, axis=1)),
+            last=constant_features(X),
+            names=getattr(self, "feature_names_in_", None),
         )
         return self
 

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from fsviz.viz._adapt import feature_names_of
 from fsviz.viz._common import names_of
 
 #: |rho| classes of the network's edges: one trace (width, colour) per class
@@ -123,7 +124,7 @@ def correlation_network(
     ----------
     pairs : DataFrame with columns ``i``, ``j``, ``rho`` or tuple ``(i, j, rho)``
         E.g. :func:`fsviz.stats.top_pairs`. Only the ``max_pairs`` largest |rho| are drawn.
-    feature_names : sequence of str, default=None
+    feature_names : sequence of str or DataFrame, default=None
         Names of all features (``f<i>`` when None).
     layout : {"circular", "spring"}, default="circular"
         ``"circular"``: connected components kept together around a circle;
@@ -151,6 +152,7 @@ def correlation_network(
         raise ValueError(f"correlation_network: 'layout' must be 'circular' or 'spring'; got {layout!r}.")
     if isinstance(max_pairs, bool) or not isinstance(max_pairs, Integral) or max_pairs < 1:
         raise ValueError(f"correlation_network: 'max_pairs' must be a positive int; got {max_pairs!r}.")
+    feature_names = feature_names_of(None, feature_names)  # a DataFrame: its columns
     i, j, r = _pairs_arrays(pairs)
     keep = np.lexsort((j, i, -np.abs(r)))[:max_pairs]
     i, j, r = i[keep], j[keep], r[keep]
@@ -241,7 +243,7 @@ def correlation_bars(
     ----------
     rhos : array of shape (n_features,)
         Signed correlations, e.g. :func:`fsviz.stats.correlations_with`.
-    feature_names : sequence of str, default=None
+    feature_names : sequence of str or DataFrame, default=None
     k : int, default=30
     against : str, default="the target"
         What the correlations are with, for the title (a feature name, "the target").
@@ -257,6 +259,7 @@ def correlation_bars(
     >>> list(correlation_bars(np.array([0.1, -0.9, 0.5]), k=2).data[0].y)
     ['f2', 'f1']
     """
+    feature_names = feature_names_of(None, feature_names)  # a DataFrame: its columns
     rhos = np.asarray(rhos, dtype=np.float64)
     if rhos.ndim != 1:
         raise ValueError(f"correlation_bars: 'rhos' must be 1-D; got shape {rhos.shape}.")

@@ -9,6 +9,7 @@ import numpy as np
 import plotly.colors as pc
 import plotly.graph_objects as go
 
+from fsviz.viz._adapt import as_groups, feature_names_of
 from fsviz.viz._common import NEUTRAL, names_of
 
 #: share of the colour bar given to the neutral band of aggregated ("+N more") nodes
@@ -42,12 +43,15 @@ def find_feature_group(result, feature: int | str, feature_names: Sequence[str] 
 
     Parameters
     ----------
-    result : GroupResult-like
-        Needs ``support``, ``af``, ``af_sf`` and ``af_rho``; ``scores`` is used when present.
+    result : fitted GDM or GroupResult-like
+        A fitted :class:`fsviz.select.GDM`, or an object with ``support``, ``af``, ``af_sf`` and
+        ``af_rho`` (``scores`` is used when present).
     feature : int or str
-        A feature index, or a feature name (then ``feature_names`` is required).
-    feature_names : sequence of str, default=None
-        Names of all features (``f<i>`` when None).
+        A feature index, or a feature name (then names are needed: ``feature_names``, or the
+        estimator was fitted on a DataFrame).
+    feature_names : sequence of str or DataFrame, default=None
+        Names of all features, or a pandas / polars DataFrame whose columns they are; None: the
+        estimator's ``feature_names_in_`` when it has them, else ``f<i>``.
 
     Returns
     -------
@@ -71,6 +75,8 @@ def find_feature_group(result, feature: int | str, feature_names: Sequence[str] 
     True
     """
     who = "find_feature_group"
+    feature_names = feature_names_of(result, feature_names)
+    result = as_groups(result, who)
     if isinstance(feature, str):
         if feature_names is None:
             raise ValueError(f"{who}: a feature name ({feature!r}) needs 'feature_names'.")
@@ -141,11 +147,14 @@ def group_tree(
 
     Parameters
     ----------
-    result : GroupResult-like
-        Needs ``support``, ``sf_scores``, ``af``, ``af_sf``, ``af_rho`` and ``scores``
-        (see :class:`fsviz.compute.GroupResult`).
-    feature_names : sequence of str, default=None
-        Names for labels and hover (``f<i>`` when None).
+    result : fitted GDM, fitted selector or GroupResult-like
+        A fitted :class:`fsviz.select.GDM` (``group_tree(GDM().fit(X, y))``), any other fitted
+        selector (its selected features, each a group of one), or an object with ``support``,
+        ``sf_scores``, ``af``, ``af_sf``, ``af_rho`` and ``scores`` (see
+        :class:`fsviz.compute.GroupResult`).
+    feature_names : sequence of str or DataFrame, default=None
+        Names for labels and hover, or a pandas / polars DataFrame whose columns they are;
+        None: the estimator's ``feature_names_in_`` when it has them, else ``f<i>``.
     max_groups : int, default=40
         Groups with their own node; at most ``1 + max_groups * (max_affiliated + 2) + 1``
         nodes are drawn whatever the number of groups and features.
@@ -178,8 +187,20 @@ def group_tree(
     ...     af_rho=np.array([0.9, 0.8, 0.7]), scores=np.linspace(1, 0, 8))
     >>> list(group_tree(r).data[0].ids)
     ['root', 'sf:0', 'af:1', 'af:2', 'sf:5', 'af:6']
+
+    A fitted estimator, with the names of the DataFrame it was fitted on:
+
+    >>> import pandas as pd
+    >>> from fsviz.select import GDM
+    >>> X = pd.DataFrame(np.random.default_rng(0).normal(size=(40, 6)), columns=list("abcdef"))
+    >>> X["a2"] = X["a"] + 0.01
+    >>> fig = group_tree(GDM(random_state=0).fit(X, X["a"] > 0))
+    >>> fig.data[0].labels[:3]  # the root, the group of a2 (2 features), its member a
+    ('6 groups', 'a2 (2)', 'a')
     """
     who = "group_tree"
+    feature_names = feature_names_of(result, feature_names)
+    result = as_groups(result, who)
     if kind not in _KINDS:
         raise ValueError(f"{who}: 'kind' must be 'treemap', 'sunburst' or 'icicle'; got {kind!r}.")
     if order not in ("size", "score"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -17,8 +18,11 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
 
     Parameters
     ----------
-    projections : sequence of Projection-like
-        Each has ``coords`` (n_samples, 2) and ``explained`` (2,) variance ratios.
+    projections : sequence of Projection-like or arrays
+        Each has ``coords`` (n_samples, 2) and ``explained`` (2,) variance ratios (the run
+        layer's ``Projection``); or is a dense array of the samples on the selected features,
+        of shape (n_samples, k >= 2), e.g. ``X[:, selector.get_support()]``: its first two
+        principal components are drawn (centred SVD; no scaling).
     y : array of shape (n_samples,), default=None
         Class labels for colours (one legend entry per class, shared by all panels). A
         continuous target (``type_of_target``) colours the samples on one colour scale
@@ -32,7 +36,15 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
     Returns
     -------
     plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(30, 5))
+    >>> fig = pca_pair([X[:, :3], X[:, 2:]], y=np.arange(30) % 2)
+    >>> len(fig.data)
+    4
     """
+    projections = [_as_projection(p) for p in projections]
     n = len(projections)
     fig = make_subplots(
         rows=1,
@@ -70,6 +82,23 @@ def pca_pair(projections: Sequence, y=None, *, titles: Sequence[str] = ("base", 
         height=460, margin=dict(t=60, l=5, r=5, b=5), title="PCA of the samples on the top features"
     )
     return fig
+
+
+def _as_projection(p) -> object:
+    """A Projection-like as is; a samples x features array as its first two principal components."""
+    if hasattr(p, "coords"):
+        return p
+    Z = np.asarray(p, dtype=np.float64)
+    if Z.ndim != 2 or Z.shape[1] < 2:
+        raise ValueError(
+            "pca_pair: each projection must have 'coords' and 'explained', or be an array of shape "
+            f"(n_samples, k >= 2) to project; got shape {Z.shape}."
+        )
+    Z = Z - Z.mean(axis=0)
+    u, s, _ = np.linalg.svd(Z, full_matrices=False)
+    var = s**2
+    explained = var[:2] / var.sum() if var.sum() > 0 else np.zeros(2)
+    return SimpleNamespace(coords=u[:, :2] * s[:2], explained=explained, features=np.arange(Z.shape[1]))
 
 
 def _continuous(fig: go.Figure, projections: Sequence, y: np.ndarray) -> go.Figure:

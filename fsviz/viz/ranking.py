@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from fsviz.viz._adapt import as_order, as_scores, feature_names_of
 from fsviz.viz._common import names_of
 
 
@@ -22,9 +23,14 @@ def ranking_bump(
 
     Parameters
     ----------
-    before, after : array of int
-        Feature indices best first (e.g. ``GRMResult.base_order`` and ``refined_order``).
-    feature_names : sequence of str, default=None
+    before, after : array of int, fitted estimator or result
+        Feature indices best first (e.g. ``GRMResult.base_order`` and ``refined_order``), or
+        what holds a ranking: a fitted :class:`fsviz.select.GRM` (its working set in GRM's
+        order), a fitted scorer (its ``ranking_``), a ``GRMResult`` or ``ScoreResult``. E.g.
+        ``ranking_bump(grm_without_priors, grm_with_priors)``.
+    feature_names : sequence of str or DataFrame, default=None
+        Names, or a pandas / polars DataFrame whose columns they are; None: the estimators'
+        ``feature_names_in_`` when they have them, else ``f<i>``.
     k : int, default=20
         Features in the top ``k`` of either ranking are drawn; a feature outside the top
         ``k`` of one side sits on the "below top k" row of that side.
@@ -35,9 +41,18 @@ def ranking_bump(
     -------
     plotly.graph_objects.Figure
         Green lines move up, red move down, grey keep their rank.
+
+    Examples
+    --------
+    >>> fig = ranking_bump([3, 1, 2], [1, 3, 0], ["a", "b", "c", "d"], k=2)
+    >>> sorted(t.text[0] or t.text[1] for t in fig.data)
+    ['b', 'd']
     """
-    before = np.asarray(before, dtype=np.int64)
-    after = np.asarray(after, dtype=np.int64)
+    feature_names = feature_names_of(before, feature_names)
+    if feature_names is None:
+        feature_names = feature_names_of(after)
+    before = as_order(before, "ranking_bump")
+    after = as_order(after, "ranking_bump")
     k = int(min(k, max(len(before), len(after))))
     rank_b = {int(f): r + 1 for r, f in enumerate(before[:k])}
     rank_a = {int(f): r + 1 for r, f in enumerate(after[:k])}
@@ -79,8 +94,14 @@ def ranking_bump(
 def score_bars(
     scores, feature_names: Sequence[str] | None = None, *, top_n: int = 30, title: str = "scores"
 ) -> go.Figure:
-    """Horizontal bars of the ``top_n`` highest scores (readable on any number of features)."""
-    scores = np.asarray(scores, dtype=np.float64)
+    """Horizontal bars of the ``top_n`` highest scores (readable on any number of features).
+
+    ``scores`` is an array of shape (n_features,), a fitted scorer (its ``scores_``) or a result
+    with ``scores``; ``feature_names`` a sequence, a pandas / polars DataFrame (its columns) or
+    None (the scorer's ``feature_names_in_`` when it has them, else ``f<i>``).
+    """
+    feature_names = feature_names_of(scores, feature_names)
+    scores = as_scores(scores, "score_bars")
     top = np.argsort(-scores, kind="stable")[:top_n]
     names = names_of(feature_names, top)
     fig = go.Figure(

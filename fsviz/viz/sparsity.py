@@ -6,10 +6,12 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from fsviz.viz._adapt import as_histogram
+
 
 def correlation_sparsity(
     edges,
-    counts,
+    counts=None,
     *,
     tau: float | None = None,
     exact: bool = True,
@@ -20,9 +22,13 @@ def correlation_sparsity(
 
     Parameters
     ----------
-    edges : array of shape (n_bins + 1,)
-        Interval edges on [0, 1].
-    counts : array of shape (n_bins,)
+    edges : array of shape (n_bins + 1,), or a histogram
+        Interval edges on [0, 1]; or, with ``counts`` left out, the histogram itself:
+        ``correlation_sparsity(correlation_histogram(X))`` (a
+        :class:`fsviz.stats.CorrelationHistogram` or the run layer's ``HistogramResult``),
+        whose ``exact`` flag and pair totals then fill ``exact``, ``n_pairs_total`` and
+        ``n_sampled`` where those are not given.
+    counts : array of shape (n_bins,), default=None
         Number of feature pairs whose |rho| falls in each interval.
     tau : float, default=None
         GDM's tau; the line |rho| = 1 - tau (the affiliation threshold) is drawn.
@@ -40,7 +46,26 @@ def correlation_sparsity(
     plotly.graph_objects.Figure
         Left: bars of the percentage of pairs per interval on a log y axis. Right: the
         fraction of pairs with |rho| >= x (1 - CDF) on a log y axis.
+
+    Examples
+    --------
+    >>> from fsviz.stats import correlation_histogram
+    >>> X = np.random.default_rng(0).normal(size=(30, 12))
+    >>> fig = correlation_sparsity(correlation_histogram(X, bins=10), tau=0.3)
+    >>> "66 feature pairs" in fig.layout.title.text
+    True
     """
+    if counts is None:
+        if not hasattr(edges, "counts"):
+            raise ValueError(
+                "correlation_sparsity: pass 'edges' and 'counts', or one histogram "
+                f"(fsviz.stats.correlation_histogram's result); got {type(edges).__name__} alone."
+            )
+        found = as_histogram(edges)
+        exact = found["exact"] if exact else exact
+        n_pairs_total = found["n_pairs_total"] if n_pairs_total is None else n_pairs_total
+        n_sampled = found["n_sampled"] if n_sampled is None else n_sampled
+        edges, counts = edges.edges, edges.counts
     edges = np.asarray(edges, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.float64)
     if edges.shape != (counts.size + 1,):

@@ -8,6 +8,7 @@ from numbers import Integral
 import numpy as np
 import plotly.graph_objects as go
 
+from fsviz.viz._adapt import feature_names_of
 from fsviz.viz._common import names_of
 
 
@@ -28,7 +29,7 @@ def stability_bars(
         Selection frequency of each feature in [0, 1], e.g.
         :func:`fsviz.evaluate.selection_frequency` (or a per-group frequency with group
         names as ``feature_names``).
-    feature_names : sequence of str, default=None
+    feature_names : sequence of str or DataFrame, default=None
     k : int, default=30
     kuncheva, jaccard : float, default=None
         Stability indices of the same selections (:func:`fsviz.evaluate.selection_stability`),
@@ -48,6 +49,7 @@ def stability_bars(
     >>> list(stability_bars(np.array([0.2, 1.0, 0.6]), k=2).data[0].y)
     ['f2', 'f1']
     """
+    feature_names = feature_names_of(None, feature_names)  # a DataFrame: its columns
     freq = np.asarray(freq, dtype=np.float64)
     if freq.ndim != 1 or (freq.size and (freq.min() < 0 or freq.max() > 1)):
         raise ValueError(

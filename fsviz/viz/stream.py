@@ -6,17 +6,20 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from fsviz.viz._adapt import as_stream
 from fsviz.viz._common import DECISION_COLORS
 
 
-def stream_progress(set_size, decision, *, n_windows: int = 60, max_points: int = 4000) -> go.Figure:
+def stream_progress(set_size, decision=None, *, n_windows: int = 60, max_points: int = 4000) -> go.Figure:
     """Selected-set size after each arriving feature, and decisions per arrival window.
 
     Parameters
     ----------
-    set_size : array of shape (n_arrived,)
-        Size of the selected set after each arrival.
-    decision : sequence of str of length n_arrived
+    set_size : array of shape (n_arrived,), or a fitted SAOLA
+        Size of the selected set after each arrival; or, with ``decision`` left out, a fitted
+        :class:`fsviz.select.SAOLA` / :class:`fsviz.select.GroupSAOLA` (its ``history_`` in
+        arrival order) or the run layer's ``StreamResult``.
+    decision : sequence of str of length n_arrived, default=None
         ``"selected"``, ``"irrelevant"``, ``"redundant"``, ``"removed"`` ... per arrival.
     n_windows : int, default=60
         The stream is cut into this many windows; the lower panel stacks the decisions of
@@ -28,6 +31,8 @@ def stream_progress(set_size, decision, *, n_windows: int = 60, max_points: int 
     -------
     plotly.graph_objects.Figure
     """
+    if decision is None:
+        set_size, decision = as_stream(set_size, "stream_progress")
     size = np.asarray(set_size, dtype=np.int64)
     dec = np.asarray(decision, dtype=object)
     n = len(size)

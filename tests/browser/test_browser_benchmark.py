@@ -24,7 +24,7 @@ def drop_last(pg, label: str) -> None:
 def test_benchmark_page_runs_and_downloads_the_library_table(
     page, shots, tmp_path, goto, settle, charts_drawn
 ):
-    import appkit
+    import fsviz.app.appkit as appkit
     import fsviz.compute as fc
     from fsviz.data import list_samples, load_sample
     from fsviz.evaluate import benchmark

@@ -28,7 +28,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from fsviz._params import ParamUI
-from fsviz.select._base import scale_extreme
+from fsviz.select._base import name_canon, scale_extreme, take_columns
+from fsviz.select.gdm import _state
 from fsviz.select.gdm._column_source import is_out_of_core, make_source
 from fsviz.select.gdm._complete import _window_cost, complete_groups
 from fsviz.select.gdm._ecv import _FoldVoteRanking, _MarginalRanking
@@ -51,6 +52,8 @@ __all__ = ["GDM"]
 
 
 # ============================================================================ estimator
+
+
 class GDM(SelectorMixin, BaseEstimator):
     """Group Discovery Machine: support features + affiliated feature groups.
 
@@ -181,7 +184,8 @@ class GDM(SelectorMixin, BaseEstimator):
         meaning "predicted to be ``positive``".
     n_features_in_ : int
     feature_names_in_ : ndarray of str
-        Only when X has string feature names.
+        Only when X has string feature names. Named columns are fitted in name order (a copy),
+        so the result does not depend on the column order: ties go to the first name.
 
     References
     ----------
@@ -371,6 +375,8 @@ class GDM(SelectorMixin, BaseEstimator):
                 ensure_min_samples=2,
                 ensure_all_finite=False,
             )
+        canon = None if ooc else name_canon(getattr(self, "feature_names_in_", None))
+        X = X if canon is None else take_columns(X, canon)
         if not self.one_class:
             self.target_type_ = self._target_type(y)
             if self.target_type_ == "multiclass":
@@ -443,6 +449,8 @@ class GDM(SelectorMixin, BaseEstimator):
                 self._finish(st)
         finally:
             scanner.close()
+        if canon is not None:
+            _state.map_columns_back(self, canon)
         return self
 
     def _target_type(self, y) -> str:

@@ -132,3 +132,16 @@ def theorem1_window(v, tau: float) -> float:
     else:
         nrm = float(np.linalg.norm(v - v.mean()))
     return np.sqrt(2.0 * tau) * nrm * (1.0 + 1e-9) + 1e-15
+
+
+def map_columns_back(est, canon: np.ndarray) -> None:
+    """Feature indices and per-feature arrays of a fit on ``X[:, canon]`` in ``X``'s columns."""
+    inv = np.empty_like(canon)
+    inv[canon] = np.arange(canon.size)
+    est.support_ = canon[est.support_]
+    est.groups_ = {int(canon[k]): canon[v] for k, v in est.groups_.items()}
+    est.group_corr_ = {int(canon[k]): v for k, v in est.group_corr_.items()}
+    est.scores_ = est.scores_[inv]
+    est.coef_ = est.coef_[..., inv]
+    if hasattr(est, "class_support_"):
+        est.class_support_ = {c: canon[v] for c, v in est.class_support_.items()}

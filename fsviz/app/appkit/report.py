@@ -6,8 +6,8 @@ import re
 
 import streamlit as st
 
-from appkit.state import ResultKey, per_dataset, result_store
-from appkit.widgets import param_number
+from fsviz.app.appkit.state import ResultKey, per_dataset, result_store
+from fsviz.app.appkit.widgets import param_number
 from fsviz.compute import Run
 
 

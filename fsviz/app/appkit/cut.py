@@ -8,7 +8,7 @@ import warnings
 import streamlit as st
 
 import fsviz.compute as fc
-from appkit.results import result
+from fsviz.app.appkit.results import result
 from fsviz.viz import ranking_cut
 
 #: the rules a ranking can be cut by, as the control names them

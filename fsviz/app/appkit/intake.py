@@ -11,9 +11,19 @@ from pathlib import Path
 
 import streamlit as st
 
-from appkit.memory import ByteLRU, share
-from appkit.state import activate, use
-from appkit.widgets import busy
+from fsviz.app.appkit.memory import ByteLRU, return_memory
+from fsviz.app.appkit.state import (
+    _datasets,
+    activate,
+    dataset_key,
+    inspect_store,
+    result_store,
+    session_id,
+    upload_store,
+    usage,
+    use,
+)
+from fsviz.app.appkit.widgets import busy
 from fsviz.data.formats.archives import strip_compression_suffix
 from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.plan import ImportPlan
@@ -123,21 +133,6 @@ class Upload:
 
 
 @st.cache_resource(show_spinner=False)
-def upload_store() -> ByteLRU:
-    """The uploaded files of the sessions of this server, by token (see :class:`Upload`): a
-    quarter of the memory budget, least recently used first out."""
-
-    return ByteLRU(64, share("uploads", 16 << 20))
-
-
-@st.cache_resource(show_spinner=False)
-def inspect_store() -> ByteLRU:
-    """Previews of uploads (:func:`fsviz.data.inspect_table`) by digest and options: 1/8 of the budget."""
-
-    return ByteLRU(16, share("previews", 8 << 20))
-
-
-@st.cache_resource(show_spinner=False)
 def loaded_index() -> ByteLRU:
     """Which dataset (:class:`~appkit.state.DatasetKey`) an upload read with given options gave:
     the dataset itself lives in the dataset store, once."""
@@ -182,9 +177,6 @@ def release_replaced(up: Upload) -> int:
     dataset read from them keeps them; the sweeper (:func:`appkit.state.release_unused`) is
     still what releases a closed session's.
     """
-    from appkit.memory import return_memory
-    from appkit.state import _datasets, result_store, session_id, usage
-
     registry, sid = usage(), session_id()
     ours = {k for k in loaded_index().keys() if k[0] == up.digest}
     mine = st.session_state.get("dataset_key")
@@ -489,7 +481,6 @@ def _load_upload(up: Upload, plan: ImportPlan):
     the server, and every session on it, down; .mat, workbooks and .h5ad are parsed in a
     memory-limited child process (``sandbox=True``), so a reader that crashes or over-allocates
     on a hostile file cannot either."""
-    from appkit.state import _datasets, dataset_key
     from fsviz.data import load_dataset
 
     record = annotation_upload(up)

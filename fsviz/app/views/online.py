@@ -3,7 +3,7 @@ every decision explained."""
 
 import streamlit as st
 
-import appkit
+import fsviz.app.appkit as appkit
 import fsviz.compute as fc
 from fsviz.viz import stream_progress
 
@@ -17,6 +17,10 @@ if ds.y is None:
     st.stop()
 ctl, out = st.columns([1, 3], gap="medium")
 ctl.caption(appkit.target_note(ds, "online"))
+ctl.caption(
+    "The columns arrive in file order: that order is the stream, so another column order can "
+    "select differently. The offline methods give one answer whatever the order."
+)
 
 appkit.seed_form("saola", appkit.saola_form_defaults(ds))
 with ctl.container(border=True):

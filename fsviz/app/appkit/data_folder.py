@@ -34,6 +34,18 @@ from pathlib import Path
 
 import streamlit as st
 
+from fsviz.app.appkit import jobs
+from fsviz.app.appkit.intake import (
+    IMPORT_DEFAULTS,
+    Upload,
+    _with_shape,
+    apply_target_fixes,
+    sample_fixes,
+    session_options,
+    upload_store,
+)
+from fsviz.app.appkit.state import activate, use
+
 #: the environment variable naming the folder (unset: no server folder, the source is hidden)
 DATA_DIR_ENV = "FSVIZ_DATA_DIR"
 #: suffixes listed (lower case); a directory is listed when it is a zarr store or an fsviz
@@ -641,9 +653,6 @@ def open_folder_file(shape):
     Raises ValueError (the sidebar shows it) for a path outside the folder or data over the
     memory budget.
     """
-    from appkit.intake import _with_shape, apply_target_fixes, sample_fixes
-    from appkit.state import activate
-
     root = data_dir()
     files, skipped = _listing(str(root))
     by_name = {f.name: f for f in files}
@@ -690,7 +699,6 @@ def _open_as_job(path: Path, stat):
     """Open a file from its path as a job of this session (progress, Cancel): a large matrix
     takes seconds to read. Returns the Dataset, or None when cancelled (the choice is cleared,
     so picking the file again opens it)."""
-    from appkit import jobs
 
     def unpick() -> None:
         st.session_state["folder_file"] = None
@@ -718,8 +726,6 @@ def _as_upload(path: Path, stat):
     import hashlib
     import secrets
 
-    from appkit.intake import IMPORT_DEFAULTS, Upload, session_options, upload_store
-    from appkit.state import use
     from fsviz.data.budget import check_memory, format_bytes
 
     tenx = path.is_dir() and _is_tenx(path)  # a Cell Ranger folder: its three files as one tar
@@ -753,9 +759,6 @@ def folder_upload():
     """The Upload of the folder file this session opened, with this session's import options
     (None for a file opened from its path)."""
     import json
-
-    from appkit.intake import Upload, session_options, upload_store
-    from appkit.state import use
 
     token = st.session_state.get("folder_token")
     record = upload_store().get(token) if token else None

@@ -8,7 +8,15 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from appkit.memory import SWEEP_SECONDS, ByteLRU, UsageRegistry, return_memory, share, tune_allocator
+from fsviz.app.appkit.memory import (
+    SWEEP_SECONDS,
+    ByteLRU,
+    UsageRegistry,
+    release_ended_sessions,
+    return_memory,
+    share,
+    tune_allocator,
+)
 from fsviz.compute import Run
 
 #: a dataset is "small" when n_samples * n_features is below this: its default runs start
@@ -83,8 +91,6 @@ def _is_active(sid: str) -> bool:
 
 
 def _sweep_forever(registry: UsageRegistry) -> None:
-    from appkit.memory import release_ended_sessions
-
     while True:
         time.sleep(SWEEP_SECONDS)
         try:
@@ -96,10 +102,23 @@ def _sweep_forever(registry: UsageRegistry) -> None:
             pass
 
 
+@st.cache_resource(show_spinner=False)
+def upload_store() -> ByteLRU:
+    """The uploaded files of the sessions of this server, by token (see :class:`appkit.intake.Upload`): a
+    quarter of the memory budget, least recently used first out."""
+
+    return ByteLRU(64, share("uploads", 16 << 20))
+
+
+@st.cache_resource(show_spinner=False)
+def inspect_store() -> ByteLRU:
+    """Previews of uploads (:func:`fsviz.data.inspect_table`) by digest and options: 1/8 of the budget."""
+
+    return ByteLRU(16, share("previews", 8 << 20))
+
+
 def release_unused(registry: UsageRegistry) -> None:
     """Drop from the shared stores what no live session uses, and return the memory."""
-    from appkit.intake import inspect_store, upload_store
-
     # The keys first, then who uses them: a session registers a key before it stores it
     # (appkit.intake), so an entry stored while this runs is either not in the snapshot or
     # already registered, never dropped as unused.

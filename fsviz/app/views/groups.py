@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-import appkit
+import fsviz.app.appkit as appkit
 import fsviz.compute as fc
 from fsviz.viz import group_tree
 

@@ -8,7 +8,7 @@ import json
 import streamlit as st
 
 import fsviz.compute as fc
-from appkit.intake import (
+from fsviz.app.appkit.intake import (
     IMPORT_DEFAULTS,
     ROLES,
     Upload,
@@ -16,8 +16,10 @@ from appkit.intake import (
     annotation_targets,
     annotation_upload,
     archive_members_of,
+    attach_annotations,
     column_roles,
     current_upload,
+    detach_annotations,
     effective_plan,
     inspect_upload,
     parse_label,
@@ -27,7 +29,7 @@ from appkit.intake import (
     set_role,
     set_target,
 )
-from appkit.state import per_dataset
+from fsviz.app.appkit.state import per_dataset
 from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.loaders import LOAD_CHOICES
 
@@ -469,8 +471,6 @@ def _anndata_row(up: Upload, info) -> None:
 
 def _annotations_row(up: Upload, info) -> None:
     """A second uploader for the sample annotations (a phenotype table), joined on the sample names."""
-    from appkit.intake import attach_annotations, detach_annotations
-
     if info is not None and info.fmt == "geo":
         st.caption("Sample annotations: the series matrix's own !Sample_ lines (the target choices).")
         return

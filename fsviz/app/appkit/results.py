@@ -10,10 +10,11 @@ from collections import OrderedDict
 import streamlit as st
 
 import fsviz.compute as fc
-from appkit import jobs
-from appkit.memory import ByteLRU
-from appkit.scale import check_fits
-from appkit.state import (
+from fsviz.app.appkit import jobs
+from fsviz.app.appkit.cluster import client_for
+from fsviz.app.appkit.memory import ByteLRU
+from fsviz.app.appkit.scale import check_fits
+from fsviz.app.appkit.state import (
     ResultKey,
     add_selection,
     per_dataset,
@@ -23,9 +24,9 @@ from appkit.state import (
     shown,
     small,
 )
-from appkit.url import sync_url
-from appkit.warmup import wait_for
-from appkit.widgets import show_error
+from fsviz.app.appkit.url import sync_url
+from fsviz.app.appkit.warmup import wait_for
+from fsviz.app.appkit.widgets import show_error
 from fsviz.compute import Run
 
 #: a page reruns as its widgets move when its last result took less than this (live tuning)
@@ -193,8 +194,6 @@ def result(
             return None
         jobs.forget_cancel(key)
     if job is None:
-        from appkit.cluster import client_for
-
         client = client_for(run, ds)
 
         def compute(report):

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-import appkit
+import fsviz.app.appkit as appkit
 import fsviz.compute as fc
 from fsviz.compute import Run
 from fsviz.viz import ranking_bump

@@ -7,8 +7,8 @@ from contextlib import contextmanager
 import streamlit as st
 
 import fsviz.compute as fc
-from appkit.state import seed, shown
 from fsviz._params import Param
+from fsviz.app.appkit.state import seed, shown
 from fsviz.compute import Run
 
 
@@ -207,28 +207,6 @@ def default_gdm(ds) -> Run:
     """GDM's defaults for this dataset: all classes at once (multiclass GDM, so masks and trees
     describe every class), one-class (GDM-OC) without a target."""
     return Run("gdm", {"one_class": ds.y is None}, seed())
-
-
-def grm_form_defaults(ds) -> dict:
-    """The GRM form's starting values: those of the result shown, else the defaults."""
-    shown_run = shown("grm", ds)
-    run = shown_run or Run("grm", {})  # GRM's declared defaults
-    default = fc.grm_default_base(ds.target_kind)
-    base = run.get("base") or Run(default, fc.grm_base_params(default), seed())
-    neighbours = fc.method("lgd").params["n_neighbors"].default  # the base scores' neighbourhood
-    n_top = min(run.get("n_top"), ds.n_features)
-    if shown_run is None:  # first visit: GRM re-ranks only features with some base evidence
-        from appkit.results import result
-
-        scores = result(ds, base, "Scoring the features")
-        if scores is not None:
-            n_top = fc.evidence_n_top(scores.scores, n_top, k=fc.TOP_K.default)
-    return {
-        "method": base.method,
-        "n_neighbors": base.get("n_neighbors", neighbours),
-        "n_top": n_top,
-        "gamma": run.get("gamma"),
-    }
 
 
 def saola_form_defaults(ds) -> dict:

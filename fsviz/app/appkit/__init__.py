@@ -19,12 +19,19 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 ``state.AUTO_RUN_CELLS``) are not re-exported: patch them in the module that reads them.
 """
 
-from appkit.cluster import compute_sidebar
-from appkit.cut import cut_control
-from appkit.data_folder import folder_upload, open_folder_file, sources
-from appkit.explain import explanation, export_csv, why_not
-from appkit.grm_panels import gamma_sweep, grm_table, prior_effect, prior_groups_editor, prior_groups_warnings
-from appkit.import_widgets import (
+from fsviz.app.appkit.cluster import compute_sidebar
+from fsviz.app.appkit.cut import cut_control
+from fsviz.app.appkit.data_folder import folder_upload, open_folder_file, sources
+from fsviz.app.appkit.explain import explanation, export_csv, why_not
+from fsviz.app.appkit.grm_panels import (
+    gamma_sweep,
+    grm_form_defaults,
+    grm_table,
+    prior_effect,
+    prior_groups_editor,
+    prior_groups_warnings,
+)
+from fsviz.app.appkit.import_widgets import (
     DECIMALS,
     NO_TARGET,
     ORIENTATIONS,
@@ -41,7 +48,7 @@ from appkit.import_widgets import (
     target_choice,
     target_options,
 )
-from appkit.intake import (
+from fsviz.app.appkit.intake import (
     IMPORT_DEFAULTS,
     ROLES,
     Upload,
@@ -68,8 +75,8 @@ from appkit.intake import (
     set_role,
     set_target,
 )
-from appkit.report import report_download
-from appkit.results import (
+from fsviz.app.appkit.report import report_download
+from fsviz.app.appkit.results import (
     compare_rows,
     cv_help,
     cv_scheme,
@@ -90,8 +97,8 @@ from appkit.results import (
     selections,
     stored,
 )
-from appkit.scale import WIDE_FEATURES, feature_picker, wide
-from appkit.session_file import (
+from fsviz.app.appkit.scale import WIDE_FEATURES, feature_picker, wide
+from fsviz.app.appkit.session_file import (
     apply_pending_session,
     pending_session_note,
     read_session_upload,
@@ -99,7 +106,7 @@ from appkit.session_file import (
     session_download,
     source_of,
 )
-from appkit.state import (
+from fsviz.app.appkit.state import (
     APP_KEY_PREFIXES,
     APP_KEYS,
     DatasetKey,
@@ -116,17 +123,16 @@ from appkit.state import (
     shown,
     small,
 )
-from appkit.url import restore_from_url, restore_runs, sync_url
-from appkit.warmup import note as warm_up_note
-from appkit.warmup import warm_up
-from appkit.widgets import (
+from fsviz.app.appkit.url import restore_from_url, restore_runs, sync_url
+from fsviz.app.appkit.warmup import note as warm_up_note
+from fsviz.app.appkit.warmup import warm_up
+from fsviz.app.appkit.widgets import (
     GDM_ALL_CLASSES,
     TARGET_NEEDS,
     busy,
     class_labels,
     default_gdm,
     gdm_form_defaults,
-    grm_form_defaults,
     param_number,
     param_options,
     param_slider,

@@ -7,8 +7,8 @@ import json
 
 import streamlit as st
 
-from appkit.intake import IMPORT_DEFAULTS, sample_names, session_options, upload_store
-from appkit.state import per_dataset, show
+from fsviz.app.appkit.intake import IMPORT_DEFAULTS, sample_names, session_options, upload_store
+from fsviz.app.appkit.state import per_dataset, show
 from fsviz.compute.runs import SEED_MAX
 from fsviz.compute.session import check_import_options, check_run, parse_json
 

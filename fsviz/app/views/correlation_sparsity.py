@@ -3,7 +3,7 @@ the most correlated pairs and every feature's correlation with one feature or th
 
 import streamlit as st
 
-import appkit
+import fsviz.app.appkit as appkit
 import fsviz.compute as fc
 from fsviz.compute import Run
 from fsviz.viz import correlation_bars, correlation_network, correlation_sparsity

@@ -5,9 +5,29 @@ from __future__ import annotations
 import streamlit as st
 
 import fsviz.compute as fc
-from appkit.results import cv_help, evaluation, result, stored
-from appkit.state import per_dataset, shown
+from fsviz.app.appkit.results import cv_help, evaluation, result, stored
+from fsviz.app.appkit.state import per_dataset, seed, shown
 from fsviz.compute import Run
+
+
+def grm_form_defaults(ds) -> dict:
+    """The GRM form's starting values: those of the result shown, else the defaults."""
+    shown_run = shown("grm", ds)
+    run = shown_run or Run("grm", {})  # GRM's declared defaults
+    default = fc.grm_default_base(ds.target_kind)
+    base = run.get("base") or Run(default, fc.grm_base_params(default), seed())
+    neighbours = fc.method("lgd").params["n_neighbors"].default  # the base scores' neighbourhood
+    n_top = min(run.get("n_top"), ds.n_features)
+    if shown_run is None:  # first visit: GRM re-ranks only features with some base evidence
+        scores = result(ds, base, "Scoring the features")
+        if scores is not None:
+            n_top = fc.evidence_n_top(scores.scores, n_top, k=fc.TOP_K.default)
+    return {
+        "method": base.method,
+        "n_neighbors": base.get("n_neighbors", neighbours),
+        "n_top": n_top,
+        "gamma": run.get("gamma"),
+    }
 
 
 def prior_groups_editor(ds) -> list[list[int]]:
@@ -139,8 +159,6 @@ def prior_groups_warnings(ds, res) -> list[str]:
     groups = res.run.get("prior_groups") or ()
     if not groups:
         return []
-    from appkit.results import result
-
     base = result(ds, res.base_run, "Scoring")
     if base is None:
         return []

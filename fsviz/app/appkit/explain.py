@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import fsviz.compute as fc
-from appkit.results import result
+from fsviz.app.appkit.results import result
 from fsviz.viz import stand_in_scatter
 
 #: a feature name is typed, not picked, above this many features (a selectbox of thousands of
