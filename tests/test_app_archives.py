@@ -108,7 +108,7 @@ def test_the_server_folder_lists_compressed_files_and_says_what_it_leaves_out(tm
 
 
 def test_a_listing_cut_at_its_limit_says_so(tmp_path, monkeypatch):
-    import appkit.data_folder as folder
+    import fsviz.app.appkit.data_folder as folder
 
     for i in range(3):
         (tmp_path / f"t{i}.csv").write_bytes(CSV)
