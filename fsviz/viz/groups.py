@@ -195,8 +195,8 @@ def group_tree(
     >>> X = pd.DataFrame(np.random.default_rng(0).normal(size=(40, 6)), columns=list("abcdef"))
     >>> X["a2"] = X["a"] + 0.01
     >>> fig = group_tree(GDM(random_state=0).fit(X, X["a"] > 0))
-    >>> fig.data[0].labels[:3]  # the root, the group of a2 (2 features), its member a
-    ('6 groups', 'a2 (2)', 'a')
+    >>> fig.data[0].labels[:3]  # the root, the group of a (2 features), its member a2
+    ('6 groups', 'a (2)', 'a2')
     """
     who = "group_tree"
     feature_names = feature_names_of(result, feature_names)
