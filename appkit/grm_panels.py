@@ -91,7 +91,7 @@ def prior_effect(ds, plain: fc.GRMResult, constrained: fc.GRMResult, prior: list
 
 def grm_table(where, ds, res, prior: list, k: int) -> None:
     """GRM's scores and ranks, with the evidence columns, and the near-zero-evidence warning."""
-    frame = fc.grm_frame(res, ds.feature_names, prior, k=k)
+    frame = fc.grm_frame(res, ds.feature_labels, prior, k=k)
     if fc.grm_evidence_warning(frame, k):
         where.warning(fc.grm_evidence_warning(frame, k))
     where.dataframe(

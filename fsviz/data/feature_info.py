@@ -333,3 +333,11 @@ def attach_feature_info(parts: dict, table, plan, *, who: str, budget: int = 0) 
         parts["table_meta"] = meta
         parts["notes"] = list(parts.get("notes") or []) + notes
     return parts
+
+
+def export_display_names(dataset) -> np.ndarray | None:
+    """The ``display_name`` column an export adds beside ``name`` (the ID): the dataset's display
+    names when it has feature annotations, None otherwise (exports keep their columns)."""
+    if (dataset.meta or {}).get("feature_info") is None:
+        return None
+    return dataset.feature_info["display_name"].to_numpy(dtype=object)
