@@ -420,30 +420,19 @@ class Dataset:
 
     @property
     def feature_info(self):
-        """Per-feature annotations: a pandas DataFrame indexed like :attr:`feature_names` (the
-        original IDs) with ``display_name`` first (a gene symbol, ``SYMBOL (ID)`` when several
-        features share one, the ID where there is none) and the annotation table's other columns.
-
-        Filled by ``load_dataset(..., feature_annotations=)`` or from the file where its format
-        carries it (10x ``features.tsv``, AnnData ``var``, MaxQuant ``Gene names``); otherwise every
-        display name is the feature's name. Kept in ``meta["feature_info"]`` (not part of the
-        fingerprint) and follows :meth:`subset`.
-        """
+        """Per-feature annotations (:mod:`fsviz.data.feature_info`): a DataFrame indexed like
+        :attr:`feature_names` (the IDs), ``display_name`` first (a symbol; the ID without one)."""
         from fsviz.data.feature_info import feature_info_frame
 
         return feature_info_frame(self.meta.get("feature_info"), self.feature_names)
 
     @property
     def feature_labels(self) -> np.ndarray:
-        """Each feature's label in charts, tables, exports and reports: ``SYMBOL (ID)`` when its
-        display name differs from its ID, the ID otherwise
-        (:func:`fsviz.data.feature_info.display_labels`)."""
+        """Each feature's label in charts, tables and reports: ``SYMBOL (ID)``, or the ID."""
         from fsviz.data.feature_info import display_labels
 
         info = self.meta.get("feature_info")
-        if info is None:
-            return self.feature_names
-        return display_labels(info, self.feature_names)
+        return self.feature_names if info is None else display_labels(info, self.feature_names)
 
     def class_labels(self) -> tuple[list[str], np.ndarray]:
         """``(names, counts)`` of the classes in code order; ``([], [])`` without class labels."""
