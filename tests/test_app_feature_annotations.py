@@ -58,6 +58,10 @@ def test_a_platform_table_upload_labels_the_groups_tiles_and_the_export_with_sym
     tree = next(c for c in at.get("plotly_chart") if "treemap" in c.proto.spec)
     labels = " ".join(str(v) for v in json.loads(tree.proto.spec)["data"][0]["labels"])
     assert "(10" in labels and "SYM" in labels  # "SYMBOL (probe)" tiles
+    at.selectbox(key="why_gdm").set_value(4).run()  # "Why not this feature?" by its label
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    why = [i.value for i in at.info] + [s.value for s in at.success]
+    assert any("SYM4 (1004_at)" in t for t in why), why
     sel = fc.Run("fisher").execute(ds).selection(5)
     export = fc.read_selection_csv(appkit.export_csv(ds, sel, explained=False))
     assert export["name"].tolist() == [PROBES[j] for j in sel.indices]
