@@ -165,3 +165,16 @@ def test_the_cli_takes_feature_annotations_and_writes_both_columns(geo, tmp_path
     assert list(frame.columns[2:4]) == ["name", "display_name"]
     assert frame["display_name"].str.contains(r"SYM|DDR1|RFC2").any()
     assert json.loads(prov.read_text())["dataset"]["import_plan"]["feature_annotations"] == str(platform)
+
+
+def test_the_report_shows_the_symbols_and_its_reproduce_lines_carry_the_table(geo):
+    from fsviz.report import build_report
+
+    matrix, platform = geo
+    ds = load_dataset(matrix, feature_annotations=platform)
+    html = build_report(ds, [fc.Run("fisher")], k=5, created="2026-01-01T00:00:00+00:00")
+    sel = fc.Run("fisher").execute(ds).selection(5)
+    j = next(j for j in sel.indices if ds.feature_labels[j] != ds.feature_names[j])
+    assert f"<td>{ds.feature_info['display_name'].iloc[j]}</td>" in html  # the top table
+    assert ds.feature_labels[j] in html  # the score chart's label
+    assert "feature_annotations" in html and platform.name in html  # the --plan of the reproduce lines
