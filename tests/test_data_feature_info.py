@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -178,3 +179,25 @@ def test_the_report_shows_the_symbols_and_its_reproduce_lines_carry_the_table(ge
     assert f"<td>{ds.feature_info['display_name'].iloc[j]}</td>" in html  # the top table
     assert ds.feature_labels[j] in html  # the score chart's label
     assert "feature_annotations" in html and platform.name in html  # the --plan of the reproduce lines
+
+
+def test_anndata_var_gives_display_names_from_its_symbol_column(tmp_path):
+    import shutil
+
+    import h5py
+
+    path = tmp_path / "cells.h5ad"
+    shutil.copy(Path(__file__).resolve().parent / "data" / "cells_sparse.h5ad", path)
+    with h5py.File(path, "r+") as f:  # var gets gene_symbols (two genes share one) and a biotype
+        ids = [v.decode() for v in f["var"]["_index"][:]]
+        symbols = [f"SYM{j}" for j in range(len(ids))]
+        symbols[1] = "SYM0"
+        for name, values in (("gene_symbols", symbols), ("biotype", ["protein_coding"] * len(ids))):
+            d = f["var"].create_dataset(name, data=np.array(values, dtype=object), dtype=h5py.string_dtype())
+            d.attrs.update({"encoding-type": "string-array", "encoding-version": "0.2.0"})
+        f["var"].attrs["column-order"] = np.array(["gene_symbols", "biotype"], dtype=object)
+    ds = load_dataset(path, sandbox=True)  # read in the sandbox child, as the app and the CLI do
+    assert ds.feature_names.tolist() == ids  # the var index stays the names
+    assert ds.feature_info["display_name"].tolist()[:3] == [f"SYM0 ({ids[0]})", f"SYM0 ({ids[1]})", "SYM2"]
+    assert ds.feature_info["biotype"].iloc[0] == "protein_coding"
+    assert ds.feature_labels[2] == f"SYM2 ({ids[2]})"
