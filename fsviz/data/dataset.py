@@ -429,10 +429,9 @@ class Dataset:
     @property
     def feature_labels(self) -> np.ndarray:
         """Each feature's label in charts, tables and reports: ``SYMBOL (ID)``, or the ID."""
-        from fsviz.data.feature_info import display_labels
+        from fsviz.data.feature_info import dataset_labels
 
-        info = self.meta.get("feature_info")
-        return self.feature_names if info is None else display_labels(info, self.feature_names)
+        return dataset_labels(self)
 
     def class_labels(self) -> tuple[list[str], np.ndarray]:
         """``(names, counts)`` of the classes in code order; ``([], [])`` without class labels."""

@@ -200,9 +200,10 @@ def match_feature_annotations(
     for c in others:
         info[c] = _text(matched[c].to_numpy(dtype=object))
     info.attrs.update({"key": key, "display": shown})
+    head = f"feature annotations {label}" if label else who
     notes = [
-        f"feature annotations {label or who}: {int(has.sum())} of {len(names)} features got a display "
-        f"name from column {shown!r} (keyed by {key!r})"
+        f"{head}: {int(has.sum())} of {len(names)} features got a display name from column {shown!r} "
+        f"(keyed by {key!r})"
     ]
     if int((~has).sum()):
         lost = names[~has]
@@ -341,3 +342,17 @@ def export_display_names(dataset) -> np.ndarray | None:
     if (dataset.meta or {}).get("feature_info") is None:
         return None
     return dataset.feature_info["display_name"].to_numpy(dtype=object)
+
+
+def dataset_labels(dataset) -> np.ndarray:
+    """``Dataset.feature_labels``: :func:`display_labels` of its ``meta["feature_info"]`` (its
+    feature names without one), computed once per dataset (0.15 s for 55k probes) and read-only."""
+    info = (dataset.meta or {}).get("feature_info")
+    if info is None:
+        return dataset.feature_names
+    labels = dataset.__dict__.get("_feature_labels")
+    if labels is None or len(labels) != dataset.n_features:
+        labels = display_labels(info, dataset.feature_names)
+        labels.setflags(write=False)
+        object.__setattr__(dataset, "_feature_labels", labels)  # a cache beside the frozen fields
+    return labels
