@@ -201,3 +201,13 @@ def test_anndata_var_gives_display_names_from_its_symbol_column(tmp_path):
     assert ds.feature_info["display_name"].tolist()[:3] == [f"SYM0 ({ids[0]})", f"SYM0 ({ids[1]})", "SYM2"]
     assert ds.feature_info["biotype"].iloc[0] == "protein_coding"
     assert ds.feature_labels[2] == f"SYM2 ({ids[2]})"
+
+
+def test_annotations_that_change_a_label_change_the_fingerprint_others_do_not(geo, tmp_path):
+    matrix, platform = geo
+    plain = load_dataset(matrix)
+    annotated = load_dataset(matrix, feature_annotations=platform)
+    assert annotated.fingerprint != plain.fingerprint  # cached explanations name the symbols
+    assert load_dataset(matrix, feature_annotations=platform).fingerprint == annotated.fingerprint
+    same = pd.DataFrame({"ID": PROBES, "symbol": PROBES})  # every display name is the ID
+    assert load_dataset(matrix, feature_annotations=same).fingerprint == plain.fingerprint

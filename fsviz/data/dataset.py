@@ -333,6 +333,9 @@ class Dataset:
         if self.sample_names is not None:  # only when present: older fingerprints stay valid
             h.update(b"sample_names")
             h.update(json.dumps(self.sample_names.tolist(), ensure_ascii=True).encode("ascii"))
+        from fsviz.data.feature_info import labels_digest  # display labels: only when any differs
+
+        h.update(labels_digest(self))
         return h.hexdigest()
 
     # ------------------------------------------------------------------ properties

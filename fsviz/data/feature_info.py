@@ -21,6 +21,7 @@ to the features and returns ``Dataset.feature_info``: a DataFrame indexed by the
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -356,3 +357,14 @@ def dataset_labels(dataset) -> np.ndarray:
         labels.setflags(write=False)
         object.__setattr__(dataset, "_feature_labels", labels)  # a cache beside the frozen fields
     return labels
+
+
+def labels_digest(dataset) -> bytes:
+    """What the fingerprint adds for feature annotations: the display labels, only when one of
+    them differs from its feature's name (b"" otherwise, so every other fingerprint is unchanged).
+    Results that name features (an explanation's reasons) are cached by the fingerprint: a dataset
+    read again with other annotations is another dataset to them."""
+    labels = dataset_labels(dataset)
+    if labels is dataset.feature_names or np.array_equal(labels, dataset.feature_names):
+        return b""
+    return b"feature_labels" + json.dumps(labels.tolist(), ensure_ascii=True).encode("ascii")
