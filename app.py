@@ -10,7 +10,8 @@ from appkit.memory import release_session_leftovers
 from fsviz.viz import target_histogram
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
-appkit.warm_up()  # once per server: load the numba kernels before the first person needs them
+appkit.warm_up()  # once per server: compile the numba kernels in the background, at once
+appkit.warm_up_note()  # says so in the sidebar while it does
 
 
 def choose_dataset() -> None:

@@ -119,6 +119,7 @@ from appkit.state import (
     small,
 )
 from appkit.url import restore_from_url, restore_runs, sync_url
+from appkit.warmup import note as warm_up_note
 from appkit.warmup import warm_up
 from appkit.widgets import (
     GDM_ALL_CLASSES,
@@ -264,6 +265,7 @@ __all__ = [
     "why_not",
     # warmup
     "warm_up",
+    "warm_up_note",
     # grm_panels, report
     "gamma_sweep",
     "grm_table",

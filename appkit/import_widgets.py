@@ -625,7 +625,7 @@ def target_checks(ds) -> None:
 
 def dataset_notes(ds) -> list[str]:
     """What loading did to the file, in words: identifiers kept as row names, columns left
-    out, rows dropped, the reader's notes."""
+    out, rows dropped, the reader's notes; zeros that likely mean "missing" (Pima-style)."""
     meta = ds.meta or {}
     notes = [str(n) for n in meta.get("notes", ())]
     ids = meta.get("id_columns") or ()
@@ -638,6 +638,9 @@ def dataset_notes(ds) -> list[str]:
     if ignored:
         listed = ", ".join(f"{c!r} ({why})" for c, why in list(ignored.items())[:8])
         notes.append(f"Left out: {listed}{' …' if len(ignored) > 8 else ''}.")
+    zeros = fc.zeros_as_missing_note(ds.X, ds.feature_names)
+    if zeros:
+        notes.append(zeros)
     return notes
 
 

@@ -37,7 +37,9 @@ ctl.caption(
 
 run = Run("stability", {"of": of, "k": k, "n_boot": int(n_boot), "tau": tau}, appkit.seed())
 with out:
-    res = appkit.page_result("stability", ds, run, clicked, f"Resampling {of.spec.label} {n_boot} times")
+    res = appkit.page_result(
+        "stability", ds, run, clicked, f"Resampling {of.spec.label} {n_boot} times", button="Resample"
+    )
 if res is None:
     out.info("Press **Resample**.")
     st.stop()

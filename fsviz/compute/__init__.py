@@ -105,9 +105,11 @@ from fsviz.compute.tables import (
 )
 from fsviz.compute.wording import (
     HELP,
+    compact_count,
     compare_chart_note,
     evaluation_note,
     feature_group_text,
+    gdm_all_kept_note,
     group_stability_text,
     histogram_text,
     kuncheva_text,
@@ -115,6 +117,8 @@ from fsviz.compute.wording import (
     plural,
     quality_text,
     share_of_pairs,
+    top_k_in_table,
+    zeros_as_missing_note,
 )
 from fsviz.viz.compare import (
     CV_BIASED,
@@ -172,6 +176,10 @@ __all__ = [
     "kuncheva_text",
     "group_stability_text",
     "share_of_pairs",
+    "compact_count",
+    "gdm_all_kept_note",
+    "top_k_in_table",
+    "zeros_as_missing_note",
     "SELECTION_SIZE",
     "TOP_K",
     "Context",
