@@ -71,3 +71,14 @@ def test_a_session_file_round_trips():
     assert groups_by_index(back.prior_groups, names) == [[1, 3], [7, 8]]
     with pytest.raises(ValueError, match="features this dataset does not have"):
         groups_by_index(back.prior_groups, names[:5])
+
+
+def test_import_options_take_both_annotation_tokens_and_check_their_type():
+    """A session saved with feature annotations attached restores (the token of the third
+    uploader is an option of the app's, not of the import plan); a token that is no text is refused."""
+    from fsviz.compute.session import check_import_options
+
+    ok = {"annotations_token": "a1", "feature_annotations_token": "f1", "roles": {}}
+    assert check_import_options(ok) is ok
+    with pytest.raises(ValueError, match="feature_annotations_token"):
+        check_import_options({"feature_annotations_token": 5})

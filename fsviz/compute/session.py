@@ -243,7 +243,8 @@ def _options(options: dict) -> dict:
 def check_import_options(options: dict) -> dict:
     """An upload's import options (a session file's, a link's): the fields of an import plan, checked
     by :class:`~fsviz.data.plan.ImportPlan`, plus the app's roles table (``roles``: column ->
-    target, feature, identifier or ignored) and the token of its sample-annotation upload."""
+    target, feature, identifier or ignored) and the tokens of its sample- and feature-annotation
+    uploads."""
     from fsviz.data.plan import COLUMN_ROLES, ImportPlan
 
     _expect(options, dict, "'import_options'")
@@ -251,10 +252,11 @@ def check_import_options(options: dict) -> dict:
     bad = {c: r for c, r in roles.items() if r not in COLUMN_ROLES}
     if bad:
         raise _fail(f"'import_options.roles' gives unknown roles {bad!r:.80}")
-    token = options.get("annotations_token")
-    if token is not None:
-        _expect(token, str, "'import_options.annotations_token'")
-    plan = {k: v for k, v in options.items() if k not in ("roles", "annotations_token")}
+    tokens = ("annotations_token", "feature_annotations_token")
+    for name in tokens:
+        if options.get(name) is not None:
+            _expect(options[name], str, f"'import_options.{name}'")
+    plan = {k: v for k, v in options.items() if k not in ("roles", *tokens)}
     try:
         ImportPlan.from_dict(plan, "'import_options'")
     except ValueError as e:

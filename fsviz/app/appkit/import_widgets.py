@@ -17,9 +17,11 @@ from fsviz.app.appkit.intake import (
     annotation_upload,
     archive_members_of,
     attach_annotations,
+    attach_feature_annotations,
     column_roles,
     current_upload,
     detach_annotations,
+    detach_feature_annotations,
     effective_plan,
     feature_annotation_frame,
     feature_annotation_upload,
@@ -513,8 +515,6 @@ def _annotations_row(up: Upload, info) -> None:
 def _feature_annotations_row(up: Upload) -> None:
     """A third uploader for the feature annotations (a GEO platform table, a gene list with symbols),
     joined on the feature names: charts, tables, exports and the report show the symbols."""
-    from fsviz.app.appkit.intake import attach_feature_annotations, detach_feature_annotations
-
     record = feature_annotation_upload(up)
     c = st.columns([3, 2])
     got = c[0].file_uploader(
