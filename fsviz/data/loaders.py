@@ -684,20 +684,7 @@ def _impute(X, names, strategy: str, indicator: bool, who: str):
         nan_cols = np.flatnonzero(np.isnan(X).any(axis=0))
         if len(nan_cols):
             X = np.array(X, dtype=np.float64)  # a writable copy
-        for j in nan_cols:
-            col = X[:, j]
-            miss = np.isnan(col)
-            ok = col[np.isfinite(col)]  # inf stays an error below, not a fill value
-            if ok.size == 0:
-                all_missing.append(str(names[j]))
-                continue
-            fill = float(ok.mean() if strategy == "mean" else np.median(ok))
-            if indicator:
-                indicators.append((f"{names[j]}=missing", np.flatnonzero(miss)))
-            col[miss] = fill
-            counts[str(names[j])] = int(miss.sum())
-            fills[str(names[j])] = fill
-        if len(nan_cols):
+            counts, fills, all_missing, indicators = _dense_fills(X, nan_cols, names, strategy, indicator)
             X = _readonly(X)
     if all_missing:
         raise ValueError(
@@ -717,6 +704,49 @@ def _impute(X, names, strategy: str, indicator: bool, who: str):
     return X, report
 
 
+#: bytes of the column blocks :func:`_dense_fills` works on (a few copies of one block at a time)
+_FILL_BLOCK_BYTES = 16 << 20
+
+
+def _dense_fills(X: np.ndarray, nan_cols: np.ndarray, names, strategy: str, indicator: bool):
+    """Fill the NaNs of ``X``'s columns ``nan_cols`` in place, a block of columns at a time.
+
+    The fill of a column is the mean/median of its finite values, bit for bit what
+    ``col[np.isfinite(col)].mean()`` (or ``np.median``) gives: the columns of a block with the
+    same number ``k`` of finite values are gathered into one C-ordered ``(columns, k)`` array and
+    reduced along its rows, which numpy does row by row with the same pairwise sum and the same
+    selection as on a single column (a Python loop runs over the distinct ``k``, never over
+    columns). Returns ``(counts, fills, all_missing, indicators)`` as :func:`_impute` reports them.
+    """
+    n = X.shape[0]
+    width = max(1, _FILL_BLOCK_BYTES // (8 * max(n, 1)))
+    counts, fills, all_missing, indicators = {}, {}, [], []
+    for a in range(0, len(nan_cols), width):
+        cols = nan_cols[a : a + width]
+        B = np.ascontiguousarray(X[:, cols].T)  # one row per column
+        miss = np.isnan(B)
+        finite = np.isfinite(B)  # inf stays an error later, not a fill value
+        k = finite.sum(axis=1)
+        fill = np.full(len(cols), np.nan)
+        for kk in np.unique(k[k > 0]):
+            rows = np.flatnonzero(k == kk)
+            ok = B[rows][finite[rows]].reshape(len(rows), int(kk))
+            fill[rows] = ok.mean(axis=1) if strategy == "mean" else np.median(ok, axis=1)
+        empty = k == 0
+        all_missing.extend(str(names[j]) for j in cols[empty])
+        np.copyto(B, fill[:, None], where=miss)
+        X[:, cols] = B.T
+        kept = ~empty
+        col_names = [str(names[j]) for j in cols[kept]]
+        counts.update(zip(col_names, miss[kept].sum(axis=1).tolist(), strict=True))
+        fills.update(zip(col_names, fill[kept].tolist(), strict=True))
+        if indicator:
+            which, rows = np.nonzero(miss[kept])
+            per_col = np.split(rows, np.flatnonzero(np.diff(which)) + 1) if len(rows) else []
+            indicators.extend((f"{names[j]}=missing", r) for j, r in zip(cols[kept], per_col, strict=True))
+    return counts, fills, all_missing, indicators
+
+
 def _append_indicators(X, names, cols: list):
     """Append one 0/1 column per ``(name, missing rows)`` in ``cols``, after all features."""
     n = X.shape[0]
@@ -728,8 +758,9 @@ def _append_indicators(X, names, cols: list):
         ind = sp.csc_matrix((np.ones(len(rows)), (rows, cidx)), shape=(n, len(cols)))
         return sp.hstack([X, ind], format=X.format), names
     ind = np.zeros((n, len(cols)))
-    for k, (_, r) in enumerate(cols):
-        ind[r, k] = 1.0
+    if cols:
+        rows = np.concatenate([r for _, r in cols])
+        ind[rows, np.repeat(np.arange(len(cols)), [len(r) for _, r in cols])] = 1.0
     return np.hstack([X, ind]), names
 
 
