@@ -47,7 +47,10 @@ bytecode: $(VENV)/.installed
 samples: bytecode
 	$(PY) -m fsviz.data.samples --if-missing
 
+# the kernels compile in the background from the start (the app's own warm-up, started with
+# its first session, then finds them compiled); the server answers at once
 run: samples
+	$(PY) -m fsviz.compute.warm --app > /dev/null 2>&1 & \
 	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
 
 # Debian's chromium for the real-browser tests; never 'playwright install' (no downloads here).

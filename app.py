@@ -10,7 +10,8 @@ from appkit.memory import release_session_leftovers
 from fsviz.viz import target_histogram
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
-appkit.warm_up()  # once per server: load the numba kernels before the first person needs them
+appkit.warm_up()  # once per server: compile the numba kernels in the background, at once
+appkit.warm_up_note()  # says so in the sidebar while it does
 
 
 def choose_dataset() -> None:
@@ -87,7 +88,7 @@ def target_picker(up) -> None:
     """The target of an uploaded file: a column picked from a list (likely targets first), or
     the variable name of a .mat/.npz file."""
     info = appkit.inspect_upload(up)
-    if info.frame is None:
+    if not appkit.target_options(up, info):  # no columns to pick from (.mat/.npz/LIBSVM)
         st.text_input(
             "Label variable (empty = automatic)",
             key=appkit.import_key(up, "label"),

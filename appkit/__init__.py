@@ -20,6 +20,7 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 """
 
 from appkit.cluster import compute_sidebar
+from appkit.cut import cut_control
 from appkit.data_folder import folder_upload, open_folder_file, sources
 from appkit.explain import explanation, export_csv, why_not
 from appkit.grm_panels import gamma_sweep, grm_table, prior_effect, prior_groups_editor, prior_groups_warnings
@@ -116,6 +117,7 @@ from appkit.state import (
     small,
 )
 from appkit.url import restore_from_url, restore_runs, sync_url
+from appkit.warmup import note as warm_up_note
 from appkit.warmup import warm_up
 from appkit.widgets import (
     GDM_ALL_CLASSES,
@@ -215,6 +217,7 @@ __all__ = [
     "target_options",
     # cluster, data_folder
     "compute_sidebar",
+    "cut_control",
     "folder_upload",
     "open_folder_file",
     "sources",
@@ -258,6 +261,7 @@ __all__ = [
     "why_not",
     # warmup
     "warm_up",
+    "warm_up_note",
     # grm_panels, report
     "gamma_sweep",
     "grm_table",

@@ -4,7 +4,9 @@ Where a run computes is the sidebar's **Compute** choice (per session):
 
 - **this process** (the default without ``FSVIZ_SCHEDULER``): nothing changes;
 - **Dask scheduler** (the default when ``FSVIZ_SCHEDULER`` names one, e.g.
-  ``tcp://10.0.0.5:8786``): one client per server process, connected on first use;
+  ``tcp://10.0.0.5:8786``): one client per server process, connected on first use and
+  kept alive through a lost scheduler (:class:`SchedulerLink`: meanwhile heavy runs compute in
+  this process, with a note in the sidebar, and the link reconnects in the background);
 - **local Dask cluster**: a ``LocalCluster`` of this machine, started on first use and shared
   by the sessions of this server (``FSVIZ_DASK_WORKERS`` workers, default 2, one thread each).
 

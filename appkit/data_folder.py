@@ -54,6 +54,11 @@ SUFFIXES = (
     ".xlsx",
     ".xls",
     ".ods",
+    ".gct",
+    ".cls",
+    ".mtx",
+    ".h5",
+    ".loom",
 )
 #: formats opened from their path by load_dataset (memory-mapped when over the memory budget)
 DIRECT = (".npy",)
@@ -230,6 +235,48 @@ def _dir_size(p: Path) -> int:
     return _store_files(p)[0]
 
 
+def _is_tenx(p: Path) -> bool:
+    from fsviz.data.formats.tenx import tenx_folder_files
+
+    return tenx_folder_files(p) is not None
+
+
+def _folder_as_tar(path: Path) -> bytes:
+    """A 10x matrix folder's three files as one (uncompressed) tar in memory: it then opens as
+    an upload of the ``.tar`` 10x serves would (the loader recognises the layout). Each file is
+    read as a regular file (:func:`fsviz.data.filetypes.read_regular`), never a pipe."""
+    import io
+    import tarfile
+
+    from fsviz.data.filetypes import read_regular
+    from fsviz.data.formats.tenx import tenx_folder_files
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for file in tenx_folder_files(path).values():
+            data = read_regular(file, "data folder")
+            info = tarfile.TarInfo(f"{path.name}/{Path(file).name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _listed_kind(low: str) -> str | None:
+    """The kind a file name is listed as (``csv``, ``txt.gz``, ``zip``), or None: not listed.
+    A compressed or archived file is listed by its wrapper and the name inside it (its content
+    decides what it is when opened)."""
+    from fsviz.data.formats.archives import COMPRESSED_SUFFIXES, strip_compression_suffix
+
+    suffix = Path(low).suffix
+    if suffix in SUFFIXES:
+        return suffix[1:]
+    wrapper = next((w for w in COMPRESSED_SUFFIXES if low.endswith(w)), None)
+    if wrapper is None:
+        return None
+    inner = Path(strip_compression_suffix(low)).suffix
+    return f"{inner[1:]}{wrapper}" if inner in SUFFIXES else wrapper[1:]
+
+
 def list_files(root: Path) -> list[FolderFile]:
     """The data files under ``root`` (sorted by path; hidden entries and ``<stem>.y.npy``
     label files left out; symlinks only when they point inside ``root``)."""
@@ -242,8 +289,11 @@ def scan_folder(root: Path) -> tuple[list[FolderFile], list[Skipped]]:
     Every entry's type comes from ``stat`` (never its name) before anything reads it: only
     regular files (and folders that are zarr stores or fsviz memory-mapped datasets) are
     listed; a named pipe, a device, a socket, a broken link or a link out of the folder is
-    skipped with its reason. Nothing is opened but regular files' headers, so the listing
-    never blocks.
+    skipped with its reason, and so is a file in no format fsviz reads, a folder too deep or
+    linked, and what the entry limit cut. Compressed and archived files (``.gz``, ``.bz2``,
+    ``.xz``, ``.zst``, ``.zip``, ``.tar``, ``.tgz``) are listed and opened by their content; a
+    10x Cell Ranger matrix folder is one entry (kind ``10x``). Nothing is opened but regular
+    files' headers, so the listing never blocks.
     """
     from fsviz.data.filetypes import file_kind
 
@@ -284,8 +334,16 @@ def scan_folder(root: Path) -> tuple[list[FolderFile], list[Skipped]]:
                         shape = _zarr_shape(real)
                         over = shape is not None and _over_budget(shape)
                         out.append(FolderFile(rel, size, "zarr", over))
+                elif _is_tenx(real):  # a Cell Ranger matrix folder: opened as one dataset
+                    out.append(FolderFile(rel, _dir_size(real), "10x", False))
                 elif depth + 1 < MAX_DEPTH and not e.is_symlink():
                     stack.append((p, depth + 1))
+                elif e.is_symlink():
+                    skipped.append(Skipped(rel + "/", "a linked folder (its files open when typed)"))
+                else:
+                    skipped.append(
+                        Skipped(rel + "/", f"deeper than {MAX_DEPTH} levels (its files open when typed)")
+                    )
                 continue
             if not stat.S_ISREG(mode):
                 if len(skipped) < MAX_ENTRIES:
@@ -295,11 +353,18 @@ def scan_folder(root: Path) -> tuple[list[FolderFile], list[Skipped]]:
             if low.endswith(LABELS_SUFFIX):
                 continue
             suffix = Path(low).suffix
-            if suffix in SUFFIXES:
+            kind = _listed_kind(low)
+            if kind is not None:
                 mapped = (suffix == ".npy" and _npy_over_budget(real)) or (
                     suffix in (".parquet", ".pq") and _parquet_over_budget(real)
                 )
-                out.append(FolderFile(rel, real.stat().st_size, suffix[1:], mapped))
+                out.append(FolderFile(rel, real.stat().st_size, kind, mapped))
+            elif len(skipped) < MAX_ENTRIES:
+                skipped.append(Skipped(rel, f"not a format fsviz reads ({suffix or 'no suffix'})"))
+    if len(out) >= MAX_ENTRIES:
+        skipped.append(
+            Skipped("…", f"the listing stops at {MAX_ENTRIES:,} entries; type the path of any other file")
+        )
     return sorted(out, key=lambda f: f.name), sorted(skipped, key=lambda f: f.name)
 
 
@@ -331,11 +396,12 @@ def resolve_inside(root: Path, name: str) -> Path:
 
     check_regular(real, "data folder", allow_dir=True)  # by its type: a pipe or a device never opens
     if real.is_dir():
-        if not (_is_seed_dir(real) or _is_zarr(real)):
+        if not (_is_seed_dir(real) or _is_zarr(real) or _is_tenx(real)):
             shown = "the data folder itself" if real == root else f"{text!r}"
             raise ValueError(
                 f"data folder: {shown} is a folder, not a data file. Fix: choose a file inside it "
-                "(a folder opens only when it is a zarr store or an fsviz memory-mapped dataset)."
+                "(a folder opens only when it is a 10x matrix folder, a zarr store or an fsviz "
+                "memory-mapped dataset)."
             )
         bad = _store_files(real)[1]
         if bad is not None:
@@ -596,9 +662,9 @@ def open_folder_file(shape):
         "Data page.",
     )
     if skipped:  # by their type, not their name: why a file the operator sees is not offered
-        shown = "; ".join(f"{f.name} ({f.reason})" for f in skipped[:5])
-        more = f"; and {len(skipped) - 5} more" if len(skipped) > 5 else ""
-        st.caption(f"Skipped {len(skipped)}: {shown}{more}. Only regular files are read.")
+        shown = "; ".join(f"{f.name} ({f.reason})" for f in skipped[:12])
+        more = f"; and {len(skipped) - 12} more" if len(skipped) > 12 else ""
+        st.caption(f"Skipped {len(skipped)}: {shown}{more}.")
     typed = st.text_input(
         "…or a path inside the folder", key="folder_path", help="Relative to the data folder."
     )
@@ -656,8 +722,10 @@ def _as_upload(path: Path, stat):
     from appkit.state import use
     from fsviz.data.budget import check_memory, format_bytes
 
-    check_memory(stat.st_size, f"the file {path.name} ({format_bytes(stat.st_size)})", who="data folder")
-    version = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
+    tenx = path.is_dir() and _is_tenx(path)  # a Cell Ranger folder: its three files as one tar
+    size = _dir_size(path) if tenx else stat.st_size
+    check_memory(size, f"the file {path.name} ({format_bytes(size)})", who="data folder")
+    version = f"{path}:{stat.st_mtime_ns}:{size}"
     token = st.session_state.get("folder_token")
     if (
         token is None
@@ -667,9 +735,12 @@ def _as_upload(path: Path, stat):
         from fsviz.data.budget import resolve_budget
         from fsviz.data.filetypes import read_regular
 
-        data = read_regular(path, "data folder", resolve_budget())  # its type and size checked on open
+        if tenx:
+            data, name = _folder_as_tar(path), f"{path.name}.tar"
+        else:  # its type and size checked on open (a folder of another kind is refused there)
+            data, name = read_regular(path, "data folder", resolve_budget()), path.name
         options = dict(IMPORT_DEFAULTS)
-        record = Upload(secrets.token_urlsafe(16), path.name, hashlib.sha256(data).hexdigest(), data, options)
+        record = Upload(secrets.token_urlsafe(16), name, hashlib.sha256(data).hexdigest(), data, options)
         use("upload", record.token)  # before the store holds it (see appkit.state.release_unused)
         upload_store().put(record.token, record)
         session_options()[record.token] = dict(options)

@@ -15,6 +15,7 @@ from appkit.intake import (
     annotation_frame,
     annotation_targets,
     annotation_upload,
+    archive_members_of,
     column_roles,
     current_upload,
     effective_plan,
@@ -27,6 +28,7 @@ from appkit.intake import (
     set_target,
 )
 from appkit.state import per_dataset
+from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.loaders import LOAD_CHOICES
 
 NO_TARGET = "(no target: unsupervised)"
@@ -46,11 +48,13 @@ def copy_label_text(token: str) -> None:
 
 def target_options(up: Upload, info) -> list[str]:
     """Target picker options: likely targets first (the sample annotations' before the table's),
-    then "no target", then the other columns."""
+    then "no target", then the other columns; empty when there are no columns to pick from."""
     ann_target, ann_cands, ann_cols = annotation_targets(up)
     suggested = list(dict.fromkeys([*ann_cands, *(str(c) for c in info.target_candidates)]))
-    columns = [*ann_cols, *(str(c) for c in info.frame.columns)]
+    columns = [*ann_cols, *(str(c) for c in (info.frame.columns if info.frame is not None else ()))]
     rest = [c for c in dict.fromkeys(columns) if c not in suggested]
+    if not columns:  # nothing to pick from (a .mat/.npz/LIBSVM file: its label is a variable name)
+        return []
     return suggested + [NO_TARGET] + rest
 
 
@@ -59,9 +63,9 @@ def target_choice(up: Upload, info, options: list[str]) -> str:
     annotations, of AnnData's obs or a series matrix's characteristics), else "no target"."""
     label = up.options.get("label")
     ann_target, _, ann_cols = annotation_targets(up)
-    if info.fmt in ("h5ad", "geo") or label in ann_cols:
-        if label == "auto":
-            label = info.target
+    if info.fmt not in TABLE_FORMATS or label in ann_cols:
+        if label == "auto":  # the file's own candidates (a series matrix's), else the join's pick
+            label = info.target or ann_target
         return label if label in options else NO_TARGET
     target = [c for c, r in column_roles(up, info).items() if r == "target"]
     if not target and label == "auto" and ann_target:
@@ -92,7 +96,7 @@ def _option(up: Upload, name: str, widget, label: str, options, fmt=None, **kw):
     if none is not None:
         options = [none if o is None else o for o in options]
         fmt = lambda v: shown(None if v == none else v)  # noqa: E731 - the widget's format_func
-    value = up.options[name]
+    value = up.options.get(name, IMPORT_DEFAULTS.get(name))  # options saved before the option existed
     st.session_state[key] = none if value is None and none is not None else value
 
     def copy() -> None:
@@ -144,6 +148,7 @@ OPTION_WORDS = {
         "log1p": "log1p(x)",
         "log1p_cpm": "log1p(counts per million)",
         "zscore": "z-score",
+        "log2": "log2(x)",
     },
 }
 #: the types a column can be given in the roles table (the plan's ``types``)
@@ -181,6 +186,9 @@ def import_panel(up: Upload) -> None:
                 st.rerun()
     text = info is None or info.frame is not None and info.fmt in ("csv", "tsv", "txt")
     with st.expander(f"Import plan: {up.filename}" + (f" ({info.fmt})" if info else ""), expanded=True):
+        _member_row(up)
+        _read_as_row(up, info)
+        _intensity_row(up, info)
         if text:
             _file_row(up, info)
         if info is not None and info.sheets:
@@ -198,9 +206,66 @@ def import_panel(up: Upload) -> None:
         for note in info.notes if info is not None else ():
             st.caption(note)
         _annotations_row(up, info)
-        if info is not None and info.frame is not None and info.fmt not in ("h5ad", "geo"):
+        if info is not None and info.frame is not None and info.fmt in TABLE_FORMATS:
             roles_editor(up, info)
         _plan_box(up, info)
+
+
+def _member_row(up: Upload) -> None:
+    """An archive of several data files (a zip, a tar.gz): which member to read. Listed in the
+    sandbox child, bounded by the memory budget, like the read itself."""
+    members = archive_members_of(up)
+    if len(members) < 2:
+        return
+    _option(
+        up,
+        "member",
+        st.selectbox,
+        "Archive member",
+        [None, *members],
+        lambda v: "the archive's one data file or layout" if v is None else v,
+        help="The archive holds several data files: choose the one to read (the import plan's member).",
+    )
+
+
+#: formats recognised in a text file's content that can be read as a plain table instead
+RECOGNISED_TEXT = ("gct", "mtx", "maxquant", "diann", "spectronaut")
+
+
+def _read_as_row(up: Upload, info) -> None:
+    """A recognised format (GCT, MatrixMarket) says so, with the one choice that switches it off:
+    read the file as a plain table (the import plan's ``fmt``)."""
+    from fsviz.data.formats import get_reader
+
+    fmt = up.options.get("fmt")
+    if not (info is not None and info.fmt in RECOGNISED_TEXT) and fmt != "txt":
+        return
+    what = get_reader(info.fmt).description if info is not None and info.fmt in RECOGNISED_TEXT else None
+    _option(
+        up,
+        "fmt",
+        st.selectbox,
+        "Read as",
+        [None, "txt"],
+        lambda v: (f"{what} (recognised)" if what else "as recognised") if v is None else "a plain table",
+        help="fsviz recognised this file's format from its content; 'a plain table' reads it as delimited "
+        "text instead, with the separator, header and column roles below.",
+    )
+
+
+def _intensity_row(up: Upload, info) -> None:
+    """MaxQuant's intensity families (LFQ, iBAQ, Intensity, ...): which one is read as the values."""
+    if info is None or info.fmt != "maxquant" or len(info.matrices) < 2:
+        return
+    _option(
+        up,
+        "intensity",
+        st.selectbox,
+        "Intensity",
+        [None, *info.matrices],
+        lambda v, first=info.matrices[0]: f"{first} (default)" if v is None else v,
+        help="The MaxQuant intensity family read as the values, one column per sample.",
+    )
 
 
 def _file_row(up: Upload, info) -> None:
@@ -271,7 +336,7 @@ def _file_row(up: Upload, info) -> None:
 
 def _values_row(up: Upload, info) -> None:
     c = st.columns(4)
-    if info is None or info.frame is not None and info.fmt not in ("h5ad", "geo"):
+    if info is None or info.frame is not None and info.fmt in TABLE_FORMATS:
         with c[0]:
             _option(
                 up,
@@ -510,7 +575,7 @@ def target_checks(ds) -> None:
 
 def dataset_notes(ds) -> list[str]:
     """What loading did to the file, in words: identifiers kept as row names, columns left
-    out, rows dropped, the reader's notes."""
+    out, rows dropped, the reader's notes; zeros that likely mean "missing" (Pima-style)."""
     meta = ds.meta or {}
     notes = [str(n) for n in meta.get("notes", ())]
     ids = meta.get("id_columns") or ()
@@ -523,6 +588,9 @@ def dataset_notes(ds) -> list[str]:
     if ignored:
         listed = ", ".join(f"{c!r} ({why})" for c, why in list(ignored.items())[:8])
         notes.append(f"Left out: {listed}{' …' if len(ignored) > 8 else ''}.")
+    zeros = fc.zeros_as_missing_note(ds.X, ds.feature_names)
+    if zeros:
+        notes.append(zeros)
     return notes
 
 

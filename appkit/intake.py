@@ -14,6 +14,8 @@ import streamlit as st
 from appkit.memory import ByteLRU, share
 from appkit.state import activate, use
 from appkit.widgets import busy
+from fsviz.data.formats.archives import strip_compression_suffix
+from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.plan import ImportPlan
 
 
@@ -86,7 +88,19 @@ APP_PLAN = ImportPlan(transpose="auto", missing="median", categorical="onehot", 
 #: edits (``roles``) and the token of the sample-annotation upload (``annotations_token``)
 IMPORT_DEFAULTS = {**APP_PLAN.to_dict(every=True), "roles": {}, "annotations_token": None}
 #: options that change the table's columns: the roles table starts afresh after them
-RESHAPING = ("fmt", "encoding", "sep", "decimal", "header", "skip_rows", "comment", "sheet", "transpose")
+RESHAPING = (
+    "compression",
+    "member",
+    "fmt",
+    "encoding",
+    "sep",
+    "decimal",
+    "header",
+    "skip_rows",
+    "comment",
+    "sheet",
+    "transpose",
+)
 
 
 @dataclass(frozen=True)
@@ -312,6 +326,27 @@ def inspect_upload(up: Upload):
     return info
 
 
+def archive_members_of(up: Upload) -> list[str]:
+    """The data members of an uploaded zip or tar archive (``[]`` for any other file), listed in
+    the sandbox child and kept with the upload's previews; an archive refused there (a bomb, an
+    unsafe name) lists nothing here: its preview says why."""
+    from fsviz.data.budget import resolve_budget
+    from fsviz.data.formats.archives import archive_members_isolated, compression_of
+
+    head = up.data[:8192]
+    if compression_of(up.data if head.startswith(b"PK") else head) is None:
+        return []
+    key = ("members", up.digest)
+    got = inspect_store().get(key)
+    if got is None:
+        try:
+            got = archive_members_isolated(up.data, up.filename, limit=resolve_budget(), who=up.filename)
+        except ValueError:
+            got = []
+        inspect_store().put(key, got)
+    return list(got)
+
+
 def _inspected_plan(up: Upload) -> ImportPlan:
     """The plan :func:`inspect_upload` reads ``up`` with (a target among the sample annotations
     is not the table's)."""
@@ -433,7 +468,7 @@ def effective_plan(up: Upload, info) -> ImportPlan:
     identifier and ignored columns (the plan the dataset carries and the report reproduces)."""
     plan = plan_of(up)
     label = up.options.get("label")
-    if info.frame is None or info.fmt in ("h5ad", "geo") or label in annotation_columns(up):
+    if info.frame is None or info.fmt not in TABLE_FORMATS or label in annotation_columns(up):
         return plan
     roles = column_roles(up, info)
     target = [c for c, r in roles.items() if r == "target"]
@@ -473,7 +508,8 @@ def _load_upload(up: Upload, plan: ImportPlan):
         if record is not None:
             extra["sample_annotations"] = io.BytesIO(record.data)
             extra["sample_annotations"].name = record.filename
-        ds = load_dataset(buf, name=Path(up.filename).stem, sandbox=True, plan=plan, **extra)
+        name = Path(strip_compression_suffix(up.filename)).stem  # GSE1_series_matrix.txt.gz: its table's name
+        ds = load_dataset(buf, name=name, sandbox=True, plan=plan, **extra)
         _datasets().put(dataset_key(ds), ds)
         loaded_index().put(where, dataset_key(ds))
     return ds

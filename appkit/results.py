@@ -24,6 +24,7 @@ from appkit.state import (
     small,
 )
 from appkit.url import sync_url
+from appkit.warmup import wait_for
 from appkit.widgets import show_error
 from fsviz.compute import Run
 
@@ -175,6 +176,7 @@ def result(
     label = label or f"Running {run.spec.label}"
     if quiet and job is None:
         try:
+            wait_for(run)  # a first run on a fresh install: the background compilation
             check_fits(run, ds)
             res = run.execute(ds, None, results=_dependency(ds))
         except Exception as e:  # every failure becomes a message; the session goes on
@@ -196,6 +198,9 @@ def result(
         client = client_for(run, ds)
 
         def compute(report):
+            # on a fresh install the kernels may be compiling in the background: wait for them
+            # rather than compile them a second time beside it
+            wait_for(run, report)
             check_fits(run, ds)  # a memory-mapped matrix over the budget: only out-of-core runs
             res = run.execute(ds, report, results=_dependency(ds), client=client)
             result_store().put(key, res)
@@ -214,12 +219,21 @@ def result(
     return job.result
 
 
-def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None, progress: bool = False):
+def page_result(
+    slot: str,
+    ds,
+    run: Run,
+    clicked: bool,
+    label: str | None = None,
+    progress: bool = False,
+    button: str = "Run",
+):
     """A page's main result for the parameters ``run`` asks for.
 
-    Computed when Run was clicked, when it is already stored, on the first visit of small
-    data, or — live tuning — when the result shown took less than :data:`LIVE_SECONDS`.
-    Otherwise the page keeps showing its last result, marked stale until Run is pressed.
+    Computed when the page's button (its label: ``button``) was clicked, when it is already
+    stored, on the first visit of small data, or — live tuning — when the result shown took
+    less than :data:`LIVE_SECONDS`. Otherwise the page keeps showing its last result, marked
+    stale until the button is pressed.
     """
     prev = shown(slot, ds)
     prev_res = stored(ds, prev) if prev is not None else None
@@ -244,7 +258,7 @@ def page_result(slot: str, ds, run: Run, clicked: bool, label: str | None = None
         took = f"took {res.seconds:.1f} s" if res.seconds >= LIVE_SECONDS else "did not finish"
         st.warning(
             f"Stale: the result below is for {prev.label}. The last run {took}, so new parameters "
-            "apply when you press Run.",
+            f"apply when you press **{button}**.",
             icon="⏳",
         )
     return res

@@ -39,8 +39,9 @@ def feature_picker(ds, label: str, key: str, extra: list[str] | None = None):
             format_func=lambda o: o if isinstance(o, str) else str(names[o]),
             key=key,
         )
-    hint = f" (empty: {extra[0]})" if extra else ""
-    typed = (st.text_input(f"{label}: a feature's exact name{hint}", key=f"{key}_name") or "").strip()
+    hint = f"; empty: {extra[0]}" if extra else ""
+    # the label may be a question: the instruction goes in brackets, not after a colon ("in?:")
+    typed = (st.text_input(f"{label} (a feature's exact name{hint})", key=f"{key}_name") or "").strip()
     if not typed:
         return extra[0] if extra else None
     j = feature_index(ds, typed)

@@ -1,6 +1,15 @@
 """Exact all-pairs correlation histograms at scale, against the BLAS limit and Dask.
 
-Run:  python benchmarks/bench_histogram.py [--part dense|sparse|dask|all] [--quick]
+Run:  python benchmarks/bench_histogram.py [--part floor|dense|sparse|dask|all] [--quick]
+
+- floor: the shapes omics users have (n = 50 and 200 samples x m = 20,000 features): the
+  time against the flop floor ``n * m**2 / (dgemm rate)`` (all pairs cost ``m**2 / 2`` dot
+  products of ``2n`` flops), the dgemm rate measured in the same process (a square
+  2048**3 product), beside the previous implementation (``histogram_before.py``) and with
+  its counts compared bin for bin; float32 data against the sgemm floor; a sparse text
+  matrix against its nnz-based floor (``sum_r nnz_r**2`` flops, the products of
+  ``X^T X``, at the dgemm rate) and against scipy's own ``X.T @ X``. Each shape is
+  repeated (``--repeats``), the load average printed beside every time.
 
 - dense: m=20,000 features x n=2,048 samples. Times the one product ``Z^T Z`` that any
   exact all-pairs method has to pay (numpy/BLAS, float64, the whole 20,000 x 20,000
@@ -27,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # histogram_before
 
 from fsviz.stats import correlation_histogram
 
@@ -164,6 +174,83 @@ def bench_dense(n: int, m: int, block_size: int) -> None:
     print("counts:", h.counts.tolist())
 
 
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def gemm_rate(dtype=np.float64, size: int = 2048, repeats: int = 3) -> float:
+    """FLOP/s of this process's BLAS on a square product (the best of ``repeats``)."""
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(size, size)).astype(dtype)
+    B = rng.normal(size=(size, size)).astype(dtype)
+    best = np.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        A @ B
+        best = min(best, time.perf_counter() - t)
+    return 2 * size**3 / best
+
+
+def bench_floor(m: int, ns: tuple[int, ...], repeats: int, sparse_shape: tuple[int, int, int]) -> None:
+    """The histogram against the flop floor, beside the previous implementation."""
+    from histogram_before import histogram_before
+
+    def slots_now(h):
+        return np.concatenate([[h.n_below], h.counts, [h.n_above]])
+
+    def slots_before(s):  # (below, bins..., on the last edge, above) -> counts with the last bin closed
+        return np.concatenate([s[:-3], [s[-3] + s[-2]], s[-1:]])
+
+    print(f"\n== flop floor: m={m:,} features, n in {ns}; floor = n * m^2 flops at the dgemm rate")
+    warm = np.random.default_rng(0).normal(size=(30, 600))
+    for precision in ("float64", "float32"):
+        correlation_histogram(warm, precision=precision)
+        histogram_before(warm, precision=precision)
+    for dtype, precision, name in ((np.float64, "float64", "dgemm"), (np.float32, "float32", "sgemm")):
+        for n in ns:
+            X = dense_data(n, m).astype(dtype)
+            for rep in range(repeats):
+                rate = gemm_rate(dtype)
+                floor = n * m**2 / rate
+                t = time.perf_counter()
+                h = correlation_histogram(X, precision=precision)
+                t_now = time.perf_counter() - t
+                load_now = _load()
+                t = time.perf_counter()
+                before = histogram_before(X, precision=precision)
+                t_before = time.perf_counter() - t
+                same = np.array_equal(slots_now(h), slots_before(before))
+                print(
+                    f"  {dtype.__name__} n={n:4d} #{rep + 1}: {name} {rate / 1e9:5.1f} GFLOP/s, "
+                    f"floor {floor:6.2f} s | now {t_now:6.2f} s = {t_now / floor:5.2f}x floor ({load_now}) | "
+                    f"before {t_before:6.2f} s = {t_before / floor:5.2f}x ({_load()}) | same bins: {same}",
+                    flush=True,
+                )
+    n_s, m_s, nnz = sparse_shape
+    Xs, how = sparse_text(n_s, m_s, nnz)
+    Xs = Xs.tocsr()
+    correlation_histogram(Xs[:, :1000])
+    row_nnz = np.diff(Xs.indptr).astype(np.float64)
+    flops = float((row_nnz**2).sum())  # a multiply and an add per product pair, half of X^T X's pairs
+    print(f"\n== sparse floor: {n_s:,} x {m_s:,}, nnz {Xs.nnz:,} ({how}); floor = sum_r nnz_r^2 flops")
+    for rep in range(repeats):
+        rate = gemm_rate()
+        floor = flops / rate
+        Xc = Xs.tocsc()
+        t = time.perf_counter()
+        Xc.T @ Xc
+        t_sp = time.perf_counter() - t
+        t = time.perf_counter()
+        h = correlation_histogram(Xs)
+        t_now = time.perf_counter() - t
+        print(
+            f"  #{rep + 1}: dgemm {rate / 1e9:5.1f} GFLOP/s, nnz floor {floor:6.3f} s, "
+            f"scipy X^T X {t_sp:6.2f} s | histogram {t_now:6.2f} s = {t_now / floor:6.1f}x the nnz floor, "
+            f"{t_now / t_sp:5.2f}x scipy's X^T X ({_load()}); {h.n_evaluated:,} co-occurring pairs",
+            flush=True,
+        )
+
+
 def bench_dense_repeat(n: int, m: int, block_size: int, repeats: int = 3) -> None:
     """Interleaved repeats (product, float64, float32) and median ratios: robust to load spikes."""
     print(f"\n== dense, interleaved x{repeats}: n={n} x m={m}, 2-thread SYRK peer (m < 16,000 works)")
@@ -251,7 +338,10 @@ def bench_dask(n_dense: int, m_dense: int, Xs=None) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["dense", "dense-repeat", "sparse", "dask", "all"], default="all")
+    ap.add_argument(
+        "--part", choices=["floor", "dense", "dense-repeat", "sparse", "dask", "all"], default="all"
+    )
+    ap.add_argument("--repeats", type=int, default=2, help="runs of each floor shape")
     ap.add_argument("--quick", action="store_true", help="smaller sizes for a smoke run")
     ap.add_argument(
         "--zipf-only",
@@ -265,6 +355,11 @@ def main() -> None:
         f"numpy {np.__version__}, numba {numba.__version__} ({numba.get_num_threads()} threads), "
         f"cpus {os.cpu_count()}; timings under contention from other jobs on the machine"
     )
+    if a.part in ("floor", "all"):
+        if a.quick:
+            bench_floor(4000, (50,), a.repeats, (2000, 50_000, 100_000))
+        else:
+            bench_floor(20_000, (50, 200), a.repeats, (10_000, 200_000, 600_000))
     if a.part in ("dense", "all"):
         bench_dense(512 if a.quick else 2048, 4000 if a.quick else 20_000, 2048)
     if a.part in ("dense-repeat", "all"):

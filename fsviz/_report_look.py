@@ -83,8 +83,8 @@ th, td { border-bottom: 1px solid var(--rule); padding: 3px 6px; text-align: lef
 thead th { background: #f2f3f5; font-weight: 600; }
 table.facts th { width: 34%; font-weight: 600; color: var(--muted); }
 table.small { font-size: 12px; }
-table.wrap td { word-break: break-word; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.wrap td { overflow-wrap: break-word; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 caption { text-align: left; caption-side: top; padding-bottom: 2px; }
 figure.plot { margin: 8px 0 14px; width: 680px; }
 nav ol { margin: 4px 0; padding-left: 20px; columns: 2; }

@@ -161,6 +161,9 @@ def _load(args: argparse.Namespace):
         "annotation_key": args.annotation_key,
         "matrix": args.matrix,
         "var_names": args.var_names,
+        "compression": args.compression,
+        "member": args.member,
+        "intensity": args.intensity,
     }
     if args.na_values is not None:
         kwargs["na_values"] = [v.strip() for v in args.na_values.split(",")]
@@ -333,11 +336,32 @@ def cmd_select(args: argparse.Namespace) -> int:
     finally:
         close_quietly(client)  # its scheduler may be gone: the run's own error says so
     _say(args, f"{run.spec.label} finished in {res.seconds:.1f} s")
-    sel = res.selection(args.n_features)
+    if isinstance(args.n_features, fc.Cut):
+        options = {
+            "n_permutations": args.permutations,
+            "null": args.permutation_null,
+            "n_pairs": args.pairs,
+            "per_half": args.per_half,
+            "cv": args.cv_folds,
+        }
+        numbers = fc.cut_run(run, args.n_features, **options)
+        _say(args, f"cutting by {args.n_features.text}: running {numbers.label} ...")
+        sel = fc.cut_selection(
+            run,
+            args.n_features,
+            ds,
+            results=lambda r: r.execute(ds, _RunProgress(r.method, args.quiet)),
+            **options,
+        )
+        _say(args, f"rule: {sel.rule}")
+    else:
+        sel = res.selection(args.n_features)
     raw = bool(getattr(args, "csv_raw", False))
     explanation = None
     if args.explain:  # every unselected feature after the selection, its stand-in and the reason
-        explain = fc.explain_run(run, args.n_features)
+        explain = fc.explain_run(
+            run, sel.n_features if isinstance(args.n_features, fc.Cut) else args.n_features
+        )
         explanation = explain.execute(ds, results=lambda r: res if r == run else r.execute(ds))
         _say(
             args, f"explained {ds.n_features - sel.n_features:,} unselected features ({explanation.measure})"
@@ -524,6 +548,24 @@ def _parser() -> argparse.ArgumentParser:
             "columns can be the --label",
         )
         q.add_argument("--annotation-key", metavar="COLUMN", help="its column of sample ids (default: found)")
+        q.add_argument(
+            "--compression",
+            choices=LOAD_CHOICES["compression"],
+            default=LOADING["compression"],
+            help="what wraps the data: auto (default: from the content; .gz, .bz2, .xz, .zip, .tar, "
+            ".tar.gz), none, or what it must be",
+        )
+        q.add_argument(
+            "--member",
+            metavar="NAME",
+            help="the archive member to read when a .zip/.tar holds several data files",
+        )
+        q.add_argument(
+            "--intensity",
+            metavar="FAMILY",
+            help="MaxQuant proteinGroups: the intensity family read as the values ('LFQ intensity' "
+            "(default when present), 'iBAQ', 'Intensity', 'Reporter intensity corrected')",
+        )
         q.add_argument("--matrix", default="X", help=".h5ad: X, raw or layers/<name>")
         q.add_argument("--var-names", metavar="COLUMN", help=".h5ad: the var column that names the features")
         q.add_argument(

@@ -49,8 +49,20 @@ __all__ = ["REPORT_VIEWS", "build_report", "session_doc", "session_runs", "write
 
 #: view runs the report draws besides selections (their app page slot = their method name)
 REPORT_VIEWS = ("histogram", "stability", "benchmark")
+#: the cuts' views a report also draws (docs/significance.md): each at its default level
+CUT_VIEWS = {"significance": 0.05, "stability-selection": 0.8, "cv-curve": None}
 #: sections in this order, whatever order the Runs come in (so the app and the CLI agree)
-_KIND_ORDER = ("groups", "histogram", "grm", "score", "subset", "stream", "stability", "benchmark")
+_KIND_ORDER = (
+    "groups",
+    "histogram",
+    "grm",
+    "score",
+    "subset",
+    "stream",
+    "stability",
+    *CUT_VIEWS,
+    "benchmark",
+)
 
 Results = Callable[[Run], Any]
 
@@ -111,7 +123,7 @@ def _unique(runs: Iterable[Run]) -> list[Run]:
 
 def _check_runs(runs: list[Run]) -> list[Run]:
     for r in runs:
-        if not (r.spec.selects or r.method in REPORT_VIEWS):
+        if not (r.spec.selects or r.method in REPORT_VIEWS or r.method in CUT_VIEWS):
             raise ValueError(
                 f"report: run {r.label!r} is a {r.spec.kind!r} view; a report draws selections and the "
                 f"views {list(REPORT_VIEWS)} (the others are drawn for the selections they belong to)."
@@ -306,7 +318,7 @@ def _quality(results: Results, evs: Sequence[tuple[str, Run]], k: int) -> str:
 
 
 def _top_table(res, ds, k: int) -> str:
-    sel = res.selection()
+    sel = res if isinstance(res, fc.Selection) else res.selection()
     frame = fc.selection_frame(sel, ds.feature_names).head(k)
     more = f" of {sel.n_features:,}" if sel.n_features > k else ""
     return f"<h3>Top {len(frame)}{more} features</h3>" + _table(frame, "small")
@@ -466,6 +478,31 @@ def _histogram_section(i, run, res, ds, runs, figs) -> str:
         + ("τ of the GDM run in this report)." if gdm is not None else "GDM's default τ).")
     )
     return figs(fig, f"fig-{i}-sparsity", note)
+
+
+def _cut_section(i, run, res, ds, results, figs, k) -> str:
+    """A cut: its rule (bound or spread), the ranking with the line, the kept features' columns."""
+    from fsviz.viz import ranking_cut
+
+    level, of = CUT_VIEWS[run.method], run.get("of")
+    if run.method == "cv-curve":
+        sel = fc.cut_selection(
+            of, fc.Cut("cv-1se"), ds, results=results, ks=run.get("ks"), cv=run.get("n_folds")
+        )
+        curve = pd.DataFrame({"k": res.ks, "CV accuracy": res.mean, "± (SE)": res.se})
+        return f"<p>{_e(sel.rule)}</p>" + _table(curve, "small") + _top_table(sel, ds, k)
+    sel = res.selection(level)
+    values, value = (
+        (res.evidence, "-log10 q") if run.method == "significance" else (res.probabilities, "probability")
+    )
+    fig = ranking_cut(
+        values,
+        sel.n_features,
+        fc.Cut("fdr" if run.method == "significance" else "stability", level).text,
+        ds.feature_names,
+        value=value,
+    )
+    return figs(fig, f"fig-{i}-cut", sel.rule) + _top_table(sel, ds, k)
 
 
 def _stability_section(i, run, res, ds, figs) -> str:
@@ -708,6 +745,8 @@ def build_report(
             body = _histogram_section(i, run, res, dataset, runs, figs)
         elif kind == "stability":
             body = _stability_section(i, run, res, dataset, figs)
+        elif kind in CUT_VIEWS:
+            body = _cut_section(i, run, res, dataset, results, figs, k)
         else:
             body = _benchmark_section(i, run, res, figs)
         if run.spec.selects:

@@ -130,3 +130,52 @@ def test_the_app_sends_heavy_runs_to_the_scheduler_with_the_local_result(dask_cl
     finally:
         client.close()
         cluster._LINKS.clear()
+
+
+def test_a_first_run_waits_for_the_background_compilation_of_its_kernels_only():
+    """appkit/warmup.py: the kernels compile in another process that says ``start KEY`` and
+    ``ready KEY``; a run whose kernels it compiles at that moment waits for them (reporting, so
+    Cancel works), other runs do not, and the end of the process releases every wait."""
+    import sys
+
+    from appkit.warmup import WarmUp
+    from fsviz.compute.warm import visit_key
+
+    assert visit_key("grm", {"base": Run("fisher", {"k": 3})}) == "grm:fisher"
+    assert visit_key("gdm", {"one_class": True, "tau": 0.2}) == "gdm:one_class"
+    assert visit_key("gdm", {"one_class": False}) == "gdm"
+
+    def started(w, key):
+        t = time.monotonic()
+        while w.current != key and time.monotonic() - t < 30:
+            time.sleep(0.02)
+        assert w.current == key
+
+    script = (
+        "import time; print('start gdm', flush=True); time.sleep(1.0); print('ready gdm', flush=True); "
+        "print('start grm:fisher', flush=True); time.sleep(1.0)"
+    )
+    loaded = []
+    w = WarmUp([sys.executable, "-c", script], load=lambda: loaded.append(True))
+    assert w.compiling
+    assert w.wait_for("histogram") < 0.1  # not started by the process: the run compiles its own
+    assert "histogram" in w.claims.read_text().split()  # ... and tells the process to skip it
+    started(w, "gdm")
+    texts = []
+    waited = w.wait_for("gdm", lambda frac, text: texts.append(text))
+    assert 0.2 < waited < 5 and texts and "compiled in the background" in texts[0]
+    assert w.wait_for("gdm") < 0.1  # ready
+    started(w, "grm:fisher")
+    assert w.wait_for("grm:fisher") < 5  # never said ready: the process's end releases it
+    assert w.loaded.wait(5) and loaded == [True] and not w.compiling
+
+    def cancel(frac, text):
+        raise jobs.Cancelled
+
+    w2 = WarmUp(
+        [sys.executable, "-c", "import time; print('start grm:lgd', flush=True); time.sleep(3)"],
+        load=lambda: None,
+    )
+    started(w2, "grm:lgd")
+    with pytest.raises(jobs.Cancelled):
+        w2.wait_for("grm:lgd", cancel)

@@ -248,6 +248,40 @@ def test_correlation_sparsity_histogram(digits):
     assert any(abs(s["x0"] - 0.9) < 1e-9 for s in figure(at)["layout"]["shapes"])
 
 
+def test_a_stale_histogram_names_the_pages_own_button(digits, monkeypatch):
+    """The stale notice says which button applies the new parameters: "Count pairs" here."""
+    import appkit
+
+    monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 0.0)  # every run counts as slow: no live step
+    at = goto(start(digits), "correlation_sparsity")
+    at.select_slider(key="hist_bins").set_value(50).run()
+    stale = [w.value for w in at.warning if w.value.startswith("Stale:")]
+    assert stale and "press **Count pairs**" in stale[0] and "press Run" not in stale[0]
+
+
+def test_the_feature_name_box_of_wide_data_reads_as_one_sentence(digits, monkeypatch):
+    """Wide data get a box for a feature's name: its label keeps the question whole, with no
+    stray colon after the question mark."""
+    import appkit
+
+    monkeypatch.setattr(appkit.scale, "WIDE_FEATURES", 10)  # the digits' 64 features count as wide
+    at = goto(start(digits), "groups")
+    label = at.text_input(key="find_feature_name").label
+    assert label == "Which group is this feature in? (a feature's exact name)" and "?:" not in label
+
+
+def test_docs_describe_the_prior_group_editor_the_grm_page_shows(digits):
+    """docs/app.md once described a data editor of rows feature -> group; the page has a
+    multiselect and a paste box, and the docs say so."""
+    at = goto(start(digits), "grm")
+    assert at.multiselect(key="prior_pick").label.startswith("Pick the features of a new group")
+    assert "paste groups" in at.text_area(key="prior_text").label
+    row = next(
+        line for line in (ROOT / "docs" / "app.md").read_text().splitlines() if "**GRM refinement**" in line
+    )
+    assert "data_editor" not in row and "multiselect" in row and "paste box" in row
+
+
 def test_grm_page_base_scores_and_prior_groups(digits):
     at = goto(start(digits), "grm")
     fig = figure(at)

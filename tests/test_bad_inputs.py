@@ -372,7 +372,7 @@ def test_loader_memory_error_becomes_memory_budget_error(monkeypatch, tmp_path):
     def boom(*a, **k):
         raise MemoryError()
 
-    monkeypatch.setattr(L, "_load_delimited", boom)
+    monkeypatch.setattr(L, "read_parts", boom)  # the registered reader's call
     with pytest.raises(MemoryBudgetError, match="ran out of memory"):
         load_dataset(p)
 

@@ -85,7 +85,7 @@ def test_run_is_an_order_free_hashable_value_with_named_fields():
     assert fc.params_label(a) == "" and a.label == "GDM"
     off = Run("gdm", {"tau": 0.2, "C": 2})
     assert fc.params_label(off) == "C=2, tau=0.2" and off.label == "GDM [C=2, tau=0.2]"
-    assert fc.params_label(grm) == "base=LGD, prior_groups=(1, 2),(3, 4)"
+    assert fc.params_label(grm) == "base=LGD, prior_groups=2 groups of 4 features"
 
 
 def test_registry_names_the_estimators_and_refuses_bad_runs():
@@ -505,3 +505,47 @@ def test_the_warm_up_shares_every_method_once_and_its_runs_are_valid():
         "evaluation",
     }
     assert any(r.method == "gdm" and dict(r.params).get("corr") == "su" for r in runs)
+
+
+def test_counts_fit_a_metric_tile_and_whole_table_selections_say_so():
+    """Issue 45's newcomer: "4,999,950…" cut off in a metric; GDM keeping 13 of 13 and a top 20
+    of 13 features shown as if they were selections."""
+    assert fc.compact_count(2016) == "2,016" and fc.compact_count(9_999_999) == "9,999,999"
+    assert fc.compact_count(4_999_950_000) == "5 billion" and fc.compact_count(12_345_678) == "12.3 million"
+    assert fc.compact_count(918_000_000_000) == "918 billion" and fc.compact_count(2 * 10**12) == "2 trillion"
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 13))
+    ds = Dataset(X, y=(X[:, 0] > 0).astype(int), name="thirteen")
+    res = Run("gdm", {}).execute(ds)
+    assert len(res.support) == 13  # 10 per iteration x 10 iterations: more than the table has
+    note = fc.gdm_all_kept_note(res, ds.n_features)
+    assert note and "all 13 features" in note and "not a selection" in note
+    wide = Dataset(rng.normal(size=(40, 300)), y=np.arange(40) % 2, name="wide")
+    assert fc.gdm_all_kept_note(Run("gdm", {}).execute(wide), 300) is None
+    assert (
+        fc.top_k_in_table(20, 13)[0] == 13
+        and "the top 20 asked covers all of them" in fc.top_k_in_table(20, 13)[1]
+    )
+    assert fc.top_k_in_table(10, 13) == (10, None)
+
+
+def test_pima_style_zeros_in_physiological_columns_are_flagged():
+    rng = np.random.default_rng(0)
+    n = 50
+    cols = {
+        "Pregnancies": rng.integers(0, 6, n).astype(float),  # zeros are real counts: not physiological
+        "Glucose": rng.uniform(60, 180, n),
+        "BloodPressure": rng.uniform(40, 110, n),
+        "Age": rng.uniform(21, 80, n),
+        "bp": rng.normal(size=n),  # standardised (negatives): a 0 is an ordinary value
+    }
+    cols["Glucose"][:2] = 0.0
+    cols["BloodPressure"][5:12] = 0.0
+    cols["bp"][3] = 0.0
+    X = np.column_stack(list(cols.values()))
+    note = fc.zeros_as_missing_note(X, list(cols))
+    assert note and "Glucose (2)" in note and "BloodPressure (7)" in note
+    assert "Pregnancies" not in note and "Age" not in note and "bp (" not in note
+    assert "Missing-value markers" in note
+    assert fc.zeros_as_missing_note(np.abs(X[:, [0, 3]]) + 1, ["Pregnancies", "Age"]) is None
+    assert fc.zeros_as_missing_note(X[:, 1:3] + 1, ["Glucose", "BloodPressure"]) is None

@@ -84,7 +84,7 @@ def test_leaky_features_budget_and_errors():
 
 def test_name_masks_equal_the_per_name_tests():
     """The one-scan name masks (wide tables) accept exactly the names the per-name tests accept."""
-    from fsviz.data.roles import TARGET_WORDS, _id_named, _id_named_mask, _target_worded, _words
+    from fsviz.data.roles import TARGET_WORDS, _id_named, _words, id_named_mask, target_worded
 
     rng = np.random.default_rng(3)
     pieces = [
@@ -116,10 +116,10 @@ def test_name_masks_equal_the_per_name_tests():
     ]
     names = ["".join(rng.choice(pieces, size=rng.integers(1, 4))) for _ in range(3000)]
     names += ["x", "v1", " X ", "Unnamed: 0", "patientId", "AIDS", "grid", "İD", "label", ""]
-    np.testing.assert_array_equal(_id_named_mask(names), [_id_named(n) for n in names])
-    np.testing.assert_array_equal(_target_worded(names), [bool(_words(n) & TARGET_WORDS) for n in names])
+    np.testing.assert_array_equal(id_named_mask(names), [_id_named(n) for n in names])
+    np.testing.assert_array_equal(target_worded(names), [bool(_words(n) & TARGET_WORDS) for n in names])
     fewer = TARGET_WORDS - {"y"}
-    np.testing.assert_array_equal(_target_worded(names, fewer), [bool(_words(n) & fewer) for n in names])
+    np.testing.assert_array_equal(target_worded(names, fewer), [bool(_words(n) & fewer) for n in names])
 
 
 @pytest.mark.parametrize(

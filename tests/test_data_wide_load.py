@@ -187,7 +187,7 @@ def reference_floats(fields, na_lower):
 def test_wide_csv_rows_parse_as_the_per_cell_reference(monkeypatch):
     from fsviz.data.formats import delimited
 
-    na_lower = delimited._NA_LOWER
+    na_lower = delimited.NA_LOWER
     cells = ["0.1", "1e-300", "-0", "", "NA", "nan", "-nan", "NaN", "N/A", "null", "?", " NA ", "inf", "7"]
     rng = np.random.default_rng(0)
     fields = list(rng.choice(cells, size=5000))

@@ -194,8 +194,9 @@ def test_the_cycle_finder_finds_a_cycle_through_a_function_level_import():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-#: ``fsviz/data/`` is left to the import-plan work on it (its format modules share a private base,
-#: ``formats/_source``); every other module takes no private name from another family's module
+#: ``fsviz/data/`` has its own rule for its readers (``test_no_reader_takes_another_modules_private_names``:
+#: they share ``formats/source`` under public names); every other module takes no private name from
+#: another family's module
 PRIVATE_CHECKED = sorted(p for p in PKG.rglob("*.py") if "data" not in p.relative_to(PKG).parts[:1])
 
 
@@ -311,11 +312,15 @@ def test_each_file_format_has_its_reader_and_writer_in_one_module():
         for p in fmt_dir.glob("*.py")
     }
     for stem in ("delimited", "parquet", "matlab", "svmlight", "npz", "anndata", "geo"):
-        assert any(f.startswith("_load_") for f in defs[stem]), stem
+        assert any(f.startswith(("_load_", "load_")) for f in defs[stem]), stem
+    from fsviz.data.formats import readers
+
+    for reader in readers():  # every registered reader reads in a format module of its own
+        assert reader.read.__module__.startswith("fsviz.data.formats."), reader.name
     # a workbook's sheet becomes a table in spreadsheet.py; the table becomes data as a CSV's does
     assert "read_sheet" in defs["spreadsheet"] and "_load_sheet" in defs["delimited"]
     for stem in ("parquet", "svmlight", "npz"):
-        assert f"_write_{stem}" in defs[stem] and f"_load_{stem}" in defs[stem]
+        assert f"_write_{stem}" in defs[stem] and {f"_load_{stem}", f"load_{stem}"} & defs[stem]
     loaders = PKG / "data" / "loaders.py"
     own = {n.name for n in ast.parse(loaders.read_text()).body if isinstance(n, ast.FunctionDef)}
     assert not {f for f in own if f.startswith(("_load_", "_write_"))} - {"_load_mapped_dir"}
@@ -577,3 +582,27 @@ def test_no_source_file_is_over_800_lines():
     ]
     long = {str(p.relative_to(ROOT)): n for p in files if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert not long, long
+
+
+def test_no_reader_takes_another_modules_private_names():
+    """The readers (``fsviz/data/formats/``, and ``frames.py``, which turns their tables into
+    data) share what they share under public names (:mod:`fsviz.data.formats.source`: ``Source``,
+    ``parse_error``, ``readonly``, ...): a format added outside fsviz registers itself with the
+    same names (``_source.py`` only re-exports them under their old names)."""
+    data = PKG / "data"
+    readers = [p for p in (data / "formats").glob("*.py") if p.name != "_source.py"] + [data / "frames.py"]
+    mods = {_module(p): p for p in PKG.rglob("*.py")}
+    bad = []
+    for p in readers:
+        here = _module(p)
+        for node in ast.walk(_tree(p)):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fsviz"):
+                bad += [
+                    f"{here}: from {node.module} import {a.name}"
+                    for a in node.names
+                    if a.name.startswith("_")
+                    and not a.name.startswith("__")
+                    and node.module != here
+                    and f"{node.module}.{a.name}" not in mods
+                ]
+    assert not bad, bad

@@ -321,3 +321,29 @@ def test_fills_and_encodings_are_in_the_header_and_the_commands(tmp_path, monkey
     argv = ["report", "genes.csv", "--plan", plan, "--method", "fisher"]
     assert cli.main([*argv, "-o", str(out), "-q"]) == 0
     assert masked(out.read_bytes()) == masked(build_report(ds, [Run("fisher")], created=CREATED))
+
+
+def test_report_tables_never_break_a_number_or_a_name_mid_token(report):
+    """Numbers stay on one line (a count cut as "4,999,9 / 50" misreads), and long names
+    (probe IDs) wrap only where a column cannot hold them whole: ``overflow-wrap`` does not
+    shrink a column below its longest word, as ``word-break: break-word`` did."""
+    css = re.search(r"<style>(.*?)</style>", report, re.S).group(1)
+    rules = {sel.strip(): body for sel, body in re.findall(r"([^{}]+)\{([^}]*)\}", css)}
+    assert "white-space: nowrap" in rules["td.num"]
+    assert (
+        "word-break" not in rules["table.wrap td"] and "overflow-wrap: break-word" in rules["table.wrap td"]
+    )
+    assert '<td class="num">' in report  # numbers do carry the class
+
+
+def test_the_report_names_prior_groups_by_their_features_not_their_indices(digits, results):
+    names = digits.feature_names
+    grm = Run("grm", {"base": Run("fisher", {}), "prior_groups": [[10, 20, 30], [40, 41]]}, 0)
+    doc = build_report(digits, [grm], created=CREATED, results=results)
+    visible = re.sub(r'<p class="prov">.*?</p>|<pre class="code">.*?</pre>', "", doc, flags=re.S)
+    visible = re.sub(
+        r"<script.*?</script>|<h2 id=\"provenance\">.*?</table>.*?</table>", "", visible, flags=re.S
+    )
+    assert "(10, 20, 30)" not in visible and "10,20,30" not in visible
+    assert "2 groups of 5 features" in visible
+    assert html.escape(", ".join(str(names[i]) for i in (10, 20, 30))) in visible

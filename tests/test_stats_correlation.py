@@ -282,6 +282,83 @@ def test_slot_of_matches_searchsorted(rng, edges):
         np.testing.assert_array_equal([K.slot_of(x, lo, hi, w) for x in v], want)
 
 
+def _slots_by_slot_of(v, lo, hi, inv_w):
+    return K.slots_of_values(np.ascontiguousarray(v), lo, hi, inv_w)
+
+
+@pytest.mark.parametrize("n_bins", [1, 4, 20, 200])
+def test_hist_tile_bins_like_slot_of_on_and_beside_every_threshold(rng, n_bins):
+    """The tile kernels' threshold counts give each value the slot ``slot_of`` gives it,
+    for values exactly on, one ulp beside, and tol beside every threshold, on both the
+    compare path (<= 64 thresholds) and the binary-search path."""
+    from fsviz.stats.correlation import _Binning
+
+    b = _Binning(n_bins, TOL, "test")
+    on = np.concatenate([b.lo, [b.hi], b.edges])
+    v = np.concatenate(
+        [on, np.nextafter(on, -1), np.nextafter(on, 2), on + TOL, on - TOL, rng.random(300), [0.0, 1.5]]
+    )
+    v = np.clip(v, 0, None)
+    signs = rng.choice([-1.0, 1.0], size=v.size)
+    w = 7
+    G = np.zeros((-(-v.size // w), w))
+    G.ravel()[: v.size] = v * signs
+    ge = np.zeros(b.T.size, dtype=np.int64)
+    K.hist_tile(G, False, 0, b.T, ge)
+    want = _slots_by_slot_of(np.abs(G).ravel(), b.lo, b.hi, b.inv_w)
+    np.testing.assert_array_equal(ge[:-1] - ge[1:], want)
+    # a diagonal tile counts only c + off > r
+    off = 2
+    ge = np.zeros(b.T.size, dtype=np.int64)
+    K.hist_tile(G, True, off, b.T, ge)
+    r, c = np.indices(G.shape)
+    want = _slots_by_slot_of(np.abs(G)[c + off > r], b.lo, b.hi, b.inv_w)
+    np.testing.assert_array_equal(ge[:-1] - ge[1:], want)
+
+
+def _edge_columns(rng, n_rep, n_cols):
+    """Columns of +-1 patterns whose correlations are exactly 0, 0.5, 1/sqrt(2) or 1."""
+    E = np.tile(edge_hitting_dense(), (n_rep, 1))
+    return E[:, rng.integers(0, E.shape[1], size=n_cols)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=hst.integers(2, 12),
+    m=hst.integers(1, 40),
+    n_edge=hst.integers(0, 12),
+    block_size=hst.integers(1, 50),
+    tile=hst.integers(1, 9),
+    n_threads=hst.integers(1, 3),
+    bins=hst.sampled_from([2, 10, 20, (0.0, 0.5, 1 / np.sqrt(2), 1.0), (0.25, 0.5, 0.75)]),
+    precision=hst.sampled_from(["float64", "float32"]),
+    seed=hst.integers(0, 2**31 - 1),
+)
+def test_dense_tiles_match_brute_force_property(
+    n, m, n_edge, block_size, tile, n_threads, bins, precision, seed
+):
+    """Any blocking, tiling and thread count: every pair in the brute-force bin, pairs exactly
+    on an edge included (columns built so that |rho| is exactly 0, 0.5, 1/sqrt(2) or 1)."""
+    import fsviz.stats._hist_tiles as T
+
+    r = np.random.default_rng(seed)
+    X = r.normal(size=(n, m))
+    if n_edge:
+        E = _edge_columns(r, 1 + n // 8, n_edge)
+        X = np.column_stack([r.normal(size=(E.shape[0], m)), E])
+    X[:, r.integers(0, X.shape[1])] = 3.0  # a constant column
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(T, "TILE", tile)
+        mp.setattr(T, "n_threads", lambda: n_threads)
+        h = correlation_histogram(
+            X,
+            bins=np.asarray(bins) if isinstance(bins, tuple) else bins,
+            block_size=block_size,
+            precision=precision,
+        )
+    assert_same(h, X)
+
+
 # ------------------------------------------------------------------------------------ errors
 @pytest.mark.parametrize(
     "kwargs, match",

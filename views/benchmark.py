@@ -89,7 +89,13 @@ run = Run("benchmark", params, appkit.seed())
 res = None
 if clicked or appkit.shown("benchmark", ds) is not None:
     res = appkit.page_result(
-        "benchmark", ds, run, clicked, f"Benchmarking {fc.plural(len(chosen), 'method')}", progress=True
+        "benchmark",
+        ds,
+        run,
+        clicked,
+        f"Benchmarking {fc.plural(len(chosen), 'method')}",
+        progress=True,
+        button="Run benchmark",
     )
 if res is None:
     st.info("Choose methods and press **Run benchmark**.")

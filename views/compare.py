@@ -69,12 +69,21 @@ def export():
     labels = list(sels)
     label = st.selectbox("selection", labels, index=appkit.export_default(ds, labels), key="export_sel")
     sel = sels[label]
-    if sel.run.spec.kind in ("score", "grm"):  # a ranking of every feature: export its top k
-        appkit.seed_form("export", {"k": min(fc.TOP_K.default, ds.n_features)})
-        top = appkit.param_number(
-            st, fc.SELECTION_SIZE, "k", key="export_k", high=ds.n_features, label="top k features to export"
-        )
-        sel = appkit.stored(ds, sel.run).selection(int(top))
+    if sel.run.spec.kind in ("score", "grm"):  # a ranking of every feature: its top k, or a rule's cut
+        cut = appkit.cut_control(ds, sel.run, key="export_cut")
+        if cut is None:
+            appkit.seed_form("export", {"k": min(fc.TOP_K.default, ds.n_features)})
+            top = appkit.param_number(
+                st,
+                fc.SELECTION_SIZE,
+                "k",
+                key="export_k",
+                high=ds.n_features,
+                label="top k features to export",
+            )
+            sel = appkit.stored(ds, sel.run).selection(int(top))
+        else:
+            sel = cut
     raw = st.checkbox(
         "exact CSV (for programs)",
         key="export_raw",

@@ -23,7 +23,9 @@ with ctl.container(border=True):
 
 run = Run("histogram", {"bins": int(n_bins), "max_features": int(max_features)}, appkit.seed())
 with out:
-    res = appkit.page_result("histogram", ds, run, clicked, "Counting |rho| over all pairs", progress=True)
+    res = appkit.page_result(
+        "histogram", ds, run, clicked, "Counting |rho| over all pairs", progress=True, button="Count pairs"
+    )
 if res is None:
     out.info("Press **Count pairs**.")
     st.stop()

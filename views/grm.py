@@ -36,7 +36,7 @@ base = Run(method, fc.score_params(method, n_nb), appkit.seed())
 params = {"base": base, "n_top": int(n_top), "gamma": float(gamma), "prior_groups": prior}
 run = Run("grm", params, appkit.seed())
 with out:
-    res = appkit.page_result("grm", ds, run, clicked, "Running GRM")
+    res = appkit.page_result("grm", ds, run, clicked, "Running GRM", button="Run GRM")
 if res is None:
     out.info("Choose a base score and press **Run GRM**.")
     st.stop()
@@ -47,6 +47,9 @@ out.caption(
 )
 for warning in appkit.prior_groups_warnings(ds, res):
     out.warning(warning)
+k, whole_table = fc.top_k_in_table(k, m)  # a top k of at most the table's features
+if whole_table:
+    out.info(whole_table)
 
 
 @st.fragment(parallel=True)  # CV runs in a worker thread: the chart and table below do not wait
@@ -103,6 +106,8 @@ def ranking(res):
 
 with out:
     ranking(res)
+    with st.expander("The cut: how many of the ranked features to keep, and how sure"):
+        appkit.cut_control(ds, res.run, key="grm_cut")  # the one-SE k or stability, drawn on the ranking
     appkit.why_not(ds, res.selection(k), "grm")  # rank, stand-in, correlation, reason
 top.subheader("Scores and ranks (sortable)")
 appkit.grm_table(top, ds, res, prior, k)

@@ -58,7 +58,7 @@ def groups_view():
     form = dict(tau=tau, n_per_iter=n_per_iter, max_iter=max_iter, C=C, corr=corr, one_class=one_class)
     run = fc.gdm_run(form | {"cv_folds": folds, "positive": positive}, appkit.seed())
     with out:
-        res = appkit.page_result("gdm", ds, run, clicked, "Running GDM")
+        res = appkit.page_result("gdm", ds, run, clicked, "Running GDM", button="Run GDM")
     if res is None:
         out.info("Set the parameters and press **Run GDM**.")
         return
@@ -68,7 +68,7 @@ def groups_view():
     m2.metric("affiliated features (AF)", len(res.af), help=fc.HELP["AF"])
     m3.metric(
         "correlations computed",
-        f"{res.n_correlations:,}",
+        fc.compact_count(res.n_correlations),
         fc.share_of_pairs(res.n_correlations, res.n_pairs),
         delta_color="off",
         delta_arrow="off",
@@ -76,12 +76,15 @@ def groups_view():
     )
     m4.metric(
         "all pairs m(m−1)/2",
-        f"{res.n_pairs:,}",
+        fc.compact_count(res.n_pairs),
         f"GDM fit {res.seconds:.2f} s",
         delta_color="off",
         delta_arrow="off",
+        help=f"{res.n_pairs:,} pairs",
     )
     out.caption(f"Shown: {res.run.label}, seed {res.run.seed}")
+    if fc.gdm_all_kept_note(res, ds.n_features):
+        out.info(fc.gdm_all_kept_note(res, ds.n_features))
 
     def tree_view(res):
         c1, c2, c3 = st.columns(3)

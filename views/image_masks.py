@@ -16,7 +16,9 @@ if ds.image_shape is None:
     st.stop()
 st.caption(appkit.target_note(ds, "images"))
 run = appkit.shown("gdm", ds) or appkit.default_gdm(ds)
-res = appkit.page_result("gdm", ds, run, clicked=False, label="Running GDM")
+res = appkit.page_result(
+    "gdm", ds, run, clicked=False, label="Running GDM", button="Run GDM on the Groups page"
+)
 if res is None:
     st.info("Run GDM on the **Groups** page first; its groups are drawn here.")
     st.stop()

@@ -59,7 +59,9 @@ run = appkit.stream_run(ds, method, params, chunk, grouping)
 with out:
     res = None
     if run is not None:
-        res = appkit.page_result("stream", ds, run, clicked, f"Streaming features through {method}", True)
+        res = appkit.page_result(
+            "stream", ds, run, clicked, f"Streaming features through {method}", True, button="Run stream"
+        )
     elif appkit.shown("stream", ds) is not None and not clicked:
         res = appkit.stored(ds, appkit.shown("stream", ds))
 if res is None:

@@ -37,7 +37,9 @@ ctl.caption(
 
 run = Run("stability", {"of": of, "k": k, "n_boot": int(n_boot), "tau": tau}, appkit.seed())
 with out:
-    res = appkit.page_result("stability", ds, run, clicked, f"Resampling {of.spec.label} {n_boot} times")
+    res = appkit.page_result(
+        "stability", ds, run, clicked, f"Resampling {of.spec.label} {n_boot} times", button="Resample"
+    )
 if res is None:
     out.info("Press **Resample**.")
     st.stop()
@@ -68,3 +70,9 @@ if len(res.group_frequency):
     )
     names = fc.group_names(res.group_support, ds.feature_names)
     st.plotly_chart(stability_bars(res.group_frequency, names, k=30), key="stab_groups")
+with st.expander("Stability selection and the other cuts: how many features to keep, and how sure"):
+    st.caption(
+        "Complementary halves of the samples instead of bootstraps, and the stable set with Meinshausen "
+        "and Bühlmann's bound on the expected false selections (docs/significance.md)."
+    )
+    appkit.cut_control(ds, of, key="stab_cut")

@@ -11,6 +11,7 @@ here imports Streamlit.
 """
 
 from fsviz.compute.commands import benchmark_run, histogram_run, select_run
+from fsviz.compute.cuts import CUT_RULES, Cut, cut_run, cut_selection, parse_cut, parse_k
 from fsviz.compute.explain import (
     EXPLAIN_COLUMNS,
     ExplainResult,
@@ -51,6 +52,7 @@ from fsviz.compute.registry import (
 from fsviz.compute.results import (
     BenchmarkResult,
     CorrelationsResult,
+    CVCurveResult,
     Evaluation,
     GRMResult,
     GroupResult,
@@ -61,7 +63,9 @@ from fsviz.compute.results import (
     Projection,
     ScoreResult,
     Selection,
+    SignificanceResult,
     StabilityResult,
+    StabilitySelection,
     StreamResult,
     SubsetResult,
 )
@@ -101,9 +105,11 @@ from fsviz.compute.tables import (
 )
 from fsviz.compute.wording import (
     HELP,
+    compact_count,
     compare_chart_note,
     evaluation_note,
     feature_group_text,
+    gdm_all_kept_note,
     group_stability_text,
     histogram_text,
     kuncheva_text,
@@ -111,6 +117,8 @@ from fsviz.compute.wording import (
     plural,
     quality_text,
     share_of_pairs,
+    top_k_in_table,
+    zeros_as_missing_note,
 )
 from fsviz.viz.compare import (
     CV_BIASED,
@@ -122,6 +130,15 @@ from fsviz.viz.compare import (
 )
 
 __all__ = [
+    "CUT_RULES",
+    "Cut",
+    "cut_run",
+    "cut_selection",
+    "parse_cut",
+    "parse_k",
+    "SignificanceResult",
+    "StabilitySelection",
+    "CVCurveResult",
     "EXPLAIN_COLUMNS",
     "ExplainResult",
     "WhyNot",
@@ -159,6 +176,10 @@ __all__ = [
     "kuncheva_text",
     "group_stability_text",
     "share_of_pairs",
+    "compact_count",
+    "gdm_all_kept_note",
+    "top_k_in_table",
+    "zeros_as_missing_note",
     "SELECTION_SIZE",
     "TOP_K",
     "Context",

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from fsviz.compute.covariates import parse_covariates
+from fsviz.compute.cuts import Cut, cut_run, parse_k
 from fsviz.compute.registry import (
     SELECTION_SIZE,
     TOP_K,
@@ -28,6 +30,7 @@ from fsviz.compute.registry import (
     score_methods,
     selection_methods,
 )
+from fsviz.compute.runners.cuts import N_PAIRS, N_PERMUTATIONS, PERMUTATION_NULL
 from fsviz.compute.runs import SEED_MAX, Run
 
 __all__ = [
@@ -284,9 +287,52 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
         q.add_argument(
             "-k",
             "--n-features",
-            type=int,
-            help=f"{SELECTION_SIZE.help} (mRMR and the other fixed-size subsets select K)",
+            type=_k_value,
+            metavar="K|RULE",
+            help=f"{SELECTION_SIZE.help} (mRMR and the other fixed-size subsets select K); or a rule: "
+            "fdr:Q keeps a score's features at BH q-value <= Q on label-permutation p-values "
+            "(the CSV then has p, q and rule columns); stability:PI keeps the features a selection "
+            "picks on at least PI of the halves of the samples, with the PFER bound (columns "
+            "probability, group_probability, rule); cv-1se keeps the smallest top k within one "
+            "standard error of the best CV accuracy (docs/significance.md)",
         )
+        q.add_argument(
+            "--permutations",
+            type=int,
+            metavar="B",
+            help=f"label permutations of -k fdr:Q (default {N_PERMUTATIONS.default}); the smallest "
+            "p-value is 1/(B+1), so BH over m features at level Q needs B of about m/Q",
+        )
+        q.add_argument(
+            "--pairs",
+            type=int,
+            metavar="B",
+            help=f"complementary pairs of halves for -k stability:PI (default {N_PAIRS.default})",
+        )
+        q.add_argument(
+            "--per-half",
+            type=int,
+            metavar="Q",
+            help="features each half keeps for -k stability:PI (default: sqrt(0.6 m), PFER <= 1 at 0.8)",
+        )
+        q.add_argument(
+            "--cv-folds",
+            type=int,
+            metavar="N",
+            help="stratified folds of -k cv-1se's CV curve (default 5; the selection is redone in each)",
+        )
+        q.add_argument(
+            "--permutation-null",
+            choices=PERMUTATION_NULL.choices,
+            help=f"-k fdr:Q's null (default {PERMUTATION_NULL.default}): {PERMUTATION_NULL.help}",
+        )
+    q.add_argument(
+        "--covariates",
+        metavar="NAMES",
+        help="adjust for these, comma-separated: columns of the sample annotations "
+        "(--sample-annotations) or of the table; features (and a continuous target) are "
+        "residualised on them (text columns one-hot), permutations stay within batches",
+    )
     q.add_argument(
         "--base",
         default=None,
@@ -316,6 +362,14 @@ def add_report_options(q: argparse.ArgumentParser) -> None:
 
 
 # ----------------------------------------------------------------------------- command line -> Run
+def _k_value(text: str) -> int | Cut:
+    """``-k``: a number, or a rule (:func:`fsviz.compute.cuts.parse_k`); argparse reports the error."""
+    try:
+        return parse_k(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def select_run(ns: argparse.Namespace, target_kind: str | None = "classes") -> Run:
     """The selection Run that ``fsviz select`` asks for, checked before any data is read
     (``target_kind`` picks GRM's default base once it is).
@@ -327,9 +381,19 @@ def select_run(ns: argparse.Namespace, target_kind: str | None = "classes") -> R
     """
     spec = method(ns.method)
     params = parse_params(ns.param)
-    SELECTION_SIZE.validate(ns.n_features, "fsviz select -k/--n-features")
-    if ns.n_features is not None and spec.kind == "subset" and "n_features" in spec.estimator().get_params():
+    if isinstance(ns.n_features, Cut):
+        cut_run(Run(spec.name, {}, ns.seed), ns.n_features)  # the rule applies to this method
+    else:
+        SELECTION_SIZE.validate(ns.n_features, "fsviz select -k/--n-features")
+    if (
+        isinstance(ns.n_features, int)
+        and spec.kind == "subset"
+        and "n_features" in spec.estimator().get_params()
+    ):
         params.setdefault("n_features", ns.n_features)  # mRMR selects as many as it exports
+    covariates = parse_covariates(getattr(ns, "covariates", None))
+    if covariates:
+        params["covariates"] = covariates
     if spec.name == "grm":
         name = ns.base or grm_default_base(target_kind)
         params["base"] = Run(name, grm_base_params(name) | parse_params(ns.base_param), ns.seed)
@@ -402,6 +466,9 @@ def _select_args(run: Run, k: int) -> list[str] | None:
         if run.method == "grm" and name == "base":
             args += ["--base", value.method]
             args += [f"--base-param={n}={param_text(v)}" for n, v in value.params]
+            continue
+        if name == "covariates":
+            args += ["--covariates", ",".join(value)] if value else []
             continue
         if run.method == "group-saola" and name == "groups" and isinstance(value, Run):
             if value != Run("gdm", {}, run.seed):

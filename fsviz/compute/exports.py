@@ -17,10 +17,16 @@ from fsviz.compute.results import Selection
 
 #: columns of the selection CSV, in order
 SELECTION_COLUMNS = ("rank", "index", "name", "score", "role", "group")
+#: what the columns a cut adds hold (the provenance's column notes)
+_COLUMN_WORDS = {
+    "p": "label-permutation p-value of the feature's score, (1 + #{perm >= observed}) / (1 + B)",
+    "q": "Benjamini-Hochberg q-value (the FDR at which the feature would be selected)",
+}
 
 
 def selection_frame(selection: Selection, feature_names: Sequence[str], *, raw: bool = True) -> pd.DataFrame:
-    """The export table: ``rank, index, name, score, role, group``, one row per feature.
+    """The export table: ``rank, index, name, score, role, group``, one row per feature; a selection
+    cut by a rule adds the rule's numbers (``p``, ``q`` for ``fdr:Q``) and a ``rule`` column.
 
     ``group`` is the group number 1..K (GDM: the K-th support feature found and its
     affiliated features), 0 for a feature in no group. ``raw=False``: names that begin like a
@@ -33,7 +39,7 @@ def selection_frame(selection: Selection, feature_names: Sequence[str], *, raw: 
     shown = names[idx].astype(str) if idx.size else np.array([], dtype=str)
     if not raw and shown.size:
         shown = np.array([neutralise(n) for n in shown.tolist()], dtype=object).astype(str)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "rank": np.arange(1, len(idx) + 1, dtype=np.int64),
             "index": idx,
@@ -44,6 +50,11 @@ def selection_frame(selection: Selection, feature_names: Sequence[str], *, raw: 
         },
         columns=list(SELECTION_COLUMNS),
     )
+    for name, values in selection.columns:  # the cut's numbers (p, q, ...), then the rule itself
+        frame[name] = np.asarray(values, dtype=np.float64)
+    if selection.rule is not None:
+        frame["rule"] = selection.rule
+    return frame
 
 
 def selection_csv(
@@ -70,7 +81,7 @@ def read_selection_csv(data: bytes) -> pd.DataFrame:
     """Inverse of :func:`selection_csv` (scores parsed exactly: the 17 digits give the same
     float back, whatever pandas' own float parser does)."""
     dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": str, "role": str}
-    extra = {"group": np.int64, "stand_in": str, "reason": str, "stand_in_corr": str}
+    extra = {"group": np.int64, "stand_in": str, "reason": str, "stand_in_corr": str, "rule": str}
     frame = pd.read_csv(io.BytesIO(data), dtype=dtypes | extra, keep_default_na=False)
     frame["score"] = np.asarray(frame["score"].to_numpy(dtype=str), dtype=np.float64)
     if "stand_in_corr" in frame:  # an explained selection: empty = no stand-in
@@ -108,6 +119,7 @@ def provenance(selection: Selection, dataset) -> dict:
         **_prior_names(run, dataset),
         "run_key": run.key,
         "k": selection.k,
+        "rule": selection.rule,
         "n_selected": selection.n_features,
         "columns": {
             "rank": "1 = first in the method's order",
@@ -115,6 +127,7 @@ def provenance(selection: Selection, dataset) -> dict:
             "score": "the method's score of the feature (higher = better)",
             "role": "SF support feature, AF affiliated feature (GDM), selected otherwise",
             "group": "GDM group number 1..K (the K-th support feature found and its AFs); 0 = none",
+            **{name: _COLUMN_WORDS.get(name, name) for name, _ in selection.columns},
         },
     }
 

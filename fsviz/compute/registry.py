@@ -11,7 +11,7 @@ through :meth:`Run.execute <fsviz.compute.Run.execute>`, which calls these runne
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from numbers import Integral, Real
 from typing import Any
@@ -21,8 +21,10 @@ from sklearn.utils._param_validation import Interval
 from fsviz import select as S
 from fsviz._params import Param, describe
 from fsviz._targets import needs_classes_message
+from fsviz.compute.covariates import COVARIATES, adjusted_dataset
 from fsviz.compute.explain import EXPLAIN_PARAMS
 from fsviz.compute.explain import explain as _explain
+from fsviz.compute.runners import cuts as C
 from fsviz.compute.runners import evaluation as E
 from fsviz.compute.runners import selectors as X
 from fsviz.compute.runners import views as V
@@ -89,7 +91,8 @@ class Method:
         (:func:`fsviz._params.describe`; ``random_state`` is the Run's seed) and
         :attr:`run_params` (a view's whole declaration: it has no estimator)."""
         declared = describe(self.estimator) if self.estimator is not None else {}
-        return declared | {p.name: p for p in self.run_params}
+        adjust = {COVARIATES.name: COVARIATES} if self.selects else {}
+        return declared | {p.name: p for p in self.run_params} | adjust
 
     def defaults(self) -> dict[str, Any]:
         """``{name: default}`` of the declared parameters whose default is not None."""
@@ -137,6 +140,9 @@ class Method:
                 raise ValueError(
                     f"{needs_classes_message(self.label)} Dataset {ds.name!r} has a continuous target."
                 )
+        covariates = run.get("covariates") if self.selects else None
+        if covariates:  # the method sees the features (and a continuous target) adjusted for them
+            ctx = replace(ctx, dataset=adjusted_dataset(ds, covariates))
         try:
             return self.runner(run, ctx)
         except MemoryError as e:  # one error contract: a ValueError naming the run and the fix
@@ -152,7 +158,7 @@ class Method:
             raise ValueError(
                 f"{self.label}: unknown parameter(s) {unknown}; valid are {sorted(self.params)}."
             )
-        kw = {k: v for k, v in run.params if k in valid}
+        kw = {k: v for k, v in run.params if k in valid and k != COVARIATES.name}
         if "random_state" in valid:
             kw["random_state"] = run.seed
         return self.estimator(**kw)
@@ -633,6 +639,27 @@ METHODS: dict[str, Method] = {
             "every feature's rank, stand-in and reason",
             _explain,
             EXPLAIN_PARAMS,
+        ),
+        _view(
+            "significance",
+            "Permutation significance",
+            "every feature's permutation p-value and BH q-value",
+            C.significance,
+            C.SIGNIFICANCE_PARAMS,
+        ),
+        _view(
+            "stability-selection",
+            "Stability selection",
+            "each feature's and group's selection probability over complementary halves, PFER bound",
+            C.stability_selection,
+            C.STABILITY_SELECTION_PARAMS,
+        ),
+        _view(
+            "cv-curve",
+            "CV curve (one-SE rule)",
+            "CV accuracy over k, selection in each fold; the one-standard-error k",
+            C.cv_curve,
+            C.CV_CURVE_PARAMS,
         ),
         _view("leakage", "Leakage check", "features that give the target away", V.leakage, ()),
         _view("projection", "PCA projection", "PCA of a feature subset", V.projection, V.PROJECTION_PARAMS),

@@ -6,12 +6,15 @@ the data it ran on; results that select features give a :class:`Selection`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import warnings
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
 
 from fsviz.compute.runs import Run
+from fsviz.evaluate.significance import k_fdr
+from fsviz.evaluate.stable import pfer_bound
 
 ROLES = ("SF", "AF", "selected")
 
@@ -50,6 +53,9 @@ class Selection:
     aligned with them. ``groups`` holds a group number ``1..K`` (GDM: the K support
     features in the order found, each with its affiliated features) and 0 for a feature
     in no group. ``k`` is the number of features asked for (None: all the method ranks).
+    A selection cut by a rule (``fsviz select -k fdr:0.05``) names it in ``rule``
+    (:meth:`fsviz.compute.Cut.describe`) and carries the rule's numbers per feature in
+    ``columns``: ``(("p", array), ("q", array))`` for the FDR cut, aligned with ``indices``.
     """
 
     run: Run
@@ -60,6 +66,8 @@ class Selection:
     groups: np.ndarray
     seconds: float
     k: int | None = None
+    rule: str | None = None
+    columns: tuple = ()
 
     @property
     def n_features(self) -> int:
@@ -172,6 +180,145 @@ class ScoreResult:
     def selection(self, k: int | None = None) -> Selection:
         idx = self.order if k is None else self.order[:k]
         return _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
+
+
+@result
+class SignificanceResult:
+    """Permutation p-values and BH q-values of a score Run (``of``) on every feature.
+
+    ``null`` states the hypothesis each p-value tests; ``batched`` says whether the permutations
+    were computed as one matrix computation or by refitting (:func:`fsviz.evaluate.permutation_pvalues`).
+    """
+
+    run: Run
+    fingerprint: str
+    of: Run
+    scores: np.ndarray
+    pvalues: np.ndarray
+    qvalues: np.ndarray
+    n_permutations: int
+    null: str
+    batched: bool
+    seconds: float
+
+    @property
+    def evidence(self) -> np.ndarray:
+        """``-log10 q`` of every feature (higher = stronger evidence; the FDR cut's ranking)."""
+        return -np.log10(np.maximum(self.qvalues, 1e-300))
+
+    @property
+    def pooled(self) -> bool:
+        return self.run.get("null") == "pooled"
+
+    def k_fdr(self, q: float) -> int:
+        """How many features have q-value <= ``q``."""
+        return k_fdr(self.qvalues, q)
+
+    def selection(self, q: float) -> Selection:
+        """The features with q-value <= ``q``, best score first, with their p and q."""
+        idx = np.flatnonzero(self.qvalues <= q) if k_fdr(self.qvalues, q) else np.zeros(0, np.int64)
+        idx = idx[np.argsort(-self.scores[idx], kind="stable")]
+        sel = _plain_selection(self.of, self.fingerprint, idx, self.scores[idx], self.seconds, None)
+        rule = (
+            f"fdr:{q:g} (Benjamini-Hochberg q <= {q:g} on label-permutation p-values, "
+            f"{self.n_permutations} permutations{', pooled over features' if self.pooled else ''})"
+        )
+        floor = 1.0 / (1.0 + self.n_permutations * (self.scores.size if self.pooled else 1))
+        at_floor = int(np.count_nonzero(self.pvalues <= floor * (1 + 1e-9)))
+        if idx.size == 0 and at_floor:  # limited by the permutations' resolution, not by the data
+            warnings.warn(
+                f"fdr:{q:g} kept no feature, but {at_floor} feature(s) reached the smallest p-value the "
+                f"{self.n_permutations} permutations can give ({floor:.3g}); BH needs p <= {q:g} k / m over "
+                f"m = {self.scores.size} features: use about {int(np.ceil(self.scores.size / q)):,} "
+                "permutations, or the pooled null (CLI: --permutations B, --permutation-null pooled).",
+                stacklevel=2,
+            )
+        return replace(sel, rule=rule, columns=(("p", self.pvalues[idx]), ("q", self.qvalues[idx])))
+
+
+@result
+class StabilitySelection:
+    """Stability selection of a selection Run (``of``): each feature's and group's probability of
+    being kept by a half of the samples (complementary pairs), ``q`` features per half.
+
+    ``groups`` are the groups of interchangeable features counted (GDM's), ``group_probabilities``
+    aligned with them; :meth:`selection` keeps the features at probability >= a threshold and
+    names the PFER bound (:func:`fsviz.evaluate.pfer_bound`).
+    """
+
+    run: Run
+    fingerprint: str
+    of: Run
+    probabilities: np.ndarray
+    group_probabilities: np.ndarray
+    groups: tuple
+    q: float
+    q_groups: float
+    n_pairs: int
+    seconds: float
+
+    def pfer(self, threshold: float) -> float:
+        """Meinshausen & Buehlmann's bound on the expected false selections at ``threshold``."""
+        return pfer_bound(self.q, self.probabilities.size, threshold)
+
+    def group_pfer(self, threshold: float) -> float:
+        """The same bound with the groups as the variables (NaN without groups)."""
+        return pfer_bound(self.q_groups, len(self.groups), threshold) if self.groups else float("nan")
+
+    def group_of(self) -> np.ndarray:
+        """Every feature's group number ``1..G`` (its first group), 0 for none."""
+        out = np.zeros(self.probabilities.size, dtype=np.int64)
+        for i, g in enumerate(self.groups[::-1]):
+            out[np.asarray(g, dtype=np.int64)] = len(self.groups) - i
+        return out
+
+    def selection(self, threshold: float) -> Selection:
+        """Features with probability >= ``threshold``, most stable first, with their probability,
+        their group's probability and the rule (with the PFER bound) named."""
+        idx = np.flatnonzero(self.probabilities >= threshold)
+        idx = idx[np.argsort(-self.probabilities[idx], kind="stable")]
+        sel = _plain_selection(self.of, self.fingerprint, idx, self.probabilities[idx], self.seconds, None)
+        group = self.group_of()[idx]
+        gprob = np.where(group > 0, np.r_[np.nan, self.group_probabilities][group], np.nan)
+        rule = (
+            f"stability:{threshold:g} (selection probability >= {threshold:g} over {2 * self.n_pairs} "
+            f"complementary-pair halves, q = {self.q:g} per half; PFER <= {self.pfer(threshold):.3g}, "
+            "Meinshausen-Buehlmann bound)"
+        )
+        return replace(
+            sel,
+            groups=group,
+            rule=rule,
+            columns=(("probability", self.probabilities[idx]), ("group_probability", gprob)),
+        )
+
+
+@result
+class CVCurveResult:
+    """Cross-validated accuracy of a selection's top k over ``ks`` (selection redone in each
+    training fold) and the one-SE recommendation ``k_1se`` (:func:`fsviz.evaluate.one_se_rule`)."""
+
+    run: Run
+    fingerprint: str
+    of: Run
+    ks: np.ndarray
+    mean: np.ndarray
+    se: np.ndarray
+    n_folds: int
+    best_k: int
+    k_1se: int
+    threshold: float
+    classifier: str
+    seconds: float
+
+    def describe(self) -> str:
+        """The rule and its spread in words (the selection's ``rule``)."""
+        i, b = int(np.searchsorted(self.ks, self.k_1se)), int(np.searchsorted(self.ks, self.best_k))
+        return (
+            f"cv-1se: k = {self.k_1se}, the smallest k within one standard error of the best CV accuracy "
+            f"({self.mean[i]:.3f} +/- {self.se[i]:.3f} SE; best k = {self.best_k}: {self.mean[b]:.3f} "
+            f"+/- {self.se[b]:.3f}; {self.n_folds}-fold, {self.classifier}, selection in each training fold)"
+        )
 
 
 @result

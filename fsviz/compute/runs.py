@@ -243,7 +243,7 @@ def params_label(run: Run) -> str:
     """``"C=2, tau=0.2"``: a short human label of the parameters a run sets off their defaults.
 
     A nested Run (GRM's base score, group-SAOLA's GDM groups) shows as its own label;
-    long lists (prior groups, feature lists) by their length.
+    groups (GRM's prior groups) by their number and size, long lists by their length.
     """
     spec = _METHODS.get(run.method)
     declared = spec.params if spec is not None else {}
@@ -255,6 +255,11 @@ def params_label(run: Run) -> str:
             v = v.label
         elif isinstance(v, float):
             v = f"{v:g}"
+        elif isinstance(v, tuple) and v and all(isinstance(g, tuple) for g in v):
+            # groups of feature indices (GRM's priors): the label has no feature names to show,
+            # and indices read as data ("(72, 1483, 15443)"); the report lists the members by name
+            size = sum(map(len, v))
+            v = f"{len(v)} group{'s' * (len(v) != 1)} of {size} feature{'s' * (size != 1)}"
         elif isinstance(v, tuple):
             v = f"<{len(v)} items>" if len(v) > 4 else ",".join(map(str, v)) or "none"
         out.append(f"{k}={v}")

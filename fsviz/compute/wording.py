@@ -79,6 +79,89 @@ def share_of_pairs(n_computed: int, n_pairs: int) -> str:
     return f"{100 * n_computed / n_pairs:.3g}% of m(m−1)/2"
 
 
+def compact_count(n: int) -> str:
+    """``"2,016"``, ``"5.00 billion"``: a count that fits a metric tile (an exact 13-digit
+    count was cut off there as "4,999,950…"); exact up to ten million."""
+    n = int(n)
+    if abs(n) < 10_000_000:
+        return f"{n:,}"
+    for scale, unit in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million")):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:,}"  # unreachable: 10 million is above a million
+
+
+def gdm_all_kept_note(result: GroupResult, n_features: int) -> str | None:
+    """What happened when GDM's support features are every feature of the table (a small
+    table: its cutting plane adds up to ``n_per_iter`` features for ``max_iter`` iterations):
+    not a selection; None otherwise."""
+    n_sf = len(result.support)
+    if n_features <= 0 or n_sf < n_features:
+        return None
+    run = result.run
+    per, iters = int(run.get("n_per_iter")), int(run.get("max_iter"))
+    return (
+        f"GDM kept all {plural(n_features, 'feature')} as support features: it adds up to {per} per "
+        f"iteration for {iters} iterations ({per * iters:,} in all), more than this table has, so "
+        "nothing was left out. This is the whole table, not a selection; lower the features per "
+        "iteration or the iterations for a smaller one."
+    )
+
+
+def top_k_in_table(k: int, n_features: int) -> tuple[int, str | None]:
+    """``(k, note)``: the top k a page evaluates, at most the table's features, and a note when
+    the k asked covers every feature (a ranking of everything, not a selection)."""
+    k, m = int(k), int(n_features)
+    if m <= 0 or k < m:
+        return k, None
+    asked = f"the top {k} asked covers" if k > m else "the top k covers"
+    return m, (
+        f"This table has {plural(m, 'feature')}: {asked} all of them, so the evaluation and the "
+        "table below rank every feature rather than select some. Lower the top-k evaluated for a selection."
+    )
+
+
+#: column names of physiological measurements that cannot be 0 in a living person: a 0 there is
+#: a missing value coded as 0 (the Pima diabetes table: glucose, blood pressure, skin thickness,
+#: insulin, BMI)
+_NEVER_ZERO = (
+    r"gluc|pressure|\bbp\b|systolic|diastolic|skin|insulin|\bbmi\b|body.?mass|weight|height|"
+    r"cholest|heart.?rate|pulse|temperature|haemoglobin|hemoglobin|creatinine|albumin|sodium|potassium"
+)
+
+
+def zeros_as_missing_note(X, feature_names: Sequence[str], limit: int = 8) -> str | None:
+    """A note when physiological columns (by name) hold zeros among positive values: zeros
+    that most likely mean "missing" (Pima-style) and would be read as measurements. None
+    when there are none."""
+    import re
+
+    import scipy.sparse as sp
+
+    names = pd.Series([str(n) for n in feature_names])
+    cand = np.flatnonzero(names.str.contains(_NEVER_ZERO, flags=re.IGNORECASE, regex=True).to_numpy())
+    if cand.size == 0 or sp.issparse(X) or not isinstance(X, np.ndarray):  # in memory or mapped only
+        return None
+    B = np.asarray(X[:, cand], dtype=np.float64)
+    zeros = (B == 0).sum(axis=0)
+    positive = np.where(B > 0, B, np.inf).min(axis=0)
+    negative = (B < 0).any(axis=0)
+    # zeros among strictly positive values, the smallest of which is well away from zero
+    hit = (zeros > 0) & ~negative & np.isfinite(positive) & (positive > 0)
+    if not hit.any():
+        return None
+    listed = ", ".join(f"{names[j]} ({int(z):,})" for j, z in zip(cand[hit], zeros[hit], strict=True))
+    more = int(hit.sum()) - limit
+    if more > 0:
+        listed = ", ".join(listed.split(", ")[:limit]) + f" and {more} more"
+    return (
+        f"Zeros in physiological columns that cannot be 0 in a living person: {listed}. They are most "
+        "likely missing values coded as 0, and are used as measurements now. The import plan's "
+        "**Missing-value markers** can read 0 as missing (in every column: only where no other column "
+        "holds real zeros); else clean the file first."
+    )
+
+
 def kuncheva_text(value: float) -> str:
     """Kuncheva's index as text; "n/a (sizes differ)" where it is undefined (NaN)."""
     return "n/a (sizes differ)" if value != value else f"{value:.3f}"

@@ -43,14 +43,14 @@ def read_annotations(obj: Any, *, who: str, budget: int = 0, na_values=None):
     """
     import pandas as pd
 
-    from fsviz.data.formats._source import _resolve_format, _Source
+    from fsviz.data.formats.source import Source, resolve_format
     from fsviz.data.frames import read_table
 
     if isinstance(obj, pd.DataFrame):
         frame = obj.copy()
         frame.columns = [str(c) for c in frame.columns]
         return frame.reset_index(drop=True) if frame.index.name is None else frame.reset_index()
-    src = _Source(obj)
+    src = Source(obj)
     src.budget = budget
     if na_values is not None:
         src.na_values = tuple(na_values)
@@ -58,7 +58,12 @@ def read_annotations(obj: Any, *, who: str, budget: int = 0, na_values=None):
     if src.size() == 0:
         raise ValueError(f"{where} are empty (0 bytes). Fix: choose the phenotype table.")
     src.check(src.size() * 8, "the sample annotations")
-    fmt = _resolve_format(src, None)
+    src.unwrap()  # a gzipped or zipped table: the file inside, bounded (fsviz.data.formats.archives)
+    fmt = resolve_format(src, None)
+    if fmt == "cls":  # class labels by position (GenePattern): fsviz.data.formats.gct
+        from fsviz.data.formats.gct import read_cls
+
+        return read_cls(src.bytes(), where)
     if fmt not in ("csv", "tsv", "txt", "xlsx", "xls", "ods"):
         raise ValueError(
             f"{where}: a {fmt} file is not a table of annotations. Fix: give a CSV, TSV or Excel table with "

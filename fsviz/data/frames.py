@@ -139,9 +139,9 @@ def text_view(src, who: str):
         glue = " " if sep == r"\s+" else sep
         lines = [glue.join(f"V{j + 1}" for j in range(width)) + "\n", *lines]
         notes.append(f"no header line: the {width} columns are named V1 .. V{width}")
-    from fsviz.data.formats._source import _Source
+    from fsviz.data.formats.source import Source
 
-    view = _Source("".join(lines).encode("utf-8"))
+    view = Source("".join(lines).encode("utf-8"))
     view.__dict__.update({k: v for k, v in src.__dict__.items() if k not in ("obj", "path", "_data")})
     view.encoding, view.header, view.skip_rows, view.comment = "utf-8", 0, 0, None
     return view
@@ -388,7 +388,7 @@ def _read_sheet(src, fmt, *, sheet, transpose, nrows, who) -> RawTable:
 def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact, who) -> RawTable:
     import pandas as pd
 
-    from fsviz.data.formats._source import _exact_floats, _parse_error
+    from fsviz.data.formats.source import exact_floats, parse_error
 
     src = text_view(src, who)
     text, encoding = head_text(src)
@@ -452,7 +452,7 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
         na_values=list(getattr(src, "na_values", NA_TOKENS)),
         engine="c",
         encoding=encoding,
-        **(_exact_floats() if exact else {}),
+        **(exact_floats() if exact else {}),
     )
     if nrows is not None and transpose is False:
         kwargs["nrows"] = int(nrows)
@@ -489,7 +489,7 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
         raise ValueError(f"{who} holds no data (empty). Fix: choose a file with a header and rows.") from e
     except Exception as e:  # parser errors, decoding errors, ...
         shown = {"\t": "tab", r"\s+": "whitespace"}.get(sep, sep)
-        raise _parse_error(
+        raise parse_error(
             src,
             fmt.upper(),
             e,

@@ -185,7 +185,7 @@ def inspect_table(
     True
     """
     from fsviz.data.budget import resolve_budget
-    from fsviz.data.formats._source import _resolve_format, _sniff, _Source
+    from fsviz.data.formats.source import Source, resolve_format, sniff_text_format
 
     if plan is None:
         ids = tuple(id_columns) if isinstance(id_columns, list) else id_columns
@@ -199,15 +199,19 @@ def inspect_table(
             id_columns=ids,
             ignore=tuple(ignore) if ignore is not None else None,
         )
-    src = _Source(path_or_buffer)
+    src = Source(path_or_buffer)
     src.sandbox, src.budget = bool(sandbox), resolve_budget(memory_budget)
     who = f"inspect_table: {src.label}"
     if src.size() == 0:
         raise ValueError(f"{who} is empty (0 bytes). Fix: choose a file that holds data.")
     if not isinstance(nrows, int) or isinstance(nrows, bool) or nrows < 1:
         raise ValueError(f"{who}: nrows must be a positive int; got {nrows!r}.")
-    f = _resolve_format(src, plan.fmt)
-    if f == "txt" and _sniff(src.head(1 << 16)) == "svmlight":
+    src.use_plan(plan)
+    src.unwrap()  # a compressed or archived file: the file inside (recorded in the plan)
+    if src.compression != "none" and (plan.compression, plan.member) != (src.compression, src.member):
+        plan = plan.replace(compression=src.compression, member=src.member)
+    f = resolve_format(src, plan.fmt)
+    if f == "txt" and sniff_text_format(src.head(1 << 16)) == "svmlight":
         f = "svmlight"
     base_notes = list(src.notes)
     if propose and f in ("csv", "tsv", "txt"):
@@ -273,6 +277,8 @@ def _look(src, f: str, plan: ImportPlan, nrows: int, notes: list, who: str) -> T
     """The preview of ``src`` read with ``plan`` (no proposals)."""
     src.use_plan(plan)
     label, id_columns, ignore = plan.label, src.id_columns, src.ignore
+    if f not in _PREVIEWED:
+        return _from_reader(src, f, label, nrows, notes)
     if f in ("mat", "npz", "svmlight"):
         return _no_columns(src, f, notes)
     if f == "h5ad":
@@ -353,14 +359,14 @@ def _look(src, f: str, plan: ImportPlan, nrows: int, notes: list, who: str) -> T
 def _parquet_head(src, nrows: int):
     import pyarrow.parquet as pq
 
-    from fsviz.data.formats._source import _parse_error
     from fsviz.data.formats.parquet import check_flat
+    from fsviz.data.formats.source import parse_error
 
     try:
         pf = pq.ParquetFile(src.handle())
         schema = pf.schema_arrow
     except Exception as e:
-        raise _parse_error(src, "Parquet", e, "re-export it (e.g. DataFrame.to_parquet).") from e
+        raise parse_error(src, "Parquet", e, "re-export it (e.g. DataFrame.to_parquet).") from e
     check_flat(
         schema, f"inspect_table: {src.label}"
     )  # lists and structs: the loader's message, not a TypeError
@@ -368,7 +374,10 @@ def _parquet_head(src, nrows: int):
         batch = next(pf.iter_batches(batch_size=nrows), None)
         frame = batch.to_pandas() if batch is not None else schema.empty_table().to_pandas()
     except Exception as e:
-        raise _parse_error(src, "Parquet", e, "re-export it (e.g. DataFrame.to_parquet).") from e
+        raise parse_error(src, "Parquet", e, "re-export it (e.g. DataFrame.to_parquet).") from e
+    from fsviz.data.formats.parquet import index_as_columns
+
+    frame = index_as_columns(frame)[0]  # a pandas index: the sample ids, a column as the loader reads it
     frame.columns = [str(c) for c in frame.columns]
     return frame
 
@@ -387,6 +396,25 @@ def _h5ad(src, label, nrows: int, notes: list, who: str) -> TableInfo:
     var_columns = [] if var is None else [str(c) for c in var.columns if var[c].dtype.kind in "OSU"]
     info = _annotation_info("h5ad", head["obs"], int(m), int(n), label, nrows, notes, matrices, var_columns)
     return dataclasses.replace(info, counts=bool(head.get("counts")))
+
+
+#: formats previewed here column by column (or by their annotations); any other registered reader
+#: is previewed from what it reads (:func:`_from_reader`)
+_PREVIEWED = ("csv", "tsv", "txt", "xlsx", "xls", "ods", "parquet", "mat", "npz", "svmlight", "h5ad", "geo")
+
+
+def _from_reader(src, f: str, label, nrows: int, notes: list) -> TableInfo:
+    """A format read whole by its registered reader: its shape and notes, and its per-sample
+    annotations (when it brings some) as the target candidates."""
+    from fsviz.data.formats.registry import read_parts
+
+    parts = read_parts(src, f, label if label != "auto" else None)
+    n, m = parts["X"].shape
+    notes.extend(parts.get("notes") or [])
+    annotations = parts.get("annotations")
+    families = (parts.get("table_meta") or {}).get("intensity_families") or []  # MaxQuant's choice
+    info = _annotation_info(f, annotations, int(m), int(n), label, nrows, notes, list(families), [])
+    return dataclasses.replace(info, annotations=annotations)
 
 
 def _geo(src, label, nrows: int, notes: list, who: str) -> TableInfo:

@@ -35,21 +35,15 @@ from fsviz.data.budget import (
     sparse_bytes,
 )
 from fsviz.data.dataset import Dataset
-from fsviz.data.formats._source import (
+from fsviz.data.formats.registry import read_parts
+from fsviz.data.formats.source import (
     FORMATS,
     LABEL_CANDIDATES,
-    _parse_error,
-    _readonly,
-    _resolve_format,
-    _Source,
+    Source,
+    parse_error,
+    readonly,
+    resolve_format,
 )
-from fsviz.data.formats.anndata import _load_h5ad
-from fsviz.data.formats.delimited import _load_delimited, _load_sheet
-from fsviz.data.formats.geo import _load_geo
-from fsviz.data.formats.matlab import _load_mat
-from fsviz.data.formats.npz import _load_npz
-from fsviz.data.formats.parquet import _load_parquet
-from fsviz.data.formats.svmlight import _load_svmlight
 from fsviz.data.images import (
     KNOWN_IMAGE_SHAPES,
     KNOWN_NOT_IMAGES,
@@ -129,6 +123,9 @@ def load_dataset(
     transform: str = "none",
     matrix: str = "X",
     var_names: str | None = None,
+    compression: str = "auto",
+    member: str | None = None,
+    intensity: str | None = None,
     plan: ImportPlan | dict | None = None,
 ) -> Dataset:
     """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
@@ -293,13 +290,29 @@ def load_dataset(
         when the target comes from the annotations.
     annotation_key : str, optional
         The annotation column that holds the sample names (default: the one matching most).
-    transform : {"none", "log1p", "log1p_cpm", "zscore"}, default="none"
+    transform : {"none", "log1p", "log1p_cpm", "zscore", "log2"}, default="none"
         Applied to the values once read: ``log1p``, ``log1p`` of counts per million (each
-        sample scaled to 10^6), or each feature centred and scaled (dense data only).
+        sample scaled to 10^6), each feature centred and scaled (dense data only), or ``log2``
+        (proteomics intensities: positive values, dense).
     matrix : str, default="X"
         .h5ad: ``"X"``, ``"raw"`` or ``"layers/<name>"``.
     var_names : str, optional
         .h5ad: the ``var`` column that names the features (gene symbols); default the index.
+    compression : str, default="auto"
+        What wraps the data (:mod:`fsviz.data.formats.archives`): ``"auto"`` opens a gzip,
+        bzip2, xz (zstd with the ``zstandard`` package) stream or a zip/tar archive (``.tar.gz``
+        too) by its content, whatever the name; ``"none"`` reads the bytes as they are; another
+        value (``"gzip"``, ``"zip"``, ``"tar.gz"``, ...) is what the file must be. What was found
+        is recorded in ``meta["plan"]``. Decompression is bounded by ``memory_budget`` (the sizes
+        the archive declares first, then the bytes as they stream), and archives with unsafe
+        member names, links, encrypted or nested archives are refused.
+    member : str, optional
+        The member of a zip/tar archive to read when it holds several data files (default: its
+        one data file, or its recognised multi-file layout).
+    intensity : str, optional
+        MaxQuant ``proteinGroups.txt`` (recognised by its columns): the intensity family read as
+        the values, one column per sample (``"LFQ intensity"`` (default when present), ``"iBAQ"``,
+        ``"Intensity"``, ``"Reporter intensity corrected"``); see :mod:`fsviz.data.formats.proteomics`.
     plan : ImportPlan or dict, optional
         All of the reading options above as one value (:class:`fsviz.data.plan.ImportPlan`,
         or its dict form): given, it is used instead of them (passing both is an error).
@@ -348,7 +361,7 @@ def load_dataset(
         path_or_buffer
     ):  # a .npy matrix (memory-mapped over the budget), labels in <stem>.y.npy
         return load_npy(path_or_buffer, label=label, name=name, memory_budget=memory_budget)
-    src = _Source(path_or_buffer)
+    src = Source(path_or_buffer)
     src.budget = resolve_budget(memory_budget)
     src.sandbox = bool(sandbox)
     if not isinstance(allow_external, (bool, np.bool_)):
@@ -365,21 +378,10 @@ def load_dataset(
     if size == 0:
         raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
     src.check(size, f"the file itself ({format_bytes(size)})")
-    f = _resolve_format(src, plan.fmt)
-    readers = {
-        "csv": _load_delimited,
-        "tsv": _load_delimited,
-        "txt": _load_delimited,
-        "parquet": _load_parquet,
-        "mat": _load_mat,
-        "svmlight": _load_svmlight,
-        "npz": _load_npz,
-        "xlsx": _load_sheet,
-        "xls": _load_sheet,
-        "ods": _load_sheet,
-        "h5ad": _load_h5ad,
-        "geo": _load_geo,
-    }
+    src.unwrap()  # a gzip/bz2/xz/zstd stream or a zip/tar archive: the file inside, bounded
+    if src.compression != "none" and (plan.compression, plan.member) != (src.compression, src.member):
+        plan = plan.replace(compression=src.compression, member=src.member)  # recorded in meta["plan"]
+    f = resolve_format(src, plan.fmt)
     who = f"load_dataset: {src.label}"
     try:
         table = None
@@ -390,12 +392,11 @@ def load_dataset(
             )
             if isinstance(label, str) and label in [str(c) for c in table.columns]:
                 label = None  # the target is an annotation: the data are read without one
-        if f in ("csv", "tsv", "txt", "xlsx", "xls", "ods"):
-            parts = readers[f](src, f, label)
-        else:
-            parts = readers[f](src, label)
+        parts = read_parts(src, f, label)  # the registered reader (fsviz.data.formats.registry)
         if parts.get("annotations") is not None:  # a GEO series matrix brings its own
             table = parts.pop("annotations") if table is None else table
+        if table is not None and table.attrs.get("join") == "position":  # a CLS file: no sample ids
+            table = _by_position(table, parts, who)
         if table is not None:
             parts = join_annotations(
                 parts,
@@ -417,7 +418,7 @@ def load_dataset(
     except MemoryError as e:
         raise out_of_memory(f"load_dataset: {src.label}", e) from None
     except Exception as e:  # a damaged file can make any parser fail in its own way
-        raise _parse_error(
+        raise parse_error(
             src,
             {"txt": "text"}.get(f, f),
             e,
@@ -464,6 +465,25 @@ def _plan_of(plan, given: dict) -> ImportPlan:
         raise ValueError(f"load_dataset: {e}") from None
 
 
+def _by_position(table, parts: dict, who: str):
+    """Annotations that name no samples (a CLS file: a label per sample, in the data's order)
+    keyed by the data's sample names, row by row; ValueError when the counts differ."""
+    n = parts["X"].shape[0]
+    if len(table) != n:
+        raise ValueError(
+            f"{who}: the sample annotations hold {len(table)} labels by position (a CLS file) but the data "
+            f"have {n} samples. Fix: attach the CLS file made for this data file."
+        )
+    names = parts.get("sample_names")
+    keyed = table.drop(columns=["position"], errors="ignore")
+    keyed.insert(
+        0, "sample", [str(v) for v in names] if names is not None else [str(i + 1) for i in range(n)]
+    )
+    if names is None:  # the rows' numbers become their names, on both sides of the join
+        parts["sample_names"] = np.array(keyed["sample"], dtype=object)
+    return keyed
+
+
 def _same(a, b) -> bool:
     try:
         return bool(a == b) if not isinstance(a, np.ndarray) else False
@@ -485,7 +505,7 @@ def _load_mapped_dir(path, *, label, name) -> Dataset:
     )
 
 
-def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> Dataset:
+def _assemble(src: Source, parts: dict, *, image_shape, name, image_order) -> Dataset:
     X, y = parts["X"], parts.get("y")
     names = parts.get("feature_names")
     who = f"load_dataset: {src.label}"
@@ -586,7 +606,7 @@ def _assemble(src: _Source, parts: dict, *, image_shape, name, image_order) -> D
             perm = column_major_permutation(shape)
             X = X[:, perm]
             if not sp.issparse(X):
-                X = _readonly(X)  # a fresh array the Dataset need not copy again
+                X = readonly(X)  # a fresh array the Dataset need not copy again
             meta["source_columns"] = perm
             meta["image_order"] = "F"
             if names is None or parts.get("names_are_default"):
@@ -685,7 +705,7 @@ def _impute(X, names, strategy: str, indicator: bool, who: str):
         if len(nan_cols):
             X = np.array(X, dtype=np.float64)  # a writable copy
             counts, fills, all_missing, indicators = _dense_fills(X, nan_cols, names, strategy, indicator)
-            X = _readonly(X)
+            X = readonly(X)
     if all_missing:
         raise ValueError(
             f"{who}: missing={strategy!r} cannot fill feature column(s) {names_preview(all_missing)}: "

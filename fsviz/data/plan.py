@@ -45,8 +45,22 @@ PLAN_CHOICES: dict[str, tuple] = {
     "image_order": ("auto", "C", "F"),
     "duplicates": ("error", "suffix", "mean"),
     "dates": ("ignore", "number"),
-    "transform": ("none", "log1p", "log1p_cpm", "zscore"),
+    "transform": ("none", "log1p", "log1p_cpm", "zscore", "log2"),
     "encoding": ("auto", "utf-8", "cp1252", "latin-1"),
+    "compression": (
+        "auto",
+        "none",
+        "gzip",
+        "bz2",
+        "xz",
+        "zst",
+        "zip",
+        "tar",
+        "tar.gz",
+        "tar.bz2",
+        "tar.xz",
+        "tar.zst",
+    ),
 }
 #: the types a column can be given (``types``)
 COLUMN_TYPES = ("number", "category", "date", "text")
@@ -102,14 +116,25 @@ class ImportPlan:
         A second table (CSV, TSV, Excel) with one row per sample, joined on the sample names.
     annotation_key : str or None
         Its column holding the sample names (None: the column that matches them best).
-    transform : {"none", "log1p", "log1p_cpm", "zscore"}
+    transform : {"none", "log1p", "log1p_cpm", "zscore", "log2"}
         Applied to the values after reading: ``log1p(x)``, ``log1p`` of counts per million
-        (each sample scaled to 10^6 counts), or each feature standardised.
+        (each sample scaled to 10^6 counts), each feature standardised, or ``log2(x)``
+        (proteomics intensities, positive).
     matrix : str
         .h5ad: ``"X"``, ``"raw"`` or ``"layers/<name>"``.
     var_names : str or None
         .h5ad: the ``var`` column that names the features (None: the index).
     image_order : {"auto", "C", "F"}
+    compression : str
+        What wraps the data: ``"auto"`` (found from the content: a gzip, bzip2, xz or zstd stream,
+        a zip or tar archive; recorded here once found), ``"none"`` (the bytes as they are), or
+        what the file must be (``"gzip"``, ``"zip"``, ``"tar.gz"``, ...; see
+        :mod:`fsviz.data.formats.archives`).
+    member : str or None
+        The archive member read (None: the archive's one data file, or its multi-file layout).
+    intensity : str or None
+        MaxQuant ``proteinGroups.txt``: the intensity family read as the values (``"LFQ intensity"``,
+        ``"iBAQ"``, ``"Intensity"``, ``"Reporter intensity corrected"``); None: LFQ when present.
     """
 
     fmt: str | None = None
@@ -140,6 +165,9 @@ class ImportPlan:
     matrix: str = "X"
     var_names: str | None = None
     image_order: str = "auto"
+    compression: str = "auto"
+    member: str | None = None
+    intensity: str | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):  # before anything reads a value: its nesting and size
@@ -356,7 +384,7 @@ def _check(plan: ImportPlan) -> None:
         raise ValueError(f"'missing_indicators' must be true or false; got {plan.missing_indicators!r:.40}.")
     if not (_is_int(plan.min_class_size) and 0 <= plan.min_class_size <= 1_000_000):
         raise ValueError(f"'min_class_size' must be an int >= 0; got {plan.min_class_size!r:.40}.")
-    for name in ("sample_annotations", "annotation_key", "var_names"):
+    for name in ("sample_annotations", "annotation_key", "var_names", "member", "intensity"):
         v = getattr(plan, name)
         if v is not None and not isinstance(v, str):
             raise ValueError(f"'{name}' must be a text or None; got {v!r:.40}.")

@@ -68,7 +68,7 @@ def _containing(names: list[str], parts) -> np.ndarray:
     return hits
 
 
-def _target_worded(names: list[str], words=TARGET_WORDS) -> np.ndarray:
+def target_worded(names: list[str], words=TARGET_WORDS) -> np.ndarray:
     """Mask of names with a word (:func:`_words`) in ``words``."""
     out = np.zeros(len(names), dtype=bool)
     for j in np.flatnonzero(_containing(names, words)):
@@ -123,7 +123,7 @@ def suggest_targets(frame: pd.DataFrame, max_suggestions: int = 5) -> list[str]:
         return []
     names = _column_names(frame)
     strong = np.array([name.strip().lower() in _STRONG for name in names], dtype=bool)
-    score = np.where(strong, 4.0, np.where(_target_worded(names), 3.0, 0.0))
+    score = np.where(strong, 4.0, np.where(target_worded(names), 3.0, 0.0))
     numeric = _numeric_mask(frame)
     n_unique = np.zeros(m, dtype=np.int64)
     integer = np.zeros(m, dtype=bool)
@@ -265,7 +265,7 @@ _ID_VALUE = re.compile(r"^[A-Za-z][A-Za-z_.\-]*[0-9]+$")  # V1, S01, sample_3, G
 _NA_WORDS = frozenset(t.lower() for t in DEFAULT_NA)
 #: a date or a date and time, as spreadsheets and databases write them: 2022-07-18, 2022/7/18,
 #: 18/07/2022, 7/18/22, 18.07.2022, 2022-07-18T10:30:00, 2022-07-18 10:30
-_DATE_VALUE = re.compile(
+DATE_VALUE = re.compile(
     r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?"
     r"|\d{1,2}[-/.]\d{1,2}[-/.](\d{4}|\d{2})([ T]\d{1,2}:\d{2}(:\d{2})?)?"
 )
@@ -310,7 +310,9 @@ class ColumnRole:
 
 _SEPS = re.compile(r"[\s.\-:]+")
 _UNNAMED = re.compile(r"unnamed_+\d+")
-_ID_WORD = re.compile(r"(^|[^A-Za-z])(id|ID|Id)([^a-z]|$)|[a-z]I[Dd]([^a-z]|$)")
+#: ``id`` as a whole word (``ID``, ``sample_id``, ``ID_REF``) or a camel-case word's end
+#: (``patientId``, ``sampleID``); never inside an accession or a symbol (``O4IDC3``, ``IDH1``, ``ID2``)
+_ID_WORD = re.compile(r"(^|[^A-Za-z0-9])(id|ID|Id)([^A-Za-z0-9]|$)|[a-z]I[Dd]([^A-Za-z0-9]|$)")
 
 
 #: every name :func:`_id_named` accepts holds one of these, or is two characters at most ("x", "v1")
@@ -320,7 +322,7 @@ _ID_PARTS = (
 )  # fmt: skip
 
 
-def _id_named_mask(names: list[str]) -> np.ndarray:
+def id_named_mask(names: list[str]) -> np.ndarray:
     """:func:`_id_named` of every name (the word test only where it can say yes)."""
     out = np.zeros(len(names), dtype=bool)
     maybe = _containing(names, _ID_PARTS) | np.array([len(nm.strip()) <= 2 for nm in names], dtype=bool)
@@ -401,7 +403,7 @@ def _column_stats(frame: pd.DataFrame) -> dict:
                     mostly_numeric[c] = True
                 id_values[c] = bool(vals.str.fullmatch(_ID_VALUE).all())
                 if not text_numeric[c]:
-                    text_dates[c] = bool(vals.head(200).str.fullmatch(_DATE_VALUE).all())
+                    text_dates[c] = bool(vals.head(200).str.fullmatch(DATE_VALUE).all())
         else:
             n_unique[c] = s[~miss].nunique()
         n_missing[c] = int(miss.sum())
@@ -458,7 +460,7 @@ def _typed_roles(names, stats, role, reason, kinds: dict, dates: str, n: int) ->
 
 def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: pd.DataFrame) -> int | None:
     """The auto target among ``candidates`` (bool mask): see :func:`infer_column_roles`."""
-    from fsviz.data.formats._source import named_target
+    from fsviz.data.formats.source import named_target
 
     cand = np.flatnonzero(candidates)
     if not cand.size:
@@ -474,7 +476,7 @@ def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: p
     complete = stats["n_missing"] == 0
     # "y" names a target only as the whole name: inside one ("0Y", "day_y") it is a letter
     ranked_names = [names[c] for c in ranked_idx]
-    worded = _target_worded(ranked_names, TARGET_WORDS - {"y"})
+    worded = target_worded(ranked_names, TARGET_WORDS - {"y"})
     named = [c for c, w in zip(ranked_idx, worded, strict=True) if w or names[c].strip().lower() in _STRONG]
     text = [c for c in ranked_idx if stats["text"][c]]
     last = int(cand[-1])
@@ -619,7 +621,7 @@ def _infer(
         free = np.flatnonzero(role == "feature")
         if free.size:
             first[free[0]] = True
-        id_named = _id_named_mask(names)
+        id_named = id_named_mask(names)
         # R's default names ("X" for written row names, "V1" for a first column) name ids only
         # when the values are text, the row numbers themselves or rising record numbers: a
         # feature may be called X. Two distinct values always rise or fall, so rising says

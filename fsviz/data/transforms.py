@@ -19,6 +19,7 @@ TRANSFORM_WORDS = {
     "log1p": "log1p(x)",
     "log1p_cpm": "log1p of counts per million",
     "zscore": "z-score per feature",
+    "log2": "log2(x) (intensities)",
 }
 
 
@@ -80,6 +81,15 @@ def transform_values(X, kind: str, who: str):
         A = np.asarray(X, dtype=np.float64)
         sd = A.std(axis=0)
         return (A - A.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    if kind == "log2":  # proteomics intensities: positive, missing already filled or refused
+        vals = X.data if sp.issparse(X) else np.asarray(X)
+        if sp.issparse(X) or (vals.size and np.nanmin(vals) <= 0):
+            raise ValueError(
+                f"{who}: transform 'log2' needs positive values (intensities); the data hold "
+                + ("implicit zeros (sparse)" if sp.issparse(X) else f"{float(np.nanmin(vals)):.4g}")
+                + ". Fix: choose 'log1p' for counts, or read zeros as missing."
+            )
+        return np.log2(np.asarray(X, dtype=np.float64))
     raise ValueError(f"{who}: unknown transform {kind!r}; choose one of {list(TRANSFORM_WORDS)}.")
 
 

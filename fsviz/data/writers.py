@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 import scipy.sparse as sp
 
 from fsviz.data.csv_safety import neutralise
-from fsviz.data.formats._source import _SUFFIXES, _write_bytes
 from fsviz.data.formats.npz import _write_npz
 from fsviz.data.formats.parquet import _write_parquet
+from fsviz.data.formats.source import SUFFIXES, write_bytes
 from fsviz.data.formats.svmlight import _write_svmlight
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def _format_for_save(path_or_buffer, fmt: str | None) -> str:
             else str(getattr(path_or_buffer, "name", "") or "")
         )
         suffix = Path(nm).suffix.lower()
-        fmt = _SUFFIXES.get(suffix)
+        fmt = SUFFIXES.get(suffix)
         if fmt not in ("csv", "tsv", "parquet", "npz", "svmlight"):
             raise ValueError(
                 f"save_dataset: cannot tell the format from {nm or 'the buffer'!r}; pass fmt= one of "
@@ -141,7 +141,7 @@ def save_dataset(dataset: Dataset, path_or_buffer, fmt: str | None = None) -> No
     """
     fmt = _format_for_save(path_or_buffer, fmt)
     if fmt in ("csv", "tsv"):
-        _write_bytes(path_or_buffer, dataset.to_csv(sep="," if fmt == "csv" else "\t").encode("utf-8"))
+        write_bytes(path_or_buffer, dataset.to_csv(sep="," if fmt == "csv" else "\t").encode("utf-8"))
     elif fmt == "parquet":
         _write_parquet(dataset, path_or_buffer)
     elif fmt == "npz":

@@ -1,6 +1,6 @@
 """Evaluation of selections: stand-ins of the features left out, redundancy, CV accuracy (CV R^2/RMSE
-for regression), ground truth,
-stability, clustering, and the survey's benchmark protocol."""
+for regression), ground truth, stability, significance (permutation p-values, BH q-values),
+clustering, and the survey's benchmark protocol."""
 
 from fsviz._lazy import lazy_exports
 
@@ -28,6 +28,18 @@ _EXPORTS = {
     "BENCHMARK_COLUMNS": ".protocol",
     "CLASSIFIERS": ".protocol",
     "Ranker": ".protocol",
+    "permutation_pvalues": ".significance",
+    "PermutationResult": ".significance",
+    "bh_qvalues": ".significance",
+    "k_fdr": ".significance",
+    "label_permutations": ".significance",
+    "stability_selection": ".stable",  # not .stability_selection: a submodule would shadow the function
+    "StabilitySelectionResult": ".stable",
+    "complementary_pairs": ".stable",
+    "pfer_bound": ".stable",
+    "cv_curve": ".one_se",
+    "one_se_rule": ".one_se",
+    "CVCurve": ".one_se",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

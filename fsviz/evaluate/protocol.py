@@ -43,6 +43,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from fsviz.evaluate._selection import fitted_indices
 from fsviz.evaluate.clustering import clustering_accuracy, normalized_mutual_info
+from fsviz.stats.covariates import Covariates, check_confounding, covariate_design, residualize
 
 #: columns of the tidy table :func:`benchmark` returns, in order
 BENCHMARK_COLUMNS = (
@@ -263,6 +264,15 @@ def _task_in_fold(entry, fold, X, y, train, test, ks, classifiers, feature_names
     return _classify(entry, order, seconds, fold, X, y, train, test, ks, classifiers), order
 
 
+def _task_in_fold_adjusted(
+    entry, fold, X, y, train, test, ks, classifiers, feature_names, design
+) -> tuple[list, np.ndarray]:
+    """:func:`_task_in_fold` on the features residualised on the covariates by a fit on the
+    training rows only (the test rows get that training fit's residuals)."""
+    Xa = residualize(X, design, rows=train)
+    return _task_in_fold(entry, fold, Xa, y, train, test, ks, classifiers, feature_names)
+
+
 def _task_once(entry, X, y, splits, ks, classifiers, feature_names) -> tuple[list, None]:
     order, seconds = _rank(entry, X, y, feature_names)
     rows = []
@@ -390,6 +400,7 @@ def benchmark(
     client: Any = None,
     progress: Callable[..., None] | None = None,
     stability_tau: float | None = None,
+    covariates=None,
 ) -> pd.DataFrame:
     """Evaluate feature selection methods as the survey does (section 6.4).
 
@@ -445,6 +456,12 @@ def benchmark(
         or one with ``|rho| >= 1 - stability_tau``; :func:`fsviz.evaluate.selection_stability`),
         one value per method and k repeated on its rows; NaN for clustering rows, selections
         made once, and methods whose top k differ in size.
+    covariates : DataFrame, mapping, array or Covariates, optional
+        Adjust for these inside every training fold (:mod:`fsviz.stats.covariates`): the features
+        are residualised on the covariates by a least-squares fit on the training rows, and the
+        test rows with that same fit, before the selection and the classifiers see them. Needs
+        ``select_in_fold=True`` and supervised methods; a target the batches predict perfectly is
+        refused.
 
     Returns
     -------
@@ -532,6 +549,18 @@ def benchmark(
     for note in notes:
         warnings.warn(note, UserWarning, stacklevel=2)
 
+    design = None
+    if covariates is not None:
+        if not select_in_fold or len(supervised) < len(entries):
+            raise ValueError(
+                "benchmark: covariates are adjusted inside each training fold, so they need "
+                "select_in_fold=True and supervised methods only."
+            )
+        cov = (
+            covariates if isinstance(covariates, Covariates) else covariate_design(covariates, X.shape[0], y)
+        )
+        check_confounding(y, cov, who="benchmark")
+        design = cov.design
     splits = []
     if supervised:
         skf = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=int(random_state))
@@ -541,6 +570,10 @@ def benchmark(
         if not e.supervised:
             args = (ks, int(n_repeats_kmeans), int(random_state), feature_names)
             tasks.append((e.label, _task_cluster, (e,), args))
+        elif design is not None:
+            for f, (tr, te) in enumerate(splits):
+                args = (tr, te, ks, clfs, feature_names, design)
+                tasks.append((f"{e.label}, fold {f + 1}", _task_in_fold_adjusted, (e, f), args))
         elif select_in_fold:
             for f, (tr, te) in enumerate(splits):
                 tasks.append(

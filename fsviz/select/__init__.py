@@ -66,6 +66,9 @@ _EXPORTS = {
     "OFS": ".ofs",
     "L1SVM": ".svm",
     "SVMRFE": ".svm",
+    "Knockoffs": ".knockoffs",
+    "gaussian_knockoffs": ".knockoffs",
+    "knockoff_threshold": ".knockoffs",
 }
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -51,56 +51,119 @@ def slot_of(v, lo, hi, inv_w):
     return a
 
 
-@njit(cache=True, parallel=True)
-def hist_dense_block(G, diag, lo, hi, inv_w, nthreads):
-    """Slot counts of |G[i, j]| over a block (only j > i when ``diag``)."""
-    nr, nc = G.shape
-    ns = lo.shape[0] + 2
-    nchunks = min(nr, 4 * nthreads)
-    local = np.zeros((max(nchunks, 1), ns), dtype=np.int64)
-    for c in prange(nchunks):
-        cnt = np.zeros(ns, dtype=np.int64)
-        for i in range(c, nr, nchunks):
-            j0 = i + 1 if diag else 0
-            for j in range(j0, nc):
-                cnt[slot_of(abs(G[i, j]), lo, hi, inv_w)] += 1
-        local[c, :] = cnt
-    return local.sum(axis=0)
+@njit(cache=True, nogil=True)
+def _tile_row_start(r, diag, off, w):
+    """First column of tile row ``r`` that holds a counted pair (``c + off > r`` on a diagonal block)."""
+    if not diag:
+        return 0
+    return min(max(r - off + 1, 0), w)
 
 
-@njit(cache=True, parallel=True)
-def hist_dense_block_f32(G, Z1T, Z2T, diag, delta, lo, hi, inv_w, nthreads):
-    """Slot counts from a float32 product, re-checked in float64 near thresholds.
+@njit(cache=True, nogil=True)
+def hist_tile(G, diag, off, T, ge):
+    """Add to ``ge[k]`` the number of counted entries with ``|G[r, c]| >= T[k]``, k >= 1.
 
-    ``G`` (float32) approximates ``Z1T @ Z2T.T`` within ``delta`` in absolute value;
-    whenever ``|G[i, j]| +- delta`` straddles a threshold the entry is recomputed in
-    float64 from the rows of ``Z1T`` and ``Z2T`` (shape (b, n), C-contiguous).
-    Returns ``(slot_counts, n_rechecked)``.
+    ``G`` is one product tile (rows = features of block I, columns = features of block J),
+    small enough to stay in cache while it is binned. On a diagonal block only the pairs
+    above the diagonal count: column ``c`` of row ``r`` when ``c + off > r``, ``off`` being
+    the tile's column offset minus its row offset. ``ge[0]`` gets the number of counted
+    entries. ``T`` holds ``-inf``, the thresholds, ``+inf`` (see :func:`hist_thresholds`);
+    slot counts are ``ge[:-1] - ge[1:]``, the same slots :func:`slot_of` gives.
+
+    Up to 64 thresholds, each row is counted one threshold at a time (``|v| >= t``, a
+    vectorised compare and add, stopping at the row's maximum) instead of one slot per value:
+    the per-value gather and histogram increment cost several times more. More thresholds:
+    a binary search per value.
     """
-    nr, nc = G.shape
-    n = Z1T.shape[1]
-    ns = lo.shape[0] + 2
-    nchunks = min(nr, 4 * nthreads)
-    local = np.zeros((max(nchunks, 1), ns), dtype=np.int64)
-    rech = np.zeros(max(nchunks, 1), dtype=np.int64)
-    for c in prange(nchunks):
-        cnt = np.zeros(ns, dtype=np.int64)
-        nre = 0
-        for i in range(c, nr, nchunks):
-            j0 = i + 1 if diag else 0
-            for j in range(j0, nc):
-                v = abs(np.float64(G[i, j]))
-                s = slot_of(v - delta, lo, hi, inv_w)
-                if s != slot_of(v + delta, lo, hi, inv_w):
-                    acc = 0.0
-                    for k in range(n):
-                        acc += Z1T[i, k] * Z2T[j, k]
-                    s = slot_of(abs(acc), lo, hi, inv_w)
-                    nre += 1
-                cnt[s] += 1
-        local[c, :] = cnt
-        rech[c] = nre
-    return local.sum(axis=0), rech.sum()
+    h, w = G.shape
+    nt1 = T.shape[0] - 2
+    if nt1 > 64:
+        sc = np.zeros(nt1 + 1, dtype=np.int64)
+        for r in range(h):
+            c0 = _tile_row_start(r, diag, off, w)
+            for c in range(c0, w):
+                v = abs(G[r, c])
+                a = 1
+                b = nt1 + 1
+                while a < b:  # first threshold above v; v's slot is a - 1
+                    mid = (a + b) >> 1
+                    if T[mid] <= v:
+                        a = mid + 1
+                    else:
+                        b = mid
+                sc[a - 1] += 1
+        run = 0
+        for k in range(nt1, -1, -1):
+            run += sc[k]
+            ge[k] += run
+        return
+    for r in range(h):
+        c0 = _tile_row_start(r, diag, off, w)
+        row = G[r, c0:]
+        nr = row.shape[0]
+        ge[0] += nr
+        mx = 0.0
+        for c in range(nr):
+            mx = max(mx, abs(row[c]))
+        for k in range(1, nt1 + 1):
+            t = T[k]
+            if t > mx:
+                break
+            s = np.int32(0)  # int32 lanes: twice as many per vector as int64
+            for c in range(nr):
+                s += np.int32(abs(row[c]) >= t)
+            ge[k] += s
+
+
+@njit(cache=True, nogil=True)
+def hist_tile_f32(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, ge):
+    """:func:`hist_tile` for a float32 product tile, with float64 re-checks near thresholds.
+
+    ``G`` approximates ``Zi[r0 + r] . Zj[c0 + c]`` within ``delta``. ``A_hi[k]`` is the
+    smallest float32 ``>= T[k] + delta`` and ``A_lo[k]`` the smallest ``>= T[k] - delta``:
+    ``|G| >= A_hi[k]`` is then certainly at or above ``T[k]`` in float64, ``|G| < A_lo[k]``
+    certainly below, and the entries in between are recomputed from the float64 rows of
+    ``Zi`` and ``Zj`` (shape (w, n), C-contiguous) and compared with ``T[k]`` itself.
+    Returns the number of recomputations.
+    """
+    h, w = G.shape
+    nt1 = T.shape[0] - 2
+    n = Zi.shape[1]
+    off = c0 - r0
+    nre = 0
+    for r in range(h):
+        cs = _tile_row_start(r, diag, off, w)
+        row = G[r, cs:]
+        nr = row.shape[0]
+        ge[0] += nr
+        mx = np.float32(0.0)
+        for c in range(nr):
+            mx = max(mx, abs(row[c]))
+        for k in range(1, nt1 + 1):
+            lo = A_lo[k]
+            if lo > mx:
+                break
+            hi = A_hi[k]
+            s_hi = np.int32(0)
+            s_lo = np.int32(0)
+            for c in range(nr):
+                v = abs(row[c])
+                s_hi += np.int32(v >= hi)
+                s_lo += np.int32(v >= lo)
+            ge[k] += s_hi
+            if s_lo > s_hi:
+                t = T[k]
+                for c in range(nr):
+                    v = abs(row[c])
+                    if v >= lo and v < hi:
+                        i = r0 + r
+                        j = c0 + cs + c
+                        acc = 0.0
+                        for q in range(n):
+                            acc += Zi[i, q] * Zj[j, q]
+                        ge[k] += abs(acc) >= t
+                        nre += 1
+    return nre
 
 
 @njit(cache=True)

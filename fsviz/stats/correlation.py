@@ -5,9 +5,11 @@ pairs are nearly uncorrelated ("sparse correlation"). :func:`correlation_histogr
 measures that exactly, over **all** m(m-1)/2 pairs, in bounded memory:
 
 - **dense** data (in memory, memory-mapped ``.npy``, Parquet, zarr or a dask array) is
-  standardised block by block and every pair of feature blocks goes through one BLAS
-  product ``Z_I^T Z_J`` (only blocks with ``I <= J``); the counts are taken from each
-  product block by a numba kernel and the block is dropped. With
+  standardised block by block and every pair of feature blocks (``I <= J``) is multiplied
+  one cache-sized tile at a time: a 256 x 256 BLAS product ``Z_I[a]^T Z_J[b]`` that stays
+  in L2 is binned at once by a numba kernel (counting ``|rho| >= t`` per threshold, a
+  vectorised compare) and overwritten by the next tile, on ``numba.get_num_threads()``
+  Python threads with one BLAS thread each. No product block is written to memory. With
   ``precision="float32"`` the product runs in single precision and every value whose
   rounding error bound straddles a bin threshold is recomputed in float64, so the counts
   stay those of the float64 computation.
@@ -59,6 +61,7 @@ from fsviz._params import check_number
 from fsviz.data.chunked import ArraySource, ChunkedSource, open_chunked
 from fsviz.data.columns import is_dask_array
 from fsviz.stats import _corr_kernels as K
+from fsviz.stats import _hist_tiles
 from fsviz.stats.moments import column_moments, source_moments
 
 if TYPE_CHECKING:
@@ -168,6 +171,10 @@ class _Binning:
         uniform = np.allclose(np.diff(edges), (edges[-1] - edges[0]) / k, rtol=1e-12, atol=0)
         # equal widths: kernels guess the slot arithmetically (then correct it exactly)
         self.inv_w = float(k / (edges[-1] - edges[0])) if uniform else 0.0
+        # the dense tile kernels count v >= T[k]: slot #{k : v >= lo[k]}, or the last one when
+        # v > hi, is the number of T[1:-1] at or below v (the smallest float above hi stands in
+        # for "> hi")
+        self.T = np.concatenate([[-np.inf], self.lo, [np.nextafter(self.hi, np.inf)], [np.inf]])
 
     @property
     def n_slots(self) -> int:
@@ -253,73 +260,67 @@ def _dense_tasks(m: int, block_size: int, client: Any) -> list[list[tuple[int, i
 
 
 def _load_z(src: ChunkedSource, bi: int, block_size: int, st: _Stats, precision: str) -> tuple:
-    """Block bi standardised: global indices of its valid features and ``Z`` (n, w) float64.
-
-    For ``precision="float32"`` also the float32 copy and the transposed float64 rows
-    the re-check kernel reads contiguously.
-    """
+    """Block bi standardised, a feature per row: global indices of its valid features,
+    ``Z`` (w, n) float64 C-ordered, and for ``precision="float32"`` its float32 copy."""
     s = bi * block_size
     e = min(s + block_size, src.n_features)
     v = st.valid[s:e]
     B = src.read_columns(s, e)
     if not v.all():
         B = B[:, v]
-    Z = np.subtract(B, st.mean[s:e][v])  # a fresh C-ordered array
-    Z *= st.inv_s[s:e][v]
-    if precision == "float32":
-        return np.arange(s, e)[v], Z, Z.astype(np.float32), np.ascontiguousarray(Z.T)
-    return np.arange(s, e)[v], Z, None, None
+    Z = np.empty((B.shape[1], B.shape[0]))
+    np.subtract(B.T, st.mean[s:e][v, None], out=Z)
+    Z *= st.inv_s[s:e][v, None]
+    return np.arange(s, e)[v], Z, Z.astype(np.float32) if precision == "float32" else None
 
 
-def _dense_task(pairs, src, st, *, block_size, mode, lo, hi, inv_w, precision, thr, max_pairs=0):
+def _dense_task(pairs, src, st, *, block_size, mode, T, precision, thr, max_pairs=0):
     """One task: histogram slots (mode="hist") or thresholded pairs over block pairs."""
+    from threadpoolctl import threadpool_limits
+
     cache: dict[int, tuple] = {}
-    slots = np.zeros(lo.size + 2, dtype=np.int64)
-    rechecked = 0
     found = 0
     out_i, out_j, out_r = [], [], []
     delta = 1.1 * (st.n + 2) * _U32 / (1 - (st.n + 2) * _U32) + 1e-12 if precision == "float32" else 0.0
-    nthreads = numba.get_num_threads()
-    for bi, bj in pairs:
-        for key in (bi, bj):
-            if key not in cache:
-                for old in [k for k in cache if k != bi]:  # keep block bi and at most one other
-                    del cache[old]
-                cache[key] = _load_z(src, key, block_size, st, precision)
-        idx_i, Zi, Zi32, ZiT = cache[bi]
-        idx_j, Zj, Zj32, ZjT = cache[bj]
-        if idx_i.size == 0 or idx_j.size == 0:
-            continue
-        diag = bi == bj
-        if mode == "hist":
-            if precision == "float32":
-                G = Zi32.T @ Zj32
-                s, r = K.hist_dense_block_f32(G, ZiT, ZjT, diag, delta, lo, hi, inv_w, nthreads)
-                rechecked += int(r)
-            else:
-                # BLAS reads the transpose in place, no copy. A diagonal block is a SYRK;
-                # OpenBLAS 0.3.31's threaded dsyrk segfaults for outputs >= ~16k x 16k, so
-                # very wide blocks go through GEMM instead.
-                G = Zi.T @ (Zj if not diag or Zj.shape[1] <= 8192 else Zj.copy())
-                s = K.hist_dense_block(G, diag, lo, hi, inv_w, nthreads)
-            slots += s
-        else:
-            G = Zi.T @ Zj
-            mask = np.abs(G) >= thr
-            if diag:
-                mask = np.triu(mask, k=1)
-            r_, c_ = np.nonzero(mask)
-            found += r_.size
-            if found > max_pairs:
-                raise ValueError(
-                    f"correlated_pairs: more than max_pairs={max_pairs} pairs pass the threshold "
-                    "(the output would not fit comfortably in memory). Raise 'threshold' or 'max_pairs'."
-                )
-            out_i.append(idx_i[r_])
-            out_j.append(idx_j[c_])
-            out_r.append(G[r_, c_])
+    counter = None
     if mode == "hist":
-        return slots, rechecked
+        counter = _hist_tiles.TileCounter(T, precision, delta, _hist_tiles.n_threads())
+    try:
+        # the tiles run one BLAS thread each, on the counter's threads
+        with threadpool_limits(1 if mode == "hist" else None, user_api="blas"):
+            for bi, bj in pairs:
+                for key in (bi, bj):
+                    if key not in cache:
+                        for old in [k for k in cache if k != bi]:  # keep block bi and at most one other
+                            del cache[old]
+                        cache[key] = _load_z(src, key, block_size, st, precision)
+                idx_i, Zi, Zi32 = cache[bi]
+                idx_j, Zj, Zj32 = cache[bj]
+                if idx_i.size == 0 or idx_j.size == 0:
+                    continue
+                diag = bi == bj
+                if mode == "hist":
+                    counter.add(Zi, Zj, Zi32, Zj32, diag)
+                    continue
+                G = Zi @ Zj.T
+                mask = np.abs(G) >= thr
+                if diag:
+                    mask = np.triu(mask, k=1)
+                r_, c_ = np.nonzero(mask)
+                found += r_.size
+                if found > max_pairs:
+                    raise ValueError(
+                        f"correlated_pairs: more than max_pairs={max_pairs} pairs pass the threshold "
+                        "(the output would not fit comfortably in memory). Raise 'threshold' or 'max_pairs'."
+                    )
+                out_i.append(idx_i[r_])
+                out_j.append(idx_j[c_])
+                out_r.append(G[r_, c_])
+    finally:
+        if counter is not None:
+            counter.close()
+    if mode == "hist":
+        return counter.slots()
     if not out_i:
         return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
     return np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_r)
@@ -406,8 +407,9 @@ def correlation_histogram(
         view at twice its resolution), or the bin edges (increasing, within [0, 1]).
     block_size : int, default=2048
         Dense path: features per block. Peak extra memory is about
-        ``2 * block_size * n_samples * 8`` bytes for two standardised blocks plus
-        ``block_size**2 * 8`` for one product block (x1.5 with ``precision="float32"``).
+        ``2 * block_size * n_samples * 8`` bytes for two standardised blocks (x1.5 with
+        ``precision="float32"``) plus one 512 KB product tile per thread. While the tiles
+        run, BLAS is held to one thread per calling thread (threadpoolctl).
     client : dask.distributed.Client, default=None
         Run the blocks on this cluster; counts are merged exactly (integer sums).
     exact : bool, default=True
@@ -493,9 +495,7 @@ def correlation_histogram(
             kwargs={
                 "block_size": block_size,
                 "mode": "hist",
-                "lo": lo,
-                "hi": hi,
-                "inv_w": binning.inv_w,
+                "T": binning.T,
                 "precision": precision,
                 "thr": 0.0,
             },
@@ -701,9 +701,7 @@ def correlated_pairs(
             kwargs={
                 "block_size": block_size,
                 "mode": "pairs",
-                "lo": np.zeros(1),
-                "hi": 1.0,
-                "inv_w": 0.0,
+                "T": np.zeros(0),
                 "precision": "float64",
                 "thr": thr,
                 "max_pairs": int(max_pairs),

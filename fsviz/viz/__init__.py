@@ -14,6 +14,7 @@ _EXPORTS = {
     "correlation_sparsity": ".sparsity",
     "ranking_bump": ".ranking",
     "score_bars": ".ranking",
+    "ranking_cut": ".ranking",
     "pca_pair": ".projection",
     "stream_progress": ".stream",
     "compare_scatter": ".compare",

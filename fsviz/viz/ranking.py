@@ -98,3 +98,77 @@ def score_bars(
         title=f"{title}: top {len(top)} of {len(scores):,}",
     )
     return fig
+
+
+def ranking_cut(
+    scores,
+    k_cut: int,
+    rule: str,
+    feature_names: Sequence[str] | None = None,
+    *,
+    qvalues=None,
+    top_n: int | None = None,
+    value: str = "score",
+) -> go.Figure:
+    """Every feature's score, best first, with the cut drawn: a vertical line after the ``k_cut``-th
+    feature, named by ``rule`` (e.g. ``"fdr:0.05"``, ``"cv-1se: k = 12"``).
+
+    Parameters
+    ----------
+    scores : array of float
+        One score per feature (higher = better).
+    k_cut : int
+        How many features the rule keeps (0: none).
+    rule : str
+        The rule's name, shown on the line.
+    feature_names : sequence of str, default=None
+    qvalues : array of float, default=None
+        Each feature's q-value, shown on hover (the FDR cut).
+    top_n : int, default=None
+        Draw the first ``top_n`` features only (default: all up to 200, else ``max(50, 3 k_cut)``).
+    value : str, default="score"
+        What ``scores`` are (the y axis): ``"-log10 q"`` for the FDR cut, ``"selection
+        probability"`` for stability selection.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.argsort(-scores, kind="stable")
+    n = len(order) if top_n is None and len(order) <= 200 else int(top_n or max(50, 3 * int(k_cut)))
+    top = order[: min(n, len(order))]
+    names = names_of(feature_names, top)
+    ranks = np.arange(1, len(top) + 1)
+    kept = ranks <= int(k_cut)
+    hover = [f"#{r} {nm}" for r, nm in zip(ranks, names, strict=True)]
+    if qvalues is not None:
+        q = np.asarray(qvalues, dtype=np.float64)[top]
+        hover = [f"{h}<br>q = {v:.3g}" for h, v in zip(hover, q, strict=True)]
+    fig = go.Figure()
+    for mask, name, color in ((kept, "kept", "#0072B2"), (~kept, "left out", "#999999")):
+        fig.add_trace(
+            go.Scatter(
+                x=ranks[mask],
+                y=scores[top][mask],
+                mode="markers",
+                name=name,
+                marker=dict(color=color, size=6),
+                text=[h for h, m in zip(hover, mask, strict=True) if m],
+                hovertemplate="%{text}<br>" + value + " %{y:.4g}<extra></extra>",
+            )
+        )
+    fig.add_vline(
+        x=int(k_cut) + 0.5,
+        line=dict(color="#D55E00", dash="dash"),
+        annotation_text=f"{rule}: {int(k_cut)} kept",
+        annotation_position="top right",
+    )
+    fig.update_layout(
+        height=320,
+        margin=dict(t=40, l=5, r=5, b=5),
+        xaxis_title="rank",
+        yaxis_title=value,
+        title=f"the cut: {rule}",
+    )
+    return fig

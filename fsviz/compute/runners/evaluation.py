@@ -328,7 +328,19 @@ def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray]
 
     Given to :func:`fsviz.evaluate.cv_accuracy`, it redoes the whole selection (a GRM's
     base score, a group-SAOLA's GDM groups included) inside every training fold.
+
+    Raises
+    ------
+    ValueError
+        ``of`` adjusts for covariates: a training fold does not carry them (the CV curve, the
+        permutation cut and stability selection adjust inside their folds and halves).
     """
+    if of.get("covariates"):
+        raise ValueError(
+            f"{of.spec.label} adjusted for {', '.join(of.get('covariates'))}: this evaluation refits it on "
+            "training folds that do not carry the covariates; use -k cv-1se (the CV curve adjusts "
+            "inside each training fold), -k fdr:Q or -k stability:PI."
+        )
     return _FoldSelector(of, k, dataset.feature_names)
 
 

@@ -1,6 +1,54 @@
-"""One module per file format, its reader and its writer together.
+"""One module per file format, its reader and its writer together, and the reader registry.
 
-:func:`fsviz.data.load_dataset` and :func:`fsviz.data.save_dataset` (in
-:mod:`fsviz.data.loaders`) sniff the format and dispatch here; :mod:`._source` holds what
-every reader shares.
+:func:`fsviz.data.load_dataset` finds the format (a registered reader that recognises the
+content, else the binary kind, the suffix, the text) and reads it through
+:mod:`fsviz.data.formats.registry`; :mod:`.source` holds what every reader shares,
+:mod:`.archives` unwraps compressed and archived files first. A new format is one module with
+a :class:`~fsviz.data.formats.registry.Reader` and one :func:`register` line below (or, outside
+fsviz, one ``register(...)`` call); docs/data.md, "Adding a reader", shows one.
 """
+
+from fsviz.data.formats import (
+    anndata,
+    archives,
+    delimited,
+    gct,
+    geo,
+    loom,
+    matlab,
+    mtx,
+    npz,
+    parquet,
+    proteomics,
+    svmlight,
+    tenx,
+)
+from fsviz.data.formats.registry import Reader, get_reader, readers, register
+
+__all__ = ["Reader", "get_reader", "readers", "register"]
+
+# the built-in readers, in registration order; those with a ``detect`` are asked by content in
+# this order (the others answer to fmt= and their suffixes), before the binary kinds and suffixes
+register(delimited.CSV_READER)
+register(delimited.TSV_READER)
+register(delimited.TXT_READER)
+register(delimited.XLSX_READER)
+register(delimited.XLS_READER)
+register(delimited.ODS_READER)
+register(parquet.READER)
+register(matlab.READER)
+register(svmlight.READER)
+register(npz.READER)
+register(anndata.READER)  # HDF5 by elimination: Loom and 10x's .h5 are recognised first
+register(geo.READER)
+register(tenx.READER)  # a 10x triplet unpacked from an archive or read from a folder
+register(loom.READER)
+register(tenx.H5_READER)
+register(gct.READER)
+register(gct.CLS_READER)
+register(mtx.READER)
+register(proteomics.MAXQUANT_READER)
+register(proteomics.DIANN_READER)
+register(proteomics.SPECTRONAUT_READER)
+
+archives.register_layout("10x", tenx.is_tenx_layout, tenx.tenx_folder_files)

@@ -25,7 +25,8 @@ import scipy.sparse as sp
 
 from fsviz.data.budget import check_memory, format_bytes, sparse_bytes
 from fsviz.data.formats._hdf5 import check_hdf5, open_hdf5
-from fsviz.data.formats._source import _parse_error, _Source
+from fsviz.data.formats.registry import Reader
+from fsviz.data.formats.source import Source, parse_error, suffixes_of
 from fsviz.data.validation import names_preview
 
 __all__ = ["read_h5ad", "read_h5ad_obs"]
@@ -306,7 +307,7 @@ def read_h5ad_obs(path_or_buffer: Any, who: str, **kwargs) -> dict:
     return read_h5ad(path_or_buffer, who, with_matrix=False, **kwargs)
 
 
-def read_h5ad_safely(src: _Source, who: str, **kwargs) -> dict:
+def read_h5ad_safely(src: Source, who: str, **kwargs) -> dict:
     """:func:`read_h5ad` of ``src`` with its budget, in the sandbox child when ``src.sandbox``
     (HDF5 is C: a damaged file can crash it), every failure a ValueError naming the file."""
     from fsviz.data.sandbox import ChildCrashed, child_memory_limit, run_isolated
@@ -327,7 +328,7 @@ def read_h5ad_safely(src: _Source, who: str, **kwargs) -> dict:
 
         raise out_of_memory(who, e) from None
     except Exception as e:  # noqa: BLE001 - h5py's own errors on damaged files
-        raise _parse_error(src, "AnnData .h5ad", e, _FIX) from e
+        raise parse_error(src, "AnnData .h5ad", e, _FIX) from e
 
 
 def _read_h5ad_kw(data, who: str, kwargs: dict) -> dict:
@@ -343,7 +344,7 @@ def _plain(v):
     return v if isinstance(v, (int, float, str)) else str(v)
 
 
-def _load_h5ad(src: _Source, label) -> dict:
+def _load_h5ad(src: Source, label) -> dict:
     """AnnData: X (sparse kept), var_names as feature names, obs_names as sample names,
     the label an obs column."""
     import pandas as pd
@@ -428,3 +429,7 @@ def _load_h5ad(src: _Source, label) -> dict:
         "table_meta": meta,
         "notes": notes,
     }
+
+
+#: its registration (:mod:`fsviz.data.formats.registry`); HDF5 is read in the sandbox child itself
+READER = Reader("h5ad", _load_h5ad, "AnnData .h5ad file", suffixes_of("h5ad"), isolates_itself=True)

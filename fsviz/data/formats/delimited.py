@@ -13,14 +13,23 @@ import numpy as np
 
 from fsviz.data.budget import dense_bytes
 from fsviz.data.dialect import sniff_dialect
-from fsviz.data.formats._source import _NA_LOWER, LABEL_CANDIDATES, _readonly, _sniff, _Source, named_target
-from fsviz.data.formats.svmlight import _load_svmlight
+from fsviz.data.formats.registry import Reader
+from fsviz.data.formats.source import (
+    LABEL_CANDIDATES,
+    NA_LOWER,
+    Source,
+    named_target,
+    readonly,
+    sniff_text_format,
+    suffixes_of,
+)
+from fsviz.data.formats.svmlight import load_svmlight
 from fsviz.data.frames import apply_roles, head_text, header_fields, name_blank_columns, read_table, text_view
-from fsviz.data.roles import _DATE_VALUE, _id_named_mask, _target_worded
+from fsviz.data.roles import DATE_VALUE, id_named_mask, target_worded
 from fsviz.data.validation import names_preview
 
 
-def _header_fields(src: _Source, sep: str) -> list[str]:
+def _header_fields(src: Source, sep: str) -> list[str]:
     raw = src.head(1 << 20)
     nl = raw.find(b"\n")
     if nl < 0 and len(raw) == src.size():
@@ -38,7 +47,7 @@ def _header_fields(src: _Source, sep: str) -> list[str]:
     return next(csv.reader([text], delimiter=sep), [])
 
 
-def _label_position(columns: list[str], label, src: _Source, frame_kind: str, non_numeric=None) -> int | None:
+def _label_position(columns: list[str], label, src: Source, frame_kind: str, non_numeric=None) -> int | None:
     who = f"load_dataset: {src.label}"
     if label is None:
         return None
@@ -90,7 +99,7 @@ def _labels_from_strings(values: np.ndarray, who: str):
     return vals
 
 
-def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) -> dict:
+def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -> dict:
     import pandas as pd
 
     from fsviz.data.frames import c_order
@@ -207,7 +216,7 @@ def _frame_to_parts(df, label, src: _Source, fmt: str, *, labels_as_text: bool) 
         X = np.hstack(blocks) if blocks else np.empty((len(df), 0))
         parts_extra = {"categorical": groups, "categorical_missing": cat_missing}
     return {
-        "X": _readonly(np.ascontiguousarray(X)),
+        "X": readonly(np.ascontiguousarray(X)),
         "y": y,
         "feature_names": np.array(names, dtype=object),
         "label_column": label_column,
@@ -222,7 +231,7 @@ def _all_dates(s) -> bool:
 
     vals = s.dropna().astype(str).str.strip()
     vals = vals[vals != ""]
-    return bool(len(vals)) and bool(vals.str.fullmatch(_DATE_VALUE).all())
+    return bool(len(vals)) and bool(vals.str.fullmatch(DATE_VALUE).all())
 
 
 def _days(s, column: str, who: str):
@@ -241,7 +250,7 @@ def _days(s, column: str, who: str):
     return (when - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=np.float64) / 86400.0
 
 
-def _onehot(s, column: str, indicator: bool, na_lower=_NA_LOWER) -> tuple[np.ndarray, list[str], int]:
+def _onehot(s, column: str, indicator: bool, na_lower=NA_LOWER) -> tuple[np.ndarray, list[str], int]:
     """One 0/1 column per distinct value of ``s`` (as str, sorted), named ``column=value``.
 
     Missing cells (null, NaN or an NA token) are all zeros, or 1 in a last
@@ -269,7 +278,7 @@ def _onehot(s, column: str, indicator: bool, na_lower=_NA_LOWER) -> tuple[np.nda
 _WIDE_COLUMNS = 10_000
 
 
-def _count_lines(src: _Source) -> int:
+def _count_lines(src: Source) -> int:
     """Lines in the file (an upper bound on the rows), counted in 16 MiB chunks."""
     if src.path is None:
         return src.bytes().count(b"\n") + 1
@@ -280,7 +289,7 @@ def _count_lines(src: _Source) -> int:
     return n
 
 
-def _wide_rows(src: _Source, sep: str):
+def _wide_rows(src: Source, sep: str):
     """The fields of every non-blank data line (the header skipped), one list at a time."""
     text = io.TextIOWrapper(
         open(src.path, "rb") if src.path is not None else io.BytesIO(src.bytes()),
@@ -319,7 +328,7 @@ def _na_spellings(na_lower: frozenset) -> frozenset:
     return _NA_SPELLINGS[na_lower]
 
 
-def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_lower=_NA_LOWER) -> np.ndarray:
+def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_lower=NA_LOWER) -> np.ndarray:
     try:
         return np.array(fields, dtype=np.float64)
     except ValueError:
@@ -346,7 +355,7 @@ def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_low
 
 
 def _load_wide(
-    src: _Source,
+    src: Source,
     fmt: str,
     sep: str,
     header: list[str],
@@ -404,7 +413,7 @@ def _load_wide(
             label_column = header[lab]
             y = _labels_from_strings(values, who)
     return {
-        "X": _readonly(np.ascontiguousarray(X)),
+        "X": readonly(np.ascontiguousarray(X)),
         "y": y,
         "feature_names": np.array(names, dtype=object),
         "label_column": label_column,
@@ -418,7 +427,7 @@ def _text_columns(header: list[str], label) -> tuple:
 
     header = [str(h) for h in header]
     candidate = np.array([h.strip().lower() in LABEL_CANDIDATES for h in header], dtype=bool)
-    candidate |= _id_named_mask(header) | _target_worded(header)
+    candidate |= id_named_mask(header) | target_worded(header)
     out = [header[j] for j in np.flatnonzero(candidate)]
     if isinstance(label, str) and label != "auto" and label in header:
         out.append(label)
@@ -431,7 +440,7 @@ def _text_columns(header: list[str], label) -> tuple:
     return tuple(out)
 
 
-def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = True) -> dict:
+def table_parts(src: Source, fmt: str, raw, label, *, labels_as_text: bool = True) -> dict:
     """Roles applied to a read table, then the features and labels as parts for _assemble."""
 
     who = f"load_dataset: {src.label}"
@@ -477,14 +486,14 @@ def _table_parts(src: _Source, fmt: str, raw, label, *, labels_as_text: bool = T
     return parts
 
 
-def _load_delimited(src: _Source, fmt: str, label) -> dict:
+def _load_delimited(src: Source, fmt: str, label) -> dict:
     from fsviz.data.frames import read_table
 
     who = f"load_dataset: {src.label}"
     if fmt == "txt":
-        sniffed = _sniff(src.head(1 << 16))
+        sniffed = sniff_text_format(src.head(1 << 16))
         if sniffed == "svmlight":
-            return _load_svmlight(src, label)
+            return load_svmlight(src, label)
         fmt = sniffed if sniffed in ("csv", "tsv") else "txt"
     src = text_view(src, who)
     text, _ = head_text(src)
@@ -508,10 +517,10 @@ def _load_delimited(src: _Source, fmt: str, label) -> dict:
         text_columns=_text_columns(header, label),
         who=who,
     )
-    return _table_parts(src, fmt, raw, label)
+    return table_parts(src, fmt, raw, label)
 
 
-def _load_wide_table(src: _Source, fmt: str, sep: str, header: list[str], label) -> dict:
+def _load_wide_table(src: Source, fmt: str, sep: str, header: list[str], label) -> dict:
     """More columns than pandas reads well: roles from the first rows, then row by row."""
 
     who = f"load_dataset: {src.label}"
@@ -547,7 +556,7 @@ def _load_wide_table(src: _Source, fmt: str, sep: str, header: list[str], label)
     return parts
 
 
-def _load_sheet(src: _Source, fmt: str, label) -> dict:
+def _load_sheet(src: Source, fmt: str, label) -> dict:
     who = f"load_dataset: {src.label}"
     raw = read_table(src, fmt, sheet=src.sheet, transpose=src.transpose, who=who)
     src.check(dense_bytes(*raw.frame.shape), f"{raw.frame.shape[0]:,} rows x {raw.frame.shape[1]:,} columns")
@@ -555,4 +564,21 @@ def _load_sheet(src: _Source, fmt: str, label) -> dict:
         raw.notes.append(
             f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
         )
-    return _table_parts(src, fmt, raw, label)
+    return table_parts(src, fmt, raw, label)
+
+
+#: the delimited text tables and the workbooks (:mod:`fsviz.data.formats.registry`)
+CSV_READER = Reader("csv", _load_delimited, "comma-separated text table", suffixes_of("csv"), takes_fmt=True)
+TSV_READER = Reader("tsv", _load_delimited, "tab-separated text table", suffixes_of("tsv"), takes_fmt=True)
+TXT_READER = Reader(
+    "txt", _load_delimited, "delimited text table (separator sniffed)", suffixes_of("txt"), takes_fmt=True
+)
+XLSX_READER = Reader(
+    "xlsx", _load_sheet, "Excel workbook", suffixes_of("xlsx"), takes_fmt=True, isolates_itself=True
+)
+XLS_READER = Reader(
+    "xls", _load_sheet, "old Excel workbook", suffixes_of("xls"), takes_fmt=True, isolates_itself=True
+)
+ODS_READER = Reader(
+    "ods", _load_sheet, "OpenDocument spreadsheet", suffixes_of("ods"), takes_fmt=True, isolates_itself=True
+)

@@ -19,7 +19,8 @@ import numpy as np
 
 from fsviz.data.budget import dense_bytes
 from fsviz.data.dialect import GEO_BEGIN, GEO_END, is_series_matrix
-from fsviz.data.formats._source import _readonly, _Source
+from fsviz.data.formats.registry import Reader
+from fsviz.data.formats.source import Source, readonly
 from fsviz.data.validation import names_preview
 
 __all__ = ["is_series_matrix", "read_series_matrix"]
@@ -78,7 +79,7 @@ PER_SAMPLE_BYTES = 4096
 _NOT_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
 
 
-def read_series_matrix(src: _Source, who: str) -> dict:
+def read_series_matrix(src: Source, who: str) -> dict:
     """The probe x sample table transposed (X, feature and sample names) and the annotations.
 
     Refused (ValueError) before parsing: a header declaring more samples than the memory
@@ -175,7 +176,7 @@ def read_series_matrix(src: _Source, who: str) -> dict:
     X = values.to_numpy(dtype=np.float64).T
     annotations = _annotations(lines[:a], n_samples, who)
     return {
-        "X": _readonly(np.ascontiguousarray(X)),
+        "X": readonly(np.ascontiguousarray(X)),
         "feature_names": probes,
         "sample_names": np.array(samples, dtype=object),
         "annotations": annotations,
@@ -194,7 +195,7 @@ def _declared_rows(lines: list[str], n_samples: int) -> int | None:
     return None
 
 
-def _load_geo(src: _Source, label) -> dict:
+def _load_geo(src: Source, label) -> dict:
     """A GEO series matrix: samples as rows, probes as features, ``!Sample_*`` lines as annotations."""
     from fsviz.data.frames import merge_duplicate_features
 
@@ -221,3 +222,11 @@ def _load_geo(src: _Source, label) -> dict:
         "table_meta": {"transposed": True, "id_column": "geo_accession"},
         "notes": notes,
     }
+
+
+def _detect_geo(src: Source) -> bool:
+    return is_series_matrix(src.head(8192))
+
+
+#: its registration (:mod:`fsviz.data.formats.registry`): recognised by its content
+READER = Reader("geo", _load_geo, "GEO series matrix", detect=_detect_geo, aliases=("series_matrix",))

@@ -10,7 +10,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsviz.data.budget import PER_FEATURE_BYTES
-from fsviz.data.formats._source import _parse_error, _readonly, _Source
+from fsviz.data.formats.registry import Reader
+from fsviz.data.formats.source import Source, parse_error, readonly, suffixes_of
 from fsviz.data.sandbox import ChildCrashed, child_memory_limit, run_isolated
 
 _MAT_X_KEYS = ("X", "fea", "data")
@@ -50,7 +51,7 @@ def _mat_labels(v, who: str):
     )
 
 
-def _mat_check_sizes(src: _Source) -> None:
+def _mat_check_sizes(src: Source) -> None:
     """Refuse a .mat file whose variables (shapes from its headers) exceed the budget."""
     import scipy.io as sio
 
@@ -84,7 +85,7 @@ def _loadmat_bytes(data) -> dict:
         return sio.loadmat(io.BytesIO(data) if isinstance(data, bytes) else data)
 
 
-def _load_mat(src: _Source, label) -> dict:
+def _load_mat(src: Source, label) -> dict:
 
     who = f"load_dataset: {src.label}"
     head = src.head(1024)
@@ -112,7 +113,7 @@ def _load_mat(src: _Source, label) -> dict:
             f"{who} is a MATLAB v7.3 (HDF5) file, which scipy cannot read. Fix: {_MAT73_FIX}."
         ) from e
     except Exception as e:
-        raise _parse_error(
+        raise parse_error(
             src,
             "a MATLAB .mat file",
             e,
@@ -139,7 +140,7 @@ def _load_mat(src: _Source, label) -> dict:
             )
         if X.ndim != 2:
             raise ValueError(f"{who}: {xkey} must be 2-D (samples x features); got shape {X.shape}.")
-        X = _readonly(np.ascontiguousarray(X, dtype=np.float64))
+        X = readonly(np.ascontiguousarray(X, dtype=np.float64))
     y = None
     ykey = None
     if label == "auto":
@@ -170,3 +171,7 @@ def _load_mat(src: _Source, label) -> dict:
         "format": "mat",
         "image_order": "F",
     }
+
+
+#: its registration (:mod:`fsviz.data.formats.registry`); loadmat runs in the sandbox child itself
+READER = Reader("mat", _load_mat, "MATLAB .mat file (v4-v7)", suffixes_of("mat"), isolates_itself=True)

@@ -15,7 +15,8 @@ from fsviz.data.budget import (
     format_bytes,
     sparse_bytes,
 )
-from fsviz.data.formats._source import _meta_for, _parse_error, _readonly, _Source
+from fsviz.data.formats.registry import Reader
+from fsviz.data.formats.source import Source, meta_for, parse_error, readonly, suffixes_of
 
 if TYPE_CHECKING:
     from fsviz.data.dataset import Dataset
@@ -30,7 +31,7 @@ def _npz_str_array(z, key: str) -> np.ndarray:
     raise ValueError(f"'{key}' must be an array of strings; got dtype {a.dtype}")
 
 
-def _load_npz(src: _Source, label) -> dict:
+def _load_npz(src: Source, label) -> dict:
     import zipfile
 
     who = f"load_dataset: {src.label}"
@@ -40,7 +41,7 @@ def _load_npz(src: _Source, label) -> dict:
             f"{who} is a single .npy array, not an .npz archive. Fix: save it with np.savez(path, X=X, y=y)."
         )
     if not head.startswith(b"PK"):
-        raise _parse_error(
+        raise parse_error(
             src,
             ".npz",
             ValueError("not a zip archive (no 'PK' signature)"),
@@ -56,7 +57,7 @@ def _load_npz(src: _Source, label) -> dict:
                 f"{who} holds object arrays, which are not loaded (allow_pickle=False, for safety). "
                 "Fix: save names as string arrays, e.g. np.array(names, dtype=str)."
             ) from e
-        raise _parse_error(
+        raise parse_error(
             src,
             ".npz",
             e,
@@ -64,7 +65,7 @@ def _load_npz(src: _Source, label) -> dict:
             "feature_names) or scipy.sparse.save_npz.",
         ) from e
     except Exception as e:
-        raise _parse_error(
+        raise parse_error(
             src,
             ".npz",
             e,
@@ -86,7 +87,7 @@ def _load_npz(src: _Source, label) -> dict:
                 raise ValueError(f"{who}: X must be 2-D (samples x features); got shape {X.shape}.")
             if X.dtype.kind not in "biuf":
                 raise ValueError(f"{who}: X must be numeric; got dtype {X.dtype}.")
-            X = _readonly(np.ascontiguousarray(X, dtype=np.float64))
+            X = readonly(np.ascontiguousarray(X, dtype=np.float64))
         elif {"X_data", "X_indices", "X_indptr", "X_shape", "X_format"} <= set(keys):
             X = _sparse_from(z, "X_", who)
         elif {"data", "shape", "format"} <= set(keys):
@@ -151,7 +152,7 @@ def _load_npz(src: _Source, label) -> dict:
             ) from e
         raise
     except (zipfile.BadZipFile, OSError, KeyError, EOFError, TypeError) as e:
-        raise _parse_error(src, ".npz", e, "the archive is damaged; re-save it.") from e
+        raise parse_error(src, ".npz", e, "the archive is damaged; re-save it.") from e
     finally:
         z.close()
 
@@ -170,7 +171,7 @@ def _npy_member(zf, info):
         return None
 
 
-def _npz_check_sizes(src: _Source) -> None:
+def _npz_check_sizes(src: Source) -> None:
     """Refuse an .npz whose arrays (from their .npy headers, not decompressed) exceed the budget."""
     import zipfile
 
@@ -230,7 +231,7 @@ def _sparse_from(z, prefix: str, who: str):
 
 
 def _write_npz(dataset: Dataset, path_or_buffer) -> None:
-    meta = _meta_for(dataset)
+    meta = meta_for(dataset)
     meta["feature_names"] = [str(c) for c in dataset.feature_names]
     arrays: dict[str, np.ndarray] = {}
     X = dataset.X
@@ -255,3 +256,7 @@ def _write_npz(dataset: Dataset, path_or_buffer) -> None:
             np.savez_compressed(fh, **arrays)
     else:
         np.savez_compressed(path_or_buffer, **arrays)
+
+
+#: its registration (:mod:`fsviz.data.formats.registry`)
+READER = Reader("npz", _load_npz, "NumPy .npz archive", suffixes_of("npz"))

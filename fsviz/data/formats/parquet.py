@@ -9,11 +9,27 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fsviz.data.budget import dense_bytes
-from fsviz.data.formats._source import _FSVIZ_TAG, _meta_for, _parse_error, _Source
-from fsviz.data.formats.delimited import _table_parts
+from fsviz.data.formats.delimited import table_parts
+from fsviz.data.formats.registry import Reader
+from fsviz.data.formats.source import FSVIZ_TAG, Source, meta_for, parse_error, suffixes_of
 
 if TYPE_CHECKING:
     from fsviz.data.dataset import Dataset
+
+
+def index_as_columns(df):
+    """``(frame, names)``: a frame whose pandas index (restored from the schema's pandas
+    metadata) is not the row numbers, with that index back as leading column(s) named by it
+    (``index`` when unnamed); ``names`` empty when there was no such index."""
+    import pandas as pd
+
+    if isinstance(df.index, pd.RangeIndex):
+        return df, []
+    names = [str(n) if n is not None else ("index" if df.index.nlevels == 1 else f"level_{i}")
+             for i, n in enumerate(df.index.names)]  # fmt: skip
+    out = df.reset_index()
+    out.columns = names + [str(c) for c in out.columns[len(names) :]]
+    return out, names
 
 
 def check_flat(schema, who: str) -> None:
@@ -34,14 +50,14 @@ def check_flat(schema, who: str) -> None:
         )
 
 
-def _load_parquet(src: _Source, label) -> dict:
+def _load_parquet(src: Source, label) -> dict:
     import pyarrow.parquet as pq
 
     who = f"load_dataset: {src.label}"
     try:
         md = pq.ParquetFile(src.handle()).metadata
     except Exception as e:
-        raise _parse_error(
+        raise parse_error(
             src,
             "Parquet",
             e,
@@ -51,7 +67,7 @@ def _load_parquet(src: _Source, label) -> dict:
     try:
         table = pq.read_table(src.handle())
     except Exception as e:
-        raise _parse_error(
+        raise parse_error(
             src,
             "Parquet",
             e,
@@ -59,7 +75,7 @@ def _load_parquet(src: _Source, label) -> dict:
         ) from e
     check_flat(table.schema, who)
     meta = {}
-    raw = (table.schema.metadata or {}).get(_FSVIZ_TAG.encode())
+    raw = (table.schema.metadata or {}).get(FSVIZ_TAG.encode())
     if raw:
         try:
             meta = json.loads(raw.decode("utf-8"))
@@ -70,16 +86,22 @@ def _load_parquet(src: _Source, label) -> dict:
     try:
         df = table.to_pandas()
     except Exception as e:
-        raise _parse_error(src, "Parquet", e, "store plain numeric feature columns.") from e
+        raise parse_error(src, "Parquet", e, "store plain numeric feature columns.") from e
     if len(df.columns) == 0:
         raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
     from fsviz.data.frames import RawTable
 
+    index_note = None
+    if not meta:  # pandas wrote its index (the sample ids, df.to_parquet()): a column again
+        df, kept = index_as_columns(df)
+        if kept and src.id_columns == "auto":
+            src.id_columns = kept[:1]
+            index_note = f"the pandas index {kept[0]!r} (kept in the file's schema) as the sample names"
     df.columns = [str(c) for c in df.columns]
     if meta and src.id_columns == "auto":  # written by fsviz: every column is a feature or the label
         src.id_columns = None
     raw = RawTable(frame=df, fmt="parquet", n_rows=len(df), n_columns=df.shape[1])
-    parts = _table_parts(src, "parquet", raw, label, labels_as_text=False)
+    parts = table_parts(src, "parquet", raw, label, labels_as_text=False)
     if meta.get("class_names") is not None and parts["y"] is not None:
         parts["class_names"] = meta["class_names"]
     if meta.get("image_shape"):
@@ -88,6 +110,8 @@ def _load_parquet(src: _Source, label) -> dict:
         parts["name"] = meta["name"]
     if meta.get("sample_names") is not None:
         parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
+    if index_note:
+        parts["notes"] = [*(parts.get("notes") or []), index_note]
     return parts
 
 
@@ -107,9 +131,13 @@ def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
         else:
             arrays.append(pa.array(dataset.y))
         names.append(label_col)
-    meta = _meta_for(dataset)
+    meta = meta_for(dataset)
     meta["label_column"] = label_col
     table = pa.Table.from_arrays(arrays, names=names)
-    table = table.replace_schema_metadata({_FSVIZ_TAG: json.dumps(meta)})
+    table = table.replace_schema_metadata({FSVIZ_TAG: json.dumps(meta)})
     sink = path_or_buffer if not isinstance(path_or_buffer, (str, os.PathLike)) else os.fspath(path_or_buffer)
     pq.write_table(table, sink)
+
+
+#: its registration (:mod:`fsviz.data.formats.registry`)
+READER = Reader("parquet", _load_parquet, "Parquet table", suffixes_of("parquet"), aliases=("pq",))

@@ -10,7 +10,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsviz.data.budget import dense_bytes, sparse_bytes
-from fsviz.data.formats._source import _meta_for, _parse_error, _Source, _write_bytes
+from fsviz.data.formats.registry import Reader
+from fsviz.data.formats.source import Source, meta_for, parse_error, suffixes_of, write_bytes
 from fsviz.data.names import default_feature_names
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 _SVM_HEADER = "fsviz-svmlight"
 
 
-def _svm_meta(src: _Source) -> dict:
+def _svm_meta(src: Source) -> dict:
     head = src.head(1 << 16)
     if not head.startswith(b"#"):
         return {}
@@ -37,7 +38,7 @@ def _svm_meta(src: _Source) -> dict:
     return meta
 
 
-def _load_svmlight(src: _Source, label) -> dict:
+def load_svmlight(src: Source, label) -> dict:
     from sklearn.datasets import load_svmlight_file
 
     if label not in ("auto", None):
@@ -60,7 +61,7 @@ def _load_svmlight(src: _Source, label) -> dict:
             src.handle(), n_features=n_features, dtype=np.float64, zero_based=zero_based
         )
     except Exception as e:
-        raise _parse_error(
+        raise parse_error(
             src,
             "LIBSVM/svmlight",
             e,
@@ -113,7 +114,7 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
         rows, cols = np.nonzero((dense != 0) | np.signbit(dense))
         X = sp.csr_matrix((dense[rows, cols], (rows, cols)), shape=dense.shape)
     X.sort_indices()
-    meta = _meta_for(dataset)
+    meta = meta_for(dataset)
     meta.update(
         zero_based=True,
         n_features=int(X.shape[1]),
@@ -136,4 +137,8 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
         lines.append(f"{ylist[i]!r} {feats}" if feats else f"{ylist[i]!r}")
     out = io.StringIO()
     out.write("\n".join(lines) + "\n")
-    _write_bytes(path_or_buffer, out.getvalue().encode("utf-8"))
+    write_bytes(path_or_buffer, out.getvalue().encode("utf-8"))
+
+
+#: its registration (:mod:`fsviz.data.formats.registry`)
+READER = Reader("svmlight", load_svmlight, "LIBSVM/svmlight sparse text", suffixes_of("svmlight"))

@@ -1,0 +1,89 @@
+"""The cut of a ranking on the Compare and export page: a rule with an error rate or a spread
+(docs/significance.md) chosen by a control, computed through the result store, drawn and exported."""
+
+from __future__ import annotations
+
+import warnings
+
+import streamlit as st
+
+import fsviz.compute as fc
+from appkit.results import result
+from fsviz.viz import ranking_cut
+
+#: the rules a ranking can be cut by, as the control names them
+RULES = {
+    "top k": "top k (a number you choose)",
+    "fdr": "FDR: permutation q-values (BH)",
+    "cv-1se": "one-SE k of the CV curve",
+    "stability": "stability selection (PFER bound)",
+}
+
+
+def rules_for(ds, run: fc.Run) -> list[str]:
+    """The rules that apply to ``run`` on ``ds``: the FDR cut needs a supervised score, the one-SE
+    rule class labels (its CV accuracy), stability selection a target for supervised methods."""
+    out = ["top k"]
+    if run.spec.kind == "score" and run.spec.supervised and ds.y is not None:
+        out.append("fdr")
+    if ds.target_kind == "classes":
+        out.append("cv-1se")
+    if ds.y is not None or not run.spec.supervised:
+        out.append("stability")
+    return out
+
+
+def cut_control(ds, run: fc.Run, key: str) -> fc.Selection | None:
+    """The rule control and, for a rule, the selection it keeps (drawn with its cut); None for top k
+    or while the rule's numbers are not computed (they are on the button)."""
+    choice = st.radio(
+        "cut the ranking by", rules_for(ds, run), format_func=RULES.get, horizontal=True, key=f"{key}_rule"
+    )
+    if choice == "top k":
+        return None
+    if choice == "fdr":
+        level = st.number_input("FDR level q", 0.001, 1.0, 0.05, 0.01, format="%.3f", key=f"{key}_q")
+        cut = fc.Cut("fdr", float(level))
+    elif choice == "stability":
+        level = st.number_input("selection-probability threshold", 0.55, 1.0, 0.8, 0.05, key=f"{key}_pi")
+        cut = fc.Cut("stability", float(level))
+    else:
+        cut = fc.Cut("cv-1se")
+    annotations = sorted((getattr(ds, "meta", None) or {}).get("sample_annotations") or {})
+    if annotations:  # covariates: the rule's selection sees features adjusted for them
+        adjust = st.multiselect("adjust for (sample annotations)", annotations, key=f"{key}_cov")
+        run = run.replace(covariates=tuple(adjust) or None)
+    numbers = fc.cut_run(run, cut)
+    clicked = st.button(f"Compute {numbers.spec.label}", key=f"{key}_go")
+    res = result(ds, numbers, auto=clicked, clicked=clicked, progress=True)
+    if res is None:
+        st.caption(f"{numbers.label}: not computed yet; it refits the method (press the button).")
+        return None
+    if cut.rule == "cv-1se":
+        base = result(ds, run, auto=True)
+        if base is None:
+            return None
+        sel = fc.cut_selection(run, cut, ds, results=lambda r: res if r == numbers else base)
+        values, value = (base.refined_all if run.spec.kind == "grm" else base.scores), "score"
+    else:
+        with warnings.catch_warnings(record=True) as caught:  # the permutations' resolution, in words
+            warnings.simplefilter("always")
+            sel = res.selection(cut.level)
+        for w in caught:
+            st.warning(str(w.message), icon="⚠️")
+        values, value = (
+            (res.evidence, "-log10 q") if cut.rule == "fdr" else (res.probabilities, "selection probability")
+        )
+    st.plotly_chart(
+        ranking_cut(
+            values,
+            sel.n_features,
+            cut.text if cut.rule != "cv-1se" else f"cv-1se: k = {sel.n_features}",
+            ds.feature_names,
+            qvalues=res.qvalues if cut.rule == "fdr" else None,
+            value=value,
+        ),
+        key=f"{key}_chart",
+    )
+    st.caption(sel.rule)
+    return sel

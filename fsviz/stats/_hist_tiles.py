@@ -1,0 +1,104 @@
+"""The dense histogram's cache-sized tiles: each BLAS product tile is binned while it is in L2.
+
+:class:`TileCounter` takes the standardised blocks of :func:`fsviz.stats.correlation_histogram`
+(a feature per row) and counts ``|rho| >= T[k]`` for every threshold over all their pairs, tile by
+tile, on Python threads that each run one BLAS thread and a nogil numba kernel
+(:mod:`fsviz.stats._corr_kernels`: ``hist_tile``, ``hist_tile_f32``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+from fsviz.stats import _corr_kernels as K
+
+# A product tile of TILE x TILE float64 (512 KB) stays in a core's L2 (1 MB on the
+# measured machine) while it is binned; a whole 2048 x 2048 block (33 MB) went to memory and
+# back, and the skinny products (n of 50) were bound by that traffic. Against 128 x 512 and
+# 256 x 512 tiles (m = 20,000, n = 50 and 200, load 10-11), 256 x 256 was as fast or faster.
+TILE = 256
+
+
+def n_threads() -> int:
+    """Threads for the tiles: numba's setting (NUMBA_NUM_THREADS, ``numba.set_num_threads``)."""
+    return numba.get_num_threads()
+
+
+def ceil32(x: np.ndarray) -> np.ndarray:
+    """The smallest float32 at or above each float64 value."""
+    f = x.astype(np.float32)
+    up = f.astype(np.float64) < x
+    f[up] = np.nextafter(f[up], np.float32(np.inf))
+    return f
+
+
+class TileCounter:
+    """Counts ``v >= T[k]`` over all pairs of two standardised blocks, one cache-sized tile at a time.
+
+    Each of ``nthreads`` Python threads takes the next tile, multiplies it with BLAS (one
+    thread, so the threads do not oversubscribe the cores; the caller limits BLAS) into its
+    own buffer and bins it with a nogil numba kernel while the tile is still in cache. The
+    counts per threshold are integers, so neither the tiling nor the thread that took a tile
+    changes them.
+    """
+
+    def __init__(self, T: np.ndarray, precision: str, delta: float, nthreads: int):
+        self.T = T
+        self.f32 = precision == "float32"
+        if self.f32:
+            self.A_lo = ceil32(T - delta)
+            self.A_hi = ceil32(T + delta)
+            # |rho| >= 0 > T[k]: counted whatever the rounding, no re-check
+            nonpos = T <= 0
+            self.A_lo[nonpos] = 0.0
+            self.A_hi[nonpos] = 0.0
+        self.nthreads = max(1, int(nthreads))
+        self.ge = np.zeros((self.nthreads, T.size), dtype=np.int64)
+        self.rechecked = np.zeros(self.nthreads, dtype=np.int64)
+        dtype = np.float32 if self.f32 else np.float64
+        self.bufs = [np.empty(TILE * TILE, dtype=dtype) for _ in range(self.nthreads)]
+        self.pool = None
+        if self.nthreads > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self.pool = ThreadPoolExecutor(self.nthreads, thread_name_prefix="fsviz-hist")
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def add(self, Zi: np.ndarray, Zj: np.ndarray, Zi32: Any, Zj32: Any, diag: bool) -> None:
+        wi, wj = Zi.shape[0], Zj.shape[0]
+        tiles = [
+            (r0, c0)
+            for r0 in range(0, wi, TILE)
+            for c0 in range(0, wj, TILE)
+            if not diag or c0 + TILE > r0  # tiles wholly below a diagonal block's diagonal hold no pair
+        ]
+        it = iter(tiles)  # next() on a list iterator is atomic: the threads share the queue
+        Ai, Aj = (Zi32, Zj32) if self.f32 else (Zi, Zj)
+
+        def work(t: int) -> None:
+            ge, buf = self.ge[t], self.bufs[t]
+            for r0, c0 in it:
+                r1, c1 = min(r0 + TILE, wi), min(c0 + TILE, wj)
+                G = buf[: (r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
+                np.matmul(Ai[r0:r1], Aj[c0:c1].T, out=G)
+                if self.f32:
+                    self.rechecked[t] += K.hist_tile_f32(
+                        G, Zi, Zj, r0, c0, diag, self.T, self.A_lo, self.A_hi, ge
+                    )
+                else:
+                    K.hist_tile(G, diag, c0 - r0, self.T, ge)
+
+        if self.pool is None:
+            work(0)
+        else:
+            list(self.pool.map(work, range(self.nthreads)))
+
+    def slots(self) -> tuple[np.ndarray, int]:
+        ge = self.ge.sum(axis=0)
+        return ge[:-1] - ge[1:], int(self.rechecked.sum())

@@ -1,0 +1,225 @@
+"""The cut of a selection by a rule: ``Run`` + ``cut_selection`` and ``fsviz select -k fdr:Q``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fsviz.compute as fc
+from fsviz import cli
+from fsviz.data import Dataset
+from fsviz.evaluate import permutation_pvalues
+from fsviz.select import FisherScore
+
+PLANTED = {"a0", "a1", "a2"}
+
+
+def _frame(seed=0, n=60, m=40):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, m))
+    y = np.repeat([0, 1], n // 2)
+    X[y == 1, :3] += 2.0
+    return X, y
+
+
+@pytest.fixture
+def csv_path(tmp_path):
+    X, y = _frame()
+    df = pd.DataFrame(X, columns=[f"a{j}" for j in range(X.shape[1])])
+    df["label"] = y
+    p = tmp_path / "d.csv"
+    df.to_csv(p, index=False)
+    return p
+
+
+def run(argv, capsys):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def test_cut_selection_through_run_equals_the_library():
+    X, y = _frame()
+    ds = Dataset(X, y, name="d")
+    run = fc.Run("fisher", {}, seed=3)
+    sel = fc.cut_selection(run, fc.parse_cut("fdr:0.1"), ds, n_permutations=199)
+    lib = permutation_pvalues(FisherScore(), X, y, n_permutations=199, random_state=3)
+    np.testing.assert_array_equal(sel.indices, lib.selected(0.1))
+    cols = dict(sel.columns)
+    np.testing.assert_array_equal(cols["p"], lib.pvalues[sel.indices])
+    np.testing.assert_array_equal(cols["q"], lib.qvalues[sel.indices])
+    assert sel.rule.startswith("fdr:0.1 (Benjamini-Hochberg") and sel.run == run
+    assert set(sel.indices.tolist()) >= {0, 1, 2}
+
+
+def test_significance_run_is_keyed_and_canonical():
+    of = fc.Run("fisher", {}, 0)
+    a = fc.Run("significance", {"of": of}, 0)
+    b = fc.Run("significance", {"of": of, "n_permutations": 1000, "null": "feature"}, 0)
+    assert a.key == b.key
+    assert fc.cut_run(of, fc.parse_cut("fdr:0.05")) == a
+
+
+def test_parse_k():
+    assert fc.parse_k("20") == 20
+    assert fc.parse_k("fdr:0.05") == fc.Cut("fdr", 0.05)
+    assert fc.parse_cut("FDR:0.1").text == "fdr:0.1"
+    for bad, msg in [("fdr:0", "in \\(0, 1\\]"), ("fdr:x", "must be a number"), ("top:3", "unknown rule")]:
+        with pytest.raises(ValueError, match=msg):
+            fc.parse_cut(bad)
+
+
+def test_cli_fdr_writes_p_q_and_rule(csv_path, tmp_path, capsys):
+    out, prov = tmp_path / "sel.csv", tmp_path / "prov.json"
+    code, _, err = run(
+        ["select", "--method", "fisher", "-k", "fdr:0.05", csv_path, "--label", "label"]
+        + ["--permutations", "499", "-o", out, "--provenance", prov],
+        capsys,
+    )
+    assert code == 0, err
+    frame = fc.read_selection_csv(out.read_bytes())
+    assert list(frame.columns) == [*fc.SELECTION_COLUMNS, "p", "q", "rule"]
+    assert set(frame["name"]) >= PLANTED and (frame["q"] <= 0.05).all()
+    assert (frame["p"] <= frame["q"]).all() and frame["rule"].str.startswith("fdr:0.05").all()
+    assert json.loads(prov.read_text())["rule"].startswith("fdr:0.05")
+
+
+def test_cli_pooled_null(csv_path, tmp_path, capsys):
+    out = tmp_path / "sel.csv"
+    code, _, err = run(
+        ["select", "--method", "f", "-k", "fdr:0.05", csv_path, "--label", "label"]
+        + ["--permutations", "50", "--permutation-null", "pooled", "-o", out],
+        capsys,
+    )
+    assert code == 0, err
+    frame = fc.read_selection_csv(out.read_bytes())
+    assert set(frame["name"]) >= PLANTED and "pooled" in frame["rule"][0]
+    assert frame["p"].min() == pytest.approx(1 / (1 + 50 * 40))
+
+
+def test_cli_plain_k_unchanged(csv_path, tmp_path, capsys):
+    out = tmp_path / "sel.csv"
+    code, _, err = run(
+        ["select", "--method", "fisher", "-k", "5", csv_path, "--label", "label", "-o", out], capsys
+    )
+    assert code == 0, err
+    frame = fc.read_selection_csv(out.read_bytes())
+    assert list(frame.columns) == list(fc.SELECTION_COLUMNS) and len(frame) == 5
+
+
+@pytest.mark.parametrize(
+    "method,k,msg",
+    [
+        ("mrmr", "fdr:0.05", "not a score"),
+        ("laplacian", "fdr:0.05", "unsupervised"),
+    ],
+)
+def test_cli_fdr_errors(csv_path, capsys, method, k, msg):
+    code, _, err = run(["select", "--method", method, "-k", k, csv_path, "--label", "label"], capsys)
+    assert code == 1 and msg in err
+
+
+def test_cli_bad_rule_is_a_usage_error(csv_path, capsys):
+    code, _, err = run(["select", "--method", "fisher", "-k", "fdr:7", csv_path], capsys)
+    assert code == 2 and "(0, 1]" in err
+
+
+def test_resolution_warning(capsys):
+    X, y = _frame(m=400)
+    ds = Dataset(X, y, name="d")
+    with pytest.warns(UserWarning, match="smallest p-value the 19 permutations"):
+        sel = fc.cut_selection(fc.Run("fisher", {}, 0), fc.parse_cut("fdr:0.05"), ds, n_permutations=19)
+    assert sel.n_features == 0 and sel.columns[0][0] == "p"
+
+
+def test_stability_cut_through_run_equals_the_library():
+    from fsviz.evaluate import stability_selection
+
+    X, y = _frame()
+    ds = Dataset(X, y, name="d")
+    of = fc.Run("fisher", {}, seed=1)
+    numbers = fc.cut_run(of, fc.parse_cut("stability:0.7"), n_pairs=5, per_half=4)
+    res = numbers.replace(groups="none").execute(ds)
+    lib = stability_selection(FisherScore(), X, y, k=4, n_pairs=5, random_state=1)
+    np.testing.assert_array_equal(res.probabilities, lib.probabilities)
+    sel = res.selection(0.7)
+    np.testing.assert_array_equal(sel.indices, lib.selected(0.7))
+    assert sel.rule.startswith("stability:0.7") and f"PFER <= {lib.pfer(0.7):.3g}" in sel.rule
+    assert dict(sel.columns)["probability"].min() >= 0.7
+
+
+def test_stability_groups_are_gdms():
+    X, y = _frame()
+    X[:, 5] = X[:, 0] + 0.01 * np.random.default_rng(0).normal(size=X.shape[0])  # a copy of a0
+    ds = Dataset(X, y, name="d")
+    res = fc.cut_run(fc.Run("fisher", {}, 0), fc.parse_cut("stability:0.8"), n_pairs=3, per_half=3).execute(
+        ds
+    )
+    assert any({0, 5} <= set(g.tolist()) for g in res.groups)
+    g = next(i for i, g in enumerate(res.groups) if 0 in set(g.tolist()))
+    assert res.group_probabilities[g] >= max(res.probabilities[0], res.probabilities[5])
+    assert res.group_pfer(0.8) == pytest.approx(res.q_groups**2 / (0.6 * len(res.groups)))
+
+
+def test_cli_stability(csv_path, tmp_path, capsys):
+    out = tmp_path / "st.csv"
+    code, _, err = run(
+        ["select", "--method", "f", "-k", "stability:0.8", csv_path, "--label", "label"]
+        + ["--pairs", "5", "--per-half", "3", "-o", out],
+        capsys,
+    )
+    assert code == 0, err
+    frame = fc.read_selection_csv(out.read_bytes())
+    assert list(frame.columns) == [*fc.SELECTION_COLUMNS, "probability", "group_probability", "rule"]
+    assert len(frame) >= 1 and (frame["probability"] >= 0.8).all()
+    assert "PFER <=" in frame["rule"][0]
+    code, _, err = run(["select", "--method", "f", "-k", "stability:0.4", csv_path], capsys)
+    assert code == 2 and "(0.5, 1]" in err
+
+
+def test_cv_1se_cut(csv_path, tmp_path, capsys):
+    X, y = _frame()
+    ds = Dataset(X, y, name="d")
+    of = fc.Run("fisher", {}, 0)
+    numbers = fc.cut_run(of, fc.parse_cut("cv-1se"), ks=(1, 2, 3, 5, 10), cv=3)
+    curve = numbers.execute(ds)
+    sel = fc.cut_selection(of, fc.parse_cut("cv-1se"), ds, ks=(1, 2, 3, 5, 10), cv=3)
+    np.testing.assert_array_equal(sel.indices, of.execute(ds).selection(curve.k_1se).indices)
+    assert sel.rule.startswith(f"cv-1se: k = {curve.k_1se}") and "SE" in sel.rule
+    out = tmp_path / "cv.csv"
+    code, _, err = run(
+        [
+            "select",
+            "--method",
+            "fisher",
+            "-k",
+            "cv-1se",
+            "--cv-folds",
+            "3",
+            csv_path,
+            "--label",
+            "label",
+            "-o",
+            out,
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    frame = fc.read_selection_csv(out.read_bytes())
+    assert list(frame.columns) == [*fc.SELECTION_COLUMNS, "rule"] and frame["rule"][0].startswith("cv-1se")
+    assert fc.parse_k("cv-1se") == fc.Cut("cv-1se")
+    with pytest.raises(ValueError, match="takes no level"):
+        fc.parse_cut("cv-1se:3")
+
+
+def test_cv_1se_of_a_fixed_size_subset_selects_k(tmp_path, capsys):
+    X, y = _frame()
+    ds = Dataset(X, y, name="d")
+    of = fc.Run("mrmr", {"n_features": 2}, 0)
+    sel = fc.cut_selection(of, fc.parse_cut("cv-1se"), ds, ks=(1, 3, 6), cv=3)
+    k = int(sel.rule.split("k = ")[1].split(",")[0])
+    assert k > 2 and sel.n_features == k  # more than the Run's own n_features

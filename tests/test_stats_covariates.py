@@ -1,0 +1,206 @@
+"""Covariate adjustment (fsviz.stats.covariates, fsviz.compute.covariates): the design, the
+residuals against lstsq, the errors, the confounding check, and adjusted selection on a planted
+batch effect through the library, the run layer and the CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fsviz.compute as fc
+from fsviz import cli
+from fsviz.compute.commands import command_line
+from fsviz.data import Dataset
+from fsviz.evaluate import permutation_pvalues, stability_selection
+from fsviz.select import FScore
+from fsviz.stats.covariates import check_confounding, covariate_design, residualize
+
+TRUE, BATCH_ONLY = set(range(5)), set(range(5, 15))
+
+
+def _batch_data(seed=0, n=160, m=60):
+    """y depends on 5 features; 10 features depend on the batch only; the batch and y are
+    associated (P(y = 1 | batch 1) = 0.75), so the batch-only features look informative."""
+    rng = np.random.default_rng(seed)
+    batch = rng.integers(0, 2, size=n)
+    y = (rng.uniform(size=n) < np.where(batch == 1, 0.75, 0.25)).astype(int)
+    X = rng.normal(size=(n, m))
+    X[:, :5] += 1.0 * y[:, None]
+    X[:, 5:15] += 3.0 * batch[:, None]
+    return X, y, batch
+
+
+def test_design_and_residuals_against_lstsq():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"site": rng.choice(["a", "b", "c"], 30), "age": rng.normal(50, 10, 30)})
+    cov = covariate_design(frame, 30)
+    assert cov.design.shape == (30, 1 + 2 + 1) and np.all(cov.design[:, 0] == 1)
+    assert cov.names == ("site", "age") and set(np.unique(cov.strata)) == {0, 1, 2}
+    X = rng.normal(size=(30, 4))
+    R = residualize(X, cov)
+    beta = np.linalg.lstsq(cov.design, X, rcond=None)[0]
+    np.testing.assert_allclose(R, X - cov.design @ beta, atol=1e-12)
+    np.testing.assert_allclose(cov.design.T @ R, 0, atol=1e-9)  # orthogonal to every covariate
+    rows = np.arange(20)
+    beta_train = np.linalg.lstsq(cov.design[rows], X[rows], rcond=None)[0]
+    np.testing.assert_allclose(residualize(X, cov, rows=rows), X - cov.design @ beta_train, atol=1e-12)
+
+
+def test_errors():
+    y = np.repeat([0, 1], 10)
+    with pytest.raises(ValueError, match="'batch' has one value"):
+        covariate_design({"batch": ["a"] * 20}, 20)
+    with pytest.raises(ValueError, match="'dx' equals the target"):
+        covariate_design({"dx": y}, 20, y=y)
+    with pytest.raises(ValueError, match="design columns .* for 20 samples"):
+        covariate_design({"id": [str(i) for i in range(20)]}, 20)
+    with pytest.raises(ValueError, match="missing values"):
+        covariate_design({"age": [1.0] * 19 + [np.nan]}, 20)
+    with pytest.raises(ValueError, match="confounded with batch: each batch holds a single class"):
+        check_confounding(y, covariate_design({"batch": np.where(y == 1, "x", "z")}, 20))
+    check_confounding(y, covariate_design({"batch": np.tile(["x", "z"], 10)}, 20))  # balanced: fine
+
+
+def test_permutation_with_covariates_drops_batch_features():
+    X, y, batch = _batch_data()
+    raw = permutation_pvalues(FScore(), X, y, n_permutations=199, random_state=0)
+    adj = permutation_pvalues(
+        FScore(), X, y, n_permutations=199, random_state=0, covariates={"batch": batch.astype(str)}
+    )
+    assert len(BATCH_ONLY & set(raw.selected(0.1).tolist())) >= 8  # confounded before
+    assert not BATCH_ONLY & set(adj.selected(0.1).tolist())
+    assert TRUE <= set(adj.selected(0.1).tolist()) and "within each stratum" in adj.null
+
+
+def test_stability_with_covariates_adjusts_each_half():
+    X, y, batch = _batch_data(seed=1)
+    res = stability_selection(
+        FScore(), X, y, k=8, n_pairs=5, random_state=0, covariates={"b": batch.astype(str)}
+    )
+    top = set(res.selected(0.7).tolist())
+    assert not top & BATCH_ONLY and len(top & TRUE) >= 4
+
+
+def _dataset(seed=0):
+    X, y, batch = _batch_data(seed)
+    names = np.array([f"s{i}" for i in range(X.shape[0])])
+    meta = {"sample_annotations": {"batch": {s: f"b{v}" for s, v in zip(names, batch, strict=True)}}}
+    return Dataset(X, y, name="batchy", sample_names=names, meta=meta), batch
+
+
+def test_run_layer_adjusts_scores_and_keeps_keys():
+    ds, batch = _dataset()
+    assert fc.Run("fisher", {}, 0).key == fc.Run("fisher", {"covariates": None}, 0).key
+    plain = fc.Run("fisher", {}, 0).execute(ds).selection(15)
+    adj = fc.Run("fisher", {"covariates": ("batch",)}, 0).execute(ds).selection(15)
+    assert len(set(plain.indices.tolist()) & BATCH_ONLY) >= 8
+    assert not set(adj.indices[:5].tolist()) & BATCH_ONLY and TRUE <= set(adj.indices[:6].tolist())
+    sel = fc.cut_selection(
+        fc.Run("f", {"covariates": ("batch",)}, 0), fc.parse_cut("fdr:0.1"), ds, n_permutations=199
+    )
+    assert not set(sel.indices.tolist()) & BATCH_ONLY and TRUE <= set(sel.indices.tolist())
+    with pytest.raises(ValueError, match="'age' is neither a sample annotation"):
+        fc.Run("fisher", {"covariates": ("age",)}, 0).execute(ds)
+
+
+def test_cli_covariates_from_a_column(tmp_path, capsys):
+    X, y, batch = _batch_data()
+    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    df["batch"] = batch
+    df["label"] = y
+    p = tmp_path / "d.csv"
+    df.to_csv(p, index=False)
+    out = tmp_path / "o.csv"
+    code = cli.main(
+        [
+            "select",
+            "--method",
+            "f",
+            "-k",
+            "12",
+            "--covariates",
+            "batch",
+            str(p),
+            "--label",
+            "label",
+            "-o",
+            str(out),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    names = set(fc.read_selection_csv(out.read_bytes())["name"])
+    assert not names & {f"g{j}" for j in BATCH_ONLY} and "batch" not in names
+    assert {f"g{j}" for j in TRUE} <= names
+    code = cli.main(["select", "--method", "f", "--covariates", "nope", str(p), "--label", "label"])
+    assert code == 1 and "'nope' is neither" in capsys.readouterr().err
+
+
+def test_command_line_carries_the_covariates():
+    run = fc.Run("fisher", {"covariates": ("batch", "age")}, 3)
+    line = command_line(run, k=10)
+    assert line is not None and line[line.index("--covariates") + 1] == "batch,age"
+    assert "--covariates" not in command_line(fc.Run("fisher", {}, 3), k=10)
+
+
+def test_benchmark_adjusts_inside_each_training_fold():
+    from fsviz.evaluate import benchmark, cv_curve
+
+    X, y, batch = _batch_data(n=90, m=20)
+    seen = []
+
+    def rank(Xtr, ytr, k):  # residuals of a fit on these very rows: mean 0 in every batch
+        seen.append(np.abs(Xtr.mean(axis=0)).max())
+        return np.argsort(-FScore().fit(Xtr, ytr).scores_)[:k]
+
+    benchmark(
+        X, y, [rank], ks=[3], classifiers=["naive_bayes"], cv=3, covariates={"batch": batch.astype(str)}
+    )
+    assert len(seen) == 3 and max(seen) < 1e-10  # fitted on the training rows, not on all samples
+    plain = cv_curve(X, y, FScore(), [5, 10], cv=3)
+    adj = cv_curve(X, y, FScore(), [5, 10], cv=3, covariates={"batch": batch.astype(str)})
+    assert adj.mean.tolist() != plain.mean.tolist()
+    with pytest.raises(ValueError, match="select_in_fold=True"):
+        benchmark(X, y, [FScore()], ks=[3], cv=3, select_in_fold=False, covariates={"b": batch.astype(str)})
+
+
+def test_cv_curve_run_adjusts_and_evaluation_refuses():
+    ds, _ = _dataset()
+    of = fc.Run("f", {"covariates": ("batch",)}, 0)
+    curve = fc.cut_run(of, fc.parse_cut("cv-1se"), ks=(5, 10), cv=3).execute(ds)
+    assert curve.k_1se in (5, 10)
+    with pytest.raises(ValueError, match="training folds that do not carry the covariates"):
+        fc.Run("evaluation", {"of": of, "k": 5}, 0).execute(ds)
+
+
+def test_cli_covariates_from_sample_annotations(tmp_path, capsys):
+    X, y, batch = _batch_data()
+    ids = [f"s{i}" for i in range(X.shape[0])]
+    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])])
+    df.insert(0, "sample", ids)
+    df["label"] = y
+    data, ann = tmp_path / "d.csv", tmp_path / "pheno.csv"
+    df.to_csv(data, index=False)
+    pd.DataFrame({"sample": ids[::-1], "site": [f"site{b}" for b in batch[::-1]]}).to_csv(ann, index=False)
+    out = tmp_path / "o.csv"
+    argv = ["select", "--method", "f", "-k", "fdr:0.1", "--permutations", "199", "--covariates", "site"]
+    code = cli.main([*argv, str(data), "--label", "label", "--sample-annotations", str(ann), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    names = set(fc.read_selection_csv(out.read_bytes())["name"])
+    assert not names & {f"g{j}" for j in BATCH_ONLY} and {f"g{j}" for j in TRUE} <= names
+
+
+def test_features_confounded_with_the_batch_are_named():
+    from fsviz.stats.covariates import confounded_features
+
+    ds, batch = _dataset()
+    X = np.array(ds.X)
+    X[:, 20] = 5.0 * batch  # a pure batch marker
+    X[:, 21] = 1.0  # constant: left out
+    cov = covariate_design({"batch": batch.astype(str)}, X.shape[0])
+    assert confounded_features(X, residualize(X, cov)).tolist() == [20]
+    marked = Dataset(X, ds.y, name="m", sample_names=ds.sample_names, meta=ds.meta)
+    with pytest.warns(UserWarning, match="1 feature\\(s\\) are explained by batch .*'f20'"):
+        fc.Run("f", {"covariates": ("batch",)}, 0).execute(marked)
