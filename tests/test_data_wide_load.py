@@ -219,3 +219,16 @@ def test_wide_csv_loads_as_the_per_column_reference():
     assert list(ds.feature_names) == names
     assert np.asarray(ds.X).tobytes() == X.tobytes()
     assert list(ds.sample_names) == list(df["sample_id"])
+
+
+def test_the_readers_own_matrix_is_filled_in_place():
+    X = holey(20, 300, 5)
+    X[:, np.isnan(X).all(axis=0)] = 1.0
+    X.setflags(write=False)  # as a reader hands it over
+    names = np.array([f"f{j}" for j in range(300)], dtype=object)
+    ref, *_ = reference_impute(X, names, "median", False)
+    copied, _ = loaders._impute(X, names, "median", False, "t")
+    assert not np.shares_memory(copied, X) and np.isnan(X).any()  # not the reader's: copied
+    filled, _ = loaders._impute(X, names, "median", False, "t", owned=True)
+    assert filled is X and not filled.flags.writeable
+    assert filled.tobytes() == ref.tobytes()

@@ -531,7 +531,7 @@ def _assemble(src: Source, parts: dict, *, image_shape, name, image_order) -> Da
     indicator = bool(getattr(src, "missing_indicators", False))
     report, indicator_cols = None, []
     if strategy != "error":
-        X, report = _impute(X, names, strategy, indicator, who)
+        X, report = _impute(X, names, strategy, indicator, who, owned=bool(parts.get("owned")))
         if report is not None:
             indicator_cols = report.pop("indicator_columns")
             report["indicator_names"] = [nm for nm, _ in indicator_cols]
@@ -665,9 +665,11 @@ def _apply_target_kind(y, class_names, kind: str, who: str):
     return y, class_names
 
 
-def _impute(X, names, strategy: str, indicator: bool, who: str):
+def _impute(X, names, strategy: str, indicator: bool, who: str, owned: bool = False):
     """Fill the NaNs of every column with the mean/median of its non-missing values.
 
+    ``owned``: dense ``X`` is the reader's fresh array that nothing else holds, filled in place
+    (at 100,000 columns a copy costs as much as the fills).
     Sparse X: only stored NaNs are missing; implicit zeros are values. Returns
     ``(X, report)``: the report holds per-column counts and fill values (plain types,
     JSON-ready) and the 0/1 indicator columns to append (popped by _assemble).
@@ -703,7 +705,10 @@ def _impute(X, names, strategy: str, indicator: bool, who: str):
     else:
         nan_cols = np.flatnonzero(np.isnan(X).any(axis=0))
         if len(nan_cols):
-            X = np.array(X, dtype=np.float64)  # a writable copy
+            if owned and type(X) is np.ndarray and X.dtype == np.float64 and X.flags.owndata:
+                X.setflags(write=True)
+            else:
+                X = np.array(X, dtype=np.float64)  # a writable copy
             counts, fills, all_missing, indicators = _dense_fills(X, nan_cols, names, strategy, indicator)
             X = readonly(X)
     if all_missing:

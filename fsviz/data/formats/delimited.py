@@ -222,6 +222,7 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
         "label_column": label_column,
         "format": fmt,
         "stray_notes": stray_notes,
+        "owned": True,  # X is a fresh array nothing else holds: missing values are filled in place
         **parts_extra,
     }
 
@@ -419,6 +420,7 @@ def _load_wide(
         "label_column": label_column,
         "format": fmt,
         "sample_names": np.array([v.strip() for v in ids], dtype=object) if id_pos is not None else None,
+        "owned": True,  # built here row by row: filled in place
     }
 
 
