@@ -190,7 +190,7 @@ def data_page() -> None:
     if s.n_constant:
         st.warning(
             f"{fc.plural(s.n_constant, 'constant feature')} (kept; they score 0 and never join a group): "
-            f"{fc.names_preview(ds.feature_names, ds.constant_features)}"
+            f"{fc.names_preview(ds.feature_labels, ds.constant_features)}"
         )
     filled = ds.meta.get("missing") or {}
     if filled.get("counts"):

@@ -79,7 +79,7 @@ def cut_control(ds, run: fc.Run, key: str) -> fc.Selection | None:
             values,
             sel.n_features,
             cut.text if cut.rule != "cv-1se" else f"cv-1se: k = {sel.n_features}",
-            ds.feature_names,
+            ds.feature_labels,
             qvalues=res.qvalues if cut.rule == "fdr" else None,
             value=value,
         ),

@@ -6,6 +6,7 @@ import streamlit as st
 
 import fsviz.compute as fc
 from appkit.results import result
+from fsviz.data.feature_info import export_display_names
 from fsviz.viz import stand_in_scatter
 
 #: a feature name is typed, not picked, above this many features (a selectbox of thousands of
@@ -20,20 +21,25 @@ def explanation(ds, sel: fc.Selection) -> fc.ExplainResult | None:
 
 def _pick_feature(ds, key: str) -> int | None:
     names = [str(n) for n in ds.feature_names]
+    labels = [str(n) for n in ds.feature_labels]  # SYMBOL (ID) with feature annotations
     label = "Why not this feature?"
     if ds.n_features <= PICK_LIMIT:
         return st.selectbox(
             f"{label} (type to search)",
             range(ds.n_features),
             index=None,
-            format_func=names.__getitem__,
+            format_func=labels.__getitem__,
             key=f"why_{key}",
             help="Its rank, the selected feature that stands in for it (the most correlated one), "
             "that correlation and the method's reason.",
         )
-    typed = st.text_input(f"{label} (its exact name)", key=f"why_name_{key}").strip()
+    typed = st.text_input(f"{label} (its exact name or symbol)", key=f"why_name_{key}").strip()
     if not typed:
         return None
+    shown = [str(n) for n in ds.feature_info["display_name"]]
+    for known in (names, labels, shown):  # the ID, "SYMBOL (ID)", the symbol (the first with it)
+        if typed in known:
+            return known.index(typed)
     if typed not in names:
         close = [n for n in names if typed.lower() in n.lower()][:5]
         st.warning(
@@ -58,7 +64,7 @@ def why_not(ds, sel: fc.Selection, key: str) -> None:
         ex = explanation(ds, sel)
         if ex is None:
             return
-        w = ex.lookup(int(feature), ds.feature_names)
+        w = ex.lookup(int(feature), ds.feature_labels)
         c1, c2, c3 = st.columns(3)
         c1.metric(
             "rank", f"{w.rank:,} of {w.n_features:,}", help="In the method's order: the selection first."
@@ -91,6 +97,8 @@ def export_csv(ds, sel: fc.Selection, explained: bool, *, raw: bool = False) -> 
     """The selection CSV; ``explained``: with every unselected feature, its stand-in and the reason;
     ``raw``: names byte for byte (else formula-like names get a quote, :func:`fc.selection_csv`)."""
     if not explained:
-        return fc.selection_csv(sel, ds.feature_names, raw=raw)
+        return fc.selection_csv(sel, ds.feature_names, raw=raw, display_names=export_display_names(ds))
     ex = explanation(ds, sel)
-    return None if ex is None else fc.selection_csv(sel, ds.feature_names, ex, raw=raw)
+    if ex is None:
+        return None
+    return fc.selection_csv(sel, ds.feature_names, ex, raw=raw, display_names=export_display_names(ds))

@@ -20,13 +20,14 @@ def prior_groups_editor(ds) -> list[list[int]]:
     state = per_dataset("prior", ds)
     groups: list[list[int]] = state.setdefault("groups", [])
     names = [str(n) for n in ds.feature_names]
+    labels = [str(n) for n in ds.feature_labels]  # SYMBOL (ID) with feature annotations
 
     def add(new: list[list[int]]) -> None:
         taken = {j: i + 1 for i, g in enumerate(groups) for j in g}
         clash = [j for g in new for j in g if j in taken]
         if clash:
             st.error(
-                f"{names[clash[0]]!r} is already in prior group {taken[clash[0]]}; "
+                f"{labels[clash[0]]!r} is already in prior group {taken[clash[0]]}; "
                 "a feature belongs to one group (remove that group first)."
             )
             return
@@ -37,7 +38,7 @@ def prior_groups_editor(ds) -> list[list[int]]:
         picked = c1.multiselect(
             "Pick the features of a new group (type to search)",
             range(ds.n_features),
-            format_func=names.__getitem__,
+            format_func=labels.__getitem__,
             key="prior_pick",
         )
         if c2.button("Add as a group", key="prior_add_pick", disabled=len(picked) < 2, width="stretch"):
@@ -91,7 +92,7 @@ def prior_effect(ds, plain: fc.GRMResult, constrained: fc.GRMResult, prior: list
 
 def grm_table(where, ds, res, prior: list, k: int) -> None:
     """GRM's scores and ranks, with the evidence columns, and the near-zero-evidence warning."""
-    frame = fc.grm_frame(res, ds.feature_names, prior, k=k)
+    frame = fc.grm_frame(res, ds.feature_labels, prior, k=k)
     if fc.grm_evidence_warning(frame, k):
         where.warning(fc.grm_evidence_warning(frame, k))
     where.dataframe(
@@ -144,4 +145,4 @@ def prior_groups_warnings(ds, res) -> list[str]:
     base = result(ds, res.base_run, "Scoring")
     if base is None:
         return []
-    return fc.prior_groups_outside(base.scores, groups, int(res.run.get("n_top")), ds.feature_names)
+    return fc.prior_groups_outside(base.scores, groups, int(res.run.get("n_top")), ds.feature_labels)

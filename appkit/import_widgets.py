@@ -19,6 +19,8 @@ from appkit.intake import (
     column_roles,
     current_upload,
     effective_plan,
+    feature_annotation_frame,
+    feature_annotation_upload,
     inspect_upload,
     parse_label,
     sample_fixes,
@@ -206,6 +208,7 @@ def import_panel(up: Upload) -> None:
         for note in info.notes if info is not None else ():
             st.caption(note)
         _annotations_row(up, info)
+        _feature_annotations_row(up)
         if info is not None and info.frame is not None and info.fmt in TABLE_FORMATS:
             roles_editor(up, info)
         _plan_box(up, info)
@@ -504,6 +507,53 @@ def _annotations_row(up: Upload, info) -> None:
         )
         if st.button("Remove the annotations", key=import_key(up, "annotations_off")):
             detach_annotations(up)
+            st.rerun()
+
+
+def _feature_annotations_row(up: Upload) -> None:
+    """A third uploader for the feature annotations (a GEO platform table, a gene list with symbols),
+    joined on the feature names: charts, tables, exports and the report show the symbols."""
+    from appkit.intake import attach_feature_annotations, detach_feature_annotations
+
+    record = feature_annotation_upload(up)
+    c = st.columns([3, 2])
+    got = c[0].file_uploader(
+        "Feature annotations (optional: e.g. a GEO platform table, ID -> Gene Symbol)",
+        type=None,
+        key=import_key(up, "feature_annotations_file"),
+        help="CSV, TSV or Excel (gzipped too) with a column of feature ids (probe ids, Ensembl ids, "
+        "accessions) and a column of display names (Gene Symbol, symbol, gene_name, ...). Charts and "
+        "exports then show 'SYMBOL (ID)'; features without a symbol keep their ID.",
+    )
+    if got is not None and attach_feature_annotations(up, got.name, got.getvalue()):
+        st.rerun()
+    if record is None:
+        return
+    try:
+        frame = feature_annotation_frame(up)
+    except ValueError as e:
+        st.error(str(e))
+        return
+    cols = [str(x) for x in frame.columns]
+    with c[1]:
+        _option(
+            up,
+            "feature_key",
+            st.selectbox,
+            "Feature ids in",
+            [None, *cols],
+            lambda v: "the id column that matches most (auto)" if v is None else v,
+        )
+        _option(
+            up,
+            "feature_display",
+            st.selectbox,
+            "Display names in",
+            [None, *cols],
+            lambda v: "found by name (Gene Symbol, symbol, ...)" if v is None else v,
+        )
+        if st.button("Remove the feature annotations", key=import_key(up, "feature_annotations_off")):
+            detach_feature_annotations(up)
             st.rerun()
 
 

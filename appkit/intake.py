@@ -85,8 +85,15 @@ ROLES = ("target", "feature", "identifier", "ignored")
 #: rows without a target (a file as people have it loads; the Data page says what was done)
 APP_PLAN = ImportPlan(transpose="auto", missing="median", categorical="onehot", missing_target="drop")
 #: an upload's import options: every field of the plan, plus the app's own: the roles table's
-#: edits (``roles``) and the token of the sample-annotation upload (``annotations_token``)
-IMPORT_DEFAULTS = {**APP_PLAN.to_dict(every=True), "roles": {}, "annotations_token": None}
+#: edits (``roles``) and the tokens of the sample- and feature-annotation uploads
+IMPORT_DEFAULTS = {
+    **APP_PLAN.to_dict(every=True),
+    "roles": {},
+    "annotations_token": None,
+    "feature_annotations_token": None,
+}
+#: the app's own options, not the plan's
+_APP_ONLY = ("roles", "annotations_token", "feature_annotations_token")
 #: options that change the table's columns: the roles table starts afresh after them
 RESHAPING = (
     "compression",
@@ -301,11 +308,7 @@ def set_target(up: Upload, column: str | None) -> None:
 
 def plan_of(up: Upload) -> ImportPlan:
     """The upload's options as an :class:`~fsviz.data.plan.ImportPlan` (roles not applied yet)."""
-    fields = {
-        k: v
-        for k, v in up.options.items()
-        if k in IMPORT_DEFAULTS and k not in ("roles", "annotations_token")
-    }
+    fields = {k: v for k, v in up.options.items() if k in IMPORT_DEFAULTS and k not in _APP_ONLY}
     return ImportPlan.from_dict(fields, "import settings")
 
 
@@ -450,6 +453,60 @@ def attach_annotations(up: Upload, filename: str, data: bytes) -> bool:
     return True
 
 
+def feature_annotation_upload(up: Upload) -> Upload | None:
+    """The feature-annotation file attached to ``up`` (another upload in the store), or None."""
+    token = up.options.get("feature_annotations_token")
+    record = upload_store().get(token) if token else None
+    if record is None:
+        return None
+    use("annotations", token)
+    return record
+
+
+def feature_annotation_frame(up: Upload):
+    """The attached feature annotations as a DataFrame (None without them); ValueError if unreadable."""
+    from fsviz.data.budget import resolve_budget
+    from fsviz.data.feature_info import read_feature_annotations
+
+    record = feature_annotation_upload(up)
+    if record is None:
+        return None
+    key = (record.digest, record.filename, "feature annotations")
+    frame = inspect_store().get(key)
+    if frame is None:
+        buf = io.BytesIO(record.data)
+        buf.name = record.filename
+        frame = read_feature_annotations(buf, who="the feature annotations", budget=resolve_budget())
+        inspect_store().put(key, frame)
+    return frame
+
+
+def attach_feature_annotations(up: Upload, filename: str, data: bytes) -> bool:
+    """Keep a feature-annotation upload (a platform table: ID -> Gene Symbol) beside ``up`` (the
+    plan names its file); True when new."""
+    import secrets
+
+    digest = hashlib.sha256(data).hexdigest()
+    record = feature_annotation_upload(up)
+    if record is not None and record.digest == digest:
+        return False
+    token = secrets.token_urlsafe(16)
+    use("annotations", token)  # before the store holds it: a sweep in between keeps it
+    upload_store().put(token, Upload(token, filename, digest, data, {}))
+    up.options["feature_annotations_token"] = token
+    up.options["feature_annotations"] = filename
+    up.options["feature_key"] = None
+    up.options["feature_display"] = None
+    return True
+
+
+def detach_feature_annotations(up: Upload) -> None:
+    up.options["feature_annotations_token"] = None
+    up.options["feature_annotations"] = None
+    up.options["feature_key"] = None
+    up.options["feature_display"] = None
+
+
 def detach_annotations(up: Upload) -> None:
     up.options["annotations_token"] = None
     up.options["sample_annotations"] = None
@@ -498,7 +555,19 @@ def _load_upload(up: Upload, plan: ImportPlan):
             f"the sample annotations {plan.sample_annotations!r} are no longer on the server. Fix: "
             "attach the file again under Sample annotations on the Data page."
         )
-    where = (up.digest, up.filename, plan.to_json(), record.digest if record else None)
+    features = feature_annotation_upload(up)
+    if features is None and plan.feature_annotations is not None:
+        raise ValueError(
+            f"the feature annotations {plan.feature_annotations!r} are no longer on the server. Fix: "
+            "attach the file again under Feature annotations on the Data page."
+        )
+    where = (
+        up.digest,
+        up.filename,
+        plan.to_json(),
+        record.digest if record else None,
+        features.digest if features else None,
+    )
     known = loaded_index().get(where)
     ds = _datasets().get(known) if known is not None else None
     if ds is None:
@@ -508,6 +577,9 @@ def _load_upload(up: Upload, plan: ImportPlan):
         if record is not None:
             extra["sample_annotations"] = io.BytesIO(record.data)
             extra["sample_annotations"].name = record.filename
+        if features is not None:
+            extra["feature_annotations"] = io.BytesIO(features.data)
+            extra["feature_annotations"].name = features.filename
         name = Path(strip_compression_suffix(up.filename)).stem  # GSE1_series_matrix.txt.gz: its table's name
         ds = load_dataset(buf, name=name, sandbox=True, plan=plan, **extra)
         _datasets().put(dataset_key(ds), ds)

@@ -164,6 +164,9 @@ def _load(args: argparse.Namespace):
         "compression": args.compression,
         "member": args.member,
         "intensity": args.intensity,
+        "feature_annotations": args.feature_annotations,
+        "feature_key": args.feature_key,
+        "feature_display": args.feature_display,
     }
     if args.na_values is not None:
         kwargs["na_values"] = [v.strip() for v in args.na_values.split(",")]
@@ -324,6 +327,7 @@ def _run_of(args: argparse.Namespace, target_kind: str | None = "classes"):
 
 def cmd_select(args: argparse.Namespace) -> int:
     import fsviz.compute as fc
+    from fsviz.data.feature_info import export_display_names
 
     run = _run_of(args)
     ds = _load(args)
@@ -366,7 +370,8 @@ def cmd_select(args: argparse.Namespace) -> int:
         _say(
             args, f"explained {ds.n_features - sel.n_features:,} unselected features ({explanation.measure})"
         )
-    _write(args, fc.selection_csv(sel, ds.feature_names, explanation, raw=raw).decode())
+    shown = export_display_names(ds)  # a display_name column beside name when features are annotated
+    _write(args, fc.selection_csv(sel, ds.feature_names, explanation, raw=raw, display_names=shown).decode())
     if args.reduced:
         with open(args.reduced, "wb") as fh:
             fh.write(fc.reduced_csv(ds, sel.indices, raw=raw))
@@ -548,6 +553,18 @@ def _parser() -> argparse.ArgumentParser:
             "columns can be the --label",
         )
         q.add_argument("--annotation-key", metavar="COLUMN", help="its column of sample ids (default: found)")
+        q.add_argument(
+            "--feature-annotations",
+            metavar="FILE",
+            help="a table keyed by feature name (a GEO platform annotation: ID -> Gene Symbol) giving each "
+            "feature a display name; exports keep both (name = the ID, display_name)",
+        )
+        q.add_argument("--feature-key", metavar="COLUMN", help="its column of feature names (default: found)")
+        q.add_argument(
+            "--feature-display",
+            metavar="COLUMN",
+            help="its column of display names (default: found by name: Gene Symbol, symbol, ...)",
+        )
         q.add_argument(
             "--compression",
             choices=LOAD_CHOICES["compression"],

@@ -44,6 +44,7 @@ from fsviz._params import signature_default
 from fsviz._report_look import CSS, Figures
 from fsviz.compute import TOP_K, Run
 from fsviz.compute.commands import command_line
+from fsviz.data.feature_info import export_display_names
 
 __all__ = ["REPORT_VIEWS", "build_report", "session_doc", "session_runs", "write_report"]
 
@@ -319,7 +320,7 @@ def _quality(results: Results, evs: Sequence[tuple[str, Run]], k: int) -> str:
 
 def _top_table(res, ds, k: int) -> str:
     sel = res if isinstance(res, fc.Selection) else res.selection()
-    frame = fc.selection_frame(sel, ds.feature_names).head(k)
+    frame = fc.selection_frame(sel, ds.feature_names, display_names=export_display_names(ds)).head(k)
     more = f" of {sel.n_features:,}" if sel.n_features > k else ""
     return f"<h3>Top {len(frame)}{more} features</h3>" + _table(frame, "small")
 
@@ -327,7 +328,7 @@ def _top_table(res, ds, k: int) -> str:
 def _dropped(results: Results, run: Run, ds, k: int) -> str:
     """The ``k`` best-ranked features the selection left out, their stand-ins and the reasons."""
     ex = results(fc.explain_run(run, k if run.spec.kind in ("score", "grm") else None))
-    frame = ex.dropped_frame(ds.feature_names, top=k).drop(columns=["index"])
+    frame = ex.dropped_frame(ds.feature_labels, top=k).drop(columns=["index"])
     if frame.empty:
         return ""
     symbol = {"pearson": "ρ", "spearman": "ρ_s", "su": "SU"}[ex.measure]
@@ -363,7 +364,7 @@ def _groups_section(i, run, res, ds, results, figs, k) -> str:
         ("cutting-plane iterations", len(res.objective_history)),
     ]
     out = [_pairs(facts)]
-    tree = group_tree(res, ds.feature_names, max_groups=12, max_affiliated=5)
+    tree = group_tree(res, ds.feature_labels, max_groups=12, max_affiliated=5)
     out.append(
         figs(
             tree,
@@ -399,7 +400,7 @@ def _grm_section(i, run, res, ds, results, figs, k) -> str:
         ("prior groups", f"{len(prior)} over {sum(map(len, prior))} features" if prior else "none"),
     ]
     out = [_pairs(facts)]
-    bump = ranking_bump(res.base_order, res.refined_order, ds.feature_names, labels=(res.base_method, "GRM"))
+    bump = ranking_bump(res.base_order, res.refined_order, ds.feature_labels, labels=(res.base_method, "GRM"))
     ranks = signature_default(ranking_bump, "k")  # the chart's own default
     out.append(figs(bump, f"fig-{i}-bump", f"Top {ranks} ranks: {res.base_method} before, GRM after."))
     out.append(_quality(results, [(f"base: {res.base_run.label}", res.base_run), ("GRM", run)], k))
@@ -425,11 +426,11 @@ def _grm_section(i, run, res, ds, results, figs, k) -> str:
         panel = ranking_bump(
             plain.refined_order,
             res.refined_order,
-            ds.feature_names,
+            ds.feature_labels,
             labels=("GRM without priors", f"GRM with priors (gamma={run.get('gamma'):g})"),
         )
         out.append(figs(panel, f"fig-{i}-priors", "GRM without and with the prior groups (eq. 25–26)."))
-        out.append(_table(fc.prior_groups_frame(prior, ds.feature_names), "small wrap", "prior groups"))
+        out.append(_table(fc.prior_groups_frame(prior, ds.feature_labels), "small wrap", "prior groups"))
     out.append(_top_table(res, ds, k))
     return "\n".join(out)
 
@@ -437,7 +438,7 @@ def _grm_section(i, run, res, ds, results, figs, k) -> str:
 def _score_section(i, run, res, ds, results, figs, k) -> str:
     from fsviz.viz import score_bars
 
-    bars = score_bars(res.scores, ds.feature_names, top_n=min(30, len(res.scores)), title=run.spec.label)
+    bars = score_bars(res.scores, ds.feature_labels, top_n=min(30, len(res.scores)), title=run.spec.label)
     out = [figs(bars, f"fig-{i}-scores", "The highest scores (higher = better).")]
     out.append(_quality(results, [(run.label, run)], k))
     out.append(_top_table(res, ds, k))
@@ -499,7 +500,7 @@ def _cut_section(i, run, res, ds, results, figs, k) -> str:
         values,
         sel.n_features,
         fc.Cut("fdr" if run.method == "significance" else "stability", level).text,
-        ds.feature_names,
+        ds.feature_labels,
         value=value,
     )
     return figs(fig, f"fig-{i}-cut", sel.rule) + _top_table(sel, ds, k)
@@ -521,12 +522,12 @@ def _stability_section(i, run, res, ds, figs) -> str:
     ]
     kun = res.kuncheva if res.kuncheva == res.kuncheva else None
     out = [_pairs(facts)]
-    bars = stability_bars(res.frequency, ds.feature_names, k=30, kuncheva=kun, jaccard=res.jaccard)
+    bars = stability_bars(res.frequency, ds.feature_labels, k=30, kuncheva=kun, jaccard=res.jaccard)
     out.append(
         figs(bars, f"fig-{i}-stability", "How often each feature is selected on a bootstrap resample.")
     )
     if len(res.group_frequency):
-        names = fc.group_names(res.group_support, ds.feature_names)
+        names = fc.group_names(res.group_support, ds.feature_labels)
         out.append(
             figs(
                 stability_bars(res.group_frequency, names, k=30),

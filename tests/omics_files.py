@@ -2,7 +2,7 @@
 
 A 10x Cell Ranger matrix (the v3 MTX triplet, gzipped, as a folder, its ``.tar.gz`` and its
 ``.h5``; a v2 triplet with ``genes.tsv``), cell annotations keyed by barcode, GCT 1.2 / 1.3
-files with a CLS label file, and a MatrixMarket matrix.
+files with a CLS label file, a MatrixMarket matrix, and a GEO platform annotation table.
 """
 
 from __future__ import annotations
@@ -199,3 +199,28 @@ def loom(path: Path, **kw) -> tuple:
         cols["nUMI"] = np.asarray(counts.sum(axis=1)).ravel()
         f.create_group("layers")
     return truth
+
+
+def geo_platform(probes, extra: int = 20) -> bytes:
+    """A GEO platform annotation table as GEO's "full table" download writes it: ``#`` lines that
+    describe the columns, then ``ID``, ``GB_ACC``, ``Gene Title``, ``Gene Symbol``,
+    ``ENTREZ_GENE_ID`` (tab-separated), one row per probe of the platform (more than the data's).
+
+    Of the data's probes the first two share a symbol (``DDR1``, as probes of one gene do), the
+    third has none (blank), the fourth two genes (``RFC2 /// MIR4640``); the others one each."""
+    ids = list(probes) + [f"AFFX-extra-{i}_at" for i in range(extra)]
+    symbols = [f"SYM{j}" for j in range(len(ids))]
+    symbols[0] = symbols[1] = "DDR1"
+    symbols[2] = ""
+    symbols[3] = "RFC2 /// MIR4640"
+    lines = [
+        "#ID = Affymetrix probe set ID",
+        "#Gene Symbol = A gene symbol, when one is available (from UniGene).",
+        "#ENTREZ_GENE_ID = Entrez Gene identifier",
+        "ID\tGB_ACC\tGene Title\tGene Symbol\tENTREZ_GENE_ID",
+    ]
+    lines += [
+        f"{p}\tNM_{100000 + j}\tgene {s or 'unknown'} title\t{s}\t{780 + j}"
+        for j, (p, s) in enumerate(zip(ids, symbols, strict=True))
+    ]
+    return ("\n".join(lines) + "\n").encode()

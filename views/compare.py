@@ -4,6 +4,7 @@ import streamlit as st
 
 import appkit
 import fsviz.compute as fc
+from fsviz.data.feature_info import export_display_names
 from fsviz.viz import compare_scatter
 
 st.title("Compare and export")
@@ -127,7 +128,12 @@ def export():
         on_click="ignore",
         help="dataset name and fingerprint, method, every parameter, seed, fsviz version, date",
     )
-    st.dataframe(fc.selection_frame(sel, ds.feature_names), hide_index=True, width="stretch", height=300)
+    st.dataframe(
+        fc.selection_frame(sel, ds.feature_names, display_names=export_display_names(ds)),
+        hide_index=True,
+        width="stretch",
+        height=300,
+    )
     appkit.why_not(ds, sel, "export")  # rank, stand-in, correlation, reason
 
 

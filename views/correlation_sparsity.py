@@ -83,9 +83,11 @@ def explorer():
     if pairs is not None:
         left, right = st.columns([3, 2])
         left.plotly_chart(
-            correlation_network((pairs.i, pairs.j, pairs.rho), ds.feature_names, layout=layout), key="cx_net"
+            correlation_network((pairs.i, pairs.j, pairs.rho), ds.feature_labels, layout=layout), key="cx_net"
         )
-        right.dataframe(fc.pairs_frame(pairs, ds.feature_names), hide_index=True, width="stretch", height=420)
+        right.dataframe(
+            fc.pairs_frame(pairs, ds.feature_labels), hide_index=True, width="stretch", height=420
+        )
     against = appkit.feature_picker(
         ds,
         "every feature's correlation with",
@@ -99,7 +101,7 @@ def explorer():
     )
     corr = appkit.result(ds, run, "Correlating every feature")
     if corr is not None:
-        st.plotly_chart(correlation_bars(corr.rho, ds.feature_names, against=corr.against), key="cx_bars")
+        st.plotly_chart(correlation_bars(corr.rho, ds.feature_labels, against=corr.against), key="cx_bars")
 
 
 explorer()

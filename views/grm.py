@@ -43,7 +43,7 @@ if res is None:
 shown_groups = res.run.get("prior_groups") or ()
 out.caption(
     f"Shown: {res.run.label}; GRM {res.seconds:.2f} s"
-    + (f"; prior groups {fc.groups_in_words(shown_groups, ds.feature_names)}" if shown_groups else "")
+    + (f"; prior groups {fc.groups_in_words(shown_groups, ds.feature_labels)}" if shown_groups else "")
 )
 for warning in appkit.prior_groups_warnings(ds, res):
     out.warning(warning)
@@ -98,7 +98,7 @@ def ranking(res):
     shown = st.slider("features shown in the bump chart", 5, 60, 20, key="grm_shown")
     st.plotly_chart(
         ranking_bump(
-            res.base_order, res.refined_order, ds.feature_names, k=shown, labels=(res.base_method, "GRM")
+            res.base_order, res.refined_order, ds.feature_labels, k=shown, labels=(res.base_method, "GRM")
         ),
         key="bump",
     )
@@ -128,7 +128,7 @@ if prior:
                 ranking_bump(
                     plain.refined_order,
                     res.refined_order,
-                    ds.feature_names,
+                    ds.feature_labels,
                     labels=("GRM without priors", f"GRM with priors (gamma={res.run.get('gamma'):g})"),
                 ),
                 key="bump_priors",

@@ -94,7 +94,7 @@ def groups_view():
         max_groups = c2.slider("groups shown", 1, 200, 12, key="tree_groups")
         max_af = c3.slider("affiliated shown per group", 1, 100, 5, key="tree_af")
         st.plotly_chart(
-            group_tree(res, ds.feature_names, max_groups=max_groups, max_affiliated=max_af, kind=kind),
+            group_tree(res, ds.feature_labels, max_groups=max_groups, max_affiliated=max_af, kind=kind),
             key="group_tree",
         )
         st.caption(f"Tile colour: {fc.HELP['s_j']}")
@@ -108,7 +108,7 @@ def groups_view():
         feature = appkit.feature_picker(ds, "Which group is this feature in?", key="find_feature")
         if feature is None:
             return
-        found, text = fc.feature_group_text(res, int(feature), ds.feature_names)
+        found, text = fc.feature_group_text(res, int(feature), ds.feature_labels)
         (st.success if found else st.info)(text)
 
     with out:
@@ -116,7 +116,7 @@ def groups_view():
         appkit.why_not(ds, res.selection(), "gdm")  # rank, stand-in, correlation, reason
     # on demand: redrawing a table of every group member on each tau move costs ~0.1 s
     if st.toggle("Show the groups table (sortable: group, role, name, score, |ρ| to SF)", key="gdm_table"):
-        st.dataframe(fc.groups_frame(res, ds.feature_names), hide_index=True, width="stretch", height=320)
+        st.dataframe(fc.groups_frame(res, ds.feature_labels), hide_index=True, width="stretch", height=320)
     appkit.sync_url(ds)
     appkit.prefetch_neighbours(ds, run, res, "tau")  # last: after the deltas
 

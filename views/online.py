@@ -5,6 +5,7 @@ import streamlit as st
 
 import appkit
 import fsviz.compute as fc
+from fsviz.data.feature_info import export_display_names
 from fsviz.viz import stream_progress
 
 st.title("Online selection (SAOLA)")
@@ -88,9 +89,13 @@ with out:
 def decisions(res):
     st.subheader("Every arriving feature and why (sortable)")
     which = st.multiselect("show outcomes", sorted(counts), default=sorted(counts), key="saola_show")
-    st.dataframe(fc.stream_frame(res, ds.feature_names, which), hide_index=True, width="stretch", height=320)
+    st.dataframe(fc.stream_frame(res, ds.feature_labels, which), hide_index=True, width="stretch", height=320)
     st.subheader("Final selection")
-    st.dataframe(fc.selection_frame(res.selection(), ds.feature_names), hide_index=True, width="stretch")
+    st.dataframe(
+        fc.selection_frame(res.selection(), ds.feature_names, display_names=export_display_names(ds)),
+        hide_index=True,
+        width="stretch",
+    )
 
 
 decisions(res)

@@ -56,7 +56,7 @@ out.caption(f"Shown: {res.run.get('of').label}; top {res.run.get('k') or 'all'};
 out.plotly_chart(
     stability_bars(
         res.frequency,
-        ds.feature_names,
+        ds.feature_labels,
         k=30,
         kuncheva=res.kuncheva if res.kuncheva == res.kuncheva else None,  # NaN: sizes differ
         jaccard=res.jaccard,
@@ -68,7 +68,7 @@ if len(res.group_frequency):
     st.caption(
         "A resample that swaps a support feature for one of its affiliated features still selects its group."
     )
-    names = fc.group_names(res.group_support, ds.feature_names)
+    names = fc.group_names(res.group_support, ds.feature_labels)
     st.plotly_chart(stability_bars(res.group_frequency, names, k=30), key="stab_groups")
 with st.expander("Stability selection and the other cuts: how many features to keep, and how sure"):
     st.caption(

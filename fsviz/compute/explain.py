@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsviz._params import Param, signature_default
-from fsviz.compute.exports import selection_frame
+from fsviz.compute.exports import selection_frame, shown_names
 from fsviz.compute.results import GRMResult, GroupResult, Selection, StreamResult, SubsetResult, result
 from fsviz.compute.runs import Context, Run
 from fsviz.compute.wording import plural
@@ -219,7 +219,12 @@ class ExplainResult:
         return self.frame(feature_names, self.unselected()[: max(int(top), 0)])
 
     def selection_frame(
-        self, selection: Selection, feature_names: Sequence[str], *, raw: bool = True
+        self,
+        selection: Selection,
+        feature_names: Sequence[str],
+        *,
+        raw: bool = True,
+        display_names: Sequence[str] | None = None,
     ) -> pd.DataFrame:
         """The selection CSV's table (:func:`fsviz.compute.selection_frame`) with the columns
         ``stand_in, stand_in_corr, reason`` and every unselected feature appended, best rank
@@ -234,7 +239,7 @@ class ExplainResult:
         names = np.asarray([str(n) for n in feature_names], dtype=object)
         if not raw:
             names = np.asarray([neutralise(n) for n in names.tolist()], dtype=object)
-        top = selection_frame(selection, feature_names, raw=raw)
+        top = selection_frame(selection, feature_names, raw=raw, display_names=display_names)
         idx = top["index"].to_numpy(np.int64)
         top["stand_in"] = self._stand_in_names(idx, names)
         top["stand_in_corr"] = self.stand_in_corr[idx]
@@ -245,6 +250,7 @@ class ExplainResult:
                 "rank": self.rank[rest],
                 "index": rest,
                 "name": names[rest] if rest.size else np.array([], dtype=object),
+                **({} if display_names is None else {"display_name": shown_names(display_names, rest, raw)}),
                 "score": self.score[rest],
                 "role": UNSELECTED,
                 "group": self.group[rest],
@@ -454,7 +460,7 @@ def explain(run: Run, ctx: Context) -> ExplainResult:
     f = table["feature"].to_numpy(np.int64)
     stand_in[f] = table["stand_in"].to_numpy(np.int64)
     corr[f] = table["stand_in_corr"].to_numpy(np.float64)
-    names = _s([str(n) for n in ds.feature_names])
+    names = _s([str(n) for n in ds.feature_labels])  # reasons name symbols (feature annotations)
     reason = np.full(m, "", dtype=_STR)
     group = np.zeros(m, dtype=np.int64)
     label = of.spec.label

@@ -24,9 +24,18 @@ _COLUMN_WORDS = {
 }
 
 
-def selection_frame(selection: Selection, feature_names: Sequence[str], *, raw: bool = True) -> pd.DataFrame:
+def selection_frame(
+    selection: Selection,
+    feature_names: Sequence[str],
+    *,
+    raw: bool = True,
+    display_names: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """The export table: ``rank, index, name, score, role, group``, one row per feature; a selection
     cut by a rule adds the rule's numbers (``p``, ``q`` for ``fdr:Q``) and a ``rule`` column.
+
+    ``display_names`` (one per feature: ``Dataset.feature_info["display_name"]``, e.g. gene symbols)
+    adds a ``display_name`` column after ``name``, which keeps the original ID.
 
     ``group`` is the group number 1..K (GDM: the K-th support feature found and its
     affiliated features), 0 for a feature in no group. ``raw=False``: names that begin like a
@@ -50,6 +59,8 @@ def selection_frame(selection: Selection, feature_names: Sequence[str], *, raw: 
         },
         columns=list(SELECTION_COLUMNS),
     )
+    if display_names is not None:
+        frame.insert(3, "display_name", shown_names(display_names, idx, raw))
     for name, values in selection.columns:  # the cut's numbers (p, q, ...), then the rule itself
         frame[name] = np.asarray(values, dtype=np.float64)
     if selection.rule is not None:
@@ -57,8 +68,23 @@ def selection_frame(selection: Selection, feature_names: Sequence[str], *, raw: 
     return frame
 
 
+def shown_names(display_names: Sequence[str], idx: np.ndarray, raw: bool) -> np.ndarray:
+    """The display names of features ``idx`` as written (formula-like ones quoted unless ``raw``)."""
+    from fsviz.data.csv_safety import neutralise
+
+    shown = np.asarray(display_names, dtype=object)[idx].astype(str) if idx.size else np.array([], dtype=str)
+    if not raw and shown.size:
+        shown = np.array([neutralise(n) for n in shown.tolist()], dtype=object).astype(str)
+    return shown
+
+
 def selection_csv(
-    selection: Selection, feature_names: Sequence[str], explanation=None, *, raw: bool = False
+    selection: Selection,
+    feature_names: Sequence[str],
+    explanation=None,
+    *,
+    raw: bool = False,
+    display_names: Sequence[str] | None = None,
 ) -> bytes:
     """CSV bytes of :func:`selection_frame`; floats with 17 significant digits (round-trips).
 
@@ -69,11 +95,12 @@ def selection_csv(
     With ``explanation`` (the :class:`~fsviz.compute.ExplainResult` of this selection), every
     unselected feature follows the selection, and the columns ``stand_in, stand_in_corr, reason``
     say what stands in for each feature and why it was left out (``fsviz select --explain``).
+    ``display_names`` adds the ``display_name`` column (gene symbols; ``name`` keeps the ID).
     """
     if explanation is None:
-        frame = selection_frame(selection, feature_names, raw=raw)
+        frame = selection_frame(selection, feature_names, raw=raw, display_names=display_names)
     else:
-        frame = explanation.selection_frame(selection, feature_names, raw=raw)
+        frame = explanation.selection_frame(selection, feature_names, raw=raw, display_names=display_names)
     return frame.to_csv(index=False, float_format="%.17g", lineterminator="\n").encode()
 
 
@@ -81,7 +108,14 @@ def read_selection_csv(data: bytes) -> pd.DataFrame:
     """Inverse of :func:`selection_csv` (scores parsed exactly: the 17 digits give the same
     float back, whatever pandas' own float parser does)."""
     dtypes = {"rank": np.int64, "index": np.int64, "name": str, "score": str, "role": str}
-    extra = {"group": np.int64, "stand_in": str, "reason": str, "stand_in_corr": str, "rule": str}
+    extra = {
+        "group": np.int64,
+        "display_name": str,
+        "stand_in": str,
+        "reason": str,
+        "stand_in_corr": str,
+        "rule": str,
+    }
     frame = pd.read_csv(io.BytesIO(data), dtype=dtypes | extra, keep_default_na=False)
     frame["score"] = np.asarray(frame["score"].to_numpy(dtype=str), dtype=np.float64)
     if "stand_in_corr" in frame:  # an explained selection: empty = no stand-in
@@ -124,6 +158,11 @@ def provenance(selection: Selection, dataset) -> dict:
         "columns": {
             "rank": "1 = first in the method's order",
             "index": "0-based column index in the dataset",
+            **(
+                {"display_name": "the feature's display name (feature annotations); name keeps its ID"}
+                if (dataset.meta or {}).get("feature_info") is not None
+                else {}
+            ),
             "score": "the method's score of the feature (higher = better)",
             "role": "SF support feature, AF affiliated feature (GDM), selected otherwise",
             "group": "GDM group number 1..K (the K-th support feature found and its AFs); 0 = none",

@@ -27,7 +27,9 @@ __all__ = ["join_annotations", "read_annotations"]
 MAX_META_COLUMNS = 50
 
 
-def read_annotations(obj: Any, *, who: str, budget: int = 0, na_values=None):
+def read_annotations(
+    obj: Any, *, who: str, budget: int = 0, na_values=None, what: str = "sample", comment=None
+):
     """A sample-annotation table as a DataFrame of text and numbers.
 
     Parameters
@@ -40,6 +42,10 @@ def read_annotations(obj: Any, *, who: str, budget: int = 0, na_values=None):
         Memory budget in bytes (0: none), checked against the file's size.
     na_values : sequence of str, optional
         Cells read as missing.
+    comment : str or tuple of str, optional
+        Lines beginning with it are skipped (a GEO platform table's ``#``, ``!`` and ``^`` lines).
+    what : {"sample", "feature"}, default="sample"
+        Whose annotations (named in messages; a feature table is never a CLS file).
     """
     import pandas as pd
 
@@ -54,27 +60,30 @@ def read_annotations(obj: Any, *, who: str, budget: int = 0, na_values=None):
     src.budget = budget
     if na_values is not None:
         src.na_values = tuple(na_values)
-    where = f"{who}: sample annotations {src.label}"
+    if comment is not None:
+        src.comment = comment
+    where = f"{who}: {what} annotations {src.label}"
+    table_kind = "phenotype table" if what == "sample" else "feature (platform) annotation table"
     if src.size() == 0:
-        raise ValueError(f"{where} are empty (0 bytes). Fix: choose the phenotype table.")
-    src.check(src.size() * 8, "the sample annotations")
+        raise ValueError(f"{where} are empty (0 bytes). Fix: choose the {table_kind}.")
+    src.check(src.size() * 8, f"the {what} annotations")
     src.unwrap()  # a gzipped or zipped table: the file inside, bounded (fsviz.data.formats.archives)
     fmt = resolve_format(src, None)
-    if fmt == "cls":  # class labels by position (GenePattern): fsviz.data.formats.gct
+    if fmt == "cls" and what == "sample":  # class labels by position (GenePattern): fsviz.data.formats.gct
         from fsviz.data.formats.gct import read_cls
 
         return read_cls(src.bytes(), where)
     if fmt not in ("csv", "tsv", "txt", "xlsx", "xls", "ods"):
         raise ValueError(
             f"{where}: a {fmt} file is not a table of annotations. Fix: give a CSV, TSV or Excel table with "
-            "one row per sample and a column of sample ids."
+            f"one row per {what} and a column of {what} ids."
         )
     raw = read_table(src, fmt, transpose=False, text_columns=(), exact=False, who=where)
     frame = raw.frame
     if frame.shape[1] < 2 or len(frame) == 0:
         raise ValueError(
-            f"{where}: {frame.shape[0]} row(s) x {frame.shape[1]} column(s); it needs a column of sample ids "
-            "and at least one annotation. Fix: check the separator, or choose the phenotype table."
+            f"{where}: {frame.shape[0]} row(s) x {frame.shape[1]} column(s); it needs a column of {what} ids "
+            f"and at least one annotation. Fix: check the separator, or choose the {table_kind}."
         )
     return frame
 

@@ -333,6 +333,9 @@ class Dataset:
         if self.sample_names is not None:  # only when present: older fingerprints stay valid
             h.update(b"sample_names")
             h.update(json.dumps(self.sample_names.tolist(), ensure_ascii=True).encode("ascii"))
+        from fsviz.data.feature_info import labels_digest  # display labels: only when any differs
+
+        h.update(labels_digest(self))
         return h.hexdigest()
 
     # ------------------------------------------------------------------ properties
@@ -417,6 +420,21 @@ class Dataset:
         if self.class_names is not None:
             return self.class_names[self.y]
         return self.y
+
+    @property
+    def feature_info(self):
+        """Per-feature annotations (:mod:`fsviz.data.feature_info`): a DataFrame indexed like
+        :attr:`feature_names` (the IDs), ``display_name`` first (a symbol; the ID without one)."""
+        from fsviz.data.feature_info import feature_info_frame
+
+        return feature_info_frame(self.meta.get("feature_info"), self.feature_names)
+
+    @property
+    def feature_labels(self) -> np.ndarray:
+        """Each feature's label in charts, tables and reports: ``SYMBOL (ID)``, or the ID."""
+        from fsviz.data.feature_info import dataset_labels
+
+        return dataset_labels(self)
 
     def class_labels(self) -> tuple[list[str], np.ndarray]:
         """``(names, counts)`` of the classes in code order; ``([], [])`` without class labels."""

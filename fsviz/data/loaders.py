@@ -35,6 +35,7 @@ from fsviz.data.budget import (
     sparse_bytes,
 )
 from fsviz.data.dataset import Dataset
+from fsviz.data.feature_info import attach_feature_info
 from fsviz.data.formats.registry import read_parts
 from fsviz.data.formats.source import (
     FORMATS,
@@ -126,6 +127,9 @@ def load_dataset(
     compression: str = "auto",
     member: str | None = None,
     intensity: str | None = None,
+    feature_annotations=None,
+    feature_key: str | None = None,
+    feature_display: str | None = None,
     plan: ImportPlan | dict | None = None,
 ) -> Dataset:
     """Load a dataset from a file or buffer, validated, as a :class:`Dataset`.
@@ -298,6 +302,15 @@ def load_dataset(
         .h5ad: ``"X"``, ``"raw"`` or ``"layers/<name>"``.
     var_names : str, optional
         .h5ad: the ``var`` column that names the features (gene symbols); default the index.
+    feature_annotations : str, Path, buffer or pandas.DataFrame, optional
+        A second table keyed by feature name (a GEO platform annotation: ``ID`` -> ``Gene Symbol``)
+        giving each feature a display name: ``Dataset.feature_info`` (see
+        :mod:`fsviz.data.feature_info`). Formats that carry one (10x ``features.tsv``, AnnData ``var``,
+        MaxQuant ``Gene names``) fill ``feature_info`` without it.
+    feature_key : str, optional
+        Its column of feature names (default: the identifier column naming the most features).
+    feature_display : str, optional
+        Its column of display names (default: found by name, ``Gene Symbol``, ``symbol``, ...).
     compression : str, default="auto"
         What wraps the data (:mod:`fsviz.data.formats.archives`): ``"auto"`` opens a gzip,
         bzip2, xz (zstd with the ``zstandard`` package) stream or a zip/tar archive (``.tar.gz``
@@ -370,10 +383,13 @@ def load_dataset(
     given = {k: v for k, v in locals().items() if k in _PLAN_FIELDS and k not in ("path_or_buffer", "plan")}
     # the annotations' content may come beside a plan that names them (an upload: no path to open)
     annotations = sample_annotations
+    feature_table = feature_annotations
     plan = _plan_of(plan, given)
     src.use_plan(plan)
     if annotations is None and plan.sample_annotations is not None:
         annotations = plan.sample_annotations
+    if feature_table is None and plan.feature_annotations is not None:
+        feature_table = plan.feature_annotations
     size = src.size()
     if size == 0:
         raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
@@ -406,6 +422,7 @@ def load_dataset(
                 missing_target=plan.missing_target,
                 who=who,
             )
+        parts = attach_feature_info(parts, feature_table, plan, who=who, budget=src.budget)
         X = parts["X"]
         if sp.issparse(X):
             src.check(sparse_bytes(*X.shape, X.nnz), f"a sparse {X.shape[0]} x {X.shape[1]} matrix")
@@ -436,7 +453,9 @@ def _plan_of(plan, given: dict) -> ImportPlan:
         set_too = sorted(
             k
             for k, v in given.items()
-            if k in defaults and k != "sample_annotations" and not _same(v, defaults[k])
+            if k in defaults
+            and k not in ("sample_annotations", "feature_annotations")
+            and not _same(v, defaults[k])
         )
         if set_too:
             raise ValueError(
@@ -449,13 +468,12 @@ def _plan_of(plan, given: dict) -> ImportPlan:
     options = dict(given)
     if options.get("types") is not None and not isinstance(options["types"], dict):
         raise ValueError(f"load_dataset: types must map column names to types; got {options['types']!r:.60}.")
-    given_annotations = options.get("sample_annotations")
-    if isinstance(given_annotations, (str, os.PathLike)):
-        options["sample_annotations"] = os.fspath(given_annotations)
-    elif given_annotations is not None:  # a buffer: the plan records its name; a frame: nothing
-        options["sample_annotations"] = (
-            os.path.basename(str(getattr(given_annotations, "name", "") or "")) or None
-        )
+    for field in ("sample_annotations", "feature_annotations"):
+        given_annotations = options.get(field)
+        if isinstance(given_annotations, (str, os.PathLike)):
+            options[field] = os.fspath(given_annotations)
+        elif given_annotations is not None:  # a buffer: the plan records its name; a frame: nothing
+            options[field] = os.path.basename(str(getattr(given_annotations, "name", "") or "")) or None
     for k in ("missing_indicators",):
         if isinstance(options.get(k), np.bool_):
             options[k] = bool(options[k])

@@ -135,6 +135,13 @@ class ImportPlan:
     intensity : str or None
         MaxQuant ``proteinGroups.txt``: the intensity family read as the values (``"LFQ intensity"``,
         ``"iBAQ"``, ``"Intensity"``, ``"Reporter intensity corrected"``); None: LFQ when present.
+    feature_annotations : str or None
+        A second table keyed by feature name (a GEO platform annotation, a ``var`` table) that
+        gives each feature a display name (:mod:`fsviz.data.feature_info`).
+    feature_key : str or None
+        Its column holding the feature names (None: the identifier column that matches most).
+    feature_display : str or None
+        Its column of display names (None: found by name, ``Gene Symbol``, ``symbol``, ...).
     """
 
     fmt: str | None = None
@@ -168,6 +175,9 @@ class ImportPlan:
     compression: str = "auto"
     member: str | None = None
     intensity: str | None = None
+    feature_annotations: str | None = None
+    feature_key: str | None = None
+    feature_display: str | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):  # before anything reads a value: its nesting and size
@@ -384,7 +394,16 @@ def _check(plan: ImportPlan) -> None:
         raise ValueError(f"'missing_indicators' must be true or false; got {plan.missing_indicators!r:.40}.")
     if not (_is_int(plan.min_class_size) and 0 <= plan.min_class_size <= 1_000_000):
         raise ValueError(f"'min_class_size' must be an int >= 0; got {plan.min_class_size!r:.40}.")
-    for name in ("sample_annotations", "annotation_key", "var_names", "member", "intensity"):
+    for name in (
+        "sample_annotations",
+        "annotation_key",
+        "var_names",
+        "member",
+        "intensity",
+        "feature_annotations",
+        "feature_key",
+        "feature_display",
+    ):
         v = getattr(plan, name)
         if v is not None and not isinstance(v, str):
             raise ValueError(f"'{name}' must be a text or None; got {v!r:.40}.")

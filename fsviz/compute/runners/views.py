@@ -196,7 +196,7 @@ def correlations(run: Run, ctx: Context) -> R.CorrelationsResult:
     else:
         j = int(against)
         rho = stats.correlations_with(ds.X, j, method=method)
-        label = str(ds.feature_names[j])
+        label = str(ds.feature_labels[j])
     return R.CorrelationsResult(run, ds.fingerprint, np.asarray(rho), label, time.perf_counter() - t0)
 
 

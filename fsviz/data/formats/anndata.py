@@ -428,6 +428,8 @@ def _load_h5ad(src: Source, label) -> dict:
         "sample_names": samples,
         "table_meta": meta,
         "notes": notes,
+        # var's columns (gene symbols, descriptions): Dataset.feature_info (fsviz.data.feature_info)
+        "feature_table": parts.get("var") if chosen is None else None,
     }
 
 

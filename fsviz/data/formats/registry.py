@@ -24,9 +24,11 @@ The raw parts are a dict: ``X`` (2-D float64 ndarray or scipy.sparse matrix, sam
 reader's name), ``label_column`` (or None), ``class_names`` (or None), ``notes`` (list of str:
 what a person should know, e.g. "read as a GCT 1.3 file: ..."), and optionally ``annotations``
 (a per-sample DataFrame joined like ``sample_annotations``; one of its columns can be the
-target), ``table_meta`` (dict merged into ``Dataset.meta``), ``display_names`` (a feature name
-per feature shown in place of the ID). A reader run in the sandbox child reports through its
-parts only (``source.notes`` stays in the child).
+target), ``table_meta`` (dict merged into ``Dataset.meta``; ``feature_ids`` there: the IDs beside
+symbol-named features, kept in ``Dataset.feature_info``), ``feature_table`` (a per-feature
+DataFrame, AnnData's ``var``: its symbol column gives ``Dataset.feature_info`` its display names).
+A reader run in the sandbox child reports through its parts only (``source.notes`` stays in the
+child).
 
 Examples
 --------
