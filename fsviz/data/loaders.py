@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -52,10 +51,11 @@ from fsviz.data.images import (
     image_feature_names,
     infer_image_shape,
 )
+from fsviz.data.impute import _append_indicators, _impute, _warn_missing
 from fsviz.data.names import default_feature_names
 from fsviz.data.plan import DEFAULT_NA, PLAN_CHOICES, ImportPlan
 from fsviz.data.transforms import finish
-from fsviz.data.validation import DataWarning, check_finite, names_preview, warn_constant
+from fsviz.data.validation import check_finite, warn_constant
 from fsviz.data.writers import save_dataset
 
 __all__ = [
@@ -549,7 +549,7 @@ def _assemble(src: Source, parts: dict, *, image_shape, name, image_order) -> Da
     indicator = bool(getattr(src, "missing_indicators", False))
     report, indicator_cols = None, []
     if strategy != "error":
-        X, report = _impute(X, names, strategy, indicator, who)
+        X, report = _impute(X, names, strategy, indicator, who, owned=bool(parts.get("owned")))
         if report is not None:
             indicator_cols = report.pop("indicator_columns")
             report["indicator_names"] = [nm for nm, _ in indicator_cols]
@@ -681,119 +681,3 @@ def _apply_target_kind(y, class_names, kind: str, who: str):
     if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
         return np.array([repr(float(v)) for v in arr], dtype=object), None
     return y, class_names
-
-
-def _impute(X, names, strategy: str, indicator: bool, who: str):
-    """Fill the NaNs of every column with the mean/median of its non-missing values.
-
-    Sparse X: only stored NaNs are missing; implicit zeros are values. Returns
-    ``(X, report)``: the report holds per-column counts and fill values (plain types,
-    JSON-ready) and the 0/1 indicator columns to append (popped by _assemble).
-    """
-    n = X.shape[0]
-    counts, fills, all_missing, indicators = {}, {}, [], []
-    if sp.issparse(X):
-        fmt = X.format
-        X = X.tocsc(copy=True)
-        X.sum_duplicates()
-        col_of = np.repeat(np.arange(X.shape[1]), np.diff(X.indptr))
-        nan_cols = np.unique(col_of[np.isnan(X.data)])
-        for j in nan_cols:
-            a, b = X.indptr[j], X.indptr[j + 1]
-            vals = X.data[a:b]
-            miss = np.isnan(vals)
-            ok = vals[np.isfinite(vals)]  # inf stays an error below, not a fill value
-            n_ok = n - (b - a) + len(ok)
-            if n_ok == 0:
-                all_missing.append(str(names[j]))
-                continue
-            if strategy == "mean":
-                fill = float(ok.sum() / n_ok)
-            else:
-                fill = float(np.median(np.concatenate([ok, np.zeros(n - (b - a))])))
-            rows = X.indices[a:b][miss]
-            vals[miss] = fill
-            counts[str(names[j])] = int(miss.sum())
-            fills[str(names[j])] = fill
-            if indicator:
-                indicators.append((f"{names[j]}=missing", rows.copy()))
-        X = X.asformat(fmt)
-    else:
-        nan_cols = np.flatnonzero(np.isnan(X).any(axis=0))
-        if len(nan_cols):
-            X = np.array(X, dtype=np.float64)  # a writable copy
-        for j in nan_cols:
-            col = X[:, j]
-            miss = np.isnan(col)
-            ok = col[np.isfinite(col)]  # inf stays an error below, not a fill value
-            if ok.size == 0:
-                all_missing.append(str(names[j]))
-                continue
-            fill = float(ok.mean() if strategy == "mean" else np.median(ok))
-            if indicator:
-                indicators.append((f"{names[j]}=missing", np.flatnonzero(miss)))
-            col[miss] = fill
-            counts[str(names[j])] = int(miss.sum())
-            fills[str(names[j])] = fill
-        if len(nan_cols):
-            X = readonly(X)
-    if all_missing:
-        raise ValueError(
-            f"{who}: missing={strategy!r} cannot fill feature column(s) {names_preview(all_missing)}: "
-            f"they hold no value at all (every one of the {n} rows is missing). Fix: drop them "
-            "before loading."
-        )
-    if not counts:
-        return X, None
-    report = {
-        "strategy": strategy,
-        "indicators": indicator,
-        "counts": counts,
-        "fill": fills,
-        "indicator_columns": indicators,
-    }
-    return X, report
-
-
-def _append_indicators(X, names, cols: list):
-    """Append one 0/1 column per ``(name, missing rows)`` in ``cols``, after all features."""
-    n = X.shape[0]
-    new_names = [nm for nm, _ in cols]
-    names = np.concatenate([np.asarray(names, dtype=object), np.array(new_names, dtype=object)])
-    if sp.issparse(X):
-        rows = np.concatenate([r for _, r in cols])
-        cidx = np.repeat(np.arange(len(cols)), [len(r) for _, r in cols])
-        ind = sp.csc_matrix((np.ones(len(rows)), (rows, cidx)), shape=(n, len(cols)))
-        return sp.hstack([X, ind], format=X.format), names
-    ind = np.zeros((n, len(cols)))
-    for k, (_, r) in enumerate(cols):
-        ind[r, k] = 1.0
-    return np.hstack([X, ind]), names
-
-
-def _warn_missing(report: dict, who: str, dropped_shape) -> None:
-    """One DataWarning that says what was imputed and encoded (details in meta["missing"])."""
-    said = []
-    counts = report.get("counts") or {}
-    if counts:
-        cols = list(counts)
-        how = "column mean" if report["strategy"] == "mean" else "column median"
-        said.append(
-            f"filled {sum(counts.values())} missing value(s) in {len(cols)} feature column(s) "
-            f"{names_preview(cols)} with the {how}"
-        )
-    if report.get("indicator_names"):
-        said.append(f"added indicator column(s) {names_preview(report['indicator_names'])}")
-    cat = report.get("categorical_counts") or {}
-    if cat:
-        how = "its own '<column>=missing' column"
-        said.append(
-            f"encoded {sum(cat.values())} missing categor(y/ies) in {names_preview(list(cat))} as {how}"
-        )
-    if dropped_shape is not None:
-        said.append(f"dropped the inferred image shape {dropped_shape[0]}x{dropped_shape[1]}")
-    warnings.warn(
-        f"{who}: {'; '.join(said)}. Per-column counts and fill values are in Dataset.meta['missing'].",
-        DataWarning,
-        stacklevel=4,
-    )

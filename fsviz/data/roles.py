@@ -341,6 +341,10 @@ def _id_named(name: str) -> bool:
     return bool(_ID_WORD.search(name))
 
 
+#: bytes of the numeric column blocks :func:`_column_stats` reads at a time (a few temporaries each)
+_STATS_BLOCK_BYTES = 16 << 20
+
+
 def _column_stats(frame: pd.DataFrame) -> dict:
     """Per-column dtype text, missing count, distinct count, integer-ness (numeric block at once)."""
     import pandas as pd
@@ -359,9 +363,13 @@ def _column_stats(frame: pd.DataFrame) -> dict:
     mostly_numeric = np.zeros(m, dtype=bool)  # numbers but for a few stray text cells
     text_dates = np.zeros(m, dtype=bool)  # text cells that are all dates (2022-07-18, 18/07/2022)
     id_values = np.zeros(m, dtype=bool)
-    if numeric.any() and n:
-        cols = np.flatnonzero(numeric)
-        V = frame.iloc[:, cols].to_numpy(dtype=np.float64, na_value=np.nan)
+    steps = np.arange(n, dtype=np.float64)[:, None]
+    numeric_cols = np.flatnonzero(numeric) if n else np.zeros(0, dtype=np.int64)
+    width = max(1, _STATS_BLOCK_BYTES // (8 * max(n, 1)))
+    for a in range(0, len(numeric_cols), width):  # column blocks: the temporaries stay small
+        cols = numeric_cols[a : a + width]
+        span = slice(cols[0], cols[-1] + 1) if cols[-1] - cols[0] + 1 == len(cols) else cols
+        V = frame.iloc[:, span].to_numpy(dtype=np.float64, na_value=np.nan)
         finite = np.isfinite(V)
         n_missing[cols] = np.isnan(V).sum(axis=0)
         S = np.sort(V, axis=0)
@@ -369,7 +377,6 @@ def _column_stats(frame: pd.DataFrame) -> dict:
         new = np.vstack([fs[:1], (S[1:] != S[:-1]) & fs[1:]])
         n_unique[cols] = new.sum(axis=0)
         integer[cols] = np.all(~finite | (V == np.round(V)), axis=0)
-        steps = np.arange(n, dtype=np.float64)[:, None]
         monotone_rows[cols] = np.all(V == steps, axis=0) | np.all(V == steps + 1, axis=0)
         increasing[cols] = integer[cols] & np.all(np.diff(V, axis=0) > 0, axis=0) if n > 1 else False
     for c in np.flatnonzero(~numeric) if n else ():  # text, bool, date columns: usually few

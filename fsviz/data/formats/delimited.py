@@ -102,6 +102,8 @@ def _labels_from_strings(values: np.ndarray, who: str):
 def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -> dict:
     import pandas as pd
 
+    from fsviz.data.frames import c_order
+
     who = f"load_dataset: {src.label}"
     columns = [str(c) for c in df.columns]
     df.columns = columns
@@ -130,7 +132,10 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
     bad = []
     categorical = {}  # column -> its raw values, one-hot encoded below
     stray_notes = []
-    for c in df.columns:
+    # numeric columns need nothing here: only the others (and forced categories) are looked at,
+    # one by one (a column lookup per feature cost seconds on 100,000 columns)
+    look = [c for c, t in zip(df.columns, df.dtypes, strict=True) if t.kind not in "biuf" or kinds.get(c)]
+    for c in look:
         s = df[c]
         kind = kinds.get(c)
         if kind == "category":
@@ -185,23 +190,29 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
             f"numbers. Fix: {fix}, or choose one of them as the target (label=...)."
         )
     if not categorical:
-        X = df.to_numpy(dtype=np.float64) if len(df.columns) else np.empty((len(df), 0))
+        X = c_order(df.to_numpy(dtype=np.float64)) if len(df.columns) else np.empty((len(df), 0))
         names = list(df.columns)
         parts_extra = {}
     else:
         blocks, names, groups, cat_missing = [], [], {}, {}
-        for c in df.columns:
-            if c in categorical:
-                # a missing category is its own column: never silently all zeros
-                block, block_names, n_miss = _onehot(categorical[c], c, True, src.na_lower)
-                blocks.append(block)
-                groups[c] = block_names
-                names.extend(block_names)
-                if n_miss:
-                    cat_missing[c] = n_miss
-            else:
-                blocks.append(df[c].to_numpy(dtype=np.float64)[:, None])
-                names.append(c)
+        columns = list(df.columns)
+        cuts = [j for j, c in enumerate(columns) if c in categorical]
+        start = 0
+        for j in [*cuts, len(columns)]:
+            if j > start:  # the numeric columns between two categorical ones, as one block
+                blocks.append(df.iloc[:, start:j].to_numpy(dtype=np.float64))
+                names.extend(columns[start:j])
+            if j == len(columns):
+                break
+            c = columns[j]
+            # a missing category is its own column: never silently all zeros
+            block, block_names, n_miss = _onehot(categorical[c], c, True, src.na_lower)
+            blocks.append(block)
+            groups[c] = block_names
+            names.extend(block_names)
+            if n_miss:
+                cat_missing[c] = n_miss
+            start = j + 1
         X = np.hstack(blocks) if blocks else np.empty((len(df), 0))
         parts_extra = {"categorical": groups, "categorical_missing": cat_missing}
     return {
@@ -211,6 +222,7 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
         "label_column": label_column,
         "format": fmt,
         "stray_notes": stray_notes,
+        "owned": True,  # X is a fresh array nothing else holds: missing values are filled in place
         **parts_extra,
     }
 
@@ -296,9 +308,35 @@ def _wide_rows(src: Source, sep: str):
                 yield fields
 
 
+_NA_SPELLINGS: dict = {}
+
+
+def _na_spellings(na_lower: frozenset) -> frozenset:
+    """The spellings of the missing-value tokens (as given, upper, title case) that ``float``
+    refuses: the cells :func:`_wide_floats` reads as NaN; those it parses (``nan``) stay its own."""
+    if na_lower not in _NA_SPELLINGS:
+        from fsviz.data.plan import DEFAULT_NA
+
+        out = set()
+        for v in {*na_lower, *DEFAULT_NA, *(t.upper() for t in na_lower), *(t.title() for t in na_lower)}:
+            if v.strip().lower() not in na_lower:
+                continue
+            try:
+                float(v)
+            except ValueError:
+                out.add(v)
+        _NA_SPELLINGS[na_lower] = frozenset(out)
+    return _NA_SPELLINGS[na_lower]
+
+
 def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_lower=NA_LOWER) -> np.ndarray:
     try:
         return np.array(fields, dtype=np.float64)
+    except ValueError:
+        pass
+    na = _na_spellings(na_lower)
+    try:  # usually missing cells: one set lookup each finds them, no parse attempt per cell
+        return np.array(["nan" if v in na else v for v in fields], dtype=np.float64)
     except ValueError:
         pass
     out = np.empty(len(fields))
@@ -382,6 +420,7 @@ def _load_wide(
         "label_column": label_column,
         "format": fmt,
         "sample_names": np.array([v.strip() for v in ids], dtype=object) if id_pos is not None else None,
+        "owned": True,  # built here row by row: filled in place
     }
 
 
