@@ -370,9 +370,9 @@ def propose_plan(up: Upload) -> None:
         inspect_store().put((up.digest, up.filename, plan.to_json()), info)
 
 
-def annotation_upload(up: Upload) -> Upload | None:
-    """The sample-annotation file attached to ``up`` (another upload in the store), or None."""
-    token = up.options.get("annotations_token")
+def _attached(up: Upload, option: str) -> Upload | None:
+    """The upload attached to ``up`` under ``option`` (an annotation table's token), or None."""
+    token = up.options.get(option)
     record = upload_store().get(token) if token else None
     if record is None:
         return None
@@ -380,22 +380,32 @@ def annotation_upload(up: Upload) -> Upload | None:
     return record
 
 
-def annotation_frame(up: Upload):
-    """The attached sample annotations as a DataFrame (None without them); ValueError if unreadable."""
-    from fsviz.data.annotations import read_annotations
+def _attached_frame(record: Upload | None, what: str, read):
+    """An attached table read once by ``read`` (kept in the preview store), None without one."""
     from fsviz.data.budget import resolve_budget
 
-    record = annotation_upload(up)
     if record is None:
         return None
-    key = (record.digest, record.filename, "annotations")
+    key = (record.digest, record.filename, what)
     frame = inspect_store().get(key)
     if frame is None:
         buf = io.BytesIO(record.data)
         buf.name = record.filename
-        frame = read_annotations(buf, who="the sample annotations", budget=resolve_budget())
+        frame = read(buf, who=f"the {what}", budget=resolve_budget())
         inspect_store().put(key, frame)
     return frame
+
+
+def annotation_upload(up: Upload) -> Upload | None:
+    """The sample-annotation file attached to ``up`` (another upload in the store), or None."""
+    return _attached(up, "annotations_token")
+
+
+def annotation_frame(up: Upload):
+    """The attached sample annotations as a DataFrame (None without them); ValueError if unreadable."""
+    from fsviz.data.annotations import read_annotations
+
+    return _attached_frame(annotation_upload(up), "sample annotations", read_annotations)
 
 
 def annotation_columns(up: Upload) -> list[str]:
@@ -447,30 +457,14 @@ def attach_annotations(up: Upload, filename: str, data: bytes) -> bool:
 
 def feature_annotation_upload(up: Upload) -> Upload | None:
     """The feature-annotation file attached to ``up`` (another upload in the store), or None."""
-    token = up.options.get("feature_annotations_token")
-    record = upload_store().get(token) if token else None
-    if record is None:
-        return None
-    use("annotations", token)
-    return record
+    return _attached(up, "feature_annotations_token")
 
 
 def feature_annotation_frame(up: Upload):
     """The attached feature annotations as a DataFrame (None without them); ValueError if unreadable."""
-    from fsviz.data.budget import resolve_budget
     from fsviz.data.feature_info import read_feature_annotations
 
-    record = feature_annotation_upload(up)
-    if record is None:
-        return None
-    key = (record.digest, record.filename, "feature annotations")
-    frame = inspect_store().get(key)
-    if frame is None:
-        buf = io.BytesIO(record.data)
-        buf.name = record.filename
-        frame = read_feature_annotations(buf, who="the feature annotations", budget=resolve_budget())
-        inspect_store().put(key, frame)
-    return frame
+    return _attached_frame(feature_annotation_upload(up), "feature annotations", read_feature_annotations)
 
 
 def attach_feature_annotations(up: Upload, filename: str, data: bytes) -> bool:
