@@ -122,6 +122,9 @@ FULL_SUITE_ONLY = frozenset(
         "test_browser_benchmark.py::test_benchmark_page_runs_and_downloads_the_library_table",
         # a load test (bench_upload_memory.py in small): test_app_memory.py catches each cause
         "test_browser_security.py::test_upload_memory_stays_within_the_budget",
+        # the omics files' journeys (issue 42): test_app_omics.py and test_data_omics_formats.py read them
+        "test_browser_omics.py::test_10x_archive_with_cell_annotations_to_gene_symbols_in_why_not_and_the_export",
+        "test_browser_omics.py::test_maxquant_with_design_through_grm_prior_genes_to_the_report_fingerprint",
     }
 )
 
