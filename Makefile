@@ -42,7 +42,7 @@ $(VENV)/.installed: pyproject.toml
 
 # this checkout's own bytecode, for the same reason (only what changed is recompiled)
 bytecode: $(VENV)/.installed
-	$(PY) -m compileall -q -j 0 app.py fsviz
+	$(PY) -m compileall -q -j 0 app.py fsviz fsviz_app
 
 samples: bytecode
 	$(PY) -m fsviz.data.samples --if-missing

@@ -38,7 +38,7 @@ def main() -> None:
     t0 = time.monotonic()
     wait_for = None
     if a.warm_up == "process":
-        from fsviz.app.appkit.warmup import WarmUp
+        from fsviz_app.appkit.warmup import WarmUp
 
         w = WarmUp()
         wait_for = w.wait_for

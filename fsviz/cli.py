@@ -600,8 +600,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def cmd_app(args) -> int:
-    """``fsviz app``: the explorer, served by Streamlit until interrupted (:mod:`fsviz.app.launch`)."""
-    from fsviz.app.launch import serve
+    """``fsviz app``: the explorer, served by Streamlit until interrupted (:mod:`fsviz_app.launch`)."""
+    from fsviz_app.launch import serve
 
     return serve(port=args.port, address=args.address, data_dir=args.data_dir, scheduler=args.scheduler)
 

@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
-import fsviz.app.appkit as appkit
-from fsviz.app.appkit.data_folder import scan_folder
+import fsviz_app.appkit as appkit
+from fsviz_app.appkit.data_folder import scan_folder
 from tests.test_app_pages import APP, TIMEOUT
 from tests.user_files import geo_series_matrix
 
@@ -108,7 +108,7 @@ def test_the_server_folder_lists_compressed_files_and_says_what_it_leaves_out(tm
 
 
 def test_a_listing_cut_at_its_limit_says_so(tmp_path, monkeypatch):
-    import fsviz.app.appkit.data_folder as folder
+    import fsviz_app.appkit.data_folder as folder
 
     for i in range(3):
         (tmp_path / f"t{i}.csv").write_bytes(CSV)

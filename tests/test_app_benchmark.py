@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("streamlit")
 
-import fsviz.app.appkit as appkit
 import fsviz.compute as fc
+import fsviz_app.appkit as appkit
 from fsviz.data import load_sample
 from fsviz.evaluate import benchmark
 from tests.test_app_pages import figure, goto, sample_named, start

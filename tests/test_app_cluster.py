@@ -26,7 +26,7 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
-from fsviz.app.appkit import cluster
+from fsviz_app.appkit import cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -233,7 +233,7 @@ def test_two_sessions_render_through_a_killed_scheduler_and_use_it_again(monkeyp
         sessions[0].run()  # a dead scheduler costs a render nothing
         rerun = time.perf_counter() - t
         at = sessions[1]
-        at.switch_page("fsviz/app/views/correlation_sparsity.py").run()  # a heavy run: computed here
+        at.switch_page("fsviz_app/views/correlation_sparsity.py").run()  # a heavy run: computed here
         assert not at.exception, [e.value for e in at.exception]
         assert at.get("plotly_chart") and not at.error, [e.value for e in at.error]
 

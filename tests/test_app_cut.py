@@ -23,7 +23,7 @@ def test_export_cut_by_fdr_draws_the_line_and_exports_p_q_rule():
     at = _run(AppTest.from_file(APP, default_timeout=180))
     at.selectbox(key="sample").set_value("digits-0-vs-1")
     _run(at)
-    at.switch_page("fsviz/app/views/grm.py")
+    at.switch_page("fsviz_app/views/grm.py")
     _run(at)
     # the GRM page offers the rules that apply to a GRM ranking (no FDR: GRM is not a score)
     assert at.radio(key="grm_cut_rule").options == [
@@ -31,7 +31,7 @@ def test_export_cut_by_fdr_draws_the_line_and_exports_p_q_rule():
         "one-SE k of the CV curve",
         "stability selection (PFER bound)",
     ]
-    at.switch_page("fsviz/app/views/compare.py")
+    at.switch_page("fsviz_app/views/compare.py")
     _run(at)
     score = next(o for o in at.selectbox(key="export_sel").options if o.startswith("Fisher score"))
     at.selectbox(key="export_sel").set_value(score)
@@ -52,7 +52,7 @@ def test_export_cut_by_fdr_draws_the_line_and_exports_p_q_rule():
     assert len(at.dataframe[-1].value) >= len(table)
     assert any(c.value.startswith("fdr:0.2 (Benjamini-Hochberg") for c in at.caption)
     # the Stability page offers the same cuts for the selection it resamples
-    at.switch_page("fsviz/app/views/stability.py")
+    at.switch_page("fsviz_app/views/stability.py")
     _run(at)
     assert at.radio(key="stab_cut_rule").options[-1] == "stability selection (PFER bound)"
 
@@ -61,8 +61,8 @@ def _cut_script():
     import numpy as np
     import streamlit as st
 
-    import fsviz.app.appkit as appkit
     import fsviz.compute as fc
+    import fsviz_app.appkit as appkit
     from fsviz.data import Dataset
 
     rng = np.random.default_rng(0)

@@ -16,8 +16,8 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
-from fsviz.app.appkit.data_folder import FolderFile, list_files, resolve_inside
 from fsviz.data import load_dataset
+from fsviz_app.appkit.data_folder import FolderFile, list_files, resolve_inside
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -154,10 +154,10 @@ def test_a_file_over_the_memory_budget_stays_on_disk_and_only_out_of_core_runs_r
     assert at.selectbox(key="folder_file").options[1].endswith(", memory-mapped")
     at.selectbox(key="folder_file").set_value("expr.npy").run()
     assert not at.exception, [e.value for e in at.exception]
-    at.switch_page("fsviz/app/views/groups.py").run()  # GDM reads the mapped file block by block
+    at.switch_page("fsviz_app/views/groups.py").run()  # GDM reads the mapped file block by block
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert any(c.value.startswith("Shown: GDM") for c in at.caption)
-    at.switch_page("fsviz/app/views/grm.py").run()  # GRM would read it into memory: refused, with the fix
+    at.switch_page("fsviz_app/views/grm.py").run()  # GRM would read it into memory: refused, with the fix
     assert not at.exception, [e.value for e in at.exception]
     assert any("needs the data in memory" in e.value and "FSVIZ_MEMORY_BUDGET" in e.value for e in at.error)
 
@@ -184,7 +184,7 @@ def test_zarr_and_parquet_open_in_memory_or_spilled_and_memory_mapped_over_the_b
     import pandas as pd
     import zarr
 
-    from fsviz.app.appkit.data_folder import list_files, open_parquet_mapped, open_zarr
+    from fsviz_app.appkit.data_folder import list_files, open_parquet_mapped, open_zarr
 
     rng = np.random.default_rng(1)
     X = rng.standard_normal((30, 12))
@@ -279,7 +279,7 @@ def hostile_folder(tmp_path):
 
 
 def test_the_listing_skips_pipes_and_devices_by_their_type_and_says_why_within_2_s(hostile_folder):
-    from fsviz.app.appkit.data_folder import scan_folder
+    from fsviz_app.appkit.data_folder import scan_folder
 
     data, devices = hostile_folder
     alive, box = _within(2.0, scan_folder, data)
@@ -296,7 +296,7 @@ def test_the_listing_skips_pipes_and_devices_by_their_type_and_says_why_within_2
 
 @pytest.mark.parametrize("name", ["x.npy", "x.parquet", "x.csv", "dev.csv"])
 def test_opening_a_pipe_or_a_device_in_the_folder_is_a_clear_error_not_a_hang(hostile_folder, name):
-    from fsviz.app.appkit.data_folder import resolve_inside
+    from fsviz_app.appkit.data_folder import resolve_inside
 
     data, devices = hostile_folder
     if name.startswith("dev") and name not in devices:
@@ -309,7 +309,7 @@ def test_opening_a_pipe_or_a_device_in_the_folder_is_a_clear_error_not_a_hang(ho
 
 @pytest.mark.parametrize("typed", [".", "sub", "sub/"])
 def test_choosing_the_folder_or_a_sub_folder_is_a_clear_message(hostile_folder, typed):
-    from fsviz.app.appkit.data_folder import resolve_inside
+    from fsviz_app.appkit.data_folder import resolve_inside
 
     data, _ = hostile_folder
     with pytest.raises(ValueError, match=r"is a folder, not a data file\. Fix: choose a file inside it"):
@@ -365,7 +365,7 @@ def _lying_zarr(path: Path) -> Path:
 
 
 def test_a_zarr_store_declaring_more_than_it_holds_is_refused_and_nothing_is_spilled(tmp_path, monkeypatch):
-    from fsviz.app.appkit.data_folder import list_files, open_zarr, resolve_inside
+    from fsviz_app.appkit.data_folder import list_files, open_zarr, resolve_inside
 
     data, spill = tmp_path / "data", tmp_path / "spill"
     data.mkdir()
@@ -385,7 +385,7 @@ def test_a_zarr_store_declaring_more_than_it_holds_is_refused_and_nothing_is_spi
 def test_a_zarr_group_whose_labels_lie_about_their_length_is_refused(tmp_path):
     import zarr
 
-    from fsviz.app.appkit.data_folder import open_zarr
+    from fsviz_app.appkit.data_folder import open_zarr
 
     group = zarr.open_group(str(tmp_path / "g.zarr"), mode="w")
     group.create_array("X", data=np.ones((4, 3)))
@@ -410,7 +410,7 @@ def test_a_spill_checks_its_budget_and_the_free_space_before_writing(tmp_path, m
     import shutil
     from collections import namedtuple
 
-    from fsviz.app.appkit import data_folder as df
+    from fsviz_app.appkit import data_folder as df
 
     store, X = _spillable(tmp_path)
     spill = tmp_path / "spill"
@@ -436,8 +436,8 @@ def test_a_spill_checks_its_budget_and_the_free_space_before_writing(tmp_path, m
 def test_a_spill_that_fails_midway_leaves_no_part_file(tmp_path, monkeypatch):
     import errno
 
-    from fsviz.app.appkit import data_folder as df
     from fsviz.data.chunked import ZarrSource
+    from fsviz_app.appkit import data_folder as df
 
     store, _ = _spillable(tmp_path)
     spill = tmp_path / "spill"
@@ -456,7 +456,7 @@ def test_a_spill_that_fails_midway_leaves_no_part_file(tmp_path, monkeypatch):
 
 def test_a_truncated_npy_or_spill_is_refused_before_it_is_mapped(tmp_path, monkeypatch):
     """A map past a file's end is a SIGBUS on first touch: the declared size is checked first."""
-    from fsviz.app.appkit import data_folder as df
+    from fsviz_app.appkit import data_folder as df
 
     store, _ = _spillable(tmp_path)
     np.save(store.parent / "cut.npy", np.zeros((400, 300)))

@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
-import fsviz.app.appkit as appkit
 import fsviz.compute as fc
+import fsviz_app.appkit as appkit
 from tests.omics_files import geo_platform
 from tests.test_app_pages import APP, TIMEOUT, button, goto
 from tests.user_files import geo_series_matrix

@@ -21,9 +21,9 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
-from fsviz.app.appkit import jobs
 from fsviz.compute import Run
 from fsviz.data import Dataset
+from fsviz_app.appkit import jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -103,7 +103,7 @@ def test_a_cancelled_run_on_dask_frees_its_workers_and_the_next_one_equals_local
 
 
 def test_the_app_sends_heavy_runs_to_the_scheduler_with_the_local_result(dask_cluster, monkeypatch):
-    from fsviz.app.appkit import cluster
+    from fsviz_app.appkit import cluster
 
     monkeypatch.setenv("FSVIZ_SCHEDULER", dask_cluster.scheduler_address)
     at = AppTest.from_file(APP, default_timeout=180).run()
@@ -112,7 +112,7 @@ def test_the_app_sends_heavy_runs_to_the_scheduler_with_the_local_result(dask_cl
     client = cluster.client()
     try:
         before = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
-        at.switch_page("fsviz/app/views/correlation_sparsity.py").run()
+        at.switch_page("fsviz_app/views/correlation_sparsity.py").run()
         assert not at.exception, [e.value for e in at.exception]
         after = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
         assert after > before  # the histogram's blocks went through the scheduler
@@ -138,8 +138,8 @@ def test_a_first_run_waits_for_the_background_compilation_of_its_kernels_only():
     Cancel works), other runs do not, and the end of the process releases every wait."""
     import sys
 
-    from fsviz.app.appkit.warmup import WarmUp
     from fsviz.compute.warm import visit_key
+    from fsviz_app.appkit.warmup import WarmUp
 
     assert visit_key("grm", {"base": Run("fisher", {"k": 3})}) == "grm:fisher"
     assert visit_key("gdm", {"one_class": True, "tau": 0.2}) == "gdm:one_class"

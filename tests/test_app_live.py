@@ -60,7 +60,7 @@ def _shown(at) -> str:
 
 
 def test_a_live_step_puts_its_run_into_the_url(digits, monkeypatch):
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
 
     monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
     at = goto(start(digits), "groups")
@@ -70,7 +70,7 @@ def test_a_live_step_puts_its_run_into_the_url(digits, monkeypatch):
 
 
 def test_a_failed_live_step_leaves_the_shown_run_in_the_url(digits, monkeypatch):
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
     from fsviz.select import GDM
 
     monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)
@@ -100,7 +100,7 @@ def _wait_stored(store, keys, seconds: float = 60.0) -> None:
 
 
 def test_a_live_step_prefetches_the_slider_neighbours_exactly(digits, monkeypatch):
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
     from fsviz.compute import Run
 
     monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)
@@ -126,7 +126,7 @@ def test_a_live_step_prefetches_the_slider_neighbours_exactly(digits, monkeypatc
 
 
 def test_no_prefetch_after_a_slow_run(digits, monkeypatch):
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
 
     monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)
     monkeypatch.setattr(appkit.results, "PREFETCH_SECONDS", 0.0)  # every run counts as too slow
@@ -138,7 +138,7 @@ def test_no_prefetch_after_a_slow_run(digits, monkeypatch):
 
 
 def test_prefetcher_drops_failures_keeps_going_and_lets_a_page_wait(digits):
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
     from fsviz.compute import Run
     from fsviz.data import load_sample
 

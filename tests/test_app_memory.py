@@ -19,8 +19,8 @@ from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileMan
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 from streamlit.testing.v1 import AppTest
 
-from fsviz.app.appkit.intake import Upload
-from fsviz.app.appkit.memory import release_ended_sessions
+from fsviz_app.appkit.intake import Upload
+from fsviz_app.appkit.memory import release_ended_sessions
 from tests.test_app_pages import APP, TIMEOUT
 
 
@@ -109,8 +109,8 @@ def test_a_replaced_upload_leaves_the_shared_stores_unless_another_session_uses_
     import gc
     import weakref
 
-    from fsviz.app.appkit.intake import inspect_store, loaded_index, upload_store
-    from fsviz.app.appkit.state import _datasets, result_store, usage
+    from fsviz_app.appkit.intake import inspect_store, loaded_index, upload_store
+    from fsviz_app.appkit.state import _datasets, result_store, usage
 
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
     at.radio(key="source").set_value("Upload").run()

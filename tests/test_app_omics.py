@@ -14,8 +14,8 @@ pytest.importorskip("streamlit")
 import scipy.sparse as sp
 from streamlit.testing.v1 import AppTest
 
-import fsviz.app.appkit as appkit
-from fsviz.app.appkit.data_folder import list_files
+import fsviz_app.appkit as appkit
+from fsviz_app.appkit.data_folder import list_files
 from tests.omics_files import cell_annotations, gct, tenx_folder, tenx_tar_gz
 from tests.test_app_pages import APP, TIMEOUT
 

@@ -40,7 +40,7 @@ def start(sample: str | None = None) -> AppTest:
 
 
 def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"fsviz/app/views/{page}.py").run()
+    at.switch_page(f"fsviz_app/views/{page}.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -122,7 +122,7 @@ def test_groups_page_tree_and_tau_changes_result(digits):
 
 
 def test_tau_applies_live_when_cheap_and_is_marked_stale_otherwise(digits, monkeypatch):
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
 
     monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 60.0)  # the last run counts as cheap
     appkit.state.result_store().data.clear()  # the store is process-wide: another test may hold tau=0.45
@@ -175,7 +175,7 @@ def _switch_dataset_script():
     import streamlit as st
 
     sys.path.insert(0, st.session_state["root"])
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
 
     names = appkit.sample_names()
     appkit.load_sample(names[st.session_state.get("which", 0)])
@@ -250,7 +250,7 @@ def test_correlation_sparsity_histogram(digits):
 
 def test_a_stale_histogram_names_the_pages_own_button(digits, monkeypatch):
     """The stale notice says which button applies the new parameters: "Count pairs" here."""
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
 
     monkeypatch.setattr(appkit.results, "LIVE_SECONDS", 0.0)  # every run counts as slow: no live step
     at = goto(start(digits), "correlation_sparsity")
@@ -262,7 +262,7 @@ def test_a_stale_histogram_names_the_pages_own_button(digits, monkeypatch):
 def test_the_feature_name_box_of_wide_data_reads_as_one_sentence(digits, monkeypatch):
     """Wide data get a box for a feature's name: its label keeps the question whole, with no
     stray colon after the question mark."""
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
 
     monkeypatch.setattr(appkit.scale, "WIDE_FEATURES", 10)  # the digits' 64 features count as wide
     at = goto(start(digits), "groups")
@@ -739,7 +739,7 @@ def test_an_internal_error_in_a_run_is_a_message_with_details(digits, monkeypatc
     def boom(self, X, y=None):
         raise RuntimeError("kaputt")
 
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
 
     monkeypatch.setattr(FisherScore, "fit", boom)
     appkit.state.result_store().data.clear()  # results of earlier tests are process-wide: compute afresh

@@ -21,8 +21,8 @@ def test_report_control_lists_the_runs_kept_in_the_session():
     assert not at.exception, [e.value for e in at.exception]
     assert not [m for m in at.multiselect if m.key == "report_runs"]  # a fresh session keeps no run yet
     assert at.sidebar.caption[-1].value.startswith("Active: **")  # the control adds no caption
-    at.switch_page("fsviz/app/views/groups.py").run()  # GDM runs by itself on the small sample
-    at.switch_page("fsviz/app/views/grm.py").run()  # GRM (and its base score)
+    at.switch_page("fsviz_app/views/groups.py").run()  # GDM runs by itself on the small sample
+    at.switch_page("fsviz_app/views/grm.py").run()  # GRM (and its base score)
     at.run()  # the sidebar is drawn before the view: a rerun lists the GRM run too
     assert not at.exception, [e.value for e in at.exception]
     labels = at.multiselect(key="report_runs").options

@@ -23,7 +23,7 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
-import fsviz.app.appkit as appkit
+import fsviz_app.appkit as appkit
 from tests.test_app_pages import APP, TIMEOUT
 from tests.user_files import (
     anndata_counts,
@@ -188,8 +188,8 @@ def test_the_plan_is_shown_and_carried_by_the_link():
 def test_the_sweeper_keeps_the_sample_annotations_a_session_uses():
     """The store sweep drops what no live session uses; a session's attached phenotype table is
     in use (it was dropped as an unused upload, and a refresh then read 'pheno.csv' as a path)."""
-    from fsviz.app.appkit.intake import upload_store
-    from fsviz.app.appkit.state import release_unused, usage
+    from fsviz_app.appkit.intake import upload_store
+    from fsviz_app.appkit.state import release_unused, usage
 
     matrix, pheno = expression_with_repeats(n_genes=300, n_repeat=6)
     at = _annotations(_upload(_start(), "expr.csv", matrix), "pheno.csv", pheno)
@@ -205,8 +205,8 @@ def test_a_sweep_that_lands_while_a_file_is_stored_keeps_it(monkeypatch):
     """The sweeper thread runs at any moment: one landing between the store taking a new upload
     (or its phenotype table) and the session saying it uses it dropped the file, and a refresh
     then found the plan's 'pheno.csv' gone (issue 29's intermittent browser journey)."""
-    from fsviz.app.appkit.intake import upload_store
-    from fsviz.app.appkit.state import release_unused, usage
+    from fsviz_app.appkit.intake import upload_store
+    from fsviz_app.appkit.state import release_unused, usage
 
     store = upload_store()
     put = store.put
@@ -251,8 +251,8 @@ def test_the_proposals_preview_is_the_one_the_data_page_reads(name, data):
     import hashlib
     import json
 
-    from fsviz.app.appkit.intake import IMPORT_DEFAULTS, Upload, _inspected_plan, inspect_store, propose_plan
     from fsviz.data import inspect_table
+    from fsviz_app.appkit.intake import IMPORT_DEFAULTS, Upload, _inspected_plan, inspect_store, propose_plan
 
     options = json.loads(json.dumps(IMPORT_DEFAULTS))
     up = Upload("token", name, hashlib.sha256(data).hexdigest(), data, options)
@@ -315,7 +315,7 @@ def test_a_series_matrix_cut_mid_row_is_an_error_in_the_app_never_median_filled(
 )
 def test_a_link_with_bad_import_settings_is_refused_with_the_plans_message(imp, said):
     """Issue 46: the ``imp=`` URL takes the plan's contract (types, ranges, nesting)."""
-    from fsviz.app.appkit.url import _encode
+    from fsviz_app.appkit.url import _encode
 
     at = _upload(_start(), "bc.data", uci_headerless())
     fresh = AppTest.from_file(APP, default_timeout=TIMEOUT)

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("streamlit")
 from streamlit.testing.v1 import AppTest
 
-import fsviz.app.appkit as appkit
+import fsviz_app.appkit as appkit
 from tests.test_app_pages import APP, TIMEOUT, button, goto
 from tests.user_files import european_csv, european_xlsx, nci60_csv, penguins_csv, wisconsin_csv
 
@@ -192,9 +192,9 @@ def _session_json(at: AppTest) -> bytes:
 def test_import_settings_offer_exactly_what_the_loader_takes():
     """The Data page's import settings list load_dataset's own choices (LOAD_CHOICES), worded
     for people, with the app's default first; no choice is restated or missing."""
-    from fsviz.app.appkit.import_widgets import DECIMALS, OPTION_WORDS, ORIENTATIONS, _choices
-    from fsviz.app.appkit.intake import IMPORT_DEFAULTS
     from fsviz.data.loaders import LOAD_CHOICES, load_defaults
+    from fsviz_app.appkit.import_widgets import DECIMALS, OPTION_WORDS, ORIENTATIONS, _choices
+    from fsviz_app.appkit.intake import IMPORT_DEFAULTS
 
     for option, words in OPTION_WORDS.items():
         assert set(words) == set(LOAD_CHOICES[option]), option

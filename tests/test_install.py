@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import fsviz
-from fsviz.app.launch import MAIN, STREAMLIT_OPTIONS, streamlit_command
 from fsviz.cli import main
+from fsviz_app.launch import MAIN, STREAMLIT_OPTIONS, streamlit_command
 
 ROOT = Path(__file__).resolve().parents[1]
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+: reads pyproject.toml and the Streamlit config
@@ -44,7 +44,7 @@ def test_fsviz_app_command_line_and_environment(tmp_path):
     assert argv[argv.index("--server.port") + 1] == "8642"
     assert argv[argv.index("--runner.postScriptGC") + 1] == "false"
     assert env == {"FSVIZ_DATA_DIR": str(tmp_path.resolve()), "FSVIZ_SCHEDULER": "tcp://h:8786"}
-    assert MAIN.is_file() and MAIN.parent.name == "app"
+    assert MAIN.is_file() and MAIN.parent.name == "fsviz_app"
     with pytest.raises(ValueError, match="'--port' must be an int in"):
         streamlit_command(port=0)
 
@@ -117,7 +117,7 @@ def test_the_wheel_installs_the_library_the_cli_and_the_app(tmp_path):
     script = textwrap.dedent(
         """
         from streamlit.testing.v1 import AppTest
-        import fsviz.app.launch as launch
+        import fsviz_app.launch as launch
         at = AppTest.from_file(str(launch.MAIN), default_timeout=240).run()
         assert not at.exception, [e.value for e in at.exception]
         print("\\n".join(m.value for m in at.markdown) + "\\n" + "\\n".join(c.value for c in at.caption))

@@ -373,11 +373,12 @@ def test_the_private_helpers_import_nothing_of_fsviz():
 
 # ---------------------------------------------------------------------------- the app's layout
 ROOT = PKG.parent
-#: the app: inside the package (the wheel carries it), fsviz/app/: main.py (the script Streamlit
-#: runs), launch.py (``fsviz app``), the appkit helpers and the views
-APP = PKG / "app"
+#: the app: its own package beside the library (the wheel carries both; the library never
+#: imports Streamlit), fsviz_app/: main.py (the script Streamlit runs), launch.py (``fsviz app``),
+#: the appkit helpers and the views
+APP = ROOT / "fsviz_app"
 MAIN = APP / "main.py"
-#: the app's code: the checkout's app.py (a thin entry) and everything in fsviz/app/
+#: the app's code: the checkout's app.py (a thin entry) and everything in fsviz_app/
 APP_CODE = [*sorted(ROOT.glob("*.py")), *sorted(APP.rglob("*.py"))]
 #: the views' URLs (/groups, /grm, ...): links and bookmarks use them, a move must keep them
 VIEW_URLS = {
@@ -403,15 +404,15 @@ def _st_pages() -> list[ast.Call]:
 
 
 def test_no_pages_folder_streamlit_would_auto_discover():
-    """A ``pages/`` folder next to the main script (app.py in a checkout, fsviz/app/main.py when
+    """A ``pages/`` folder next to the main script (app.py in a checkout, fsviz_app/main.py when
     installed) switches on Streamlit's legacy multipage mode: a deep link then runs the view
-    alone, without the sidebar. The views live in ``fsviz/app/views/``; the checkout's app.py only
+    alone, without the sidebar. The views live in ``fsviz_app/views/``; the checkout's app.py only
     runs the installed module, so the app is the same from either door."""
     assert not (ROOT / "pages").exists() and not (APP / "pages").exists(), "the views belong in views/"
     assert (APP / "views").is_dir() and (APP / "appkit" / "__init__.py").is_file()
     entry = ast.parse((ROOT / "app.py").read_text())
     calls = [ast.unparse(n) for n in ast.walk(entry) if isinstance(n, ast.Call)]
-    assert calls == ["runpy.run_module('fsviz.app.main', run_name='__main__')"], calls
+    assert calls == ["runpy.run_module('fsviz_app.main', run_name='__main__')"], calls
 
 
 def test_app_code_sets_no_private_streamlit_flag():
@@ -618,7 +619,7 @@ def test_no_reader_takes_another_modules_private_names():
 
 
 #: the app's rooms: Streamlit helpers (one module per concern) and the pages that use them
-APP_PACKAGES = ("fsviz.app.appkit", "fsviz.app.views")
+APP_PACKAGES = ("fsviz_app.appkit", "fsviz_app.views")
 
 
 def _in(module: str, package: str) -> bool:
@@ -626,9 +627,9 @@ def _in(module: str, package: str) -> bool:
 
 
 def _app_graph() -> dict[str, set[str]]:
-    """Module -> the app modules it imports (module level or inside functions), for fsviz/app/:
-    ``from fsviz.app.appkit import jobs`` counts ``fsviz.app.appkit.jobs``, a name re-exported by
-    the package (``from fsviz.app.appkit import busy``) counts the package."""
+    """Module -> the app modules it imports (module level or inside functions), for fsviz_app/:
+    ``from fsviz_app.appkit import jobs`` counts ``fsviz_app.appkit.jobs``, a name re-exported by
+    the package (``from fsviz_app.appkit import busy``) counts the package."""
     mods = {_module(p): p for p in sorted(APP.rglob("*.py"))}
     known = frozenset(mods)
     return {
@@ -643,8 +644,8 @@ def test_the_app_has_no_import_cycle():
     (GRM's form defaults) from inside functions to dodge one. The stores now live in ``state``
     with the other shared stores, GRM's form defaults in ``grm_panels``."""
     graph = _app_graph()
-    k = "fsviz.app.appkit"
-    assert {f"{k}.state", f"{k}.intake", "fsviz.app.views.grm", "fsviz.app.main"} <= set(graph)
+    k = "fsviz_app.appkit"
+    assert {f"{k}.state", f"{k}.intake", "fsviz_app.views.grm", "fsviz_app.main"} <= set(graph)
     assert f"{k}.state" in graph[f"{k}.intake"]
     assert not _cycles(graph), "import cycles in the app"
 
@@ -659,25 +660,29 @@ def test_no_app_module_imports_another_inside_a_function():
                 for node in ast.walk(fn):
                     mod = getattr(node, "module", None) if isinstance(node, ast.ImportFrom) else None
                     names = [a.name for a in node.names] if isinstance(node, ast.Import) else [mod or ""]
-                    found += [f"{_module(p)}:{node.lineno} {n}" for n in names if _in(n, "fsviz.app")]
+                    found += [f"{_module(p)}:{node.lineno} {n}" for n in names if _in(n, "fsviz_app")]
     assert not found, found
 
 
 def test_the_library_never_imports_the_app_and_pages_import_no_page():
-    """The library is the floor the app stands on: no fsviz module outside fsviz/app/ imports it
+    """The library is the floor the app stands on: no fsviz module imports the app or Streamlit
     (the CLI's ``fsviz app`` only: its launcher starts Streamlit as a child process and imports
     neither Streamlit nor appkit); appkit never imports a page; a page imports no other page."""
     up = [
         f"{_module(p)} -> {i}"
         for p in sorted(PKG.rglob("*.py"))
-        if not _in(_module(p), "fsviz.app")
+        if not _in(_module(p), "fsviz_app")
         for i in _imports(p)
-        if _in(i, "fsviz.app") and not (_module(p) == "fsviz.cli" and _in(i, "fsviz.app.launch"))
+        if _in(i, "fsviz_app") and not (_module(p) == "fsviz.cli" and _in(i, "fsviz_app.launch"))
     ]
     assert not up, up
+    streamlit = [
+        f"{_module(p)}" for p in sorted(PKG.rglob("*.py")) if any(_in(i, "streamlit") for i in _imports(p))
+    ]
+    assert not streamlit, f"the library imports Streamlit (it belongs in fsviz_app/): {streamlit}"
     launch = _imports(APP / "launch.py")
-    assert not {i for i in launch if _in(i, "streamlit") or _in(i, "fsviz.app.appkit")}, launch
+    assert not {i for i in launch if _in(i, "streamlit") or _in(i, "fsviz_app.appkit")}, launch
     graph = _app_graph()
-    views = "fsviz.app.views"
+    views = "fsviz_app.views"
     assert not {m: d for m, d in graph.items() if _in(m, APP_PACKAGES[0]) and any(_in(x, views) for x in d)}
     assert not {m: d for m, d in graph.items() if _in(m, views) and any(_in(x, views) for x in d)}

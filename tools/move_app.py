@@ -1,14 +1,14 @@
-"""Move the app's code into the package (``appkit/`` -> ``fsviz/app/appkit/``, ``views/`` ->
-``fsviz/app/views/``) and rewrite what refers to it, mechanically.
+"""Move the app's code into the package (``appkit/`` -> ``fsviz_app/appkit/``, ``views/`` ->
+``fsviz_app/views/``) and rewrite what refers to it, mechanically.
 
     python tools/move_app.py            # git mv + rewrite (run once, from the checkout's root)
     python tools/move_app.py --rewrite  # the rewrite only: for code merged in after the move
 
 The rewrite, applied to every tracked ``*.py`` file, the Makefile and pyproject.toml:
 
-    from appkit...          -> from fsviz.app.appkit...       (any indentation)
-    import appkit           -> import fsviz.app.appkit as appkit
-    "views/<page>.py"       -> "fsviz/app/views/<page>.py"    (also f"views/...", 'views/...')
+    from appkit...          -> from fsviz_app.appkit...       (any indentation)
+    import appkit           -> import fsviz_app.appkit as appkit
+    "views/<page>.py"       -> "fsviz_app/views/<page>.py"    (also f"views/...", 'views/...')
     Makefile: compileall app.py appkit views fsviz -> compileall app.py fsviz
     pyproject: known-first-party ["fsviz", "appkit"] -> ["fsviz"]
 
@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 PY_RULES = [
-    (re.compile(r"^(\s*)from appkit(?=[. ])", re.M), r"\1from fsviz.app.appkit"),
-    (re.compile(r"^(\s*)import appkit[ \t]*$", re.M), r"\1import fsviz.app.appkit as appkit"),
-    (re.compile(r"""(?<!\w)(f?["'])views/"""), r"\1fsviz/app/views/"),
+    (re.compile(r"^(\s*)from appkit(?=[. ])", re.M), r"\1from fsviz_app.appkit"),
+    (re.compile(r"^(\s*)import appkit[ \t]*$", re.M), r"\1import fsviz_app.appkit as appkit"),
+    (re.compile(r"""(?<!\w)(f?["'])views/"""), r"\1fsviz_app/views/"),
 ]
 OTHER_RULES = {
     "Makefile": [
@@ -52,7 +52,7 @@ def move() -> None:
     (ROOT / "fsviz" / "app").mkdir(exist_ok=True)
     for name in ("appkit", "views"):
         if (ROOT / name).is_dir():
-            git("mv", name, f"fsviz/app/{name}")
+            git("mv", name, f"fsviz_app/{name}")
     init = ROOT / "fsviz" / "app" / "__init__.py"
     if not init.exists():
         init.write_text(PACKAGE_DOC)

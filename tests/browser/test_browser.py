@@ -124,7 +124,7 @@ def test_upload_csv(page, tmp_path, settle):
 
 def test_download_is_byte_identical_to_the_cli(page, tmp_path, goto, tree_title):
     """The app's two downloads after its default GDM run equal ``fsviz select`` byte for byte."""
-    import fsviz.app.appkit as appkit
+    import fsviz_app.appkit as appkit
     from fsviz import cli
     from fsviz.data import list_samples, load_sample
 

@@ -24,8 +24,8 @@ def drop_last(pg, label: str) -> None:
 def test_benchmark_page_runs_and_downloads_the_library_table(
     page, shots, tmp_path, goto, settle, charts_drawn
 ):
-    import fsviz.app.appkit as appkit
     import fsviz.compute as fc
+    import fsviz_app.appkit as appkit
     from fsviz.data import list_samples, load_sample
     from fsviz.evaluate import benchmark
 

@@ -10,8 +10,8 @@ import pandas as pd
 
 
 def test_lookup_a_dropped_feature_and_export_its_stand_in(page, goto, pick, settle, tree_title, shots):
-    import fsviz.app.appkit as appkit
     import fsviz.compute as fc
+    import fsviz_app.appkit as appkit
     from fsviz.data import list_samples, load_sample
 
     names = list(list_samples())

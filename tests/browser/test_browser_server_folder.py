@@ -26,7 +26,7 @@ def shown_caption(page) -> str:
 def test_open_a_server_file_move_tau_see_correlations_and_cancel_a_long_run(
     page, data_folder, goto, settle, pick, tree_title, charts_drawn, shots
 ):
-    from fsviz.app.appkit.data_folder import list_files
+    from fsviz_app.appkit.data_folder import list_files
 
     listed = {f.name: f.label for f in list_files(data_folder)}
     assert listed["expr.npy"].startswith("expr.npy — 703")  # its size: 60 x 3,000 float32

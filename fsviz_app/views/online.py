@@ -3,8 +3,8 @@ every decision explained."""
 
 import streamlit as st
 
-import fsviz.app.appkit as appkit
 import fsviz.compute as fc
+import fsviz_app.appkit as appkit
 from fsviz.data.feature_info import export_display_names
 from fsviz.viz import stream_progress
 

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-import fsviz.app.appkit as appkit
 import fsviz.compute as fc
+import fsviz_app.appkit as appkit
 from fsviz.compute import Run
 from fsviz.viz import stability_bars
 

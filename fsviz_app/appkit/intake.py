@@ -11,8 +11,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from fsviz.app.appkit.memory import ByteLRU, return_memory
-from fsviz.app.appkit.state import (
+from fsviz.data.formats.archives import strip_compression_suffix
+from fsviz.data.formats.source import TABLE_FORMATS
+from fsviz.data.plan import ImportPlan
+from fsviz_app.appkit.memory import ByteLRU, return_memory
+from fsviz_app.appkit.state import (
     _datasets,
     activate,
     dataset_key,
@@ -23,10 +26,7 @@ from fsviz.app.appkit.state import (
     usage,
     use,
 )
-from fsviz.app.appkit.widgets import busy
-from fsviz.data.formats.archives import strip_compression_suffix
-from fsviz.data.formats.source import TABLE_FORMATS
-from fsviz.data.plan import ImportPlan
+from fsviz_app.appkit.widgets import busy
 
 
 # ---------------------------------------------------------------------------- samples

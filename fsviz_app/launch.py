@@ -1,6 +1,6 @@
 """``fsviz app``: start the explorer from the installed package, with no checkout.
 
-It runs ``streamlit run`` on :mod:`fsviz.app.main` (the script ``app.py`` runs in a checkout)
+It runs ``streamlit run`` on :mod:`fsviz_app.main` (the script ``app.py`` runs in a checkout)
 with the explorer's Streamlit settings, :data:`STREAMLIT_OPTIONS` (the same as the checkout's
 ``.streamlit/config.toml``, which ``streamlit run app.py`` reads), and the environment variables
 of docs/app.md: ``--data-dir`` sets ``FSVIZ_DATA_DIR``, ``--scheduler`` ``FSVIZ_SCHEDULER``. The

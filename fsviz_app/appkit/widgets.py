@@ -8,8 +8,8 @@ import streamlit as st
 
 import fsviz.compute as fc
 from fsviz._params import Param
-from fsviz.app.appkit.state import seed, shown
 from fsviz.compute import Run
+from fsviz_app.appkit.state import seed, shown
 
 
 @contextmanager

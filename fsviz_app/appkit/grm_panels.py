@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 import fsviz.compute as fc
-from fsviz.app.appkit.results import cv_help, evaluation, result, stored
-from fsviz.app.appkit.state import per_dataset, seed, shown
 from fsviz.compute import Run
+from fsviz_app.appkit.results import cv_help, evaluation, result, stored
+from fsviz_app.appkit.state import per_dataset, seed, shown
 
 
 def grm_form_defaults(ds) -> dict:

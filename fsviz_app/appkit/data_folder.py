@@ -34,8 +34,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from fsviz.app.appkit import jobs
-from fsviz.app.appkit.intake import (
+from fsviz_app.appkit import jobs
+from fsviz_app.appkit.intake import (
     IMPORT_DEFAULTS,
     Upload,
     _with_shape,
@@ -44,7 +44,7 @@ from fsviz.app.appkit.intake import (
     session_options,
     upload_store,
 )
-from fsviz.app.appkit.state import activate, use
+from fsviz_app.appkit.state import activate, use
 
 #: the environment variable naming the folder (unset: no server folder, the source is hidden)
 DATA_DIR_ENV = "FSVIZ_DATA_DIR"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 import fsviz.compute as fc
-from fsviz.app.appkit.results import result
 from fsviz.data.feature_info import export_display_names
 from fsviz.viz import stand_in_scatter
+from fsviz_app.appkit.results import result
 
 #: a feature name is typed, not picked, above this many features (a selectbox of thousands of
 #: options would travel to the browser on every rerun)

@@ -7,10 +7,10 @@ import json
 
 import streamlit as st
 
-from fsviz.app.appkit.intake import IMPORT_DEFAULTS, sample_names, session_options, upload_store
-from fsviz.app.appkit.state import per_dataset, show
 from fsviz.compute.runs import SEED_MAX
 from fsviz.compute.session import check_import_options, check_run, parse_json
+from fsviz_app.appkit.intake import IMPORT_DEFAULTS, sample_names, session_options, upload_store
+from fsviz_app.appkit.state import per_dataset, show
 
 _URL_KEYS = ("source", "sample", "seed", "folder_file")
 

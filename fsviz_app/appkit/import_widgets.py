@@ -8,7 +8,9 @@ import json
 import streamlit as st
 
 import fsviz.compute as fc
-from fsviz.app.appkit.intake import (
+from fsviz.data.formats.source import TABLE_FORMATS
+from fsviz.data.loaders import LOAD_CHOICES
+from fsviz_app.appkit.intake import (
     IMPORT_DEFAULTS,
     ROLES,
     Upload,
@@ -33,9 +35,7 @@ from fsviz.app.appkit.intake import (
     set_role,
     set_target,
 )
-from fsviz.app.appkit.state import per_dataset
-from fsviz.data.formats.source import TABLE_FORMATS
-from fsviz.data.loaders import LOAD_CHOICES
+from fsviz_app.appkit.state import per_dataset
 
 NO_TARGET = "(no target: unsupervised)"
 

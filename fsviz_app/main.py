@@ -1,7 +1,7 @@
 """fsviz explorer: choose a dataset (sidebar, shared by all pages) and explore its feature groups.
 
 The script Streamlit runs: ``fsviz app`` runs it from the installed package, and the checkout's
-``app.py`` (``streamlit run app.py``, ``make run``) runs it as ``fsviz.app.main``."""
+``app.py`` (``streamlit run app.py``, ``make run``) runs it as ``fsviz_app.main``."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import streamlit as st
 
-import fsviz.app.appkit as appkit
 import fsviz.compute as fc
-from fsviz.app.appkit.memory import release_session_leftovers
+import fsviz_app.appkit as appkit
 from fsviz.viz import target_histogram
+from fsviz_app.appkit.memory import release_session_leftovers
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
 appkit.warm_up()  # once per server: compile the numba kernels in the background, at once
@@ -210,7 +210,7 @@ def data_page() -> None:
     st.dataframe(fc.preview_frame(ds), width="stretch")
 
 
-#: the views: files in fsviz/app/views/, a folder Streamlit does not auto-discover (a pages/ folder
+#: the views: files in fsviz_app/views/, a folder Streamlit does not auto-discover (a pages/ folder
 #: next to the main script would switch on its legacy multipage mode), so st.navigation alone lists
 #: them, by absolute path (the main script is app.py in a checkout, this file when installed). Each
 #: url_path is spelled out: a view's URL (/groups) does not depend on its file name.

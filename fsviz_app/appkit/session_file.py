@@ -7,8 +7,8 @@ from collections.abc import Callable
 import streamlit as st
 
 import fsviz.compute as fc
-from fsviz.app.appkit.intake import current_upload, sample_fixes, sample_names
-from fsviz.app.appkit.state import add_selection, per_dataset, seed, show
+from fsviz_app.appkit.intake import current_upload, sample_fixes, sample_names
+from fsviz_app.appkit.state import add_selection, per_dataset, seed, show
 
 
 def source_of(ds) -> dict:

@@ -6,9 +6,9 @@ import re
 
 import streamlit as st
 
-from fsviz.app.appkit.state import ResultKey, per_dataset, result_store
-from fsviz.app.appkit.widgets import param_number
 from fsviz.compute import Run
+from fsviz_app.appkit.state import ResultKey, per_dataset, result_store
+from fsviz_app.appkit.widgets import param_number
 
 
 def report_download(ds) -> None:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from fsviz.app.appkit.memory import (
+from fsviz.compute import Run
+from fsviz_app.appkit.memory import (
     SWEEP_SECONDS,
     ByteLRU,
     UsageRegistry,
@@ -17,7 +18,6 @@ from fsviz.app.appkit.memory import (
     share,
     tune_allocator,
 )
-from fsviz.compute import Run
 
 #: a dataset is "small" when n_samples * n_features is below this: its default runs start
 #: by themselves on the first visit of a page (larger data waits for the Run button)

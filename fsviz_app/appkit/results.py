@@ -10,11 +10,12 @@ from collections import OrderedDict
 import streamlit as st
 
 import fsviz.compute as fc
-from fsviz.app.appkit import jobs
-from fsviz.app.appkit.cluster import client_for
-from fsviz.app.appkit.memory import ByteLRU
-from fsviz.app.appkit.scale import check_fits
-from fsviz.app.appkit.state import (
+from fsviz.compute import Run
+from fsviz_app.appkit import jobs
+from fsviz_app.appkit.cluster import client_for
+from fsviz_app.appkit.memory import ByteLRU
+from fsviz_app.appkit.scale import check_fits
+from fsviz_app.appkit.state import (
     ResultKey,
     add_selection,
     per_dataset,
@@ -24,10 +25,9 @@ from fsviz.app.appkit.state import (
     shown,
     small,
 )
-from fsviz.app.appkit.url import sync_url
-from fsviz.app.appkit.warmup import wait_for
-from fsviz.app.appkit.widgets import show_error
-from fsviz.compute import Run
+from fsviz_app.appkit.url import sync_url
+from fsviz_app.appkit.warmup import wait_for
+from fsviz_app.appkit.widgets import show_error
 
 #: a page reruns as its widgets move when its last result took less than this (live tuning)
 LIVE_SECONDS = 1.0

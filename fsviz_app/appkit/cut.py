@@ -8,8 +8,8 @@ import warnings
 import streamlit as st
 
 import fsviz.compute as fc
-from fsviz.app.appkit.results import result
 from fsviz.viz import ranking_cut
+from fsviz_app.appkit.results import result
 
 #: the rules a ranking can be cut by, as the control names them
 RULES = {

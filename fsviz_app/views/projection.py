@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-import fsviz.app.appkit as appkit
+import fsviz_app.appkit as appkit
 from fsviz.viz import pca_pair
 
 st.title("Projection (PCA)")

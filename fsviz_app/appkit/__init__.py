@@ -19,11 +19,11 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 ``state.AUTO_RUN_CELLS``) are not re-exported: patch them in the module that reads them.
 """
 
-from fsviz.app.appkit.cluster import compute_sidebar
-from fsviz.app.appkit.cut import cut_control
-from fsviz.app.appkit.data_folder import folder_upload, open_folder_file, sources
-from fsviz.app.appkit.explain import explanation, export_csv, why_not
-from fsviz.app.appkit.grm_panels import (
+from fsviz_app.appkit.cluster import compute_sidebar
+from fsviz_app.appkit.cut import cut_control
+from fsviz_app.appkit.data_folder import folder_upload, open_folder_file, sources
+from fsviz_app.appkit.explain import explanation, export_csv, why_not
+from fsviz_app.appkit.grm_panels import (
     gamma_sweep,
     grm_form_defaults,
     grm_table,
@@ -31,7 +31,7 @@ from fsviz.app.appkit.grm_panels import (
     prior_groups_editor,
     prior_groups_warnings,
 )
-from fsviz.app.appkit.import_widgets import (
+from fsviz_app.appkit.import_widgets import (
     DECIMALS,
     NO_TARGET,
     ORIENTATIONS,
@@ -48,7 +48,7 @@ from fsviz.app.appkit.import_widgets import (
     target_choice,
     target_options,
 )
-from fsviz.app.appkit.intake import (
+from fsviz_app.appkit.intake import (
     IMPORT_DEFAULTS,
     ROLES,
     Upload,
@@ -77,8 +77,8 @@ from fsviz.app.appkit.intake import (
     set_role,
     set_target,
 )
-from fsviz.app.appkit.report import report_download
-from fsviz.app.appkit.results import (
+from fsviz_app.appkit.report import report_download
+from fsviz_app.appkit.results import (
     compare_rows,
     cv_help,
     cv_scheme,
@@ -99,8 +99,8 @@ from fsviz.app.appkit.results import (
     selections,
     stored,
 )
-from fsviz.app.appkit.scale import WIDE_FEATURES, feature_picker, wide
-from fsviz.app.appkit.session_file import (
+from fsviz_app.appkit.scale import WIDE_FEATURES, feature_picker, wide
+from fsviz_app.appkit.session_file import (
     apply_pending_session,
     pending_session_note,
     read_session_upload,
@@ -108,7 +108,7 @@ from fsviz.app.appkit.session_file import (
     session_download,
     source_of,
 )
-from fsviz.app.appkit.state import (
+from fsviz_app.appkit.state import (
     APP_KEY_PREFIXES,
     APP_KEYS,
     DatasetKey,
@@ -125,10 +125,10 @@ from fsviz.app.appkit.state import (
     shown,
     small,
 )
-from fsviz.app.appkit.url import restore_from_url, restore_runs, sync_url
-from fsviz.app.appkit.warmup import note as warm_up_note
-from fsviz.app.appkit.warmup import warm_up
-from fsviz.app.appkit.widgets import (
+from fsviz_app.appkit.url import restore_from_url, restore_runs, sync_url
+from fsviz_app.appkit.warmup import note as warm_up_note
+from fsviz_app.appkit.warmup import warm_up
+from fsviz_app.appkit.widgets import (
     GDM_ALL_CLASSES,
     TARGET_NEEDS,
     busy,

@@ -3,8 +3,8 @@ the most correlated pairs and every feature's correlation with one feature or th
 
 import streamlit as st
 
-import fsviz.app.appkit as appkit
 import fsviz.compute as fc
+import fsviz_app.appkit as appkit
 from fsviz.compute import Run
 from fsviz.viz import correlation_bars, correlation_network, correlation_sparsity
 
