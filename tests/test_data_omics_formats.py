@@ -93,7 +93,7 @@ def test_10x_mismatched_files_and_a_matrix_over_the_budget_are_refused(tmp_path)
         (tmp_path / "bad").mkdir(exist_ok=True)
         (tmp_path / "bad" / name).write_bytes(data)
     with pytest.raises(
-        ValueError, match=r"40 genes x 60 cells, but the folder lists 40 features and 2 barcodes"
+        ValueError, match=r"40 genes x 60 cells, but the triplet lists 2 barcodes for its 60 cells"
     ):
         load(tmp_path / "bad")
     tenx_folder(tmp_path / "ok")

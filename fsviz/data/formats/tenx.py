@@ -21,23 +21,41 @@ gene symbols name the features, repeats made unique as scanpy's ``var_names_make
 ``Dataset.meta["feature_ids"]`` (``var_names="gene_ids"`` names the features by them instead).
 When a v3 matrix holds several feature types (antibody capture beside gene expression), the
 gene-expression features are kept, as scanpy's ``gex_only=True`` does, with a note.
+
+The three files handed over apart (three uploads, three buffers) are one matrix too:
+:func:`triplet_roles` tells which file is which (and names what is missing or repeated),
+:func:`pack_triplet` puts them in one uncompressed tar that reads exactly as 10x's ``.tar.gz``,
+and :func:`read_triplet` loads them (``load_dataset`` on that tar).
 """
 
 from __future__ import annotations
 
+import io
 import os
+import tarfile
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from fsviz.data.budget import sparse_bytes
+from fsviz.data.filetypes import read_regular
 from fsviz.data.formats.archives import compression_of, decompress
 from fsviz.data.formats.mtx import mtx_header, read_mtx
 from fsviz.data.formats.registry import Reader, get_reader
 from fsviz.data.formats.source import Source
 from fsviz.data.validation import names_preview
 
-__all__ = ["H5_READER", "READER", "is_tenx_layout", "make_unique", "tenx_folder_files"]
+__all__ = [
+    "H5_READER",
+    "READER",
+    "is_tenx_layout",
+    "make_unique",
+    "pack_triplet",
+    "read_triplet",
+    "tenx_folder_files",
+    "triplet_roles",
+]
 
 _MATRIX, _BARCODES, _FEATURES, _GENES = "matrix.mtx", "barcodes.tsv", "features.tsv", "genes.tsv"
 
@@ -68,6 +86,189 @@ def tenx_folder_files(path) -> dict[str, str] | None:
         return None
     found = _folders(names).get("")
     return None if found is None else {key: os.path.join(os.fspath(path), n) for key, n in found.items()}
+
+
+#: what each member of the triplet is, for messages
+_ROLE_WORDS = {
+    _MATRIX: "the matrix (matrix.mtx or matrix.mtx.gz)",
+    _FEATURES: "the features (features.tsv.gz, or genes.tsv for Cell Ranger 2)",
+    _BARCODES: "the barcodes (barcodes.tsv or barcodes.tsv.gz)",
+}
+
+
+def _role(name: str) -> str | None:
+    base = str(name).replace("\\", "/").rpartition("/")[2].lower().removesuffix(".gz")
+    return base if base in (_MATRIX, _BARCODES, _FEATURES, _GENES) else None
+
+
+def triplet_roles(names: Sequence[str]) -> dict[str, int]:
+    """Which of ``names`` is the matrix, the features and the barcodes of a 10x MTX triplet.
+
+    The names are the files' own (a folder part is ignored): ``matrix.mtx``, ``features.tsv``
+    (Cell Ranger 3+) or ``genes.tsv`` (Cell Ranger 2), ``barcodes.tsv``, each with or without
+    ``.gz``. Other names are left out (they are not 10x's).
+
+    Parameters
+    ----------
+    names : sequence of str
+        File names, e.g. the three files of an upload.
+
+    Returns
+    -------
+    dict
+        ``{"matrix.mtx": i, "features.tsv": j, "barcodes.tsv": k}``: positions in ``names``
+        (the features entry is the ``genes.tsv`` file for a v2 triplet).
+
+    Raises
+    ------
+    ValueError
+        When a member is missing or given twice (two matrices; ``features.tsv`` beside
+        ``genes.tsv``), naming it and the files received.
+
+    Examples
+    --------
+    >>> triplet_roles(["barcodes.tsv.gz", "features.tsv.gz", "matrix.mtx.gz"])
+    {'matrix.mtx': 2, 'features.tsv': 1, 'barcodes.tsv': 0}
+    """
+    got = [str(n) for n in names]
+    found: dict[str, list[int]] = {}
+    for i, n in enumerate(got):
+        role = _role(n)
+        if role is not None:
+            found.setdefault(_FEATURES if role == _GENES else role, []).append(i)
+    twice = [
+        f"{' and '.join(repr(got[i]) for i in found[r])} are each {_ROLE_WORDS[r].split(' (')[0]}"
+        for r in _ROLE_WORDS
+        if len(found.get(r, ())) > 1
+    ]
+    missing = [_ROLE_WORDS[r] for r in _ROLE_WORDS if r not in found]
+    if twice or missing:
+        problem = "; ".join(twice + ([f"missing {' and '.join(missing)}"] if missing else []))
+        raise ValueError(
+            f"10x matrix: {problem} (files: {names_preview(got)}). Fix: give exactly the three files "
+            "Cell Ranger writes in one folder: matrix.mtx.gz, features.tsv.gz (genes.tsv for Cell "
+            "Ranger 2) and barcodes.tsv.gz."
+        )
+    return {r: found[r][0] for r in _ROLE_WORDS}
+
+
+def _content(obj) -> bytes:
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return bytes(obj)
+    if hasattr(obj, "getvalue"):
+        return bytes(obj.getvalue())
+    if hasattr(obj, "read"):
+        if hasattr(obj, "seek"):
+            obj.seek(0)
+        data = obj.read()
+        return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    raise ValueError(f"10x matrix: expected bytes or a file-like object; got {type(obj).__name__}.")
+
+
+def pack_triplet(files: Mapping[str, object] | Sequence[tuple[str, object]]) -> bytes:
+    """The three files of a 10x MTX triplet as one uncompressed tar archive, which
+    :func:`~fsviz.data.load_dataset` reads exactly as the ``.tar.gz`` 10x serves.
+
+    The members keep their names (gzipped or not), at the archive's top level, in a fixed
+    order with fixed metadata, so the same three files always give the same bytes (the app
+    keys an upload by its content).
+
+    Parameters
+    ----------
+    files : mapping or sequence of ``(name, content)``
+        The three files by name (see :func:`triplet_roles`); each content is bytes or a
+        file-like object. Files with other names are refused.
+
+    Returns
+    -------
+    bytes
+        The tar archive.
+
+    Raises
+    ------
+    ValueError
+        A member missing or given twice, or a file that is not one of the three.
+
+    Examples
+    --------
+    >>> import gzip, io
+    >>> from fsviz.data import load_dataset
+    >>> tar = pack_triplet({
+    ...     "matrix.mtx": b"%%MatrixMarket matrix coordinate integer general\\n2 3 2\\n1 1 5\\n2 3 7\\n",
+    ...     "features.tsv.gz": gzip.compress(b"ENSG1\\tTP53\\nENSG2\\tMDM2\\n"),
+    ...     "barcodes.tsv": b"AAAC-1\\nAAAG-1\\nAAAT-1\\n",
+    ... })
+    >>> ds = load_dataset(io.BytesIO(tar), label=None)
+    >>> ds.shape, list(ds.feature_names), list(ds.sample_names)
+    ((3, 2), ['TP53', 'MDM2'], ['AAAC-1', 'AAAG-1', 'AAAT-1'])
+    """
+    items = list(files.items()) if isinstance(files, Mapping) else [tuple(f) for f in files]
+    names = [str(n) for n, _ in items]
+    others = [n for n in names if _role(n) is None]
+    if others:
+        raise ValueError(
+            f"10x matrix: {', '.join(map(repr, others))} is not one of the triplet's files (matrix.mtx, "
+            "features.tsv or genes.tsv, barcodes.tsv, each gzipped or not). Fix: give only those three."
+        )
+    roles = triplet_roles(names)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for i in roles.values():  # matrix, features, barcodes: one order for the same files
+            data = _content(items[i][1])
+            info = tarfile.TarInfo(os.path.basename(names[i].replace("\\", "/")))
+            info.size, info.mtime, info.mode = len(data), 0, 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def read_triplet(matrix, features, barcodes, **load_kwargs):
+    """Load a 10x MTX triplet given as three files or buffers: cells x genes, sparse.
+
+    What :func:`~fsviz.data.load_dataset` gives for the folder or 10x's ``.tar.gz``: the
+    barcodes as sample names, the gene symbols as feature names (repeats made unique), the
+    gene ids in ``feature_info``.
+
+    Parameters
+    ----------
+    matrix, features, barcodes : path, or ``(name, content)``
+        Each file as a path, or as its name and its content (bytes or a file-like object).
+        The names say which file is which (``matrix.mtx[.gz]``, ``features.tsv[.gz]`` or
+        ``genes.tsv[.gz]``, ``barcodes.tsv[.gz]``); they are checked, so files given in the
+        wrong places are refused rather than read crosswise.
+    **load_kwargs
+        Passed to :func:`~fsviz.data.load_dataset` (``sample_annotations=``, ``label=``,
+        ``var_names="gene_ids"``, ``name=``, ...).
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    ValueError
+        A file missing, repeated or in the wrong place; counts that do not match the matrix.
+    """
+    from fsviz.data.loaders import load_dataset  # load_dataset reads through this module's registry
+
+    given = []
+    for slot, obj in (("matrix", matrix), ("features", features), ("barcodes", barcodes)):
+        if isinstance(obj, (str, os.PathLike)):  # a regular file only: a FIFO would block the read
+            obj = (os.path.basename(os.fspath(obj)), read_regular(obj, "read_triplet"))
+        if not (isinstance(obj, tuple) and len(obj) == 2):
+            raise ValueError(
+                f"read_triplet: {slot} must be a path or a (name, content) pair; got {type(obj).__name__}."
+            )
+        given.append((str(obj[0]), obj[1]))
+    roles = triplet_roles([n for n, _ in given])
+    if [roles[r] for r in _ROLE_WORDS] != [0, 1, 2]:
+        raise ValueError(
+            f"read_triplet: the files are in the wrong places ({', '.join(repr(n) for n, _ in given)}). "
+            "Fix: pass matrix, features, barcodes in this order."
+        )
+    buf = io.BytesIO(pack_triplet(given))
+    buf.name = "10x_triplet.tar"
+    load_kwargs.setdefault("name", "10x_triplet")
+    return load_dataset(buf, **load_kwargs)
 
 
 def make_unique(names) -> np.ndarray:
@@ -148,9 +349,14 @@ def _names(src: Source, ids: np.ndarray, symbols: np.ndarray, version: str, coun
 
 def _check_counts(who, n_genes, n_cells, features, barcodes, what):
     if len(features) != n_genes or len(barcodes) != n_cells:
+        wrong = [
+            f"{len(features):,} features for its {n_genes:,} genes" if len(features) != n_genes else "",
+            f"{len(barcodes):,} barcodes for its {n_cells:,} cells" if len(barcodes) != n_cells else "",
+        ]
         raise ValueError(
-            f"{who}: {what} is {n_genes:,} genes x {n_cells:,} cells, but the folder lists {len(features):,} "
-            f"features and {len(barcodes):,} barcodes. Fix: use the three files Cell Ranger wrote together."
+            f"{who}: {what} is {n_genes:,} genes x {n_cells:,} cells, but the triplet lists "
+            f"{' and '.join(w for w in wrong if w)}. Fix: use the three files Cell Ranger wrote together "
+            "(one run's matrix, features and barcodes)."
         )
 
 
