@@ -44,18 +44,23 @@ def choose_dataset() -> None:
                     target_picker(record)
                     appkit.load_upload(record, shape)
             else:
-                up = st.file_uploader(
+                ups = st.file_uploader(
                     "Data file",
                     type=None,  # any name: the loader reads the bytes and says what a file is
+                    accept_multiple_files=True,  # a 10x matrix comes as three files
                     key="upload",
                     help="CSV/TSV/TXT (separator and decimal comma detected), Excel .xlsx/.xls/.ods, "
-                    "Parquet, AnnData .h5ad, MATLAB .mat, LIBSVM/svmlight or .npz. Column roles, "
-                    "separator, sheet and orientation: on the Data page.",
+                    "Parquet, AnnData .h5ad, MATLAB .mat, LIBSVM/svmlight or .npz, compressed or "
+                    "archived. A 10x matrix: its three files together (matrix.mtx.gz, "
+                    "features.tsv.gz, barcodes.tsv.gz). Column roles, separator, sheet and "
+                    "orientation: on the Data page.",
                 )
-                record = appkit.receive_upload(up.name, up.getvalue()) if up is not None else None
+                record, note = appkit.receive_files([(u.name, u.getvalue()) for u in ups or ()])
+                if note:
+                    st.caption(note)
                 record = record or appkit.current_upload()
                 if record is not None:
-                    if up is None:
+                    if not ups:
                         st.caption(
                             f"Using {record.filename}, uploaded earlier; drop another file to replace it."
                         )

@@ -186,6 +186,41 @@ def best_key(table, samples: np.ndarray) -> tuple[str | None, int]:
     return (found[0].column, found[0].matched) if found else (None, 0)
 
 
+def _base(name: str) -> str:
+    return str(name).strip().replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _raw_names_as_samples(table, parts: dict):
+    """``table`` with the runs' raw file names (a DIA-NN sample sheet's ``File.Name``:
+    ``D:\\runs\\S01_ctrl.raw``, or ``S01_ctrl.raw``) written as the clean sample names the reader
+    gave them (``S01_ctrl``; ``table_meta["raw_sample_names"]`` holds the raw ones), and how many
+    cells were renamed. A value matches a raw name whole, by its file name, or as the clean
+    name plus a file extension."""
+    raw = (parts.get("table_meta") or {}).get("raw_sample_names")
+    samples = parts.get("sample_names")
+    if not raw or samples is None or len(raw) != len(samples):
+        return table, 0
+    clean = _as_text(samples).tolist()
+    alias = {_base(r): s for r, s in zip(raw, clean, strict=True)} | {
+        str(r): s for r, s in zip(raw, clean, strict=True)
+    }
+    names = set(clean)
+    out, renamed = table, 0
+    for c in table.columns:
+        values = _as_text(table[c].to_numpy(dtype=object))
+        new = [
+            v if v in names else alias.get(v) or alias.get(_base(v)) or _base(v).rsplit(".", 1)[0]
+            for v in values.tolist()
+        ]
+        new = [n if n in names else v for n, v in zip(new, values.tolist(), strict=True)]
+        hits = sum(n != v for n, v in zip(new, values.tolist(), strict=True))
+        if hits:
+            out = out.copy() if out is table else out
+            out[c] = np.asarray(new, dtype=object)
+            renamed += hits
+    return out, renamed
+
+
 def join_annotations(parts: dict, table, *, label, key: str | None, missing_target: str, who: str) -> dict:
     """Join ``table`` to the samples of a reader's ``parts`` (a dict: X, y, sample_names, ...).
 
@@ -203,6 +238,7 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
             "identifier column (id_columns=[...]), or read an expression matrix transposed (its header "
             "names the samples)."
         )
+    table, renamed = _raw_names_as_samples(table, parts)
     samples = _as_text(samples)
     columns = [str(c) for c in table.columns]
     if key is not None and key not in columns:
@@ -289,6 +325,10 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
         + (f"; {len(unmatched)} without a row: {names_preview(unmatched)}" if unmatched else "")
     )
     notes.append(joined)
+    if renamed:
+        notes.append(
+            f"the sample annotations name {renamed} run(s) by their raw files; matched to their stems"
+        )
     better = [k for k in others if k.matched > int(matched.sum())]
     if others and (chosen_by == "auto" or better):  # the choice made visible, with the counts
         listed = ", ".join(

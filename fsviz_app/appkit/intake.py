@@ -172,6 +172,43 @@ def receive_upload(filename: str, data: bytes) -> Upload:
     return up
 
 
+#: the name the three files of a 10x triplet are kept under, as one upload
+TRIPLET_NAME = "10x_triplet.tar"
+
+
+def receive_files(files: list[tuple[str, bytes]]) -> tuple[Upload | None, str | None]:
+    """The data uploader's files (``(name, bytes)``, in the order dropped) as one upload, and a
+    note on what was done with them (None when there is nothing to say).
+
+    One file is the upload. Two or more named as a 10x triplet's (``matrix.mtx``,
+    ``features.tsv`` or ``genes.tsv``, ``barcodes.tsv``, gzipped or not) are that triplet, kept
+    as one tar that reads exactly as 10x's archive (:func:`fsviz.data.formats.tenx.pack_triplet`);
+    a member missing or given twice raises ValueError naming it. Otherwise the last file dropped
+    is the upload (the uploader keeps every file dropped on it) and the note names the others.
+    """
+    from fsviz.data.formats.tenx import is_triplet_member, pack_triplet
+
+    if not files:
+        return None, None
+    if len(files) == 1:
+        return receive_upload(*files[0]), None
+    tenx = [(n, d) for n, d in files if is_triplet_member(n)]
+    if len(tenx) >= 2:
+        up = receive_upload(TRIPLET_NAME, pack_triplet(tenx))
+        others = [n for n, _ in files if not is_triplet_member(n)]
+        names = ", ".join(n for n, _ in tenx)
+        note = f"Read {names} together as one 10x matrix."
+        if others:
+            note += f" Left out: {', '.join(others)} (remove them with ×)."
+        return up, note
+    name, data = files[-1]
+    others = ", ".join(n for n, _ in files[:-1])
+    return receive_upload(name, data), (
+        f"Using {name}, the last file dropped; left out: {others} (remove them with ×). Several "
+        "files are read together only as the three files of a 10x matrix."
+    )
+
+
 def release_replaced(up: Upload) -> int:
     """Let go of everything of upload ``up``, which this session has just replaced, that no
     other live session uses: its bytes, its previews, the datasets read from it and their

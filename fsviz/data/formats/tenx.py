@@ -50,6 +50,7 @@ __all__ = [
     "H5_READER",
     "READER",
     "is_tenx_layout",
+    "is_triplet_member",
     "make_unique",
     "pack_triplet",
     "read_triplet",
@@ -99,6 +100,15 @@ _ROLE_WORDS = {
 def _role(name: str) -> str | None:
     base = str(name).replace("\\", "/").rpartition("/")[2].lower().removesuffix(".gz")
     return base if base in (_MATRIX, _BARCODES, _FEATURES, _GENES) else None
+
+
+def is_triplet_member(name: str) -> bool:
+    """Whether a file named ``name`` is one of a 10x MTX triplet's three (by its name).
+
+    >>> [is_triplet_member(n) for n in ("matrix.mtx.gz", "genes.tsv", "counts.csv")]
+    [True, True, False]
+    """
+    return _role(name) is not None
 
 
 def triplet_roles(names: Sequence[str]) -> dict[str, int]:
