@@ -10,6 +10,7 @@ import streamlit as st
 import fsviz.compute as fc
 from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.loaders import LOAD_CHOICES
+from fsviz_app.appkit.folder_annotations import folder_annotation_picker
 from fsviz_app.appkit.intake import (
     IMPORT_DEFAULTS,
     ROLES,
@@ -474,6 +475,19 @@ def _anndata_row(up: Upload, info) -> None:
         )
 
 
+def _dropped(up: Upload, name: str, got) -> bool:
+    """Whether the annotation uploader ``name`` holds a file not seen before: a file is attached
+    once, when dropped, so that a server-folder pick or "Remove" is not undone by the file the
+    uploader still shows."""
+    if got is None:
+        return False
+    seen = f"_seen_{import_key(up, name)}"
+    if st.session_state.get(seen) == got.file_id:
+        return False
+    st.session_state[seen] = got.file_id
+    return True
+
+
 def _annotations_row(up: Upload, info) -> None:
     """A second uploader for the sample annotations (a phenotype table), joined on the sample names."""
     if info is not None and info.fmt == "geo":
@@ -488,8 +502,9 @@ def _annotations_row(up: Upload, info) -> None:
         help="CSV, TSV or Excel with a column of sample ids (the data's identifier column, or the header "
         "of an expression matrix read transposed). Its columns become target choices.",
     )
-    if got is not None and attach_annotations(up, got.name, got.getvalue()):
+    if _dropped(up, "annotations_file", got) and attach_annotations(up, got.name, got.getvalue()):
         st.rerun()  # the sidebar read the data before this uploader: read them again with the join
+    folder_annotation_picker(up, "annotations", c[0])
     if record is None:
         return
     try:
@@ -525,8 +540,11 @@ def _feature_annotations_row(up: Upload) -> None:
         "accessions) and a column of display names (Gene Symbol, symbol, gene_name, ...). Charts and "
         "exports then show 'SYMBOL (ID)'; features without a symbol keep their ID.",
     )
-    if got is not None and attach_feature_annotations(up, got.name, got.getvalue()):
+    if _dropped(up, "feature_annotations_file", got) and attach_feature_annotations(
+        up, got.name, got.getvalue()
+    ):
         st.rerun()
+    folder_annotation_picker(up, "feature_annotations", c[0])
     if record is None:
         return
     try:
