@@ -31,8 +31,11 @@ from fsviz.compute.exports import (
     selection_frame,
 )
 from fsviz.compute.parsing import (
+    PriorGroups,
     gdm_run,
+    name_aliases,
     parse_prior_groups,
+    resolve_prior_groups,
 )
 from fsviz.compute.registry import (
     METHODS,
@@ -209,6 +212,9 @@ __all__ = [
     "fold_selector",
     "gdm_prior_groups",
     "parse_prior_groups",
+    "resolve_prior_groups",
+    "name_aliases",
+    "PriorGroups",
     "prior_group_spread",
     "prior_groups_frame",
     "grm_evidence_warning",

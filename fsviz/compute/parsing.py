@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from fsviz.compute.runs import Run
 
@@ -20,41 +23,156 @@ def gdm_run(form: Mapping[str, Any], seed: int = 0) -> Run:
     return Run("gdm", params, seed)
 
 
-def parse_prior_groups(text: str, feature_names: Sequence[str]) -> list[list[int]]:
-    """Prior groups from pasted text: one group per line, feature names separated by commas.
+@dataclass(frozen=True)
+class PriorGroups:
+    """Prior groups resolved from pasted names.
 
-    Names must match exactly (a number is a name too, never an index); blank lines are
-    skipped. Raises ValueError naming unknown names (with a close match when there is one),
-    a feature given in two groups, or a group of one feature.
+    Attributes
+    ----------
+    groups : tuple of tuple of int
+        One group per non-blank line: the features' column indices, sorted.
+    notes : tuple of str
+        What a person should know: a name that took several features (a symbol shared by
+        probes), a name read as a display name or another ID.
+    """
+
+    groups: tuple
+    notes: tuple = ()
+
+
+def _alias_index(values) -> dict[str, np.ndarray]:
+    """name -> the positions holding it (pandas' groupby: no loop over the features)."""
+    import pandas as pd
+
+    text = pd.Series(np.asarray(values, dtype=object)).astype(str).str.strip()
+    named = text[text != ""]
+    where = named.index.to_numpy(dtype=np.int64)  # groupby's positions are the named ones'
+    return {str(k): where[v] for k, v in named.groupby(named).indices.items()}
+
+
+def name_aliases(dataset) -> list[np.ndarray]:
+    """The features' other names a person may type (for :func:`resolve_prior_groups`): their
+    gene symbols (``Dataset.feature_info``'s display names, without the ``" (ID)"`` a symbol
+    shared by several features carries there) and their other IDs (``feature_id``: 10x's
+    Ensembl ids beside the symbols); ``[]`` without feature annotations."""
+    if (dataset.meta or {}).get("feature_info") is None:
+        return []
+    info = dataset.feature_info
+    shown = info["display_name"].to_numpy(dtype=object).astype(str)
+    tails = np.char.add(np.char.add(" (", np.asarray(dataset.feature_names, dtype=str)), ")")
+    shared = np.flatnonzero(np.char.endswith(shown, tails) & (shown != tails))
+    symbols = shown.astype(object)
+    symbols[shared] = [shown[j][: -len(tails[j])] for j in shared]  # the shared ones: a few per gene
+    out = [symbols]
+    if "feature_id" in info.columns:
+        out.append(info["feature_id"].to_numpy(dtype=object))
+    return out
+
+
+def resolve_prior_groups(
+    text: str, feature_names: Sequence[str], *, aliases: Sequence[Sequence[str]] = ()
+) -> PriorGroups:
+    """Prior groups from pasted text: one group per line, names separated by commas; a name is a
+    feature's name (its ID), or one of its other names (``aliases``: display names such as gene
+    symbols, other IDs), or its label ``SYMBOL (ID)``.
+
+    A feature's own name wins; otherwise the first alias column that holds the name gives every
+    feature under it (a symbol shared by several probes takes all of them, and a note says so).
+    Names match exactly (a number is a name too, never an index); blank lines are skipped.
+
+    Parameters
+    ----------
+    text : str
+        The pasted lines.
+    feature_names : sequence of str
+        The features' names (unique), in column order.
+    aliases : sequence of sequences of str, default=()
+        Other names per feature, each as long as ``feature_names`` (``Dataset.feature_info``'s
+        ``display_name``, a ``feature_id`` column); blank entries are no name.
+
+    Returns
+    -------
+    PriorGroups
+
+    Raises
+    ------
+    ValueError
+        Unknown names (each with its nearest names, IDs and aliases alike), a feature in two
+        groups, a group of one feature, or an alias column of the wrong length.
+
+    Examples
+    --------
+    >>> got = resolve_prior_groups("DDR1, p3", ["p1", "p2", "p3"], aliases=[["DDR1", "DDR1", "TP53"]])
+    >>> got.groups, got.notes[0]
+    (((0, 1, 2),), "'DDR1' names 2 features (p1, p2): all of them are in group 1")
     """
     import difflib
+    import re
 
-    lookup = {str(n): j for j, n in enumerate(feature_names)}
-    groups, seen, unknown = [], {}, []
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        names = [n.strip() for n in line.split(",") if n.strip()]
-        if not names:
+    names = [str(n) for n in feature_names]
+    own = {n: j for j, n in enumerate(names)}
+    tables = []
+    for i, column in enumerate(aliases):
+        if column is None:
             continue
-        unknown += [n for n in names if n not in lookup]
-        idx = [lookup[n] for n in names if n in lookup]
+        if len(column) != len(names):
+            raise ValueError(
+                f"prior groups: alias column {i} has {len(column)} names for {len(names)} features."
+            )
+        tables.append(_alias_index(column))
+    groups, seen, unknown, notes = [], {}, [], []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        given = [n.strip() for n in line.split(",") if n.strip()]
+        if not given:
+            continue
+        idx: list[int] = []
+        for n in given:
+            if n in own:
+                idx.append(own[n])
+                continue
+            hit = next((t[n] for t in tables if n in t), None)
+            label = re.fullmatch(r".*\((.+)\)", n)  # "SYMBOL (ID)", as charts and tables show it
+            if hit is None and label is not None and label.group(1) in own:
+                hit = np.array([own[label.group(1)]])
+            if hit is None:
+                unknown.append(n)
+                continue
+            idx += hit.tolist()
+            if len(hit) > 1:
+                listed = ", ".join(names[j] for j in hit[:5]) + (", ..." if len(hit) > 5 else "")
+                group = len(groups) + 1
+                notes.append(f"{n!r} names {len(hit)} features ({listed}): all of them are in group {group}")
         for j in idx:
             if j in seen and seen[j] != line_no:
                 raise ValueError(
-                    f"prior groups: feature {feature_names[j]!r} is in line {seen[j]} and line {line_no}; "
+                    f"prior groups: feature {names[j]!r} is in line {seen[j]} and line {line_no}; "
                     "a feature belongs to one group."
                 )
             seen[j] = line_no
         if len(set(idx)) == 1 and not unknown:
             raise ValueError(f"prior groups: line {line_no} names one feature; a group needs at least two.")
-        groups.append(sorted(set(idx)))
+        groups.append(tuple(sorted(set(idx))))
     if unknown:
-        hints = [
-            f"{n!r}"
-            + (f" (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(n, lookup, 1)) else "")
-            for n in unknown[:5]
-        ]
+        pool = list(own) + [k for t in tables for k in t]
+        hints = []
+        for n in unknown[:5]:
+            near = difflib.get_close_matches(n, pool, 3) or difflib.get_close_matches(n.upper(), pool, 3)
+            said = " or ".join(", ".join(map(repr, near)).rsplit(", ", 1)) if near else ""
+            hints.append(f"{n!r}" + (f" (did you mean {said}?)" if near else ""))
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        what = "a feature name or a display name (gene symbol)" if tables else "a feature name"
         raise ValueError(
-            f"prior groups: unknown feature name(s) {', '.join(hints)}{more}; names must match exactly."
+            f"prior groups: unknown feature name(s) {', '.join(hints)}{more}; each must match {what} exactly."
         )
-    return groups
+    return PriorGroups(tuple(groups), tuple(notes))
+
+
+def parse_prior_groups(text: str, feature_names: Sequence[str]) -> list[list[int]]:
+    """Prior groups from pasted text: one group per line, feature names separated by commas.
+
+    Names must match exactly (a number is a name too, never an index); blank lines are
+    skipped. Raises ValueError naming unknown names (with a close match when there is one),
+    a feature given in two groups, or a group of one feature. :func:`resolve_prior_groups`
+    takes display names (gene symbols) too.
+    """
+    return [list(g) for g in resolve_prior_groups(text, feature_names).groups]
