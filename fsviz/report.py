@@ -30,7 +30,6 @@ from __future__ import annotations
 import datetime
 import html
 import json
-import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,8 +42,8 @@ from fsviz import __version__
 from fsviz._params import signature_default
 from fsviz._report_look import CSS, Figures
 from fsviz.compute import TOP_K, Run
-from fsviz.compute.commands import command_line
 from fsviz.data.feature_info import export_display_names
+from fsviz.report_reproduce import reproduce_block
 
 __all__ = ["REPORT_VIEWS", "build_report", "session_doc", "session_runs", "write_report"]
 
@@ -590,92 +589,6 @@ def _compare_section(ds, selections: list[Run], results: Results, figs, k: int) 
     return "\n".join(out)
 
 
-# ---------------------------------------------------------------------------- reproduce
-def _py(value: Any) -> str:
-    """Python source of a parameter value (a nested Run as a ``Run(...)`` call)."""
-    if isinstance(value, Run):
-        return _run_py(value)
-    if isinstance(value, tuple):
-        return "[" + ", ".join(_py(v) for v in value) + "]"
-    return repr(value)
-
-
-def _run_py(run: Run) -> str:
-    params = ", ".join(f"{k!r}: {_py(v)}" for k, v in run.params)
-    return f"Run({run.method!r}, {{{params}}}, seed={run.seed})"
-
-
-def _data_args(ds) -> list[str]:
-    """``DATA`` and the import plan the CLI needs to read the same dataset (verbatim)."""
-    meta = ds.meta or {}
-    source = Path(str(meta.get("source") or "")).name or "DATA"
-    plan = meta.get("plan")
-    if plan:
-        return [source, "--plan", json.dumps(plan, separators=(",", ":"), ensure_ascii=False)]
-    return [source]
-
-
-def _python_load(ds, data: list[str]) -> str:
-    """The ``load_dataset`` line that reads the same dataset (the plan verbatim)."""
-    from fsviz.data.plan import ImportPlan
-
-    plan = (ds.meta or {}).get("plan")
-    return ImportPlan.from_dict(plan or {}).python(data[0])
-
-
-def _session_text(doc: dict) -> str:
-    """A session file as JSON, one run per line (short enough to read, valid to load)."""
-    dump = json.dumps
-    shown = ",\n".join(f"  {dump(slot)}: {dump(run)}" for slot, run in doc["shown"].items())
-    sels = ",\n".join(f"  {dump(item)}" for item in doc["selections"])
-    head = ", ".join(f"{dump(key)}: {dump(doc[key])}" for key in ("fsviz_version", "dataset", "seed"))
-    return f'{{{head},\n "shown": {{\n{shown}}},\n "selections": [\n{sels}]}}'
-
-
-def _reproduce(ds, runs: list[Run], k: int) -> str:
-    data = _data_args(ds)
-    lines, notes = [], []
-    for run in runs:
-        cmd = command_line(run, ds.target_kind, k)
-        if cmd is None:
-            notes.append(
-                f"# {run.label}: no command-line form of its own; the report command below recomputes it"
-            )
-            continue
-        lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:], "-o", f"{run.method}.csv"]))
-    report = shlex.join(
-        ["fsviz", "report", *data, "--runs", "session.json", "-k", str(k), "-o", "report.html"]
-    )
-    cli_text = "\n".join(
-        notes + lines + ["# this report, from the session block below saved as session.json:", report]
-    )
-    names = []
-    py = [
-        "from fsviz.compute import Run",
-        "from fsviz.data import load_dataset",
-        "from fsviz.report import write_report",
-        "",
-        f"ds = {_python_load(ds, data)}",
-        f"assert ds.fingerprint == {ds.fingerprint!r}",
-    ]
-    for j, run in enumerate(runs, start=1):
-        name = f"run{j}"
-        names.append(name)
-        py.append(f"{name} = {_run_py(run)}")
-        py.append(f"result{j} = {name}.execute(ds)  # {run.spec.label}")
-    py.append(f"write_report('report.html', ds, [{', '.join(names)}], k={k})")
-    session = _session_text(session_doc(ds, runs))
-    return (
-        '<h2 id="reproduce">How to reproduce</h2>'
-        "<p>The same dataset (same fingerprint), Runs and seeds give the same results, with the "
-        "command line or in Python.</p>"
-        f'<h3>Command line</h3><pre class="code" id="reproduce-cli">{_e(cli_text)}</pre>'
-        f'<h3>Python</h3><pre class="code" id="reproduce-python">{_e(chr(10).join(py))}</pre>'
-        "<h3>Session (save as session.json; the app's sidebar loads it too)</h3>"
-        f'<pre class="code" id="session-json">{_e(session)}</pre>'
-    )
-
-
 # ---------------------------------------------------------------------------- document
 
 
@@ -787,7 +700,7 @@ def build_report(
         + "\n"
         + "\n".join(sections)
         + "\n"
-        + _reproduce(dataset, runs, k)
+        + reproduce_block(dataset, runs, k, session_doc(dataset, runs))
         + "\n</body>\n</html>\n"
     )
     return head + body

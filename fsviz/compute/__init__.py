@@ -35,6 +35,7 @@ from fsviz.compute.parsing import (
     gdm_run,
     name_aliases,
     parse_prior_groups,
+    prior_groups_from_names,
     resolve_prior_groups,
 )
 from fsviz.compute.registry import (
@@ -213,6 +214,7 @@ __all__ = [
     "gdm_prior_groups",
     "parse_prior_groups",
     "resolve_prior_groups",
+    "prior_groups_from_names",
     "name_aliases",
     "PriorGroups",
     "prior_group_spread",

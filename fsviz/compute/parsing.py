@@ -176,3 +176,48 @@ def parse_prior_groups(text: str, feature_names: Sequence[str]) -> list[list[int
     takes display names (gene symbols) too.
     """
     return [list(g) for g in resolve_prior_groups(text, feature_names).groups]
+
+
+def prior_groups_from_names(groups: Sequence[Sequence[str]], feature_names: Sequence[str]) -> list[list[int]]:
+    """GRM's prior groups given by feature names (the IDs ``Dataset.feature_names`` holds) as
+    the column indices a Run keeps, each group sorted: what the report's reproduce lines call.
+
+    Parameters
+    ----------
+    groups : sequence of sequences of str
+        Each group's feature names.
+    feature_names : sequence of str
+        The dataset's feature names, in column order.
+
+    Raises
+    ------
+    ValueError
+        A name the features do not have (with its near names), or a feature in two groups.
+
+    Examples
+    --------
+    >>> prior_groups_from_names([["c", "a"]], ["a", "b", "c"])
+    [[0, 2]]
+    """
+    import difflib
+
+    own = {str(n): j for j, n in enumerate(feature_names)}
+    missing = [str(n) for g in groups for n in g if str(n) not in own]
+    if missing:
+        hints = [
+            f"{n!r}" + (f" (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(n, own, 1)) else "")
+            for n in missing[:5]
+        ]
+        raise ValueError(
+            f"prior groups: unknown feature name(s) {', '.join(hints)}; names must match exactly."
+        )
+    out = [sorted({own[str(n)] for n in g}) for g in groups]
+    counts = np.bincount(
+        np.concatenate([np.asarray(g, dtype=np.int64) for g in out] or [np.zeros(0, np.int64)])
+    )
+    if (counts > 1).any():
+        raise ValueError(
+            f"prior groups: feature {str(feature_names[int(np.argmax(counts > 1))])!r} is in two groups; "
+            "a feature belongs to one group."
+        )
+    return out

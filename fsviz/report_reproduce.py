@@ -1,0 +1,135 @@
+"""The report's "How to reproduce" block: the command lines, the Python lines and the session file
+that give the same dataset (same fingerprint), Runs and results.
+
+A GRM run keeps its prior groups as column indices; its Python line gives them by the features'
+names (``prior_groups_from_names([["TP53", "MDM2"]], ds.feature_names)``), which a person can
+read, edit, and carry to the same data read another way (another column order), and which
+gives back the same Run on the same data.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fsviz.compute import Run
+from fsviz.compute.commands import command_line
+
+__all__ = ["python_lines", "reproduce_block"]
+
+#: the one helper a Python line may call besides Run (prior groups by name)
+_BY_NAME = "prior_groups_from_names"
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _py(value: Any, names: np.ndarray, key: str | None = None) -> str:
+    """Python source of a parameter value (a nested Run as a ``Run(...)`` call; GRM's prior
+    groups by feature name)."""
+    if isinstance(value, Run):
+        return _run_py(value, names)
+    if key == "prior_groups" and value:
+        groups = [[str(names[j]) for j in g] for g in value]
+        return f"{_BY_NAME}({groups!r}, ds.feature_names)"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_py(v, names) for v in value) + "]"
+    return repr(value)
+
+
+def _run_py(run: Run, names: np.ndarray) -> str:
+    params = ", ".join(f"{k!r}: {_py(v, names, k)}" for k, v in run.params)
+    return f"Run({run.method!r}, {{{params}}}, seed={run.seed})"
+
+
+def _by_name(run: Run) -> bool:
+    """Whether ``run`` (or a Run inside it) has prior groups, which its line gives by name."""
+    return any(
+        (k == "prior_groups" and bool(v)) or (isinstance(v, Run) and _by_name(v)) for k, v in run.params
+    )
+
+
+def _data_args(ds) -> list[str]:
+    """``DATA`` and the import plan the CLI needs to read the same dataset (verbatim)."""
+    meta = ds.meta or {}
+    source = Path(str(meta.get("source") or "")).name or "DATA"
+    plan = meta.get("plan")
+    if plan:
+        return [source, "--plan", json.dumps(plan, separators=(",", ":"), ensure_ascii=False)]
+    return [source]
+
+
+def _python_load(ds, data: list[str]) -> str:
+    """The ``load_dataset`` line that reads the same dataset (the plan verbatim)."""
+    from fsviz.data.plan import ImportPlan
+
+    plan = (ds.meta or {}).get("plan")
+    return ImportPlan.from_dict(plan or {}).python(data[0])
+
+
+def _session_text(doc: dict) -> str:
+    """A session file as JSON, one run per line (short enough to read, valid to load)."""
+    dump = json.dumps
+    shown = ",\n".join(f"  {dump(slot)}: {dump(run)}" for slot, run in doc["shown"].items())
+    sels = ",\n".join(f"  {dump(item)}" for item in doc["selections"])
+    head = ", ".join(f"{dump(key)}: {dump(doc[key])}" for key in ("fsviz_version", "dataset", "seed"))
+    return f'{{{head},\n "shown": {{\n{shown}}},\n "selections": [\n{sels}]}}'
+
+
+def python_lines(ds, runs: list[Run], k: int) -> list[str]:
+    """The Python lines that read ``ds`` again (checking its fingerprint), run ``runs`` and
+    write the report; prior groups by feature name."""
+    names = np.asarray(ds.feature_names, dtype=object)
+    imports = ["Run", _BY_NAME] if any(_by_name(r) for r in runs) else ["Run"]
+    py = [
+        f"from fsviz.compute import {', '.join(imports)}",
+        "from fsviz.data import load_dataset",
+        "from fsviz.report import write_report",
+        "",
+        f"ds = {_python_load(ds, _data_args(ds))}",
+        f"assert ds.fingerprint == {ds.fingerprint!r}",
+    ]
+    labels = []
+    for j, run in enumerate(runs, start=1):
+        labels.append(f"run{j}")
+        py.append(f"run{j} = {_run_py(run, names)}")
+        py.append(f"result{j} = run{j}.execute(ds)  # {run.spec.label}")
+    py.append(f"write_report('report.html', ds, [{', '.join(labels)}], k={k})")
+    return py
+
+
+def reproduce_block(ds, runs: list[Run], k: int, session: dict) -> str:
+    """The report's "How to reproduce" section (HTML): command lines, Python lines, and
+    ``session`` (:func:`fsviz.report.session_doc`) as the session file."""
+    data = _data_args(ds)
+    lines, notes = [], []
+    for run in runs:
+        cmd = command_line(run, ds.target_kind, k)
+        if cmd is None:
+            notes.append(
+                f"# {run.label}: no command-line form of its own; the report command below recomputes it"
+            )
+            continue
+        lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:], "-o", f"{run.method}.csv"]))
+    report = shlex.join(
+        ["fsviz", "report", *data, "--runs", "session.json", "-k", str(k), "-o", "report.html"]
+    )
+    cli_text = "\n".join(
+        notes + lines + ["# this report, from the session block below saved as session.json:", report]
+    )
+    py = python_lines(ds, runs, k)
+    return (
+        '<h2 id="reproduce">How to reproduce</h2>'
+        "<p>The same dataset (same fingerprint), Runs and seeds give the same results, with the "
+        "command line or in Python.</p>"
+        f'<h3>Command line</h3><pre class="code" id="reproduce-cli">{_e(cli_text)}</pre>'
+        f'<h3>Python</h3><pre class="code" id="reproduce-python">{_e(chr(10).join(py))}</pre>'
+        "<h3>Session (save as session.json; the app's sidebar loads it too)</h3>"
+        f'<pre class="code" id="session-json">{_e(_session_text(session))}</pre>'
+    )

@@ -1,0 +1,76 @@
+"""The report's reproduce lines give GRM's prior groups by feature name, and still give back the
+same Runs (and so the same results) on the same dataset."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+import pytest
+
+import fsviz.compute as fc
+from fsviz.compute import Run
+from fsviz.data import load_sample
+from fsviz.report import build_report
+from fsviz.report_reproduce import python_lines
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return load_sample("digits-0-vs-1")
+
+
+def _grm(prior) -> Run:
+    return Run("grm", {"base": Run("fisher", {}), "n_top": 40, "gamma": 1.0, "prior_groups": prior}, 0)
+
+
+def _replay(lines: list[str], ds) -> dict:
+    """The Python lines run as a person would, the data read by the caller (same fingerprint)."""
+    scope: dict = {}
+    for line in lines:
+        if line.startswith(("ds = ", "write_report(")) or "import load_dataset" in line:
+            continue
+        if line.startswith("assert ds.fingerprint"):
+            scope["ds"] = ds
+        exec(line, scope)  # noqa: S102 - the report's own text, checked to give the same Runs
+    return scope
+
+
+def test_prior_groups_are_given_by_name_and_give_back_the_run(digits):
+    names = digits.feature_names
+    grm = _grm([[10, 20, 30], [40, 41]])
+    evaluation = Run("evaluation", {"of": grm, "k": 5})
+    lines = python_lines(digits, [grm, Run("fisher", {})], k=10)
+    text = "\n".join(lines)
+    assert "prior_groups_from_names([[" in text and "[[10, 20, 30]" not in text
+    assert repr([str(names[i]) for i in (10, 20, 30)])[1:-1] in text
+    assert lines[0] == "from fsviz.compute import Run, prior_groups_from_names"
+    scope = _replay(lines, digits)
+    assert scope["run1"] == grm and scope["run2"] == Run("fisher", {})
+    assert np.array_equal(scope["result1"].ranking, grm.execute(digits).ranking)  # the same result
+    nested = python_lines(digits, [evaluation], k=5)  # a Run inside a Run: by name too
+    assert "prior_groups_from_names" in nested[-3] and _replay(nested, digits)["run1"] == evaluation
+    plain = python_lines(digits, [_grm([])], k=5)
+    assert plain[0] == "from fsviz.compute import Run" and "prior_groups_from_names" not in "\n".join(plain)
+
+
+def test_the_report_carries_the_named_lines_and_its_fingerprint(digits):
+    grm = _grm([[10, 20, 30], [40, 41]])
+    doc = build_report(digits, [grm], created="2026-01-01T00:00:00+00:00")
+    py = html.unescape(re.search(r'<pre class="code" id="reproduce-python">(.*?)</pre>', doc, re.S)[1])
+    assert f"assert ds.fingerprint == {digits.fingerprint!r}" in py
+    assert _replay(py.splitlines(), digits)["run1"] == grm
+
+
+def test_names_find_the_same_features_in_another_column_order(digits):
+    names = [str(n) for n in digits.feature_names]
+    order = np.random.default_rng(0).permutation(len(names))
+    moved = [names[j] for j in order]
+    groups = [[names[10], names[20]], [names[41], names[40]]]
+    got = fc.prior_groups_from_names(groups, moved)
+    assert [sorted(moved[j] for j in g) for g in got] == [sorted(g) for g in groups]
+    with pytest.raises(ValueError, match=r"unknown feature name\(s\) 'pixel_9_9'"):
+        fc.prior_groups_from_names([["pixel_9_9", names[0]]], names)
+    with pytest.raises(ValueError, match=r"is in two groups"):
+        fc.prior_groups_from_names([[names[0], names[1]], [names[1], names[2]]], names)
