@@ -55,7 +55,7 @@ def choose_dataset() -> None:
                     "features.tsv.gz, barcodes.tsv.gz). Column roles, separator, sheet and "
                     "orientation: on the Data page.",
                 )
-                record, note = appkit.receive_files([(u.name, u.getvalue()) for u in ups or ()])
+                record, note = appkit.receive_files(ups)  # reads only the files it uses
                 if note:
                     st.caption(note)
                 record = record or appkit.current_upload()

@@ -176,9 +176,10 @@ def receive_upload(filename: str, data: bytes) -> Upload:
 TRIPLET_NAME = "10x_triplet.tar"
 
 
-def receive_files(files: list[tuple[str, bytes]]) -> tuple[Upload | None, str | None]:
-    """The data uploader's files (``(name, bytes)``, in the order dropped) as one upload, and a
-    note on what was done with them (None when there is nothing to say).
+def receive_files(files) -> tuple[Upload | None, str | None]:
+    """The data uploader's files (in the order dropped; each with ``name`` and ``getvalue()``,
+    as Streamlit's uploaded files) as one upload, and a note on what was done with them (None
+    when there is nothing to say). Only the files used are read.
 
     One file is the upload. Two or more named as a 10x triplet's (``matrix.mtx``,
     ``features.tsv`` or ``genes.tsv``, ``barcodes.tsv``, gzipped or not) are that triplet, kept
@@ -188,23 +189,23 @@ def receive_files(files: list[tuple[str, bytes]]) -> tuple[Upload | None, str | 
     """
     from fsviz.data.formats.tenx import is_triplet_member, pack_triplet
 
+    files = list(files or ())
     if not files:
         return None, None
     if len(files) == 1:
-        return receive_upload(*files[0]), None
-    tenx = [(n, d) for n, d in files if is_triplet_member(n)]
+        return receive_upload(files[0].name, files[0].getvalue()), None
+    tenx = [f for f in files if is_triplet_member(f.name)]
     if len(tenx) >= 2:
-        up = receive_upload(TRIPLET_NAME, pack_triplet(tenx))
-        others = [n for n, _ in files if not is_triplet_member(n)]
-        names = ", ".join(n for n, _ in tenx)
-        note = f"Read {names} together as one 10x matrix."
+        up = receive_upload(TRIPLET_NAME, pack_triplet([(f.name, f.getvalue()) for f in tenx]))
+        others = [f.name for f in files if not is_triplet_member(f.name)]
+        note = f"Read {', '.join(f.name for f in tenx)} together as one 10x matrix."
         if others:
             note += f" Left out: {', '.join(others)} (remove them with ×)."
         return up, note
-    name, data = files[-1]
-    others = ", ".join(n for n, _ in files[:-1])
-    return receive_upload(name, data), (
-        f"Using {name}, the last file dropped; left out: {others} (remove them with ×). Several "
+    last = files[-1]
+    others = ", ".join(f.name for f in files[:-1])
+    return receive_upload(last.name, last.getvalue()), (
+        f"Using {last.name}, the last file dropped; left out: {others} (remove them with ×). Several "
         "files are read together only as the three files of a 10x matrix."
     )
 
