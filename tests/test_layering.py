@@ -454,6 +454,7 @@ CALLERS = [
     *sorted((PKG / "compute").rglob("*.py")),
     PKG / "cli.py",
     PKG / "report.py",
+    PKG / "report_reproduce.py",
     *APP_CODE,
 ]
 
