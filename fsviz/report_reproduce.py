@@ -24,6 +24,11 @@ __all__ = ["python_lines", "reproduce_block"]
 
 #: the one helper a Python line may call besides Run (prior groups by name)
 _BY_NAME = "prior_groups_from_names"
+#: where the data line reads a 10x matrix: the same dataset (fingerprint) from any of its forms
+_TENX_NOTE = (
+    "# a 10x matrix reads the same from its folder, its .tar(.gz) or its three files: "
+    "fsviz.data.formats.tenx.read_triplet('matrix.mtx.gz', 'features.tsv.gz', 'barcodes.tsv.gz', plan=...)"
+)
 
 
 def _e(value: Any) -> str:
@@ -53,6 +58,16 @@ def _by_name(run: Run) -> bool:
     return any(
         (k == "prior_groups" and bool(v)) or (isinstance(v, Run) and _by_name(v)) for k, v in run.params
     )
+
+
+def _prior_comment(run: Run, names: np.ndarray) -> str:
+    """A comment naming the features of a run's prior groups (``--param prior_groups=`` below it
+    gives their column positions)."""
+    groups = run.get("prior_groups") or next(
+        (v.get("prior_groups") for _, v in run.params if isinstance(v, Run) and v.get("prior_groups")), ()
+    )
+    listed = " | ".join(", ".join(str(names[j]) for j in g) for g in groups)
+    return f"# prior groups by name: {listed} (--param prior_groups= gives their column positions)"
 
 
 def _data_args(ds) -> list[str]:
@@ -95,6 +110,8 @@ def python_lines(ds, runs: list[Run], k: int) -> list[str]:
         f"ds = {_python_load(ds, _data_args(ds))}",
         f"assert ds.fingerprint == {ds.fingerprint!r}",
     ]
+    if (ds.meta or {}).get("format") == "10x":  # the app keeps a 10x matrix's three files as one tar
+        py.insert(4, _TENX_NOTE)
     labels = []
     for j, run in enumerate(runs, start=1):
         labels.append(f"run{j}")
@@ -116,6 +133,8 @@ def reproduce_block(ds, runs: list[Run], k: int, session: dict) -> str:
                 f"# {run.label}: no command-line form of its own; the report command below recomputes it"
             )
             continue
+        if _by_name(run):  # the command line takes column positions: say which features they are
+            lines.append(_prior_comment(run, np.asarray(ds.feature_names, dtype=object)))
         lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:], "-o", f"{run.method}.csv"]))
     report = shlex.join(
         ["fsviz", "report", *data, "--runs", "session.json", "-k", str(k), "-o", "report.html"]

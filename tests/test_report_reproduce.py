@@ -61,6 +61,10 @@ def test_the_report_carries_the_named_lines_and_its_fingerprint(digits):
     py = html.unescape(re.search(r'<pre class="code" id="reproduce-python">(.*?)</pre>', doc, re.S)[1])
     assert f"assert ds.fingerprint == {digits.fingerprint!r}" in py
     assert _replay(py.splitlines(), digits)["run1"] == grm
+    cli = html.unescape(re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', doc, re.S)[1])
+    names = digits.feature_names
+    said = ", ".join(str(names[j]) for j in (10, 20, 30)) + " | " + ", ".join(str(names[j]) for j in (40, 41))
+    assert f"# prior groups by name: {said} (--param prior_groups= gives their column positions)" in cli
 
 
 def test_names_find_the_same_features_in_another_column_order(digits):
@@ -74,3 +78,25 @@ def test_names_find_the_same_features_in_another_column_order(digits):
         fc.prior_groups_from_names([["pixel_9_9", names[0]]], names)
     with pytest.raises(ValueError, match=r"is in two groups"):
         fc.prior_groups_from_names([[names[0], names[1]], [names[1], names[2]]], names)
+
+
+def test_a_10x_matrix_uploaded_as_three_files_says_how_to_read_them(tmp_path):
+    import io
+
+    from fsviz.data import load_dataset
+    from fsviz.data.formats.tenx import pack_triplet, read_triplet
+    from tests.omics_files import tenx_triplet
+
+    files, _ = tenx_triplet()
+    buf = io.BytesIO(pack_triplet(files))
+    buf.name = "10x_triplet.tar"
+    ds = load_dataset(buf)
+    lines = python_lines(ds, [Run("fisher", {})], k=5)
+    assert (
+        lines[4].startswith("# a 10x matrix reads the same from its folder") and "read_triplet(" in lines[4]
+    )
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    paths = [tmp_path / n for n in ("matrix.mtx.gz", "features.tsv.gz", "barcodes.tsv.gz")]
+    assert read_triplet(*paths).fingerprint == ds.fingerprint
+    assert load_dataset(tmp_path).fingerprint == ds.fingerprint

@@ -194,8 +194,7 @@ def _raw_names_as_samples(table, parts: dict):
     """``table`` with the runs' raw file names (a DIA-NN sample sheet's ``File.Name``:
     ``D:\\runs\\S01_ctrl.raw``, or ``S01_ctrl.raw``) written as the clean sample names the reader
     gave them (``S01_ctrl``; ``table_meta["raw_sample_names"]`` holds the raw ones), and how many
-    cells were renamed. A value matches a raw name whole, by its file name, or as the clean
-    name plus a file extension."""
+    cells were renamed. A value matches a raw name whole or by its file name (another folder)."""
     raw = (parts.get("table_meta") or {}).get("raw_sample_names")
     samples = parts.get("sample_names")
     if not raw or samples is None or len(raw) != len(samples):
@@ -207,17 +206,15 @@ def _raw_names_as_samples(table, parts: dict):
     names = set(clean)
     out, renamed = table, 0
     for c in table.columns:
-        values = _as_text(table[c].to_numpy(dtype=object))
-        new = [
-            v if v in names else alias.get(v) or alias.get(_base(v)) or _base(v).rsplit(".", 1)[0]
-            for v in values.tolist()
-        ]
-        new = [n if n in names else v for n, v in zip(new, values.tolist(), strict=True)]
-        hits = sum(n != v for n, v in zip(new, values.tolist(), strict=True))
+        values = _as_text(table[c].to_numpy(dtype=object)).tolist()
+        hits = {i: alias.get(v) or alias.get(_base(v)) for i, v in enumerate(values) if v not in names}
+        hits = {i: s for i, s in hits.items() if s is not None}
         if hits:
+            column = table[c].to_numpy(dtype=object).copy()  # other cells keep their values
+            column[list(hits)] = list(hits.values())
             out = out.copy() if out is table else out
-            out[c] = np.asarray(new, dtype=object)
-            renamed += hits
+            out[c] = column
+            renamed += len(hits)
     return out, renamed
 
 

@@ -130,5 +130,7 @@ def test_maxquant_with_design_through_grm_prior_genes_to_the_report_fingerprint(
     assert fingerprint in header  # the dataset's fingerprint as the report's header shows it
     cli = re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', report, re.S).group(1)
     assert "--method grm" in cli and "experimental_design.tsv" in cli, cli
-    group = re.search(r"'prior_groups': \[\[([0-9, ]+)\]\]", python)
-    assert group and len(group.group(1).split(",")) == 4, python  # the four pasted genes, one group
+    group = re.search(
+        r"'prior_groups': prior_groups_from_names\(\[\[([^\]]+)\]\], ds.feature_names\)", python
+    )
+    assert group and group.group(1) == "'GENE1', 'GENE2', 'GENE3', 'GENE4'", python  # by name, one group
