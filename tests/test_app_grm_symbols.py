@@ -26,7 +26,7 @@ def test_pasted_symbols_take_every_probe_of_the_gene_and_unknown_ones_get_near_n
     box.set_value(("GPL570.txt.gz", gzip.compress(geo_platform(PROBES)), "application/gzip")).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     goto(at, "grm")
-    assert "(IDs or gene symbols)" in at.text_area(key="prior_text").label
+    assert "(IDs or gene symbols; a symbol takes all its features)" in at.text_area(key="prior_text").label
     at.text_area(key="prior_text").set_value("DDR1, SYM5\nSYM7, 1008_at").run()
     button(at, "Add pasted groups").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]

@@ -63,21 +63,18 @@ def prior_groups_editor(ds) -> list[list[int]]:
         )
         if c2.button("Add as a group", key="prior_add_pick", disabled=len(picked) < 2, width="stretch"):
             add([list(picked)])
-    aliases = fc.name_aliases(ds)  # gene symbols, other IDs
+    annotated = (ds.meta or {}).get("feature_info") is not None  # gene symbols beside the IDs
     text = st.text_area(
         "…or paste groups: one group per line, feature names separated by commas"
-        + (" (IDs or gene symbols)" if aliases else ""),
+        + (" (IDs or gene symbols; a symbol takes all its features)" if annotated else ""),
         key="prior_text",
         height=90,
         placeholder=", ".join(names[:3]) + "\n" + ", ".join(names[3:5]),
-        help="A symbol shared by several features (probes of one gene) takes all of them."
-        if aliases
-        else None,
     )
     b1, b2, b3 = st.columns(3)
     if b1.button("Add pasted groups", key="prior_add_text", width="stretch"):
         try:
-            pasted = fc.resolve_prior_groups(text, names, aliases=aliases)
+            pasted = fc.resolve_prior_groups(text, names, aliases=fc.name_aliases(ds))
         except ValueError as e:
             st.error(str(e))
         else:
