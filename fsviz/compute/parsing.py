@@ -40,14 +40,21 @@ class PriorGroups:
     notes: tuple = ()
 
 
-def _alias_index(values) -> dict[str, np.ndarray]:
-    """name -> the positions holding it (pandas' groupby: no loop over the features)."""
-    import pandas as pd
+class _Aliases:
+    """One column of other names, sorted once: a name's features by binary search."""
 
-    text = pd.Series(np.asarray(values, dtype=object)).astype(str).str.strip()
-    named = text[text != ""]
-    where = named.index.to_numpy(dtype=np.int64)  # groupby's positions are the named ones'
-    return {str(k): where[v] for k, v in named.groupby(named).indices.items()}
+    def __init__(self, values) -> None:
+        text = np.asarray([str(v).strip() if v is not None else "" for v in values], dtype=str)
+        self.order = np.argsort(text, kind="stable")
+        self.sorted = text[self.order]
+
+    def get(self, name: str) -> np.ndarray | None:
+        lo = np.searchsorted(self.sorted, name, side="left")
+        hi = np.searchsorted(self.sorted, name, side="right")
+        return np.sort(self.order[lo:hi]) if name and hi > lo else None
+
+    def names(self) -> list[str]:
+        return [n for n in np.unique(self.sorted).tolist() if n]
 
 
 def name_aliases(dataset) -> list[np.ndarray]:
@@ -119,7 +126,7 @@ def resolve_prior_groups(
             raise ValueError(
                 f"prior groups: alias column {i} has {len(column)} names for {len(names)} features."
             )
-        tables.append(_alias_index(column))
+        tables.append(_Aliases(column))
     groups, seen, unknown, notes = [], {}, [], []
     for line_no, line in enumerate(text.splitlines(), start=1):
         given = [n.strip() for n in line.split(",") if n.strip()]
@@ -130,7 +137,7 @@ def resolve_prior_groups(
             if n in own:
                 idx.append(own[n])
                 continue
-            hit = next((t[n] for t in tables if n in t), None)
+            hit = next((h for t in tables if (h := t.get(n)) is not None), None)
             label = re.fullmatch(r".*\((.+)\)", n)  # "SYMBOL (ID)", as charts and tables show it
             if hit is None and label is not None and label.group(1) in own:
                 hit = np.array([own[label.group(1)]])
@@ -153,7 +160,7 @@ def resolve_prior_groups(
             raise ValueError(f"prior groups: line {line_no} names one feature; a group needs at least two.")
         groups.append(tuple(sorted(set(idx))))
     if unknown:
-        pool = list(own) + [k for t in tables for k in t]
+        pool = list(own) + [k for t in tables for k in t.names()]
         hints = []
         for n in unknown[:5]:
             near = difflib.get_close_matches(n, pool, 3) or difflib.get_close_matches(n.upper(), pool, 3)
