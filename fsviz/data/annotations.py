@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,11 +191,19 @@ def _base(name: str) -> str:
     return str(name).strip().replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
 
 
+def _with_extension(name: str, samples: set) -> str | None:
+    """The sample ``name`` is a file of (``S01_ctrl.raw``, ``S01_ctrl.mzML`` -> ``S01_ctrl``), or
+    None; an extension starts with a letter, so a number (``1.5``) is never a file name."""
+    stem, dot, ext = name.partition(".")
+    return stem if dot and stem in samples and re.fullmatch(r"[A-Za-z][A-Za-z0-9.]*", ext) else None
+
+
 def _raw_names_as_samples(table, parts: dict):
     """``table`` with the runs' raw file names (a DIA-NN sample sheet's ``File.Name``:
     ``D:\\runs\\S01_ctrl.raw``, or ``S01_ctrl.raw``) written as the clean sample names the reader
     gave them (``S01_ctrl``; ``table_meta["raw_sample_names"]`` holds the raw ones), and how many
-    cells were renamed. A value matches a raw name whole or by its file name (another folder)."""
+    cells were renamed. A value matches a raw name whole or by its file name (another folder), or
+    is a clean name with a file extension (a Spectronaut run's ``S01_ctrl.raw``)."""
     raw = (parts.get("table_meta") or {}).get("raw_sample_names")
     samples = parts.get("sample_names")
     if not raw or samples is None or len(raw) != len(samples):
@@ -207,7 +216,11 @@ def _raw_names_as_samples(table, parts: dict):
     out, renamed = table, 0
     for c in table.columns:
         values = _as_text(table[c].to_numpy(dtype=object)).tolist()
-        hits = {i: alias.get(v) or alias.get(_base(v)) for i, v in enumerate(values) if v not in names}
+        hits = {
+            i: alias.get(v) or alias.get(_base(v)) or _with_extension(_base(v), names)
+            for i, v in enumerate(values)
+            if v not in names
+        }
         hits = {i: s for i, s in hits.items() if s is not None}
         if hits:
             column = table[c].to_numpy(dtype=object).copy()  # other cells keep their values
