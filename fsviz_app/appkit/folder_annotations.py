@@ -47,7 +47,7 @@ def _key(up: Upload, which: str) -> str:
 
 
 def _error_key(up: Upload, which: str) -> str:
-    return f"_folder_{which}_error_{up.token}"
+    return f"imp_{which}_folder_error_{up.token}"  # forgotten with its upload too
 
 
 def annotation_files(exclude: str | None = None) -> list[str]:

@@ -481,7 +481,7 @@ def _dropped(up: Upload, name: str, got) -> bool:
     uploader still shows."""
     if got is None:
         return False
-    seen = f"_seen_{import_key(up, name)}"
+    seen = import_key(up, f"{name}_seen")  # forgotten with its upload
     if st.session_state.get(seen) == got.file_id:
         return False
     st.session_state[seen] = got.file_id
