@@ -357,7 +357,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             run,
             args.n_features,
             ds,
-            results=lambda r: r.execute(ds, _RunProgress(r.method, args.quiet)),
+            results=lambda r: res if r == run else r.execute(ds, _RunProgress(r.method, args.quiet)),
             **options,
         )
         _say(args, f"rule: {sel.rule}")

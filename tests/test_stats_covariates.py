@@ -165,13 +165,66 @@ def test_benchmark_adjusts_inside_each_training_fold():
         benchmark(X, y, [FScore()], ks=[3], cv=3, select_in_fold=False, covariates={"b": batch.astype(str)})
 
 
-def test_cv_curve_run_adjusts_and_evaluation_refuses():
-    ds, _ = _dataset()
+def test_cv_curve_run_adjusts_and_evaluation_adjusts_in_each_fold():
+    from fsviz.evaluate import cv_accuracy
+
+    ds, batch = _dataset()
     of = fc.Run("f", {"covariates": ("batch",)}, 0)
     curve = fc.cut_run(of, fc.parse_cut("cv-1se"), ks=(5, 10), cv=3).execute(ds)
     assert curve.k_1se in (5, 10)
-    with pytest.raises(ValueError, match="training folds that do not carry the covariates"):
-        fc.Run("evaluation", {"of": of, "k": 5}, 0).execute(ds)
+    ev = fc.Run("evaluation", {"of": of, "k": 5}, 0).execute(ds)
+    # the run layer's evaluation is cv_accuracy adjusting inside each training fold, refitting F
+    select = lambda X, y: np.argsort(-FScore().fit(X, y).scores_, kind="stable")[:5]  # noqa: E731
+    ref = cv_accuracy(ds.X, ds.y, select, k=5, n_splits=ev.n_folds, covariates={"b": batch.astype(str)})
+    assert ev.cv_accuracy == pytest.approx(ref.mean)
+    plain = fc.Run("evaluation", {"of": fc.Run("f", {}, 0), "k": 5}, 0).execute(ds)
+    assert ev.cv_accuracy != plain.cv_accuracy
+    with pytest.raises(ValueError, match="bootstrap resamples do not carry the covariates"):
+        fc.Run("stability", {"of": of, "k": 5, "n_boot": 5}, 0).execute(ds)
+
+
+def test_cv_accuracy_fold_adjustment_never_sees_the_test_rows():
+    from sklearn.model_selection import StratifiedKFold
+
+    from fsviz.evaluate import cv_accuracy, cv_regression
+
+    X, y, batch = _batch_data(n=90, m=20)
+    cov = {"batch": batch.astype(str)}
+    seen: list[np.ndarray] = []
+
+    def record(Xtr, ytr):
+        seen.append(np.array(Xtr))
+        return np.arange(3)
+
+    cv_accuracy(X, y, record, k=3, n_splits=3, random_state=0, covariates=cov)
+    train, test = next(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    # the training rows' residuals are those of a fit on the training rows alone
+    design = covariate_design(cov, 90).design
+    np.testing.assert_allclose(seen[0], residualize(X, design, rows=train)[train], atol=1e-10)
+    moved = X.copy()
+    moved[test] += 100.0 * np.random.default_rng(1).normal(size=(test.size, X.shape[1]))
+    seen.clear()
+    cv_accuracy(moved, y, record, k=3, n_splits=3, random_state=0, covariates=cov)
+    np.testing.assert_allclose(seen[0], residualize(X, design, rows=train)[train], atol=1e-10)
+    # a fit on all samples would have moved with the test rows
+    assert np.abs(residualize(moved, design)[train] - seen[0]).max() > 1.0
+    yc = X[:, 0] + 2.0 * batch + np.random.default_rng(2).normal(size=90)
+    seen.clear()
+    cv_regression(X, yc, record, k=3, n_splits=3, random_state=0, covariates=cov)
+    assert len(seen) == 3 and np.abs(seen[0].mean(axis=0)).max() < 1e-10  # centred on its own rows
+
+
+def test_benchmark_run_adjusts_in_folds_and_refuses_mixed_covariates():
+    ds, _ = _dataset()
+    adj = fc.Run("f", {"covariates": ("batch",)}, 0)
+    params = {"ks": (5,), "classifiers": ("naive_bayes",), "cv": 3}
+    res = fc.Run("benchmark", {"methods": (adj,), **params}, 0).execute(ds)
+    same = fc.Run("benchmark", {"methods": ("f",), "covariates": ("batch",), **params}, 0).execute(ds)
+    plain = fc.Run("benchmark", {"methods": ("f",), **params}, 0).execute(ds)
+    assert res.table["accuracy"].tolist() == same.table["accuracy"].tolist()
+    assert res.table["accuracy"].tolist() != plain.table["accuracy"].tolist()
+    with pytest.raises(ValueError, match="adjusted for different covariates"):
+        fc.Run("benchmark", {"methods": (adj, "f"), "covariates": ("other",), **params}, 0).execute(ds)
 
 
 def test_cli_covariates_from_sample_annotations(tmp_path, capsys):

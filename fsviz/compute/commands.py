@@ -294,7 +294,8 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
             "(the CSV then has p, q and rule columns); stability:PI keeps the features a selection "
             "picks on at least PI of the halves of the samples, with the PFER bound (columns "
             "probability, group_probability, rule); cv-1se keeps the smallest top k within one "
-            "standard error of the best CV accuracy (docs/significance.md)",
+            "standard error of the best CV accuracy; with --method knockoffs, fdr:Q is knockoff+ at FDR Q "
+            "(columns W, threshold, rule) (docs/significance.md)",
         )
         q.add_argument(
             "--permutations",
@@ -391,6 +392,8 @@ def select_run(ns: argparse.Namespace, target_kind: str | None = "classes") -> R
         and "n_features" in spec.estimator().get_params()
     ):
         params.setdefault("n_features", ns.n_features)  # mRMR selects as many as it exports
+    if spec.name == "knockoffs" and isinstance(ns.n_features, Cut) and ns.n_features.rule == "fdr":
+        params["fdr"] = ns.n_features.level  # -k fdr:Q is knockoff+ at FDR Q
     covariates = parse_covariates(getattr(ns, "covariates", None))
     if covariates:
         params["covariates"] = covariates
