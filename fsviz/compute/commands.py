@@ -332,7 +332,8 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
         metavar="NAMES",
         help="adjust for these, comma-separated: columns of the sample annotations "
         "(--sample-annotations) or of the table; features (and a continuous target) are "
-        "residualised on them (text columns one-hot), permutations stay within batches",
+        "residualised on them (text columns one-hot), permutations stay within batches; default: "
+        "the columns the import plan marks 'covariate'; 'none': no adjustment",
     )
     q.add_argument(
         "--base",

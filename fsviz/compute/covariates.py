@@ -27,7 +27,14 @@ from fsviz.stats.covariates import (
     residualize,
 )
 
-__all__ = ["COVARIATES", "adjusted_dataset", "covariate_frame", "dataset_covariates", "parse_covariates"]
+__all__ = [
+    "COVARIATES",
+    "adjusted_dataset",
+    "covariate_frame",
+    "dataset_covariates",
+    "default_covariates",
+    "parse_covariates",
+]
 
 COVARIATES = Param(
     name="covariates",
@@ -39,12 +46,19 @@ COVARIATES = Param(
 
 
 def parse_covariates(text: str | Sequence[str] | None) -> tuple[str, ...] | None:
-    """``"batch,age"`` (or a list) -> ``("batch", "age")``; empty -> None."""
-    if text is None:
+    """``"batch,age"`` (or a list) -> ``("batch", "age")``; empty or ``"none"`` -> None."""
+    if text is None or (isinstance(text, str) and text.strip().lower() == "none"):
         return None
     names = [t.strip() for t in (text.split(",") if isinstance(text, str) else text)]
     names = [n for n in names if n]
     return tuple(names) or None
+
+
+def default_covariates(ds) -> tuple[str, ...] | None:
+    """The covariates the import plan marked (the "covariate" role): ``ds.meta["covariates"]``,
+    their values per sample in ``meta["sample_annotations"]``; None when there are none. The app's
+    "adjust for" control and ``fsviz select``'s ``--covariates`` start from them."""
+    return parse_covariates((getattr(ds, "meta", None) or {}).get("covariates") or None)
 
 
 def covariate_frame(ds, names: Sequence[str]) -> tuple[pd.DataFrame, list[int]]:
