@@ -4,6 +4,8 @@ batch effect through the library, the run layer and the CLI."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -257,3 +259,108 @@ def test_features_confounded_with_the_batch_are_named():
     marked = Dataset(X, ds.y, name="m", sample_names=ds.sample_names, meta=ds.meta)
     with pytest.warns(UserWarning, match="1 feature\\(s\\) are explained by batch .*'f20'"):
         fc.Run("f", {"covariates": ("batch",)}, 0).execute(marked)
+
+
+def _bad_files(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 40
+    ids = [f"s{i}" for i in range(n)]
+    y = np.where(np.arange(n) % 2 == 1, "tumour", "normal")
+    df = pd.DataFrame(rng.normal(size=(n, 8)), columns=[f"g{j}" for j in range(8)])
+    df.insert(0, "sample", ids)
+    df["label"] = y
+    ann = pd.DataFrame(
+        {"sample": ids, "const": ["x"] * n, "dx": y, "uid": ids, "site": [f"b{i % 3}" for i in range(n)]}
+    )
+    data, pheno = tmp_path / "b.csv", tmp_path / "pheno.csv"
+    df.to_csv(data, index=False)
+    ann.to_csv(pheno, index=False)
+    return data, pheno
+
+
+BAD_COVARIATES = [
+    ("const", r"'const' has one value \('x'\) in every sample"),
+    ("dx", "'dx' equals the target"),
+    ("uid", "40 design columns .* for 40 samples"),
+]
+
+
+@pytest.mark.parametrize("name,msg", BAD_COVARIATES)
+def test_bad_covariates_at_the_cli(tmp_path, capsys, name, msg):
+    data, pheno = _bad_files(tmp_path)
+    argv = ["select", "--method", "f", "-k", "fdr:0.1", "--permutations", "99", "--covariates", name]
+    code = cli.main([*argv, str(data), "--label", "label", "--sample-annotations", str(pheno)])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert re.search(msg, err), err
+
+
+def test_bad_inputs_in_the_library():
+    y = np.repeat([0, 1], 10)
+    with pytest.raises(ValueError, match="'dx' equals the target"):  # the classes under other names
+        covariate_design({"dx": np.where(y == 1, "tumour", "normal")}, 20, y=y)
+    covariate_design({"site": np.where(np.arange(20) % 3 == 0, "a", "b")}, 20, y=y)  # not the target
+    from fsviz.select import LaplacianScore
+
+    with pytest.raises(ValueError, match="LaplacianScore is unsupervised"):
+        permutation_pvalues(LaplacianScore(), np.random.default_rng(0).normal(size=(20, 4)), y)
+
+
+def _bad_cut_script():
+    import numpy as np
+    import streamlit as st
+
+    import fsviz.compute as fc
+    import fsviz_app.appkit as appkit
+    from fsviz.data import Dataset
+
+    n = 40
+    names = np.array([f"s{i}" for i in range(n)])
+    y = np.arange(n) % 2
+    ann = {
+        "const": {s: "x" for s in names},
+        "dx": {s: ("tumour" if v else "normal") for s, v in zip(names, y, strict=True)},
+        "uid": {s: s for s in names},
+    }
+    X = np.random.default_rng(0).normal(size=(n, 6))
+    ds = Dataset(X, y, name="bad", sample_names=names, meta={"sample_annotations": ann})
+    method = st.session_state.get("method", "f")
+    sel = appkit.cut_control(ds, fc.Run(method, {}, 0), key="t")
+    if sel is not None:
+        st.write(sel.n_features)
+
+
+@pytest.mark.parametrize("name,msg", BAD_COVARIATES)
+def test_bad_covariates_in_the_app_are_an_error_message(name, msg):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_bad_cut_script, default_timeout=120).run()
+    at.radio(key="t_rule").set_value("fdr").run()
+    at.multiselect(key="t_cov").set_value([name]).run()
+    next(b for b in at.button if b.label.startswith("Compute")).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(re.search(msg, e.value) for e in at.error), [e.value for e in at.error]
+
+
+def test_the_app_offers_no_permutations_for_an_unsupervised_score():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_bad_cut_script, default_timeout=120)
+    at.session_state["method"] = "laplacian"
+    at.run()
+    assert not at.exception
+    assert "FDR: permutation q-values (BH)" not in at.radio(key="t_rule").options
+
+
+def test_cli_adjusts_for_the_import_plans_covariates_by_default():
+    import argparse
+
+    ds, _ = _dataset()
+    ds = Dataset(ds.X, ds.y, name="d", sample_names=ds.sample_names, meta=ds.meta | {"covariates": ["batch"]})
+    run = fc.Run("fisher", {}, 0)
+    quiet = {"quiet": True}
+    assert cli._plan_covariates(argparse.Namespace(covariates=None, **quiet), run, ds).get("covariates") == (
+        "batch",
+    )
+    assert cli._plan_covariates(argparse.Namespace(covariates="none", **quiet), run, ds) == run
+    assert fc.parse_covariates("none") is None and fc.default_covariates(ds) == ("batch",)
