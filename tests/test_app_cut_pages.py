@@ -128,3 +128,65 @@ def test_adjust_for_starts_from_the_import_plans_covariates():
     box.set_value([])
     _run(at)
     assert at.markdown[-1].value == "None"
+
+
+def _batchy_upload() -> tuple[AppTest, list[str]]:
+    """A table with sample ids and a label, and its sample annotations with a site column."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 60
+    site = rng.integers(0, 2, size=n)
+    y = (rng.uniform(size=n) < np.where(site == 1, 0.8, 0.2)).astype(int)
+    X = rng.normal(size=(n, 12))
+    X[:, 0] += 1.5 * y
+    X[:, 1:4] += 3.0 * site[:, None]
+    ids = [f"s{i}" for i in range(n)]
+    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(12)])
+    df.insert(0, "sample", ids)
+    df["label"] = np.where(y == 1, "case", "control")
+    pheno = pd.DataFrame({"sample": ids, "site": [f"site{s}" for s in site]})
+    at = _run(AppTest.from_file(APP, default_timeout=TIMEOUT))
+    at.radio(key="source").set_value("Upload")
+    _run(at)
+    at.file_uploader(key="upload").set_value(("batchy.csv", df.to_csv(index=False).encode(), "text/csv"))
+    _run(at)
+    box = next(u for u in at.get("file_uploader") if u.label.startswith("Sample annotations"))
+    box.set_value(("pheno.csv", pheno.to_csv(index=False).encode(), "text/csv"))
+    _run(at)
+    target = next(s for s in at.selectbox if s.label == "Target column")
+    if target.value != "label":
+        target.set_value("label")
+        _run(at)
+    return at, ids
+
+
+def test_compare_evaluation_and_benchmark_adjust_for_covariates_in_each_fold():
+    at, _ = _batchy_upload()
+    at.switch_page("fsviz_app/views/grm.py")  # a Fisher ranking and its GRM refinement
+    _run(at)
+    at.switch_page("fsviz_app/views/compare.py")
+    _run(at)
+    plain = at.dataframe[0].value
+    at.multiselect(key="cmp_cov").set_value(["site"])
+    next(b for b in at.button if b.label == "Evaluate").click()
+    _run(at)
+    adjusted = at.dataframe[0].value
+    assert any(c.value.startswith("Adjusted for site: each selection is redone") for c in at.caption)
+    cv = next(c for c in adjusted.columns if c.startswith("CV accuracy"))
+    assert adjusted[cv].notna().all() and adjusted[cv].tolist() != plain[cv].tolist()
+    at.switch_page("fsviz_app/views/benchmark.py")
+    _run(at)
+    at.multiselect(key="bench_methods").set_value(["fisher", "f"])
+    at.multiselect(key="bench_cov").set_value(["site"])
+    at.slider(key="bench_range").set_value((1, 5))
+    next(b for b in at.button if b.label == "Run benchmark").click()
+    _run(at)
+    assert at.get("plotly_chart"), "no accuracy curves"
+    # an unsupervised method cannot be adjusted in the folds: said plainly, no traceback
+    at.multiselect(key="bench_methods").set_value(["fisher", "variance"])
+    next(b for b in at.button if b.label == "Run benchmark").click()
+    at.run()
+    assert not at.exception
+    assert any("supervised methods only" in e.value for e in at.error), [e.value for e in at.error]
