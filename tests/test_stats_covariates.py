@@ -364,3 +364,21 @@ def test_cli_adjusts_for_the_import_plans_covariates_by_default():
     )
     assert cli._plan_covariates(argparse.Namespace(covariates="none", **quiet), run, ds) == run
     assert fc.parse_covariates("none") is None and fc.default_covariates(ds) == ("batch",)
+
+
+def test_cli_benchmark_adjusts_for_covariates_and_writes_them_back(tmp_path, capsys):
+    data, pheno = _bad_files(tmp_path)
+    out = tmp_path / "bench.csv"
+    argv = ["benchmark", "--methods", "fisher,f", "--ks", "1,3", "--cv", "3", "--covariates", "site"]
+    code = cli.main(
+        [*argv, str(data), "--label", "label", "--sample-annotations", str(pheno), "-o", str(out)]
+    )
+    assert code == 0, capsys.readouterr().err
+    frame = pd.read_csv(out)
+    run = fc.Run("benchmark", {"methods": ("fisher", "f"), "ks": (1, 3), "cv": 3, "covariates": ("site",)}, 0)
+    line = command_line(run)
+    assert line is not None and line[line.index("--covariates") + 1] == "site"
+    assert set(frame["method"]) == {"fisher", "f"} and frame["accuracy"].notna().all()
+    code = cli.main([*argv[:2], "fisher,variance", *argv[3:], str(data), "--label", "label",
+                     "--sample-annotations", str(pheno)])  # fmt: skip
+    assert code == 1 and "supervised methods only" in capsys.readouterr().err

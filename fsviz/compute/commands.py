@@ -200,6 +200,13 @@ _BENCHMARK = (
     _Option("--repeats", "n_repeats_kmeans", int, always=True),
     _Option("--n-jobs", "n_jobs", int),
     _Option("--stability-tau", "stability_tau", float),
+    _Option(
+        "--covariates",
+        "covariates",
+        parse=lambda text, option: parse_covariates(text),
+        write=_comma,
+        syntax=" (comma-separated; fitted inside each training fold)",
+    ),
 )
 #: the seed of a Run made from a command line, by default the Run's own (as the app's)
 _SEED = next(f.default for f in fields(Run) if f.name == "seed")
