@@ -261,3 +261,36 @@ def test_cli_knockoffs_refuse_too_few_samples(csv_path, capsys):
     code, _, err = run(argv, capsys)
     assert code == 1
     assert "need n >= 2 m samples; got n = 60, m = 40" in err and "--method f -k fdr:Q" in err
+
+
+def test_cli_adjusts_for_the_import_plans_covariate_role_by_default(tmp_path, capsys):
+    """A column with the role "covariate" in the import plan (``--plan``) leaves the features and
+    is adjusted for without ``--covariates``; ``--covariates none`` turns that off."""
+    import dataclasses
+
+    from fsviz.data.plan import ImportPlan
+
+    if "covariates" not in {f.name for f in dataclasses.fields(ImportPlan)}:
+        pytest.skip("the import plan's covariate role (branch s2-data) is not merged yet")
+    rng = np.random.default_rng(0)
+    n = 120
+    site = rng.integers(0, 2, n)
+    y = (rng.uniform(size=n) < np.where(site == 1, 0.8, 0.2)).astype(int)
+    X = rng.normal(size=(n, 20))
+    X[:, 0] += 1.5 * y
+    X[:, 1:5] += 3.0 * site[:, None]  # batch-only features
+    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(20)])
+    df.insert(0, "sample", [f"s{i}" for i in range(n)])
+    df["site"] = [f"site{s}" for s in site]
+    df["label"] = y
+    data, out = tmp_path / "cohort.csv", tmp_path / "sel.csv"
+    df.to_csv(data, index=False)
+    plan = json.dumps({"covariates": ["site"], "label": "label"})
+    argv = ["select", "--method", "f", "-k", "fdr:0.1", "--permutations", "199", data, "--plan", plan]
+    code, _, err = run([*argv, "-o", out], capsys)
+    assert code == 0 and "adjusting for the import plan's covariates site" in err, err
+    adjusted = set(fc.read_selection_csv(out.read_bytes())["name"])
+    assert "g0" in adjusted and not adjusted & {"g1", "g2", "g3", "g4"}
+    code, _, err = run([*argv, "--covariates", "none", "-o", out], capsys)
+    assert code == 0 and "adjusting" not in err
+    assert {"g1", "g2", "g3", "g4"} <= set(fc.read_selection_csv(out.read_bytes())["name"])
