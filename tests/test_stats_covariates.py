@@ -227,6 +227,8 @@ def test_benchmark_run_adjusts_in_folds_and_refuses_mixed_covariates():
     assert res.table["accuracy"].tolist() != plain.table["accuracy"].tolist()
     with pytest.raises(ValueError, match="adjusted for different covariates"):
         fc.Run("benchmark", {"methods": (adj, "f"), "covariates": ("other",), **params}, 0).execute(ds)
+    with pytest.raises(ValueError, match="adjusted for different covariates"):  # one adjusted, one not
+        fc.Run("benchmark", {"methods": (adj, "fisher"), **params}, 0).execute(ds)
 
 
 def test_cli_covariates_from_sample_annotations(tmp_path, capsys):

@@ -34,6 +34,7 @@ __all__ = [
     "dataset_covariates",
     "default_covariates",
     "parse_covariates",
+    "zero_columns",
 ]
 
 COVARIATES = Param(
@@ -110,6 +111,21 @@ def dataset_covariates(ds, names: Sequence[str]) -> tuple[Covariates, list[int]]
     if ds.y is not None and ds.target_kind == "classes":
         check_confounding(ds.y, cov)
     return cov, own
+
+
+def zero_columns(X, own: Sequence[int]):
+    """A copy of ``X`` with the columns ``own`` (covariates that are columns of the table) set to 0:
+    a covariate explains itself, so adjusted for inside a fold it is exactly constant. ``X`` itself
+    when ``own`` is empty; sparse stays sparse (CSC)."""
+    if not len(own):
+        return X
+    if hasattr(X, "tolil"):
+        X = X.tolil()
+        X[:, list(own)] = 0.0
+        return X.tocsc()
+    X = np.array(X, dtype=np.float64)
+    X[:, list(own)] = 0.0
+    return X
 
 
 def adjusted_dataset(ds, names: Sequence[str]):

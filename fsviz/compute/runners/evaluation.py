@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from fsviz import evaluate
 from fsviz._params import Param, signature_default
 from fsviz.compute import results as R
-from fsviz.compute.covariates import COVARIATES, dataset_covariates
+from fsviz.compute.covariates import COVARIATES, dataset_covariates, zero_columns
 from fsviz.compute.runs import Context, Run, params_label, registered
 from fsviz.evaluate.protocol import benchmark as _survey
 from fsviz.evaluate.stability import bootstrap_selections as _bootstrap
@@ -226,12 +226,7 @@ def _in_fold_adjustment(ds, of: Run):
     if not of.get("covariates"):
         return ds.X, None, of
     cov, own = dataset_covariates(ds, of.get("covariates"))
-    X = ds.X
-    if own:
-        X = X.tolil() if hasattr(X, "tolil") else np.array(X, dtype=np.float64)
-        X[:, own] = 0.0
-        X = X.tocsc() if hasattr(X, "tocsc") else X
-    return X, cov, of.replace(covariates=None)
+    return zero_columns(ds.X, own), cov, of.replace(covariates=None)
 
 
 def _cv_not_possible(ds, y, scheme: str, n_chosen: int) -> str:
@@ -285,10 +280,7 @@ def benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
     design, X = None, ds
     if names:  # adjusted inside each training fold by the protocol; the rankers refit unadjusted
         design, own = dataset_covariates(ds, names)
-        if own:
-            X = ds.X.tolil() if hasattr(ds.X, "tolil") else np.array(ds.X, dtype=np.float64)
-            X[:, own] = 0.0
-            X = X.tocsc() if hasattr(X, "tocsc") else X
+        X = zero_columns(ds.X, own) if own else ds
     methods = [
         m.replace(covariates=None) if isinstance(m, Run) and m.spec.selects else m
         for m in _as_runs(run.get("methods"), run.seed)
@@ -329,14 +321,14 @@ def _benchmark_covariates(run: Run) -> tuple[str, ...] | None:
     """The covariates a benchmark adjusts for: its own ``covariates``, or those its method Runs
     share. Methods adjusted for different covariates are refused (one design per protocol)."""
     own = run.get("covariates")
-    found = {m.get("covariates") for m in _as_runs(run.get("methods"), run.seed) if isinstance(m, Run)}
-    found.discard(None)
-    if own:
-        found.add(tuple(own))
-    if len(found) > 1:
+    methods = _as_runs(run.get("methods"), run.seed)
+    each = [m.get("covariates") if isinstance(m, Run) else None for m in methods]
+    found = {c for c in each if c is not None} | ({tuple(own)} if own else set())
+    if len(found) > 1 or (found and not own and None in each):
         raise ValueError(
-            f"benchmark: the methods are adjusted for different covariates {sorted(found)}; the protocol "
-            "adjusts every method inside each training fold for one set: benchmark them separately."
+            f"benchmark: the methods are adjusted for different covariates ({sorted(map(str, set(each)))}); "
+            "the protocol adjusts every method inside each training fold for one set: give the "
+            "benchmark's own covariates, or benchmark them separately."
         )
     return next(iter(found), None)
 
