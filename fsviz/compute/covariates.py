@@ -5,8 +5,10 @@ annotations or its own columns, and the dataset the method then sees, adjusted f
 A feature column named as a covariate is adjusted to exactly 0 (it is explained by itself). A
 class target stays as it is (a residualised class code is no class); a continuous target is
 residualised like the features. The permutation view permutes within batches, stability
-selection adjusts inside each half, the CV curve inside each training fold; the other CV views
-(evaluation, benchmark) refuse a Run with covariates rather than adjust on all samples.
+selection adjusts inside each half, and every CV (the CV curve, the evaluation, the benchmark)
+inside each training fold; the bootstrap stability view refuses a Run with covariates rather
+than adjust on all samples. The import plan's covariates (``meta["covariates"]``) are the
+default of the app's "adjust for" and of ``fsviz select`` (:func:`default_covariates`).
 """
 
 from __future__ import annotations
