@@ -256,6 +256,11 @@ def test_cli_knockoffs_write_w_threshold_and_rule(tmp_path, capsys):
     assert sel.rule == kept["rule"].iloc[0]
 
 
+def test_knockoffs_as_a_k_rule_points_to_the_method():
+    with pytest.raises(ValueError, match="give --method knockoffs -k fdr:0.1"):
+        fc.parse_cut("knockoffs:0.1")
+
+
 def test_cli_knockoffs_refuse_too_few_samples(csv_path, capsys):
     argv = ["select", "--method", "knockoffs", "-k", "fdr:0.1", csv_path, "--label", "label"]
     code, _, err = run(argv, capsys)

@@ -49,6 +49,10 @@ def parse_cut(text: str) -> Cut:
     )
     rule, _, level = str(text).strip().partition(":")
     rule = rule.lower()
+    if rule == "knockoffs":  # the knockoffs are a method with its own FDR level, not a cut of another
+        raise ValueError(
+            f"-k {text}: model-X knockoffs are a method: give --method knockoffs -k fdr:{level or 'Q'}."
+        )
     if rule not in CUT_RULES:
         raise ValueError(f"-k: unknown rule {text!r}; give {forms}.")
     if rule == "cv-1se":
