@@ -328,6 +328,18 @@ def _run_of(args: argparse.Namespace, target_kind: str | None = "classes"):
     return fc.select_run(args, target_kind)
 
 
+def _plan_covariates(args: argparse.Namespace, run, ds):
+    """``run`` adjusted for the covariates the import plan marked (``ds.meta["covariates"]``) when
+    ``--covariates`` is not given (``--covariates none``: no adjustment)."""
+    import fsviz.compute as fc
+
+    marked = fc.default_covariates(ds)
+    if getattr(args, "covariates", None) is not None or not marked or not run.spec.selects:
+        return run
+    _say(args, f"adjusting for the import plan's covariates {', '.join(marked)} (--covariates none: do not)")
+    return run.replace(covariates=marked)
+
+
 def cmd_select(args: argparse.Namespace) -> int:
     import fsviz.compute as fc
     from fsviz.data.feature_info import export_display_names
@@ -336,6 +348,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     ds = _load(args)
     if run.method == "grm" and args.base is None:
         run = _run_of(args, ds.target_kind)
+    run = _plan_covariates(args, run, ds)
     client = _client(args)
     _say(args, f"running {run.label}, seed {run.seed} ...")
     try:
@@ -357,7 +370,7 @@ def cmd_select(args: argparse.Namespace) -> int:
             run,
             args.n_features,
             ds,
-            results=lambda r: r.execute(ds, _RunProgress(r.method, args.quiet)),
+            results=lambda r: res if r == run else r.execute(ds, _RunProgress(r.method, args.quiet)),
             **options,
         )
         _say(args, f"rule: {sel.rule}")
@@ -409,7 +422,7 @@ def _report_runs(args: argparse.Namespace, ds) -> list:
             )
         runs += session_runs(doc)
     if args.method:
-        runs.append(_run_of(args, ds.target_kind))
+        runs.append(_plan_covariates(args, _run_of(args, ds.target_kind), ds))
     return runs
 
 

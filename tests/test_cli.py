@@ -205,7 +205,9 @@ def _cli_run(name: str, k: int | None) -> tuple[list[str], fc.Run]:
     return argv, fc.Run(name, params, 3)
 
 
-@pytest.mark.parametrize("name", fc.selection_methods())
+#: model-X knockoffs need n >= 2m (this CSV has fewer samples) and add W/threshold/rule columns:
+#: tests/test_cli_cuts.py runs them through the CLI on a tall table
+@pytest.mark.parametrize("name", [n for n in fc.selection_methods() if n != "knockoffs"])
 def test_select_every_method_writes_the_apps_csv(loader, csv_path, tmp_path, capsys, name):
     """Same method, parameters and seed: byte for byte the CSV the app's download writes."""
     k = None if fc.method(name).kind in ("groups", "stream") else 3

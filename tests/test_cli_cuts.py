@@ -223,3 +223,79 @@ def test_cv_1se_of_a_fixed_size_subset_selects_k(tmp_path, capsys):
     sel = fc.cut_selection(of, fc.parse_cut("cv-1se"), ds, ks=(1, 3, 6), cv=3)
     k = int(sel.rule.split("k = ")[1].split(",")[0])
     assert k > 2 and sel.n_features == k  # more than the Run's own n_features
+
+
+def test_cli_knockoffs_write_w_threshold_and_rule(tmp_path, capsys):
+    """``--method knockoffs -k fdr:Q``: knockoff+ at FDR Q through the registry, as the library."""
+    from fsviz.select import Knockoffs
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 20))
+    y = (X[:, :8] @ np.full(8, 0.8) + rng.normal(size=300) > 0).astype(int)
+    df = pd.DataFrame(X, columns=[f"a{j}" for j in range(20)])
+    df["label"] = y
+    data, out = tmp_path / "tall.csv", tmp_path / "sel.csv"
+    df.to_csv(data, index=False)
+    argv = ["select", "--method", "knockoffs", "--param", "statistic=score", "-k", "fdr:0.2", "--seed", "4"]
+    code, _, err = run([*argv, data, "--label", "label", "-o", out, "--explain"], capsys)
+    assert code == 0, err
+    frame = fc.read_selection_csv(out.read_bytes())
+    assert {"W", "threshold", "rule", "stand_in", "reason"} <= set(frame.columns)
+    kept = frame[frame["role"] == "selected"]
+    lib = Knockoffs(fdr=0.2, statistic="score", random_state=4).fit(X, y)
+    assert kept["index"].tolist() == lib.selected_.tolist() and len(kept) >= 6
+    W, T = kept["W"].astype(float), kept["threshold"].astype(float)
+    np.testing.assert_allclose(W, lib.W_[lib.selected_])
+    assert (W >= T).all() and T.nunique() == 1 and T.iloc[0] == pytest.approx(lib.threshold_)
+    assert kept["rule"].iloc[0].startswith("knockoffs:0.2 (model-X knockoffs, knockoff+ threshold W >= ")
+    assert (frame["role"] == "unselected").sum() == 20 - len(kept)  # --explain works for knockoffs
+    ds = Dataset(X, y, name="tall")
+    sel = fc.cut_selection(fc.Run("knockoffs", {"statistic": "score"}, 4), fc.parse_cut("fdr:0.2"), ds)
+    np.testing.assert_array_equal(sel.indices, lib.selected_)  # the Run's cut: the same knockoff+ set
+    np.testing.assert_allclose(dict(sel.columns)["W"], W)
+    assert sel.rule == kept["rule"].iloc[0]
+
+
+def test_knockoffs_as_a_k_rule_points_to_the_method():
+    with pytest.raises(ValueError, match="give --method knockoffs -k fdr:0.1"):
+        fc.parse_cut("knockoffs:0.1")
+
+
+def test_cli_knockoffs_refuse_too_few_samples(csv_path, capsys):
+    argv = ["select", "--method", "knockoffs", "-k", "fdr:0.1", csv_path, "--label", "label"]
+    code, _, err = run(argv, capsys)
+    assert code == 1
+    assert "need n >= 2 m samples; got n = 60, m = 40" in err and "--method f -k fdr:Q" in err
+
+
+def test_cli_adjusts_for_the_import_plans_covariate_role_by_default(tmp_path, capsys):
+    """A column with the role "covariate" in the import plan (``--plan``) leaves the features and
+    is adjusted for without ``--covariates``; ``--covariates none`` turns that off."""
+    import dataclasses
+
+    from fsviz.data.plan import ImportPlan
+
+    if "covariates" not in {f.name for f in dataclasses.fields(ImportPlan)}:
+        pytest.skip("the import plan's covariate role (branch s2-data) is not merged yet")
+    rng = np.random.default_rng(0)
+    n = 120
+    site = rng.integers(0, 2, n)
+    y = (rng.uniform(size=n) < np.where(site == 1, 0.8, 0.2)).astype(int)
+    X = rng.normal(size=(n, 20))
+    X[:, 0] += 1.5 * y
+    X[:, 1:5] += 3.0 * site[:, None]  # batch-only features
+    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(20)])
+    df.insert(0, "sample", [f"s{i}" for i in range(n)])
+    df["site"] = [f"site{s}" for s in site]
+    df["label"] = y
+    data, out = tmp_path / "cohort.csv", tmp_path / "sel.csv"
+    df.to_csv(data, index=False)
+    plan = json.dumps({"covariates": ["site"], "label": "label"})
+    argv = ["select", "--method", "f", "-k", "fdr:0.1", "--permutations", "199", data, "--plan", plan]
+    code, _, err = run([*argv, "-o", out], capsys)
+    assert code == 0 and "adjusting for the import plan's covariates site" in err, err
+    adjusted = set(fc.read_selection_csv(out.read_bytes())["name"])
+    assert "g0" in adjusted and not adjusted & {"g1", "g2", "g3", "g4"}
+    code, _, err = run([*argv, "--covariates", "none", "-o", out], capsys)
+    assert code == 0 and "adjusting" not in err
+    assert {"g1", "g2", "g3", "g4"} <= set(fc.read_selection_csv(out.read_bytes())["name"])

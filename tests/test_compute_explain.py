@@ -38,7 +38,9 @@ def brute_corr(X: np.ndarray, j: int, s: int, measure: str) -> float:
     return float(np.corrcoef(X[:, j], X[:, s])[0, 1])
 
 
-@pytest.mark.parametrize("name", fc.selection_methods())
+#: model-X knockoffs need n >= 2m (``planted`` has fewer samples); their --explain runs in
+#: tests/test_cli_cuts.py on a tall table
+@pytest.mark.parametrize("name", [n for n in fc.selection_methods() if n != "knockoffs"])
 def test_every_method_explains_every_unselected_feature_with_brute_force_correlations(planted, name):
     ds, _ = planted
     run = catalogue_run(name)

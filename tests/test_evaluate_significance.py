@@ -181,3 +181,67 @@ def test_pooled_null_by_hand():
     assert "pooled" in res.null
     with pytest.raises(ValueError, match="'null' must be"):
         permutation_pvalues(S.FScore(), X, y, null="global")
+
+
+def _sparse_data(seed=0):
+    """Sparse-looking data (70 % zeros), with tied non-zero values in some columns."""
+    rng = np.random.default_rng(seed)
+    n, m = 60, 30
+    X = rng.normal(size=(n, m)) * (rng.uniform(size=(n, m)) < 0.3)
+    X[:, 10:14] = np.round(2 * X[:, 10:14]) / 2  # ties among the non-zero values too
+    y = np.repeat([0, 1], n // 2)
+    X[y == 1, :3] += 1.5 * (X[y == 1, :3] != 0)
+    yc = X[:, 0] + rng.normal(size=n)
+    return X, y, yc, np.arange(n) % 3
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize(
+    "name", ["fisher", "fisher-3", "f-3", "f-regression", "t", "chi2", "pearson", "pearson-c", "spearman-c"]
+)
+def test_sparse_batched_agrees_with_dense_and_never_densifies(name, fmt, monkeypatch):
+    X, y, yc, y3 = _sparse_data()
+    est, target = {
+        "fisher": (S.FisherScore(), y),
+        "fisher-3": (S.FisherScore(), y3),
+        "f-3": (S.FScore(), y3),
+        "f-regression": (S.FScore(), yc),
+        "t": (S.TScore(), y),
+        "chi2": (S.ChiSquare(), y3),
+        "pearson": (S.PearsonScore(), y),
+        "pearson-c": (S.PearsonScore(), yc),
+        "spearman-c": (S.SpearmanScore(), yc),
+    }[name]
+    X = np.abs(X) if name == "chi2" else X
+    dense = permutation_pvalues(est, X, target, n_permutations=199, random_state=3)
+    from fsviz.evaluate import significance
+
+    stat = significance._batched(est, getattr(sp, f"{fmt}_matrix")(X), target)
+    for cls in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):  # the batched statistic never densifies X
+        monkeypatch.setattr(cls, "toarray", lambda self, *a, **k: pytest.fail("sparse X densified"))
+    perms = label_permutations(X.shape[0], 199, random_state=3)
+    T = stat(perms)
+    monkeypatch.undo()
+    ref = significance._batched(est, X, target)(perms)
+    np.testing.assert_allclose(T, ref, rtol=1e-9, atol=1e-12)
+    Xs = getattr(sp, f"{fmt}_matrix")(X)
+    res = permutation_pvalues(est, Xs, target, n_permutations=199, random_state=3)
+    assert res.batched
+    live = np.abs(dense.scores) > 1e-12  # an exact-zero score ties its permutations only up to rounding
+    np.testing.assert_array_equal(res.pvalues[live], dense.pvalues[live])
+    np.testing.assert_allclose(res.scores, dense.scores, rtol=1e-9, atol=1e-12)
+
+
+def test_sparse_ranks_are_rankdata_up_to_a_column_shift():
+    from scipy.stats import rankdata
+
+    from fsviz.evaluate.significance import _sparse_ranks
+
+    X = _sparse_data()[0]
+    X[:, 20] = 0.0  # an all-zero column
+    R, norm = _sparse_ranks(sp.csr_matrix(X))
+    ref = rankdata(X, axis=0)
+    shift = R.toarray() - ref
+    np.testing.assert_allclose(shift, np.broadcast_to(shift[0], shift.shape), atol=1e-12)
+    np.testing.assert_allclose(norm, np.linalg.norm(ref - ref.mean(axis=0), axis=0), atol=1e-9)
+    assert R.nnz == np.count_nonzero(X)

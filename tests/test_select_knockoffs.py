@@ -52,8 +52,11 @@ def test_errors():
         Knockoffs().fit(rng.normal(size=(30, 20)), rng.normal(size=30))
     X = rng.normal(size=(60, 5))
     X[:, 2] = 1.0
-    with pytest.raises(ValueError, match="constant feature"):
-        Knockoffs().fit(X, rng.normal(size=60))
+    with pytest.warns(UserWarning, match=r"1 constant feature\(s\) left out .* columns \[2\]"):
+        fitted = Knockoffs(statistic="score", fdr=1.0, random_state=0).fit(X, X[:, 0] + rng.normal(size=60))
+    assert fitted.W_[2] == 0.0 and 2 not in fitted.selected_ and fitted.W_.shape == (5,)
+    with pytest.raises(ValueError, match="every feature is constant"):
+        Knockoffs().fit(np.ones((60, 3)), rng.normal(size=60))
     with pytest.raises(ValueError, match="got 3 classes"):
         Knockoffs().fit(rng.normal(size=(60, 5)), np.arange(60) % 3)
 

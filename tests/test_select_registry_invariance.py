@@ -23,13 +23,14 @@ from fsviz.compute import METHODS, Run
 from fsviz.compute.registry import selection_methods
 from fsviz.data import Dataset
 
-N, M = 40, 24
+N, M = 48, 24  # n >= 2m: model-X knockoffs apply
 CONSTANT = (3, 8, 11)
 
 #: runs that need another run as input (GRM refines a base score; group-SAOLA streams GDM's groups)
 _PARAMS = {
     "grm": {"base": Run("fisher", {}), "n_top": 24},
     "group-saola": {"groups": Run("gdm", {})},
+    "knockoffs": {"fdr": 1.0, "statistic": "score"},  # q = 1: two informative features can pass
 }
 
 

@@ -11,6 +11,7 @@ here imports Streamlit.
 """
 
 from fsviz.compute.commands import benchmark_run, histogram_run, select_run
+from fsviz.compute.covariates import default_covariates, parse_covariates
 from fsviz.compute.cuts import CUT_RULES, Cut, cut_run, cut_selection, parse_cut, parse_k
 from fsviz.compute.explain import (
     EXPLAIN_COLUMNS,
@@ -136,6 +137,8 @@ from fsviz.viz.compare import (
 __all__ = [
     "CUT_RULES",
     "Cut",
+    "default_covariates",
+    "parse_covariates",
     "cut_run",
     "cut_selection",
     "parse_cut",

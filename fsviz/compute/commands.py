@@ -200,6 +200,13 @@ _BENCHMARK = (
     _Option("--repeats", "n_repeats_kmeans", int, always=True),
     _Option("--n-jobs", "n_jobs", int),
     _Option("--stability-tau", "stability_tau", float),
+    _Option(
+        "--covariates",
+        "covariates",
+        parse=lambda text, option: parse_covariates(text),
+        write=_comma,
+        syntax=" (comma-separated; fitted inside each training fold)",
+    ),
 )
 #: the seed of a Run made from a command line, by default the Run's own (as the app's)
 _SEED = next(f.default for f in fields(Run) if f.name == "seed")
@@ -294,7 +301,8 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
             "(the CSV then has p, q and rule columns); stability:PI keeps the features a selection "
             "picks on at least PI of the halves of the samples, with the PFER bound (columns "
             "probability, group_probability, rule); cv-1se keeps the smallest top k within one "
-            "standard error of the best CV accuracy (docs/significance.md)",
+            "standard error of the best CV accuracy; with --method knockoffs, fdr:Q is knockoff+ at FDR Q "
+            "(columns W, threshold, rule) (docs/significance.md)",
         )
         q.add_argument(
             "--permutations",
@@ -331,7 +339,8 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
         metavar="NAMES",
         help="adjust for these, comma-separated: columns of the sample annotations "
         "(--sample-annotations) or of the table; features (and a continuous target) are "
-        "residualised on them (text columns one-hot), permutations stay within batches",
+        "residualised on them (text columns one-hot), permutations stay within batches; default: "
+        "the columns the import plan marks 'covariate'; 'none': no adjustment",
     )
     q.add_argument(
         "--base",
@@ -391,6 +400,8 @@ def select_run(ns: argparse.Namespace, target_kind: str | None = "classes") -> R
         and "n_features" in spec.estimator().get_params()
     ):
         params.setdefault("n_features", ns.n_features)  # mRMR selects as many as it exports
+    if spec.name == "knockoffs" and isinstance(ns.n_features, Cut) and ns.n_features.rule == "fdr":
+        params["fdr"] = ns.n_features.level  # -k fdr:Q is knockoff+ at FDR Q
     covariates = parse_covariates(getattr(ns, "covariates", None))
     if covariates:
         params["covariates"] = covariates

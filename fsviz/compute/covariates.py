@@ -5,8 +5,10 @@ annotations or its own columns, and the dataset the method then sees, adjusted f
 A feature column named as a covariate is adjusted to exactly 0 (it is explained by itself). A
 class target stays as it is (a residualised class code is no class); a continuous target is
 residualised like the features. The permutation view permutes within batches, stability
-selection adjusts inside each half, the CV curve inside each training fold; the other CV views
-(evaluation, benchmark) refuse a Run with covariates rather than adjust on all samples.
+selection adjusts inside each half, and every CV (the CV curve, the evaluation, the benchmark)
+inside each training fold; the bootstrap stability view refuses a Run with covariates rather
+than adjust on all samples. The import plan's covariates (``meta["covariates"]``) are the
+default of the app's "adjust for" and of ``fsviz select`` (:func:`default_covariates`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,15 @@ from fsviz.stats.covariates import (
     residualize,
 )
 
-__all__ = ["COVARIATES", "adjusted_dataset", "covariate_frame", "dataset_covariates", "parse_covariates"]
+__all__ = [
+    "COVARIATES",
+    "adjusted_dataset",
+    "covariate_frame",
+    "dataset_covariates",
+    "default_covariates",
+    "parse_covariates",
+    "zero_columns",
+]
 
 COVARIATES = Param(
     name="covariates",
@@ -39,12 +49,19 @@ COVARIATES = Param(
 
 
 def parse_covariates(text: str | Sequence[str] | None) -> tuple[str, ...] | None:
-    """``"batch,age"`` (or a list) -> ``("batch", "age")``; empty -> None."""
-    if text is None:
+    """``"batch,age"`` (or a list) -> ``("batch", "age")``; empty or ``"none"`` -> None."""
+    if text is None or (isinstance(text, str) and text.strip().lower() == "none"):
         return None
     names = [t.strip() for t in (text.split(",") if isinstance(text, str) else text)]
     names = [n for n in names if n]
     return tuple(names) or None
+
+
+def default_covariates(ds) -> tuple[str, ...] | None:
+    """The covariates the import plan marked (the "covariate" role): ``ds.meta["covariates"]``,
+    their values per sample in ``meta["sample_annotations"]``; None when there are none. The app's
+    "adjust for" control and ``fsviz select``'s ``--covariates`` start from them."""
+    return parse_covariates((getattr(ds, "meta", None) or {}).get("covariates") or None)
 
 
 def covariate_frame(ds, names: Sequence[str]) -> tuple[pd.DataFrame, list[int]]:
@@ -96,6 +113,21 @@ def dataset_covariates(ds, names: Sequence[str]) -> tuple[Covariates, list[int]]
     if ds.y is not None and ds.target_kind == "classes":
         check_confounding(ds.y, cov)
     return cov, own
+
+
+def zero_columns(X, own: Sequence[int]):
+    """A copy of ``X`` with the columns ``own`` (covariates that are columns of the table) set to 0:
+    a covariate explains itself, so adjusted for inside a fold it is exactly constant. ``X`` itself
+    when ``own`` is empty; sparse stays sparse (CSC)."""
+    if not len(own):
+        return X
+    if hasattr(X, "tolil"):
+        X = X.tolil()
+        X[:, list(own)] = 0.0
+        return X.tocsc()
+    X = np.array(X, dtype=np.float64)
+    X[:, list(own)] = 0.0
+    return X
 
 
 def adjusted_dataset(ds, names: Sequence[str]):

@@ -35,7 +35,8 @@ class Cut:
 
 
 def parse_cut(text: str) -> Cut:
-    """A :class:`Cut` from ``-k``'s text: ``fdr:Q`` (BH q-value at most Q, 0 < Q <= 1).
+    """A :class:`Cut` from ``-k``'s text: ``fdr:Q`` (BH q-value at most Q, 0 < Q <= 1; for
+    ``--method knockoffs``, knockoff+ at FDR Q), ``stability:PI`` or ``cv-1se``.
 
     Raises
     ------
@@ -48,6 +49,10 @@ def parse_cut(text: str) -> Cut:
     )
     rule, _, level = str(text).strip().partition(":")
     rule = rule.lower()
+    if rule == "knockoffs":  # the knockoffs are a method with its own FDR level, not a cut of another
+        raise ValueError(
+            f"-k {text}: model-X knockoffs are a method: give --method knockoffs -k fdr:{level or 'Q'}."
+        )
     if rule not in CUT_RULES:
         raise ValueError(f"-k: unknown rule {text!r}; give {forms}.")
     if rule == "cv-1se":
@@ -93,11 +98,14 @@ def cut_run(
     ValueError
         ``fdr`` on a method that does not score every feature, or on an unsupervised score.
     """
+    if cut.rule == "fdr" and run.method == "knockoffs":  # knockoff+ at level Q: its own FDR rule
+        return run.replace(fdr=float(cut.level))
     if cut.rule == "fdr":
         if run.spec.kind != "score":
             raise ValueError(
                 f"-k {cut.text}: the FDR cut tests each feature's score, and {run.spec.label} is not a "
-                "score (it selects a subset); choose a scoring method (fisher, f, mi, pearson, ...)."
+                "score (it selects a subset); choose a scoring method (fisher, f, mi, pearson, ...), "
+                "or --method knockoffs (knockoff+ at FDR Q)."
             )
         if not run.spec.supervised:
             raise ValueError(
@@ -141,6 +149,8 @@ def cut_selection(
     numbers = cut_run(run, cut, **{k: v for k, v in options.items() if v is not None})
     resolve = results if results is not None else (lambda r: r.execute(dataset))
     res = resolve(numbers)
+    if numbers.method == "knockoffs":  # the selection at the knockoff+ threshold, W and the rule
+        return res.selection(None)
     if cut.rule == "cv-1se":
         sized = run
         if run.spec.kind == "subset" and (run.get("n_features") or res.k_1se) < res.k_1se:

@@ -559,6 +559,16 @@ METHODS: dict[str, Method] = {
             runner=X.subset,
         ),
         Method(
+            name="knockoffs",
+            label="Model-X knockoffs",
+            kind="subset",
+            estimator=S.Knockoffs,
+            supervised=True,
+            regression=True,
+            help="knockoff+ at a target FDR (Gaussian-like X, n >= 2m)",
+            runner=X.knockoffs,
+        ),
+        Method(
             name="rfs",
             label="RFS",
             kind="score",

@@ -323,17 +323,27 @@ class CVCurveResult:
 
 @result
 class SubsetResult:
-    """A subset selector's ``selected_`` in selection order, with its ``scores_``."""
+    """A subset selector's ``selected_`` in selection order, with its ``scores_``.
+
+    A selector that states its own rule (model-X knockoffs: FDR <= q by the knockoff+ threshold)
+    names it in ``rule`` and gives its numbers in ``columns``, ``(name, array)`` pairs aligned with
+    ``selected`` (the knockoff statistic ``W`` and the threshold); its selections carry both.
+    """
 
     run: Run
     fingerprint: str
     selected: np.ndarray
     scores: np.ndarray
     seconds: float
+    rule: str | None = None
+    columns: tuple = ()
 
     def selection(self, k: int | None = None) -> Selection:
         idx = self.selected if k is None else self.selected[:k]
-        return _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
+        sel = _plain_selection(self.run, self.fingerprint, idx, self.scores[idx], self.seconds, k)
+        if self.rule is None:
+            return sel
+        return replace(sel, rule=self.rule, columns=tuple((n, a[: len(idx)]) for n, a in self.columns))
 
 
 @result

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_X_y
 from fsviz._dask import map_blocks
 from fsviz._targets import target_kind
 from fsviz.evaluate._selection import as_indices, is_fixed_selection, select
+from fsviz.stats.covariates import Covariates, check_confounding, covariate_design, residualize
 
 
 @dataclass(frozen=True)
@@ -59,10 +60,12 @@ def _model(model, n_neighbors: int):
     )
 
 
-def _fold_accuracy(fold, X, y, selector, *, k, clf, fixed_idx) -> tuple[float, np.ndarray]:
+def _fold_accuracy(fold, X, y, selector, *, k, clf, fixed_idx, design=None) -> tuple[float, np.ndarray]:
     """One CV fold: (accuracy on the test part, the features used), the selection redone on
     the training part unless ``fixed_idx`` is given. Module level: a Dask task."""
     tr, te = fold
+    if design is not None:  # adjusted by a fit on the training rows only; the test rows get its residuals
+        X = residualize(X, design, rows=tr)
     idx = fixed_idx if fixed_idx is not None else select(selector, X[tr], y[tr], k, "cv_accuracy")
     idx = np.asarray(idx, dtype=np.int64)
     if idx.shape[0] == 0:
@@ -85,6 +88,7 @@ def cv_accuracy(
     *,
     client: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    covariates: Any = None,
 ) -> CVResult:
     """Stratified k-fold accuracy of a classifier on selected features.
 
@@ -116,6 +120,11 @@ def cv_accuracy(
         once). The result is the same as without it: each fold computes the same thing.
     progress : callable, default=None
         ``progress(folds_done, n_folds)`` after each fold.
+    covariates : DataFrame, mapping, array or Covariates, default=None
+        Adjust for these inside every fold (:mod:`fsviz.stats.covariates`): the features are
+        residualised on the covariates by a least-squares fit on the training rows only, and the
+        test rows get that fit's residuals, before the selection and the classifier see them.
+        A class target the covariates' batches predict perfectly is refused.
 
     Returns
     -------
@@ -150,6 +159,13 @@ def cv_accuracy(
     if k is not None and (not isinstance(k, Integral) or k < 1):
         raise ValueError(f"cv_accuracy: 'k' must be a positive int or None; got {k!r}.")
     clf = _model(model, n_neighbors)
+    design = None
+    if covariates is not None:
+        cov = covariates
+        if not isinstance(cov, Covariates):
+            cov = covariate_design(covariates, X.shape[0], y)
+        check_confounding(y, cov, who="cv_accuracy")
+        design = cov.design
     fixed = is_fixed_selection(selector_or_indices)
     if fixed:
         idx0 = as_indices(selector_or_indices, X.shape[1], "cv_accuracy")
@@ -166,7 +182,7 @@ def cv_accuracy(
         list(folds.split(np.zeros(X.shape[0]), y)),
         client=client,
         shared=(X, y, None if fixed_idx is not None else selector_or_indices),
-        kwargs={"k": k, "clf": clf} | {"fixed_idx": fixed_idx},
+        kwargs={"k": k, "clf": clf, "fixed_idx": fixed_idx, "design": design},
         progress=progress,
     )
     scores = [p[0] for p in parts]

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_X_y
 from fsviz._dask import map_blocks
 from fsviz._targets import target_kind
 from fsviz.evaluate._selection import as_indices, is_fixed_selection, select
+from fsviz.stats.covariates import Covariates, covariate_design, residualize
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,13 @@ def _model(model, alpha):
     raise ValueError(f"cv_regression: 'model' must be 'ridge' or a scikit-learn regressor; got {model!r}.")
 
 
-def _fold_regression(fold, X, y, selector, *, k, reg, fixed_idx) -> tuple[float, float, np.ndarray]:
+def _fold_regression(
+    fold, X, y, selector, *, k, reg, fixed_idx, design=None
+) -> tuple[float, float, np.ndarray]:
     """One CV fold: (R^2, RMSE, the features used). Module level: a Dask task."""
     tr, te = fold
+    if design is not None:  # features and target adjusted by a fit on the training rows only
+        X, y = residualize(X, design, rows=tr), residualize(y, design, rows=tr)
     idx = fixed_idx if fixed_idx is not None else select(selector, X[tr], y[tr], k, "cv_regression")
     idx = np.asarray(idx, dtype=np.int64)
     if idx.shape[0] == 0:
@@ -98,6 +103,7 @@ def cv_regression(
     *,
     client: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    covariates: Any = None,
 ) -> RegressionCVResult:
     """K-fold R^2 and RMSE of a regressor on selected features.
 
@@ -128,6 +134,10 @@ def cv_regression(
         Run the folds on this cluster (one task per fold; the result is the same).
     progress : callable, default=None
         ``progress(folds_done, n_folds)`` after each fold.
+    covariates : DataFrame, mapping, array or Covariates, default=None
+        Adjust for these inside every fold: the features and the target are residualised on the
+        covariates by a least-squares fit on the training rows only (the test rows get that fit's
+        residuals); R^2 and RMSE are then those of the adjusted target.
 
     Returns
     -------
@@ -163,6 +173,12 @@ def cv_regression(
     if k is not None and (not isinstance(k, Integral) or k < 1):
         raise ValueError(f"cv_regression: 'k' must be a positive int or None; got {k!r}.")
     reg = _model(model, alpha)
+    design = None
+    if covariates is not None:
+        cov = covariates
+        if not isinstance(cov, Covariates):
+            cov = covariate_design(covariates, X.shape[0], y)
+        design = cov.design
     fixed = is_fixed_selection(selector_or_indices)
     if fixed:
         idx0 = as_indices(selector_or_indices, X.shape[1], "cv_regression")
@@ -176,7 +192,7 @@ def cv_regression(
         list(folds.split(np.zeros(X.shape[0]))),
         client=client,
         shared=(X, y, None if fixed_idx is not None else selector_or_indices),
-        kwargs={"k": k, "reg": reg} | {"fixed_idx": fixed_idx},
+        kwargs={"k": k, "reg": reg, "fixed_idx": fixed_idx, "design": design},
         progress=progress,
     )
     r2s, rmses, used = ([p[i] for p in parts] for i in range(3))

@@ -188,8 +188,54 @@ def label_permutations(n_samples: int, n_permutations: int, *, strata=None, rand
 
 
 def _dense_centred(X) -> np.ndarray:
-    A = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    A = np.asarray(X, dtype=np.float64)
     return A - A.mean(axis=0)
+
+
+def _rows_times(H: np.ndarray, X) -> np.ndarray:
+    """``H @ X`` for a dense ``H`` of stacked (permuted) indicator or target rows; a sparse ``X``
+    stays sparse (``(X.T @ H.T).T``: one sparse-dense product, nothing densified)."""
+    if sp.issparse(X):
+        return np.ascontiguousarray((X.T @ H.T).T)
+    return H @ X
+
+
+def _sparse_moments(X) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and centred sums of squares of a sparse ``X`` (from its stored values only)."""
+    n = X.shape[0]
+    mean = np.asarray(X.sum(axis=0)).ravel() / n
+    sumsq = np.asarray(X.multiply(X).sum(axis=0)).ravel()
+    return mean, np.maximum(sumsq - n * mean * mean, 0.0)
+
+
+def _sparse_ranks(X) -> tuple[sp.csc_matrix, np.ndarray]:
+    """Spearman's column ranks of a sparse ``X`` without densifying: ``R - r0`` (``r0_j`` the rank
+    shared by column j's zeros, so the matrix keeps X's sparsity) and the centred ranks' norms.
+
+    A rank is the average position of its value among the column's ``n`` values (ties averaged,
+    as :func:`scipy.stats.rankdata`); a constant offset per column does not change a correlation
+    with a centred target, so ``R - r0`` serves as ``R``.
+    """
+    X = sp.csc_matrix(X, dtype=np.float64)
+    X.eliminate_zeros()
+    n, m = X.shape
+    nnz = np.diff(X.indptr)
+    cols = np.repeat(np.arange(m), nnz)
+    order = np.lexsort((X.data, cols))
+    d, c = X.data[order], cols[order]
+    new = np.r_[True, (d[1:] != d[:-1]) | (c[1:] != c[:-1])]
+    gid = np.cumsum(new) - 1
+    first = np.flatnonzero(new)
+    avg = first + (np.bincount(gid) - 1) / 2.0  # each tie run's mean position, 0-based, global
+    zeros = n - nnz
+    neg = np.bincount(cols[X.data < 0], minlength=m)
+    rank = np.empty(d.size)
+    rank[order] = avg[gid] - X.indptr[c] + 1.0 + np.where(d > 0, zeros[c], 0)
+    r0 = neg + (zeros + 1) / 2.0  # the zeros' shared rank
+    R = sp.csc_matrix((rank - r0[cols], X.indices, X.indptr), shape=(n, m))
+    mid = (n + 1) / 2.0
+    dev = np.bincount(cols, weights=(rank - mid) ** 2, minlength=m) + zeros * (r0 - mid) ** 2
+    return R, np.sqrt(dev)
 
 
 def _onehot(codes_perm: np.ndarray, c: int) -> np.ndarray:
@@ -208,9 +254,14 @@ def _class_stat(X, y, kind: str):
     if kind == "t" and c != 2:
         raise ValueError(f"permutation_pvalues: the t-score compares exactly 2 classes; got {c}.")
     const = column_moments(X)[1] == 0
+    sparse = sp.issparse(X)
     if kind == "chi2":
-        A = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
-        expected = np.outer(counts / n, A.sum(axis=0))
+        A = X if sparse else np.asarray(X, dtype=np.float64)
+        expected = np.outer(counts / n, np.asarray(A.sum(axis=0)).ravel())
+    elif sparse:  # class sums of the raw values, centred after: X itself is never densified
+        A = X.tocsc()
+        mean, sst = _sparse_moments(A)
+        A2 = A.multiply(A).tocsc() if kind == "t" else None
     else:
         A = _dense_centred(X)
         sst = np.einsum("ij,ij->j", A, A)
@@ -218,14 +269,21 @@ def _class_stat(X, y, kind: str):
 
     def stat(perms: np.ndarray) -> np.ndarray:
         b = perms.shape[0]
-        S1 = (_onehot(codes[perms], c) @ A).reshape(b, c, -1)
+        S1 = _rows_times(_onehot(codes[perms], c), A).reshape(b, c, -1)
         if kind == "chi2":
             dev = np.zeros_like(S1)
             np.divide((S1 - expected) ** 2, expected, out=dev, where=expected > 0)
             return dev.sum(axis=1)
+        if sparse:  # a permutation keeps the class sizes: centre the class sums with them
+            raw1 = S1[:, 1].copy() if kind == "t" else None
+            S1 = S1 - counts[None, :, None] * mean[None, None, :]
         if kind == "t":
             H1 = (codes[perms] == 1).astype(np.float64)
-            s1, s2 = S1[:, 1], H1 @ A2
+            s1 = S1[:, 1]
+            if sparse:  # sum over class 1 of (x - mean)^2, from the raw sums
+                s2 = _rows_times(H1, A2) - 2.0 * mean * raw1 + counts[1] * mean * mean
+            else:
+                s2 = H1 @ A2
             n0, n1 = counts
             mean1, mean0 = s1 / n1, -s1 / n0  # the columns are centred: class sums add to 0
             var1 = np.maximum(s2 - s1 * mean1, 0.0) / (n1 - 1)
@@ -261,16 +319,26 @@ def _correlation_stat(X, y, kind: str):
         t = codes.astype(np.float64)
     else:
         t = np.asarray(y, dtype=np.float64)
-    A = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     const = column_moments(X)[1] == 0
-    if kind == "spearman":
-        A, t = rankdata(A, axis=0), rankdata(t)
-    Z = _standardised(A)
+    if sp.issparse(X):  # z is centred, so z' X / ||X - mean|| is r: X (or its ranks) stays sparse
+        if kind == "spearman":
+            Z, norm = _sparse_ranks(X)
+            t = rankdata(t)
+        else:
+            Z = X.tocsc()
+            norm = np.sqrt(_sparse_moments(Z)[1])
+        scale = np.divide(1.0, norm, out=np.zeros_like(norm), where=norm > 0)
+    else:
+        A = np.asarray(X, dtype=np.float64)
+        if kind == "spearman":
+            A, t = rankdata(A, axis=0), rankdata(t)
+        Z, scale = _standardised(A), None
     z = _standardised(t[:, None])[:, 0]
-    n = A.shape[0]
+    n = X.shape[0]
 
     def stat(perms: np.ndarray) -> np.ndarray:
-        r = np.clip(z[perms] @ Z, -1.0, 1.0)
+        r = _rows_times(z[perms], Z)
+        r = np.clip(r if scale is None else r * scale, -1.0, 1.0)
         r[:, const] = 0.0
         if kind == "f_regression":
             r2 = r * r

@@ -30,6 +30,7 @@ Barber & Candes (2015), "Controlling the false discovery rate via knockoffs", An
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -79,8 +80,10 @@ def gaussian_knockoffs(X, *, random_state=None) -> np.ndarray:
     if n < 2 * m:
         raise ValueError(
             f"knockoffs: model-X knockoffs estimate the features' covariance and need n >= 2 m samples; "
-            f"got n = {n}, m = {m}. Use them on fewer features chosen on other data, or use the "
-            "permutation FDR cut (-k fdr:Q) or stability selection instead (docs/significance.md)."
+            f"got n = {n}, m = {m}: with fewer samples the estimated covariance, which the knockoffs are "
+            "drawn from, is too noisy (or singular). Use them on fewer features chosen on other data, or "
+            "use the permutation FDR cut of a score (e.g. fsviz select --method f -k fdr:Q) or stability "
+            "selection (-k stability:PI) instead (docs/significance.md)."
         )
     Z = _standardise(X)
     # Ledoit-Wolf shrinkage of the correlation, as the R knockoff package shrinks it: the sample
@@ -138,6 +141,7 @@ class Knockoffs(SelectorMixin, BaseEstimator):
     selected_ : ndarray of int
         Features with ``W_j >= threshold_``, largest ``W`` first.
     W_ : ndarray of shape (n_features,)
+        The knockoff statistics; 0 for a constant feature (left out with a warning).
     scores_ : ndarray of shape (n_features,)
         ``max(W, 0)`` (higher = better).
     threshold_ : float
@@ -196,9 +200,21 @@ class Knockoffs(SelectorMixin, BaseEstimator):
                 )
             t = codes.astype(np.float64)
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        Xk = gaussian_knockoffs(X, random_state=seed)
-        Z = _standardise(X)
-        m = X.shape[1]
+        const = X.std(axis=0) == 0
+        if const.all():
+            raise ValueError("Knockoffs: every feature is constant; there is nothing to select.")
+        if const.any():  # a constant has no knockoff and tells nothing: W = 0, never selected
+            shown = np.flatnonzero(const)[:10].tolist()
+            warnings.warn(
+                f"Knockoffs: {int(const.sum())} constant feature(s) left out (W = 0, never selected), "
+                f"e.g. columns {shown}.",
+                UserWarning,
+                stacklevel=2,
+            )
+        live = np.flatnonzero(~const)
+        Xk = gaussian_knockoffs(X[:, live], random_state=seed)
+        Z = _standardise(X[:, live])
+        m = live.size
         if self.statistic == "lasso":
             model = LassoCV(cv=5, alphas=40, random_state=seed, max_iter=5000).fit(np.hstack([Z, Xk]), t)
             b = np.abs(model.coef_)
@@ -207,7 +223,8 @@ class Knockoffs(SelectorMixin, BaseEstimator):
             A = np.hstack([Z, Xk])
             A = A - A.mean(axis=0)
             b = np.abs(A.T @ tc) / (np.linalg.norm(A, axis=0) * np.linalg.norm(tc) + 1e-300)
-        W = b[:m] - b[m:]
+        W = np.zeros(X.shape[1])
+        W[live] = b[:m] - b[m:]
         self.W_ = W
         self.threshold_ = knockoff_threshold(W, float(self.fdr))
         sel = np.flatnonzero(W >= self.threshold_)

@@ -95,13 +95,17 @@ def covariate_design(covariates, n_samples: int, y=None) -> Covariates:
         levels, inv = np.unique(v.astype(str) if _is_categorical(v) else v, return_inverse=True)
         if levels.size < 2:
             raise ValueError(
-                f"covariates: {name!r} has one value ({levels[0]!r}) in every sample; it adjusts "
+                f"covariates: {name!r} has one value ({str(levels[0])!r}) in every sample; it adjusts "
                 "nothing. Leave it out."
             )
         if target is not None and target.shape[0] == n_samples:
             same = np.array_equal(v.astype(str), target.astype(str)) or (
                 not _is_categorical(v) and target.dtype.kind in "fiu" and np.allclose(v, target)
             )
+            if not same and _is_categorical(v):  # the classes under other names ("tumour" for 1)
+                _, tcodes = np.unique(target.astype(str), return_inverse=True)
+                pairs = np.unique(inv.astype(np.int64) * (tcodes.max() + 1) + tcodes).size
+                same = pairs == levels.size == tcodes.max() + 1
             if same:
                 raise ValueError(
                     f"covariates: {name!r} equals the target; adjusting for it would remove the very "

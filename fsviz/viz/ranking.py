@@ -130,6 +130,7 @@ def ranking_cut(
     qvalues=None,
     top_n: int | None = None,
     value: str = "score",
+    order=None,
 ) -> go.Figure:
     """Every feature's score, best first, with the cut drawn: a vertical line after the ``k_cut``-th
     feature, named by ``rule`` (e.g. ``"fdr:0.05"``, ``"cv-1se: k = 12"``).
@@ -150,13 +151,26 @@ def ranking_cut(
     value : str, default="score"
         What ``scores`` are (the y axis): ``"-log10 q"`` for the FDR cut, ``"selection
         probability"`` for stability selection.
+    order : array of int, default=None
+        The features in the method's own rank order (GDM: support features, then their affiliated
+        features), with ``scores`` aligned with it; default: every feature by decreasing score.
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
     scores = np.asarray(scores, dtype=np.float64)
-    order = np.argsort(-scores, kind="stable")
+    if order is None:
+        order = np.argsort(-scores, kind="stable")
+        ranked = scores[order]
+    else:
+        order = np.asarray(order, dtype=np.int64)
+        if scores.shape != order.shape:
+            raise ValueError(
+                f"ranking_cut: with 'order', 'scores' are aligned with it; got {scores.size} scores for "
+                f"{order.size} features."
+            )
+        ranked = scores
     n = len(order) if top_n is None and len(order) <= 200 else int(top_n or max(50, 3 * int(k_cut)))
     top = order[: min(n, len(order))]
     names = names_of(feature_names, top)
@@ -171,7 +185,7 @@ def ranking_cut(
         fig.add_trace(
             go.Scatter(
                 x=ranks[mask],
-                y=scores[top][mask],
+                y=ranked[: len(top)][mask],
                 mode="markers",
                 name=name,
                 marker=dict(color=color, size=6),

@@ -20,7 +20,7 @@ Tunable constants (``results.LIVE_SECONDS``, ``results.PREFETCH_SECONDS``,
 """
 
 from fsviz_app.appkit.cluster import compute_sidebar
-from fsviz_app.appkit.cut import cut_control
+from fsviz_app.appkit.cut import adjust_for, cut_control, cut_title
 from fsviz_app.appkit.data_folder import folder_upload, open_folder_file, sources
 from fsviz_app.appkit.explain import explanation, export_csv, why_not
 from fsviz_app.appkit.grm_panels import (
@@ -229,7 +229,9 @@ __all__ = [
     "target_options",
     # cluster, data_folder
     "compute_sidebar",
+    "adjust_for",
     "cut_control",
+    "cut_title",
     "folder_upload",
     "open_folder_file",
     "sources",

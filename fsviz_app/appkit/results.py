@@ -356,12 +356,14 @@ def evaluation(ds, run: Run, k: int, reselect: bool = True, auto: bool = True) -
     return result(ds, ev, f"Cross-validating {run.spec.label} ({how})", auto=auto)
 
 
-def compare_rows(ds, k: int, auto: bool, biased: bool = False) -> list[tuple]:
-    """(selection, honest evaluation, evaluation with the selection on all samples or None)."""
+def compare_rows(ds, k: int, auto: bool, biased: bool = False, covariates=None) -> list[tuple]:
+    """(selection, honest evaluation, evaluation with the selection on all samples or None); with
+    ``covariates``, each selection's Run adjusted for them (the evaluation adjusts in each fold)."""
     rows = []
     for sel in selections(ds).values():
-        honest = evaluation(ds, sel.run, k, auto=auto)
-        rows.append((sel, honest, evaluation(ds, sel.run, k, reselect=False, auto=auto) if biased else None))
+        run = sel.run.replace(covariates=covariates) if covariates else sel.run
+        honest = evaluation(ds, run, k, auto=auto)
+        rows.append((sel, honest, evaluation(ds, run, k, reselect=False, auto=auto) if biased else None))
     return rows
 
 

@@ -73,6 +73,8 @@ with st.form("bench"):
     tau = appkit.param_slider(
         c8, "gdm", "tau", key="bench_tau", value=fc.method("gdm").params["tau"].default
     )  # by groups: |ρ| ≥ 1 − τ
+    # covariates: adjusted for inside each training fold (supervised methods, selection in each fold)
+    covariates = appkit.adjust_for(ds, "bench_cov", "adjust for (sample annotations; fitted in each fold)")
     clicked = st.form_submit_button("Run benchmark", type="primary")
 st.caption(
     "Supervised methods: stratified folds; each method selects on the training part, every classifier is "
@@ -85,6 +87,7 @@ ks = tuple(range(int(lo), int(hi) + 1, int(step)))
 params = {"methods": tuple(chosen), "ks": ks, "classifiers": tuple(clfs), "cv": int(cv)}
 params |= {"n_repeats_kmeans": int(reps), "select_in_fold": not once}
 params |= {"stability_tau": float(tau)} if stable and not once else {}
+params |= {"covariates": covariates} if covariates else {}
 run = Run("benchmark", params, appkit.seed())
 res = None
 if clicked or appkit.shown("benchmark", ds) is not None:

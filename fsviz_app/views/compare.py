@@ -22,15 +22,16 @@ with st.form("evaluate"):
     biased = st.checkbox(
         f"also: {what} with the selection made on all samples (fast, optimistic)", key="cmp_biased"
     )
+    # covariates: each selection redone on adjusted features, the adjustment fitted in each training fold
+    covariates = appkit.adjust_for(ds, "cmp_cov", "adjust for (sample annotations; fitted in each fold)")
     clicked = st.form_submit_button("Evaluate", type="primary")
 st.caption(appkit.target_note(ds, "compare"))
 
 
 @st.fragment(parallel=True)  # evaluations run in a worker thread: the export panel does not wait
-def table(k, auto, biased):
-    frame = fc.compare_frame(
-        appkit.compare_rows(ds, k, auto=auto, biased=biased), kept=appkit.kept_labels(ds)
-    )
+def table(k, auto, biased, covariates):
+    rows = appkit.compare_rows(ds, k, auto=auto, biased=biased, covariates=covariates)
+    frame = fc.compare_frame(rows, kept=appkit.kept_labels(ds))
     optimistic = [c for c in (fc.CV_BIASED, fc.CV_R2_BIASED) if c in frame]
     st.dataframe(
         frame if biased else frame.drop(columns=optimistic),
@@ -48,7 +49,12 @@ def table(k, auto, biased):
         st.plotly_chart(compare_scatter(frame), key="compare")
 
 
-table(k, clicked or appkit.small(ds), biased)
+table(k, clicked or appkit.small(ds), biased, covariates)
+if covariates:
+    st.caption(
+        f"Adjusted for {', '.join(covariates)}: each selection is redone on the features residualised on "
+        "them, and the CV fits that adjustment on each training fold only (docs/significance.md)."
+    )
 c1, c2, _ = st.columns([1, 1, 2])
 if c1.button(
     "Keep the runs on screen",
@@ -70,21 +76,20 @@ def export():
     labels = list(sels)
     label = st.selectbox("selection", labels, index=appkit.export_default(ds, labels), key="export_sel")
     sel = sels[label]
-    if sel.run.spec.kind in ("score", "grm"):  # a ranking of every feature: its top k, or a rule's cut
-        cut = appkit.cut_control(ds, sel.run, key="export_cut")
-        if cut is None:
-            appkit.seed_form("export", {"k": min(fc.TOP_K.default, ds.n_features)})
-            top = appkit.param_number(
-                st,
-                fc.SELECTION_SIZE,
-                "k",
-                key="export_k",
-                high=ds.n_features,
-                label="top k features to export",
-            )
-            sel = appkit.stored(ds, sel.run).selection(int(top))
-        else:
-            sel = cut
+    cut = appkit.cut_control(ds, sel.run, key="export_cut")  # a rule's cut, drawn and named
+    if cut is not None:
+        sel = cut  # its CSV carries the rule and its numbers (p, q; probabilities; the one-SE k)
+    elif sel.run.spec.kind in ("score", "grm"):  # a ranking of every feature: its top k
+        appkit.seed_form("export", {"k": min(fc.TOP_K.default, ds.n_features)})
+        top = appkit.param_number(
+            st,
+            fc.SELECTION_SIZE,
+            "k",
+            key="export_k",
+            high=ds.n_features,
+            label="top k features to export",
+        )
+        sel = appkit.stored(ds, sel.run).selection(int(top))
     raw = st.checkbox(
         "exact CSV (for programs)",
         key="export_raw",

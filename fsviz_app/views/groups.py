@@ -113,6 +113,8 @@ def groups_view():
 
     with out:
         which_group(res)
+        with st.expander("The cut: how many of GDM's features to keep, and how sure"):
+            appkit.cut_control(ds, res.run, key="gdm_cut")  # the one-SE k or stability, drawn and named
         appkit.why_not(ds, res.selection(), "gdm")  # rank, stand-in, correlation, reason
     # on demand: redrawing a table of every group member on each tau move costs ~0.1 s
     if st.toggle("Show the groups table (sortable: group, role, name, score, |ρ| to SF)", key="gdm_table"):

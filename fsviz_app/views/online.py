@@ -86,6 +86,8 @@ for c, d in zip(cols[2:], ["irrelevant", "redundant", "removed"], strict=True):
 out.caption(f"{res.run.label}; {res.seconds:.2f} s")
 out.plotly_chart(stream_progress(res.set_size, res.outcome), key="stream")
 with out:
+    with st.expander("The cut: how many of the streamed selection to keep, and how sure"):
+        appkit.cut_control(ds, res.run, key="stream_cut")  # the one-SE k or stability, drawn and named
     appkit.why_not(ds, res.selection(), "stream")  # rank, stand-in, correlation, reason
 
 

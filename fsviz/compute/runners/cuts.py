@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from fsviz._params import Param, signature_default
 from fsviz.compute import results as R
-from fsviz.compute.covariates import adjusted_dataset, dataset_covariates
+from fsviz.compute.covariates import adjusted_dataset, dataset_covariates, zero_columns
 from fsviz.compute.runners.evaluation import benchmark_rankers, fold_selector
 from fsviz.compute.runs import Context, Run
 from fsviz.evaluate.one_se import cv_curve as _cv_curve
@@ -205,9 +205,7 @@ def stability_selection(run: Run, ctx: Context) -> R.StabilitySelection:
     X, design = ds.X, None
     if of.get("covariates"):  # adjusted inside each half, by a fit on that half's rows
         design, own = dataset_covariates(ds, of.get("covariates"))
-        if own:
-            X = X.tolil() if hasattr(X, "tolil") else np.array(X, dtype=np.float64)
-            X[:, own] = 0.0  # a covariate column explains itself
+        X = zero_columns(X, own)  # a covariate column explains itself
     res = _stability_selection(
         fold_selector(of.replace(covariates=None), k, ds),
         X,

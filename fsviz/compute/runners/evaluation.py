@@ -23,6 +23,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from fsviz import evaluate
 from fsviz._params import Param, signature_default
 from fsviz.compute import results as R
+from fsviz.compute.covariates import COVARIATES, dataset_covariates, zero_columns
 from fsviz.compute.runs import Context, Run, params_label, registered
 from fsviz.evaluate.protocol import benchmark as _survey
 from fsviz.evaluate.stability import bootstrap_selections as _bootstrap
@@ -167,6 +168,7 @@ BENCHMARK_PARAMS = (
         help="Also the stability of the fold selections (columns kuncheva and group_kuncheva): two "
         "folds agree on a feature when they hold it or one with |rho| >= 1 - tau; none: not computed.",
     ),
+    COVARIATES,  # adjusted for inside each training fold (supervised methods, selection in fold)
 )
 
 
@@ -185,8 +187,9 @@ def evaluation(run: Run, ctx: Context) -> R.Evaluation:
     chosen = ctx.result(of).selection(k).indices
     red = float(evaluate.redundancy_rate(ds.X, chosen)) if len(chosen) > 1 else 0.0
     y = getattr(ds, "y", None)
+    X, design, refit = _in_fold_adjustment(ds, of)
     if y is not None and getattr(ds, "target_kind", None) == "continuous":
-        return _evaluation_regression(run, ds, of, k, reselect, chosen, red, t0, ctx)
+        return _evaluation_regression(run, ds, of, k, reselect, chosen, red, t0, ctx, (X, design, refit))
     acc = std = float("nan")
     n_folds = 0
     scheme = str(run.get("cv"))
@@ -195,9 +198,9 @@ def evaluation(run: Run, ctx: Context) -> R.Evaluation:
         smallest = int(np.unique(y, return_counts=True)[1].min())
         n_folds = ds.n_samples if scheme == "loo" else min(5, smallest)
         cv = evaluate.cv_accuracy(
-            ds.X,
+            X,
             y,
-            fold_selector(of, k, ds) if reselect else chosen,
+            fold_selector(refit, k, ds) if reselect else chosen,
             k=k if reselect else None,
             model=str(run.get("model")),
             n_splits="loo" if scheme == "loo" else n_folds,
@@ -205,6 +208,7 @@ def evaluation(run: Run, ctx: Context) -> R.Evaluation:
             random_state=run.seed,
             client=ctx.client,
             progress=_fold_progress(ctx, "fold"),
+            covariates=design,
         )
         acc, std = cv.mean, cv.std
     seconds = time.perf_counter() - t0
@@ -212,6 +216,17 @@ def evaluation(run: Run, ctx: Context) -> R.Evaluation:
     return R.Evaluation(
         run, ds.fingerprint, n, float(acc), red, reselect, seconds, float(std), n_folds, note=note
     )
+
+
+def _in_fold_adjustment(ds, of: Run):
+    """``(X, design, refit)`` for a CV of ``of``: with covariates, their design (adjusted for inside
+    each training fold by the evaluation), ``X`` with the covariates' own columns zeroed (they
+    explain themselves) and ``of`` without covariates for the fold refits (the folds are adjusted
+    already); else ``(ds.X, None, of)``."""
+    if not of.get("covariates"):
+        return ds.X, None, of
+    cov, own = dataset_covariates(ds, of.get("covariates"))
+    return zero_columns(ds.X, own), cov, of.replace(covariates=None)
 
 
 def _cv_not_possible(ds, y, scheme: str, n_chosen: int) -> str:
@@ -261,13 +276,22 @@ def survey(X, y, methods, *args, random_state: int = 0, **kwargs):
 def benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
     """:func:`fsviz.evaluate.benchmark` (the survey's protocol) of the Runs or names ``methods``."""
     ds = ctx.dataset
-    methods = benchmark_rankers(run.get("methods"), run.seed)
+    names = _benchmark_covariates(run)
+    design, X = None, ds
+    if names:  # adjusted inside each training fold by the protocol; the rankers refit unadjusted
+        design, own = dataset_covariates(ds, names)
+        X = zero_columns(ds.X, own) if own else ds
+    methods = [
+        m.replace(covariates=None) if isinstance(m, Run) and m.spec.selects else m
+        for m in _as_runs(run.get("methods"), run.seed)
+    ]
+    methods = benchmark_rankers(methods, run.seed)
     t0 = time.perf_counter()
     with warnings.catch_warnings():  # the clipping note travels in the result instead
         warnings.simplefilter("ignore", UserWarning)
         frame = evaluate.benchmark(
-            ds,
-            None,
+            X,
+            ds.y if X is not ds else None,
             methods,
             ks=list(run.get("ks")),
             classifiers=list(run.get("classifiers")),
@@ -279,23 +303,49 @@ def benchmark(run: Run, ctx: Context) -> R.BenchmarkResult:
             client=ctx.client,
             progress=ctx.progress,
             stability_tau=run.get("stability_tau"),
+            covariates=design,
         )
     seconds = time.perf_counter() - t0
     return R.BenchmarkResult(run, ds.fingerprint, frame, tuple(frame.attrs.get("notes", ())), seconds)
 
 
+def _as_runs(methods, seed: int) -> list:
+    """``methods`` as a list, names as Runs at their defaults with ``seed`` (as
+    :func:`benchmark_rankers` makes them)."""
+    if isinstance(methods, (str, Run)):
+        methods = [methods]
+    return [Run(m, {}, seed) if isinstance(m, str) and m in registered() else m for m in methods]
+
+
+def _benchmark_covariates(run: Run) -> tuple[str, ...] | None:
+    """The covariates a benchmark adjusts for: its own ``covariates``, or those its method Runs
+    share. Methods adjusted for different covariates are refused (one design per protocol)."""
+    own = run.get("covariates")
+    methods = _as_runs(run.get("methods"), run.seed)
+    each = [m.get("covariates") if isinstance(m, Run) else None for m in methods]
+    found = {c for c in each if c is not None} | ({tuple(own)} if own else set())
+    if len(found) > 1 or (found and not own and None in each):
+        raise ValueError(
+            f"benchmark: the methods are adjusted for different covariates ({sorted(map(str, set(each)))}); "
+            "the protocol adjusts every method inside each training fold for one set: give the "
+            "benchmark's own covariates, or benchmark them separately."
+        )
+    return next(iter(found), None)
+
+
 def _evaluation_regression(
-    run: Run, ds, of: Run, k: int, reselect: bool, chosen, red: float, t0: float, ctx: Context
+    run: Run, ds, of: Run, k: int, reselect: bool, chosen, red: float, t0: float, ctx: Context, adjust
 ):
     """A continuous target: K-fold R^2 and RMSE of a ridge regression (``cv_regression``)."""
     r2 = r2_std = rmse = rmse_std = float("nan")
     n_folds = 0
+    X, design, refit = adjust
     if len(chosen) and ds.n_samples >= 4:
         n_folds = min(5, ds.n_samples // 2)
         cv = evaluate.cv_regression(
-            ds.X,
+            X,
             ds.y,
-            fold_selector(of, k, ds) if reselect else chosen,
+            fold_selector(refit, k, ds) if reselect else chosen,
             k=k if reselect else None,
             model="ridge",
             n_splits=n_folds,
@@ -303,6 +353,7 @@ def _evaluation_regression(
             random_state=run.seed,
             client=ctx.client,
             progress=_fold_progress(ctx, "fold"),
+            covariates=design,
         )
         r2, r2_std, rmse, rmse_std = cv.r2, cv.r2_std, cv.rmse, cv.rmse_std
     return R.Evaluation(
@@ -332,14 +383,15 @@ def fold_selector(of: Run, k: int | None, dataset) -> Callable[[Any, np.ndarray]
     Raises
     ------
     ValueError
-        ``of`` adjusts for covariates: a training fold does not carry them (the CV curve, the
-        permutation cut and stability selection adjust inside their folds and halves).
+        ``of`` adjusts for covariates: a training fold does not carry them. The CV views adjust
+        inside each fold themselves and refit ``of`` without them (the evaluation, the benchmark,
+        the CV curve, stability selection); the bootstrap view does not adjust.
     """
     if of.get("covariates"):
         raise ValueError(
-            f"{of.spec.label} adjusted for {', '.join(of.get('covariates'))}: this evaluation refits it on "
-            "training folds that do not carry the covariates; use -k cv-1se (the CV curve adjusts "
-            "inside each training fold), -k fdr:Q or -k stability:PI."
+            f"{of.spec.label} adjusted for {', '.join(of.get('covariates'))}: the bootstrap resamples "
+            "do not carry the covariates, so this view cannot adjust inside them; use stability "
+            "selection (-k stability:PI; app: the cut control), which adjusts inside each half."
         )
     return _FoldSelector(of, k, dataset.feature_names)
 

@@ -31,6 +31,7 @@ __all__ = [
     "grm",
     "group_lasso",
     "group_saola",
+    "knockoffs",
     "saola",
     "score",
     "subset",
@@ -102,6 +103,37 @@ def subset(run: Run, ctx: Context) -> R.SubsetResult:
         np.asarray(est.selected_, dtype=np.int64),
         np.asarray(est.scores_, dtype=np.float64),
         seconds,
+    )
+
+
+def knockoffs(run: Run, ctx: Context) -> R.SubsetResult:
+    """Model-X knockoffs at the run's ``fdr``: the selection, ``W`` and the knockoff+ threshold.
+
+    Sparse data are densified: knockoffs need ``n >= 2 m`` (the estimator refuses fewer samples,
+    saying why), so the matrix is at most ``n x n/2``.
+    """
+    ds = ctx.dataset
+    est = run.spec.make(run)
+    X = ds.X.toarray() if hasattr(ds.X, "toarray") else ds.X
+    t0 = time.perf_counter()
+    est.fit(X, ds.y)
+    seconds = time.perf_counter() - t0
+    sel = np.asarray(est.selected_, dtype=np.int64)
+    q, T = float(run.get("fdr")), float(est.threshold_)
+    statistic = {"lasso": "lasso coefficient difference", "score": "|r| difference"}[run.get("statistic")]
+    rule = (
+        f"knockoffs:{q:g} (model-X knockoffs, knockoff+ threshold W >= {T:.4g} at FDR <= {q:g}; W = "
+        f"{statistic}; second-order Gaussian knockoffs, n >= 2m; H0_j: feature j independent of the "
+        "target given the other features)"
+    )
+    return R.SubsetResult(
+        run,
+        ds.fingerprint,
+        sel,
+        np.asarray(est.scores_, dtype=np.float64),
+        seconds,
+        rule=rule,
+        columns=(("W", np.asarray(est.W_, dtype=np.float64)[sel]), ("threshold", np.full(sel.size, T))),
     )
 
 
