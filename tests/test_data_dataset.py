@@ -358,7 +358,7 @@ def test_dense_export_of_huge_sparse_refused(monkeypatch):
 
 
 def test_to_csv_in_blocks_equals_whole(rng, tmp_path, monkeypatch):
-    import fsviz.data.writers as dsmod
+    import fsviz.data.formats.csv_writer as dsmod
 
     X = rng.normal(size=(70, 30))
     ds = Dataset(X, y=rng.integers(0, 3, 70))

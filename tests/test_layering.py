@@ -303,7 +303,8 @@ def test_gdm_is_one_subpackage_with_its_kernels():
 
 def test_each_file_format_has_its_reader_and_writer_in_one_module():
     """``fsviz/data/formats/``: one module per format; a format fsviz writes is written by
-    the module that reads it, and the entry point (loaders.py) only sniffs and dispatches."""
+    the module that reads it (CSV/TSV text: ``csv_writer``, ``delimited``'s other half) and is a
+    registered ``Writer``; the entry points (loaders.py, writers.py) only sniff and dispatch."""
     import ast
 
     fmt_dir = PKG / "data" / "formats"
@@ -320,12 +321,24 @@ def test_each_file_format_has_its_reader_and_writer_in_one_module():
     # a workbook's sheet becomes a table in spreadsheet.py; the table becomes data as a CSV's does
     assert "read_sheet" in defs["spreadsheet"] and "_load_sheet" in defs["delimited"]
     for stem in ("parquet", "svmlight", "npz"):
-        assert f"_write_{stem}" in defs[stem] and {f"_load_{stem}", f"load_{stem}"} & defs[stem]
+        assert f"write_{stem}" in defs[stem] and {f"_load_{stem}", f"load_{stem}"} & defs[stem]
+    from fsviz.data.formats import writers
+
+    for writer in writers():  # registered from the formats (text: csv_writer, delimited's other half)
+        module = writer.write.__module__
+        assert module.startswith("fsviz.data.formats.") and "registry" not in module, writer.name
     loaders = PKG / "data" / "loaders.py"
     own = {n.name for n in ast.parse(loaders.read_text()).body if isinstance(n, ast.FunctionDef)}
-    assert not {f for f in own if f.startswith(("_load_", "_write_"))} - {"_load_mapped_dir"}
-    writers = {getattr(n, "name", "") for n in ast.parse((PKG / "data" / "writers.py").read_text()).body}
-    assert "save_dataset" in writers and "save_dataset" not in own
+    assert not {f for f in own if f.startswith(("_load_", "_write_", "write_"))} - {"_load_mapped_dir"}
+    writers_py = (PKG / "data" / "writers.py").read_text()
+    assert "save_dataset" in {getattr(n, "name", "") for n in ast.parse(writers_py).body}
+    assert "save_dataset" not in own and "fsviz.data.formats." in writers_py
+    # the writers' door names no format: it imports the registry only
+    assert not {m for m in _imports(PKG / "data" / "writers.py") if m.startswith("fsviz.data.formats.")} - {
+        "fsviz.data.formats.writer_registry",
+        "fsviz.data.formats.writer_registry.get_writer",
+        "fsviz.data.formats.writer_registry.save",
+    }
 
 
 def test_compute_tables_hold_page_tables_only():

@@ -16,7 +16,15 @@ from fsviz.data.budget import (
     sparse_bytes,
 )
 from fsviz.data.formats.registry import Reader
-from fsviz.data.formats.source import Source, meta_for, parse_error, readonly, suffixes_of
+from fsviz.data.formats.source import (
+    Source,
+    meta_for,
+    parse_error,
+    readonly,
+    restore_feature_info,
+    suffixes_of,
+)
+from fsviz.data.formats.writer_registry import Writer
 
 if TYPE_CHECKING:
     from fsviz.data.dataset import Dataset
@@ -143,7 +151,7 @@ def _load_npz(src: Source, label) -> dict:
             parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
         elif "sample_names" in keys:
             parts["sample_names"] = _npz_str_array(z, "sample_names")
-        return parts
+        return restore_feature_info(parts, meta, who)
     except ValueError as e:
         if "pickle" in str(e).lower() and not str(e).startswith("load_dataset"):
             raise ValueError(
@@ -230,7 +238,7 @@ def _sparse_from(z, prefix: str, who: str):
     raise ValueError(f"{who}: sparse format {fmt!r} is not supported; save CSR, CSC or COO.")
 
 
-def _write_npz(dataset: Dataset, path_or_buffer) -> None:
+def write_npz(dataset: Dataset, path_or_buffer) -> None:
     meta = meta_for(dataset)
     meta["feature_names"] = [str(c) for c in dataset.feature_names]
     arrays: dict[str, np.ndarray] = {}
@@ -258,5 +266,6 @@ def _write_npz(dataset: Dataset, path_or_buffer) -> None:
         np.savez_compressed(path_or_buffer, **arrays)
 
 
-#: its registration (:mod:`fsviz.data.formats.registry`)
+#: its registrations (:mod:`fsviz.data.formats.registry`, :mod:`fsviz.data.formats.writer_registry`)
 READER = Reader("npz", _load_npz, "NumPy .npz archive", suffixes_of("npz"))
+WRITER = Writer("npz", write_npz, "NumPy .npz archive", suffixes_of("npz"), feature_info=True, sparse=True)

@@ -11,7 +11,15 @@ import numpy as np
 from fsviz.data.budget import dense_bytes
 from fsviz.data.formats.delimited import table_parts
 from fsviz.data.formats.registry import Reader
-from fsviz.data.formats.source import FSVIZ_TAG, Source, meta_for, parse_error, suffixes_of
+from fsviz.data.formats.source import (
+    FSVIZ_TAG,
+    Source,
+    meta_for,
+    parse_error,
+    restore_feature_info,
+    suffixes_of,
+)
+from fsviz.data.formats.writer_registry import Writer
 
 if TYPE_CHECKING:
     from fsviz.data.dataset import Dataset
@@ -112,10 +120,10 @@ def _load_parquet(src: Source, label) -> dict:
         parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
     if index_note:
         parts["notes"] = [*(parts.get("notes") or []), index_note]
-    return parts
+    return restore_feature_info(parts, meta, who)
 
 
-def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
+def write_parquet(dataset: Dataset, path_or_buffer) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -139,5 +147,8 @@ def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
     pq.write_table(table, sink)
 
 
-#: its registration (:mod:`fsviz.data.formats.registry`)
+#: its registrations (:mod:`fsviz.data.formats.registry`, :mod:`fsviz.data.formats.writer_registry`)
 READER = Reader("parquet", _load_parquet, "Parquet table", suffixes_of("parquet"), aliases=("pq",))
+WRITER = Writer(
+    "parquet", write_parquet, "Parquet table", suffixes_of("parquet"), aliases=("pq",), feature_info=True
+)
