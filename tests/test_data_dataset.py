@@ -388,7 +388,7 @@ def test_default_names_are_compact_and_hash_like_one_json_list(monkeypatch):
     for arr in (names, odd, names[:0]):
         for chunk in (1, 4, 1 << 20):
             monkeypatch.setattr(dmod, "_HASH_NAMES_CHUNK", chunk)
-            got = b"".join(dmod._names_json(arr))
+            got = b"".join(dmod.names_json(arr))
             assert got == json.dumps(arr.tolist(), ensure_ascii=True).encode("ascii")
     X = np.arange(3000, dtype=float).reshape(3, 1000) % 7
     monkeypatch.setattr(dmod, "_HASH_NAMES_CHUNK", 7)

@@ -71,7 +71,7 @@ def toy_writer():
 
 
 def test_the_built_in_writers_are_registered_with_their_suffixes_and_aliases():
-    assert [w.name for w in writers()] == ["csv", "tsv", "parquet", "npz", "svmlight"]
+    assert [w.name for w in writers()][:5] == ["csv", "tsv", "parquet", "npz", "svmlight"]
     assert {w.name for w in writers() if w.feature_info} == set(KEEPING)
     assert {w.name for w in writers() if w.sparse} == {"npz", "svmlight"}
     for name, want in [("pq", "parquet"), ("libsvm", "svmlight"), ("SVM", "svmlight"), (".tab", "tsv")]:

@@ -21,7 +21,7 @@ from fsviz.data.columns import (
     is_mapped_sparse,
     release_map,
 )
-from fsviz.data.names import _names_json, default_feature_names, encode_labels
+from fsviz.data.names import default_feature_names, encode_labels, names_json
 from fsviz.data.validation import check_finite, names_preview
 
 __all__ = ["Dataset", "DatasetSummary", "default_feature_names", "encode_labels"]
@@ -313,7 +313,7 @@ class Dataset:
         h.update(json.dumps(header, sort_keys=True).encode())
         # names as one JSON list: unambiguous (quoted and escaped) and fast for millions of
         # names; hashed a chunk at a time (the same bytes), never 29.9 M strs at once
-        for part in _names_json(self.feature_names):
+        for part in names_json(self.feature_names):
             h.update(part)
         if self.y is not None:
             h.update(np.ascontiguousarray(self.y).data)

@@ -30,7 +30,7 @@ from fsviz.data.formats import (
     tenx,
 )
 from fsviz.data.formats.registry import Reader, get_reader, readers, register
-from fsviz.data.formats.writer_registry import Writer, get_writer, register_writer, writers
+from fsviz.data.formats.writer_registry import Writer, get_writer, register_writer, unregister_writer, writers
 
 __all__ = [
     "Reader",
@@ -40,6 +40,7 @@ __all__ = [
     "readers",
     "register",
     "register_writer",
+    "unregister_writer",
     "writers",
 ]
 
