@@ -15,6 +15,8 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import fsviz.compute as fc
+from fsviz import cli
 from fsviz.data import Dataset, DataWarning, load_dataset, save_dataset
 from fsviz.data.feature_info import match_feature_annotations
 from fsviz.data.formats import Writer, get_writer, register_writer, writers
@@ -277,3 +279,41 @@ def test_a_file_with_a_damaged_record_is_refused_with_the_fix(tmp_path):
     path.write_text(text)
     with pytest.raises(ValueError, match=r"'d\.svm': the feature annotations .* damaged.*Fix: re-export"):
         load_dataset(path)
+
+
+# ---------------------------------------------------------------------------- the CLI's --reduced
+
+
+def test_the_cli_writes_the_reduced_dataset_with_any_registered_writer(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(24, 5))
+    names = ["1007_s_at", "1053_at", "117_at", "121_at", "1255_g_at"]
+    frame = pd.DataFrame(X, columns=names)
+    frame["label"] = np.where(np.arange(24) % 2, "tumour", "normal")
+    frame.to_csv(tmp_path / "expr.csv", index=False)
+    ann = pd.DataFrame({"ID": names, "Gene Symbol": ["DDR1", "RFC2", "HSPA6", "PAX8", "TP53"]})
+    ann.to_csv(tmp_path / "GPL570.csv", index=False)
+    argv = ["select", "--method", "fisher", "-k", "2", str(tmp_path / "expr.csv"), "--label", "label"]
+    argv += ["--feature-annotations", str(tmp_path / "GPL570.csv"), "-o", str(tmp_path / "sel.csv")]
+    full = _load(tmp_path / "expr.csv", label="label", feature_annotations=tmp_path / "GPL570.csv")
+
+    def reduced(*extra: str) -> tuple[Dataset, str]:
+        code = cli.main([*argv, *extra])
+        err = capsys.readouterr().err
+        assert code == 0, err
+        picked = pd.read_csv(tmp_path / "sel.csv")["index"].to_numpy()
+        return full.subset(features=picked), err
+
+    for path, extra in [("r.parquet", ()), ("r.out", ("--reduced-format", "npz")), ("r.svm", ())]:
+        want, err = reduced("--reduced", str(tmp_path / path), *extra)
+        back = _load(tmp_path / path)
+        _same(want, back)
+        pd.testing.assert_frame_equal(back.feature_info, want.feature_info)
+        assert back.feature_labels.tolist()[0].startswith(("DDR1", "RFC2", "HSPA6", "PAX8", "TP53"))
+    assert "(2 features, svmlight)" in err
+    want, err = reduced("--reduced", str(tmp_path / "r.csv"))  # the app's download, byte for byte
+    picked = pd.read_csv(tmp_path / "sel.csv")["index"].to_numpy()
+    assert (tmp_path / "r.csv").read_bytes() == fc.reduced_csv(full, picked)
+    assert "IDs only; .parquet or .npz or .svm files keep their annotations" in err
+    assert cli.main([*argv, "--reduced", str(tmp_path / "r.x"), "--reduced-format", "mat"]) == 2
+    assert "invalid choice: 'mat'" in capsys.readouterr().err
