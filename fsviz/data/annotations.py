@@ -321,9 +321,9 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
             notes.append(
                 f"dropped {len(lost)} sample(s) without a value in {target!r}: {names_preview(lost)}"
             )
-        from fsviz.data.formats.delimited import labels_from_strings
+        from fsviz.data.formats.delimited import _labels_from_strings
 
-        out["y"] = labels_from_strings(text[keep], who)
+        out["y"] = _labels_from_strings(text[keep], who)
         out["label_column"] = target
         out["class_names"] = None
     if not keep.all():

@@ -51,7 +51,7 @@ from fsviz.data.images import (
     image_feature_names,
     infer_image_shape,
 )
-from fsviz.data.impute import append_indicators, impute_missing, warn_missing
+from fsviz.data.impute import _append_indicators, _impute, _warn_missing
 from fsviz.data.names import default_feature_names
 from fsviz.data.plan import DEFAULT_NA, PLAN_CHOICES, ImportPlan
 from fsviz.data.transforms import finish
@@ -549,7 +549,7 @@ def _assemble(src: Source, parts: dict, *, image_shape, name, image_order) -> Da
     indicator = bool(getattr(src, "missing_indicators", False))
     report, indicator_cols = None, []
     if strategy != "error":
-        X, report = impute_missing(X, names, strategy, indicator, who, owned=bool(parts.get("owned")))
+        X, report = _impute(X, names, strategy, indicator, who, owned=bool(parts.get("owned")))
         if report is not None:
             indicator_cols = report.pop("indicator_columns")
             report["indicator_names"] = [nm for nm, _ in indicator_cols]
@@ -633,7 +633,7 @@ def _assemble(src: Source, parts: dict, *, image_shape, name, image_order) -> Da
                 names = np.asarray(names, dtype=object)[perm]
     dropped_shape = None
     if indicator_cols:
-        X, names = append_indicators(X, names, indicator_cols)
+        X, names = _append_indicators(X, names, indicator_cols)
         if shape is not None:
             if image_shape is not None and image_shape is not False:
                 raise ValueError(
@@ -653,7 +653,7 @@ def _assemble(src: Source, parts: dict, *, image_shape, name, image_order) -> Da
         sample_names=parts.get("sample_names"),
     )
     if report is not None:
-        warn_missing(report, who, dropped_shape)
+        _warn_missing(report, who, dropped_shape)
     warn_constant(ds.constant_features, ds.feature_names, who=who, stacklevel=4)
     return ds
 

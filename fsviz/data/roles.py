@@ -556,10 +556,10 @@ def infer_column_roles(
     >>> [(r.name, r.role) for r in infer_column_roles(f)]
     [('id', 'identifier'), ('g', 'feature'), ('kind', 'target')]
     """
-    return infer_roles_ranked(frame, label, id_columns, ignore, types, dates)[0]
+    return _infer(frame, label, id_columns, ignore, types, dates)[0]
 
 
-def infer_roles_ranked(
+def _infer(
     frame, label, id_columns, ignore, types=None, dates: str = "ignore"
 ) -> tuple[list[ColumnRole], list[str] | None]:
     """:func:`infer_column_roles` and the target ranking it computed (None when it did not)."""

@@ -79,7 +79,7 @@ def _label_position(columns: list[str], label, src: Source, frame_kind: str, non
     return columns.index(label)
 
 
-def labels_from_strings(values: np.ndarray, who: str):
+def _labels_from_strings(values: np.ndarray, who: str):
     """Label column read as strings -> numbers if all numeric, else strings (encoded later)."""
     import pandas as pd
 
@@ -123,7 +123,7 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
         if col.dtype.kind in "biuf":
             y = col.to_numpy()
         elif labels_as_text:
-            y = labels_from_strings(col.to_numpy(dtype=object), who)
+            y = _labels_from_strings(col.to_numpy(dtype=object), who)
         else:
             y = col.to_numpy(dtype=object)
         df = df.drop(columns=[label_column])
@@ -412,7 +412,7 @@ def _load_wide(
             names.append(header[lab])
         else:
             label_column = header[lab]
-            y = labels_from_strings(values, who)
+            y = _labels_from_strings(values, who)
     return {
         "X": readonly(np.ascontiguousarray(X)),
         "y": y,
@@ -424,7 +424,7 @@ def _load_wide(
     }
 
 
-def text_columns_of(header: list[str], label) -> tuple:
+def _text_columns(header: list[str], label) -> tuple:
     """Columns read as text: the label (given or named like one) and id-like columns."""
 
     header = [str(h) for h in header]
@@ -516,7 +516,7 @@ def _load_delimited(src: Source, fmt: str, label) -> dict:
         sep=sep,
         decimal=src.decimal,
         transpose=src.transpose,
-        text_columns=text_columns_of(header, label),
+        text_columns=_text_columns(header, label),
         who=who,
     )
     return table_parts(src, fmt, raw, label)
@@ -529,7 +529,7 @@ def _load_wide_table(src: Source, fmt: str, sep: str, header: list[str], label) 
     rows = max(_count_lines(src) - 1, 1)
     src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
     raw = read_table(
-        src, fmt, sep=sep, decimal=src.decimal, nrows=50, text_columns=text_columns_of(header, label), who=who
+        src, fmt, sep=sep, decimal=src.decimal, nrows=50, text_columns=_text_columns(header, label), who=who
     )
     if isinstance(label, str) and label != "auto" and label not in header:
         _label_position(header, label, src, fmt)

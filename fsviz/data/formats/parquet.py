@@ -120,7 +120,7 @@ def _load_parquet(src: Source, label) -> dict:
         parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
     if index_note:
         parts["notes"] = [*(parts.get("notes") or []), index_note]
-    return restore_feature_info(parts, meta, who)
+    return restore_feature_info(parts, meta, f"load_dataset: {src.label}")
 
 
 def write_parquet(dataset: Dataset, path_or_buffer) -> None:
