@@ -238,7 +238,7 @@ def _sparse_from(z, prefix: str, who: str):
     raise ValueError(f"{who}: sparse format {fmt!r} is not supported; save CSR, CSC or COO.")
 
 
-def write_npz(dataset: Dataset, path_or_buffer) -> None:
+def _write_npz(dataset: Dataset, path_or_buffer) -> None:
     meta = meta_for(dataset)
     meta["feature_names"] = [str(c) for c in dataset.feature_names]
     arrays: dict[str, np.ndarray] = {}
@@ -266,6 +266,9 @@ def write_npz(dataset: Dataset, path_or_buffer) -> None:
         np.savez_compressed(path_or_buffer, **arrays)
 
 
-#: its registrations (:mod:`fsviz.data.formats.registry`, :mod:`fsviz.data.formats.writer_registry`)
+#: its registration as a writer (:mod:`fsviz.data.formats.writer_registry`)
+WRITER = Writer("npz", _write_npz, "NumPy .npz archive", suffixes_of("npz"), feature_info=True, sparse=True)
+
+
+#: its registration (:mod:`fsviz.data.formats.registry`)
 READER = Reader("npz", _load_npz, "NumPy .npz archive", suffixes_of("npz"))
-WRITER = Writer("npz", write_npz, "NumPy .npz archive", suffixes_of("npz"), feature_info=True, sparse=True)

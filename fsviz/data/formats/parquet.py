@@ -123,7 +123,7 @@ def _load_parquet(src: Source, label) -> dict:
     return restore_feature_info(parts, meta, f"load_dataset: {src.label}")
 
 
-def write_parquet(dataset: Dataset, path_or_buffer) -> None:
+def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -147,8 +147,11 @@ def write_parquet(dataset: Dataset, path_or_buffer) -> None:
     pq.write_table(table, sink)
 
 
-#: its registrations (:mod:`fsviz.data.formats.registry`, :mod:`fsviz.data.formats.writer_registry`)
-READER = Reader("parquet", _load_parquet, "Parquet table", suffixes_of("parquet"), aliases=("pq",))
+#: its registration as a writer (:mod:`fsviz.data.formats.writer_registry`)
 WRITER = Writer(
-    "parquet", write_parquet, "Parquet table", suffixes_of("parquet"), aliases=("pq",), feature_info=True
+    "parquet", _write_parquet, "Parquet table", suffixes_of("parquet"), aliases=("pq",), feature_info=True
 )
+
+
+#: its registration (:mod:`fsviz.data.formats.registry`)
+READER = Reader("parquet", _load_parquet, "Parquet table", suffixes_of("parquet"), aliases=("pq",))

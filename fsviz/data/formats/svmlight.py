@@ -114,7 +114,7 @@ def load_svmlight(src: Source, label) -> dict:
     return restore_feature_info(parts, meta, f"load_dataset: {src.label}")
 
 
-def write_svmlight(dataset: Dataset, path_or_buffer) -> None:
+def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
     if dataset.is_sparse:
         X = dataset.X.tocsr()
     else:  # every value but +0.0 (-0.0 too: its bits must come back)
@@ -148,14 +148,17 @@ def write_svmlight(dataset: Dataset, path_or_buffer) -> None:
     write_bytes(path_or_buffer, out.getvalue().encode("utf-8"))
 
 
-#: its registrations (:mod:`fsviz.data.formats.registry`, :mod:`fsviz.data.formats.writer_registry`)
-READER = Reader("svmlight", load_svmlight, "LIBSVM/svmlight sparse text", suffixes_of("svmlight"))
+#: its registration as a writer (:mod:`fsviz.data.formats.writer_registry`)
 WRITER = Writer(
     "svmlight",
-    write_svmlight,
+    _write_svmlight,
     "LIBSVM/svmlight sparse text",
     suffixes_of("svmlight"),
     aliases=("libsvm", "svm"),
     feature_info=True,
     sparse=True,
 )
+
+
+#: its registration (:mod:`fsviz.data.formats.registry`)
+READER = Reader("svmlight", load_svmlight, "LIBSVM/svmlight sparse text", suffixes_of("svmlight"))
