@@ -316,20 +316,6 @@ def _write(args: argparse.Namespace, text: str) -> None:
     _say(args, f"wrote {args.output}")
 
 
-class _RunProgress(_Progress):
-    """A Run's ``progress(fraction, text)`` printed like the histogram's block counts."""
-
-    def __call__(self, frac: float, text: str = "", **info: Any) -> None:  # type: ignore[override]
-        super().__call__(int(round(1000 * frac)), 1000)
-
-
-def _run_of(args: argparse.Namespace, target_kind: str | None = "classes"):
-    """The selection Run of ``select`` / ``report --method``, checked before the data is read."""
-    import fsviz.compute as fc
-
-    return fc.select_run(args, target_kind)
-
-
 def _write_reduced(args: argparse.Namespace, ds, indices, raw: bool) -> None:
     """``--reduced PATH``: the dataset restricted to the exported features, written by the
     registered writer of ``--reduced-format``, else of PATH's suffix, else CSV (the app's download,
@@ -358,6 +344,20 @@ def _write_reduced(args: argparse.Namespace, ds, indices, raw: bool) -> None:
         )
         ds.subset(features=indices).save(args.reduced, fmt=writer.name, **options)
     _say(args, f"wrote the reduced dataset ({len(indices)} features, {writer.name}) to {args.reduced}")
+
+
+class _RunProgress(_Progress):
+    """A Run's ``progress(fraction, text)`` printed like the histogram's block counts."""
+
+    def __call__(self, frac: float, text: str = "", **info: Any) -> None:  # type: ignore[override]
+        super().__call__(int(round(1000 * frac)), 1000)
+
+
+def _run_of(args: argparse.Namespace, target_kind: str | None = "classes"):
+    """The selection Run of ``select`` / ``report --method``, checked before the data is read."""
+    import fsviz.compute as fc
+
+    return fc.select_run(args, target_kind)
 
 
 def cmd_select(args: argparse.Namespace) -> int:
