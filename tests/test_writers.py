@@ -239,8 +239,13 @@ def test_text_cannot_hold_feature_info_and_says_so(fmt, tmp_path):
     info = pd.DataFrame({"display_name": ["TP53", "g2"]}, index=["g1", "g2"])
     ds = Dataset(np.array([[1.0, 2.0], [3.0, 5.0]]), feature_names=["g1", "g2"], meta={"feature_info": info})
     path = tmp_path / f"d.{fmt}"
-    with pytest.warns(DataWarning, match=r"cannot hold the feature annotations.*1 of 2 .*g1 = TP53.*parquet"):
+    with pytest.warns(
+        DataWarning, match=r"cannot hold the feature annotations.*1 of 2 .*g1 = TP53.*parquet"
+    ) as said:
         ds.save(path)
+    with pytest.warns(DataWarning, match="cannot hold") as said_too:
+        save_dataset(ds, io.BytesIO(), fmt=fmt)
+    assert said[0].filename == said_too[0].filename == __file__  # the caller's line, not fsviz's
     assert _load(path).meta.get("feature_info") is None
     # the fix the warning names gives them back
     info_path = tmp_path / "features.csv"

@@ -29,6 +29,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -84,6 +85,16 @@ class Writer:
 
 _WRITERS: dict[str, Writer] = {}
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
+_DATA = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # fsviz/data
+
+
+def _outside_data() -> int:
+    """The ``stacklevel`` of the first caller outside :mod:`fsviz.data`, for a warning raised by
+    the function that calls this one (``Dataset.save`` and ``save_dataset`` both name the user's line)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_DATA):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def register_writer(writer: Writer, *, replace: bool = False) -> Writer:
@@ -232,6 +243,6 @@ def save(dataset: Dataset, path_or_buffer, fmt: str | None = None, **options) ->
             "dataset.feature_info.to_csv(path, index_label='feature') beside it and load both with "
             "load_dataset(..., feature_annotations=path).",
             DataWarning,
-            stacklevel=3,
+            stacklevel=_outside_data(),
         )
     writer.write(dataset, path_or_buffer, **options)
