@@ -108,11 +108,15 @@ def test_a_registered_writer_is_chosen_by_suffix_alias_and_name(toy_writer, tmp_
 
 
 def test_registering_refuses_clashes_and_bad_declarations(toy_writer):
-    with pytest.raises(ValueError, match=r"\['toyw'\] already name"):
+    with pytest.raises(
+        ValueError, match=r"\['toyw'\] already name\(s\) the registered writer\(s\) \['toyw'\]"
+    ):
         register_writer(Writer("toyw", _toy_write))
     with pytest.raises(ValueError, match=r"\['csv'\] already name"):
         register_writer(Writer("other", _toy_write, aliases=("csv",)))
-    with pytest.raises(ValueError, match=r"\['\.npz'\] already name"):
+    with pytest.raises(
+        ValueError, match=r"\['\.npz'\] already name\(s\) the registered writer\(s\) \['npz'\]"
+    ):
         register_writer(Writer("other", _toy_write, suffixes=(".npz",)))
     with pytest.raises(ValueError, match="lower case and begin with '.'"):
         register_writer(Writer("other", _toy_write, suffixes=("X",)))
@@ -120,6 +124,8 @@ def test_registering_refuses_clashes_and_bad_declarations(toy_writer):
         register_writer(Writer("Other", _toy_write))
     with pytest.raises(ValueError, match="callable write"):
         register_writer(Writer("other", "not a function"))
+    with pytest.raises(ValueError, match=r"callable write\(dataset, path_or_buffer"):
+        register_writer(Writer("other", lambda dataset: None))
     with pytest.raises(ValueError, match="expected a Writer"):
         register_writer("toyw")
     assert "other" not in [w.name for w in writers()]

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fsviz.data.validation import DataWarning, names_preview
+from fsviz.data.validation import DataWarning
 
 if TYPE_CHECKING:
     from fsviz.data.dataset import Dataset
@@ -118,13 +118,16 @@ def register_writer(writer: Writer, *, replace: bool = False) -> Writer:
     """
     if not isinstance(writer, Writer):
         raise ValueError(f"register_writer: expected a Writer; got {type(writer).__name__}.")
-    if not _NAME.match(writer.name) or not all(_NAME.match(a) for a in writer.aliases):
+    if not all(isinstance(n, str) and _NAME.match(n) for n in (writer.name, *writer.aliases)):
         raise ValueError(
             f"register_writer: writer name {writer.name!r} (aliases {list(writer.aliases)}) must be "
             "lower-case letters, digits, _ or -."
         )
-    if not callable(writer.write):
-        raise ValueError(f"register_writer: writer {writer.name!r} needs a callable write.")
+    if not callable(writer.write) or not _takes(writer.write, None, None):
+        raise ValueError(
+            f"register_writer: writer {writer.name!r} needs a callable write(dataset, path_or_buffer, "
+            "**options)."
+        )
     bad = [s for s in writer.suffixes if not (isinstance(s, str) and s.startswith(".") and s == s.lower())]
     if bad:
         raise ValueError(f"register_writer: suffixes must be lower case and begin with '.'; got {bad}.")
@@ -134,13 +137,26 @@ def register_writer(writer: Writer, *, replace: bool = False) -> Writer:
     clash = [n for n in (writer.name, *writer.aliases) if n in names]
     clash += [s for s in writer.suffixes if s in suffixes]
     if clash or (writer.name in _WRITERS and not replace):
+        owners = sorted({names.get(c) or suffixes.get(c) for c in clash} or {writer.name})
         raise ValueError(
-            f"register_writer: {clash or [writer.name]} already name(s) a registered writer "
-            f"({sorted({**names, **suffixes}.get(c, writer.name) for c in clash or [writer.name])}); pass "
-            "replace=True to replace the writer of the same name."
+            f"register_writer: {clash or [writer.name]} already name(s) the registered writer(s) {owners}; "
+            "pass replace=True to replace the writer of the same name."
         )
     _WRITERS[writer.name] = writer
     return writer
+
+
+def _takes(write: Callable, *args, **options) -> bool:
+    """Whether ``write`` can be called with these arguments (True when Python cannot tell)."""
+    try:
+        signature = inspect.signature(write)
+    except (TypeError, ValueError):  # a builtin without a signature
+        return True
+    try:
+        signature.bind(*args, **options)
+    except TypeError:
+        return False
+    return True
 
 
 def unregister_writer(name: str) -> None:
@@ -224,21 +240,20 @@ def save(dataset: Dataset, path_or_buffer, fmt: str | None = None, **options) ->
                 f"writers are {_listing()}. Fix: use a file name ending in one of their suffixes, or pass "
                 "fmt= one of their names."
             )
-    try:
-        inspect.signature(writer.write).bind(dataset, path_or_buffer, **options)
-    except TypeError:
+    if not _takes(writer.write, dataset, path_or_buffer, **options):
         raise ValueError(
             f"save: the {writer.name} writer takes no option(s) {sorted(options)}. Fix: leave them out "
             "(CSV and TSV take formula_safe=)."
-        ) from None
+        )
     if (dataset.meta or {}).get("feature_info") is not None and not writer.feature_info:
         shown = dataset.feature_info["display_name"]
         named = (shown != shown.index).to_numpy()
+        first = [f"{i} = {d}" for i, d in zip(shown.index[named][:3], shown[named].iloc[:3], strict=True)]
         keep = [w.name for w in _WRITERS.values() if w.feature_info]
         warnings.warn(
             f"save: {writer.description or writer.name} cannot hold the feature annotations "
             f"(Dataset.feature_info: {int(named.sum())} of {len(shown)} features have a display name, e.g. "
-            f"{names_preview((shown[named].index + ' = ' + shown[named]).tolist(), 3)}); they are not "
+            f"{first}); they are not "
             f"written. Fix: save as one of {keep}, which keep them, or write "
             "dataset.feature_info.to_csv(path, index_label='feature') beside it and load both with "
             "load_dataset(..., feature_annotations=path).",
