@@ -32,7 +32,8 @@ the creation date.
 ``select`` runs the same :class:`fsviz.compute.Run` as the app: the same method, parameters
 and ``--seed`` give the same selection and a byte-identical selection CSV
 (``rank,index,name,score,role,group``) as the app's download, and ``--reduced`` writes the
-reduced dataset exactly as the app's download does.
+reduced dataset exactly as the app's download does (``--reduced PATH.parquet``, ``.npz``, ... or
+``--reduced-format``: any registered writer, the feature annotations kept where the format can).
 
 Results go to stdout or ``-o``; progress and messages go to stderr. Every failure ends with
 one ``fsviz: error: ...`` line and a non-zero exit code, never a traceback; data larger than
@@ -52,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import inspect
 import io
 import json
 import os
@@ -314,6 +316,36 @@ def _write(args: argparse.Namespace, text: str) -> None:
     _say(args, f"wrote {args.output}")
 
 
+def _write_reduced(args: argparse.Namespace, ds, indices, raw: bool) -> None:
+    """``--reduced PATH``: the dataset restricted to the exported features, written by the
+    registered writer of ``--reduced-format``, else of PATH's suffix, else CSV (the app's download,
+    byte for byte)."""
+    import fsviz.compute as fc
+    from fsviz.data.formats import get_writer, writers
+    from fsviz.data.formats.writer_registry import writer_for_suffix
+
+    writer = get_writer(args.reduced_format or "csv")
+    if args.reduced_format is None:
+        writer = writer_for_suffix(args.reduced) or writer
+    annotated = ds.meta.get("feature_info") is not None
+    if writer.name == "csv":
+        with open(args.reduced, "wb") as fh:
+            fh.write(fc.reduced_csv(ds, indices, raw=raw))
+        if annotated:
+            keep = [w.suffixes[0] for w in writers() if w.feature_info]
+            _say(
+                args,
+                f"the reduced CSV names the features by their IDs only; {' or '.join(keep)} files keep "
+                "their annotations (display names)",
+            )
+    else:
+        options = (
+            {"formula_safe": not raw} if "formula_safe" in inspect.signature(writer.write).parameters else {}
+        )
+        ds.subset(features=indices).save(args.reduced, fmt=writer.name, **options)
+    _say(args, f"wrote the reduced dataset ({len(indices)} features, {writer.name}) to {args.reduced}")
+
+
 class _RunProgress(_Progress):
     """A Run's ``progress(fraction, text)`` printed like the histogram's block counts."""
 
@@ -389,9 +421,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     shown = export_display_names(ds)  # a display_name column beside name when features are annotated
     _write(args, fc.selection_csv(sel, ds.feature_names, explanation, raw=raw, display_names=shown).decode())
     if args.reduced:
-        with open(args.reduced, "wb") as fh:
-            fh.write(fc.reduced_csv(ds, sel.indices, raw=raw))
-        _say(args, f"wrote the reduced dataset ({sel.n_features} features) to {args.reduced}")
+        _write_reduced(args, ds, sel.indices, raw)
     if args.provenance:
         with open(args.provenance, "wb") as fh:
             fh.write(fc.provenance_json(sel, ds))
@@ -487,6 +517,7 @@ def _parser() -> argparse.ArgumentParser:
     from fsviz import __version__
     from fsviz.cli_args import add_data_args
     from fsviz.compute import commands
+    from fsviz.data.formats import writers  # --reduced's formats: the registered writers
 
     p = argparse.ArgumentParser(
         prog="fsviz", description="Feature grouping and selection for high-dimensional data."
@@ -546,7 +577,16 @@ def _parser() -> argparse.ArgumentParser:
         "(its most correlated selected feature, in the method's measure) and reason",
     )
     q.add_argument(
-        "--reduced", metavar="PATH", help="also write the dataset restricted to the exported features (CSV)"
+        "--reduced",
+        metavar="PATH",
+        help="also write the dataset restricted to the exported features, in the format of PATH's suffix "
+        f"({', '.join(s for w in writers() for s in w.suffixes)}; CSV otherwise)",
+    )
+    q.add_argument(
+        "--reduced-format",
+        choices=[w.name for w in writers()],
+        help="the format of --reduced whatever its suffix (the registered writers; Parquet, npz and svmlight "
+        "keep the feature annotations)",
     )
     q.add_argument(
         "--csv-raw",

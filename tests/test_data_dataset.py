@@ -358,7 +358,7 @@ def test_dense_export_of_huge_sparse_refused(monkeypatch):
 
 
 def test_to_csv_in_blocks_equals_whole(rng, tmp_path, monkeypatch):
-    import fsviz.data.writers as dsmod
+    import fsviz.data.formats.csv_writer as dsmod
 
     X = rng.normal(size=(70, 30))
     ds = Dataset(X, y=rng.integers(0, 3, 70))
@@ -388,7 +388,7 @@ def test_default_names_are_compact_and_hash_like_one_json_list(monkeypatch):
     for arr in (names, odd, names[:0]):
         for chunk in (1, 4, 1 << 20):
             monkeypatch.setattr(dmod, "_HASH_NAMES_CHUNK", chunk)
-            got = b"".join(dmod._names_json(arr))
+            got = b"".join(dmod.names_json(arr))
             assert got == json.dumps(arr.tolist(), ensure_ascii=True).encode("ascii")
     X = np.arange(3000, dtype=float).reshape(3, 1000) % 7
     monkeypatch.setattr(dmod, "_HASH_NAMES_CHUNK", 7)

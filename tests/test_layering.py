@@ -303,7 +303,8 @@ def test_gdm_is_one_subpackage_with_its_kernels():
 
 def test_each_file_format_has_its_reader_and_writer_in_one_module():
     """``fsviz/data/formats/``: one module per format; a format fsviz writes is written by
-    the module that reads it, and the entry point (loaders.py) only sniffs and dispatches."""
+    the module that reads it (CSV/TSV text: ``csv_writer``, ``delimited``'s other half) and is a
+    registered ``Writer``; the entry points (loaders.py, writers.py) only sniff and dispatch."""
     import ast
 
     fmt_dir = PKG / "data" / "formats"
@@ -321,11 +322,23 @@ def test_each_file_format_has_its_reader_and_writer_in_one_module():
     assert "read_sheet" in defs["spreadsheet"] and "_load_sheet" in defs["delimited"]
     for stem in ("parquet", "svmlight", "npz"):
         assert f"_write_{stem}" in defs[stem] and {f"_load_{stem}", f"load_{stem}"} & defs[stem]
+    from fsviz.data.formats import writers
+
+    for writer in writers():  # registered from the formats (text: csv_writer, delimited's other half)
+        module = writer.write.__module__
+        assert module.startswith("fsviz.data.formats.") and "registry" not in module, writer.name
     loaders = PKG / "data" / "loaders.py"
     own = {n.name for n in ast.parse(loaders.read_text()).body if isinstance(n, ast.FunctionDef)}
-    assert not {f for f in own if f.startswith(("_load_", "_write_"))} - {"_load_mapped_dir"}
-    writers = {getattr(n, "name", "") for n in ast.parse((PKG / "data" / "writers.py").read_text()).body}
-    assert "save_dataset" in writers and "save_dataset" not in own
+    assert not {f for f in own if f.startswith(("_load_", "_write_", "write_"))} - {"_load_mapped_dir"}
+    writers_py = (PKG / "data" / "writers.py").read_text()
+    assert "save_dataset" in {getattr(n, "name", "") for n in ast.parse(writers_py).body}
+    assert "save_dataset" not in own and "fsviz.data.formats." in writers_py
+    # the writers' door names no format: it imports the registry only
+    assert not {m for m in _imports(PKG / "data" / "writers.py") if m.startswith("fsviz.data.formats.")} - {
+        "fsviz.data.formats.writer_registry",
+        "fsviz.data.formats.writer_registry.get_writer",
+        "fsviz.data.formats.writer_registry.save",
+    }
 
 
 def test_compute_tables_hold_page_tables_only():
@@ -599,9 +612,9 @@ def test_no_reader_takes_another_modules_private_names():
     """The readers (``fsviz/data/formats/``, and ``frames.py``, which turns their tables into
     data) share what they share under public names (:mod:`fsviz.data.formats.source`: ``Source``,
     ``parse_error``, ``readonly``, ...): a format added outside fsviz registers itself with the
-    same names (``_source.py`` only re-exports them under their old names)."""
+    same names."""
     data = PKG / "data"
-    readers = [p for p in (data / "formats").glob("*.py") if p.name != "_source.py"] + [data / "frames.py"]
+    readers = [*(data / "formats").glob("*.py"), data / "frames.py"]
     mods = {_module(p): p for p in PKG.rglob("*.py")}
     bad = []
     for p in readers:
@@ -617,6 +630,90 @@ def test_no_reader_takes_another_modules_private_names():
                     and f"{node.module}.{a.name}" not in mods
                 ]
     assert not bad, bad
+
+
+#: families whose modules may share private names: one estimator split into private modules
+#: (docs/architecture.md, "No module takes another family's private names"), with the reason
+PRIVATE_SHARING = {
+    "fsviz.select.gdm": "GDM's private modules (fit state, scans, CRM walk, ECV) are one estimator",
+}
+
+
+#: private names still taken across modules, each with the reason it stays for now
+_LOADER_SPLIT = (
+    "its modules are being rewritten by the loader's parse/assemble split (issue 42, item 1: "
+    "load_dataset as sugar over ImportPlan), which names them publicly; a rename here would collide"
+)
+PRIVATE_ALLOWED = {
+    "fsviz.data.annotations: from fsviz.data.formats.delimited import _labels_from_strings": _LOADER_SPLIT,
+    "fsviz.data.inspect: from fsviz.data.formats.delimited import _text_columns": _LOADER_SPLIT,
+    "fsviz.data.inspect: from fsviz.data.roles import _infer": _LOADER_SPLIT,
+    "fsviz.data.loaders: from fsviz.data.impute import _append_indicators": _LOADER_SPLIT,
+    "fsviz.data.loaders: from fsviz.data.impute import _impute": _LOADER_SPLIT,
+    "fsviz.data.loaders: from fsviz.data.impute import _warn_missing": _LOADER_SPLIT,
+    # the same imports once the split has moved the Dataset's assembly into fsviz/data/build.py
+    "fsviz.data.build: from fsviz.data.impute import _append_indicators": _LOADER_SPLIT,
+    "fsviz.data.build: from fsviz.data.impute import _impute": _LOADER_SPLIT,
+    "fsviz.data.build: from fsviz.data.impute import _warn_missing": _LOADER_SPLIT,
+}
+
+
+def _private_imports(here: str, tree: ast.Module, mods) -> list[str]:
+    """``from M import _name`` and ``M._name`` (``M`` a module alias) in module ``here``, where
+    ``M`` is another module of fsviz and ``_name`` is not itself a module (a private module's public
+    names are its interface)."""
+    package = here.rpartition(".")[0]
+    found, aliases = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                root = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(root + ([base] if base else []))
+            if not base.startswith("fsviz"):
+                continue
+            for a in node.names:
+                if f"{base}.{a.name}" in mods:
+                    aliases[a.asname or a.name] = f"{base}.{a.name}"
+                elif a.name.startswith("_") and not a.name.startswith("__") and base != here:
+                    found.append((base, f"{here}: from {base} import {a.name}"))
+        elif isinstance(node, ast.Import):
+            aliases |= {a.asname or a.name: a.name for a in node.names if a.name in mods}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            owner, name = aliases[node.value.id], node.attr
+            if name.startswith("_") and not name.startswith("__") and f"{owner}.{name}" not in mods:
+                found.append((owner, f"{here}: {node.value.id}.{name} ({owner})"))
+    shared = [f for f in PRIVATE_SHARING if _in(here, f)]
+    return [hit for owner, hit in found if owner != here and not any(_in(owner, f) for f in shared)]
+
+
+def test_no_module_takes_another_modules_private_names():
+    """Across all of ``fsviz/``: what two modules share has a public name in one of them (or in a
+    named shared module, ``formats/source``, ``formats/hdf5``, ``select/_score_common``); only the
+    families of ``PRIVATE_SHARING`` share privates among their own modules, and ``PRIVATE_ALLOWED``
+    lists what stays for now, each for the reason given."""
+    mods = {_module(p): p for p in PKG.rglob("*.py")}
+    hits = [hit for m, p in sorted(mods.items()) for hit in _private_imports(m, _tree(p), mods)]
+    bad = [hit for hit in hits if hit not in PRIVATE_ALLOWED]
+    assert not bad, bad
+
+
+def test_the_private_name_checker_sees_each_form():
+    mods = {"fsviz.a", "fsviz.b", "fsviz.pkg", "fsviz.pkg._mod", "fsviz.select.gdm._x", "fsviz.select.gdm._y"}
+    src = "from fsviz.b import _f, g\nfrom fsviz import b as bee\nfrom . import b\nfrom .pkg import _mod\n"
+    src += "def h():\n    from .b import _late\n    return bee._h, b._k, _mod.public\n"
+    hits = _private_imports("fsviz.a", ast.parse(src), mods)
+    assert hits == [
+        "fsviz.a: from fsviz.b import _f",
+        "fsviz.a: from fsviz.b import _late",
+        "fsviz.a: bee._h (fsviz.b)",
+        "fsviz.a: b._k (fsviz.b)",
+    ]
+    inside = "from fsviz.select.gdm._y import _shared\nfrom fsviz.b import _f\n"
+    assert _private_imports("fsviz.select.gdm._x", ast.parse(inside), mods) == [
+        "fsviz.select.gdm._x: from fsviz.b import _f"
+    ]
 
 
 #: the app's rooms: Streamlit helpers (one module per concern) and the pages that use them

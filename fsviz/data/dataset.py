@@ -21,7 +21,7 @@ from fsviz.data.columns import (
     is_mapped_sparse,
     release_map,
 )
-from fsviz.data.names import _names_json, default_feature_names, encode_labels
+from fsviz.data.names import default_feature_names, encode_labels, names_json
 from fsviz.data.validation import check_finite, names_preview
 
 __all__ = ["Dataset", "DatasetSummary", "default_feature_names", "encode_labels"]
@@ -313,7 +313,7 @@ class Dataset:
         h.update(json.dumps(header, sort_keys=True).encode())
         # names as one JSON list: unambiguous (quoted and escaped) and fast for millions of
         # names; hashed a chunk at a time (the same bytes), never 29.9 M strs at once
-        for part in _names_json(self.feature_names):
+        for part in names_json(self.feature_names):
             h.update(part)
         if self.y is not None:
             h.update(np.ascontiguousarray(self.y).data)
@@ -765,14 +765,14 @@ class Dataset:
         like the identifier column they were loaded from, else ``sample``). Names and
         labels holding the separator, a quote or a line break are quoted as Python's
         ``csv`` writer does: ``a,b`` becomes ``"a,b"``, inner quotes are doubled). Returns the text when
-        ``path_or_buffer`` is None.
+        ``path_or_buffer`` is None. Text holds no ``feature_info`` (``save`` as Parquet/.npz keeps it).
 
         ``formula_safe=True`` writes names, sample names and labels that begin like a spreadsheet
         formula (``=``, ``+``, ``-``, ``@``, tab, CR) with a quote in front
         (:func:`fsviz.data.csv_safety.neutralise`): safe to open in a spreadsheet program, no
         longer an exact round trip for those names.
         """
-        from fsviz.data.writers import write_csv
+        from fsviz.data.writers import write_csv  # the registered csv writer
 
         return write_csv(self, path_or_buffer, sep=sep, formula_safe=formula_safe)
 
@@ -785,16 +785,16 @@ class Dataset:
                 f"cells (limit {limit:,}). Fix: save it as .npz or svmlight, which keep it sparse."
             )
 
-    def save(self, path_or_buffer, fmt: str | None = None) -> None:
+    def save(self, path_or_buffer, fmt: str | None = None, **options) -> None:
         """Write the dataset so that :func:`fsviz.data.load_dataset` reads it back exactly.
 
         Parameters
         ----------
         path_or_buffer : str, Path or binary file-like
-        fmt : {"csv", "tsv", "parquet", "npz", "svmlight"}, optional
-            Inferred from the file name when None. Sparse data keep their sparsity in
-            npz and svmlight (CSV/Parquet write dense values).
+        fmt : str, optional
+            A registered writer (``fsviz.data.formats.writers()``: csv, tsv, parquet, npz, svmlight),
+            else the one of the file name's suffix. ``**options``: the writer's (CSV: ``formula_safe``).
         """
-        from fsviz.data.writers import save_dataset
+        from fsviz.data.writers import save_dataset  # the writer registry's door: it names no format
 
-        save_dataset(self, path_or_buffer, fmt=fmt)
+        save_dataset(self, path_or_buffer, fmt, **options)

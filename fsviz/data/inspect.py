@@ -484,9 +484,9 @@ def _no_columns(src, f: str, notes: list) -> TableInfo:
             ]
     except Exception:  # a look-ahead only: load_dataset gives the real message
         cands = []
-    from fsviz.data.formats.matlab import _MAT_Y_KEYS
+    from fsviz.data.formats.matlab import MAT_Y_KEYS
 
-    cands.sort(key=lambda k: (k not in _MAT_Y_KEYS, _MAT_Y_KEYS.index(k) if k in _MAT_Y_KEYS else 0))
+    cands.sort(key=lambda k: (k not in MAT_Y_KEYS, MAT_Y_KEYS.index(k) if k in MAT_Y_KEYS else 0))
     return TableInfo(
         fmt=f, frame=None, n_columns=n_cols, n_rows=n_rows, target=cands[0] if cands else None,
         target_candidates=cands, notes=notes, complete=False,

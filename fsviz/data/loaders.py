@@ -201,7 +201,7 @@ def load_dataset(
         HDF5-based files (.h5ad) may point outside themselves: external links, external raw
         storage, virtual datasets. By default such a file is refused with a message naming the
         object (an uploaded file must not read the server's files); True reads a *trusted
-        local* file as it is (:mod:`fsviz.data.formats._hdf5`).
+        local* file as it is (:mod:`fsviz.data.formats.hdf5`).
     missing : {"error", "mean", "median"}, default="error"
         What to do with missing feature values (NaN in .npz/.mat/svmlight, empty cells and
         NA tokens such as ``NA``, ``NaN``, ``null`` in CSV/TSV, nulls in Parquet).

@@ -16,7 +16,7 @@ _NAME_BYTES = 16  # one StringDType entry: names up to 15 bytes are stored inlin
 _HASH_NAMES_CHUNK = 1 << 20  # names per JSON chunk of the fingerprint
 
 
-def _names_json(names) -> Iterator[bytes]:
+def names_json(names) -> Iterator[bytes]:
     """The bytes of ``json.dumps(list(names), ensure_ascii=True)``, a chunk of names at a time."""
     yield b"["
     for a in range(0, len(names), _HASH_NAMES_CHUNK):

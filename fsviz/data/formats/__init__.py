@@ -1,4 +1,4 @@
-"""One module per file format, its reader and its writer together, and the reader registry.
+"""One module per file format, its reader and its writer together, and the reader and writer registries.
 
 :func:`fsviz.data.load_dataset` finds the format (a registered reader that recognises the
 content, else the binary kind, the suffix, the text) and reads it through
@@ -6,11 +6,17 @@ content, else the binary kind, the suffix, the text) and reads it through
 :mod:`.archives` unwraps compressed and archived files first. A new format is one module with
 a :class:`~fsviz.data.formats.registry.Reader` and one :func:`register` line below (or, outside
 fsviz, one ``register(...)`` call); docs/data.md, "Adding a reader", shows one.
+
+:meth:`Dataset.save <fsviz.data.Dataset.save>` and ``Dataset.to_csv`` write through
+:mod:`fsviz.data.formats.writer_registry` the same way: a format fsviz writes has a
+:class:`~fsviz.data.formats.writer_registry.Writer` beside its reader and one
+:func:`register_writer` line below; docs/data.md, "Adding a writer", shows one.
 """
 
 from fsviz.data.formats import (
     anndata,
     archives,
+    csv_writer,
     delimited,
     gct,
     geo,
@@ -24,8 +30,19 @@ from fsviz.data.formats import (
     tenx,
 )
 from fsviz.data.formats.registry import Reader, get_reader, readers, register
+from fsviz.data.formats.writer_registry import Writer, get_writer, register_writer, unregister_writer, writers
 
-__all__ = ["Reader", "get_reader", "readers", "register"]
+__all__ = [
+    "Reader",
+    "Writer",
+    "get_reader",
+    "get_writer",
+    "readers",
+    "register",
+    "register_writer",
+    "unregister_writer",
+    "writers",
+]
 
 # the built-in readers, in registration order; those with a ``detect`` are asked by content in
 # this order (the others answer to fmt= and their suffixes), before the binary kinds and suffixes
@@ -52,3 +69,10 @@ register(proteomics.DIANN_READER)
 register(proteomics.SPECTRONAUT_READER)
 
 archives.register_layout("10x", tenx.is_tenx_layout, tenx.tenx_folder_files)
+
+# the built-in writers (fmt= and the file name's suffix choose one)
+register_writer(csv_writer.CSV_WRITER)
+register_writer(csv_writer.TSV_WRITER)
+register_writer(parquet.WRITER)
+register_writer(npz.WRITER)
+register_writer(svmlight.WRITER)

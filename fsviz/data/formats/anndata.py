@@ -11,7 +11,7 @@ specification (encoding types ``array``, ``csr_matrix``, ``csc_matrix``, ``dataf
 ``__categories``). The maintained ``anndata`` package is not used: its releases for
 Python 3.11 pin pandas < 3.
 
-Every file is first checked by :func:`~fsviz.data.formats._hdf5.check_hdf5`: nothing in it
+Every file is first checked by :func:`~fsviz.data.formats.hdf5.check_hdf5`: nothing in it
 may point outside it (external links, external storage, virtual datasets), and the bytes
 its datasets declare are checked against the memory budget before anything is read.
 """
@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fsviz.data.budget import check_memory, format_bytes, sparse_bytes
-from fsviz.data.formats._hdf5 import check_hdf5, open_hdf5
+from fsviz.data.formats.hdf5 import check_hdf5, open_hdf5
 from fsviz.data.formats.registry import Reader
 from fsviz.data.formats.source import Source, parse_error, suffixes_of
 from fsviz.data.validation import names_preview
@@ -231,7 +231,7 @@ def read_h5ad(
     with_matrix : bool, default=True
         False reads the annotations only (a preview).
     allow_external : bool, default=False
-        See :func:`~fsviz.data.formats._hdf5.check_hdf5`.
+        See :func:`~fsviz.data.formats.hdf5.check_hdf5`.
     budget : int, default=0
         Bytes the parts read may declare (0: no limit); checked before reading.
 

@@ -2,7 +2,7 @@
 
 A Loom file holds a genes x cells ``matrix`` (dense on disk), the genes' attributes in
 ``row_attrs`` (``Gene``, ``Accession``) and the cells' in ``col_attrs`` (``CellID``, cluster and
-sample labels). The reader opens it as untrusted HDF5 (:mod:`fsviz.data.formats._hdf5`: nothing
+sample labels). The reader opens it as untrusted HDF5 (:mod:`fsviz.data.formats.hdf5`: nothing
 may point outside the file; the declared sizes are checked against the memory budget before a
 value is read), in the sandbox child for untrusted input, and returns the cells as the samples
 (``CellID`` as their names), the genes as the features (``Gene`` symbols made unique as scanpy
@@ -38,7 +38,7 @@ def _load_loom(src: Source, label) -> dict:
     import pandas as pd
 
     from fsviz.data.budget import sparse_bytes
-    from fsviz.data.formats._hdf5 import check_hdf5, open_hdf5
+    from fsviz.data.formats.hdf5 import check_hdf5, open_hdf5
 
     who = f"load_dataset: {src.label}"
     with open_hdf5(src.handle()) as f:

@@ -15,7 +15,7 @@ from fsviz.data.formats.source import Source, parse_error, readonly, suffixes_of
 from fsviz.data.sandbox import ChildCrashed, child_memory_limit, run_isolated
 
 _MAT_X_KEYS = ("X", "fea", "data")
-_MAT_Y_KEYS = ("Y", "y", "gnd", "label", "labels", "target")
+MAT_Y_KEYS = ("Y", "y", "gnd", "label", "labels", "target")
 _MAT73_FIX = (
     "re-save it in MATLAB as version 7 (save(filename, 'X', 'Y', '-v7')) or convert it to "
     ".npz/.parquet (e.g. read it with h5py and np.savez)"
@@ -144,7 +144,7 @@ def _load_mat(src: Source, label) -> dict:
     y = None
     ykey = None
     if label == "auto":
-        ykey = next((k for k in _MAT_Y_KEYS if k in d), None)
+        ykey = next((k for k in MAT_Y_KEYS if k in d), None)
     elif label is not None:
         if not isinstance(label, str) or label not in d:
             raise ValueError(

@@ -16,7 +16,15 @@ from fsviz.data.budget import (
     sparse_bytes,
 )
 from fsviz.data.formats.registry import Reader
-from fsviz.data.formats.source import Source, meta_for, parse_error, readonly, suffixes_of
+from fsviz.data.formats.source import (
+    Source,
+    meta_for,
+    parse_error,
+    readonly,
+    restore_feature_info,
+    suffixes_of,
+)
+from fsviz.data.formats.writer_registry import Writer
 
 if TYPE_CHECKING:
     from fsviz.data.dataset import Dataset
@@ -143,7 +151,7 @@ def _load_npz(src: Source, label) -> dict:
             parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
         elif "sample_names" in keys:
             parts["sample_names"] = _npz_str_array(z, "sample_names")
-        return parts
+        return restore_feature_info(parts, meta, who)
     except ValueError as e:
         if "pickle" in str(e).lower() and not str(e).startswith("load_dataset"):
             raise ValueError(
@@ -256,6 +264,10 @@ def _write_npz(dataset: Dataset, path_or_buffer) -> None:
             np.savez_compressed(fh, **arrays)
     else:
         np.savez_compressed(path_or_buffer, **arrays)
+
+
+#: its registration as a writer (:mod:`fsviz.data.formats.writer_registry`)
+WRITER = Writer("npz", _write_npz, "NumPy .npz archive", suffixes_of("npz"), feature_info=True, sparse=True)
 
 
 #: its registration (:mod:`fsviz.data.formats.registry`)

@@ -11,7 +11,15 @@ import numpy as np
 from fsviz.data.budget import dense_bytes
 from fsviz.data.formats.delimited import table_parts
 from fsviz.data.formats.registry import Reader
-from fsviz.data.formats.source import FSVIZ_TAG, Source, meta_for, parse_error, suffixes_of
+from fsviz.data.formats.source import (
+    FSVIZ_TAG,
+    Source,
+    meta_for,
+    parse_error,
+    restore_feature_info,
+    suffixes_of,
+)
+from fsviz.data.formats.writer_registry import Writer
 
 if TYPE_CHECKING:
     from fsviz.data.dataset import Dataset
@@ -112,7 +120,7 @@ def _load_parquet(src: Source, label) -> dict:
         parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
     if index_note:
         parts["notes"] = [*(parts.get("notes") or []), index_note]
-    return parts
+    return restore_feature_info(parts, meta, f"load_dataset: {src.label}")
 
 
 def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
@@ -137,6 +145,12 @@ def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
     table = table.replace_schema_metadata({FSVIZ_TAG: json.dumps(meta)})
     sink = path_or_buffer if not isinstance(path_or_buffer, (str, os.PathLike)) else os.fspath(path_or_buffer)
     pq.write_table(table, sink)
+
+
+#: its registration as a writer (:mod:`fsviz.data.formats.writer_registry`)
+WRITER = Writer(
+    "parquet", _write_parquet, "Parquet table", suffixes_of("parquet"), aliases=("pq",), feature_info=True
+)
 
 
 #: its registration (:mod:`fsviz.data.formats.registry`)

@@ -29,11 +29,14 @@ __all__ = [
     "TABLE_FORMATS",
     "Source",
     "exact_floats",
+    "feature_info_from_record",
+    "feature_info_record",
     "meta_for",
     "named_target",
     "parse_error",
     "readonly",
     "resolve_format",
+    "restore_feature_info",
     "sniff_text_format",
     "suffixes_of",
     "write_bytes",
@@ -448,10 +451,86 @@ def write_bytes(path_or_buffer, data: bytes) -> None:
 
 
 def meta_for(dataset: Dataset) -> dict:
-    return {
+    """What an fsviz writer stores beside the data (as JSON) for its reader to give back: the name,
+    image shape, class names, sample names and, when the dataset has feature annotations, its
+    ``feature_info`` (:func:`feature_info_record`; the key is left out without them, so files of
+    unannotated data are byte for byte as before)."""
+    meta = {
         "name": dataset.name,
         "image_shape": list(dataset.image_shape) if dataset.image_shape else None,
         "class_names": None if dataset.class_names is None else [str(c) for c in dataset.class_names],
         # the rows' identifiers travel with the data in every format (CSV: its first column)
         "sample_names": None if dataset.sample_names is None else [str(v) for v in dataset.sample_names],
     }
+    record = feature_info_record(dataset)
+    if record is not None:
+        meta["feature_info"] = record
+    return meta
+
+
+#: the column types a feature-info record restores (anything else comes back as object)
+_INFO_DTYPES = frozenset({"object", "str", "string", "float64", "int64", "bool"})
+
+
+def _plain(v):
+    """A JSON value for one cell (numpy scalars as Python ones)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def feature_info_record(dataset: Dataset) -> dict | None:
+    """``Dataset.feature_info`` as a JSON-ready dict, or None when the dataset has no feature
+    annotations (``meta["feature_info"]`` unset): the features' names (its index), each column's
+    name, dtype and values in order, and the frame's ``attrs`` (the key and display columns it
+    was joined by). :func:`feature_info_from_record` reads it back equal."""
+    if (dataset.meta or {}).get("feature_info") is None:
+        return None
+    info = dataset.feature_info
+    return {
+        "index": [str(v) for v in info.index],
+        "columns": [
+            {"name": str(c), "dtype": str(info[c].dtype), "values": [_plain(v) for v in info[c].tolist()]}
+            for c in info.columns
+        ],
+        "attrs": {
+            str(k): _plain(v) for k, v in info.attrs.items() if isinstance(_plain(v), (str, int, float))
+        },
+    }
+
+
+def feature_info_from_record(record: Any, who: str):
+    """The ``feature_info`` DataFrame a :func:`feature_info_record` describes (ValueError naming
+    ``who`` when the record is damaged)."""
+    import pandas as pd
+
+    try:
+        index = pd.Index([str(v) for v in record["index"]], dtype=object)
+        data = {}
+        for col in record["columns"]:
+            values = list(col["values"])
+            if len(values) != len(index) or not isinstance(col["name"], str) or col["name"] in data:
+                raise ValueError(f"column {col['name']!r}: {len(values)} values for {len(index)} features")
+            column = pd.Series(values, index=index, dtype=object)
+            dtype = str(col.get("dtype"))
+            data[col["name"]] = (
+                column.astype(dtype) if dtype in _INFO_DTYPES and dtype != "object" else column
+            )
+        if "display_name" not in data:
+            raise ValueError("no display_name column")
+        frame = pd.DataFrame(data, index=index)
+        frame.attrs.update(dict(record.get("attrs") or {}))
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise ValueError(
+            f"{who}: the feature annotations in its fsviz metadata are damaged ({str(e)[:200]}). Fix: "
+            "re-export the file from fsviz (Dataset.save), or load it with the annotation table "
+            "(feature_annotations=)."
+        ) from None
+    return frame
+
+
+def restore_feature_info(parts: dict, meta: dict, who: str) -> dict:
+    """``parts`` with ``table_meta["feature_info"]`` from an fsviz writer's metadata (``meta``),
+    when it holds any: the reader's half of :func:`meta_for`."""
+    if meta.get("feature_info") is not None:
+        info = feature_info_from_record(meta["feature_info"], who)
+        parts["table_meta"] = {**(parts.get("table_meta") or {}), "feature_info": info}
+    return parts

@@ -11,7 +11,15 @@ import scipy.sparse as sp
 
 from fsviz.data.budget import dense_bytes, sparse_bytes
 from fsviz.data.formats.registry import Reader
-from fsviz.data.formats.source import Source, meta_for, parse_error, suffixes_of, write_bytes
+from fsviz.data.formats.source import (
+    Source,
+    meta_for,
+    parse_error,
+    restore_feature_info,
+    suffixes_of,
+    write_bytes,
+)
+from fsviz.data.formats.writer_registry import Writer
 from fsviz.data.names import default_feature_names
 
 if TYPE_CHECKING:
@@ -103,7 +111,7 @@ def load_svmlight(src: Source, label) -> dict:
         parts["name"] = meta["name"]
     if meta.get("sample_names") is not None:
         parts["sample_names"] = np.array(meta["sample_names"], dtype=object)
-    return parts
+    return restore_feature_info(parts, meta, f"load_dataset: {src.label}")
 
 
 def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
@@ -138,6 +146,18 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
     out = io.StringIO()
     out.write("\n".join(lines) + "\n")
     write_bytes(path_or_buffer, out.getvalue().encode("utf-8"))
+
+
+#: its registration as a writer (:mod:`fsviz.data.formats.writer_registry`)
+WRITER = Writer(
+    "svmlight",
+    _write_svmlight,
+    "LIBSVM/svmlight sparse text",
+    suffixes_of("svmlight"),
+    aliases=("libsvm", "svm"),
+    feature_info=True,
+    sparse=True,
+)
 
 
 #: its registration (:mod:`fsviz.data.formats.registry`)

@@ -11,7 +11,7 @@ Cell Ranger writes a feature-barcode matrix two ways:
 - **the HDF5 file** ``filtered_feature_bc_matrix.h5`` (v3: group ``matrix`` with ``data``,
   ``indices``, ``indptr``, ``shape``, ``barcodes``, ``features/{id,name,feature_type}``; v2: a
   group per genome with ``genes`` and ``gene_names``), read through the hardened HDF5 path
-  (:mod:`fsviz.data.formats._hdf5`: nothing may point outside the file; declared sizes checked
+  (:mod:`fsviz.data.formats.hdf5`: nothing may point outside the file; declared sizes checked
   against the memory budget first), in the sandbox child for untrusted input.
 
 Either way the cells become the samples (their barcodes the sample names, so a
@@ -434,7 +434,7 @@ def _text(values) -> np.ndarray:
 
 
 def _load_h5(src: Source, label) -> dict:
-    from fsviz.data.formats._hdf5 import check_hdf5, open_hdf5
+    from fsviz.data.formats.hdf5 import check_hdf5, open_hdf5
 
     who = f"load_dataset: {src.label}"
     with open_hdf5(src.handle()) as f:

@@ -12,6 +12,9 @@ check them against the memory budget before it allocates anything.
 
 ``allow_external=True`` lifts the first three rules for trusted local files (an atlas split
 over several files on your own disk); uploads never set it.
+
+The .h5ad, Loom and 10x ``.h5`` readers open files through :func:`open_hdf5` and
+:func:`check_hdf5`; so should an HDF5-based reader registered from outside fsviz.
 """
 
 from __future__ import annotations
