@@ -17,12 +17,14 @@ Examples
 --------
 >>> import io
 >>> from fsviz.data import assemble, parse_count, parse_source
->>> buf = io.BytesIO(b"a,b,group,class\\n1,2,x,p\\n3,4,y,q\\n5,6,x,p\\n")
+>>> buf = io.BytesIO(b"a,b,group,class\\n1,2,x,p\\n3,4,y,q\\n5,6,x,q\\n")
 >>> buf.name = "tiny.csv"
 >>> before = parse_count()
 >>> parsed = parse_source(buf)
->>> assemble(parsed).y.tolist(), assemble(parsed, {"label": "group"}).class_names.tolist()
-([0, 1, 0], ['x', 'y'])
+>>> assemble(parsed, {"ignore": ["group"]}).y.tolist()
+[0, 1, 1]
+>>> assemble(parsed, {"label": "group", "ignore": ["class"]}).y.tolist()
+[0, 1, 0]
 >>> parse_count() - before
 1
 """
