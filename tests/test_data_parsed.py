@@ -293,3 +293,23 @@ def test_types_that_are_not_a_mapping_are_named_by_the_plan(tmp_path):
     for bad in ("abc", 5):
         with pytest.raises(ValueError, match=r"^load_dataset: 'types' must map column names to types; got"):
             load_dataset(path, types=bad)
+
+
+def test_a_wide_column_with_text_below_the_first_rows_is_an_error_only_as_a_feature(tmp_path):
+    rng = np.random.default_rng(3)
+    n, m = 80, 10_005
+    cols = {"sample": [f"P{i:03d}" for i in range(n)]}
+    cols.update({f"c{j}": np.round(rng.normal(size=n), 3) for j in range(m)})
+    messy = np.round(rng.normal(size=n), 3).astype(object)
+    messy[60] = "oops"  # below the 50 rows the roles are found in
+    cols["messy"] = messy
+    path = tmp_path / "wide.csv"
+    pd.DataFrame(cols).to_csv(path, index=False)
+    parsed = parse_source(path)
+    with pytest.raises(ValueError, match=r"non-numeric feature column 'messy' \(e.g. 'oops' at row 60\)"):
+        quiet(assemble, parsed, ImportPlan(label=None))
+    ds = quiet(assemble, parsed, ImportPlan(label=None, ignore=("messy",)))
+    assert ds.shape == (n, m) and np.shares_memory(ds.X, parsed.payload["block"])
+    same(ds, quiet(load_dataset, path, label=None, ignore=["messy"]))
+    by_messy = quiet(assemble, parsed, ImportPlan(label="messy"))  # read as text: a class per value
+    assert "oops" in by_messy.class_names.tolist()

@@ -394,7 +394,7 @@ def parse_wide(src: Source, fmt: str, sep: str, header: list[str]) -> dict:
     raw = read_table(
         src, fmt, sep=sep, decimal=src.decimal, nrows=50, text_columns=_text_columns(header, "auto"), who=who
     )
-    return parse_wide_rows(src, fmt, sep, header, raw, _wide_rows(src, sep))
+    return parse_wide_rows(src, fmt, sep, header, raw, lambda: _wide_rows(src, sep))
 
 
 def parse_sheet(src: Source, fmt: str) -> dict:

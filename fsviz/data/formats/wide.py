@@ -97,7 +97,11 @@ def _na_spellings(na_lower: frozenset) -> frozenset:
     return _NA_SPELLINGS[na_lower]
 
 
-def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_lower=NA_LOWER) -> np.ndarray:
+def _wide_floats(
+    fields: list[str], names: list[str], row: int, who: str, na_lower=NA_LOWER, bad: dict | None = None
+) -> np.ndarray:
+    """The cells as floats (missing-value markers NaN). A text cell is a ValueError naming its
+    column; with ``bad`` given, it is NaN and its field index is recorded there instead."""
     try:
         return np.array(fields, dtype=np.float64)
     except ValueError:
@@ -112,7 +116,9 @@ def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_low
         try:
             out[j] = float(v)
         except ValueError:
-            if v.strip().lower() not in na_lower:
+            if v.strip().lower() not in na_lower and bad is not None:
+                bad.setdefault(j, row)
+            elif v.strip().lower() not in na_lower:
                 raise ValueError(
                     f"{who}: non-numeric feature column {names[j]!r} (e.g. {v.strip()!r} at row {row}). "
                     'Features must be numbers (categorical="onehot" handles files up to 10,000 '
@@ -127,7 +133,9 @@ def parse_wide_rows(src: Source, fmt: str, sep: str, header: list[str], preview,
     """The payload of a wide table: ``preview`` (a :class:`~fsviz.data.frames.RawTable` of the
     first rows, where the roles are found), ``block`` (the numeric columns, C-ordered float64,
     read-only), ``numeric`` (their positions), ``text`` (position -> the cells as read) and the
-    dialect. ``rows``: every data line's fields."""
+    dialect. ``rows()``: every data line's fields. A column of numbers in the first rows with text
+    further down is read again as text (a second pass over its cells): whether that is an error
+    depends on its role (a feature: yes), which assembling decides."""
     who = f"load_dataset: {src.label}"
     m = len(header)
     frame = preview.frame
@@ -137,8 +145,8 @@ def parse_wide_rows(src: Source, fmt: str, sep: str, header: list[str], preview,
     take = itemgetter(*numeric.tolist()) if len(numeric) > 1 else None
     texts: dict[int, list] = {j: [] for j in text_pos}
     comma = preview.decimal == ","
-    block = []
-    for i, fields in enumerate(rows):
+    block, bad = [], {}
+    for i, fields in enumerate(rows()):
         if len(fields) != m:
             raise ValueError(
                 f"{who}: row {i} has {len(fields)} fields but the header has {m}. Fix: make every row "
@@ -150,11 +158,20 @@ def parse_wide_rows(src: Source, fmt: str, sep: str, header: list[str], preview,
             fields = list(take(fields)) if take is not None else [fields[j] for j in numeric]
         if comma:
             fields = [v.replace(",", ".") for v in fields]
-        block.append(_wide_floats(fields, names, i, who, src.na_lower))
+        block.append(_wide_floats(fields, names, i, who, src.na_lower, bad))
     if not block:
         raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
     X = np.vstack(block)
     del block
+    if bad:  # text below the first rows: those columns are text columns after all
+        moved = sorted(bad)
+        late = [int(numeric[k]) for k in moved]
+        texts.update({j: [] for j in late})
+        for fields in rows():
+            for j in late:
+                texts[j].append(fields[j])
+        X = np.delete(X, moved, axis=1)
+        numeric = np.delete(numeric, moved)
     return {
         "kind": "wide",
         "fmt": fmt,
@@ -245,5 +262,9 @@ def _columns(parsed: dict, features: list[int], src: Source, who: str) -> tuple[
         if comma:
             cells = [v.replace(",", ".") for v in cells]
         name = header[int(cols[k])]
-        X[:, k] = _wide_floats(cells, [name] * len(cells), 0, who, src.na_lower)
+        wrong: dict = {}
+        X[:, k] = _wide_floats(cells, [name] * len(cells), 0, who, src.na_lower, wrong)
+        if wrong:  # the cell index is the row here
+            row = min(wrong)
+            _wide_floats([cells[row]], [name], row, who, src.na_lower)  # raises, naming column and row
     return readonly(X), True
