@@ -313,3 +313,22 @@ def test_a_wide_column_with_text_below_the_first_rows_is_an_error_only_as_a_feat
     same(ds, quiet(load_dataset, path, label=None, ignore=["messy"]))
     by_messy = quiet(assemble, parsed, ImportPlan(label="messy"))  # read as text: a class per value
     assert "oops" in by_messy.class_names.tolist()
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_table_s_float_columns_are_one_block_the_dataset_shares(tmp_path, suffix):
+    df = _table().drop(columns=["age"])
+    path = tmp_path / f"t.{suffix}"
+    df.to_parquet(path, index=False) if suffix == "parquet" else df.to_csv(path, index=False)
+    parsed = parse_source(path)
+    frame = parsed.payload["raw"].frame if suffix == "csv" else parsed.payload["frame"]
+    block = frame.attrs["float_block"].value["block"]
+    assert block.flags.c_contiguous and not block.flags.writeable
+    shared = quiet(assemble, parsed, ImportPlan(ignore=("batch",)))  # ids and a text target out
+    assert np.shares_memory(shared.X, block)
+    np.testing.assert_array_equal(shared.X, df[["g1", "g2", "g3"]].to_numpy())
+    numeric = quiet(assemble, parsed, ImportPlan(label="g2", ignore=("batch", "diagnosis")))
+    assert not np.shares_memory(numeric.X, block)  # a float column out: one copy of the rest
+    np.testing.assert_array_equal(numeric.X, df[["g1", "g3"]].to_numpy())
+    same(shared, quiet(load_dataset, path, ignore=["batch"]))
+    same(numeric, quiet(load_dataset, path, label="g2", ignore=["batch", "diagnosis"]))

@@ -13,6 +13,7 @@ import io
 
 import numpy as np
 
+from fsviz.data.blocks import share_floats, shared_features
 from fsviz.data.budget import dense_bytes
 from fsviz.data.covariates import keep_covariates
 from fsviz.data.dialect import sniff_dialect
@@ -138,8 +139,13 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
             f"{who}: {len(bad)} non-numeric feature column(s): {desc}{more}. Features must be "
             f"numbers. Fix: {fix}, or choose one of them as the target (label=...)."
         )
+    owned = True
     if not categorical:
-        X = c_order(df.to_numpy(dtype=np.float64)) if len(df.columns) else np.empty((len(df), 0))
+        shared = None if look else shared_features(df)  # the parsed float block: no copy
+        if shared is not None:
+            X, owned = shared
+        else:
+            X = c_order(df.to_numpy(dtype=np.float64)) if len(df.columns) else np.empty((len(df), 0))
         names = list(df.columns)
         parts_extra = {}
     else:
@@ -171,7 +177,7 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
         "label_column": label_column,
         "format": fmt,
         "stray_notes": stray_notes,
-        "owned": True,  # X is a fresh array nothing else holds: missing values are filled in place
+        "owned": owned,  # X nothing else holds: missing values are filled in place (never the parsed block)
         **parts_extra,
     }
 
@@ -362,6 +368,7 @@ def parse_delimited(src: Source, fmt: str) -> dict:
         text_columns=_text_columns(header, "auto"),
         who=who,
     )
+    raw.frame = share_floats(raw.frame)
     return {"kind": "table", "fmt": fmt, "raw": raw}
 
 
@@ -406,6 +413,7 @@ def parse_sheet(src: Source, fmt: str) -> dict:
         raw.notes.append(
             f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
         )
+    raw.frame = share_floats(raw.frame)
     return {"kind": "table", "fmt": fmt, "raw": raw}
 
 

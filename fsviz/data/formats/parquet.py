@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from fsviz.data.blocks import share_floats
 from fsviz.data.budget import dense_bytes
 from fsviz.data.formats.delimited import table_parts
 from fsviz.data.formats.registry import Reader
@@ -94,7 +95,7 @@ def parse_parquet(src: Source) -> dict:
     if not meta:  # pandas wrote its index (the sample ids, df.to_parquet()): a column again
         df, kept = index_as_columns(df)
     df.columns = [str(c) for c in df.columns]
-    return {"frame": df, "meta": meta, "index": kept}
+    return {"frame": share_floats(df), "meta": meta, "index": kept}
 
 
 def assemble_parquet(src: Source, parsed: dict, label) -> dict:
