@@ -82,11 +82,11 @@ class ParsedSource:
     """A file parsed once: what :func:`assemble` turns into a Dataset under any plan with the same
     parse fields. Picklable (the sandboxed reader's child returns its payload).
 
-    What is shared: :func:`assemble` never modifies the payload. A table's parsed frame is shallow
-    copied (pandas' copy-on-write: a column set while assembling is a new column, never a write
-    into the parsed one); a very wide text table's numeric block *is* the Dataset's ``X``
-    (read-only, no copy) when the features are exactly its columns (ids and a text target taken
-    out), and one copy of the kept columns otherwise; readers whose target only comes from the
+    What is shared: :func:`assemble` never modifies the payload. A table's float columns are one
+    C-ordered, read-only block (:mod:`fsviz.data.blocks`; the parsed frame's columns are views
+    into it, shallow-copied while assembling under pandas' copy-on-write), and that block *is* the
+    Dataset's ``X`` when the features are exactly those columns (ids and a text target taken out),
+    one copy of the kept columns otherwise; a very wide text table's numeric block likewise; readers whose target only comes from the
     sample annotations hand the same ``X`` to every Dataset (read-only; missing values are filled
     in a copy). So the parsed parts and one Dataset hold at most about twice the data.
 
