@@ -27,11 +27,12 @@ def share_floats(frame):
     floats = [j for j, t in enumerate(frame.dtypes) if t == np.float64]
     if len(floats) < 2:
         return frame
-    names = [frame.columns[j] for j in floats]
+    names = frame.columns[floats].tolist()
     block = c_order(frame.iloc[:, floats].to_numpy(dtype=np.float64))
     block.setflags(write=False)
     out = pd.DataFrame(block, columns=names, copy=False)
-    for j in (j for j in range(frame.shape[1]) if j not in set(floats)):  # text columns: few
+    kept = set(floats)
+    for j in (j for j in range(frame.shape[1]) if j not in kept):  # the other columns: few
         out.insert(j, frame.columns[j], frame.iloc[:, j].to_numpy(), allow_duplicates=True)
     out.attrs = dict(frame.attrs)
     out.attrs[_KEY] = Carried({"block": block, "columns": [str(c) for c in names]})
