@@ -10,7 +10,10 @@ the CSV) is written to a temporary directory (never to the repository), then rea
   source tree (e.g. ``git worktree add /tmp/before <commit>``), in a child process, same file;
 
 and prints the times, the target ratio ``load_dataset / (bare read + numpy pass)`` (the issue's
-bound is 1.5x) and the machine's load (``uptime``), one run each. Not part of CI; about 5 minutes
+bound is 1.5x) and the machine's load (``uptime``), one run each. Then a target change as the app
+makes it: ``parse_source`` once, ``assemble`` under the first plan and under another target (a
+probe as a continuous target), with the parse count (it must not move) and the ratio of a
+re-assembly to a whole ``load_dataset``. Not part of CI; about 5 minutes
 at the default shape.
 
     python benchmarks/bench_wide_load.py [--rows 300] [--cols 100000] [--before DIR] [--csv-cols N]
@@ -97,8 +100,34 @@ def write_csv(X: np.ndarray, path: Path) -> None:
             fh.write(f"S{i:04d}," + ",".join(cells) + "\n")
 
 
+def complete_probe(X: np.ndarray) -> str:
+    """A probe with no missing value (a target must be complete)."""
+    return probes(X.shape[1])[int(np.flatnonzero(~np.isnan(X).any(axis=0))[0])]
+
+
 def probes(m: int) -> list[str]:
     return [f"cg{j:08d}" for j in range(m)]
+
+
+def target_change(path: Path, load_time: float, target: str) -> None:
+    """Parse once, assemble twice (the second with another target): times, parses, ratio to a load."""
+    from fsviz.data import ImportPlan, assemble, parse_count, parse_source
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        before = parse_count()
+        t_parse, parsed = timed(lambda: parse_source(path, missing="median", memory_budget=0))
+        t_first, _ = timed(lambda: assemble(parsed, parsed.plan))
+        other = parsed.plan.replace(label=target, target_kind="continuous")
+        t_other, ds = timed(lambda: assemble(parsed, other))
+        parses = parse_count() - before
+    assert isinstance(parsed.plan, ImportPlan) and ds.y is not None
+    print(f"  {'parse_source':<34} {t_parse:8.2f} s")
+    print(f"  {'assemble (the first plan)':<34} {t_first:8.2f} s")
+    print(
+        f"  {'assemble (another target)':<34} {t_other:8.2f} s   {t_other / load_time:5.2f}x load_dataset; "
+        f"parses: {parses} (load {uptime()})"
+    )
 
 
 def report(what: str, bare: float, bare_name: str, numpy_pass: float, after: float, before) -> None:
@@ -141,6 +170,7 @@ def main() -> None:
         same = hashlib.sha256(load.last.X.tobytes()).hexdigest() == before_hash
         print(f"# X identical before and after: {same}")
     report("Parquet", bare, "pyarrow.parquet.read_table", numpy_pass, after, before)
+    target_change(pq_path, after, complete_probe(X))
     pq_path.unlink()
 
     if not args.skip_csv:
@@ -159,6 +189,7 @@ def main() -> None:
         after = load(csv_path)
         print(f"  {'pyarrow.csv.read_csv':<34} {t_pa:8.2f} s")
         report("CSV", t_pd, "pandas.read_csv (C engine)", numpy_pass, after, before)
+        target_change(csv_path, after, complete_probe(Xc))
         csv_path.unlink()
 
 
