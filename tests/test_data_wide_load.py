@@ -60,13 +60,13 @@ def test_block_fills_equal_the_per_column_reference(monkeypatch, strategy, n, m,
     X[:, np.isnan(X).all(axis=0)] = 1.0  # an all-missing column is an error, tested below
     names = np.array([f"f{j}" for j in range(m)], dtype=object)
     ref, counts, fills, _, ind = reference_impute(X, names, strategy, True)
-    got, report = impute._impute(X, names, strategy, True, "t")
+    got, report = impute.impute_missing(X, names, strategy, True, "t")
     assert got.tobytes() == ref.tobytes()  # bit for bit, signed zeros included
     assert report["counts"] == counts and list(report["counts"]) == list(counts)
     assert np.array_equal(np.array(list(report["fill"].values())), np.array(list(fills.values())))
     assert [a for a, _ in report["indicator_columns"]] == [a for a, _ in ind]
     assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(report["indicator_columns"], ind, strict=True))
-    Xi, _ = impute._append_indicators(got, names, report["indicator_columns"])
+    Xi, _ = impute.append_indicators(got, names, report["indicator_columns"])
     for k, (_, rows) in enumerate(ind):
         assert np.array_equal(np.flatnonzero(Xi[:, m + k]), rows)
     assert Xi[:, m:].sum() == sum(len(r) for _, r in ind)
@@ -78,7 +78,7 @@ def test_all_missing_columns_are_named_in_order(monkeypatch):
     X[:, [1, 6, 7]] = np.nan
     X[2, 3] = np.nan
     with pytest.raises(ValueError, match=r"'f1', 'f6', 'f7'"):
-        impute._impute(X, np.array([f"f{j}" for j in range(9)], dtype=object), "median", False, "t")
+        impute.impute_missing(X, np.array([f"f{j}" for j in range(9)], dtype=object), "median", False, "t")
 
 
 def test_fills_take_one_median_per_distinct_count_not_per_column(monkeypatch):
@@ -88,7 +88,7 @@ def test_fills_take_one_median_per_distinct_count_not_per_column(monkeypatch):
     calls = []
     real = np.median
     monkeypatch.setattr(np, "median", lambda *a, **k: calls.append(1) or real(*a, **k))
-    _, report = impute._impute(
+    _, report = impute.impute_missing(
         X, np.array([f"f{j}" for j in range(2000)], dtype=object), "median", False, "t"
     )
     assert len(report["counts"]) > 1000
@@ -227,8 +227,8 @@ def test_the_readers_own_matrix_is_filled_in_place():
     X.setflags(write=False)  # as a reader hands it over
     names = np.array([f"f{j}" for j in range(300)], dtype=object)
     ref, *_ = reference_impute(X, names, "median", False)
-    copied, _ = impute._impute(X, names, "median", False, "t")
+    copied, _ = impute.impute_missing(X, names, "median", False, "t")
     assert not np.shares_memory(copied, X) and np.isnan(X).any()  # not the reader's: copied
-    filled, _ = impute._impute(X, names, "median", False, "t", owned=True)
+    filled, _ = impute.impute_missing(X, names, "median", False, "t", owned=True)
     assert filled is X and not filled.flags.writeable
     assert filled.tobytes() == ref.tobytes()

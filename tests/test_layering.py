@@ -639,23 +639,8 @@ PRIVATE_SHARING = {
 }
 
 
-#: private names still taken across modules, each with the reason it stays for now
-_LOADER_SPLIT = (
-    "its modules are being rewritten by the loader's parse/assemble split (issue 42, item 1: "
-    "load_dataset as sugar over ImportPlan), which names them publicly; a rename here would collide"
-)
-PRIVATE_ALLOWED = {
-    "fsviz.data.annotations: from fsviz.data.formats.delimited import _labels_from_strings": _LOADER_SPLIT,
-    "fsviz.data.inspect: from fsviz.data.formats.delimited import _text_columns": _LOADER_SPLIT,
-    "fsviz.data.inspect: from fsviz.data.roles import _infer": _LOADER_SPLIT,
-    "fsviz.data.loaders: from fsviz.data.impute import _append_indicators": _LOADER_SPLIT,
-    "fsviz.data.loaders: from fsviz.data.impute import _impute": _LOADER_SPLIT,
-    "fsviz.data.loaders: from fsviz.data.impute import _warn_missing": _LOADER_SPLIT,
-    # the same imports once the split has moved the Dataset's assembly into fsviz/data/build.py
-    "fsviz.data.build: from fsviz.data.impute import _append_indicators": _LOADER_SPLIT,
-    "fsviz.data.build: from fsviz.data.impute import _impute": _LOADER_SPLIT,
-    "fsviz.data.build: from fsviz.data.impute import _warn_missing": _LOADER_SPLIT,
-}
+#: private names still taken across modules, each with the reason it stays
+PRIVATE_ALLOWED: dict[str, str] = {}
 
 
 def _private_imports(here: str, tree: ast.Module, mods) -> list[str]:

@@ -23,7 +23,7 @@ from fsviz.data.images import (
     image_feature_names,
     infer_image_shape,
 )
-from fsviz.data.impute import _append_indicators, _impute, _warn_missing
+from fsviz.data.impute import append_indicators, impute_missing, warn_missing
 from fsviz.data.names import default_feature_names
 from fsviz.data.validation import check_finite, warn_constant
 
@@ -88,7 +88,7 @@ def build_dataset(src: Source, parts: dict, *, image_shape, name, image_order) -
     indicator = bool(getattr(src, "missing_indicators", False))
     report, indicator_cols = None, []
     if strategy != "error":
-        X, report = _impute(X, names, strategy, indicator, who, owned=bool(parts.get("owned")))
+        X, report = impute_missing(X, names, strategy, indicator, who, owned=bool(parts.get("owned")))
         if report is not None:
             indicator_cols = report.pop("indicator_columns")
             report["indicator_names"] = [nm for nm, _ in indicator_cols]
@@ -172,7 +172,7 @@ def build_dataset(src: Source, parts: dict, *, image_shape, name, image_order) -
                 names = np.asarray(names, dtype=object)[perm]
     dropped_shape = None
     if indicator_cols:
-        X, names = _append_indicators(X, names, indicator_cols)
+        X, names = append_indicators(X, names, indicator_cols)
         if shape is not None:
             if image_shape is not None and image_shape is not False:
                 raise ValueError(
@@ -192,7 +192,7 @@ def build_dataset(src: Source, parts: dict, *, image_shape, name, image_order) -
         sample_names=parts.get("sample_names"),
     )
     if report is not None:
-        _warn_missing(report, who, dropped_shape, stacklevel=outside_stacklevel(2))
+        warn_missing(report, who, dropped_shape, stacklevel=outside_stacklevel(2))
     warn_constant(ds.constant_features, ds.feature_names, who=who, stacklevel=outside_stacklevel(2))
     return ds
 

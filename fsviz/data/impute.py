@@ -15,7 +15,7 @@ from fsviz.data.formats.source import readonly
 from fsviz.data.validation import DataWarning, names_preview
 
 
-def _impute(X, names, strategy: str, indicator: bool, who: str, owned: bool = False):
+def impute_missing(X, names, strategy: str, indicator: bool, who: str, owned: bool = False):
     """Fill the NaNs of every column with the mean/median of its non-missing values.
 
     ``owned``: dense ``X`` is the reader's fresh array that nothing else holds, filled in place
@@ -91,7 +91,7 @@ def _dense_fills(X: np.ndarray, nan_cols: np.ndarray, names, strategy: str, indi
     same number ``k`` of finite values are gathered into one C-ordered ``(columns, k)`` array and
     reduced along its rows, which numpy does row by row with the same pairwise sum and the same
     selection as on a single column (a Python loop runs over the distinct ``k``, never over
-    columns). Returns ``(counts, fills, all_missing, indicators)`` as :func:`_impute` reports them.
+    columns). Returns ``(counts, fills, all_missing, indicators)`` as :func:`impute_missing` reports them.
     """
     n = X.shape[0]
     width = max(1, _FILL_BLOCK_BYTES // (8 * max(n, 1)))
@@ -122,7 +122,7 @@ def _dense_fills(X: np.ndarray, nan_cols: np.ndarray, names, strategy: str, indi
     return counts, fills, all_missing, indicators
 
 
-def _append_indicators(X, names, cols: list):
+def append_indicators(X, names, cols: list):
     """Append one 0/1 column per ``(name, missing rows)`` in ``cols``, after all features."""
     n = X.shape[0]
     new_names = [nm for nm, _ in cols]
@@ -139,7 +139,7 @@ def _append_indicators(X, names, cols: list):
     return np.hstack([X, ind]), names
 
 
-def _warn_missing(report: dict, who: str, dropped_shape, stacklevel: int = 4) -> None:
+def warn_missing(report: dict, who: str, dropped_shape, stacklevel: int = 4) -> None:
     """One DataWarning that says what was imputed and encoded (details in meta["missing"])."""
     said = []
     counts = report.get("counts") or {}

@@ -289,7 +289,7 @@ def _look(src, f: str, plan: ImportPlan, nrows: int, notes: list, who: str) -> T
         frame, raw = _parquet_head(src, nrows), None
         info = {"n_rows": None, "complete": False}
     else:
-        from fsviz.data.formats.delimited import _text_columns
+        from fsviz.data.formats.delimited import text_columns_of
         from fsviz.data.frames import head_text, header_fields, read_table
 
         rows = nrows
@@ -317,21 +317,21 @@ def _look(src, f: str, plan: ImportPlan, nrows: int, notes: list, who: str) -> T
             sheet=plan.sheet,
             transpose=plan.transpose,
             nrows=rows,
-            text_columns=_text_columns(header, label),
+            text_columns=text_columns_of(header, label),
             exact=False,
             who=who,
         )
         frame = raw.frame
         notes += [n for n in src.notes if n not in notes] + raw.notes
         info = {"n_rows": raw.n_rows, "complete": raw.complete and len(frame) < rows + 1}
-    from fsviz.data.roles import _infer
+    from fsviz.data.roles import infer_roles_ranked
 
     if isinstance(label, str) and label != "auto" and label not in [str(c) for c in frame.columns]:
         raise ValueError(
             f"{who}: label column {label!r} not found; columns are "
             f"{list(map(str, frame.columns[:20]))}. Fix: choose one of them, or no target."
         )
-    roles, ranked = _infer(frame, label, id_columns, ignore, src.types, plan.dates)
+    roles, ranked = infer_roles_ranked(frame, label, id_columns, ignore, src.types, plan.dates)
     empty = [r.name for r in roles if r.role == "ignored" and r.reason == "all empty"]
     if empty:
         notes.append(f"{len(empty)} all-empty column(s) will be ignored: {', '.join(empty[:5])}")

@@ -86,9 +86,10 @@ class ParsedSource:
     C-ordered, read-only block (:mod:`fsviz.data.blocks`; the parsed frame's columns are views
     into it, shallow-copied while assembling under pandas' copy-on-write), and that block *is* the
     Dataset's ``X`` when the features are exactly those columns (ids and a text target taken out),
-    one copy of the kept columns otherwise; a very wide text table's numeric block likewise; readers whose target only comes from the
-    sample annotations hand the same ``X`` to every Dataset (read-only; missing values are filled
-    in a copy). So the parsed parts and one Dataset hold at most about twice the data.
+    one copy of the kept columns otherwise; a very wide text table's numeric block likewise;
+    readers whose target only comes from the sample annotations hand the same ``X`` to every
+    Dataset (read-only; missing values are filled in a copy). So the parsed parts and one
+    Dataset hold at most about twice the data.
 
     Attributes
     ----------

@@ -561,10 +561,10 @@ def infer_column_roles(
     >>> [(r.name, r.role) for r in infer_column_roles(f)]
     [('id', 'identifier'), ('g', 'feature'), ('kind', 'target')]
     """
-    return _infer(frame, label, id_columns, ignore, types, dates, covariates)[0]
+    return infer_roles_ranked(frame, label, id_columns, ignore, types, dates, covariates)[0]
 
 
-def _infer(
+def infer_roles_ranked(
     frame, label, id_columns, ignore, types=None, dates: str = "ignore", covariates=None
 ) -> tuple[list[ColumnRole], list[str] | None]:
     """:func:`infer_column_roles` and the target ranking it computed (None when it did not)."""

@@ -263,7 +263,7 @@ def _wide_rows(src: Source, sep: str):
                 yield fields
 
 
-def _text_columns(header: list[str], label) -> tuple:
+def text_columns_of(header: list[str], label) -> tuple:
     """Columns read as text: the label (given or named like one) and id-like columns."""
 
     header = [str(h) for h in header]
@@ -365,7 +365,7 @@ def parse_delimited(src: Source, fmt: str) -> dict:
         sep=sep,
         decimal=src.decimal,
         transpose=src.transpose,
-        text_columns=_text_columns(header, "auto"),
+        text_columns=text_columns_of(header, "auto"),
         who=who,
     )
     raw.frame = share_floats(raw.frame)
@@ -399,7 +399,13 @@ def parse_wide(src: Source, fmt: str, sep: str, header: list[str]) -> dict:
     rows = max(_count_lines(src) - 1, 1)
     src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
     raw = read_table(
-        src, fmt, sep=sep, decimal=src.decimal, nrows=50, text_columns=_text_columns(header, "auto"), who=who
+        src,
+        fmt,
+        sep=sep,
+        decimal=src.decimal,
+        nrows=50,
+        text_columns=text_columns_of(header, "auto"),
+        who=who,
     )
     return parse_wide_rows(src, fmt, sep, header, raw, lambda: _wide_rows(src, sep))
 
