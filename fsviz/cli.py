@@ -127,9 +127,8 @@ def _with_plan(text: str, kwargs: dict) -> dict:
 
 
 def _load(args: argparse.Namespace):
-    """The dataset through ``fsviz.data.load_dataset`` (label column, format)."""
-    from fsviz.data import load_dataset
-
+    """The dataset through ``fsviz.data.parse_source`` and ``assemble`` (``load_dataset``'s two
+    steps), with the reading options and ``--covariates``."""
     path = args.data
     if not os.path.exists(path):
         raise OSError(f"input file {path!r} does not exist.")
@@ -178,9 +177,38 @@ def _load(args: argparse.Namespace):
     if args.plan:
         kwargs = _with_plan(args.plan, kwargs)
     t = time.perf_counter()
-    ds = load_dataset(path, sandbox=True, **kwargs)  # a crash in a file reader is an error line
+    ds = _load_with_covariates(path, _covariate_names(args), kwargs)
     _say(args, f"loaded {path}: {ds.n_samples} x {ds.n_features} in {time.perf_counter() - t:.1f} s")
     return ds
+
+
+def _covariate_names(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """``--covariates``' names (None when absent or ``none``)."""
+    from fsviz.compute.covariates import parse_covariates
+
+    return parse_covariates(getattr(args, "covariates", None))
+
+
+def _load_with_covariates(path, covariates, kwargs: dict):
+    """The dataset, parsed once; ``--covariates`` naming columns of the table reads them with the
+    role "covariate" (out of the features, text columns too, as ``--plan '{"covariates": [...]}'``).
+    Names that are no column of the table nor of the sample annotations (a .mat file's features)
+    are left to the run, which looks for them among the features."""
+    from fsviz.data import assemble, parse_source
+    from fsviz.data.covariates import CovariateNotFoundError
+    from fsviz.data.parsed import plan_of
+
+    options = dict(kwargs)
+    budget, external = options.pop("memory_budget", None), options.pop("allow_external", False)
+    plan = plan_of(options.pop("plan", None), options, "fsviz")
+    # sandbox: a crash in a file reader is an error line
+    parsed = parse_source(path, plan, sandbox=True, memory_budget=budget, allow_external=external)
+    if covariates and not plan.covariates:
+        try:
+            return assemble(parsed, plan.replace(covariates=tuple(covariates)))
+        except CovariateNotFoundError:
+            pass
+    return assemble(parsed, plan)
 
 
 #: --sep words for characters a shell makes awkward

@@ -299,3 +299,36 @@ def test_cli_adjusts_for_the_import_plans_covariate_role_by_default(tmp_path, ca
     code, _, err = run([*argv, "--covariates", "none", "-o", out], capsys)
     assert code == 0 and "adjusting" not in err
     assert {"g1", "g2", "g3", "g4"} <= set(fc.read_selection_csv(out.read_bytes())["name"])
+
+
+def test_cli_covariates_naming_a_text_column_read_it_as_a_covariate(tmp_path, capsys):
+    """``--covariates site`` on a table whose ``site`` column is text: read with the role
+    "covariate" (not refused as a non-numeric feature), left out of the features, adjusted for;
+    a name that is no column (an .npz file's feature) is still found among the features."""
+    rng = np.random.default_rng(1)
+    n = 120
+    site = rng.integers(0, 2, n)
+    y = (rng.uniform(size=n) < np.where(site == 1, 0.8, 0.2)).astype(int)
+    X = rng.normal(size=(n, 12))
+    X[:, 0] += 1.5 * y
+    X[:, 1:4] += 3.0 * site[:, None]
+    df = pd.DataFrame(X, columns=[f"g{j}" for j in range(12)])
+    df["site"] = [f"site{s}" for s in site]
+    df["label"] = y
+    data, out = tmp_path / "cohort.csv", tmp_path / "sel.csv"
+    df.to_csv(data, index=False)
+    argv = ["select", "--method", "f", "-k", "fdr:0.1", "--permutations", "199", data, "--label", "label"]
+    code, _, err = run([*argv, "--covariates", "site", "-o", out], capsys)
+    assert code == 0, err
+    chosen = set(fc.read_selection_csv(out.read_bytes())["name"])
+    assert "g0" in chosen and "site" not in chosen and not chosen & {"g1", "g2", "g3"}
+
+    from fsviz.data import Dataset
+
+    npz = tmp_path / "cohort.npz"
+    Dataset(X=np.column_stack([X, site]), y=y, feature_names=[*df.columns[:12], "batch"]).save(npz)
+    argv = ["select", "--method", "f", "-k", "fdr:0.1", "--permutations", "199", npz, "--covariates", "batch"]
+    code, _, err = run([*argv, "-o", out], capsys)
+    assert code == 0, err
+    chosen = set(fc.read_selection_csv(out.read_bytes())["name"])
+    assert "g0" in chosen and not chosen & {"g1", "g2", "g3", "batch"}

@@ -14,7 +14,12 @@ import numpy as np
 
 from fsviz.data.validation import names_preview
 
-__all__ = ["check_covariates", "covariate_annotations", "keep_covariates", "plain"]
+__all__ = ["CovariateNotFoundError", "check_covariates", "covariate_annotations", "keep_covariates", "plain"]
+
+
+class CovariateNotFoundError(ValueError):
+    """A covariate named by the plan is a column of neither the data table nor the sample
+    annotations (the CLI then looks for it among the features, as ``--covariates`` always did)."""
 
 
 def plain(v):
@@ -73,7 +78,7 @@ def check_covariates(parts: dict, covariates, label, who: str) -> None:
             )
     missing = [c for c in covariates if c not in found]
     if missing:
-        raise ValueError(
+        raise CovariateNotFoundError(
             f"{who}: covariate(s) {names_preview(missing)} are neither columns of the data table nor of the "
             f"sample annotations (annotation columns: {names_preview(sorted(found))}). Fix: name columns of "
             "either, or attach the sample annotations that hold them."
