@@ -371,7 +371,9 @@ def _f32_tile_reference(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi):
     keep = (c + c0 - r0 > r) if diag else np.ones((h, w), bool)
     v = np.abs(G[keep]).astype(np.float32)
     ri, ci = r[keep] + r0, c[keep] + c0
-    exact = np.abs(np.array([sum(Zi[i, q] * Zj[j, q] for q in range(Zi.shape[1])) for i, j in zip(ri, ci)]))
+    exact = np.abs(
+        np.array([sum(Zi[i, q] * Zj[j, q] for q in range(Zi.shape[1])) for i, j in zip(ri, ci, strict=True)])
+    )
     ge = np.zeros(T.size, np.int64)
     ge[0] = v.size
     nre = 0
