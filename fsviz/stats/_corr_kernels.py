@@ -59,6 +59,30 @@ def _tile_row_start(r, diag, off, w):
     return min(max(r - off + 1, 0), w)
 
 
+# The bits of a float >= 0 order like its value, and integer maxima vectorise where numba's
+# float max() does not (it keeps NaN checks); numba widens int32 sums to int64 unless each step
+# is cast back, and int32 lanes are twice as many per vector.
+_ABS32 = np.int32(0x7FFFFFFF)
+_ABS64 = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, nogil=True)
+def _abs_bits_max64(rowi):
+    """The largest ``|v|`` of a float64 row, as bits (its int64 view)."""
+    mx = np.int64(0)
+    for c in range(rowi.shape[0]):
+        mx = max(mx, rowi[c] & _ABS64)
+    return mx
+
+
+@njit(cache=True, nogil=True)
+def _count_abs_ge64(row, t):
+    s = np.int32(0)
+    for c in range(row.shape[0]):
+        s = np.int32(s + np.int32(abs(row[c]) >= t))
+    return s
+
+
 @njit(cache=True, nogil=True)
 def hist_tile(G, diag, off, T, ge):
     """Add to ``ge[k]`` the number of counted entries with ``|G[r, c]| >= T[k]``, k >= 1.
@@ -97,22 +121,39 @@ def hist_tile(G, diag, off, T, ge):
             run += sc[k]
             ge[k] += run
         return
+    Gi = G.view(np.int64)
+    tb = T.view(np.int64)  # T[k] < 0 (sign bit) and T[k] = 0 never stop the loop, as before
     for r in range(h):
         c0 = _tile_row_start(r, diag, off, w)
         row = G[r, c0:]
         nr = row.shape[0]
         ge[0] += nr
-        mx = 0.0
-        for c in range(nr):
-            mx = max(mx, abs(row[c]))
+        mx = _abs_bits_max64(Gi[r, c0:])
         for k in range(1, nt1 + 1):
-            t = T[k]
-            if t > mx:
+            if tb[k] > mx:
                 break
-            s = np.int32(0)  # int32 lanes: twice as many per vector as int64
-            for c in range(nr):
-                s += np.int32(abs(row[c]) >= t)
-            ge[k] += s
+            ge[k] += _count_abs_ge64(row, T[k])
+
+
+@njit(cache=True, nogil=True)
+def _abs_bits_max32(rowi):
+    """The largest ``|v|`` of a float32 row, as bits (its int32 view)."""
+    mx = np.int32(0)
+    for c in range(rowi.shape[0]):
+        mx = np.int32(max(mx, np.int32(rowi[c] & _ABS32)))
+    return mx
+
+
+@njit(cache=True, nogil=True)
+def _count_bits_ge2(rowi, lb, hb):
+    """How many ``|v|`` of a float32 row (int32 view) are at or above ``lb``, and ``hb`` (bits)."""
+    s_lo = np.int32(0)
+    s_hi = np.int32(0)
+    for c in range(rowi.shape[0]):
+        b = np.int32(rowi[c] & _ABS32)
+        s_lo = np.int32(s_lo + np.int32(b >= lb))
+        s_hi = np.int32(s_hi + np.int32(b >= hb))
+    return s_lo, s_hi
 
 
 @njit(cache=True, nogil=True)
@@ -131,28 +172,27 @@ def hist_tile_f32(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, ge):
     n = Zi.shape[1]
     off = c0 - r0
     nre = 0
+    Gi = G.view(np.int32)
+    lbs = A_lo.view(np.int32)  # A_lo[k] < 0: the sign bit, below every |v|'s bits
+    hbs = A_hi.view(np.int32)
     for r in range(h):
         cs = _tile_row_start(r, diag, off, w)
         row = G[r, cs:]
+        rowi = Gi[r, cs:]
         nr = row.shape[0]
         ge[0] += nr
-        mx = np.float32(0.0)
-        for c in range(nr):
-            mx = max(mx, abs(row[c]))
+        mx = _abs_bits_max32(rowi)
         for k in range(1, nt1 + 1):
-            lo = A_lo[k]
-            if lo > mx:
+            lb = lbs[k]
+            if lb > mx:
                 break
-            hi = A_hi[k]
-            s_hi = np.int32(0)
-            s_lo = np.int32(0)
-            for c in range(nr):
-                v = abs(row[c])
-                s_hi += np.int32(v >= hi)
-                s_lo += np.int32(v >= lo)
+            hb = hbs[k]
+            s_lo, s_hi = _count_bits_ge2(rowi, lb, hb)
             ge[k] += s_hi
             if s_lo > s_hi:
                 t = T[k]
+                lo = A_lo[k]
+                hi = A_hi[k]
                 for c in range(nr):
                     v = abs(row[c])
                     if v >= lo and v < hi:
@@ -164,13 +204,6 @@ def hist_tile_f32(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, ge):
                         ge[k] += abs(acc) >= t
                         nre += 1
     return nre
-
-
-# float32 tiles with equal-width bins: the bins are decided on the float32 bit patterns.
-# For x >= 0 the int32 pattern of a float32 orders like the value, and integer compares,
-# maxima and int32 sums vectorise where numba's float max() does not (it keeps NaN checks) and
-# its int32 sums widen to int64 unless cast back.
-_ABS32 = np.int32(0x7FFFFFFF)
 
 
 @njit(cache=True, nogil=True)
