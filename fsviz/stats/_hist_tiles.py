@@ -21,6 +21,10 @@ from fsviz.stats import _corr_kernels as K
 # back, and the skinny products (n of 50) were bound by that traffic. Against 128 x 512 and
 # 256 x 512 tiles (m = 20,000, n = 50 and 200, load 10-11), 256 x 256 was as fast or faster.
 TILE = 256
+#: float32 tiles have this many times TILE rows: 512 x 256 float32 is the float64 tile's 512 KB,
+#: and halves the BLAS and kernel calls per pair (CPU time at m = 20,000, load 3.5: -9 % at
+#: n = 50, -4 % at n = 200 against 256 x 256; 1024 rows gained nothing more)
+F32_ROWS = 2
 
 
 def n_threads() -> int:
@@ -87,7 +91,8 @@ class TileCounter:
         self.ge = np.zeros((self.nthreads, T.size), dtype=np.int64)
         self.rechecked = np.zeros(self.nthreads, dtype=np.int64)
         dtype = np.float32 if self.f32 else np.float64
-        self.bufs = [np.empty(TILE * TILE, dtype=dtype) for _ in range(self.nthreads)]
+        self.th = TILE * (F32_ROWS if self.f32 else 1)  # tile rows
+        self.bufs = [np.empty(self.th * TILE, dtype=dtype) for _ in range(self.nthreads)]
         self.sbufs = [np.empty(TILE, dtype=np.int32) for _ in range(self.nthreads)]
         self.pool = None
         if self.nthreads > 1:
@@ -100,10 +105,10 @@ class TileCounter:
             self.pool.shutdown()
 
     def add(self, Zi: np.ndarray, Zj: np.ndarray, Zi32: Any, Zj32: Any, diag: bool) -> None:
-        wi, wj = Zi.shape[0], Zj.shape[0]
+        wi, wj, th = Zi.shape[0], Zj.shape[0], self.th
         tiles = [
             (r0, c0)
-            for r0 in range(0, wi, TILE)
+            for r0 in range(0, wi, th)
             for c0 in range(0, wj, TILE)
             if not diag or c0 + TILE > r0  # tiles wholly below a diagonal block's diagonal hold no pair
         ]
@@ -113,7 +118,7 @@ class TileCounter:
         def work(t: int) -> None:
             ge, buf, sbuf = self.ge[t], self.bufs[t], self.sbufs[t]
             for r0, c0 in it:
-                r1, c1 = min(r0 + TILE, wi), min(c0 + TILE, wj)
+                r1, c1 = min(r0 + th, wi), min(c0 + TILE, wj)
                 G = buf[: (r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
                 np.matmul(Ai[r0:r1], Aj[c0:c1].T, out=G)
                 if self.f32 and self.uniform is not None:
