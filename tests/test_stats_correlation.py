@@ -331,14 +331,16 @@ def _edge_columns(rng, n_rep, n_cols):
     tile=hst.integers(1, 9),
     n_threads=hst.integers(1, 3),
     bins=hst.sampled_from([2, 10, 20, (0.0, 0.5, 1 / np.sqrt(2), 1.0), (0.25, 0.5, 0.75)]),
-    precision=hst.sampled_from(["float64", "float32"]),
+    precision=hst.sampled_from(["float64", "float32", "float32-generic"]),
     seed=hst.integers(0, 2**31 - 1),
 )
 def test_dense_tiles_match_brute_force_property(
     n, m, n_edge, block_size, tile, n_threads, bins, precision, seed
 ):
     """Any blocking, tiling and thread count: every pair in the brute-force bin, pairs exactly
-    on an edge included (columns built so that |rho| is exactly 0, 0.5, 1/sqrt(2) or 1)."""
+    on an edge included (columns built so that |rho| is exactly 0, 0.5, 1/sqrt(2) or 1).
+    float32 runs both tile kernels: the equal-width one (bins 2, 10, 20 and 0.25..0.75) and,
+    as "float32-generic", the two-compare one it replaces there."""
     import fsviz.stats._hist_tiles as T
 
     r = np.random.default_rng(seed)
@@ -350,13 +352,100 @@ def test_dense_tiles_match_brute_force_property(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(T, "TILE", tile)
         mp.setattr(T, "n_threads", lambda: n_threads)
+        if precision == "float32-generic":
+            mp.setattr(T, "uniform_geometry", lambda T_, delta: None)
         h = correlation_histogram(
             X,
             bins=np.asarray(bins) if isinstance(bins, tuple) else bins,
             block_size=block_size,
-            precision=precision,
+            precision=precision.split("-")[0],
         )
     assert_same(h, X)
+
+
+def _f32_tile_reference(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi):
+    """The float32 tile rule value by value (numpy): ``|g| >= A_hi[k]`` counts, a value in
+    ``[A_lo[k], A_hi[k])`` counts if its float64 dot product ``>= T[k]``; ge and re-checks."""
+    h, w = G.shape
+    r, c = np.indices((h, w))
+    keep = (c + c0 - r0 > r) if diag else np.ones((h, w), bool)
+    v = np.abs(G[keep]).astype(np.float32)
+    ri, ci = r[keep] + r0, c[keep] + c0
+    exact = np.abs(
+        np.array([sum(Zi[i, q] * Zj[j, q] for q in range(Zi.shape[1])) for i, j in zip(ri, ci, strict=True)])
+    )
+    ge = np.zeros(T.size, np.int64)
+    ge[0] = v.size
+    nre = 0
+    for k in range(1, T.size - 1):
+        window = (v >= A_lo[k]) & (v < A_hi[k])
+        ge[k] = int((v >= A_hi[k]).sum() + (window & (exact >= T[k])).sum())
+        nre += int(window.sum())
+    return ge, nre
+
+
+def _check_f32_uniform_kernel(bins, edge_tol, n, h, w, diag, off, seed):
+    """Runs hist_tile_f32 (any bins), hist_tile_f32_uniform (equal widths) and the numpy rule on
+    one tile of float32 values on, and one and two float32 ulps beside, every threshold, window
+    bound and edge; asserts the same counts and re-checks; returns the number of re-checks."""
+    from fsviz.stats._hist_tiles import TileCounter, uniform_geometry
+    from fsviz.stats.correlation import _U32, _Binning
+
+    r = np.random.default_rng(seed)
+    b = _Binning(np.asarray(bins) if isinstance(bins, tuple) else bins, edge_tol, "test")
+    delta = 1.1 * (n + 2) * _U32 / (1 - (n + 2) * _U32) + 1e-12
+    c = TileCounter(b.T, "float32", delta, 1)
+    geo = uniform_geometry(b.T, delta)
+    assert (geo is not None) == (b.inv_w > 0)  # every equal-width case here is narrow enough
+    fin = b.T[1:-1]
+    marks = np.concatenate([fin, c.A_lo[1:-1], c.A_hi[1:-1], b.edges]).astype(np.float32)
+    up1, dn1 = np.nextafter(marks, np.float32(2)), np.nextafter(marks, np.float32(-1))
+    up2, dn2 = np.nextafter(up1, np.float32(2)), np.nextafter(dn1, np.float32(-1))
+    extra = np.concatenate([r.random(50), [0.0, 1.0, 1.0000001]]).astype(np.float32)
+    pool = np.abs(np.concatenate([marks, up1, dn1, up2, dn2, extra]))
+    G = (r.choice(pool, size=(h, w)) * r.choice([-1, 1], size=(h, w))).astype(np.float32)
+    r0 = int(r.integers(0, 5))
+    c0 = r0 + max(off, -r0)
+    m = max(r0 + h, c0 + w)
+    Zi, Zj = np.zeros((m, 3)), np.zeros((m, 3))
+    Zi[:, 0] = r.choice(np.concatenate([fin, r.random(5)]), size=m)  # dot = Zi[i, 0] (+ a tiny term)
+    Zj[:, 0] = 1.0
+    Zi[:, 1] = r.normal(size=m) * 1e-7 * r.integers(0, 2)
+    Zj[:, 1] = r.normal(size=m)
+    ge_g = np.zeros(b.T.size, np.int64)
+    nre_g = K.hist_tile_f32(G, Zi, Zj, r0, c0, diag, b.T, c.A_lo, c.A_hi, ge_g)
+    ge_ref, nre_ref = _f32_tile_reference(G, Zi, Zj, r0, c0, diag, b.T, c.A_lo, c.A_hi)
+    np.testing.assert_array_equal(ge_g, ge_ref)
+    assert nre_g == nre_ref
+    if geo is not None:
+        ge_u = np.zeros(b.T.size, np.int64)
+        sbuf = np.empty(w, np.int32)
+        nre_u = K.hist_tile_f32_uniform(G, Zi, Zj, r0, c0, diag, b.T, c.A_lo, c.A_hi, *geo, ge_u, sbuf)
+        np.testing.assert_array_equal(ge_u, ge_ref)
+        assert nre_u == nre_ref
+    return nre_g
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    bins=hst.sampled_from([1, 2, 7, 20, 200, (0.25, 0.5, 0.75), (0.1, 0.4, 0.7, 1.0), (0.0, 0.3, 1.0)]),
+    edge_tol=hst.sampled_from([0.0, 1e-9, 1e-6, 2e-4]),
+    n=hst.sampled_from([2, 50, 200, 3000]),
+    shape=hst.tuples(hst.integers(1, 12), hst.integers(1, 40)),
+    diag=hst.booleans(),
+    off=hst.integers(-5, 5),
+    seed=hst.integers(0, 2**31 - 1),
+)
+def test_f32_uniform_tile_kernel_equals_generic_on_every_boundary(bins, edge_tol, n, shape, diag, off, seed):
+    """hist_tile_f32_uniform counts every float32 value as hist_tile_f32 and the numpy rule
+    do, on and beside every threshold, window bound and edge, any tile shape and diagonal."""
+    _check_f32_uniform_kernel(bins, edge_tol, n, *shape, diag, off, seed)
+
+
+@pytest.mark.parametrize("bins, n", [(20, 50), (10, 200), ((0.25, 0.5, 0.75), 3000), ((0.0, 0.3, 1.0), 50)])
+def test_f32_uniform_tile_kernel_rechecks_window_values(bins, n):
+    """The boundary values do reach the float64 re-check (the property above is not vacuous)."""
+    assert _check_f32_uniform_kernel(bins, 1e-9, n, 40, 64, False, 0, 1) > 0
 
 
 # ------------------------------------------------------------------------------------ errors

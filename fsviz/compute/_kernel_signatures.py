@@ -26,6 +26,7 @@ SIGNATURES = (
     ('fsviz.select._score_kernels', 'lgd_csc', ('float64[1C,ro]', 'int64[1C]', 'int64[1C]', 'int64', 'int64'), 3.8),
     ('fsviz.select._score_kernels', 'relieff_neighbours', ('float64[2C]', 'int64[1C]', 'int64[1C]', 'int64', 'int64', 'float64[1C]'), 3.8),
     ('fsviz.select.gdm._crm_kernels', 'crm_walk_pcc_sparse_sf', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'bool[1C]', 'int64[1C]', 'int32[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'int64', 'int64', 'float64', 'float64', 'int64', 'int64[1C]', 'float64[1C]', 'float64[1C]'), 3.5),
+    ('fsviz.stats._corr_kernels', 'hist_tile_f32_uniform', ('float32[2C]', 'float64[2C]', 'float64[2C]', 'int64', 'int64', 'bool', 'float64[1C]', 'float32[1C]', 'float32[1C]', 'float32', 'float32', 'float32', 'int64[1C]', 'int32[1C]'), 3.5),
     ('fsviz.select._score_kernels', 'lgd_dense', ('float64[2C]', 'int64'), 3.4),
     ('fsviz.select.gdm._kernels', 'sparse_complete_pcc', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'int64[1C]', 'int64[1C]', 'int64[1C]', 'float64[2C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'int64[1C]', 'float64[1C]', 'int64[1C]', 'float64[1C]', 'float64'), 3.1),
     ('fsviz.select.gdm._kernels', 'kth_largest', ('float64[1C]', 'int64'), 3.0),

@@ -59,6 +59,30 @@ def _tile_row_start(r, diag, off, w):
     return min(max(r - off + 1, 0), w)
 
 
+# The bits of a float >= 0 order like its value, and integer maxima vectorise where numba's
+# float max() does not (it keeps NaN checks); numba widens int32 sums to int64 unless each step
+# is cast back, and int32 lanes are twice as many per vector.
+_ABS32 = np.int32(0x7FFFFFFF)
+_ABS64 = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, nogil=True)
+def _abs_bits_max64(rowi):
+    """The largest ``|v|`` of a float64 row, as bits (its int64 view)."""
+    mx = np.int64(0)
+    for c in range(rowi.shape[0]):
+        mx = max(mx, rowi[c] & _ABS64)
+    return mx
+
+
+@njit(cache=True, nogil=True)
+def _count_abs_ge64(row, t):
+    s = np.int32(0)
+    for c in range(row.shape[0]):
+        s = np.int32(s + np.int32(abs(row[c]) >= t))
+    return s
+
+
 @njit(cache=True, nogil=True)
 def hist_tile(G, diag, off, T, ge):
     """Add to ``ge[k]`` the number of counted entries with ``|G[r, c]| >= T[k]``, k >= 1.
@@ -97,22 +121,39 @@ def hist_tile(G, diag, off, T, ge):
             run += sc[k]
             ge[k] += run
         return
+    Gi = G.view(np.int64)
+    tb = T.view(np.int64)  # T[k] < 0 (sign bit) and T[k] = 0 never stop the loop, as before
     for r in range(h):
         c0 = _tile_row_start(r, diag, off, w)
         row = G[r, c0:]
         nr = row.shape[0]
         ge[0] += nr
-        mx = 0.0
-        for c in range(nr):
-            mx = max(mx, abs(row[c]))
+        mx = _abs_bits_max64(Gi[r, c0:])
         for k in range(1, nt1 + 1):
-            t = T[k]
-            if t > mx:
+            if tb[k] > mx:
                 break
-            s = np.int32(0)  # int32 lanes: twice as many per vector as int64
-            for c in range(nr):
-                s += np.int32(abs(row[c]) >= t)
-            ge[k] += s
+            ge[k] += _count_abs_ge64(row, T[k])
+
+
+@njit(cache=True, nogil=True)
+def _abs_bits_max32(rowi):
+    """The largest ``|v|`` of a float32 row, as bits (its int32 view)."""
+    mx = np.int32(0)
+    for c in range(rowi.shape[0]):
+        mx = np.int32(max(mx, np.int32(rowi[c] & _ABS32)))
+    return mx
+
+
+@njit(cache=True, nogil=True)
+def _count_bits_ge2(rowi, lb, hb):
+    """How many ``|v|`` of a float32 row (int32 view) are at or above ``lb``, and ``hb`` (bits)."""
+    s_lo = np.int32(0)
+    s_hi = np.int32(0)
+    for c in range(rowi.shape[0]):
+        b = np.int32(rowi[c] & _ABS32)
+        s_lo = np.int32(s_lo + np.int32(b >= lb))
+        s_hi = np.int32(s_hi + np.int32(b >= hb))
+    return s_lo, s_hi
 
 
 @njit(cache=True, nogil=True)
@@ -131,28 +172,27 @@ def hist_tile_f32(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, ge):
     n = Zi.shape[1]
     off = c0 - r0
     nre = 0
+    Gi = G.view(np.int32)
+    lbs = A_lo.view(np.int32)  # A_lo[k] < 0: the sign bit, below every |v|'s bits
+    hbs = A_hi.view(np.int32)
     for r in range(h):
         cs = _tile_row_start(r, diag, off, w)
         row = G[r, cs:]
+        rowi = Gi[r, cs:]
         nr = row.shape[0]
         ge[0] += nr
-        mx = np.float32(0.0)
-        for c in range(nr):
-            mx = max(mx, abs(row[c]))
+        mx = _abs_bits_max32(rowi)
         for k in range(1, nt1 + 1):
-            lo = A_lo[k]
-            if lo > mx:
+            lb = lbs[k]
+            if lb > mx:
                 break
-            hi = A_hi[k]
-            s_hi = np.int32(0)
-            s_lo = np.int32(0)
-            for c in range(nr):
-                v = abs(row[c])
-                s_hi += np.int32(v >= hi)
-                s_lo += np.int32(v >= lo)
+            hb = hbs[k]
+            s_lo, s_hi = _count_bits_ge2(rowi, lb, hb)
             ge[k] += s_hi
             if s_lo > s_hi:
                 t = T[k]
+                lo = A_lo[k]
+                hi = A_hi[k]
                 for c in range(nr):
                     v = abs(row[c])
                     if v >= lo and v < hi:
@@ -163,6 +203,94 @@ def hist_tile_f32(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, ge):
                             acc += Zi[i, q] * Zj[j, q]
                         ge[k] += abs(acc) >= t
                         nre += 1
+    return nre
+
+
+@njit(cache=True, nogil=True)
+def _f32_row_pass(row, rowi, base, inv_w, eps, umax, sbuf):
+    """One pass over a float32 row: ``sbuf[c]`` = the bits of ``|row[c]|``, or -1 when the value
+    lies within ``eps`` (in bin widths) of a threshold; returns the largest bits and how many
+    values were marked. ``u`` is the value's position in bin widths from the first threshold."""
+    mx = np.int32(0)
+    nnear = np.int32(0)
+    for c in range(row.shape[0]):
+        b = np.int32(rowi[c] & _ABS32)
+        u = (abs(row[c]) - base) * inv_w
+        d = abs(u - np.floor(u + np.float32(0.5)))  # to the nearest integer (exact: Sterbenz)
+        near = (d < eps) & (u > np.float32(-0.5)) & (u < umax)
+        mx = np.int32(max(mx, b))
+        nnear = np.int32(nnear + np.int32(near))
+        sbuf[c] = np.int32(-1) if near else b
+    return mx, nnear
+
+
+@njit(cache=True, nogil=True)
+def _count_ge_i32(sbuf, nr, t):
+    s = np.int32(0)
+    for c in range(nr):
+        s = np.int32(s + np.int32(sbuf[c] >= t))
+    return s
+
+
+@njit(cache=True, nogil=True)
+def hist_tile_f32_uniform(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, base, inv_w, eps, ge, sbuf):
+    """:func:`hist_tile_f32` for equal-width bins, with one compare per threshold instead of two.
+
+    Same arguments and the same counts as :func:`hist_tile_f32`, plus the geometry of the
+    thresholds ``T[1..K+1]`` (``base`` = ``T[1]``, ``inv_w`` = 1 / width, both float32) and
+    ``eps``, in bin widths, larger than the re-check window ``[A_lo[k], A_hi[k])`` plus the
+    gap to the last threshold ``T[K+2]`` and the float32 error of the position ``u`` (the
+    caller's :class:`fsviz.stats._hist_tiles.TileCounter` bounds it). A value farther than
+    ``eps`` from every threshold is in no window, so ``|v| >= A_hi[k]`` alone decides each
+    threshold; it is counted on its bits (``sbuf``, int32 scratch of a row's length). The
+    few values nearer than ``eps`` take :func:`hist_tile_f32`'s path value by value: certain
+    above ``A_hi[k]``, recomputed in float64 inside a window, below ``A_lo[k]`` done.
+    Returns the number of recomputations (counted as :func:`hist_tile_f32` counts them).
+    """
+    h, w = G.shape
+    Gi = G.view(np.int32)
+    tb = A_hi.view(np.int32)  # every A_hi[k] >= 0: bits order like values
+    nt1 = T.shape[0] - 2
+    umax = np.float32(nt1 - 2 + 0.5)  # integers 0..K: thresholds T[1..K+1] (T[K+2] is within eps of K)
+    n = Zi.shape[1]
+    off = c0 - r0
+    nre = 0
+    for r in range(h):
+        cs = _tile_row_start(r, diag, off, w)
+        row = G[r, cs:]
+        nr = row.shape[0]
+        ge[0] += nr
+        mx, nnear = _f32_row_pass(row, Gi[r, cs:], base, inv_w, eps, umax, sbuf)
+        for k in range(1, nt1 + 1):
+            if tb[k] > mx:
+                break
+            ge[k] += _count_ge_i32(sbuf, nr, tb[k])
+        if nnear == 0:
+            continue
+        for q0 in range(0, nr, 16):  # find the marked values a chunk at a time
+            q1 = min(q0 + 16, nr)
+            if sbuf[q0:q1].min() >= 0:
+                continue
+            for c in range(q0, q1):
+                if sbuf[c] >= 0:
+                    continue
+                v = abs(row[c])
+                acc = -1.0
+                for k in range(1, nt1 + 1):
+                    if v >= A_hi[k]:
+                        ge[k] += 1
+                    elif v >= A_lo[k]:
+                        if acc < 0.0:  # the float64 value, once per value
+                            i = r0 + r
+                            j = c0 + cs + c
+                            acc = 0.0
+                            for q in range(n):
+                                acc += Zi[i, q] * Zj[j, q]
+                            acc = abs(acc)
+                        ge[k] += acc >= T[k]
+                        nre += 1
+                    else:
+                        break
     return nre
 
 

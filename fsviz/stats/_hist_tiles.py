@@ -3,7 +3,8 @@
 :class:`TileCounter` takes the standardised blocks of :func:`fsviz.stats.correlation_histogram`
 (a feature per row) and counts ``|rho| >= T[k]`` for every threshold over all their pairs, tile by
 tile, on Python threads that each run one BLAS thread and a nogil numba kernel
-(:mod:`fsviz.stats._corr_kernels`: ``hist_tile``, ``hist_tile_f32``).
+(:mod:`fsviz.stats._corr_kernels`: ``hist_tile``, ``hist_tile_f32``,
+``hist_tile_f32_uniform``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from fsviz.stats import _corr_kernels as K
 # back, and the skinny products (n of 50) were bound by that traffic. Against 128 x 512 and
 # 256 x 512 tiles (m = 20,000, n = 50 and 200, load 10-11), 256 x 256 was as fast or faster.
 TILE = 256
+#: float32 tiles have this many times TILE rows: 512 x 256 float32 is the float64 tile's 512 KB,
+#: and halves the BLAS and kernel calls per pair (CPU time at m = 20,000, load 3.5: -9 % at
+#: n = 50, -4 % at n = 200 against 256 x 256; 1024 rows gained nothing more)
+F32_ROWS = 2
 
 
 def n_threads() -> int:
@@ -33,6 +38,32 @@ def ceil32(x: np.ndarray) -> np.ndarray:
     up = f.astype(np.float64) < x
     f[up] = np.nextafter(f[up], np.float32(np.inf))
     return f
+
+
+def uniform_geometry(T: np.ndarray, delta: float) -> tuple | None:
+    """``(base, inv_w, eps)`` for :func:`~fsviz.stats._corr_kernels.hist_tile_f32_uniform`, or
+    None when the thresholds are too unequal (or too dense) for it.
+
+    ``T`` = (-inf, T[1..K+1] (the lower edges minus tol), T[K+2] (the last edge plus tol, plus an
+    ulp), +inf). The kernel measures a float32 value ``a`` in bin widths, ``u = (a - base) *
+    inv_w`` in float32, and takes the slow path within ``eps`` of an integer. ``eps`` covers,
+    in value units: the re-check window (``delta`` and the ulp ``A_hi`` rounds up by, < 1.2e-7),
+    the thresholds' distance from an exact arithmetic sequence, the gap from ``T[K+1]`` to
+    ``T[K+2]`` (both near the integer K), and the float32 error of ``u`` (base and inv_w
+    rounded, a subtraction and a product: < 6.1 * 2**-24 = 3.7e-7 for |a|, |base| <= ~1;
+    the distance to the nearest integer is then exact). 1e-6 covers the ulp and ``u``'s error.
+    """
+    lo = T[1:-2]
+    k = lo.size - 1
+    if k < 1 or not np.isfinite(lo).all():
+        return None
+    w = (lo[-1] - lo[0]) / k
+    dev = float(np.max(np.abs(lo - (lo[0] + w * np.arange(k + 1)))))
+    margin = delta + dev + float(T[-2] - T[-3]) + 1e-6
+    eps = margin / w * (1 + 1e-6)
+    if not eps < 0.25:  # windows cover much of each bin: the two-compare kernel is as fast
+        return None
+    return np.float32(lo[0]), np.float32(1.0 / w), ceil32(np.array([eps]))[0]
 
 
 class TileCounter:
@@ -55,11 +86,14 @@ class TileCounter:
             nonpos = T <= 0
             self.A_lo[nonpos] = 0.0
             self.A_hi[nonpos] = 0.0
+            self.uniform = uniform_geometry(T, delta)
         self.nthreads = max(1, int(nthreads))
         self.ge = np.zeros((self.nthreads, T.size), dtype=np.int64)
         self.rechecked = np.zeros(self.nthreads, dtype=np.int64)
         dtype = np.float32 if self.f32 else np.float64
-        self.bufs = [np.empty(TILE * TILE, dtype=dtype) for _ in range(self.nthreads)]
+        self.th = TILE * (F32_ROWS if self.f32 else 1)  # tile rows
+        self.bufs = [np.empty(self.th * TILE, dtype=dtype) for _ in range(self.nthreads)]
+        self.sbufs = [np.empty(TILE, dtype=np.int32) for _ in range(self.nthreads)]
         self.pool = None
         if self.nthreads > 1:
             from concurrent.futures import ThreadPoolExecutor
@@ -71,10 +105,10 @@ class TileCounter:
             self.pool.shutdown()
 
     def add(self, Zi: np.ndarray, Zj: np.ndarray, Zi32: Any, Zj32: Any, diag: bool) -> None:
-        wi, wj = Zi.shape[0], Zj.shape[0]
+        wi, wj, th = Zi.shape[0], Zj.shape[0], self.th
         tiles = [
             (r0, c0)
-            for r0 in range(0, wi, TILE)
+            for r0 in range(0, wi, th)
             for c0 in range(0, wj, TILE)
             if not diag or c0 + TILE > r0  # tiles wholly below a diagonal block's diagonal hold no pair
         ]
@@ -82,12 +116,16 @@ class TileCounter:
         Ai, Aj = (Zi32, Zj32) if self.f32 else (Zi, Zj)
 
         def work(t: int) -> None:
-            ge, buf = self.ge[t], self.bufs[t]
+            ge, buf, sbuf = self.ge[t], self.bufs[t], self.sbufs[t]
             for r0, c0 in it:
-                r1, c1 = min(r0 + TILE, wi), min(c0 + TILE, wj)
+                r1, c1 = min(r0 + th, wi), min(c0 + TILE, wj)
                 G = buf[: (r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
                 np.matmul(Ai[r0:r1], Aj[c0:c1].T, out=G)
-                if self.f32:
+                if self.f32 and self.uniform is not None:
+                    self.rechecked[t] += K.hist_tile_f32_uniform(
+                        G, Zi, Zj, r0, c0, diag, self.T, self.A_lo, self.A_hi, *self.uniform, ge, sbuf
+                    )
+                elif self.f32:
                     self.rechecked[t] += K.hist_tile_f32(
                         G, Zi, Zj, r0, c0, diag, self.T, self.A_lo, self.A_hi, ge
                     )
