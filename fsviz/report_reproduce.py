@@ -2,9 +2,10 @@
 that give the same dataset (same fingerprint), Runs and results.
 
 A GRM run keeps its prior groups as column indices; its Python line gives them by the features'
-names (``prior_groups_from_names([["TP53", "MDM2"]], ds.feature_names)``), which a person can
-read, edit, and carry to the same data read another way (another column order), and which
-gives back the same Run on the same data.
+names (``prior_groups_from_names([["TP53", "MDM2"]], ds.feature_names)``) and its command line
+by name or gene symbol (``--prior-group TP53,MDM2``), which a person can read, edit, and carry to
+the same data read another way (another column order), and which give back the same Run on the
+same data.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ def _by_name(run: Run) -> bool:
 
 
 def _prior_comment(run: Run, names: np.ndarray) -> str:
-    """A comment naming the features of a run's prior groups (``--param prior_groups=`` below it
-    gives their column positions)."""
+    """A comment naming the features of a run's prior groups, when no ``--prior-group`` names give
+    them back and ``--param prior_groups=`` below it gives their column positions."""
     groups = run.get("prior_groups") or next(
         (v.get("prior_groups") for _, v in run.params if isinstance(v, Run) and v.get("prior_groups")), ()
     )
@@ -127,13 +128,13 @@ def reproduce_block(ds, runs: list[Run], k: int, session: dict) -> str:
     data = _data_args(ds)
     lines, notes = [], []
     for run in runs:
-        cmd = command_line(run, ds.target_kind, k)
+        cmd = command_line(run, ds.target_kind, k, dataset=ds)  # prior groups by name
         if cmd is None:
             notes.append(
                 f"# {run.label}: no command-line form of its own; the report command below recomputes it"
             )
             continue
-        if _by_name(run):  # the command line takes column positions: say which features they are
+        if _by_name(run) and "--prior-group" not in cmd:  # positions: say which features they are
             lines.append(_prior_comment(run, np.asarray(ds.feature_names, dtype=object)))
         lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:], "-o", f"{run.method}.csv"]))
     report = shlex.join(
