@@ -63,8 +63,9 @@ def test_the_report_carries_the_named_lines_and_its_fingerprint(digits):
     assert _replay(py.splitlines(), digits)["run1"] == grm
     cli = html.unescape(re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', doc, re.S)[1])
     names = digits.feature_names
-    said = ", ".join(str(names[j]) for j in (10, 20, 30)) + " | " + ", ".join(str(names[j]) for j in (40, 41))
-    assert f"# prior groups by name: {said} (--param prior_groups= gives their column positions)" in cli
+    said = [",".join(str(names[j]) for j in g) for g in ((10, 20, 30), (40, 41))]
+    assert f"--prior-group {said[0]} --prior-group {said[1]} " in cli and "prior_groups=" not in cli
+    assert "# prior groups by name" not in cli  # the names are on the line itself
 
 
 def test_names_find_the_same_features_in_another_column_order(digits):

@@ -457,7 +457,9 @@ def with_prior_groups(run: Run, groups: Sequence[str] | None, dataset) -> tuple[
         return run, ()
     blank = [i for i, g in enumerate(groups, start=1) if not names(g)]
     if blank:
-        raise ValueError(f"--prior-group number {blank[0]} names no feature; give its names, comma-separated.")
+        raise ValueError(
+            f"--prior-group number {blank[0]} names no feature; give its names, comma-separated."
+        )
     try:
         got = resolve_prior_groups("\n".join(groups), dataset.feature_names, aliases=name_aliases(dataset))
     except ValueError as e:
@@ -562,7 +564,8 @@ def command_line(
     if dataset is not None and run.method == "grm" and run.get("prior_groups"):
         from fsviz.compute.parsing import name_aliases, prior_group_names
 
-        named = prior_group_names(run.get("prior_groups"), dataset.feature_names, aliases=name_aliases(dataset))
+        aliases = name_aliases(dataset)
+        named = prior_group_names(run.get("prior_groups"), dataset.feature_names, aliases=aliases)
     if named:
         line = _command_line(run, target_kind, k, named, dataset)
         if line is not None:
@@ -588,6 +591,7 @@ def _command_line(
         return None
     if args is None:
         return None
+
     def select(ns: argparse.Namespace) -> Run:
         back = select_run(ns, target_kind)
         return with_prior_groups(back, ns.prior_group, dataset)[0] if named else back

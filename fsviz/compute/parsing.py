@@ -132,7 +132,8 @@ def prior_group_names(
 
     Examples
     --------
-    >>> prior_group_names([[0, 1], [2, 3]], ["p1", "p2", "p3", "p4"], aliases=[["DDR1", "DDR1", "TP53", "p4"]])
+    >>> symbols = [["DDR1", "DDR1", "TP53", "p4"]]
+    >>> prior_group_names([[0, 1], [2, 3]], ["p1", "p2", "p3", "p4"], aliases=symbols)
     [['DDR1'], ['TP53', 'p4']]
     """
     resolver = _Resolver(feature_names, aliases)
