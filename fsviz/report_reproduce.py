@@ -20,6 +20,7 @@ import numpy as np
 
 from fsviz.compute import Run
 from fsviz.compute.commands import command_line
+from fsviz.data.formats.tenx import TRIPLET_NAME
 
 __all__ = ["python_lines", "reproduce_block"]
 
@@ -71,11 +72,36 @@ def _prior_comment(run: Run, names: np.ndarray) -> str:
     return f"# prior groups by name: {listed} (--param prior_groups= gives their column positions)"
 
 
+#: the folder the command line reads three 10x files from (Cell Ranger's name for it)
+_TENX_FOLDER = "filtered_feature_bc_matrix"
+
+
+def _three_files(ds) -> list[str] | None:
+    """The names of a 10x matrix's three files when they were handed over apart (the app's three
+    uploads, ``read_triplet``) and read as one tar the user does not have; None otherwise."""
+    meta = ds.meta or {}
+    files = meta.get("tenx_files")
+    if Path(str(meta.get("source") or "")).name != TRIPLET_NAME or not files or len(files) != 3:
+        return None
+    return [str(f) for f in files]
+
+
+def _plan_of(ds) -> dict:
+    """The import plan, without the tar three 10x files were packed in (the lines read the files)."""
+    plan = dict((ds.meta or {}).get("plan") or {})
+    if _three_files(ds) is not None:
+        plan = {k: v for k, v in plan.items() if k not in ("compression", "member")}
+    return plan
+
+
 def _data_args(ds) -> list[str]:
-    """``DATA`` and the import plan the CLI needs to read the same dataset (verbatim)."""
+    """``DATA`` and the import plan the CLI needs to read the same dataset (verbatim); three 10x
+    files as the folder holding them."""
     meta = ds.meta or {}
     source = Path(str(meta.get("source") or "")).name or "DATA"
-    plan = meta.get("plan")
+    if _three_files(ds) is not None:
+        source = _TENX_FOLDER
+    plan = _plan_of(ds)
     if plan:
         return [source, "--plan", json.dumps(plan, separators=(",", ":"), ensure_ascii=False)]
     return [source]
@@ -85,8 +111,12 @@ def _python_load(ds, data: list[str]) -> str:
     """The ``load_dataset`` line that reads the same dataset (the plan verbatim)."""
     from fsviz.data.plan import ImportPlan
 
-    plan = (ds.meta or {}).get("plan")
-    return ImportPlan.from_dict(plan or {}).python(data[0])
+    call = ImportPlan.from_dict(_plan_of(ds)).python(data[0])
+    files = _three_files(ds)
+    if files is None:
+        return call
+    options = call[len(f"load_dataset({data[0]!r}") : -1]  # ", transform='log1p', ..." or ""
+    return f"read_triplet({', '.join(map(repr, files))}{options})"
 
 
 def _session_text(doc: dict) -> str:
@@ -111,7 +141,9 @@ def python_lines(ds, runs: list[Run], k: int) -> list[str]:
         f"ds = {_python_load(ds, _data_args(ds))}",
         f"assert ds.fingerprint == {ds.fingerprint!r}",
     ]
-    if (ds.meta or {}).get("format") == "10x":  # the app keeps a 10x matrix's three files as one tar
+    if _three_files(ds) is not None:  # the three files the user gave, not the tar they were kept in
+        py[1] = "from fsviz.data.formats.tenx import read_triplet"
+    elif (ds.meta or {}).get("format") == "10x":
         py.insert(4, _TENX_NOTE)
     labels = []
     for j, run in enumerate(runs, start=1):
@@ -140,6 +172,9 @@ def reproduce_block(ds, runs: list[Run], k: int, session: dict) -> str:
     report = shlex.join(
         ["fsviz", "report", *data, "--runs", "session.json", "-k", str(k), "-o", "report.html"]
     )
+    files = _three_files(ds)
+    if files is not None:
+        notes.insert(0, f"# {_TENX_FOLDER}: a folder holding the three files {', '.join(files)}")
     cli_text = "\n".join(
         notes + lines + ["# this report, from the session block below saved as session.json:", report]
     )

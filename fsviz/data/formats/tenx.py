@@ -51,6 +51,7 @@ from fsviz.data.validation import names_preview
 __all__ = [
     "H5_READER",
     "READER",
+    "TRIPLET_NAME",
     "is_tenx_layout",
     "is_triplet_member",
     "make_unique",
@@ -61,6 +62,9 @@ __all__ = [
 ]
 
 _MATRIX, _BARCODES, _FEATURES, _GENES = "matrix.mtx", "barcodes.tsv", "features.tsv", "genes.tsv"
+#: the name three files handed over apart are read under, packed as one tar (:func:`read_triplet`,
+#: the app's three uploads); ``Dataset.meta["tenx_files"]`` keeps the three files' own names
+TRIPLET_NAME = "10x_triplet.tar"
 
 
 def _folders(names) -> dict[str, dict[str, str]]:
@@ -278,8 +282,8 @@ def read_triplet(matrix, features, barcodes, **load_kwargs):
             "Fix: pass matrix, features, barcodes in this order."
         )
     buf = io.BytesIO(pack_triplet(given))
-    buf.name = "10x_triplet.tar"
-    load_kwargs.setdefault("name", "10x_triplet")
+    buf.name = TRIPLET_NAME
+    load_kwargs.setdefault("name", TRIPLET_NAME.removesuffix(".tar"))
     return load_dataset(buf, **load_kwargs)
 
 
@@ -405,7 +409,10 @@ def _load_triplet(src: Source, label) -> dict:
     if not keep.all():
         X = X[:, np.flatnonzero(keep)]
     source = f"10x {'v3' if v3 else 'v2'} MTX ({folder or 'top level'})"
-    return _parts(X, names, ids, symbols, barcodes, notes, source)
+    parts = _parts(X, names, ids, symbols, barcodes, notes, source)
+    given = [members[_MATRIX], members[_FEATURES if v3 else _GENES], members[_BARCODES]]
+    parts["table_meta"]["tenx_files"] = [m.replace("\\", "/").rsplit("/", 1)[-1] for m in given]
+    return parts
 
 
 def _parts(X, names, ids, symbols, barcodes, notes, source) -> dict:
