@@ -123,3 +123,24 @@ def test_a_10x_symbol_made_unique_takes_all_its_genes(tmp_path, capsys):
     assert run.get("prior_groups") is None  # resolved only once the data is read
     run = run.replace(prior_groups=[[0, 3, 7]])
     assert _ranked(tmp_path / "grm.csv") == [names[j] for j in run.execute(ds).selection(10).indices]
+
+
+def test_loom_and_maxquant_names_made_unique_are_found_by_their_symbol(tmp_path):
+    import io
+
+    from tests.omics_files import loom, maxquant
+
+    loom(tmp_path / "cells.loom")
+    cells = load_dataset(tmp_path / "cells.loom")
+    got = fc.resolve_prior_groups("MATR3, GENE0", cells.feature_names, aliases=fc.name_aliases(cells))
+    assert got.groups == ((0, 3, 7),) and "'MATR3' names 2 features (MATR3, MATR3-1)" in got.notes[0]
+    pg, _, _ = maxquant()
+    buf = io.BytesIO(pg)
+    buf.name = "proteinGroups.txt"
+    with pytest.warns(UserWarning, match="missing value"):
+        proteins = load_dataset(buf, missing="median")
+    names = [str(n) for n in proteins.feature_names]
+    dup = [j for j, n in enumerate(names) if n in ("DUP", "DUP-1")]
+    assert len(dup) == 2  # one gene name on two protein groups, made unique
+    got = fc.resolve_prior_groups(f"DUP, {names[0]}", names, aliases=fc.name_aliases(proteins))
+    assert got.groups == (tuple(sorted({0, *dup})),)
