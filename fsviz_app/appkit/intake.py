@@ -13,6 +13,7 @@ import streamlit as st
 
 from fsviz.data.formats.archives import strip_compression_suffix
 from fsviz.data.formats.source import TABLE_FORMATS
+from fsviz.data.formats.tenx import TRIPLET_NAME  # three uploads as one tar: the reproduce lines name them
 from fsviz.data.plan import ImportPlan
 from fsviz_app.appkit.memory import ByteLRU, return_memory
 from fsviz_app.appkit.state import (
@@ -170,10 +171,6 @@ def receive_upload(filename: str, data: bytes) -> Upload:
         return current_upload()
     upload_store().touch(up.token)
     return up
-
-
-#: the name the three files of a 10x triplet are kept under, as one upload
-TRIPLET_NAME = "10x_triplet.tar"
 
 
 def receive_files(files) -> tuple[Upload | None, str | None]:
