@@ -14,6 +14,7 @@ import streamlit as st
 from fsviz.data.formats.archives import strip_compression_suffix
 from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.plan import ImportPlan
+from fsviz_app.appkit import jobs
 from fsviz_app.appkit.memory import ByteLRU, return_memory
 from fsviz_app.appkit.state import (
     _datasets,
@@ -26,7 +27,6 @@ from fsviz_app.appkit.state import (
     usage,
     use,
 )
-from fsviz_app.appkit.widgets import busy
 
 
 # ---------------------------------------------------------------------------- samples
@@ -523,17 +523,21 @@ def effective_plan(up: Upload, info) -> ImportPlan:
     )
 
 
-def _load_upload(up: Upload, plan: ImportPlan):
-    """The dataset of an upload read with ``plan``: from the dataset store when it is there,
-    else read (once per file and plan).
+@dataclass(frozen=True)
+class _Read:
+    """What reading an upload with a plan needs, gathered in the script thread (the stores and
+    the session's registrations are touched there, never from the job's thread)."""
 
-    The loader checks the sizes the file declares against the memory budget before it
-    allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
-    the server, and every session on it, down; .mat, workbooks and .h5ad are parsed in a
-    memory-limited child process (``sandbox=True``), so a reader that crashes or over-allocates
-    on a hostile file cannot either."""
-    from fsviz.data import load_dataset
+    where: tuple  # the loaded index's key: file, plan, attached files
+    up: Upload
+    plan: ImportPlan
+    samples: Upload | None
+    features: Upload | None
 
+
+def _read_of(up: Upload, plan: ImportPlan) -> _Read:
+    """The attached files of ``up`` and the key its dataset under ``plan`` is kept by; raises
+    ValueError when the plan names an attached file the server no longer has."""
     record = annotation_upload(up)
     if record is None and plan.sample_annotations is not None:  # the plan names a file we lost
         raise ValueError(
@@ -553,23 +557,81 @@ def _load_upload(up: Upload, plan: ImportPlan):
         record.digest if record else None,
         features.digest if features else None,
     )
-    known = loaded_index().get(where)
-    ds = _datasets().get(known) if known is not None else None
-    if ds is None:
-        buf = io.BytesIO(up.data)
-        buf.name = up.filename  # the loader takes the format from the name
-        extra = {}
+    return _Read(where, up, plan, record, features)
+
+
+def _known(read: _Read):
+    """The dataset ``read`` gives when the dataset store still has it, else None."""
+    known = loaded_index().get(read.where)
+    return _datasets().get(known) if known is not None else None
+
+
+def _read_dataset(read: _Read):
+    """Read the upload with its plan (in a job's thread): the dataset, kept in the dataset store.
+
+    The loader checks the sizes the file declares against the memory budget before it
+    allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
+    the server, and every session on it, down; .mat, workbooks and .h5ad are parsed in a
+    memory-limited child process (``sandbox=True``), so a reader that crashes or over-allocates
+    on a hostile file cannot either."""
+    from fsviz.data import load_dataset
+
+    up, extra = read.up, {}
+    buf = io.BytesIO(up.data)
+    buf.name = up.filename  # the loader takes the format from the name
+    for option, record in (("sample_annotations", read.samples), ("feature_annotations", read.features)):
         if record is not None:
-            extra["sample_annotations"] = io.BytesIO(record.data)
-            extra["sample_annotations"].name = record.filename
-        if features is not None:
-            extra["feature_annotations"] = io.BytesIO(features.data)
-            extra["feature_annotations"].name = features.filename
-        name = Path(strip_compression_suffix(up.filename)).stem  # GSE1_series_matrix.txt.gz: its table's name
-        ds = load_dataset(buf, name=name, sandbox=True, plan=plan, **extra)
-        _datasets().put(dataset_key(ds), ds)
-        loaded_index().put(where, dataset_key(ds))
+            extra[option] = io.BytesIO(record.data)
+            extra[option].name = record.filename
+    name = Path(strip_compression_suffix(up.filename)).stem  # GSE1_series_matrix.txt.gz: its table's name
+    ds = load_dataset(buf, name=name, sandbox=True, plan=read.plan, **extra)
+    _datasets().put(dataset_key(ds), ds)
+    loaded_index().put(read.where, dataset_key(ds))
     return ds
+
+
+def _load_upload(up: Upload, plan: ImportPlan):
+    """The dataset of an upload read with ``plan``: from the dataset store when it is there,
+    else read here (once per file and plan)."""
+    read = _read_of(up, plan)
+    return _known(read) or _read_dataset(read)
+
+
+def _read_as_job(read: _Read):
+    """Read as a job of this session, above the page: the time it has taken and **Cancel** (a
+    wide file takes seconds). Returns the dataset, or None when cancelled: the session keeps the
+    dataset it had, and the file is read again when asked (:func:`read_again`) or when its
+    settings change."""
+    key = ("read",) + read.where
+    if jobs.was_cancelled(key):
+        st.session_state["_read_cancelled"] = key
+        return None
+    job = jobs.submit(key, f"Reading {read.up.filename}", lambda _: _read_dataset(read))
+    slot = st.session_state.get("_busy_slot")  # above the page, where loads show
+    with slot.container() if slot is not None else st.container():
+        job = jobs.wait(job)
+    error = job.error
+    jobs.collect(job)
+    if job.state == "failed":
+        raise error
+    if job.state != "done":
+        st.session_state["_read_cancelled"] = key
+        return None
+    return job.result
+
+
+def read_again() -> None:
+    """The sidebar's button after a cancelled read: read the file with its settings again."""
+    key = st.session_state.pop("_read_cancelled", None)
+    if key is not None:
+        jobs.forget_cancel(key)
+
+
+def read_cancelled_note() -> None:
+    """Sidebar: after a cancelled read, say so and offer to read the file again."""
+    if st.session_state.get("_read_cancelled") is not None:
+        st.caption("Reading the file was cancelled; the dataset before it stays active.")
+        st.button("Read the file again", on_click=read_again, key="read_again")
 
 
 def apply_target_fixes(ds, options: dict):
@@ -584,10 +646,13 @@ def apply_target_fixes(ds, options: dict):
 
 def load_upload(up: Upload, shape: tuple[int, int] | None = None):
     """Load an upload with its import plan (cached by content and plan); raises the loader's
-    ValueError. The main area shows that the file is being read."""
-    plan = effective_plan(up, inspect_upload(up))
-    with busy(f"Reading {up.filename} …"):
-        ds = _load_upload(up, plan)
+    ValueError. A read that is not in the store runs as a job above the page (time taken,
+    Cancel); None when it was cancelled."""
+    read = _read_of(up, effective_plan(up, inspect_upload(up)))
+    st.session_state.pop("_read_cancelled", None)
+    ds = _known(read) or _read_as_job(read)
+    if ds is None:  # cancelled: the session keeps the dataset it had
+        return None
     ds = _with_shape(ds, shape)
     activate(ds)
     return ds
