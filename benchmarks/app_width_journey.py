@@ -179,10 +179,14 @@ def _wait_target(page, name: str) -> None:
     raise TimeoutError(f"the target is not {name!r}: {_target_box(page)!r}")
 
 
-def app_journey(page, path: Path, sheet: Path, source: str, m: int) -> dict[str, float]:
-    """The journey in the browser: step -> seconds from the click until the result is shown and
-    the script is idle."""
-    out: dict[str, float] = {}
+def _took(out: dict, step: str, t0: float) -> None:
+    out[step] = time.perf_counter() - t0
+    print(f"  app: {step:32s} {out[step]:8.2f} s  ({load_text()})", flush=True)
+
+
+def app_journey(page, path: Path, sheet: Path, source: str, m: int, out: dict) -> dict[str, float]:
+    """The journey in the browser, into ``out``: step -> seconds from the click until the result
+    is shown and the script is idle."""
     sb = page.locator('[data-testid="stSidebar"]')
     if source == "upload":
         sb.get_by_test_id("stRadioGroup").get_by_text("Upload", exact=True).click()
@@ -198,14 +202,14 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int) -> dict[str,
     _wait_text(page, f"Active: {path.stem}")
     page.wait_for_selector('[data-testid="stMetric"]', timeout=900_000)
     wait_idle(page)
-    out["open the file"] = time.perf_counter() - t0
+    _took(out, "open the file", t0)
 
     box = page.locator('[data-testid="stFileUploader"]').filter(has_text="Sample annotations")
     t0 = time.perf_counter()
     box.locator('input[type="file"]').set_input_files(str(sheet))
     _wait_target(page, "diagnosis")  # the join proposes the sheet's column as the target
     wait_idle(page)
-    out["join the sample sheet"] = time.perf_counter() - t0
+    _took(out, "join the sample sheet", t0)
 
     t0 = time.perf_counter()
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Target column").first.click()
@@ -213,7 +217,7 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int) -> dict[str,
     page.get_by_role("option", name="sex", exact=True).first.click()
     _wait_target(page, "sex")
     wait_idle(page)  # the dataset with the new target is read (or assembled) in that rerun
-    out["choose the target"] = time.perf_counter() - t0
+    _took(out, "choose the target", t0)
 
     _goto(page, "Groups (GDM)", "Groups (GDM)")
     wait_idle(page)
@@ -221,7 +225,7 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int) -> dict[str,
     page.get_by_role("button", name="Run GDM").click()
     page.wait_for_function(TITLE_JS, timeout=900_000, polling=50)
     wait_idle(page)
-    out["GDM"] = time.perf_counter() - t0
+    _took(out, "GDM", t0)
 
     why = page.get_by_label(re.compile("Why not this feature")).first
     t0 = time.perf_counter()
@@ -229,7 +233,7 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int) -> dict[str,
     why.press("Enter")
     page.locator('[data-testid="stMetric"]').filter(has_text="stand-in").first.wait_for(timeout=900_000)
     wait_idle(page)
-    out['"Why not this feature?"'] = time.perf_counter() - t0
+    _took(out, '"Why not this feature?"', t0)
 
     _goto(page, "GRM refinement", "GRM refinement")
     wait_idle(page)
@@ -237,7 +241,7 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int) -> dict[str,
     page.get_by_role("button", name="Run GRM").click()
     _wait_text(page, "Shown: GRM")
     wait_idle(page)
-    out["GRM refinement"] = time.perf_counter() - t0
+    _took(out, "GRM refinement", t0)
 
     _goto(page, "Stability (bootstrap)", "Stability")
     wait_idle(page)
@@ -245,16 +249,16 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int) -> dict[str,
     page.get_by_role("option", name=re.compile("^GDM")).first.click()
     wait_idle(page)
     t0 = time.perf_counter()
-    page.get_by_role("button", name="Resample").click()
+    page.get_by_role("button", name="Resample", exact=True).click()
     page.locator('[data-testid="stMetric"]').filter(has_text="Kuncheva index").first.wait_for(timeout=900_000)
     wait_idle(page)
-    out["Stability page"] = time.perf_counter() - t0
+    _took(out, "Stability page", t0)
 
     t0 = time.perf_counter()
     _goto(page, "Compare and export", "Compare and export")
     page.get_by_role("button", name=re.compile("^Selection CSV")).first.wait_for(timeout=900_000)
     wait_idle(page)
-    out["Compare page"] = time.perf_counter() - t0
+    _took(out, "Compare page", t0)
     page.locator('[data-testid="stSelectbox"]').filter(has_text="selection").first.click()
     page.get_by_role("option", name=re.compile("^GDM")).first.click()
     wait_idle(page)
@@ -262,7 +266,7 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int) -> dict[str,
     with page.expect_download(timeout=900_000) as dl:
         page.get_by_role("button", name=re.compile("^Selection CSV")).first.click()
     dl.value.path()
-    out["export (selection CSV)"] = time.perf_counter() - t0
+    _took(out, "export (selection CSV)", t0)
 
     sb.get_by_text("Report", exact=True).click()
     sb.get_by_role("button", name="Download report (HTML)").wait_for(timeout=900_000)
@@ -271,7 +275,7 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int) -> dict[str,
     with page.expect_download(timeout=900_000) as dl:
         sb.get_by_role("button", name="Download report (HTML)").click()
     dl.value.path()
-    out["report (HTML)"] = time.perf_counter() - t0
+    _took(out, "report (HTML)", t0)
     return out
 
 
@@ -300,7 +304,7 @@ def main(a) -> int:
     bare = {} if a.no_bare else bare_journey(path, sheet)
     print(f"bare library calls ({load_text()}):")
     for k, v in bare.items():
-        print(f"  {k:32s} {v:8.2f} s")
+        print(f"  {k:32s} {v:8.2f} s", flush=True)
     log = Path(a.workdir) / "reads.log"
     log.unlink(missing_ok=True)
     env = os.environ | {"FSVIZ_DATA_DIR": str(work), "FSVIZ_READ_LOG": str(log)}
@@ -339,11 +343,10 @@ def main(a) -> int:
             bare_app = _rss(proc.pid)  # the app with one session on the sample, before the data
             threading.Thread(target=watch, daemon=True).start()
             try:
-                app = app_journey(page, path, sheet, a.source, m)
+                app_journey(page, path, sheet, a.source, m, app)
             except Exception as e:  # the steps measured so far still print
                 page.screenshot(path=str(Path(a.workdir) / "journey_failed.png"), full_page=True)
                 print(f"journey stopped: {type(e).__name__}: {str(e)[:300]}")
-                app = getattr(e, "partial", {}) or app
             browser.close()
     finally:
         stop[0] = True

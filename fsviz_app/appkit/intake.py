@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -313,6 +314,11 @@ def inspect_upload(up: Upload):
     plan = _inspected_plan(up)
     key = (up.digest, up.filename, plan.to_json())
     info = inspect_store().get(key)
+    if info is None and plan.label is None:  # a target among the sample annotations, after "auto"
+        auto = inspect_store().get((up.digest, up.filename, plan.replace(label="auto").to_json()))
+        if auto is not None and auto.target is None:  # "auto" found none in the table: the same preview
+            info = dataclasses.replace(auto, plan=plan)
+            inspect_store().put(key, info)
     if info is None:
         buf = io.BytesIO(up.data)
         buf.name = up.filename
@@ -344,8 +350,16 @@ def archive_members_of(up: Upload) -> list[str]:
 
 def _inspected_plan(up: Upload) -> ImportPlan:
     """The plan :func:`inspect_upload` reads ``up`` with (a target among the sample annotations
-    is not the table's)."""
-    plan = plan_of(up)
+    is not the table's). The annotation files and their keys are left out: they do not change
+    the table's preview, and a joined sample sheet then does not read the file's head again
+    (at 100,000 columns that head costs about as much as the whole read)."""
+    plan = plan_of(up).replace(
+        sample_annotations=None,
+        annotation_key=None,
+        feature_annotations=None,
+        feature_key=None,
+        feature_display=None,
+    )
     return plan.replace(label=None) if plan.label in annotation_columns(up) else plan
 
 
