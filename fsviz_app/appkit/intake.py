@@ -664,12 +664,30 @@ def load_upload(up: Upload, shape: tuple[int, int] | None = None):
     Cancel); None when it was cancelled."""
     read = _read_of(up, effective_plan(up, inspect_upload(up)))
     st.session_state.pop("_read_cancelled", None)
+    before = st.session_state.get("dataset_key")
     ds = _known(read) or _read_as_job(read)
     if ds is None:  # cancelled: the session keeps the dataset it had
         return None
     ds = _with_shape(ds, shape)
     activate(ds)
+    _let_go(before, up.digest)
     return ds
+
+
+def _let_go(before, digest: str) -> None:
+    """The dataset ``before`` this session just replaced by another reading of the same file
+    (a new target, roles or join) leaves the dataset store unless a live session still uses it:
+    at 300 x 100,000 each reading holds 240 MB, and a few target changes otherwise kept them all
+    until the store's budget pushed them out. Its results stay in the result store."""
+    if before is None or before == st.session_state.get("dataset_key"):
+        return
+    index = loaded_index()
+    ours = [where for where in index.keys() if where[0] == digest and index.get(where) == before]
+    if not ours or before in usage().used("dataset"):
+        return
+    for where in ours:
+        index.pop(where)
+    _datasets().pop(before)
 
 
 def adopt_pending_options(digest: str, options: dict) -> bool:
