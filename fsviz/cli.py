@@ -138,7 +138,7 @@ def _load(args: argparse.Namespace):
     kwargs |= {
         "sep": _SEPS.get(args.sep, args.sep),
         "decimal": args.decimal,
-        "transpose": {"no": False, "yes": True, "auto": "auto"}[args.transpose],
+        "transpose": {"no": False, "yes": True}.get(args.transpose, args.transpose),
         "missing_target": args.missing_target,
         "target_kind": args.target_kind,
     }

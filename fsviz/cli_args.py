@@ -16,9 +16,15 @@ FORMATS = list(
 )
 
 
+def _metavar(field: str) -> str:
+    """``{a,b,c}``: the choices of an import-plan field, shown in the help. The plan checks them
+    (:class:`fsviz.data.plan.ImportPlan`, the one place): a bad value gives the library's message."""
+    return "{" + ",".join(str(c) for c in LOAD_CHOICES[field]) + "}"
+
+
 def add_data_args(q: argparse.ArgumentParser) -> None:
     """The reading options every command that loads data takes: the import plan's fields, each
-    with the loader's own default and choices (nothing restated here)."""
+    with the loader's own default and choices (nothing restated here; validated by the plan)."""
     LOADING = load_defaults()
     q.add_argument(
         "data", metavar="DATA", help="CSV/TSV, .xlsx/.xls/.ods, .h5ad, Parquet, .mat, LIBSVM or .npz file"
@@ -41,7 +47,7 @@ def add_data_args(q: argparse.ArgumentParser) -> None:
     )
     q.add_argument(
         "--decimal",
-        choices=LOAD_CHOICES["decimal"],
+        metavar=_metavar("decimal"),
         default=LOADING["decimal"],
         help="decimal mark of text tables",
     )
@@ -65,22 +71,22 @@ def add_data_args(q: argparse.ArgumentParser) -> None:
         metavar="LIST",
         help="comma-separated missing-value markers (default: empty, NA, N/A, NaN, null, #N/A, ? ...)",
     )
-    q.add_argument("--encoding", choices=LOAD_CHOICES["encoding"], default="auto", help="text encoding")
+    q.add_argument("--encoding", metavar=_metavar("encoding"), default="auto", help="text encoding")
     q.add_argument(
         "--duplicates",
-        choices=LOAD_CHOICES["duplicates"],
+        metavar=_metavar("duplicates"),
         default=LOADING["duplicates"],
         help="repeated feature names: refuse (default), suffix them, or average them",
     )
     q.add_argument(
         "--dates",
-        choices=LOAD_CHOICES["dates"],
+        metavar=_metavar("dates"),
         default=LOADING["dates"],
         help="date and time columns: left out (default) or read as days since 1970",
     )
     q.add_argument(
         "--transform",
-        choices=LOAD_CHOICES["transform"],
+        metavar=_metavar("transform"),
         default=LOADING["transform"],
         help="a value transform (log1p_cpm for counts)",
     )
@@ -106,7 +112,7 @@ def add_data_args(q: argparse.ArgumentParser) -> None:
     )
     q.add_argument(
         "--compression",
-        choices=LOAD_CHOICES["compression"],
+        metavar=_metavar("compression"),
         default=LOADING["compression"],
         help="what wraps the data: auto (default: from the content; .gz, .bz2, .xz, .zip, .tar, "
         ".tar.gz), none, or what it must be",
@@ -126,7 +132,7 @@ def add_data_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("--var-names", metavar="COLUMN", help=".h5ad: the var column that names the features")
     q.add_argument(
         "--transpose",
-        choices=["no", "yes", "auto"],
+        metavar="{no,yes,auto}",
         default="no",
         help="yes: the file holds features as rows (an expression matrix); auto: when it looks so",
     )
@@ -139,13 +145,13 @@ def add_data_args(q: argparse.ArgumentParser) -> None:
     q.add_argument("--ignore", metavar="NAMES", help="columns to drop, comma-separated")
     q.add_argument(
         "--missing-target",
-        choices=LOAD_CHOICES["missing_target"],
+        metavar=_metavar("missing_target"),
         default=LOADING["missing_target"],
         help="rows without a target value: refuse (default) or drop them",
     )
     q.add_argument(
         "--target-kind",
-        choices=LOAD_CHOICES["target_kind"],
+        metavar=_metavar("target_kind"),
         default=LOADING["target_kind"],
         help="read the target as classes or as a continuous quantity (default: by its values)",
     )
@@ -163,13 +169,13 @@ def add_data_args(q: argparse.ArgumentParser) -> None:
     )
     q.add_argument(
         "--missing",
-        choices=LOAD_CHOICES["missing"],
+        metavar=_metavar("missing"),
         default=LOADING["missing"],
         help="missing feature values: refuse (default) or fill each column with its mean/median",
     )
     q.add_argument(
         "--categorical",
-        choices=LOAD_CHOICES["categorical"],
+        metavar=_metavar("categorical"),
         default=LOADING["categorical"],
         help="text feature columns: refuse (default) or one-hot encode them (column=value)",
     )

@@ -364,15 +364,13 @@ def test_cli_memory_error_is_one_line(monkeypatch, tmp_path, capsys):
 
 
 def test_loader_memory_error_becomes_memory_budget_error(monkeypatch, tmp_path):
-    import fsviz.data.loaders as L
-
     p = tmp_path / "t.csv"
     p.write_text("a,b\n1,2\n3,4\n")
 
     def boom(*a, **k):
         raise MemoryError()
 
-    monkeypatch.setattr(L, "read_parts", boom)  # the registered reader's call
+    monkeypatch.setattr("fsviz.data.parsed.run_reader", boom)  # the registered reader's call
     with pytest.raises(MemoryBudgetError, match="ran out of memory"):
         load_dataset(p)
 

@@ -321,9 +321,9 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
             notes.append(
                 f"dropped {len(lost)} sample(s) without a value in {target!r}: {names_preview(lost)}"
             )
-        from fsviz.data.formats.delimited import _labels_from_strings
+        from fsviz.data.formats.wide import labels_from_strings
 
-        out["y"] = _labels_from_strings(text[keep], who)
+        out["y"] = labels_from_strings(text[keep], who)
         out["label_column"] = target
         out["class_names"] = None
     if not keep.all():
@@ -337,7 +337,7 @@ def join_annotations(parts: dict, table, *, label, key: str | None, missing_targ
     meta["annotations"] = report | {"target": target}
     kept_cols = [c for c in rest if c != target][:MAX_META_COLUMNS]
     rows = where.tolist()
-    meta["sample_annotations"] = {}
+    meta["sample_annotations"] = dict(meta.get("sample_annotations") or {})  # the table's covariates stay
     for c in kept_cols:  # one column at a time as plain values: no pandas lookup per sample
         values = table[c].to_numpy(dtype=object)
         meta["sample_annotations"][c] = {

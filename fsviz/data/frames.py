@@ -339,8 +339,6 @@ def read_table(
     ``transpose``: True, False or "auto" (apply :func:`suggest_transpose`).
     ``exact``: parse floats to the exact double of their text (slower; previews need not).
     """
-    if transpose not in (True, False, "auto"):
-        raise ValueError(f"{who}: transpose must be True, False or 'auto'; got {transpose!r}.")
     if fmt in ("xlsx", "xls", "ods", "excel"):
         return _read_sheet(src, fmt, sheet=sheet, transpose=transpose, nrows=nrows, who=who)
     return _read_text(
@@ -402,8 +400,6 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
         sep = r"\s+"
     if decimal == "auto" or decimal is None:
         decimal = s_dec if sep != "," else "."
-    if decimal not in (".", ","):
-        raise ValueError(f"{who}: decimal must be '.', ',' or 'auto'; got {decimal!r}.")
     if decimal == sep:
         raise ValueError(
             f"{who}: the decimal mark and the separator are both {sep!r}. Fix: choose another separator "
@@ -692,23 +688,29 @@ def apply_roles(
     missing_target: str = "error",
     types: dict | None = None,
     dates: str = "ignore",
+    covariates=None,
     who: str,
 ) -> dict:
-    """Take identifier, ignored and target columns out of a frame, as the roles say.
+    """Take identifier, ignored, covariate and target columns out of a frame, as the roles say.
 
     Returns a dict: ``frame`` (features and the target column), ``label`` (the target
     column's name or None), ``sample_names`` (array or None), ``roles`` (list of
-    ColumnRole), ``meta`` (``ignored``, ``id_columns``, ``dropped_rows``) and ``notes``.
+    ColumnRole), ``covariates`` (name -> the column's values, rows as in ``frame``), ``meta``
+    (``ignored``, ``id_columns``, ``dropped_rows``) and ``notes``.
     """
     import pandas as pd
 
     from fsviz.data.roles import infer_column_roles
 
-    if missing_target not in ("error", "drop"):
-        raise ValueError(f"{who}: missing_target must be 'error' or 'drop'; got {missing_target!r}.")
     try:
         roles = infer_column_roles(
-            frame, label=label, id_columns=id_columns, ignore=ignore, types=types, dates=dates
+            frame,
+            label=label,
+            id_columns=id_columns,
+            ignore=ignore,
+            types=types,
+            dates=dates,
+            covariates=covariates,
         )
     except ValueError as e:  # name the file, not the helper
         raise ValueError(str(e).replace("infer_column_roles", who, 1)) from None
@@ -748,7 +750,8 @@ def apply_roles(
         notes.append(
             f"kept identifier column(s) {names_preview(ids)} out of the features (sample names: {main!r})"
         )
-    drop = list(ignored) + ids
+    covs = [r.name for r in roles if r.role == "covariate"]
+    drop = list(ignored) + ids + covs
     out = frame.drop(columns=drop) if drop else frame
     if target is not None:
         col = out[target]
@@ -769,7 +772,10 @@ def apply_roles(
                 sample_names = sample_names[keep]
             meta["dropped_rows"] = {"reason": f"missing target {target!r}", "rows": rows.tolist()}
             notes.append(f"dropped {len(rows)} row(s) without a value in the target column {target!r}")
+    kept = meta.get("dropped_rows") is None
+    values = {c: frame[c].to_numpy() if kept else frame[c].to_numpy()[keep] for c in covs}
     return {
+        "covariates": values,
         "frame": out,
         "label": target,
         "sample_names": sample_names,

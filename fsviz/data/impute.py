@@ -139,7 +139,7 @@ def _append_indicators(X, names, cols: list):
     return np.hstack([X, ind]), names
 
 
-def _warn_missing(report: dict, who: str, dropped_shape) -> None:
+def _warn_missing(report: dict, who: str, dropped_shape, stacklevel: int = 4) -> None:
     """One DataWarning that says what was imputed and encoded (details in meta["missing"])."""
     said = []
     counts = report.get("counts") or {}
@@ -163,5 +163,5 @@ def _warn_missing(report: dict, who: str, dropped_shape) -> None:
     warnings.warn(
         f"{who}: {'; '.join(said)}. Per-column counts and fill values are in Dataset.meta['missing'].",
         DataWarning,
-        stacklevel=4,
+        stacklevel=stacklevel,
     )

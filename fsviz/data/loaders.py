@@ -19,43 +19,17 @@ svmlight) the image shape.
 from __future__ import annotations
 
 import dataclasses
-import os
-from pathlib import Path
 
-import numpy as np
-import scipy.sparse as sp
-
-from fsviz.data.annotations import annotation_source, join_annotations, read_annotations
-from fsviz.data.budget import (
-    dense_bytes,
-    format_bytes,
-    out_of_memory,
-    resolve_budget,
-    sparse_bytes,
-)
 from fsviz.data.dataset import Dataset
-from fsviz.data.feature_info import attach_feature_info
-from fsviz.data.formats.registry import read_parts
-from fsviz.data.formats.source import (
-    FORMATS,
-    LABEL_CANDIDATES,
-    Source,
-    parse_error,
-    readonly,
-    resolve_format,
-)
+from fsviz.data.formats.source import FORMATS, LABEL_CANDIDATES
 from fsviz.data.images import (
     KNOWN_IMAGE_SHAPES,
-    KNOWN_NOT_IMAGES,
     column_major_permutation,
     image_feature_names,
     infer_image_shape,
 )
-from fsviz.data.impute import _append_indicators, _impute, _warn_missing
-from fsviz.data.names import default_feature_names
+from fsviz.data.parsed import assemble, parse_source, plan_of
 from fsviz.data.plan import DEFAULT_NA, PLAN_CHOICES, ImportPlan
-from fsviz.data.transforms import finish
-from fsviz.data.validation import check_finite, warn_constant
 from fsviz.data.writers import save_dataset
 
 __all__ = [
@@ -108,6 +82,7 @@ def load_dataset(
     transpose: bool | str = False,
     id_columns: str | list[str] | None = "auto",
     ignore: list[str] | None = None,
+    covariates: list[str] | None = None,
     missing_target: str = "error",
     target_kind: str = "auto",
     encoding: str = "auto",
@@ -249,6 +224,13 @@ def load_dataset(
     ignore : list of str, optional
         Columns to drop. All-empty columns (a trailing comma on every line gives one)
         are always dropped, noted in ``meta["ignored"]`` and ``meta["notes"]``.
+    covariates : list of str, optional
+        Columns to adjust for (a batch, an age, a sex): columns of the table (role
+        ``"covariate"``: taken out of the features) or of the sample annotations. Each is kept
+        per sample in ``Dataset.meta["sample_annotations"]`` (numbers or text; rows without an
+        identifier are named ``1``, ``2``, ...) and the names in ``Dataset.meta["covariates"]``,
+        which the selectors' ``covariates=`` and the CLI's ``--covariates`` read. A covariate
+        that is also the target, or holds one value for every sample, is a ValueError.
     missing_target : {"error", "drop"}, default="error"
         Rows whose target value is missing: a ValueError that counts them, or drop
         them (noted in ``meta["dropped_rows"]`` and ``meta["notes"]``).
@@ -364,320 +346,19 @@ def load_dataset(
     >>> ds.X.tolist(), ds.y.tolist(), list(ds.class_names)
     ([[1.0, 2.0], [3.0, 4.0]], [0, 1], ['x', 'y'])
     """
-    from fsviz.data.seeds import is_seed_dir
-
-    if is_seed_dir(path_or_buffer):
-        return _load_mapped_dir(path_or_buffer, label=label, name=name)
-    from fsviz.data.formats.npy import is_npy_path, load_npy
-
-    if fmt in (None, "npy") and is_npy_path(
-        path_or_buffer
-    ):  # a .npy matrix (memory-mapped over the budget), labels in <stem>.y.npy
-        return load_npy(path_or_buffer, label=label, name=name, memory_budget=memory_budget)
-    src = Source(path_or_buffer)
-    src.budget = resolve_budget(memory_budget)
-    src.sandbox = bool(sandbox)
-    if not isinstance(allow_external, (bool, np.bool_)):
-        raise ValueError(f"load_dataset: allow_external must be True or False; got {allow_external!r}.")
-    src.allow_external = bool(allow_external)
     given = {k: v for k, v in locals().items() if k in _PLAN_FIELDS and k not in ("path_or_buffer", "plan")}
-    # the annotations' content may come beside a plan that names them (an upload: no path to open)
-    annotations = sample_annotations
-    feature_table = feature_annotations
-    plan = _plan_of(plan, given)
-    src.use_plan(plan)
-    if annotations is None and plan.sample_annotations is not None:
-        annotations = plan.sample_annotations
-    if feature_table is None and plan.feature_annotations is not None:
-        feature_table = plan.feature_annotations
-    size = src.size()
-    if size == 0:
-        raise ValueError(f"load_dataset: {src.label} is empty (0 bytes). Fix: choose a file that holds data.")
-    src.check(size, f"the file itself ({format_bytes(size)})")
-    src.unwrap()  # a gzip/bz2/xz/zstd stream or a zip/tar archive: the file inside, bounded
-    if src.compression != "none" and (plan.compression, plan.member) != (src.compression, src.member):
-        plan = plan.replace(compression=src.compression, member=src.member)  # recorded in meta["plan"]
-    f = resolve_format(src, plan.fmt)
-    who = f"load_dataset: {src.label}"
-    try:
-        table = None
-        label = plan.label
-        if annotations is not None:
-            table = read_annotations(
-                annotation_source(annotations), who=who, budget=src.budget, na_values=src.na_values
-            )
-            if isinstance(label, str) and label in [str(c) for c in table.columns]:
-                label = None  # the target is an annotation: the data are read without one
-        parts = read_parts(src, f, label)  # the registered reader (fsviz.data.formats.registry)
-        if parts.get("annotations") is not None:  # a GEO series matrix brings its own
-            table = parts.pop("annotations") if table is None else table
-        if table is not None and table.attrs.get("join") == "position":  # a CLS file: no sample ids
-            table = _by_position(table, parts, who)
-        if table is not None:
-            parts = join_annotations(
-                parts,
-                table,
-                label=plan.label,
-                key=plan.annotation_key,
-                missing_target=plan.missing_target,
-                who=who,
-            )
-        parts = attach_feature_info(parts, feature_table, plan, who=who, budget=src.budget)
-        X = parts["X"]
-        if sp.issparse(X):
-            src.check(sparse_bytes(*X.shape, X.nnz), f"a sparse {X.shape[0]} x {X.shape[1]} matrix")
-        else:
-            src.check(dense_bytes(*X.shape), f"a dense {X.shape[0]} x {X.shape[1]} matrix")
-        ds = _assemble(src, parts, image_shape=image_shape, name=name, image_order=plan.image_order)
-        return finish(ds, plan, who)
-    except ValueError:
-        raise
-    except MemoryError as e:
-        raise out_of_memory(f"load_dataset: {src.label}", e) from None
-    except Exception as e:  # a damaged file can make any parser fail in its own way
-        raise parse_error(
-            src,
-            {"txt": "text"}.get(f, f),
-            e,
-            "the file looks damaged or is not in this format; re-export it.",
-        ) from e
+    plan = plan_of(plan, given)
+    parsed = parse_source(
+        path_or_buffer, plan, sandbox=sandbox, memory_budget=memory_budget, allow_external=allow_external
+    )
+    return assemble(
+        parsed,
+        plan,
+        sample_annotations=sample_annotations,
+        feature_annotations=feature_annotations,
+        name=name,
+        image_shape=image_shape,
+    )
 
 
 _PLAN_FIELDS = frozenset(f.name for f in dataclasses.fields(ImportPlan))
-
-
-def _plan_of(plan, given: dict) -> ImportPlan:
-    """The plan of a call: ``plan=`` (a plan or its dict), or the options one by one."""
-    if plan is not None:
-        defaults = load_defaults()
-        set_too = sorted(
-            k
-            for k, v in given.items()
-            if k in defaults
-            and k not in ("sample_annotations", "feature_annotations")
-            and not _same(v, defaults[k])
-        )
-        if set_too:
-            raise ValueError(
-                f"load_dataset: options {set_too} were given beside plan=; give them in the plan. Fix: "
-                "plan.replace(...) or one or the other."
-            )
-        if isinstance(plan, ImportPlan):
-            return plan
-        return ImportPlan.from_dict(plan, "load_dataset: plan")
-    options = dict(given)
-    if options.get("types") is not None and not isinstance(options["types"], dict):
-        raise ValueError(f"load_dataset: types must map column names to types; got {options['types']!r:.60}.")
-    for field in ("sample_annotations", "feature_annotations"):
-        given_annotations = options.get(field)
-        if isinstance(given_annotations, (str, os.PathLike)):
-            options[field] = os.fspath(given_annotations)
-        elif given_annotations is not None:  # a buffer: the plan records its name; a frame: nothing
-            options[field] = os.path.basename(str(getattr(given_annotations, "name", "") or "")) or None
-    for k in ("missing_indicators",):
-        if isinstance(options.get(k), np.bool_):
-            options[k] = bool(options[k])
-    try:
-        return ImportPlan(**options)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"load_dataset: {e}") from None
-
-
-def _by_position(table, parts: dict, who: str):
-    """Annotations that name no samples (a CLS file: a label per sample, in the data's order)
-    keyed by the data's sample names, row by row; ValueError when the counts differ."""
-    n = parts["X"].shape[0]
-    if len(table) != n:
-        raise ValueError(
-            f"{who}: the sample annotations hold {len(table)} labels by position (a CLS file) but the data "
-            f"have {n} samples. Fix: attach the CLS file made for this data file."
-        )
-    names = parts.get("sample_names")
-    keyed = table.drop(columns=["position"], errors="ignore")
-    keyed.insert(
-        0, "sample", [str(v) for v in names] if names is not None else [str(i + 1) for i in range(n)]
-    )
-    if names is None:  # the rows' numbers become their names, on both sides of the join
-        parts["sample_names"] = np.array(keyed["sample"], dtype=object)
-    return keyed
-
-
-def _same(a, b) -> bool:
-    try:
-        return bool(a == b) if not isinstance(a, np.ndarray) else False
-    except (TypeError, ValueError):
-        return False
-
-
-def _load_mapped_dir(path, *, label, name) -> Dataset:
-    """A :func:`fsviz.data.seeds.write_seed_shape` directory, opened memory-mapped (nothing copied)."""
-    from fsviz.data.seeds import load_seed_shape
-
-    X, y, truth, meta = load_seed_shape(path)
-    return Dataset(
-        X,
-        y=None if label is None else y,
-        name=name if name is not None else meta.get("name", Path(os.fspath(path)).name),
-        truth=truth,
-        meta={"source": os.fspath(path), "format": "fsviz-mmap", **meta},
-    )
-
-
-def _assemble(src: Source, parts: dict, *, image_shape, name, image_order) -> Dataset:
-    X, y = parts["X"], parts.get("y")
-    names = parts.get("feature_names")
-    who = f"load_dataset: {src.label}"
-    n, m = X.shape
-    if n == 0:
-        raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
-    if m == 0:
-        raise ValueError(
-            f"{who} has no feature columns"
-            + (f" (only the label column {parts.get('label_column')!r})" if parts.get("label_column") else "")
-            + ". Fix: check the separator and the label column."
-        )
-    if y is not None and len(y) != n:
-        raise ValueError(
-            f"{who}: {len(y)} labels but {n} samples; they must match. Fix: store one label "
-            "per sample (row of X), e.g. Y as an n x 1 vector."
-        )
-    ds_name = name if name is not None else (parts.get("name") or src.stem or "dataset")
-    default_names = None
-    if names is None:
-        names = default_names = default_feature_names(m, memory_budget=src.budget)
-    strategy = getattr(src, "missing", "error")
-    indicator = bool(getattr(src, "missing_indicators", False))
-    report, indicator_cols = None, []
-    if strategy != "error":
-        X, report = _impute(X, names, strategy, indicator, who, owned=bool(parts.get("owned")))
-        if report is not None:
-            indicator_cols = report.pop("indicator_columns")
-            report["indicator_names"] = [nm for nm, _ in indicator_cols]
-    try:
-        check_finite(X, names, who=who)
-    except ValueError as e:
-        has_nan = np.isnan(X.data if sp.issparse(X) else X).any()
-        if not has_nan:
-            raise
-        raise ValueError(
-            f'{e} Or load with missing="mean" (or "median") to fill each column from its '
-            "non-missing values (missing_indicators=True also adds a 0/1 column per affected feature)."
-        ) from None
-    meta = {"source": src.filename or None, "format": parts["format"]}
-    if parts.get("label_column") is not None:
-        meta["label_column"] = parts["label_column"]
-    meta.update(parts.get("table_meta") or {})
-    y, class_names = _apply_target_kind(y, parts.get("class_names"), getattr(src, "target_kind", "auto"), who)
-    if getattr(src, "target_kind", "auto") == "continuous" and y is not None:
-        meta["target_kind"] = "continuous"
-    notes = list(getattr(src, "notes", [])) + list(parts.get("notes") or [])
-    cat_missing = parts.get("categorical_missing") or {}
-    if report is not None or cat_missing:
-        report = report or {
-            "strategy": strategy,
-            "indicators": indicator,
-            "counts": {},
-            "fill": {},
-            "indicator_names": [],
-        }
-        report["categorical_counts"] = dict(cat_missing)
-        meta["missing"] = report
-    if parts.get("categorical"):
-        meta["categorical"] = {str(c): list(v) for c, v in parts["categorical"].items()}
-        if image_shape is None:
-            image_shape = False  # one-hot blocks are not pixels
-
-    # image shape: caller > file > known table > inference; image_shape=False: none at all
-    order = image_order
-    fmt_order = parts.get("image_order", "C")
-    no_image = image_shape is False
-    shape = None if no_image else image_shape
-    if shape is None and not no_image:
-        shape = parts.get("image_shape")
-        if shape is not None:
-            fmt_order = "C"  # fsviz files store upright (already permuted) pixels
-    key = str(ds_name).lower()
-    if shape is None and not no_image and key in KNOWN_IMAGE_SHAPES and np.prod(KNOWN_IMAGE_SHAPES[key]) == m:
-        shape = KNOWN_IMAGE_SHAPES[key]
-    if shape is None and not no_image and key not in KNOWN_NOT_IMAGES:
-        shape = infer_image_shape(m, X)
-    if shape is not None:
-        try:
-            ok = (
-                not isinstance(shape, str)
-                and len(tuple(shape)) == 2
-                and all(not isinstance(v, (str, bool)) and int(v) == v and v > 0 for v in shape)
-            )
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            raise ValueError(f"{who}: image_shape must be (height, width) with positive ints; got {shape!r}.")
-        shape = (int(shape[0]), int(shape[1]))
-        if shape[0] * shape[1] != m:
-            raise ValueError(
-                f"{who}: image_shape {shape[0]} x {shape[1]} = {shape[0] * shape[1]} pixels, but "
-                f"the data have {m} features; give a shape whose product is the feature count."
-            )
-        if order == "auto":
-            order = fmt_order
-        if order == "F":
-            perm = column_major_permutation(shape)
-            X = X[:, perm]
-            if not sp.issparse(X):
-                X = readonly(X)  # a fresh array the Dataset need not copy again
-            meta["source_columns"] = perm
-            meta["image_order"] = "F"
-            if names is None or parts.get("names_are_default"):
-                names = image_feature_names(shape)
-            else:
-                names = np.asarray(names, dtype=object)[perm]
-    dropped_shape = None
-    if indicator_cols:
-        X, names = _append_indicators(X, names, indicator_cols)
-        if shape is not None:
-            if image_shape is not None and image_shape is not False:
-                raise ValueError(
-                    f"{who}: image_shape {shape!r} was given, but missing_indicators=True adds "
-                    f"{len(indicator_cols)} indicator column(s) that are not pixels. "
-                    "Fix: pass missing_indicators=False for image data."
-                )
-            dropped_shape, shape = shape, None
-    ds = Dataset(
-        X,
-        y=y,
-        feature_names=None if names is default_names else names,  # the Dataset's own compact defaults
-        image_shape=shape,
-        name=str(ds_name),
-        class_names=class_names,
-        meta={**meta, "notes": notes} if notes else meta,
-        sample_names=parts.get("sample_names"),
-    )
-    if report is not None:
-        _warn_missing(report, who, dropped_shape)
-    warn_constant(ds.constant_features, ds.feature_names, who=who, stacklevel=4)
-    return ds
-
-
-def _apply_target_kind(y, class_names, kind: str, who: str):
-    """``target_kind="classes"``/``"continuous"`` applied to the labels as read."""
-    if y is None or kind == "auto":
-        return y, class_names
-    arr = np.asarray(y)
-    if kind == "continuous":
-        if class_names is not None or arr.dtype.kind not in "biuf":
-            num = None
-            try:
-                num = np.asarray(arr, dtype=np.float64)
-            except (TypeError, ValueError):
-                pass
-            if num is None or class_names is not None:
-                raise ValueError(
-                    f"{who}: the target holds text (e.g. {str(arr[0])!r}); it cannot be continuous. "
-                    "Fix: treat it as classes (target kind 'classes')."
-                )
-            return num, None
-        return arr.astype(np.float64), None
-    # classes: whole numbers already are; text already is; fractional numbers become names
-    if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
-        return np.array([repr(float(v)) for v in arr], dtype=object), None
-    return y, class_names

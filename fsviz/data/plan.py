@@ -28,7 +28,7 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["DEFAULT_NA", "ImportPlan", "PLAN_CHOICES"]
+__all__ = ["ASSEMBLE_FIELDS", "DEFAULT_NA", "ImportPlan", "PARSE_FIELDS", "PLAN_CHOICES"]
 
 #: cells read as missing by default: empty, the NA spellings of R, pandas, Excel and SQL, and
 #: the UCI repository's "?" (never a category, never a number)
@@ -62,10 +62,54 @@ PLAN_CHOICES: dict[str, tuple] = {
         "tar.zst",
     ),
 }
+#: the fields that change what is parsed (:func:`fsviz.data.parse_source`): how the bytes are
+#: unwrapped, decoded, split into cells and turned around, which sheet, matrix or intensity family
+#: is read, and how repeated names and the feature names of a ``var`` table are read
+PARSE_FIELDS = (
+    "fmt",
+    "encoding",
+    "sep",
+    "decimal",
+    "header",
+    "skip_rows",
+    "comment",
+    "na_values",
+    "sheet",
+    "transpose",
+    "duplicates",
+    "matrix",
+    "var_names",
+    "compression",
+    "member",
+    "intensity",
+)
+#: the fields :func:`fsviz.data.assemble` applies to parsed parts (a change needs no re-parse):
+#: the target and the columns' roles and types, missing values, the annotation joins, the transform
+ASSEMBLE_FIELDS = (
+    "label",
+    "id_columns",
+    "ignore",
+    "covariates",
+    "types",
+    "dates",
+    "missing",
+    "missing_indicators",
+    "categorical",
+    "missing_target",
+    "target_kind",
+    "min_class_size",
+    "sample_annotations",
+    "annotation_key",
+    "transform",
+    "image_order",
+    "feature_annotations",
+    "feature_key",
+    "feature_display",
+)
 #: the types a column can be given (``types``)
 COLUMN_TYPES = ("number", "category", "date", "text")
 #: the roles a column can be given (``roles``)
-COLUMN_ROLES = ("target", "feature", "identifier", "ignored")
+COLUMN_ROLES = ("target", "feature", "identifier", "ignored", "covariate")
 
 
 @dataclass(frozen=True)
@@ -102,6 +146,10 @@ class ImportPlan:
         The target: a column (or an annotation column), a position, none, or found.
     id_columns : "auto", None or tuple of str
     ignore : tuple of str or None
+    covariates : tuple of str or None
+        Columns to adjust for (a batch, an age): columns of the data table (taken out of the
+        features, kept per sample in ``Dataset.meta["sample_annotations"]``) or of the sample
+        annotations; their names are ``Dataset.meta["covariates"]``.
     types : tuple of (str, str) pairs or None
         A column's type, over the detected one: ``number``, ``category`` (one-hot encoded),
         ``date`` or ``text`` (left out of the features).
@@ -158,6 +206,7 @@ class ImportPlan:
     label: str | int | None = "auto"
     id_columns: str | tuple | None = "auto"
     ignore: tuple | None = None
+    covariates: tuple | None = None
     types: tuple | None = None
     dates: str = "ignore"
     missing: str = "error"
@@ -250,6 +299,14 @@ class ImportPlan:
             raise ValueError(f"{what}: not JSON ({str(e)[:200]}).") from None
         return cls.from_dict(data, what)
 
+    def parse_key(self) -> str:
+        """Canonical JSON of the fields that change what is parsed (:data:`PARSE_FIELDS`): two plans
+        with the same key read a file to the same parsed parts, and differ only in what
+        :func:`fsviz.data.assemble` does (:data:`ASSEMBLE_FIELDS`: target, roles, covariates,
+        annotation joins, missing values, target kind, transform)."""
+        parse = {name: _jsonable(getattr(self, name)) for name in PARSE_FIELDS}
+        return json.dumps(parse, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
     def replace(self, **changes: Any) -> ImportPlan:
         """The same plan with some options changed."""
         return dataclasses.replace(self, **changes)
@@ -320,13 +377,19 @@ def _py(v: Any) -> str:
 
 def _canonical(name: str, v: Any) -> Any:
     """Lists as tuples, mappings as sorted pairs, so equal plans are equal and hashable."""
+    if name == "types" and v is not None and not isinstance(v, (dict, list, tuple)):
+        raise ValueError(f"'types' must map column names to types; got {v!r:.80}.")
     if name == "types" and isinstance(v, dict):
         return tuple(sorted((str(a), str(b)) for a, b in v.items())) or None
     if name == "types" and isinstance(v, (list, tuple)) and v and not isinstance(v[0], (list, tuple)):
         raise ValueError(f"'types' must map column names to types; got {v!r:.80}.")
     if name == "types" and isinstance(v, (list, tuple)):
         return tuple(sorted((str(a), str(b)) for a, b in v)) or None
-    if name in ("na_values", "ignore", "id_columns") and isinstance(v, (list, tuple)):
+    if name == "covariates" and isinstance(v, str):
+        v = (v,)
+    if name == "covariates" and isinstance(v, (list, tuple)) and not v:
+        return None
+    if name in ("na_values", "ignore", "id_columns", "covariates") and isinstance(v, (list, tuple)):
         odd = [x for x in v if isinstance(x, (list, tuple, dict, bool)) or x is None]
         if odd:
             raise ValueError(f"'{name}' must be a list of texts; it holds {type(odd[0]).__name__} values.")
@@ -385,6 +448,13 @@ def _check(plan: ImportPlan) -> None:
         )
     if plan.ignore is not None and not isinstance(plan.ignore, tuple):
         raise ValueError(f"'ignore' must be a list of column names or None; got {plan.ignore!r:.40}.")
+    if plan.covariates is not None and not isinstance(plan.covariates, tuple):
+        raise ValueError(f"'covariates' must be a list of column names or None; got {plan.covariates!r:.40}.")
+    if plan.covariates and isinstance(plan.label, str) and plan.label in plan.covariates:
+        raise ValueError(
+            f"column {plan.label!r} is both the target and a covariate; the target is predicted, a covariate "
+            "adjusted for. Fix: take it out of the covariates, or choose another target."
+        )
     for col, kind in plan.types or ():
         if kind not in COLUMN_TYPES:
             raise ValueError(

@@ -283,9 +283,10 @@ class ColumnRole:
     ----------
     name : str
         Column name.
-    role : {"target", "feature", "identifier", "ignored"}
+    role : {"target", "feature", "identifier", "ignored", "covariate"}
         ``identifier`` columns leave X and become ``Dataset.sample_names``;
-        ``ignored`` columns are dropped.
+        ``ignored`` columns are dropped; ``covariate`` columns leave X and are kept per sample
+        (``Dataset.meta["sample_annotations"]``) to adjust for.
     reason : str
         Short text for the table, e.g. ``"unique per row, named like an id"``.
     dtype : str
@@ -502,6 +503,7 @@ def infer_column_roles(
     ignore: Sequence[str] | None = None,
     types: dict | None = None,
     dates: str = "ignore",
+    covariates: Sequence[str] | None = None,
 ) -> list[ColumnRole]:
     """The role of every column of a table, as a data scientist would set them by default.
 
@@ -543,6 +545,9 @@ def infer_column_roles(
     types : dict of str to str, optional
         A column's type over the detected one: ``number``, ``category``, ``date``, ``text``.
     dates : {"ignore", "number"}, default="ignore"
+    covariates : sequence of str, optional
+        Columns to adjust for (role ``"covariate"``: out of the features, never the target or
+        an identifier); ValueError when one of them is also the target or an identifier.
 
     Returns
     -------
@@ -556,11 +561,11 @@ def infer_column_roles(
     >>> [(r.name, r.role) for r in infer_column_roles(f)]
     [('id', 'identifier'), ('g', 'feature'), ('kind', 'target')]
     """
-    return _infer(frame, label, id_columns, ignore, types, dates)[0]
+    return _infer(frame, label, id_columns, ignore, types, dates, covariates)[0]
 
 
 def _infer(
-    frame, label, id_columns, ignore, types=None, dates: str = "ignore"
+    frame, label, id_columns, ignore, types=None, dates: str = "ignore", covariates=None
 ) -> tuple[list[ColumnRole], list[str] | None]:
     """:func:`infer_column_roles` and the target ranking it computed (None when it did not)."""
     import pandas as pd
@@ -608,6 +613,17 @@ def _infer(
     reason = np.array([""] * m, dtype=object)
     for j in ignored:
         role[j], reason[j] = "ignored", "ignored by choice"
+    for j in _positions([covariates] if isinstance(covariates, str) else list(covariates or []), "covariate"):
+        if j == target:
+            raise ValueError(
+                f"{who}: column {names[j]!r} is both the target and a covariate; the target is predicted, a "
+                "covariate adjusted for. Fix: take it out of the covariates, or choose another target."
+            )
+        if ids_given is not None and j in ids_given:
+            raise ValueError(
+                f"{who}: column {names[j]!r} is both an identifier and a covariate. Fix: give it one role."
+            )
+        role[j], reason[j] = "covariate", "chosen as covariate"
     for j in np.flatnonzero(empty):
         if role[j] == "feature" and j != target:
             role[j], reason[j] = "ignored", "all empty"

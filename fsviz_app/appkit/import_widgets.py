@@ -701,7 +701,8 @@ def roles_editor(up: Upload, info) -> None:
                 required=True,
                 help="target: what the selection predicts (one column); feature: goes into X; "
                 "identifier: kept as row names and written back into the reduced export, never a "
-                "feature; ignored: left out.",
+                "feature; ignored: left out; covariate: kept per sample to adjust for (a batch, an age), "
+                "never a feature.",
             ),
             "note": st.column_config.TextColumn(width="large"),
         },

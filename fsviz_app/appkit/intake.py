@@ -90,7 +90,7 @@ def _with_shape(ds, shape: tuple[int, int] | None):
 
 # ---------------------------------------------------------------------------- uploads
 #: the roles a column of an uploaded table can have (the Data page's roles table)
-ROLES = ("target", "feature", "identifier", "ignored")
+ROLES = ("target", "feature", "identifier", "ignored", "covariate")
 #: the app's import plan before a file is seen: the loader's, except that the app looks for
 #: expression matrices, fills missing feature values, one-hot encodes text columns and leaves out
 #: rows without a target (a file as people have it loads; the Data page says what was done)
@@ -534,6 +534,7 @@ def effective_plan(up: Upload, info) -> ImportPlan:
         label=target[0] if target else ("auto" if keep_auto else None),
         id_columns=tuple(c for c, r in roles.items() if r == "identifier"),
         ignore=tuple(c for c, r in roles.items() if r == "ignored"),
+        covariates=tuple(c for c, r in roles.items() if r == "covariate") or None,
     )
 
 

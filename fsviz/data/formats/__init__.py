@@ -8,6 +8,8 @@ a :class:`~fsviz.data.formats.registry.Reader` and one :func:`register` line bel
 fsviz, one ``register(...)`` call); docs/data.md, "Adding a reader", shows one.
 """
 
+from dataclasses import replace
+
 from fsviz.data.formats import (
     anndata,
     archives,
@@ -40,15 +42,17 @@ register(matlab.READER)
 register(svmlight.READER)
 register(npz.READER)
 register(anndata.READER)  # HDF5 by elimination: Loom and 10x's .h5 are recognised first
-register(geo.READER)
-register(tenx.READER)  # a 10x triplet unpacked from an archive or read from a folder
-register(loom.READER)
+# label_free: readers whose target only ever comes from the sample annotations (a GEO series'
+# characteristics, a CLS file, cell annotations): what they parse serves every target
+register(replace(geo.READER, label_free=True))
+register(replace(tenx.READER, label_free=True))  # a 10x triplet unpacked from an archive or a folder
+register(replace(loom.READER, label_free=True))
 register(tenx.H5_READER)
-register(gct.READER)
-register(gct.CLS_READER)
-register(mtx.READER)
-register(proteomics.MAXQUANT_READER)
-register(proteomics.DIANN_READER)
-register(proteomics.SPECTRONAUT_READER)
+register(replace(gct.READER, label_free=True))
+register(replace(gct.CLS_READER, label_free=True))
+register(replace(mtx.READER, label_free=True))
+register(replace(proteomics.MAXQUANT_READER, label_free=True))
+register(replace(proteomics.DIANN_READER, label_free=True))
+register(replace(proteomics.SPECTRONAUT_READER, label_free=True))
 
 archives.register_layout("10x", tenx.is_tenx_layout, tenx.tenx_folder_files)

@@ -344,15 +344,22 @@ def _plain(v):
     return v if isinstance(v, (int, float, str)) else str(v)
 
 
+def parse_h5ad(src: Source) -> dict:
+    """An .h5ad file parsed once (:func:`read_h5ad_safely`: X, obs, var and their names)."""
+    return read_h5ad_safely(src, f"load_dataset: {src.label}", matrix=getattr(src, "matrix", "X") or "X")
+
+
 def _load_h5ad(src: Source, label) -> dict:
+    return assemble_h5ad(src, parse_h5ad(src), label)
+
+
+def assemble_h5ad(src: Source, parts: dict, label) -> dict:
     """AnnData: X (sparse kept), var_names as feature names, obs_names as sample names,
-    the label an obs column."""
+    the label an obs column; ``parts`` (:func:`parse_h5ad`) is not modified."""
     import pandas as pd
 
     from fsviz.data.roles import infer_column_roles
 
-    who = f"load_dataset: {src.label}"
-    parts = read_h5ad_safely(src, who, matrix=getattr(src, "matrix", "X") or "X")
     n, _ = parts["shape"]
     obs = parts["obs"] if parts["obs"] is not None else pd.DataFrame(index=range(n))
     y, label_column = None, None
@@ -434,4 +441,12 @@ def _load_h5ad(src: Source, label) -> dict:
 
 
 #: its registration (:mod:`fsviz.data.formats.registry`); HDF5 is read in the sandbox child itself
-READER = Reader("h5ad", _load_h5ad, "AnnData .h5ad file", suffixes_of("h5ad"), isolates_itself=True)
+READER = Reader(
+    "h5ad",
+    _load_h5ad,
+    "AnnData .h5ad file",
+    suffixes_of("h5ad"),
+    isolates_itself=True,
+    parse=parse_h5ad,
+    assemble=assemble_h5ad,
+)

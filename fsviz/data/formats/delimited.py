@@ -1,7 +1,9 @@
 """CSV, TSV and text tables, and spreadsheets (.xlsx/.xls/.ods) read through the same table path.
 
-Very wide files (more than ``_WIDE_COLUMNS`` columns) are read row by row. Written by
-:meth:`Dataset.to_csv`.
+Very wide files (more than ``_WIDE_COLUMNS`` columns) are read row by row
+(:mod:`fsviz.data.formats.wide`). Written by :meth:`Dataset.to_csv`. Each reader is split in two
+(:mod:`fsviz.data.parsed`): ``parse_*`` reads the file once with no role decided, and
+:func:`assemble_table` applies the plan's roles and target to what was parsed.
 """
 
 from __future__ import annotations
@@ -12,21 +14,20 @@ import io
 import numpy as np
 
 from fsviz.data.budget import dense_bytes
+from fsviz.data.covariates import keep_covariates
 from fsviz.data.dialect import sniff_dialect
 from fsviz.data.formats.registry import Reader
 from fsviz.data.formats.source import (
     LABEL_CANDIDATES,
     NA_LOWER,
     Source,
-    named_target,
     readonly,
     sniff_text_format,
     suffixes_of,
 )
-from fsviz.data.formats.svmlight import load_svmlight
+from fsviz.data.formats.wide import assemble_wide, label_position, labels_from_strings, parse_wide_rows
 from fsviz.data.frames import apply_roles, head_text, header_fields, name_blank_columns, read_table, text_view
 from fsviz.data.roles import DATE_VALUE, id_named_mask, target_worded
-from fsviz.data.validation import names_preview
 
 
 def _header_fields(src: Source, sep: str) -> list[str]:
@@ -47,58 +48,6 @@ def _header_fields(src: Source, sep: str) -> list[str]:
     return next(csv.reader([text], delimiter=sep), [])
 
 
-def _label_position(columns: list[str], label, src: Source, frame_kind: str, non_numeric=None) -> int | None:
-    who = f"load_dataset: {src.label}"
-    if label is None:
-        return None
-    if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
-        k = int(label)
-        if not -len(columns) <= k < len(columns):
-            raise ValueError(
-                f"{who}: label column position {k} is out of range for {len(columns)} columns "
-                f"{names_preview(columns)}."
-            )
-        return k % len(columns)
-    if label == "auto":
-        hit = named_target(columns)
-        if hit is not None:
-            return hit
-        if non_numeric is not None and len(columns) > 1 and non_numeric(len(columns) - 1):
-            return len(columns) - 1
-        return None
-    if not isinstance(label, str):
-        raise ValueError(f"{who}: label must be a column name, a position, None or 'auto'; got {label!r}.")
-    if label not in columns:
-        close = [c for c in columns if c.lower() == label.lower()]
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(
-            f"load_dataset: label column {label!r} not found{hint}; columns are "
-            f"{names_preview(columns, 20)}. Fix: pass label= one of them, or label=None for "
-            "unlabelled data."
-        )
-    return columns.index(label)
-
-
-def _labels_from_strings(values: np.ndarray, who: str):
-    """Label column read as strings -> numbers if all numeric, else strings (encoded later)."""
-    import pandas as pd
-
-    vals = np.asarray(values, dtype=object)
-    empty = np.array(
-        [v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "" for v in vals]
-    )
-    if empty.any():
-        where = np.flatnonzero(empty)
-        raise ValueError(
-            f"{who}: {len(where)} missing label(s) at rows {names_preview(where.tolist())}. "
-            "Fix: drop those samples or fill in their labels."
-        )
-    num = pd.to_numeric(pd.Series(vals), errors="coerce")
-    if not num.isna().any():
-        return num.to_numpy()
-    return vals
-
-
 def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -> dict:
     import pandas as pd
 
@@ -114,7 +63,7 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
             return False
         return bool(pd.to_numeric(col, errors="coerce").isna().any())
 
-    pos = _label_position(columns, label, src, fmt, non_numeric)
+    pos = label_position(columns, label, src, fmt, non_numeric)
     y = None
     label_column = None
     if pos is not None:
@@ -123,7 +72,7 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
         if col.dtype.kind in "biuf":
             y = col.to_numpy()
         elif labels_as_text:
-            y = _labels_from_strings(col.to_numpy(dtype=object), who)
+            y = labels_from_strings(col.to_numpy(dtype=object), who)
         else:
             y = col.to_numpy(dtype=object)
         df = df.drop(columns=[label_column])
@@ -308,122 +257,6 @@ def _wide_rows(src: Source, sep: str):
                 yield fields
 
 
-_NA_SPELLINGS: dict = {}
-
-
-def _na_spellings(na_lower: frozenset) -> frozenset:
-    """The spellings of the missing-value tokens (as given, upper, title case) that ``float``
-    refuses: the cells :func:`_wide_floats` reads as NaN; those it parses (``nan``) stay its own."""
-    if na_lower not in _NA_SPELLINGS:
-        from fsviz.data.plan import DEFAULT_NA
-
-        out = set()
-        for v in {*na_lower, *DEFAULT_NA, *(t.upper() for t in na_lower), *(t.title() for t in na_lower)}:
-            if v.strip().lower() not in na_lower:
-                continue
-            try:
-                float(v)
-            except ValueError:
-                out.add(v)
-        _NA_SPELLINGS[na_lower] = frozenset(out)
-    return _NA_SPELLINGS[na_lower]
-
-
-def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_lower=NA_LOWER) -> np.ndarray:
-    try:
-        return np.array(fields, dtype=np.float64)
-    except ValueError:
-        pass
-    na = _na_spellings(na_lower)
-    try:  # usually missing cells: one set lookup each finds them, no parse attempt per cell
-        return np.array(["nan" if v in na else v for v in fields], dtype=np.float64)
-    except ValueError:
-        pass
-    out = np.empty(len(fields))
-    for j, v in enumerate(fields):
-        try:
-            out[j] = float(v)
-        except ValueError:
-            if v.strip().lower() not in na_lower:
-                raise ValueError(
-                    f"{who}: non-numeric feature column {names[j]!r} (e.g. {v.strip()!r} at row {row}). "
-                    'Features must be numbers (categorical="onehot" handles files up to 10,000 '
-                    "columns). Fix: drop or encode that column (e.g. one-hot), or name it as the "
-                    "label column with label=..."
-                ) from None
-            out[j] = np.nan
-    return out
-
-
-def _load_wide(
-    src: Source,
-    fmt: str,
-    sep: str,
-    header: list[str],
-    pos: int | None,
-    label,
-    *,
-    drop: set | frozenset = frozenset(),
-    id_pos: int | None = None,
-    decimal: str = ".",
-) -> dict:
-    """A very wide CSV/TSV read row by row: no Python object per column (pandas' parser keeps
-    several, ~10 KiB each, and crashed on 10^6 columns)."""
-    who = f"load_dataset: {src.label}"
-    m = len(header)
-    guess_last = label == "auto" and pos is None  # the last column may hold class names
-    lab = pos if pos is not None else (m - 1 if guess_last else None)
-    skip = set(drop) | ({id_pos} if id_pos is not None else set())
-    keep = [j for j in range(m) if j != lab and j not in skip]
-    names = [header[j] for j in keep]
-    rows, labels, ids = [], [], []
-    for i, fields in enumerate(_wide_rows(src, sep)):
-        if len(fields) != m:
-            raise ValueError(
-                f"{who}: row {i} has {len(fields)} fields but the header has {m}. Fix: make every row "
-                "have one field per column name (check the separator)."
-            )
-        if lab is not None:
-            labels.append(fields[lab])
-        if id_pos is not None:
-            ids.append(fields[id_pos])
-        if skip or lab is not None:
-            fields = [fields[j] for j in keep]
-        if decimal == ",":
-            fields = [v.replace(",", ".") for v in fields]
-        rows.append(_wide_floats(fields, names, i, who, src.na_lower))
-    if not rows:
-        raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
-    X = np.vstack(rows)
-    del rows
-    y = None
-    label_column = None
-    if lab is not None:
-        values = np.array(labels, dtype=object)
-        numeric = True
-        if guess_last:
-            try:
-                last = np.array([float(v) for v in labels])
-                numeric = True
-            except ValueError:
-                numeric = False
-        if guess_last and numeric:  # an ordinary numeric feature after all
-            X = np.hstack([X, last[:, None]])
-            names.append(header[lab])
-        else:
-            label_column = header[lab]
-            y = _labels_from_strings(values, who)
-    return {
-        "X": readonly(np.ascontiguousarray(X)),
-        "y": y,
-        "feature_names": np.array(names, dtype=object),
-        "label_column": label_column,
-        "format": fmt,
-        "sample_names": np.array([v.strip() for v in ids], dtype=object) if id_pos is not None else None,
-        "owned": True,  # built here row by row: filled in place
-    }
-
-
 def _text_columns(header: list[str], label) -> tuple:
     """Columns read as text: the label (given or named like one) and id-like columns."""
 
@@ -452,7 +285,8 @@ def table_parts(src: Source, fmt: str, raw, label, *, labels_as_text: bool = Tru
     if len(frame) == 0:
         raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
     if isinstance(label, str) and label != "auto" and label not in [str(c) for c in frame.columns]:
-        _label_position([str(c) for c in frame.columns], label, src, fmt)  # raises with the columns
+        label_position([str(c) for c in frame.columns], label, src, fmt)  # raises with the columns
+    columns = {str(c) for c in frame.columns}
     roles = apply_roles(
         frame,
         label,
@@ -461,6 +295,7 @@ def table_parts(src: Source, fmt: str, raw, label, *, labels_as_text: bool = Tru
         missing_target=src.missing_target,
         types=src.types,
         dates=src.dates,
+        covariates=[c for c in (src.plan.covariates or ()) if c in columns],  # else an annotation's
         who=who,
     )
     from fsviz.data.frames import carried
@@ -485,17 +320,25 @@ def table_parts(src: Source, fmt: str, raw, label, *, labels_as_text: bool = Tru
     parts["table_meta"] = meta
     parts["notes"] = list(raw.notes) + roles["notes"] + parts.pop("stray_notes", [])
     parts["sample_names"] = roles["sample_names"]
+    keep_covariates(parts, roles["covariates"])
     return parts
 
 
-def _load_delimited(src: Source, fmt: str, label) -> dict:
-    from fsviz.data.frames import read_table
+def parse_delimited(src: Source, fmt: str) -> dict:
+    """A delimited text table parsed once, with no role decided (:func:`assemble_table` decides them).
+
+    The payload: ``{"kind": "table", "fmt", "raw"}`` (a :class:`~fsviz.data.frames.RawTable`; the
+    label-like and id-like columns read as text, whatever the target), ``{"kind": "wide", ...}``
+    (more than ``_WIDE_COLUMNS`` columns: a C-ordered float block of the numeric columns and the
+    text columns' cells) or ``{"kind": "svmlight", "parts"}`` (a ``.txt`` holding LIBSVM lines).
+    """
+    from fsviz.data.formats.svmlight import parse_svmlight
 
     who = f"load_dataset: {src.label}"
     if fmt == "txt":
         sniffed = sniff_text_format(src.head(1 << 16))
         if sniffed == "svmlight":
-            return load_svmlight(src, label)
+            return {"kind": "svmlight", "parts": parse_svmlight(src)}
         fmt = sniffed if sniffed in ("csv", "tsv") else "txt"
     src = text_view(src, who)
     text, _ = head_text(src)
@@ -506,7 +349,7 @@ def _load_delimited(src: Source, fmt: str, label) -> dict:
         sep = r"\s+"
     header = name_blank_columns(header_fields(text, sep)) if text.strip() else []
     if header and len(header) > _WIDE_COLUMNS and src.transpose is False:
-        return _load_wide_table(src, fmt, sep, header, label)
+        return parse_wide(src, fmt, sep, header)
     if header:
         rows = max(_count_lines(src) - 1, 1)  # minus the header
         src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
@@ -516,49 +359,46 @@ def _load_delimited(src: Source, fmt: str, label) -> dict:
         sep=sep,
         decimal=src.decimal,
         transpose=src.transpose,
-        text_columns=_text_columns(header, label),
+        text_columns=_text_columns(header, "auto"),
         who=who,
     )
-    return table_parts(src, fmt, raw, label)
+    return {"kind": "table", "fmt": fmt, "raw": raw}
 
 
-def _load_wide_table(src: Source, fmt: str, sep: str, header: list[str], label) -> dict:
-    """More columns than pandas reads well: roles from the first rows, then row by row."""
+def assemble_table(src: Source, fmt: str, parsed: dict, label) -> dict:
+    """The raw parts of a parsed table (:func:`parse_delimited`, :func:`parse_sheet`) under the
+    plan's roles and target (``src``'s plan): the parsed payload is never modified."""
+    import dataclasses
 
+    from fsviz.data.formats.svmlight import svmlight_parts
+
+    kind = parsed["kind"]
+    if kind == "svmlight":
+        return svmlight_parts(src, parsed["parts"], label)
+    if kind == "wide":
+        return assemble_wide(src, parsed, label)
+    raw = parsed["raw"]  # a shallow copy: pandas' copy-on-write keeps the parsed frame as it is
+    raw = dataclasses.replace(raw, frame=raw.frame.copy(deep=False), notes=list(raw.notes))
+    return table_parts(src, parsed["fmt"], raw, label)
+
+
+def _load_delimited(src: Source, fmt: str, label) -> dict:
+    return assemble_table(src, fmt, parse_delimited(src, fmt), label)
+
+
+def parse_wide(src: Source, fmt: str, sep: str, header: list[str]) -> dict:
+    """More columns than pandas reads well: the first rows tell the text columns, then row by row."""
     who = f"load_dataset: {src.label}"
     rows = max(_count_lines(src) - 1, 1)
     src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
     raw = read_table(
-        src, fmt, sep=sep, decimal=src.decimal, nrows=50, text_columns=_text_columns(header, label), who=who
+        src, fmt, sep=sep, decimal=src.decimal, nrows=50, text_columns=_text_columns(header, "auto"), who=who
     )
-    if isinstance(label, str) and label != "auto" and label not in header:
-        _label_position(header, label, src, fmt)
-    roles = apply_roles(
-        raw.frame,
-        label,
-        id_columns=src.id_columns,
-        ignore=src.ignore,
-        missing_target="drop",
-        types=src.types,
-        dates=src.dates,
-        who=who,
-    )
-    lookup = {h: j for j, h in enumerate(header)}
-    drop = {lookup[nm] for nm in (roles["meta"].get("ignored") or {})}
-    ids = [lookup[nm] for nm in roles["meta"].get("id_columns", [])]
-    id_pos = lookup[roles["meta"]["id_column"]] if "id_column" in roles["meta"] else None
-    drop |= set(ids)
-    pos = lookup[roles["label"]] if roles["label"] is not None else None
-    parts = _load_wide(src, fmt, sep, header, pos, None, drop=drop, id_pos=id_pos, decimal=raw.decimal)
-    meta = dict(roles["meta"])
-    meta.pop("dropped_rows", None)
-    meta["dialect"] = {"sep": sep, "decimal": raw.decimal, "thousands": None}
-    parts["table_meta"] = meta
-    parts["notes"] = list(raw.notes) + [n for n in roles["notes"] if not n.startswith("dropped")]
-    return parts
+    return parse_wide_rows(src, fmt, sep, header, raw, _wide_rows(src, sep))
 
 
-def _load_sheet(src: Source, fmt: str, label) -> dict:
+def parse_sheet(src: Source, fmt: str) -> dict:
+    """A spreadsheet's sheet parsed once (a ``"table"`` payload, see :func:`parse_delimited`)."""
     who = f"load_dataset: {src.label}"
     raw = read_table(src, fmt, sheet=src.sheet, transpose=src.transpose, who=who)
     src.check(dense_bytes(*raw.frame.shape), f"{raw.frame.shape[0]:,} rows x {raw.frame.shape[1]:,} columns")
@@ -566,21 +406,21 @@ def _load_sheet(src: Source, fmt: str, label) -> dict:
         raw.notes.append(
             f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
         )
-    return table_parts(src, fmt, raw, label)
+    return {"kind": "table", "fmt": fmt, "raw": raw}
+
+
+def _load_sheet(src: Source, fmt: str, label) -> dict:
+    return assemble_table(src, fmt, parse_sheet(src, fmt), label)
 
 
 #: the delimited text tables and the workbooks (:mod:`fsviz.data.formats.registry`)
-CSV_READER = Reader("csv", _load_delimited, "comma-separated text table", suffixes_of("csv"), takes_fmt=True)
-TSV_READER = Reader("tsv", _load_delimited, "tab-separated text table", suffixes_of("tsv"), takes_fmt=True)
+_TEXT = {"takes_fmt": True, "parse": parse_delimited, "assemble": assemble_table}
+_SHEET = {"takes_fmt": True, "isolates_itself": True, "parse": parse_sheet, "assemble": assemble_table}
+CSV_READER = Reader("csv", _load_delimited, "comma-separated text table", suffixes_of("csv"), **_TEXT)
+TSV_READER = Reader("tsv", _load_delimited, "tab-separated text table", suffixes_of("tsv"), **_TEXT)
 TXT_READER = Reader(
-    "txt", _load_delimited, "delimited text table (separator sniffed)", suffixes_of("txt"), takes_fmt=True
+    "txt", _load_delimited, "delimited text table (separator sniffed)", suffixes_of("txt"), **_TEXT
 )
-XLSX_READER = Reader(
-    "xlsx", _load_sheet, "Excel workbook", suffixes_of("xlsx"), takes_fmt=True, isolates_itself=True
-)
-XLS_READER = Reader(
-    "xls", _load_sheet, "old Excel workbook", suffixes_of("xls"), takes_fmt=True, isolates_itself=True
-)
-ODS_READER = Reader(
-    "ods", _load_sheet, "OpenDocument spreadsheet", suffixes_of("ods"), takes_fmt=True, isolates_itself=True
-)
+XLSX_READER = Reader("xlsx", _load_sheet, "Excel workbook", suffixes_of("xlsx"), **_SHEET)
+XLS_READER = Reader("xls", _load_sheet, "old Excel workbook", suffixes_of("xls"), **_SHEET)
+ODS_READER = Reader("ods", _load_sheet, "OpenDocument spreadsheet", suffixes_of("ods"), **_SHEET)

@@ -50,7 +50,9 @@ def check_flat(schema, who: str) -> None:
         )
 
 
-def _load_parquet(src: Source, label) -> dict:
+def parse_parquet(src: Source) -> dict:
+    """A Parquet file parsed once: ``{"frame", "meta", "index"}``, the frame as pyarrow gives it
+    (a pandas index restored as leading column(s), named in ``index``), ``meta`` fsviz's tag."""
     import pyarrow.parquet as pq
 
     who = f"load_dataset: {src.label}"
@@ -81,23 +83,32 @@ def _load_parquet(src: Source, label) -> dict:
             meta = json.loads(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             meta = {}
-    if label == "auto" and "label_column" in meta:
-        label = meta["label_column"]  # may be None: written without labels
     try:
         df = table.to_pandas()
     except Exception as e:
         raise parse_error(src, "Parquet", e, "store plain numeric feature columns.") from e
+    del table
     if len(df.columns) == 0:
         raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
-    from fsviz.data.frames import RawTable
-
-    index_note = None
+    kept = []
     if not meta:  # pandas wrote its index (the sample ids, df.to_parquet()): a column again
         df, kept = index_as_columns(df)
-        if kept and src.id_columns == "auto":
-            src.id_columns = kept[:1]
-            index_note = f"the pandas index {kept[0]!r} (kept in the file's schema) as the sample names"
     df.columns = [str(c) for c in df.columns]
+    return {"frame": df, "meta": meta, "index": kept}
+
+
+def assemble_parquet(src: Source, parsed: dict, label) -> dict:
+    """The raw parts of a parsed Parquet file under ``src``'s plan (the parsed frame unchanged)."""
+    from fsviz.data.frames import RawTable
+
+    meta, kept = parsed["meta"], parsed["index"]
+    if label == "auto" and "label_column" in meta:
+        label = meta["label_column"]  # may be None: written without labels
+    df = parsed["frame"].copy(deep=False)  # copy-on-write: the parsed frame stays as it is
+    index_note = None
+    if kept and src.id_columns == "auto":
+        src.id_columns = kept[:1]
+        index_note = f"the pandas index {kept[0]!r} (kept in the file's schema) as the sample names"
     if meta and src.id_columns == "auto":  # written by fsviz: every column is a feature or the label
         src.id_columns = None
     raw = RawTable(frame=df, fmt="parquet", n_rows=len(df), n_columns=df.shape[1])
@@ -113,6 +124,10 @@ def _load_parquet(src: Source, label) -> dict:
     if index_note:
         parts["notes"] = [*(parts.get("notes") or []), index_note]
     return parts
+
+
+def _load_parquet(src: Source, label) -> dict:
+    return assemble_parquet(src, parse_parquet(src), label)
 
 
 def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
@@ -140,4 +155,12 @@ def _write_parquet(dataset: Dataset, path_or_buffer) -> None:
 
 
 #: its registration (:mod:`fsviz.data.formats.registry`)
-READER = Reader("parquet", _load_parquet, "Parquet table", suffixes_of("parquet"), aliases=("pq",))
+READER = Reader(
+    "parquet",
+    _load_parquet,
+    "Parquet table",
+    suffixes_of("parquet"),
+    aliases=("pq",),
+    parse=parse_parquet,
+    assemble=assemble_parquet,
+)

@@ -14,6 +14,13 @@ A reader is one module of :mod:`fsviz.data.formats` and one :func:`register` cal
   (a header line, an HDF5 shape), read cheaply; the registry checks it against the memory budget
   *before* ``read`` allocates anything (a reader without it checks inside ``read``, through
   ``source.check(bytes, what)``);
+- ``parse`` and ``assemble`` (optional, both or neither): ``read`` split in two, so that a change
+  of target, roles or annotation join never re-reads the file (:func:`fsviz.data.parse_source`,
+  :func:`fsviz.data.assemble`). ``parse(source) -> payload`` reads the file once and decides no
+  role (a picklable payload: the sandbox child returns it); ``assemble(source, payload, label) ->
+  parts`` applies the plan (``source.plan``: roles, target, ...) to it and never modifies it. A
+  reader without them is read again when the target changes (its ``read`` takes the label);
+  one with ``label_free=True`` (its target only ever comes from the sample annotations) never is;
 - ``sandbox``: True when ``read`` parses with a library that can crash or over-allocate on hostile
   bytes; with ``load_dataset(..., sandbox=True)`` (the app, the CLI) the registry then runs
   ``read`` in the memory-limited child of :mod:`fsviz.data.sandbox`. (``.mat``, workbooks and
@@ -57,6 +64,7 @@ __all__ = [
     "reader_for_suffix",
     "readers",
     "register",
+    "run_reader",
     "unregister",
 ]
 
@@ -89,6 +97,14 @@ class Reader:
         delimited text tables; the workbooks).
     aliases : tuple of str
         Other names ``fmt=`` accepts.
+    parse : callable ``(source) -> payload``, optional
+        The file parsed once, no role decided (``(source, fmt)`` when ``takes_fmt``).
+    assemble : callable ``(source, payload, label) -> dict``, optional
+        The raw parts from ``parse``'s payload under ``source.plan`` (``(source, fmt, payload,
+        label)`` when ``takes_fmt``); the payload is never modified.
+    label_free : bool, default=False
+        ``read`` ignores ``label`` and the plan's role fields (the target comes from the sample
+        annotations): its parts serve every target.
     """
 
     name: str
@@ -101,6 +117,9 @@ class Reader:
     isolates_itself: bool = False
     takes_fmt: bool = False
     aliases: tuple = ()
+    parse: Callable[..., Any] | None = None
+    assemble: Callable[..., dict] | None = None
+    label_free: bool = False
 
 
 _READERS: dict[str, Reader] = {}
@@ -119,6 +138,12 @@ def register(reader: Reader, *, replace: bool = False) -> Reader:
         raise ValueError(f"register: reader name {reader.name!r} must be lower-case letters, digits, _ or -.")
     if not callable(reader.read) or (reader.detect is not None and not callable(reader.detect)):
         raise ValueError(f"register: reader {reader.name!r} needs a callable read (and detect, if given).")
+    if (reader.parse is None) != (reader.assemble is None) or not all(
+        f is None or callable(f) for f in (reader.parse, reader.assemble)
+    ):
+        raise ValueError(
+            f"register: reader {reader.name!r} needs both parse and assemble (callables) or neither."
+        )
     taken = {
         alias: r.name for r in _READERS.values() for alias in (r.name, *r.aliases) if r.name != reader.name
     }
@@ -183,28 +208,32 @@ def detect_format(source) -> str | None:
 def read_parts(source, name: str, label) -> dict:
     """``get_reader(name).read`` on ``source``: the declared size checked first, in the sandbox
     child when the reader asks for it and ``source.sandbox`` is set."""
+    reader = get_reader(name)
+    args = (reader.name, label) if reader.takes_fmt else (label,)
+    return run_reader(source, reader, reader.read, args)
+
+
+def run_reader(source, reader: Reader, fn: Callable[..., Any], args: tuple) -> Any:
+    """``fn(source, *args)`` (the reader's ``read`` or ``parse``): the declared size checked first,
+    in the sandbox child when the reader asks for it and ``source.sandbox`` is set."""
     from fsviz.data.budget import dense_bytes, sparse_bytes
 
-    reader = get_reader(name)
     if reader.declared_size is not None:
         n, m, nnz = reader.declared_size(source)
         if nnz is None:
             source.check(dense_bytes(n, m), f"a dense {n:,} x {m:,} matrix (as the file declares)")
         else:
             source.check(sparse_bytes(n, m, nnz), f"a sparse {n:,} x {m:,} matrix with {nnz:,} values")
-    args = (source, reader.name, label) if reader.takes_fmt else (source, label)
     if reader.sandbox and getattr(source, "sandbox", False):
         from fsviz.data.sandbox import ChildCrashed, child_memory_limit, run_isolated
 
         who = f"load_dataset: {source.label}"
         detached = source.detached()
         try:
-            return run_isolated(
-                reader.read, detached, *args[1:], who=who, memory_limit=child_memory_limit(source.budget)
-            )
+            return run_isolated(fn, detached, *args, who=who, memory_limit=child_memory_limit(source.budget))
         except ChildCrashed as e:
             raise ValueError(
                 f"{e} The file is damaged or not a {reader.description or reader.name} file. Fix: "
                 "export it again from the program that wrote it."
             ) from None
-    return reader.read(*args)
+    return fn(source, *args)

@@ -436,9 +436,6 @@ def exact_floats() -> dict:
     return {"float_precision": "round_trip"} if (major, minor) < (3, 1) else {}
 
 
-#: more columns than this are read row by row (_load_wide) instead of by pandas
-
-
 def write_bytes(path_or_buffer, data: bytes) -> None:
     if hasattr(path_or_buffer, "write"):
         path_or_buffer.write(data)

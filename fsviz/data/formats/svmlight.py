@@ -39,13 +39,35 @@ def _svm_meta(src: Source) -> dict:
 
 
 def load_svmlight(src: Source, label) -> dict:
-    from sklearn.datasets import load_svmlight_file
+    """The raw parts of a LIBSVM/svmlight file (its labels unless ``label`` is None)."""
+    _check_label(src, label)
+    return svmlight_parts(src, parse_svmlight(src), label)
 
+
+def _check_label(src: Source, label) -> None:
     if label not in ("auto", None):
         raise ValueError(
             f"load_dataset: {src.label} is a LIBSVM/svmlight file, whose labels are the first field of "
             f"every line; label must be 'auto' or None, got {label!r}."
         )
+
+
+def svmlight_parts(src: Source, parsed: dict, label) -> dict:
+    """The parsed parts (:func:`parse_svmlight`, labels read) with the labels dropped when
+    ``label`` is None; the parsed dict is not modified."""
+    _check_label(src, label)
+    parts = dict(parsed)
+    if label is None:
+        parts["y"] = None
+        parts.pop("class_names", None)
+    return parts
+
+
+def parse_svmlight(src: Source) -> dict:
+    """A LIBSVM/svmlight file parsed once, its labels (the first field of each line) read."""
+    from sklearn.datasets import load_svmlight_file
+
+    label = "auto"
     meta = _svm_meta(src)
     zero_based = meta.get("zero_based", "auto")
     n_features = meta.get("n_features")
@@ -141,4 +163,11 @@ def _write_svmlight(dataset: Dataset, path_or_buffer) -> None:
 
 
 #: its registration (:mod:`fsviz.data.formats.registry`)
-READER = Reader("svmlight", load_svmlight, "LIBSVM/svmlight sparse text", suffixes_of("svmlight"))
+READER = Reader(
+    "svmlight",
+    load_svmlight,
+    "LIBSVM/svmlight sparse text",
+    suffixes_of("svmlight"),
+    parse=parse_svmlight,
+    assemble=svmlight_parts,
+)

@@ -1,0 +1,249 @@
+"""Text tables' labels and cells, and very wide text tables (more columns than pandas reads well).
+
+A wide table is parsed once (:func:`parse_wide_rows`): its first rows (read by pandas) say which
+columns hold text; every row is then split, its numeric cells parsed into one C-ordered float64
+block (no Python object per column: pandas' parser keeps several, ~10 KiB each, and crashed on
+10^6 columns) and its text cells kept as strings. :func:`assemble_wide` applies the plan's roles
+and target to that: the features are the block itself (shared, read-only, nothing copied) when
+they are exactly its columns, else one copy of the kept columns.
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+
+import numpy as np
+
+from fsviz.data.covariates import keep_covariates
+from fsviz.data.formats.source import NA_LOWER, Source, named_target, readonly
+from fsviz.data.frames import apply_roles
+from fsviz.data.validation import names_preview
+
+__all__ = ["assemble_wide", "label_position", "labels_from_strings", "parse_wide_rows"]
+
+
+def label_position(columns: list[str], label, src: Source, frame_kind: str, non_numeric=None) -> int | None:
+    """The target column's position among ``columns`` (None: no target); ValueError naming the
+    columns when ``label`` names none of them."""
+    who = f"load_dataset: {src.label}"
+    if label is None:
+        return None
+    if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+        k = int(label)
+        if not -len(columns) <= k < len(columns):
+            raise ValueError(
+                f"{who}: label column position {k} is out of range for {len(columns)} columns "
+                f"{names_preview(columns)}."
+            )
+        return k % len(columns)
+    if label == "auto":
+        hit = named_target(columns)
+        if hit is not None:
+            return hit
+        if non_numeric is not None and len(columns) > 1 and non_numeric(len(columns) - 1):
+            return len(columns) - 1
+        return None
+    if not isinstance(label, str):
+        raise ValueError(f"{who}: label must be a column name, a position, None or 'auto'; got {label!r}.")
+    if label not in columns:
+        close = [c for c in columns if c.lower() == label.lower()]
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(
+            f"load_dataset: label column {label!r} not found{hint}; columns are "
+            f"{names_preview(columns, 20)}. Fix: pass label= one of them, or label=None for "
+            "unlabelled data."
+        )
+    return columns.index(label)
+
+
+def labels_from_strings(values: np.ndarray, who: str):
+    """Label column read as strings -> numbers if all numeric, else strings (encoded later)."""
+    import pandas as pd
+
+    vals = np.asarray(values, dtype=object)
+    empty = np.array(
+        [v is None or (isinstance(v, float) and np.isnan(v)) or str(v).strip() == "" for v in vals]
+    )
+    if empty.any():
+        where = np.flatnonzero(empty)
+        raise ValueError(
+            f"{who}: {len(where)} missing label(s) at rows {names_preview(where.tolist())}. "
+            "Fix: drop those samples or fill in their labels."
+        )
+    num = pd.to_numeric(pd.Series(vals), errors="coerce")
+    if not num.isna().any():
+        return num.to_numpy()
+    return vals
+
+
+_NA_SPELLINGS: dict = {}
+
+
+def _na_spellings(na_lower: frozenset) -> frozenset:
+    """The spellings of the missing-value tokens (as given, upper, title case) that ``float``
+    refuses: the cells :func:`_wide_floats` reads as NaN; those it parses (``nan``) stay its own."""
+    if na_lower not in _NA_SPELLINGS:
+        from fsviz.data.plan import DEFAULT_NA
+
+        out = set()
+        for v in {*na_lower, *DEFAULT_NA, *(t.upper() for t in na_lower), *(t.title() for t in na_lower)}:
+            if v.strip().lower() not in na_lower:
+                continue
+            try:
+                float(v)
+            except ValueError:
+                out.add(v)
+        _NA_SPELLINGS[na_lower] = frozenset(out)
+    return _NA_SPELLINGS[na_lower]
+
+
+def _wide_floats(fields: list[str], names: list[str], row: int, who: str, na_lower=NA_LOWER) -> np.ndarray:
+    try:
+        return np.array(fields, dtype=np.float64)
+    except ValueError:
+        pass
+    na = _na_spellings(na_lower)
+    try:  # usually missing cells: one set lookup each finds them, no parse attempt per cell
+        return np.array(["nan" if v in na else v for v in fields], dtype=np.float64)
+    except ValueError:
+        pass
+    out = np.empty(len(fields))
+    for j, v in enumerate(fields):
+        try:
+            out[j] = float(v)
+        except ValueError:
+            if v.strip().lower() not in na_lower:
+                raise ValueError(
+                    f"{who}: non-numeric feature column {names[j]!r} (e.g. {v.strip()!r} at row {row}). "
+                    'Features must be numbers (categorical="onehot" handles files up to 10,000 '
+                    "columns). Fix: drop or encode that column (e.g. one-hot), or name it as the "
+                    "label column with label=..."
+                ) from None
+            out[j] = np.nan
+    return out
+
+
+def parse_wide_rows(src: Source, fmt: str, sep: str, header: list[str], preview, rows) -> dict:
+    """The payload of a wide table: ``preview`` (a :class:`~fsviz.data.frames.RawTable` of the
+    first rows, where the roles are found), ``block`` (the numeric columns, C-ordered float64,
+    read-only), ``numeric`` (their positions), ``text`` (position -> the cells as read) and the
+    dialect. ``rows``: every data line's fields."""
+    who = f"load_dataset: {src.label}"
+    m = len(header)
+    frame = preview.frame
+    text_pos = [j for j, t in enumerate(frame.dtypes) if t.kind not in "biuf"]
+    numeric = np.array([j for j in range(m) if j not in set(text_pos)], dtype=np.intp)
+    names = [header[j] for j in numeric]
+    take = itemgetter(*numeric.tolist()) if len(numeric) > 1 else None
+    texts: dict[int, list] = {j: [] for j in text_pos}
+    comma = preview.decimal == ","
+    block = []
+    for i, fields in enumerate(rows):
+        if len(fields) != m:
+            raise ValueError(
+                f"{who}: row {i} has {len(fields)} fields but the header has {m}. Fix: make every row "
+                "have one field per column name (check the separator)."
+            )
+        for j in text_pos:
+            texts[j].append(fields[j])
+        if text_pos:
+            fields = list(take(fields)) if take is not None else [fields[j] for j in numeric]
+        if comma:
+            fields = [v.replace(",", ".") for v in fields]
+        block.append(_wide_floats(fields, names, i, who, src.na_lower))
+    if not block:
+        raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
+    X = np.vstack(block)
+    del block
+    return {
+        "kind": "wide",
+        "fmt": fmt,
+        "sep": sep,
+        "header": list(header),
+        "preview": preview,
+        "block": readonly(np.ascontiguousarray(X)),
+        "numeric": numeric,
+        "text": {j: np.array(v, dtype=object) for j, v in texts.items()},
+    }
+
+
+def assemble_wide(src: Source, parsed: dict, label) -> dict:
+    """The raw parts of a parsed wide table under ``src``'s plan (roles from the first rows, as
+    :func:`~fsviz.data.frames.apply_roles` finds them; rows without a target are not dropped)."""
+    who = f"load_dataset: {src.label}"
+    header, preview = parsed["header"], parsed["preview"]
+    if isinstance(label, str) and label != "auto" and label not in header:
+        label_position(header, label, src, parsed["fmt"])  # raises, naming the columns
+    roles = apply_roles(
+        preview.frame.copy(deep=False),
+        label,
+        id_columns=src.id_columns,
+        ignore=src.ignore,
+        missing_target="drop",
+        types=src.types,
+        dates=src.dates,
+        covariates=[c for c in (src.plan.covariates or ()) if c in set(header)],  # else an annotation's
+        who=who,
+    )
+    lookup = {h: j for j, h in enumerate(header)}
+    covariates = [lookup[c] for c in roles["covariates"]]
+    drop = {lookup[nm] for nm in (roles["meta"].get("ignored") or {})}
+    drop |= {lookup[nm] for nm in roles["meta"].get("id_columns", [])}
+    drop |= set(covariates)
+    id_pos = lookup[roles["meta"]["id_column"]] if "id_column" in roles["meta"] else None
+    pos = lookup[roles["label"]] if roles["label"] is not None else None
+    features = [j for j in range(len(header)) if j != pos and j not in drop and j != id_pos]
+    X, owned = _columns(parsed, features, src, who)
+    y = None
+    if pos is not None:
+        y = labels_from_strings(_cells(parsed, pos), who)
+    sample_names = None
+    if id_pos is not None:
+        sample_names = np.array([str(v).strip() for v in _cells(parsed, id_pos)], dtype=object)
+    meta = dict(roles["meta"])
+    meta.pop("dropped_rows", None)
+    meta["dialect"] = {"sep": parsed["sep"], "decimal": preview.decimal, "thousands": None}
+    parts = {
+        "X": X,
+        "y": y,
+        "feature_names": np.array([header[j] for j in features], dtype=object),
+        "label_column": header[pos] if pos is not None else None,
+        "format": parsed["fmt"],
+        "sample_names": sample_names,
+        "owned": owned,  # a copy made here may be filled in place; the shared block never is
+        "table_meta": meta,
+        "notes": list(preview.notes) + [n for n in roles["notes"] if not n.startswith("dropped")],
+    }
+    keep_covariates(parts, {header[j]: _cells(parsed, j) for j in covariates})
+    return parts
+
+
+def _cells(parsed: dict, j: int) -> np.ndarray:
+    """Column ``j`` as read: its text cells, or its numbers (a numeric column)."""
+    if j in parsed["text"]:
+        return parsed["text"][j]
+    k = int(np.searchsorted(parsed["numeric"], j))
+    return parsed["block"][:, k]
+
+
+def _columns(parsed: dict, features: list[int], src: Source, who: str) -> tuple[np.ndarray, bool]:
+    """``(X, owned)``: the feature columns. The parsed block itself (shared) when the features are
+    exactly its columns; else one C-ordered copy, text columns parsed as numbers into it."""
+    block, numeric, header = parsed["block"], parsed["numeric"], parsed["header"]
+    cols = np.asarray(features, dtype=np.intp)
+    if len(cols) == len(numeric) and np.array_equal(cols, numeric):
+        return block, False
+    is_num = np.isin(cols, numeric)
+    at = np.searchsorted(numeric, cols)
+    if is_num.all():  # numeric columns left out (a numeric target): one copy of the rest
+        return readonly(block.take(at, axis=1)), True
+    X = np.empty((block.shape[0], len(cols)))
+    X[:, is_num] = block[:, at[is_num]]
+    comma = parsed["preview"].decimal == ","
+    for k in np.flatnonzero(~is_num):  # text columns that are features: few (the first rows said text)
+        cells = [str(v) for v in parsed["text"][int(cols[k])]]
+        if comma:
+            cells = [v.replace(",", ".") for v in cells]
+        name = header[int(cols[k])]
+        X[:, k] = _wide_floats(cells, [name] * len(cells), 0, who, src.na_lower)
+    return readonly(X), True
