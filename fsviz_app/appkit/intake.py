@@ -22,6 +22,7 @@ from fsviz_app.appkit.state import (
     activate,
     dataset_key,
     inspect_store,
+    parsed_store,
     result_store,
     session_id,
     upload_store,
@@ -200,9 +201,10 @@ def release_replaced(up: Upload) -> int:
     if up.digest in digests:  # the same bytes under another token: a live session reads them
         return_memory()
         return released
-    for key in [k for k in inspect_store().keys() if k[0] == up.digest]:
-        inspect_store().pop(key)
-        released += 1
+    for store in (inspect_store(), parsed_store()):  # its previews and its parsed parts
+        for key in [k for k in store.keys() if k[0] == up.digest]:
+            store.pop(key)
+            released += 1
     used_datasets = registry.used("dataset")
     fingerprints = {k.fingerprint for k in used_datasets}
     for where in ours:
@@ -582,24 +584,32 @@ def _known(read: _Read):
 
 
 def _read_dataset(read: _Read):
-    """Read the upload with its plan (in a job's thread): the dataset, kept in the dataset store.
+    """The upload's dataset under its plan (in a job's thread), kept in the dataset store: the
+    file parsed once per parse key (:meth:`ImportPlan.parse_key`, kept in :func:`parsed_store`),
+    then assembled with the plan's target, roles and annotation joins. A new target, a
+    column's role or a joined sample sheet assembles again and never reads the file.
 
-    The loader checks the sizes the file declares against the memory budget before it
+    The parser checks the sizes the file declares against the memory budget before it
     allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
     the server, and every session on it, down; .mat, workbooks and .h5ad are parsed in a
     memory-limited child process (``sandbox=True``), so a reader that crashes or over-allocates
     on a hostile file cannot either."""
-    from fsviz.data import load_dataset
+    from fsviz.data import assemble, parse_source
 
     up, extra = read.up, {}
-    buf = io.BytesIO(up.data)
-    buf.name = up.filename  # the loader takes the format from the name
+    key = (up.digest, up.filename, read.plan.parse_key())
+    parsed = parsed_store().get(key)
+    if parsed is None:
+        buf = io.BytesIO(up.data)
+        buf.name = up.filename  # the parser takes the format from the name
+        parsed = parse_source(buf, plan=read.plan, sandbox=True)
+        parsed_store().put(key, parsed)
     for option, record in (("sample_annotations", read.samples), ("feature_annotations", read.features)):
         if record is not None:
             extra[option] = io.BytesIO(record.data)
             extra[option].name = record.filename
     name = Path(strip_compression_suffix(up.filename)).stem  # GSE1_series_matrix.txt.gz: its table's name
-    ds = load_dataset(buf, name=name, sandbox=True, plan=read.plan, **extra)
+    ds = assemble(parsed, read.plan, name=name, **extra)
     _datasets().put(dataset_key(ds), ds)
     loaded_index().put(read.where, dataset_key(ds))
     return ds
