@@ -310,9 +310,8 @@ def plan_of(up: Upload) -> ImportPlan:
 def inspect_upload(up: Upload):
     """The first rows of an upload as it will be read, its detected dialect and column roles
     (kept in :func:`inspect_store`; workbooks and .h5ad files are read in the memory-limited
-    sandbox child, as by the loader). A target among the sample annotations is not the table's."""
-    from fsviz.data import inspect_table
-
+    sandbox child, as by the loader). A target among the sample annotations is not the table's.
+    A preview not in the store is made as a job (:func:`_inspect_as_job`)."""
     plan = _inspected_plan(up)
     key = (up.digest, up.filename, plan.to_json())
     info = inspect_store().get(key)
@@ -322,11 +321,43 @@ def inspect_upload(up: Upload):
             info = dataclasses.replace(auto, plan=plan)
             inspect_store().put(key, info)
     if info is None:
-        buf = io.BytesIO(up.data)
-        buf.name = up.filename
-        info = inspect_table(buf, plan=plan, sandbox=True, propose=False)
+        info = _inspect_as_job(up, plan)
         inspect_store().put(key, info)
     return info
+
+
+def _inspect_as_job(up: Upload, plan: ImportPlan):
+    """:func:`fsviz.data.inspect_table` of ``up`` as a job above the page (time taken, Cancel): at
+    100,000 columns a Parquet file's first rows take about as long to preview as the whole file to
+    read. Cancel is the ValueError the sidebar and the Data page show (a server-folder file is
+    unpicked, so nothing starts again by itself)."""
+    from fsviz.data import inspect_table
+
+    def look(_):
+        buf = io.BytesIO(up.data)
+        buf.name = up.filename
+        return inspect_table(buf, plan=plan, sandbox=True, propose=False)
+
+    def unpick() -> None:
+        if st.session_state.get("folder_token") == up.token:
+            st.session_state["folder_file"] = None
+            st.session_state["folder_path"] = ""
+
+    key = ("inspect", up.digest, up.filename, plan.to_json())
+    job = jobs.submit(key, f"Looking at {up.filename}: its columns and their roles", look)
+    slot = st.session_state.get("_busy_slot")  # above the page, where loads show
+    with slot.container() if slot is not None else st.container():
+        job = jobs.wait(job, on_cancel=unpick)
+    error = job.error
+    jobs.collect(job)
+    jobs.forget_cancel(key)  # the next look at the file starts afresh
+    if job.state == "failed":
+        raise error
+    if job.state != "done":
+        raise ValueError(
+            f"Looking at {up.filename} was cancelled. Fix: choose the file again when you want it read."
+        )
+    return job.result
 
 
 def archive_members_of(up: Upload) -> list[str]:
