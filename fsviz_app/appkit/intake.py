@@ -351,6 +351,7 @@ def _inspect_as_job(up: Upload, plan: ImportPlan):
     error = job.error
     jobs.collect(job)
     jobs.forget_cancel(key)  # the next look at the file starts afresh
+    return_memory()  # a wide preview's temporaries: hundreds of MB the allocator would keep
     if job.state == "failed":
         raise error
     if job.state != "done":
@@ -668,6 +669,7 @@ def _read_as_job(read: _Read):
         job = jobs.wait(job)
     error = job.error
     jobs.collect(job)
+    return_memory()  # parsing and assembling a wide file leave temporaries of several times its size
     if job.state == "failed":
         raise error
     if job.state != "done":
