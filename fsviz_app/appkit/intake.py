@@ -326,24 +326,32 @@ def inspect_upload(up: Upload):
     return info
 
 
-def _inspect_as_job(up: Upload, plan: ImportPlan):
-    """:func:`fsviz.data.inspect_table` of ``up`` as a job above the page (time taken, Cancel): at
-    100,000 columns a Parquet file's first rows take about as long to preview as the whole file to
-    read. Cancel is the ValueError the sidebar and the Data page show (a server-folder file is
-    unpicked, so nothing starts again by itself)."""
+class LookCancelled(ValueError):
+    """The preview of a file was cancelled (the message says how to start it again)."""
+
+
+def _inspect_as_job(up: Upload, plan: ImportPlan, propose: bool = False):
+    """:func:`fsviz.data.inspect_table` of ``up`` (with its proposal: ``propose``) as a job above
+    the page (time taken, Cancel): at 100,000 columns a Parquet file's first rows take about as
+    long to preview as the whole file to read. Cancel is the :class:`LookCancelled` the sidebar
+    and the Data page show (a server-folder file is unpicked, so nothing starts again by itself).
+    Outside a script run (a test calling it) the preview is made here."""
     from fsviz.data import inspect_table
 
     def look(_):
         buf = io.BytesIO(up.data)
         buf.name = up.filename
-        return inspect_table(buf, plan=plan, sandbox=True, propose=False)
+        return inspect_table(buf, plan=plan, sandbox=True, propose=propose)
+
+    if session_id() is None:
+        return look(None)
 
     def unpick() -> None:
         if st.session_state.get("folder_token") == up.token:
             st.session_state["folder_file"] = None
             st.session_state["folder_path"] = ""
 
-    key = ("inspect", up.digest, up.filename, plan.to_json())
+    key = ("inspect", up.digest, up.filename, plan.to_json(), propose)
     job = jobs.submit(key, f"Looking at {up.filename}: its columns and their roles", look)
     slot = st.session_state.get("_busy_slot")  # above the page, where loads show
     with slot.container() if slot is not None else st.container():
@@ -355,7 +363,7 @@ def _inspect_as_job(up: Upload, plan: ImportPlan):
     if job.state == "failed":
         raise error
     if job.state != "done":
-        raise ValueError(
+        raise LookCancelled(
             f"Looking at {up.filename} was cancelled. Fix: choose the file again when you want it read."
         )
     return job.result
@@ -404,12 +412,10 @@ def propose_plan(up: Upload) -> None:
     The proposal's preview is the one :func:`inspect_upload` would read next with the proposed
     plan (the proposed transform does not change a preview): it is kept for it, and a wide file
     is read once, not twice (200,000 columns: about a second each time)."""
-    from fsviz.data import inspect_table
-
-    buf = io.BytesIO(up.data)
-    buf.name = up.filename
     try:
-        info = inspect_table(buf, plan=plan_of(up), sandbox=True)
+        info = _inspect_as_job(up, plan_of(up), propose=True)
+    except LookCancelled:
+        raise  # the sidebar says so; nothing of the file is kept
     except ValueError:
         return  # the preview says what is wrong on the Data page
     up.options.update({k: v for k, v in info.plan.to_dict(every=True).items() if k in IMPORT_DEFAULTS})
