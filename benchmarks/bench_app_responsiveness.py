@@ -12,6 +12,10 @@ prefetches (``appkit.prefetch_neighbours``): ``--no-prefetch`` starts the app wi
 
     python benchmarks/bench_app_responsiveness.py [--sample NAME | --upload GLIOMA.mat] [--repeats 5]
         [--no-prefetch]
+    python benchmarks/bench_app_responsiveness.py --shape 300x100000 --kind methylation --source folder
+
+``--kind methylation`` drives issue 45's journey (open, sample sheet, target, GDM, Why not, GRM,
+Stability, Compare, export, report) beside the bare library calls: ``app_width_journey.py``.
 
 Not part of CI. Timings on this shared 2-core machine are noisy.
 """
@@ -363,6 +367,11 @@ def wait_idle(page) -> None:
 def width_main(a) -> int:
     import datetime
 
+    if a.kind == "methylation":  # issue 45's table: its own module (this one is near 800 lines)
+        import app_width_journey
+
+        return app_width_journey.main(a)
+
     from playwright.sync_api import sync_playwright
 
     n, m = (int(v) for v in a.shape.lower().split("x"))
@@ -589,7 +598,13 @@ def main() -> int:
     ap.add_argument(
         "--shape", default=None, help="generated data at width, e.g. 120x25000 (the issue's shapes)"
     )
-    ap.add_argument("--kind", default="dense", choices=["dense", "sparse"], help="with --shape")
+    ap.add_argument(
+        "--kind",
+        default="dense",
+        choices=["dense", "sparse", "methylation"],
+        help="with --shape; methylation: issue 45's journey, every step beside its bare library call",
+    )
+    ap.add_argument("--no-bare", action="store_true", help="with --kind methylation: the app's side only")
     ap.add_argument("--source", default="upload", choices=["upload", "folder"], help="with --shape")
     ap.add_argument("--dask", action="store_true", help="with --shape: also on a LocalCluster from the app")
     ap.add_argument("--profile", default=None, help="with --shape: py-spy's collapsed stacks of the server")

@@ -382,6 +382,18 @@ def _run_of(args: argparse.Namespace, target_kind: str | None = "classes"):
     return fc.select_run(args, target_kind)
 
 
+def _named_priors(args: argparse.Namespace, run, ds):
+    """``run`` with the prior groups ``--prior-group`` names, found among ``ds``'s features (IDs,
+    gene symbols) as the app's GRM page finds pasted names; a symbol that took several features
+    is said."""
+    from fsviz.compute.commands import with_prior_groups
+
+    run, notes = with_prior_groups(run, getattr(args, "prior_group", None), ds)
+    for note in notes:
+        _say(args, f"--prior-group: {note}")
+    return run
+
+
 def _plan_covariates(args: argparse.Namespace, run, ds):
     """``run`` adjusted for the covariates the import plan marked (``ds.meta["covariates"]``) when
     ``--covariates`` is not given (``--covariates none``: no adjustment)."""
@@ -402,7 +414,7 @@ def cmd_select(args: argparse.Namespace) -> int:
     ds = _load(args)
     if run.method == "grm" and args.base is None:
         run = _run_of(args, ds.target_kind)
-    run = _plan_covariates(args, run, ds)
+    run = _named_priors(args, _plan_covariates(args, run, ds), ds)
     client = _client(args)
     _say(args, f"running {run.label}, seed {run.seed} ...")
     try:
@@ -474,7 +486,7 @@ def _report_runs(args: argparse.Namespace, ds) -> list:
             )
         runs += session_runs(doc)
     if args.method:
-        runs.append(_plan_covariates(args, _run_of(args, ds.target_kind), ds))
+        runs.append(_named_priors(args, _plan_covariates(args, _run_of(args, ds.target_kind), ds), ds))
     return runs
 
 

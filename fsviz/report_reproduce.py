@@ -2,9 +2,10 @@
 that give the same dataset (same fingerprint), Runs and results.
 
 A GRM run keeps its prior groups as column indices; its Python line gives them by the features'
-names (``prior_groups_from_names([["TP53", "MDM2"]], ds.feature_names)``), which a person can
-read, edit, and carry to the same data read another way (another column order), and which
-gives back the same Run on the same data.
+names (``prior_groups_from_names([["TP53", "MDM2"]], ds.feature_names)``) and its command line
+by name or gene symbol (``--prior-group TP53,MDM2``), which a person can read, edit, and carry to
+the same data read another way (another column order), and which give back the same Run on the
+same data.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 
 from fsviz.compute import Run
 from fsviz.compute.commands import command_line
+from fsviz.data.formats.tenx import TRIPLET_NAME
 
 __all__ = ["python_lines", "reproduce_block"]
 
@@ -61,8 +63,8 @@ def _by_name(run: Run) -> bool:
 
 
 def _prior_comment(run: Run, names: np.ndarray) -> str:
-    """A comment naming the features of a run's prior groups (``--param prior_groups=`` below it
-    gives their column positions)."""
+    """A comment naming the features of a run's prior groups, when no ``--prior-group`` names give
+    them back and ``--param prior_groups=`` below it gives their column positions."""
     groups = run.get("prior_groups") or next(
         (v.get("prior_groups") for _, v in run.params if isinstance(v, Run) and v.get("prior_groups")), ()
     )
@@ -70,11 +72,36 @@ def _prior_comment(run: Run, names: np.ndarray) -> str:
     return f"# prior groups by name: {listed} (--param prior_groups= gives their column positions)"
 
 
+#: the folder the command line reads three 10x files from (Cell Ranger's name for it)
+_TENX_FOLDER = "filtered_feature_bc_matrix"
+
+
+def _three_files(ds) -> list[str] | None:
+    """The names of a 10x matrix's three files when they were handed over apart (the app's three
+    uploads, ``read_triplet``) and read as one tar the user does not have; None otherwise."""
+    meta = ds.meta or {}
+    files = meta.get("tenx_files")
+    if Path(str(meta.get("source") or "")).name != TRIPLET_NAME or not files or len(files) != 3:
+        return None
+    return [str(f) for f in files]
+
+
+def _plan_of(ds) -> dict:
+    """The import plan, without the tar three 10x files were packed in (the lines read the files)."""
+    plan = dict((ds.meta or {}).get("plan") or {})
+    if _three_files(ds) is not None:
+        plan = {k: v for k, v in plan.items() if k not in ("compression", "member")}
+    return plan
+
+
 def _data_args(ds) -> list[str]:
-    """``DATA`` and the import plan the CLI needs to read the same dataset (verbatim)."""
+    """``DATA`` and the import plan the CLI needs to read the same dataset (verbatim); three 10x
+    files as the folder holding them."""
     meta = ds.meta or {}
     source = Path(str(meta.get("source") or "")).name or "DATA"
-    plan = meta.get("plan")
+    if _three_files(ds) is not None:
+        source = _TENX_FOLDER
+    plan = _plan_of(ds)
     if plan:
         return [source, "--plan", json.dumps(plan, separators=(",", ":"), ensure_ascii=False)]
     return [source]
@@ -84,8 +111,12 @@ def _python_load(ds, data: list[str]) -> str:
     """The ``load_dataset`` line that reads the same dataset (the plan verbatim)."""
     from fsviz.data.plan import ImportPlan
 
-    plan = (ds.meta or {}).get("plan")
-    return ImportPlan.from_dict(plan or {}).python(data[0])
+    call = ImportPlan.from_dict(_plan_of(ds)).python(data[0])
+    files = _three_files(ds)
+    if files is None:
+        return call
+    options = call[len(f"load_dataset({data[0]!r}") : -1]  # ", transform='log1p', ..." or ""
+    return f"read_triplet({', '.join(map(repr, files))}{options})"
 
 
 def _session_text(doc: dict) -> str:
@@ -110,7 +141,9 @@ def python_lines(ds, runs: list[Run], k: int) -> list[str]:
         f"ds = {_python_load(ds, _data_args(ds))}",
         f"assert ds.fingerprint == {ds.fingerprint!r}",
     ]
-    if (ds.meta or {}).get("format") == "10x":  # the app keeps a 10x matrix's three files as one tar
+    if _three_files(ds) is not None:  # the three files the user gave, not the tar they were kept in
+        py[1] = "from fsviz.data.formats.tenx import read_triplet"
+    elif (ds.meta or {}).get("format") == "10x":
         py.insert(4, _TENX_NOTE)
     labels = []
     for j, run in enumerate(runs, start=1):
@@ -127,18 +160,21 @@ def reproduce_block(ds, runs: list[Run], k: int, session: dict) -> str:
     data = _data_args(ds)
     lines, notes = [], []
     for run in runs:
-        cmd = command_line(run, ds.target_kind, k)
+        cmd = command_line(run, ds.target_kind, k, dataset=ds)  # prior groups by name
         if cmd is None:
             notes.append(
                 f"# {run.label}: no command-line form of its own; the report command below recomputes it"
             )
             continue
-        if _by_name(run):  # the command line takes column positions: say which features they are
+        if _by_name(run) and "--prior-group" not in cmd:  # positions: say which features they are
             lines.append(_prior_comment(run, np.asarray(ds.feature_names, dtype=object)))
         lines.append(shlex.join(["fsviz", cmd[0], *data, *cmd[1:], "-o", f"{run.method}.csv"]))
     report = shlex.join(
         ["fsviz", "report", *data, "--runs", "session.json", "-k", str(k), "-o", "report.html"]
     )
+    files = _three_files(ds)
+    if files is not None:
+        notes.insert(0, f"# {_TENX_FOLDER}: a folder holding the three files {', '.join(files)}")
     cli_text = "\n".join(
         notes + lines + ["# this report, from the session block below saved as session.json:", report]
     )

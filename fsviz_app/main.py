@@ -42,7 +42,8 @@ def choose_dataset() -> None:
                 record = appkit.open_folder_file(shape)
                 if record is not None:
                     target_picker(record)
-                    appkit.load_upload(record, shape)
+                    if appkit.load_upload(record, shape) is None:
+                        appkit.read_cancelled_note()
             else:
                 ups = st.file_uploader(
                     "Data file",
@@ -65,7 +66,8 @@ def choose_dataset() -> None:
                             f"Using {record.filename}, uploaded earlier; drop another file to replace it."
                         )
                     target_picker(record)
-                    appkit.load_upload(record, shape)
+                    if appkit.load_upload(record, shape) is None:
+                        appkit.read_cancelled_note()
         except Exception as e:  # every failure becomes a message; the session goes on
             appkit.failed(str(e) if isinstance(e, ValueError) else f"{type(e).__name__}: {e}")
             if isinstance(e, ValueError):  # the page says it (once), with the settings that fix it

@@ -75,9 +75,15 @@ def test_a_10x_matrix_as_three_uploads_gives_what_its_archive_gives():
 
 
 def test_a_10x_v2_triplet_uncompressed_reads_too():
-    files, (counts, barcodes, *_) = tenx_triplet("v2", gz=False)
-    ds = _dataset(_upload(_start(), list(files.items())))
-    assert ds.shape == (60, 40) and list(ds.sample_names) == barcodes
+    files, (counts, barcodes, ids, symbols, kind) = tenx_triplet("v2", gz=False)
+    at = _upload(_start(), list(files.items()))
+    ds = _dataset(at)
+    assert ds.shape == (60, 40) and sp.issparse(ds.X) and list(ds.sample_names) == barcodes
+    assert ds.feature_names[7] == "MATR3-1" and list(ds.feature_info["feature_id"]) == ids  # genes.tsv
+    _annotations(at, "cell_annotations.csv", cell_annotations(barcodes, kind))
+    _target_box(at).set_value("cell_type").run()  # the one choice
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert _dataset(at).shape == (60, 40) and list(_dataset(at).labels) == list(kind)
 
 
 @pytest.mark.parametrize(

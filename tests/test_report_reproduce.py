@@ -63,8 +63,9 @@ def test_the_report_carries_the_named_lines_and_its_fingerprint(digits):
     assert _replay(py.splitlines(), digits)["run1"] == grm
     cli = html.unescape(re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', doc, re.S)[1])
     names = digits.feature_names
-    said = ", ".join(str(names[j]) for j in (10, 20, 30)) + " | " + ", ".join(str(names[j]) for j in (40, 41))
-    assert f"# prior groups by name: {said} (--param prior_groups= gives their column positions)" in cli
+    said = [",".join(str(names[j]) for j in g) for g in ((10, 20, 30), (40, 41))]
+    assert f"--prior-group {said[0]} --prior-group {said[1]} " in cli and "prior_groups=" not in cli
+    assert "# prior groups by name" not in cli  # the names are on the line itself
 
 
 def test_names_find_the_same_features_in_another_column_order(digits):
@@ -80,23 +81,47 @@ def test_names_find_the_same_features_in_another_column_order(digits):
         fc.prior_groups_from_names([[names[0], names[1]], [names[1], names[2]]], names)
 
 
-def test_a_10x_matrix_uploaded_as_three_files_says_how_to_read_them(tmp_path):
+def test_a_10x_matrix_uploaded_as_three_files_is_read_again_from_them(tmp_path, monkeypatch):
+    """Three 10x files uploaded apart are kept as one tar the user does not have: the lines name
+    the three files (Python: read_triplet; command line: the folder holding them), and running
+    them gives the fingerprint and the GRM selection, prior group by symbol (MATR3 and MATR3-1)."""
     import io
+    import shlex
 
+    from fsviz import cli
     from fsviz.data import load_dataset
-    from fsviz.data.formats.tenx import pack_triplet, read_triplet
+    from fsviz.data.formats.tenx import TRIPLET_NAME, pack_triplet
     from tests.omics_files import tenx_triplet
 
     files, _ = tenx_triplet()
     buf = io.BytesIO(pack_triplet(files))
-    buf.name = "10x_triplet.tar"
-    ds = load_dataset(buf)
-    lines = python_lines(ds, [Run("fisher", {})], k=5)
-    assert (
-        lines[4].startswith("# a 10x matrix reads the same from its folder") and "read_triplet(" in lines[4]
-    )
+    buf.name = TRIPLET_NAME  # as the app keeps three uploads
+    ds = load_dataset(buf, transform="log1p")
+    grm = Run("grm", {"base": Run("laplacian", {}), "n_top": 30, "prior_groups": [[0, 3, 7]]}, 0)
+    doc = build_report(ds, [grm], k=8, created="2026-01-01T00:00:00+00:00")
+    py = html.unescape(re.search(r'<pre class="code" id="reproduce-python">(.*?)</pre>', doc, re.S)[1])
+    cli_text = html.unescape(re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', doc, re.S)[1])
+    assert TRIPLET_NAME not in py and TRIPLET_NAME not in cli_text
+    call = "ds = read_triplet('matrix.mtx.gz', 'features.tsv.gz', 'barcodes.tsv.gz', transform='log1p')"
+    assert call in py.splitlines()
+    folder = tmp_path / "filtered_feature_bc_matrix"
+    folder.mkdir()
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
-    paths = [tmp_path / n for n in ("matrix.mtx.gz", "features.tsv.gz", "barcodes.tsv.gz")]
-    assert read_triplet(*paths).fingerprint == ds.fingerprint
-    assert load_dataset(tmp_path).fingerprint == ds.fingerprint
+        (folder / name).write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    scope: dict = {}
+    for line in py.splitlines():
+        if not line.startswith("write_report("):
+            exec(line, scope)  # noqa: S102 - the report's own lines, run where the three files are
+    assert scope["ds"].fingerprint == ds.fingerprint and scope["run1"] == grm
+    assert (
+        "# filtered_feature_bc_matrix: a folder holding the three files matrix.mtx.gz, "
+        "features.tsv.gz, barcodes.tsv.gz" in cli_text
+    )
+    line = next(ln for ln in cli_text.splitlines() if ln.startswith("fsviz select"))
+    assert "--prior-group GENE0,MATR3 " in line  # MATR3 takes MATR3-1 too
+    assert cli.main(shlex.split(line)[1:]) == 0
+    with open(tmp_path / "grm.csv") as fh:
+        got = [row.split(",")[2] for row in fh.read().splitlines()[1:]]
+    assert got == [str(ds.feature_names[j]) for j in grm.execute(ds).selection(8).indices]

@@ -36,6 +36,7 @@ from fsviz.compute.parsing import (
     gdm_run,
     name_aliases,
     parse_prior_groups,
+    prior_group_names,
     prior_groups_from_names,
     resolve_prior_groups,
 )
@@ -218,6 +219,7 @@ __all__ = [
     "parse_prior_groups",
     "resolve_prior_groups",
     "prior_groups_from_names",
+    "prior_group_names",
     "name_aliases",
     "PriorGroups",
     "prior_group_spread",

@@ -46,6 +46,7 @@ __all__ = [
     "parse_params",
     "seed_text",
     "select_run",
+    "with_prior_groups",
 ]
 
 
@@ -343,6 +344,14 @@ def add_select_options(q: argparse.ArgumentParser, *, k_option: bool = True) -> 
         "the columns the import plan marks 'covariate'; 'none': no adjustment",
     )
     q.add_argument(
+        "--prior-group",
+        action="append",
+        metavar="NAMES",
+        help="a prior group of --method grm: its features, comma-separated, by name, gene symbol (a "
+        "symbol takes all its features, e.g. the probes of a gene or 10x's MATR3 and MATR3-1) or "
+        "'SYMBOL (ID)' label, as the app's GRM page takes them; repeat it for each group",
+    )
+    q.add_argument(
         "--base",
         default=None,
         choices=score_methods(),
@@ -405,6 +414,14 @@ def select_run(ns: argparse.Namespace, target_kind: str | None = "classes") -> R
     covariates = parse_covariates(getattr(ns, "covariates", None))
     if covariates:
         params["covariates"] = covariates
+    named = getattr(ns, "prior_group", None)
+    if named and spec.name != "grm":
+        raise ValueError("--prior-group applies to --method grm only.")
+    if named and params.get("prior_groups"):
+        raise ValueError(
+            "give GRM's prior groups once: --prior-group (names) or --param prior_groups= (column "
+            "positions), not both."
+        )
     if spec.name == "grm":
         name = ns.base or grm_default_base(target_kind)
         params["base"] = Run(name, grm_base_params(name) | parse_params(ns.base_param), ns.seed)
@@ -421,6 +438,33 @@ def select_run(ns: argparse.Namespace, target_kind: str | None = "classes") -> R
             except (TypeError, ValueError) as e:
                 raise ValueError(f"method {r.method!r}: {e}") from None
     return run
+
+
+def with_prior_groups(run: Run, groups: Sequence[str] | None, dataset) -> tuple[Run, tuple[str, ...]]:
+    """``run`` (GRM) with the prior groups ``--prior-group`` names, found among ``dataset``'s
+    features as the app's GRM page finds pasted names
+    (:func:`~fsviz.compute.resolve_prior_groups` with :func:`~fsviz.compute.name_aliases`), and
+    the notes to show (a symbol that took several features). ``run`` as it is without ``groups``.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (with its near names), a feature in two groups, a group of one feature.
+    """
+    from fsviz.compute.parsing import name_aliases, resolve_prior_groups
+
+    if not groups:
+        return run, ()
+    blank = [i for i, g in enumerate(groups, start=1) if not names(g)]
+    if blank:
+        raise ValueError(
+            f"--prior-group number {blank[0]} names no feature; give its names, comma-separated."
+        )
+    try:
+        got = resolve_prior_groups("\n".join(groups), dataset.feature_names, aliases=name_aliases(dataset))
+    except ValueError as e:
+        raise ValueError(f"--prior-group (line N: the N-th --prior-group): {e}") from None
+    return run.replace(prior_groups=got.groups), got.notes
 
 
 def _view_run(name: str, options: Sequence[_Option], ns: argparse.Namespace, extra=()) -> Run:
@@ -471,9 +515,13 @@ def _parser(command: str) -> argparse.ArgumentParser:
     return q
 
 
-def _select_args(run: Run, k: int) -> list[str] | None:
+def _select_args(run: Run, k: int, named: list[list[str]] | None = None) -> list[str] | None:
     args = ["--method", run.method]
+    for group in named or ():
+        args += ["--prior-group", ",".join(group)]
     for name, value in run.params:
+        if named and name == "prior_groups":
+            continue
         if run.method == "grm" and name == "base":
             args += ["--base", value.method]
             args += [f"--base-param={n}={param_text(v)}" for n, v in value.params]
@@ -499,16 +547,38 @@ def _view_args(run: Run, options: Sequence[_Option]) -> list[str]:
     return args
 
 
-def command_line(run: Run, target_kind: str | None = "classes", k: int | None = None) -> list[str] | None:
+def command_line(
+    run: Run, target_kind: str | None = "classes", k: int | None = None, dataset=None
+) -> list[str] | None:
     """``run`` as a command, its options without the data: ``["select", "--method", ...]``,
     ``["histogram", ...]`` or ``["benchmark", ...]``; None when no command gives exactly this
     Run (a view the CLI does not compute, a group-SAOLA on other groups than GDM's defaults).
 
     Each line is checked by parsing it back into a Run equal to ``run``. ``k`` is the ``-k``
-    of a selection (its exported top k).
+    of a selection (its exported top k). With the ``dataset`` it runs on, GRM's prior groups
+    are written as ``--prior-group`` names (gene symbols where a symbol names just the group's
+    features: :func:`~fsviz.compute.prior_group_names`) and read back against it; without it,
+    or when no names give them back, as column positions (``--param prior_groups=``).
     """
+    named = None
+    if dataset is not None and run.method == "grm" and run.get("prior_groups"):
+        from fsviz.compute.parsing import name_aliases, prior_group_names
+
+        aliases = name_aliases(dataset)
+        named = prior_group_names(run.get("prior_groups"), dataset.feature_names, aliases=aliases)
+    if named:
+        line = _command_line(run, target_kind, k, named, dataset)
+        if line is not None:
+            return line
+    return _command_line(run, target_kind, k)
+
+
+def _command_line(
+    run: Run, target_kind: str | None, k: int | None, named: list[list[str]] | None = None, dataset=None
+) -> list[str] | None:
+    """:func:`command_line` with the prior groups' names given (``named``), checked by parsing."""
     if run.spec.selects:
-        command, args = "select", _select_args(run, TOP_K.default if k is None else k)
+        command, args = "select", _select_args(run, TOP_K.default if k is None else k, named)
     elif run.method == "histogram":
         limit = run.get("max_features")
         args = _view_args(run, _HISTOGRAM)
@@ -521,7 +591,12 @@ def command_line(run: Run, target_kind: str | None = "classes", k: int | None = 
         return None
     if args is None:
         return None
-    make = {"select": lambda ns: select_run(ns, target_kind), "histogram": histogram_run}
+
+    def select(ns: argparse.Namespace) -> Run:
+        back = select_run(ns, target_kind)
+        return with_prior_groups(back, ns.prior_group, dataset)[0] if named else back
+
+    make = {"select": select, "histogram": histogram_run}
     try:
         ns = _parser(command).parse_args(["DATA", *args])
         back = make.get(command, benchmark_run)(ns)

@@ -71,9 +71,95 @@ def name_aliases(dataset) -> list[np.ndarray]:
     symbols = shown.astype(object)
     symbols[shared] = [shown[j][: -len(tails[j])] for j in shared]  # the shared ones: a few per gene
     out = [symbols]
+    if "symbol" in info.columns:  # 10x's symbols before they were made unique (MATR3 for MATR3-1)
+        out.append(info["symbol"].to_numpy(dtype=object))
     if "feature_id" in info.columns:
         out.append(info["feature_id"].to_numpy(dtype=object))
     return out
+
+
+class _Resolver:
+    """A typed name's features: its own feature, every feature of a symbol, or a label's ID."""
+
+    def __init__(self, feature_names: Sequence[str], aliases: Sequence[Sequence[str]] = ()) -> None:
+        self.names = [str(n) for n in feature_names]
+        self.own = {n: j for j, n in enumerate(self.names)}
+        self.tables = []
+        for i, column in enumerate(aliases):
+            if column is None:
+                continue
+            if len(column) != len(self.names):
+                raise ValueError(
+                    f"prior groups: alias column {i} has {len(column)} names for {len(self.names)} features."
+                )
+            self.tables.append(_Aliases(column))
+
+    def find(self, name: str) -> np.ndarray | None:
+        """The features ``name`` gives (sorted column indices), None for an unknown name.
+
+        A feature's own name gives that feature, unless it is also its symbol shared with
+        others (10x's ``MATR3`` beside ``MATR3-1``, made unique from one symbol): then all of them.
+        """
+        import re
+
+        j = self.own.get(name)
+        hits = (t.get(name) for t in self.tables)
+        if j is not None:
+            shared = next((h for h in hits if h is not None and len(h) > 1 and j in h), None)
+            return shared if shared is not None else np.array([j])
+        hit = next((h for h in hits if h is not None), None)
+        label = re.fullmatch(r".*\((.+)\)", name)  # "SYMBOL (ID)", as charts and tables show it
+        if hit is None and label is not None and label.group(1) in self.own:
+            hit = np.array([self.own[label.group(1)]])
+        return hit
+
+
+def prior_group_names(
+    groups: Sequence[Sequence[int]], feature_names: Sequence[str], *, aliases: Sequence[Sequence[str]] = ()
+) -> list[list[str]] | None:
+    """Prior groups (column indices) as the names a person reads, which
+    :func:`resolve_prior_groups` reads back to the same groups: each feature by its gene symbol
+    when the symbol gives only features of its group (one name for all of them), else by an
+    other ID or its own name. None when no such names give the groups back (a name holding a
+    comma, say).
+
+    Parameters
+    ----------
+    groups : sequence of sequences of int
+        The groups' column indices.
+    feature_names, aliases
+        As :func:`resolve_prior_groups` takes them (:func:`name_aliases` of the dataset).
+
+    Examples
+    --------
+    >>> symbols = [["DDR1", "DDR1", "TP53", "p4"]]
+    >>> prior_group_names([[0, 1], [2, 3]], ["p1", "p2", "p3", "p4"], aliases=symbols)
+    [['DDR1'], ['TP53', 'p4']]
+    """
+    resolver = _Resolver(feature_names, aliases)
+    columns = [np.asarray(a, dtype=object) for a in aliases if a is not None] + [np.asarray(resolver.names)]
+    out = []
+    for group in groups:
+        members, words, covered = {int(j) for j in group}, [], set()
+        for j in sorted(members):
+            if j in covered:  # a symbol given before took it
+                continue
+            for column in columns:
+                word = "" if column[j] is None else str(column[j]).strip()
+                hit = resolver.find(word) if word and "," not in word and "\n" not in word else None
+                if hit is not None and j in hit and members.issuperset(hit.tolist()):
+                    words.append(word)
+                    covered.update(hit.tolist())
+                    break
+            else:
+                return None
+        out.append(words)
+    try:
+        back = resolve_prior_groups("\n".join(", ".join(w) for w in out), feature_names, aliases=aliases)
+    except ValueError:
+        return None
+    want = tuple(tuple(sorted({int(j) for j in g})) for g in groups)
+    return out if back.groups == want else None
 
 
 def resolve_prior_groups(
@@ -83,8 +169,10 @@ def resolve_prior_groups(
     feature's name (its ID), or one of its other names (``aliases``: display names such as gene
     symbols, other IDs), or its label ``SYMBOL (ID)``.
 
-    A feature's own name wins; otherwise the first alias column that holds the name gives every
-    feature under it (a symbol shared by several probes takes all of them, and a note says so).
+    A feature's own name wins (unless it is also its symbol, shared with others: 10x's ``MATR3``
+    takes ``MATR3-1`` too, the repeats scanpy's ``var_names_make_unique`` renamed); otherwise the
+    first alias column that holds the name gives every feature under it (a symbol shared by
+    several probes takes all of them, and a note says so).
     Names match exactly (a number is a name too, never an index); blank lines are skipped.
 
     Parameters
@@ -114,19 +202,9 @@ def resolve_prior_groups(
     (((0, 1, 2),), "'DDR1' names 2 features (p1, p2): all of them are in group 1")
     """
     import difflib
-    import re
 
-    names = [str(n) for n in feature_names]
-    own = {n: j for j, n in enumerate(names)}
-    tables = []
-    for i, column in enumerate(aliases):
-        if column is None:
-            continue
-        if len(column) != len(names):
-            raise ValueError(
-                f"prior groups: alias column {i} has {len(column)} names for {len(names)} features."
-            )
-        tables.append(_Aliases(column))
+    resolver = _Resolver(feature_names, aliases)
+    names, own, tables = resolver.names, resolver.own, resolver.tables
     groups, seen, unknown, notes = [], {}, [], []
     for line_no, line in enumerate(text.splitlines(), start=1):
         given = [n.strip() for n in line.split(",") if n.strip()]
@@ -134,13 +212,7 @@ def resolve_prior_groups(
             continue
         idx: list[int] = []
         for n in given:
-            if n in own:
-                idx.append(own[n])
-                continue
-            hit = next((h for t in tables if (h := t.get(n)) is not None), None)
-            label = re.fullmatch(r".*\((.+)\)", n)  # "SYMBOL (ID)", as charts and tables show it
-            if hit is None and label is not None and label.group(1) in own:
-                hit = np.array([own[label.group(1)]])
+            hit = resolver.find(n)
             if hit is None:
                 unknown.append(n)
                 continue

@@ -269,7 +269,9 @@ def display_labels(info, feature_names: Sequence[str]) -> np.ndarray:
 def carried_feature_info(parts: dict, names: np.ndarray):
     """The feature annotations a format carries in its raw parts: AnnData's ``var`` (a
     ``feature_table`` part; used when it has a column named like a symbol), or the IDs beside the
-    symbols that name the features (``table_meta["feature_ids"]``: 10x, Loom, MaxQuant, DIA-NN)."""
+    symbols that name the features (``table_meta["feature_ids"]``: 10x, Loom, MaxQuant, DIA-NN), and
+    the symbols themselves where a name is not its symbol (``table_meta["feature_symbols"]``: 10x's
+    repeats made unique, ``MATR3-1``), as column ``symbol``."""
     import pandas as pd
 
     var = parts.pop("feature_table", None)
@@ -280,12 +282,16 @@ def carried_feature_info(parts: dict, names: np.ndarray):
         if info is not None:
             info = info.drop(columns=["_index"], errors="ignore")
             return info, [f"display names from var column {info.attrs['display']!r}"]
-    ids = (parts.get("table_meta") or {}).get("feature_ids")
+    meta = parts.get("table_meta") or {}
+    ids = meta.get("feature_ids")
     if ids is not None and len(ids) == len(names):
         info = pd.DataFrame(
             {"display_name": names, "feature_id": _text(np.asarray(ids, dtype=object))},
             index=pd.Index(names, dtype=object),
         )
+        symbols = meta.get("feature_symbols")  # 10x's symbols before repeats were made unique
+        if symbols is not None and len(symbols) == len(names):
+            info["symbol"] = _text(np.asarray(symbols, dtype=object))
         return info, []
     return None, []
 

@@ -53,15 +53,27 @@ def copy_label_text(token: str) -> None:
         up.options["label"] = parse_label(st.session_state.get(import_key(up, "label")))
 
 
+#: the target picker lists at most this many of the other columns (a selectbox of 100,000 probe
+#: names travelled to the browser on every rerun and took seconds to draw); the target chosen is
+#: always listed, and any column can take the role on the Data page
+PICK_COLUMNS = 1000
+
+
 def target_options(up: Upload, info) -> list[str]:
     """Target picker options: likely targets first (the sample annotations' before the table's),
-    then "no target", then the other columns; empty when there are no columns to pick from."""
+    then "no target", then the other columns (the sample annotations' first, at most
+    :data:`PICK_COLUMNS` of them, the current target kept); empty when there are no columns."""
     ann_target, ann_cands, ann_cols = annotation_targets(up)
     suggested = list(dict.fromkeys([*ann_cands, *(str(c) for c in info.target_candidates)]))
     columns = [*ann_cols, *(str(c) for c in (info.frame.columns if info.frame is not None else ()))]
-    rest = [c for c in dict.fromkeys(columns) if c not in suggested]
     if not columns:  # nothing to pick from (a .mat/.npz/LIBSVM file: its label is a variable name)
         return []
+    taken = set(suggested)
+    rest = [c for c in dict.fromkeys(columns) if c not in taken]
+    label = up.options.get("label")
+    if len(rest) > PICK_COLUMNS:
+        extra = [label] if isinstance(label, str) and label in rest[PICK_COLUMNS:] else []
+        rest = rest[:PICK_COLUMNS] + extra
     return suggested + [NO_TARGET] + rest
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -13,20 +14,22 @@ import streamlit as st
 
 from fsviz.data.formats.archives import strip_compression_suffix
 from fsviz.data.formats.source import TABLE_FORMATS
+from fsviz.data.formats.tenx import TRIPLET_NAME  # three uploads as one tar: the reproduce lines name them
 from fsviz.data.plan import ImportPlan
+from fsviz_app.appkit import jobs
 from fsviz_app.appkit.memory import ByteLRU, return_memory
 from fsviz_app.appkit.state import (
     _datasets,
     activate,
     dataset_key,
     inspect_store,
+    parsed_store,
     result_store,
     session_id,
     upload_store,
     usage,
     use,
 )
-from fsviz_app.appkit.widgets import busy
 
 
 # ---------------------------------------------------------------------------- samples
@@ -172,10 +175,6 @@ def receive_upload(filename: str, data: bytes) -> Upload:
     return up
 
 
-#: the name the three files of a 10x triplet are kept under, as one upload
-TRIPLET_NAME = "10x_triplet.tar"
-
-
 def receive_files(files) -> tuple[Upload | None, str | None]:
     """The data uploader's files (in the order dropped; each with ``name`` and ``getvalue()``,
     as Streamlit's uploaded files) as one upload, and a note on what was done with them (None
@@ -237,9 +236,10 @@ def release_replaced(up: Upload) -> int:
     if up.digest in digests:  # the same bytes under another token: a live session reads them
         return_memory()
         return released
-    for key in [k for k in inspect_store().keys() if k[0] == up.digest]:
-        inspect_store().pop(key)
-        released += 1
+    for store in (inspect_store(), parsed_store()):  # its previews and its parsed parts
+        for key in [k for k in store.keys() if k[0] == up.digest]:
+            store.pop(key)
+            released += 1
     used_datasets = registry.used("dataset")
     fingerprints = {k.fingerprint for k in used_datasets}
     for where in ours:
@@ -345,18 +345,63 @@ def plan_of(up: Upload) -> ImportPlan:
 def inspect_upload(up: Upload):
     """The first rows of an upload as it will be read, its detected dialect and column roles
     (kept in :func:`inspect_store`; workbooks and .h5ad files are read in the memory-limited
-    sandbox child, as by the loader). A target among the sample annotations is not the table's."""
-    from fsviz.data import inspect_table
-
+    sandbox child, as by the loader). A target among the sample annotations is not the table's.
+    A preview not in the store is made as a job (:func:`_inspect_as_job`)."""
     plan = _inspected_plan(up)
     key = (up.digest, up.filename, plan.to_json())
     info = inspect_store().get(key)
+    if info is None and plan.label is None:  # a target among the sample annotations, after "auto"
+        auto = inspect_store().get((up.digest, up.filename, plan.replace(label="auto").to_json()))
+        if auto is not None and auto.target is None:  # "auto" found none in the table: the same preview
+            info = dataclasses.replace(auto, plan=plan)
+            inspect_store().put(key, info)
     if info is None:
-        buf = io.BytesIO(up.data)
-        buf.name = up.filename
-        info = inspect_table(buf, plan=plan, sandbox=True, propose=False)
+        info = _inspect_as_job(up, plan)
         inspect_store().put(key, info)
     return info
+
+
+class LookCancelled(ValueError):
+    """The preview of a file was cancelled (the message says how to start it again)."""
+
+
+def _inspect_as_job(up: Upload, plan: ImportPlan, propose: bool = False):
+    """:func:`fsviz.data.inspect_table` of ``up`` (with its proposal: ``propose``) as a job above
+    the page (time taken, Cancel): at 100,000 columns a Parquet file's first rows take about as
+    long to preview as the whole file to read. Cancel is the :class:`LookCancelled` the sidebar
+    and the Data page show (a server-folder file is unpicked, so nothing starts again by itself).
+    Outside a script run (a test calling it) the preview is made here."""
+    from fsviz.data import inspect_table
+
+    def look(_):
+        buf = io.BytesIO(up.data)
+        buf.name = up.filename
+        return inspect_table(buf, plan=plan, sandbox=True, propose=propose)
+
+    if session_id() is None:
+        return look(None)
+
+    def unpick() -> None:
+        if st.session_state.get("folder_token") == up.token:
+            st.session_state["folder_file"] = None
+            st.session_state["folder_path"] = ""
+
+    key = ("inspect", up.digest, up.filename, plan.to_json(), propose)
+    job = jobs.submit(key, f"Looking at {up.filename}: its columns and their roles", look)
+    slot = st.session_state.get("_busy_slot")  # above the page, where loads show
+    with slot.container() if slot is not None else st.container():
+        job = jobs.wait(job, on_cancel=unpick)
+    error = job.error
+    jobs.collect(job)
+    jobs.forget_cancel(key)  # the next look at the file starts afresh
+    return_memory()  # a wide preview's temporaries: hundreds of MB the allocator would keep
+    if job.state == "failed":
+        raise error
+    if job.state != "done":
+        raise LookCancelled(
+            f"Looking at {up.filename} was cancelled. Fix: choose the file again when you want it read."
+        )
+    return job.result
 
 
 def archive_members_of(up: Upload) -> list[str]:
@@ -382,8 +427,16 @@ def archive_members_of(up: Upload) -> list[str]:
 
 def _inspected_plan(up: Upload) -> ImportPlan:
     """The plan :func:`inspect_upload` reads ``up`` with (a target among the sample annotations
-    is not the table's)."""
-    plan = plan_of(up)
+    is not the table's). The annotation files and their keys are left out: they do not change
+    the table's preview, and a joined sample sheet then does not read the file's head again
+    (at 100,000 columns that head costs about as much as the whole read)."""
+    plan = plan_of(up).replace(
+        sample_annotations=None,
+        annotation_key=None,
+        feature_annotations=None,
+        feature_key=None,
+        feature_display=None,
+    )
     return plan.replace(label=None) if plan.label in annotation_columns(up) else plan
 
 
@@ -394,12 +447,10 @@ def propose_plan(up: Upload) -> None:
     The proposal's preview is the one :func:`inspect_upload` would read next with the proposed
     plan (the proposed transform does not change a preview): it is kept for it, and a wide file
     is read once, not twice (200,000 columns: about a second each time)."""
-    from fsviz.data import inspect_table
-
-    buf = io.BytesIO(up.data)
-    buf.name = up.filename
     try:
-        info = inspect_table(buf, plan=plan_of(up), sandbox=True)
+        info = _inspect_as_job(up, plan_of(up), propose=True)
+    except LookCancelled:
+        raise  # the sidebar says so; nothing of the file is kept
     except ValueError:
         return  # the preview says what is wrong on the Data page
     up.options.update({k: v for k, v in info.plan.to_dict(every=True).items() if k in IMPORT_DEFAULTS})
@@ -562,17 +613,21 @@ def effective_plan(up: Upload, info) -> ImportPlan:
     )
 
 
-def _load_upload(up: Upload, plan: ImportPlan):
-    """The dataset of an upload read with ``plan``: from the dataset store when it is there,
-    else read (once per file and plan).
+@dataclass(frozen=True)
+class _Read:
+    """What reading an upload with a plan needs, gathered in the script thread (the stores and
+    the session's registrations are touched there, never from the job's thread)."""
 
-    The loader checks the sizes the file declares against the memory budget before it
-    allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
-    the server, and every session on it, down; .mat, workbooks and .h5ad are parsed in a
-    memory-limited child process (``sandbox=True``), so a reader that crashes or over-allocates
-    on a hostile file cannot either."""
-    from fsviz.data import load_dataset
+    where: tuple  # the loaded index's key: file, plan, attached files
+    up: Upload
+    plan: ImportPlan
+    samples: Upload | None
+    features: Upload | None
 
+
+def _read_of(up: Upload, plan: ImportPlan) -> _Read:
+    """The attached files of ``up`` and the key its dataset under ``plan`` is kept by; raises
+    ValueError when the plan names an attached file the server no longer has."""
     record = annotation_upload(up)
     if record is None and plan.sample_annotations is not None:  # the plan names a file we lost
         raise ValueError(
@@ -592,23 +647,90 @@ def _load_upload(up: Upload, plan: ImportPlan):
         record.digest if record else None,
         features.digest if features else None,
     )
-    known = loaded_index().get(where)
-    ds = _datasets().get(known) if known is not None else None
-    if ds is None:
+    return _Read(where, up, plan, record, features)
+
+
+def _known(read: _Read):
+    """The dataset ``read`` gives when the dataset store still has it, else None."""
+    known = loaded_index().get(read.where)
+    return _datasets().get(known) if known is not None else None
+
+
+def _read_dataset(read: _Read):
+    """The upload's dataset under its plan (in a job's thread), kept in the dataset store: the
+    file parsed once per parse key (:meth:`ImportPlan.parse_key`, kept in :func:`parsed_store`),
+    then assembled with the plan's target, roles and annotation joins. A new target, a
+    column's role or a joined sample sheet assembles again and never reads the file.
+
+    The parser checks the sizes the file declares against the memory budget before it
+    allocates (FSVIZ_MEMORY_BUDGET, else 1/8 of the available RAM): one upload cannot take
+    the server, and every session on it, down; .mat, workbooks and .h5ad are parsed in a
+    memory-limited child process (``sandbox=True``), so a reader that crashes or over-allocates
+    on a hostile file cannot either."""
+    from fsviz.data import assemble, parse_source
+
+    up, extra = read.up, {}
+    key = (up.digest, up.filename, read.plan.parse_key())
+    parsed = parsed_store().get(key)
+    if parsed is None:
         buf = io.BytesIO(up.data)
-        buf.name = up.filename  # the loader takes the format from the name
-        extra = {}
+        buf.name = up.filename  # the parser takes the format from the name
+        parsed = parse_source(buf, plan=read.plan, sandbox=True)
+        parsed_store().put(key, parsed)
+    for option, record in (("sample_annotations", read.samples), ("feature_annotations", read.features)):
         if record is not None:
-            extra["sample_annotations"] = io.BytesIO(record.data)
-            extra["sample_annotations"].name = record.filename
-        if features is not None:
-            extra["feature_annotations"] = io.BytesIO(features.data)
-            extra["feature_annotations"].name = features.filename
-        name = Path(strip_compression_suffix(up.filename)).stem  # GSE1_series_matrix.txt.gz: its table's name
-        ds = load_dataset(buf, name=name, sandbox=True, plan=plan, **extra)
-        _datasets().put(dataset_key(ds), ds)
-        loaded_index().put(where, dataset_key(ds))
+            extra[option] = io.BytesIO(record.data)
+            extra[option].name = record.filename
+    name = Path(strip_compression_suffix(up.filename)).stem  # GSE1_series_matrix.txt.gz: its table's name
+    ds = assemble(parsed, read.plan, name=name, **extra)
+    _datasets().put(dataset_key(ds), ds)
+    loaded_index().put(read.where, dataset_key(ds))
     return ds
+
+
+def _load_upload(up: Upload, plan: ImportPlan):
+    """The dataset of an upload read with ``plan``: from the dataset store when it is there,
+    else read here (once per file and plan)."""
+    read = _read_of(up, plan)
+    return _known(read) or _read_dataset(read)
+
+
+def _read_as_job(read: _Read):
+    """Read as a job of this session, above the page: the time it has taken and **Cancel** (a
+    wide file takes seconds). Returns the dataset, or None when cancelled: the session keeps the
+    dataset it had, and the file is read again when asked (:func:`read_again`) or when its
+    settings change."""
+    key = ("read",) + read.where
+    if jobs.was_cancelled(key):
+        st.session_state["_read_cancelled"] = key
+        return None
+    job = jobs.submit(key, f"Reading {read.up.filename}", lambda _: _read_dataset(read))
+    slot = st.session_state.get("_busy_slot")  # above the page, where loads show
+    with slot.container() if slot is not None else st.container():
+        job = jobs.wait(job)
+    error = job.error
+    jobs.collect(job)
+    return_memory()  # parsing and assembling a wide file leave temporaries of several times its size
+    if job.state == "failed":
+        raise error
+    if job.state != "done":
+        st.session_state["_read_cancelled"] = key
+        return None
+    return job.result
+
+
+def read_again() -> None:
+    """The sidebar's button after a cancelled read: read the file with its settings again."""
+    key = st.session_state.pop("_read_cancelled", None)
+    if key is not None:
+        jobs.forget_cancel(key)
+
+
+def read_cancelled_note() -> None:
+    """Sidebar: after a cancelled read, say so and offer to read the file again."""
+    if st.session_state.get("_read_cancelled") is not None:
+        st.caption("Reading the file was cancelled; the dataset before it stays active.")
+        st.button("Read the file again", on_click=read_again, key="read_again")
 
 
 def apply_target_fixes(ds, options: dict):
@@ -623,13 +745,34 @@ def apply_target_fixes(ds, options: dict):
 
 def load_upload(up: Upload, shape: tuple[int, int] | None = None):
     """Load an upload with its import plan (cached by content and plan); raises the loader's
-    ValueError. The main area shows that the file is being read."""
-    plan = effective_plan(up, inspect_upload(up))
-    with busy(f"Reading {up.filename} …"):
-        ds = _load_upload(up, plan)
+    ValueError. A read that is not in the store runs as a job above the page (time taken,
+    Cancel); None when it was cancelled."""
+    read = _read_of(up, effective_plan(up, inspect_upload(up)))
+    st.session_state.pop("_read_cancelled", None)
+    before = st.session_state.get("dataset_key")
+    ds = _known(read) or _read_as_job(read)
+    if ds is None:  # cancelled: the session keeps the dataset it had
+        return None
     ds = _with_shape(ds, shape)
     activate(ds)
+    _let_go(before, up.digest)
     return ds
+
+
+def _let_go(before, digest: str) -> None:
+    """The dataset ``before`` this session just replaced by another reading of the same file
+    (a new target, roles or join) leaves the dataset store unless a live session still uses it:
+    at 300 x 100,000 each reading holds 240 MB, and a few target changes otherwise kept them all
+    until the store's budget pushed them out. Its results stay in the result store."""
+    if before is None or before == st.session_state.get("dataset_key"):
+        return
+    index = loaded_index()
+    ours = [where for where in index.keys() if where[0] == digest and index.get(where) == before]
+    if not ours or before in usage().used("dataset"):
+        return
+    for where in ours:
+        index.pop(where)
+    _datasets().pop(before)
 
 
 def adopt_pending_options(digest: str, options: dict) -> bool:

@@ -117,6 +117,15 @@ def inspect_store() -> ByteLRU:
     return ByteLRU(16, share("previews", 8 << 20))
 
 
+@st.cache_resource(show_spinner=False)
+def parsed_store() -> ByteLRU:
+    """Files parsed once (:class:`fsviz.data.ParsedSource`) by ``(digest, file name, parse key)``:
+    a new target, column roles or annotation join assemble the dataset from here instead of
+    reading the file again. Two files at most, within the datasets' share of the budget (the
+    parsed parts are the other half of a dataset read from them)."""
+    return ByteLRU(2, share("datasets"))
+
+
 def release_unused(registry: UsageRegistry) -> None:
     """Drop from the shared stores what no live session uses, and return the memory."""
     # The keys first, then who uses them: a session registers a key before it stores it
@@ -139,6 +148,9 @@ def release_unused(registry: UsageRegistry) -> None:
     for key in inspect_store().keys():
         if key[0] not in digests:
             inspect_store().pop(key)
+    for key in parsed_store().keys():
+        if key[0] not in digests:
+            parsed_store().pop(key)
     return_memory()
 
 

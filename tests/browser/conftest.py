@@ -4,7 +4,7 @@ Every test module in ``tests/browser/`` gets these by name, without imports (pyt
 
 - ``server``: the URL of ``streamlit run app.py`` (headless, a free 127.0.0.1 port), started
   once per session on first use and stopped at the end; its data folder (``FSVIZ_DATA_DIR``)
-  is ``data_folder``;
+  is ``data_folder``, and ``read_log`` its ``FSVIZ_READ_LOG`` (a line per file parsed);
 - ``page``: a new tab per test on ``server`` (its own Streamlit session and downloads), settled,
   closed after the test; the tabs belong to one Chromium profile kept for the session (its HTTP
   and code caches make every page load after the first cheaper), so they share cookies;
@@ -223,9 +223,16 @@ def data_folder(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def server(start_server, tmp_path_factory, data_folder):
+def read_log(tmp_path_factory) -> Path:
+    """The server's ``FSVIZ_READ_LOG``: one line per file it parses (``<time>\t<file>\t<format>``)."""
+    return tmp_path_factory.mktemp("reads") / "reads.log"
+
+
+@pytest.fixture(scope="session")
+def server(start_server, tmp_path_factory, data_folder, read_log):
     """The URL of the session's Streamlit server (started on first use), with a data folder."""
-    with start_server(tmp_path_factory.mktemp("server"), {"FSVIZ_DATA_DIR": str(data_folder)}) as url:
+    env = {"FSVIZ_DATA_DIR": str(data_folder), "FSVIZ_READ_LOG": str(read_log)}
+    with start_server(tmp_path_factory.mktemp("server"), env) as url:
         yield url
 
 

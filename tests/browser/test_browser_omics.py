@@ -130,6 +130,8 @@ def test_maxquant_with_design_through_grm_prior_genes_to_the_report_fingerprint(
     assert fingerprint in header  # the dataset's fingerprint as the report's header shows it
     cli = re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', report, re.S).group(1)
     assert "--method grm" in cli and "experimental_design.tsv" in cli, cli
+    named = re.search(r"--prior-group (\S+)", cli)  # the gene names on the command line too
+    assert named and sorted(named.group(1).split(",")) == ["GENE1", "GENE2", "GENE3", "GENE4"], cli
     group = re.search(
         r"'prior_groups': prior_groups_from_names\(\[\[([^\]]+)\]\], ds.feature_names\)", python
     )

@@ -120,6 +120,7 @@ def test_expression_matrix_with_phenotype_table_through_grm_refresh_and_report(
     report = html.unescape(info.value.path().read_text(encoding="utf-8"))
     cli = re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', report, re.S).group(1)
     assert '"sample_annotations":"pheno.csv"' in cli and "--method grm" in cli, cli  # the plan, verbatim
-    assert "prior_groups=[[" in cli  # the prior group kept through the refresh
+    named = re.search(r"--prior-group (\S+)", cli)  # the prior group kept through the refresh, by name
+    assert named and sorted(named.group(1).split(",")) == sorted(genes), cli
     python = re.search(r'<pre class="code" id="reproduce-python">(.*?)</pre>', report, re.S).group(1)
     assert "sample_annotations='pheno.csv'" in python, python

@@ -78,6 +78,9 @@ def _load_loom(src: Source, label) -> dict:
         if genes is None and accessions is None
         else make_unique(accessions if by_ids or genes is None else genes)
     )
+    meta = {"feature_ids": [str(v) for v in accessions]} if accessions is not None else {}
+    if genes is not None and names is not None and not np.array_equal(names, genes):
+        meta["feature_symbols"] = [str(v) for v in genes]  # a symbol finds all made unique from it
     frame = None
     if annotations and cells is not None:
         frame = pd.DataFrame({"CellID": cells, **annotations})
@@ -103,7 +106,7 @@ def _load_loom(src: Source, label) -> dict:
         "format": "loom",
         "sample_names": cells,
         "annotations": frame,
-        "table_meta": {"feature_ids": [str(v) for v in accessions]} if accessions is not None else {},
+        "table_meta": meta,
         "notes": notes,
     }
 

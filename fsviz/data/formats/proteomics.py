@@ -101,14 +101,24 @@ def _values(frame, columns: list[str], who: str) -> np.ndarray:
     return block.to_numpy(dtype=np.float64)
 
 
-def _names(labels, ids, by_ids: bool) -> np.ndarray:
-    """Feature names: the gene names (empty: the protein id), made unique; or the ids."""
-    ids = np.asarray(ids, dtype=object)
-    if by_ids:
-        return make_unique(ids)
+def _symbols(labels, ids) -> np.ndarray:
+    """The gene names, the protein id where a row has none."""
     labels = np.asarray(labels, dtype=object)
     empty = np.array([not str(v).strip() or str(v) == "nan" for v in labels], dtype=bool)
-    return make_unique(np.where(empty, ids, labels))
+    return np.where(empty, np.asarray(ids, dtype=object), labels)
+
+
+def _names(labels, ids, by_ids: bool) -> np.ndarray:
+    """Feature names: the gene names (empty: the protein id), made unique; or the ids."""
+    return make_unique(np.asarray(ids, dtype=object) if by_ids else _symbols(labels, ids))
+
+
+def _symbol_meta(names, labels, ids) -> dict:
+    """``feature_symbols`` (``Dataset.feature_info["symbol"]``) when a name is not its gene name
+    (repeats made unique, or named by ids): a gene name then finds all its protein groups."""
+    symbols = _symbols(labels, ids)
+    same = np.array_equal(np.asarray(names, dtype=object), symbols)
+    return {} if same else {"feature_symbols": [str(v) for v in symbols]}
 
 
 # ---------------------------------------------------------------------------- MaxQuant
@@ -186,6 +196,7 @@ def _load_maxquant(src: Source, label) -> dict:
         "table_meta": {
             "transposed": True,
             "feature_ids": [str(v) for v in ids[keep]],
+            **_symbol_meta(names, genes[keep], ids[keep]),
             "intensity": family,
             "intensity_families": list(fams),
             "flagged_rows": {c: n for c, n in counts.items() if n},
@@ -258,6 +269,7 @@ def _load_diann(src: Source, label) -> dict:
         "table_meta": {
             "transposed": True,
             "feature_ids": [str(v) for v in ids[quantified]],
+            **_symbol_meta(names, genes[quantified], ids[quantified]),
             "raw_sample_names": list(runs),
         },
         "notes": [note],
@@ -314,6 +326,7 @@ def _load_spectronaut(src: Source, label) -> dict:
         "table_meta": {
             "transposed": True,
             "feature_ids": [str(v) for v in ids[quantified]],
+            **_symbol_meta(names, genes[quantified], ids[quantified]),
             "raw_sample_names": list(runs),
         },
         "notes": [note],

@@ -18,7 +18,9 @@ Either way the cells become the samples (their barcodes the sample names, so a
 ``cell_annotations.csv`` joins by barcode) and the genes the features, kept sparse (CSR). The
 gene symbols name the features, repeats made unique as scanpy's ``var_names_make_unique`` does
 (``MATR3``, ``MATR3-1``), and the plan's note says so; the gene ids (Ensembl) stay in
-``Dataset.meta["feature_ids"]`` (``var_names="gene_ids"`` names the features by them instead).
+``Dataset.meta["feature_ids"]`` (``var_names="gene_ids"`` names the features by them instead),
+and, when a name differs from its symbol, the symbols in ``Dataset.feature_info["symbol"]`` (so
+``MATR3`` as a GRM prior-group name takes ``MATR3-1`` too).
 When a v3 matrix holds several feature types (antibody capture beside gene expression), the
 gene-expression features are kept, as scanpy's ``gex_only=True`` does, with a note.
 
@@ -49,6 +51,7 @@ from fsviz.data.validation import names_preview
 __all__ = [
     "H5_READER",
     "READER",
+    "TRIPLET_NAME",
     "is_tenx_layout",
     "is_triplet_member",
     "make_unique",
@@ -59,6 +62,9 @@ __all__ = [
 ]
 
 _MATRIX, _BARCODES, _FEATURES, _GENES = "matrix.mtx", "barcodes.tsv", "features.tsv", "genes.tsv"
+#: the name three files handed over apart are read under, packed as one tar (:func:`read_triplet`,
+#: the app's three uploads); ``Dataset.meta["tenx_files"]`` keeps the three files' own names
+TRIPLET_NAME = "10x_triplet.tar"
 
 
 def _folders(names) -> dict[str, dict[str, str]]:
@@ -276,8 +282,8 @@ def read_triplet(matrix, features, barcodes, **load_kwargs):
             "Fix: pass matrix, features, barcodes in this order."
         )
     buf = io.BytesIO(pack_triplet(given))
-    buf.name = "10x_triplet.tar"
-    load_kwargs.setdefault("name", "10x_triplet")
+    buf.name = TRIPLET_NAME
+    load_kwargs.setdefault("name", TRIPLET_NAME.removesuffix(".tar"))
     return load_dataset(buf, **load_kwargs)
 
 
@@ -354,7 +360,7 @@ def _names(src: Source, ids: np.ndarray, symbols: np.ndarray, version: str, coun
         f"read as a 10x {version} matrix: {n_cells:,} cells x {n_genes:,} genes, sparse; barcodes as "
         f"sample names; {how}",
     )
-    return names, ids, keep, notes
+    return names, ids, symbols, keep, notes
 
 
 def _check_counts(who, n_genes, n_cells, features, barcodes, what):
@@ -399,13 +405,20 @@ def _load_triplet(src: Source, label) -> dict:
     symbols = np.array([(row[1] if len(row) > 1 else row[0]).strip() for row in features], dtype=object)
     types = np.array([row[2].strip() for row in features], dtype=object) if v3 and features[0][2:] else None
     X = read_mtx(matrix, who).T.tocsr()  # genes x cells in the file: cells as rows
-    names, ids, keep, notes = _names(src, ids, symbols, "v3" if v3 else "v2", X.shape, types, who)
+    names, ids, symbols, keep, notes = _names(src, ids, symbols, "v3" if v3 else "v2", X.shape, types, who)
     if not keep.all():
         X = X[:, np.flatnonzero(keep)]
-    return _parts(X, names, ids, barcodes, notes, f"10x {'v3' if v3 else 'v2'} MTX ({folder or 'top level'})")
+    source = f"10x {'v3' if v3 else 'v2'} MTX ({folder or 'top level'})"
+    parts = _parts(X, names, ids, symbols, barcodes, notes, source)
+    given = [members[_MATRIX], members[_FEATURES if v3 else _GENES], members[_BARCODES]]
+    parts["table_meta"]["tenx_files"] = [m.replace("\\", "/").rsplit("/", 1)[-1] for m in given]
+    return parts
 
 
-def _parts(X, names, ids, barcodes, notes, source) -> dict:
+def _parts(X, names, ids, symbols, barcodes, notes, source) -> dict:
+    meta = {"feature_ids": [str(v) for v in ids], "tenx": source}
+    if not np.array_equal(np.asarray(names, dtype=object), symbols):  # repeats renamed, or named by ids
+        meta["feature_symbols"] = [str(v) for v in symbols]  # so MATR3 finds MATR3-1 too
     return {
         "X": sp.csr_matrix(X, dtype=np.float64),
         "y": None,
@@ -413,7 +426,7 @@ def _parts(X, names, ids, barcodes, notes, source) -> dict:
         "label_column": None,
         "format": "10x",
         "sample_names": np.asarray(barcodes, dtype=object),
-        "table_meta": {"feature_ids": [str(v) for v in ids], "tenx": source},
+        "table_meta": meta,
         "notes": notes,
     }
 
@@ -471,10 +484,10 @@ def _load_h5(src: Source, label) -> dict:
             ids, symbols, types = _text(group["genes"][:]), _text(group["gene_names"][:]), None
     _check_counts(who, n_genes, n_cells, ids, barcodes, "the .h5 matrix")
     X = sp.csr_matrix((data.astype(np.float64), indices, indptr), shape=(n_cells, n_genes))
-    names, ids, keep, notes = _names(src, ids, symbols, f"{version} .h5", X.shape, types, who)
+    names, ids, symbols, keep, notes = _names(src, ids, symbols, f"{version} .h5", X.shape, types, who)
     if not keep.all():
         X = X[:, np.flatnonzero(keep)]
-    return _parts(X, names, ids, barcodes, notes, f"10x {version} .h5")
+    return _parts(X, names, ids, symbols, barcodes, notes, f"10x {version} .h5")
 
 
 def _detect_h5(src: Source) -> bool:

@@ -1,0 +1,129 @@
+"""A target change, a column's role and the sample-sheet join never re-read the file (issue 45).
+
+A Parquet table in the server folder (and the same bytes uploaded) is opened, its sample sheet
+joined, the target changed back and forth and a column's role changed: the file is parsed once
+(``fsviz.data.parse_count``), and every dataset the app shows equals what ``load_dataset``
+reads with the same plan (the same fingerprint). A cancelled read keeps the previous dataset.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("streamlit")
+from streamlit.testing.v1 import AppTest
+
+import fsviz_app.appkit as appkit
+from fsviz.data import load_dataset, parse_count
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+
+
+def _files(folder: Path, n: int = 40, m: int = 300) -> tuple[Path, bytes]:
+    """``meth.parquet`` (``sample_id`` + ``m`` beta columns, 1 % missing) and its sample sheet."""
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    B = rng.beta(0.5, 0.5, size=(n, m)).astype(np.float32)
+    B[rng.random((n, m)) < 0.01] = np.nan
+    ids = [f"S{i:03d}" for i in range(n)]
+    frame = pd.DataFrame(B, columns=[f"cg{j:08d}" for j in range(m)])
+    frame.insert(0, "sample_id", ids)
+    path = folder / "meth.parquet"
+    frame.to_parquet(path, index=False)
+    sheet = pd.DataFrame(
+        {
+            "sample_id": ids[::-1],
+            "diagnosis": np.where(B[::-1, 0] > 0.5, "tumour", "normal"),
+            "sex": np.where(np.arange(n) % 2 == 0, "F", "M"),
+            "batch": [f"p{i % 3}" for i in range(n)],
+        }
+    )
+    return path, sheet.to_csv(index=False).encode()
+
+
+def _dataset(at: AppTest):
+    return appkit.state._datasets().get(at.session_state["dataset_key"])
+
+
+def _target_box(at: AppTest):
+    return next(s for s in at.sidebar.selectbox if s.label == "Target column")
+
+
+class Parses:
+    """Parses the app made: ``with parses:`` around the app's steps only (the reference reads
+    of :func:`_same_as_the_loader` parse too)."""
+
+    def __init__(self):
+        self.n = 0
+
+    def __enter__(self):
+        self.before = parse_count()
+
+    def __exit__(self, *exc):
+        self.n += parse_count() - self.before
+
+
+def _same_as_the_loader(at: AppTest, path: Path, sheet: bytes) -> None:
+    """The session's dataset is what load_dataset reads with the session's plan."""
+    ds = _dataset(at)
+    buf = io.BytesIO(sheet)
+    buf.name = "samples.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = load_dataset(path, plan=ds.meta["plan"], sample_annotations=buf)
+    assert ref.fingerprint == ds.fingerprint
+    assert list(ref.labels) == list(ds.labels)
+
+
+def _join(at: AppTest, sheet: bytes) -> None:
+    box = next(u for u in at.get("file_uploader") if u.label.startswith("Sample annotations"))
+    box.set_value(("samples.csv", sheet, "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_a_target_change_on_a_server_file_assembles_from_the_one_parse(tmp_path, monkeypatch):
+    path, sheet = _files(tmp_path)
+    monkeypatch.setenv("FSVIZ_DATA_DIR", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.radio(key="source").set_value("Server folder").run()
+    parses = Parses()
+    with parses:
+        at.selectbox(key="folder_file").set_value("meth.parquet").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _dataset(at).shape == (40, 300) and parses.n == 1
+    with parses:
+        _join(at, sheet)
+    assert _dataset(at).meta["label_column"] == "diagnosis"  # the sheet's likely target
+    _same_as_the_loader(at, path, sheet)
+    for target in ("sex", "batch", "diagnosis", "sex"):
+        with parses:
+            _target_box(at).set_value(target).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert _dataset(at).meta["label_column"] == target
+        _same_as_the_loader(at, path, sheet)
+    assert parses.n == 1  # opened once; the join and four targets assembled
+
+
+def test_an_uploaded_table_parses_once_through_target_and_join_changes(tmp_path):
+    path, sheet = _files(tmp_path, n=30, m=120)
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.radio(key="source").set_value("Upload").run()
+    parses = Parses()
+    with parses:
+        at.file_uploader(key="upload").set_value(
+            ("meth.parquet", path.read_bytes(), "application/octet-stream")
+        )
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        _join(at, sheet)
+        _target_box(at).set_value("batch").run()
+    assert _dataset(at).meta["label_column"] == "batch"
+    _same_as_the_loader(at, path, sheet)
+    assert parses.n == 1
