@@ -26,7 +26,16 @@ from fsviz.data.validation import names_preview as _preview
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ROLES", "TARGET_WORDS", "ColumnRole", "infer_column_roles", "leaky_features", "suggest_targets"]
+__all__ = [
+    "ROLES",
+    "TARGET_WORDS",
+    "ColumnRole",
+    "column_stats",
+    "parsed_stats",
+    "infer_column_roles",
+    "leaky_features",
+    "suggest_targets",
+]
 
 #: name parts that suggest a target column (matched as whole words of the column name)
 TARGET_WORDS = frozenset(
@@ -432,6 +441,33 @@ def _column_stats(frame: pd.DataFrame) -> dict:
     }
 
 
+def column_stats(frame: pd.DataFrame) -> dict:
+    """The per-column facts role inference reads (dtype class, missing and distinct counts,
+    integer-ness, id-likeness), computed once per parsed table and handed to
+    :func:`infer_roles_ranked` as ``stats`` for every plan; the arrays are read-only.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table as parsed (the same columns and rows the roles are inferred on later).
+
+    Returns
+    -------
+    dict
+        Column name order; one array of length ``frame.shape[1]`` per fact.
+    """
+    stats = _column_stats(frame)
+    for v in stats.values():
+        v.setflags(write=False)
+    return stats
+
+
+def parsed_stats(frame: pd.DataFrame) -> dict:
+    """``{"shape", "stats"}``: the :func:`column_stats` of a table as parsed, kept in a parsed
+    payload; a reader passes ``stats`` on only while the frame still has that shape."""
+    return {"shape": frame.shape, "stats": column_stats(frame)}
+
+
 def _typed_roles(names, stats, role, reason, kinds: dict, dates: str, n: int) -> None:
     """Roles from column types: text and (by default) date columns leave the features; text with
     many values is never one-hot encoded by default (an identifier when unique per row)."""
@@ -565,9 +601,12 @@ def infer_column_roles(
 
 
 def infer_roles_ranked(
-    frame, label, id_columns, ignore, types=None, dates: str = "ignore", covariates=None
+    frame, label, id_columns, ignore, types=None, dates: str = "ignore", covariates=None, stats=None
 ) -> tuple[list[ColumnRole], list[str] | None]:
-    """:func:`infer_column_roles` and the target ranking it computed (None when it did not)."""
+    """:func:`infer_column_roles` and the target ranking it computed (None when it did not).
+
+    ``stats``: :func:`column_stats` of this very frame, computed once when the file was parsed
+    (a change of target or roles then re-decides from them, never looking at the values again)."""
     import pandas as pd
 
     who = "infer_column_roles"
@@ -597,7 +636,9 @@ def infer_roles_ranked(
         )
     else:
         ids_given = None
-    stats = _column_stats(frame)
+    if stats is None or len(stats["dtype"]) != m:
+        stats = _column_stats(frame)
+    stats = dict(stats)  # the target ranking is added to this call's copy, never to a cached one
     target = None
     if label is not None and not (isinstance(label, str) and label == "auto"):
         if isinstance(label, (int, np.integer)) and not isinstance(label, bool):

@@ -17,6 +17,7 @@ import numpy as np
 from fsviz.data.covariates import keep_covariates
 from fsviz.data.formats.source import NA_LOWER, Source, named_target, readonly
 from fsviz.data.frames import apply_roles
+from fsviz.data.roles import parsed_stats
 from fsviz.data.validation import names_preview
 
 __all__ = ["assemble_wide", "label_position", "labels_from_strings", "parse_wide_rows"]
@@ -181,6 +182,7 @@ def parse_wide_rows(src: Source, fmt: str, sep: str, header: list[str], preview,
         "block": readonly(np.ascontiguousarray(X)),
         "numeric": numeric,
         "text": {j: np.array(v, dtype=object) for j, v in texts.items()},
+        "stats": parsed_stats(preview.frame),
     }
 
 
@@ -201,6 +203,7 @@ def assemble_wide(src: Source, parsed: dict, label) -> dict:
         dates=src.dates,
         covariates=[c for c in (src.plan.covariates or ()) if c in set(header)],  # else an annotation's
         who=who,
+        stats=parsed["stats"]["stats"] if parsed.get("stats") else None,
     )
     lookup = {h: j for j, h in enumerate(header)}
     covariates = [lookup[c] for c in roles["covariates"]]
