@@ -90,7 +90,24 @@ def _intact(frame) -> tuple[dict, np.ndarray] | None:
     names = frame.columns.tolist()
     if [str(names[j]) for j in np.flatnonzero(is_float)] != info["columns"]:
         return None
+    if not _backed(frame, info["block"], int(is_float.sum())):
+        return None
     return info, is_float
+
+
+def _backed(frame, block: np.ndarray, n_float: int) -> bool:
+    """Whether ``frame``'s ``n_float`` float64 columns all still live in ``block`` (a column
+    replaced by other values of the same name and dtype lives elsewhere). pandas' block
+    manager is asked (its blocks are few); False when it cannot be (then pandas does the work)."""
+    try:
+        held = sum(
+            b.shape[0]
+            for b in frame._mgr.blocks
+            if b.dtype == np.float64 and np.shares_memory(b.values, block)
+        )
+    except (AttributeError, TypeError):
+        return False
+    return held == n_float
 
 
 def _rebuilt(frame, is_float: np.ndarray, keep_cols: np.ndarray, block: np.ndarray, rows=None, owned=True):
@@ -170,6 +187,8 @@ def shared_features(df) -> tuple[np.ndarray, bool] | None:
     block, columns = info["block"], info["columns"]
     names = [str(c) for c in df.columns]
     if len(df) != block.shape[0] or not all(t == np.float64 for t in df.dtypes):
+        return None
+    if not _backed(df, block, df.shape[1]):
         return None
     if names == columns:
         return block, bool(info.get("owned", False))
