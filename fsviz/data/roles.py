@@ -32,6 +32,7 @@ __all__ = [
     "ColumnRole",
     "column_stats",
     "parsed_stats",
+    "role_decisions",
     "infer_column_roles",
     "leaky_features",
     "suggest_targets",
@@ -607,6 +608,44 @@ def infer_roles_ranked(
 
     ``stats``: :func:`column_stats` of this very frame, computed once when the file was parsed
     (a change of target or roles then re-decides from them, never looking at the values again)."""
+    d = role_decisions(frame, label, id_columns, ignore, types, dates, covariates, stats=stats)
+    names, n, stats = d["names"], len(frame), d["stats"]
+    role, reason, empty = d["role"], d["reason"], d["empty"]
+    out = []
+    n_unique, n_missing = stats["n_unique"].tolist(), stats["n_missing"].tolist()
+    texts, dtypes, empties = stats["text"].tolist(), stats["dtype"].tolist(), empty.tolist()
+    roles_l, reasons = role.tolist(), reason.tolist()
+    for j, nm in enumerate(names):  # building the records only
+        flags = []
+        if empties[j]:
+            flags.append("all empty")
+        elif n_unique[j] <= 1 and n:
+            flags.append("constant")
+        if texts[j] and not empties[j]:
+            flags.append("text")
+        if n_missing[j] and not empties[j]:
+            flags.append("missing values")
+        why = reasons[j]
+        if not why:
+            first = flags[0] if flags else ""
+            if first == "constant":
+                why = "one value in every row"
+            elif first == "text":
+                why = f"text, {n_unique[j]} values (one-hot)"
+            else:
+                why = "numbers" if dtypes[j] in ("number", "integer") else str(dtypes[j])
+        out.append(
+            ColumnRole(nm, str(roles_l[j]), str(why), str(dtypes[j]), n_missing[j], n_unique[j], tuple(flags))
+        )
+    return out, stats.get("ranked")
+
+
+def role_decisions(
+    frame, label, id_columns, ignore, types=None, dates: str = "ignore", covariates=None, stats=None
+) -> dict:
+    """The decisions of :func:`infer_roles_ranked` as arrays, without a record per column (what
+    assembling needs at 100,000 columns): ``names``, ``role``, ``reason`` (object arrays),
+    ``empty`` (bool) and ``stats`` (:func:`column_stats`, with ``ranked`` when computed)."""
     import pandas as pd
 
     who = "infer_column_roles"
@@ -722,30 +761,4 @@ def infer_roles_ranked(
             "chosen as target" if not (isinstance(label, str) and label == "auto") else "suggested target"
         )
     _typed_roles(names, stats, role, reason, kinds, dates, n)
-    out = []
-    n_unique, n_missing = stats["n_unique"].tolist(), stats["n_missing"].tolist()
-    texts, dtypes, empties = stats["text"].tolist(), stats["dtype"].tolist(), empty.tolist()
-    roles_l, reasons = role.tolist(), reason.tolist()
-    for j, nm in enumerate(names):  # building the records only
-        flags = []
-        if empties[j]:
-            flags.append("all empty")
-        elif n_unique[j] <= 1 and n:
-            flags.append("constant")
-        if texts[j] and not empties[j]:
-            flags.append("text")
-        if n_missing[j] and not empties[j]:
-            flags.append("missing values")
-        why = reasons[j]
-        if not why:
-            first = flags[0] if flags else ""
-            if first == "constant":
-                why = "one value in every row"
-            elif first == "text":
-                why = f"text, {n_unique[j]} values (one-hot)"
-            else:
-                why = "numbers" if dtypes[j] in ("number", "integer") else str(dtypes[j])
-        out.append(
-            ColumnRole(nm, str(roles_l[j]), str(why), str(dtypes[j]), n_missing[j], n_unique[j], tuple(flags))
-        )
-    return out, stats.get("ranked")
+    return {"names": names, "role": role, "reason": reason, "empty": empty, "stats": stats}
