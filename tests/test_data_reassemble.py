@@ -9,11 +9,12 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from fsviz.data import ImportPlan, assemble, load_dataset, parse_count, parse_source
 from fsviz.data.blocks import carried, drop_columns, share_floats, take_rows
+from fsviz.data.formats import delimited
 from tests.test_data_parsed import same
 
 FLOATS = [f"g{j}" for j in range(8)]
@@ -36,6 +37,12 @@ def _table(n: int = 30, seed: int = 0) -> pd.DataFrame:
 def _digest(parsed) -> str:
     """A checksum of everything a parsed payload holds that assembling could touch."""
     h = hashlib.sha256()
+    if parsed.payload.get("kind") == "wide":
+        h.update(parsed.payload["block"].tobytes() + str(parsed.payload["text"]).encode())
+        h.update(
+            str(parsed.payload.get("fills")).encode() + parsed.payload["preview"].frame.to_json().encode()
+        )
+        return h.hexdigest()
     frame = parsed.payload["frame"] if "frame" in parsed.payload else parsed.payload["raw"].frame
     h.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
     h.update(str(frame.columns.tolist()).encode())
@@ -45,15 +52,20 @@ def _digest(parsed) -> str:
     return h.hexdigest()
 
 
-@pytest.fixture(scope="module", params=["csv", "parquet"])
+@pytest.fixture(scope="module", params=["csv", "parquet", "wide"])
 def parsed_file(request, tmp_path_factory):
-    path = tmp_path_factory.mktemp("re") / f"t.{request.param}"
+    path = tmp_path_factory.mktemp("re") / f"t.{'parquet' if request.param == 'parquet' else 'csv'}"
     df = _table()
     if request.param == "parquet":
         df.to_parquet(path, index=False)
     else:
         df.to_csv(path, index=False)
-    return path, parse_source(path)
+    with pytest.MonkeyPatch.context() as mp:
+        if request.param == "wide":  # read as a very wide table is (row by row, one float block)
+            mp.setattr(delimited, "_WIDE_COLUMNS", 5)
+        parsed, by_mean = parse_source(path), parse_source(path, missing="mean")
+        assert (parsed.payload.get("kind") == "wide") == (request.param == "wide")
+        yield path, parsed, by_mean, mp
 
 
 plans = st.fixed_dictionaries(
@@ -69,28 +81,57 @@ plans = st.fixed_dictionaries(
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(options=plans)
+@example(  # every feature a float: X from the parsed block, with the parse-time fills
+    options={"label": "age", "ignore": [], "id_columns": "auto", "missing": "mean", "missing_target": "error"}
+)
+@example(
+    options={
+        "label": "g1",
+        "ignore": ["g4"],
+        "id_columns": None,
+        "missing": "median",
+        "missing_target": "drop",
+    }
+)
 def test_a_re_assembled_table_equals_a_fresh_load_under_any_plan(parsed_file, options):
-    path, parsed = parsed_file
+    path, parsed, by_mean, _ = parsed_file
     if options["label"] in options["ignore"]:
         options["ignore"] = [c for c in options["ignore"] if c != options["label"]]
     ignore = list(options["ignore"]) + [c for c in ("batch", "diagnosis") if c != options["label"]]
     plan = ImportPlan(**{**options, "ignore": tuple(dict.fromkeys(ignore))})
-    before, count = _digest(parsed), parse_count()
+    before, count = (_digest(parsed), _digest(by_mean)), parse_count()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            fresh = load_dataset(path, plan=plan)
+            fresh = load_dataset(path, plan=plan)  # parsed with plan.missing: the parse-time fills
         except ValueError as e:  # the same refusal, word for word
             with pytest.raises(ValueError) as again:
                 assemble(parsed, plan)
             assert str(again.value) == str(e)
             return
-        got = assemble(parsed, plan)
+        got = assemble(parsed, plan)  # parsed with missing="error": every fill computed here
+        by_fills = assemble(by_mean, plan)  # the parse-time mean fills, or computed (median)
     assert parse_count() == count + 1  # load_dataset's parse only
     same(got, fresh)
+    same(by_fills, fresh)
     np.testing.assert_array_equal(got.X, fresh.X)
+    np.testing.assert_array_equal(by_fills.X, fresh.X)
     assert got.y is None and fresh.y is None or np.array_equal(got.y, fresh.y)
-    assert _digest(parsed) == before
+    assert (_digest(parsed), _digest(by_mean)) == before
+
+
+def test_the_fills_are_computed_at_parse_for_the_plan_s_strategy_only(parsed_file):
+    _, parsed, by_mean, _ = parsed_file
+    if by_mean.payload.get("kind") == "wide":
+        assert parsed.payload["fills"] is None and by_mean.payload["fills"][0] == "mean"
+        return
+    frame = by_mean.payload["frame"] if "frame" in by_mean.payload else by_mean.payload["raw"].frame
+    strategy, fills = carried(frame, "float_block")["fills"]
+    block = carried(frame, "float_block")["block"]
+    gaps = np.isnan(block).any(axis=0)
+    assert strategy == "mean" and gaps.any()
+    expected = [block[:, j][np.isfinite(block[:, j])].mean() for j in np.flatnonzero(gaps)]
+    assert fills[gaps].tolist() == expected and np.isnan(fills[~gaps]).all()  # bit for bit
 
 
 def _shared_frame(seed: int = 0) -> pd.DataFrame:

@@ -12,7 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Carried", "c_order", "carried", "drop_columns", "share_floats", "shared_features", "take_rows"]
+__all__ = [
+    "Carried",
+    "c_order",
+    "carried",
+    "drop_columns",
+    "remember_fills",
+    "share_floats",
+    "shared_features",
+    "shared_fills",
+    "take_rows",
+]
 
 _KEY = "float_block"
 
@@ -71,8 +81,22 @@ def share_floats(frame):
     for j in (j for j in range(frame.shape[1]) if j not in kept):  # the other columns: few
         out.insert(j, frame.columns[j], frame.iloc[:, j].to_numpy(), allow_duplicates=True)
     out.attrs = dict(frame.attrs)
-    out.attrs[_KEY] = Carried({"block": block, "columns": [str(c) for c in names], "owned": False})
+    out.attrs[_KEY] = Carried(
+        {"block": block, "columns": [str(c) for c in names], "owned": False, "fills": None}
+    )
     return out
+
+
+def remember_fills(frame, strategy: str) -> None:
+    """At parse: the missing-value fills of ``frame``'s float block under ``strategy``
+    (:func:`~fsviz.data.impute.column_fills`), kept with the block, so that every assemble
+    with that strategy fills without recomputing them; nothing for another strategy."""
+    info = carried(frame, _KEY)
+    if info is None or strategy not in ("mean", "median"):
+        return
+    from fsviz.data.impute import column_fills
+
+    info["fills"] = (strategy, column_fills(info["block"], strategy))
 
 
 def _intact(frame) -> tuple[dict, np.ndarray] | None:
@@ -110,7 +134,9 @@ def _backed(frame, block: np.ndarray, n_float: int) -> bool:
     return held == n_float
 
 
-def _rebuilt(frame, is_float: np.ndarray, keep_cols: np.ndarray, block: np.ndarray, rows=None, owned=True):
+def _rebuilt(
+    frame, is_float: np.ndarray, keep_cols: np.ndarray, block: np.ndarray, rows=None, owned=True, fills=None
+):
     """A frame of ``frame``'s columns ``keep_cols`` (bool mask) and rows ``rows`` (None: all),
     its float columns views into ``block`` (already those columns and rows), the others taken
     from ``frame``; ``frame``'s attrs, the block's record updated."""
@@ -126,7 +152,9 @@ def _rebuilt(frame, is_float: np.ndarray, keep_cols: np.ndarray, block: np.ndarr
             col = col.iloc[rows].reset_index(drop=True)
         out.insert(int(at[j]), names[j], col, allow_duplicates=True)
     out.attrs = dict(frame.attrs)
-    out.attrs[_KEY] = Carried({"block": block, "columns": [str(names[j]) for j in floats], "owned": owned})
+    out.attrs[_KEY] = Carried(
+        {"block": block, "columns": [str(names[j]) for j in floats], "owned": owned, "fills": fills}
+    )
     return out
 
 
@@ -147,8 +175,9 @@ def drop_columns(frame, names):
     if not all(cols.get_indexer_for([c]).size == 1 for c in names):  # absent or repeated: pandas decides
         return frame.drop(columns=names)
     block = info["block"]
+    fills = info.get("fills")
     if not gone[is_float].any():
-        return _rebuilt(frame, is_float, ~gone, block, owned=info.get("owned", False))
+        return _rebuilt(frame, is_float, ~gone, block, owned=info.get("owned", False), fills=fills)
     out_cols = np.flatnonzero(~gone[is_float])
     dropped = np.flatnonzero(gone[is_float])
     if len(dropped) > _RUNS:
@@ -160,7 +189,8 @@ def drop_columns(frame, names):
             new[:, k : k + d - a] = block[:, a:d]
             k, a = k + d - a, d + 1
     new.setflags(write=False)
-    return _rebuilt(frame, is_float, ~gone, new)
+    fills = None if fills is None else (fills[0], fills[1][out_cols])
+    return _rebuilt(frame, is_float, ~gone, new, fills=fills)
 
 
 def take_rows(frame, keep: np.ndarray):
@@ -174,6 +204,22 @@ def take_rows(frame, keep: np.ndarray):
     new = info["block"][rows]
     new.setflags(write=False)
     return _rebuilt(frame, is_float, np.ones(frame.shape[1], dtype=bool), new, rows=rows)
+
+
+def shared_fills(df):
+    """``(strategy, fills)``: the parse-time fills (:func:`remember_fills`) of the columns
+    :func:`shared_features` gives for ``df``, in its column order; None when there are none."""
+    info = carried(df, _KEY)
+    if info is None or info.get("fills") is None:
+        return None
+    strategy, fills = info["fills"]
+    names = [str(c) for c in df.columns.tolist()]
+    if names == info["columns"]:
+        return strategy, fills
+    where = {c: k for k, c in enumerate(info["columns"])}
+    if not all(c in where for c in names):
+        return None
+    return strategy, fills[[where[c] for c in names]]
 
 
 def shared_features(df) -> tuple[np.ndarray, bool] | None:

@@ -13,7 +13,7 @@ import io
 
 import numpy as np
 
-from fsviz.data.blocks import share_floats, shared_features
+from fsviz.data.blocks import remember_fills, share_floats, shared_features
 from fsviz.data.budget import dense_bytes
 from fsviz.data.covariates import keep_covariates
 from fsviz.data.dialect import sniff_dialect
@@ -52,7 +52,7 @@ def _header_fields(src: Source, sep: str) -> list[str]:
 def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -> dict:
     import pandas as pd
 
-    from fsviz.data.blocks import c_order, drop_columns
+    from fsviz.data.blocks import c_order, drop_columns, shared_fills
 
     who = f"load_dataset: {src.label}"
     columns = [str(c) for c in df.columns.tolist()]
@@ -140,10 +140,14 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
             f"numbers. Fix: {fix}, or choose one of them as the target (label=...)."
         )
     owned = True
+    parts_fills = None
     if not categorical:
         shared = None if look else shared_features(df)  # the parsed float block: no copy
         if shared is not None:
             X, owned = shared
+            known = shared_fills(df)
+            if known is not None:  # valid for this very X only (build_dataset checks identity)
+                parts_fills = {"strategy": known[0], "values": known[1], "X": X}
         else:
             X = c_order(df.to_numpy(dtype=np.float64)) if len(df.columns) else np.empty((len(df), 0))
         names = list(df.columns)
@@ -170,14 +174,18 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
             start = j + 1
         X = np.hstack(blocks) if blocks else np.empty((len(df), 0))
         parts_extra = {"categorical": groups, "categorical_missing": cat_missing}
+    X = readonly(np.ascontiguousarray(X))
+    if parts_fills is not None:
+        parts_fills["X"] = X  # the same values (a contiguous copy at most)
     return {
-        "X": readonly(np.ascontiguousarray(X)),
+        "X": X,
         "y": y,
         "feature_names": np.array(names, dtype=object),
         "label_column": label_column,
         "format": fmt,
         "stray_notes": stray_notes,
         "owned": owned,  # X nothing else holds: missing values are filled in place (never the parsed block)
+        "fills": parts_fills,
         **parts_extra,
     }
 
@@ -372,6 +380,7 @@ def parse_delimited(src: Source, fmt: str) -> dict:
         who=who,
     )
     raw.frame = share_floats(raw.frame)
+    remember_fills(raw.frame, src.missing)
     return {"kind": "table", "fmt": fmt, "raw": raw, "stats": parsed_stats(raw.frame)}
 
 
@@ -423,6 +432,7 @@ def parse_sheet(src: Source, fmt: str) -> dict:
             f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
         )
     raw.frame = share_floats(raw.frame)
+    remember_fills(raw.frame, src.missing)
     return {"kind": "table", "fmt": fmt, "raw": raw, "stats": parsed_stats(raw.frame)}
 
 

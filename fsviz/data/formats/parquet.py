@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fsviz.data.blocks import share_floats
+from fsviz.data.blocks import remember_fills, share_floats
 from fsviz.data.budget import dense_bytes
 from fsviz.data.formats.delimited import table_parts
 from fsviz.data.formats.registry import Reader
@@ -106,6 +106,7 @@ def parse_parquet(src: Source) -> dict:
         df, kept = index_as_columns(df)
     df.columns = pd.Index([str(c) for c in df.columns.tolist()], dtype=object)
     df = share_floats(df)
+    remember_fills(df, src.missing)
     return {"frame": df, "meta": meta, "index": kept, "stats": parsed_stats(df)}
 
 
