@@ -174,3 +174,30 @@ def test_a_frame_whose_floats_no_longer_match_its_block_is_left_to_pandas():
     pd.testing.assert_frame_equal(
         drop_columns(renamed, ["c1"]), renamed.drop(columns=["c1"]), check_column_type=False
     )
+
+
+@pytest.mark.parametrize("strategy", ["mean", "median"])
+@pytest.mark.parametrize("indicator", [False, True])
+def test_filling_from_parse_time_fills_equals_computing_them(strategy, indicator):
+    from fsviz.data.impute import column_fills, impute_missing
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 300))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[:, 7] = 1.0  # no gap
+    X[3, 11] = np.inf  # not missing: stays (an error later), never a fill value
+    names = np.array([f"f{j}" for j in range(300)], dtype=object)
+    computed, ra = impute_missing(X.copy(), names, strategy, indicator, "t")
+    known = column_fills(X, strategy)
+    assert np.isnan(known[7])
+    reused, rb = impute_missing(X.copy(), names, strategy, indicator, "t", known=known)
+    np.testing.assert_array_equal(reused, computed)
+    assert list(rb["counts"].items()) == list(ra["counts"].items())
+    assert list(rb["fill"].items()) == list(ra["fill"].items())
+    assert [n for n, _ in rb["indicator_columns"]] == [n for n, _ in ra["indicator_columns"]]
+    for (_, r1), (_, r2) in zip(ra["indicator_columns"], rb["indicator_columns"], strict=True):
+        np.testing.assert_array_equal(r1, r2)
+    partial = known.copy()
+    partial[np.flatnonzero(~np.isnan(known))[:5]] = np.nan  # some not known: computed as before
+    again, _ = impute_missing(X.copy(), names, strategy, indicator, "t", known=partial)
+    np.testing.assert_array_equal(again, computed)
