@@ -88,7 +88,11 @@ def build_dataset(src: Source, parts: dict, *, image_shape, name, image_order) -
     indicator = bool(getattr(src, "missing_indicators", False))
     report, indicator_cols = None, []
     if strategy != "error":
-        X, report = impute_missing(X, names, strategy, indicator, who, owned=bool(parts.get("owned")))
+        known = parts.get("fills")  # the parse-time fills of this very X under this strategy, if any
+        known = known["values"] if known and known["X"] is X and known["strategy"] == strategy else None
+        X, report = impute_missing(
+            X, names, strategy, indicator, who, owned=bool(parts.get("owned")), known=known
+        )
         if report is not None:
             indicator_cols = report.pop("indicator_columns")
             report["indicator_names"] = [nm for nm, _ in indicator_cols]
