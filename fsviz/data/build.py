@@ -106,7 +106,8 @@ def build_dataset(src: Source, parts: dict, *, image_shape, name, image_order) -
             f'{e} Or load with missing="mean" (or "median") to fill each column from its '
             "non-missing values (missing_indicators=True also adds a 0/1 column per affected feature)."
         ) from None
-    meta = {"source": src.filename or None, "format": parts["format"]}
+    # the file a person has (a .gz, a .zip), not the member read from it: what reproduce lines name
+    meta = {"source": getattr(src, "archive", "") or src.filename or None, "format": parts["format"]}
     if parts.get("label_column") is not None:
         meta["label_column"] = parts["label_column"]
     meta.update(parts.get("table_meta") or {})
