@@ -381,8 +381,10 @@ def _inspect_as_job(up: Upload, plan: ImportPlan, propose: bool = False):
     if session_id() is None:
         return look(None)
 
+    token = up.token  # the Cancel button's callback outlives the run: it must not hold the file
+
     def unpick() -> None:
-        if st.session_state.get("folder_token") == up.token:
+        if st.session_state.get("folder_token") == token:
             st.session_state["folder_file"] = None
             st.session_state["folder_path"] = ""
 
