@@ -127,3 +127,42 @@ def test_an_uploaded_table_parses_once_through_target_and_join_changes(tmp_path)
     assert _dataset(at).meta["label_column"] == "batch"
     _same_as_the_loader(at, path, sheet)
     assert parses.n == 1
+
+
+def test_a_target_change_draws_the_page_before_the_leakage_scan_ends(tmp_path, monkeypatch):
+    """The Data page's leakage check (``leaky_features`` over every column, 60 % of a target
+    change at 20,000 columns) runs beside the page, not before its end: the scan of the new
+    target waits until the page has drawn its first rows, and a page that ran the scan first
+    would time out here. Its warning and roles table still arrive in the same run."""
+    import threading
+
+    import fsviz.compute as fc
+    import fsviz.data as fdata
+
+    path, sheet = _files(tmp_path)
+    monkeypatch.setenv("FSVIZ_DATA_DIR", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.radio(key="source").set_value("Server folder").run()
+    at.selectbox(key="folder_file").set_value("meth.parquet").run()
+    _join(at, sheet)
+    drawn, seen = threading.Event(), []
+    preview, scan = fc.preview_frame, fdata.leaky_features
+
+    def first_rows(ds, *a, **k):
+        drawn.set()
+        return preview(ds, *a, **k)
+
+    def slow_scan(X, labels, names, *a, **k):
+        seen.append(drawn.wait(30))  # the page's end, before the scan's
+        found = list(scan(X, labels, names, *a, **k))
+        return found + [(0, str(names[0]), "flagged by the test")]  # the page shows what the scan says
+
+    monkeypatch.setattr(fc, "preview_frame", first_rows)
+    monkeypatch.setattr(fdata, "leaky_features", slow_scan)
+    _target_box(at).set_value("sex").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _dataset(at).meta["label_column"] == "sex"
+    assert seen == [True]  # one scan of the new target, after the page's first rows
+    assert any(w.value.startswith("Possible target leakage: 1 feature") for w in at.warning)
+    roles = [d.value for d in at.dataframe if "role" in d.value.columns][-1]
+    assert roles.set_index("column").loc["cg00000000", "role"] == "feature: possible leak"
