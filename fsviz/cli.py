@@ -127,8 +127,7 @@ def _with_plan(text: str, kwargs: dict) -> dict:
 
 
 def _load(args: argparse.Namespace):
-    """The dataset through ``fsviz.data.parse_source`` and ``assemble`` (``load_dataset``'s two
-    steps), with the reading options and ``--covariates``."""
+    """The dataset through ``fsviz.data.load_dataset`` (the reading options, ``--covariates``)."""
     path = args.data
     if not os.path.exists(path):
         raise OSError(f"input file {path!r} does not exist.")
@@ -190,25 +189,20 @@ def _covariate_names(args: argparse.Namespace) -> tuple[str, ...] | None:
 
 
 def _load_with_covariates(path, covariates, kwargs: dict):
-    """The dataset, parsed once; ``--covariates`` naming columns of the table reads them with the
-    role "covariate" (out of the features, text columns too, as ``--plan '{"covariates": [...]}'``).
+    """The dataset; ``--covariates`` naming columns of the table reads them with the role
+    "covariate" (out of the features, text columns too, as ``--plan '{"covariates": [...]}'``).
     Names that are no column of the table nor of the sample annotations (a .mat file's features)
-    are left to the run, which looks for them among the features."""
-    from fsviz.data import assemble, parse_source
+    are left to the run, which looks for them among the features (the file is then read again)."""
+    from fsviz.data import load_dataset
     from fsviz.data.covariates import CovariateNotFoundError
-    from fsviz.data.parsed import plan_of
 
-    options = dict(kwargs)
-    budget, external = options.pop("memory_budget", None), options.pop("allow_external", False)
-    plan = plan_of(options.pop("plan", None), options, "fsviz")
-    # sandbox: a crash in a file reader is an error line
-    parsed = parse_source(path, plan, sandbox=True, memory_budget=budget, allow_external=external)
-    if covariates and not plan.covariates:
+    # sandbox=True: a crash in a file reader is an error line
+    if covariates and "plan" not in kwargs:
         try:
-            return assemble(parsed, plan.replace(covariates=tuple(covariates)))
+            return load_dataset(path, sandbox=True, covariates=list(covariates), **kwargs)
         except CovariateNotFoundError:
             pass
-    return assemble(parsed, plan)
+    return load_dataset(path, sandbox=True, **kwargs)
 
 
 #: --sep words for characters a shell makes awkward

@@ -179,3 +179,25 @@ def test_a_first_run_waits_for_the_background_compilation_of_its_kernels_only():
     started(w2, "grm:lgd")
     with pytest.raises(jobs.Cancelled):
         w2.wait_for("grm:lgd", cancel)
+
+
+def _twice_script():
+    import time
+
+    import streamlit as st
+
+    from fsviz_app.appkit import jobs
+
+    jobs.SHOW_AFTER = 0.0  # every wait draws its box and its Cancel button
+    for _ in range(2):  # a failed read asked for again in the same script run: a new job, same key
+        job = jobs.wait(jobs.submit(("read", "same"), "Reading", lambda _: time.sleep(0.3) or 1))
+        jobs.collect(job)
+    st.write(f"done {job.state}")
+
+
+def test_a_job_started_again_under_its_key_in_one_script_run_draws_its_own_cancel_button():
+    """Two jobs of one key waited on in one script run each draw a Cancel button: the buttons'
+    keys differ (before: one key per job key, a DuplicateWidgetID error on a loaded server)."""
+    at = AppTest.from_function(_twice_script, default_timeout=30).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("done done" in m.value for m in at.markdown)

@@ -125,3 +125,38 @@ def test_a_10x_matrix_uploaded_as_three_files_is_read_again_from_them(tmp_path, 
     with open(tmp_path / "grm.csv") as fh:
         got = [row.split(",")[2] for row in fh.read().splitlines()[1:]]
     assert got == [str(ds.feature_names[j]) for j in grm.execute(ds).selection(8).indices]
+
+
+def test_a_compressed_file_is_named_as_the_person_has_it(tmp_path, monkeypatch):
+    """A gzipped table and a zip holding one: the dataset's source and the report's lines name
+    the .gz / .zip (the file a person has), not the member read from it, and the Python lines
+    read it back to the same fingerprint."""
+    import gzip
+    import io
+    import zipfile
+
+    from fsviz.data import load_dataset
+
+    rng = np.random.default_rng(0)
+    table = "a,b,c,label\n" + "".join(
+        f"{x:.3f},{y:.3f},{z:.3f},{'xy'[i % 2]}\n" for i, (x, y, z) in enumerate(rng.normal(size=(20, 3)))
+    )
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.writestr("data.csv", table)
+    monkeypatch.chdir(tmp_path)
+    for name, data in (("cohort.csv.gz", gzip.compress(table.encode())), ("cohort.zip", zipped.getvalue())):
+        (tmp_path / name).write_bytes(data)
+        buf = io.BytesIO(data)
+        buf.name = name  # an upload: the app reads its bytes
+        ds = load_dataset(buf)
+        assert ds.meta["source"] == name
+        doc = build_report(ds, [Run("fisher", {})], k=2, created="2026-01-01T00:00:00+00:00")
+        py = html.unescape(re.search(r'<pre class="code" id="reproduce-python">(.*?)</pre>', doc, re.S)[1])
+        read = next(ln for ln in py.splitlines() if ln.startswith("ds = "))
+        assert f"'{name}'" in read, read
+        scope: dict = {}
+        for line in py.splitlines():
+            if not line.startswith("write_report("):
+                exec(line, scope)  # noqa: S102 - the report's own lines, run where the file is
+        assert scope["ds"].fingerprint == ds.fingerprint

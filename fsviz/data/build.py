@@ -88,7 +88,11 @@ def build_dataset(src: Source, parts: dict, *, image_shape, name, image_order) -
     indicator = bool(getattr(src, "missing_indicators", False))
     report, indicator_cols = None, []
     if strategy != "error":
-        X, report = impute_missing(X, names, strategy, indicator, who, owned=bool(parts.get("owned")))
+        known = parts.get("fills")  # the parse-time fills of this very X under this strategy, if any
+        known = known["values"] if known and known["X"] is X and known["strategy"] == strategy else None
+        X, report = impute_missing(
+            X, names, strategy, indicator, who, owned=bool(parts.get("owned")), known=known
+        )
         if report is not None:
             indicator_cols = report.pop("indicator_columns")
             report["indicator_names"] = [nm for nm, _ in indicator_cols]
@@ -102,7 +106,8 @@ def build_dataset(src: Source, parts: dict, *, image_shape, name, image_order) -
             f'{e} Or load with missing="mean" (or "median") to fill each column from its '
             "non-missing values (missing_indicators=True also adds a 0/1 column per affected feature)."
         ) from None
-    meta = {"source": src.filename or None, "format": parts["format"]}
+    # the file a person has (a .gz, a .zip), not the member read from it: what reproduce lines name
+    meta = {"source": getattr(src, "archive", "") or src.filename or None, "format": parts["format"]}
     if parts.get("label_column") is not None:
         meta["label_column"] = parts["label_column"]
     meta.update(parts.get("table_meta") or {})

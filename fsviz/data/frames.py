@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from fsviz.data.blocks import Carried, carried, drop_columns, take_rows
 from fsviz.data.dialect import sniff_dialect
 from fsviz.data.plan import DEFAULT_NA
 from fsviz.data.validation import names_preview
@@ -52,25 +53,6 @@ class RawTable:
     n_columns: int = 0  # columns in the file, before transposing
     complete: bool = True  # every row was read
     notes: list = field(default_factory=list)
-
-
-class Carried:
-    """A value a DataFrame carries in ``attrs`` without being copied: pandas deep-copies ``attrs``
-    on every column access, which made a 4,000-name dict cost 20 ms per column (minutes a file)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value) -> None:
-        self.value = value
-
-    def __deepcopy__(self, memo) -> Carried:
-        return self
-
-
-def carried(frame, key: str, default=None):
-    """``frame.attrs[key]``'s value (see :class:`Carried`), or ``default``."""
-    got = frame.attrs.get(key)
-    return default if got is None else got.value if isinstance(got, Carried) else got
 
 
 def decode_head(raw: bytes) -> tuple[str, str]:
@@ -664,21 +646,6 @@ def merge_duplicate_features(X, names, policy: str, who: str):
     )
 
 
-def c_order(X: np.ndarray, tile: int = 1024) -> np.ndarray:
-    """``X`` as a C-ordered array, copied a band of ``tile`` columns at a time when it is not one.
-
-    A frame's float block is the transpose of its matrix; ``np.ascontiguousarray`` walks it with
-    a stride of a whole column per element, several times slower at 100,000 columns than copying
-    bands that stay in cache.
-    """
-    if X.flags.c_contiguous or X.ndim != 2:
-        return np.ascontiguousarray(X)
-    out = np.empty(X.shape, dtype=X.dtype)
-    for a in range(0, X.shape[1], tile):
-        out[:, a : a + tile] = X[:, a : a + tile]
-    return out
-
-
 def apply_roles(
     frame,
     label,
@@ -690,34 +657,31 @@ def apply_roles(
     dates: str = "ignore",
     covariates=None,
     who: str,
+    stats: dict | None = None,
 ) -> dict:
     """Take identifier, ignored, covariate and target columns out of a frame, as the roles say.
 
     Returns a dict: ``frame`` (features and the target column), ``label`` (the target
-    column's name or None), ``sample_names`` (array or None), ``roles`` (list of
-    ColumnRole), ``covariates`` (name -> the column's values, rows as in ``frame``), ``meta``
-    (``ignored``, ``id_columns``, ``dropped_rows``) and ``notes``.
+    column's name or None), ``sample_names`` (array or None), ``covariates`` (name -> the
+    column's values, rows as in ``frame``), ``meta`` (``ignored``, ``id_columns``,
+    ``dropped_rows``) and ``notes``. ``stats``: the :func:`~fsviz.data.roles.column_stats` of
+    ``frame`` computed when it was parsed.
     """
     import pandas as pd
 
-    from fsviz.data.roles import infer_column_roles
+    from fsviz.data.roles import role_decisions
 
-    try:
-        roles = infer_column_roles(
-            frame,
-            label=label,
-            id_columns=id_columns,
-            ignore=ignore,
-            types=types,
-            dates=dates,
-            covariates=covariates,
-        )
+    try:  # the decisions as arrays: no record per column (100,000 of them cost ~0.5 s)
+        d = role_decisions(frame, label, id_columns, ignore, types, dates, covariates, stats=stats)
     except ValueError as e:  # name the file, not the helper
         raise ValueError(str(e).replace("infer_column_roles", who, 1)) from None
+    names, role, reason = d["names"], d["role"], d["reason"]
     notes, meta = [], {}
-    ignored = {r.name: r.reason for r in roles if r.role == "ignored"}
-    ids = [r.name for r in roles if r.role == "identifier"]
-    target = next((r.name for r in roles if r.role == "target"), None)
+    ignored = {names[j]: str(reason[j]) for j in np.flatnonzero(role == "ignored")}
+    id_at = np.flatnonzero(role == "identifier")
+    ids = [names[j] for j in id_at]
+    at = np.flatnonzero(role == "target")
+    target = names[at[0]] if len(at) else None
     if ignored:
         meta["ignored"] = ignored
         empty = [nm for nm, why in ignored.items() if why == "all empty"]
@@ -738,9 +702,8 @@ def apply_roles(
         meta["id_column"] = "sample"  # the header's cell above the feature names names the features
     if ids:
         meta["id_columns"] = ids
-        unique = [
-            r.name for r in roles if r.role == "identifier" and r.n_unique == len(frame) and not r.n_missing
-        ]
+        n_unique, n_missing = d["stats"]["n_unique"], d["stats"]["n_missing"]
+        unique = [names[j] for j in id_at if n_unique[j] == len(frame) and not n_missing[j]]
         main = unique[0] if unique else ids[0]
         col = frame[main]
         sample_names = np.array(
@@ -750,9 +713,9 @@ def apply_roles(
         notes.append(
             f"kept identifier column(s) {names_preview(ids)} out of the features (sample names: {main!r})"
         )
-    covs = [r.name for r in roles if r.role == "covariate"]
+    covs = [names[j] for j in np.flatnonzero(role == "covariate")]
     drop = list(ignored) + ids + covs
-    out = frame.drop(columns=drop) if drop else frame
+    out = drop_columns(frame, drop)
     if target is not None:
         col = out[target]
         miss = np.array(col.isna().to_numpy(), dtype=bool)
@@ -767,7 +730,7 @@ def apply_roles(
                     'missing_target="drop"), fill them in, or choose another target.'
                 )
             keep = ~miss
-            out = out.loc[keep].reset_index(drop=True)
+            out = take_rows(out, keep)
             if sample_names is not None:
                 sample_names = sample_names[keep]
             meta["dropped_rows"] = {"reason": f"missing target {target!r}", "rows": rows.tolist()}
@@ -779,7 +742,6 @@ def apply_roles(
         "frame": out,
         "label": target,
         "sample_names": sample_names,
-        "roles": roles,
         "meta": meta,
         "notes": notes,
     }

@@ -11,15 +11,15 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from fsviz.data.formats.source import readonly
 from fsviz.data.validation import DataWarning, names_preview
 
 
-def impute_missing(X, names, strategy: str, indicator: bool, who: str, owned: bool = False):
+def impute_missing(X, names, strategy: str, indicator: bool, who: str, owned: bool = False, known=None):
     """Fill the NaNs of every column with the mean/median of its non-missing values.
 
     ``owned``: dense ``X`` is the reader's fresh array that nothing else holds, filled in place
-    (at 100,000 columns a copy costs as much as the fills).
+    (at 100,000 columns a copy costs as much as the fills). ``known``: dense ``X``'s fills as
+    :func:`column_fills` computed them when the file was parsed (NaN: compute), one per column.
     Sparse X: only stored NaNs are missing; implicit zeros are values. Returns
     ``(X, report)``: the report holds per-column counts and fill values (plain types,
     JSON-ready) and the 0/1 indicator columns to append (popped by _assemble).
@@ -59,8 +59,10 @@ def impute_missing(X, names, strategy: str, indicator: bool, who: str, owned: bo
                 X.setflags(write=True)
             else:
                 X = np.array(X, dtype=np.float64)  # a writable copy
-            counts, fills, all_missing, indicators = _dense_fills(X, nan_cols, names, strategy, indicator)
-            X = readonly(X)
+            counts, fills, all_missing, indicators = _dense_fills(
+                X, nan_cols, names, strategy, indicator, known
+            )
+            X.setflags(write=False)  # read-only, as every loaded X
     if all_missing:
         raise ValueError(
             f"{who}: missing={strategy!r} cannot fill feature column(s) {names_preview(all_missing)}: "
@@ -83,7 +85,48 @@ def impute_missing(X, names, strategy: str, indicator: bool, who: str, owned: bo
 _FILL_BLOCK_BYTES = 16 << 20
 
 
-def _dense_fills(X: np.ndarray, nan_cols: np.ndarray, names, strategy: str, indicator: bool):
+def column_fills(X: np.ndarray, strategy: str) -> np.ndarray:
+    """The fill of every column of dense ``X`` that :func:`impute_missing` would use, bit for bit
+    (NaN for a column without NaNs or without a finite value): computed once at parse, so a new
+    target or roles need not recompute 100,000 medians. Read-only.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        The parsed float block (rows as assembling keeps them).
+    strategy : {"mean", "median"}
+
+    Returns
+    -------
+    numpy.ndarray
+        One float64 per column.
+    """
+    out = np.full(X.shape[1], np.nan)
+    nan_cols = np.flatnonzero(np.isnan(X).any(axis=0))
+    width = max(1, _FILL_BLOCK_BYTES // (8 * max(X.shape[0], 1)))
+    for a in range(0, len(nan_cols), width):
+        cols = nan_cols[a : a + width]
+        B = np.ascontiguousarray(X[:, cols].T)
+        finite = np.isfinite(B)
+        k = finite.sum(axis=1)
+        out[cols] = _fills(B, finite, k, strategy, np.full(len(cols), np.nan))
+    out.setflags(write=False)
+    return out
+
+
+def _fills(B: np.ndarray, finite: np.ndarray, k: np.ndarray, strategy: str, fill: np.ndarray) -> np.ndarray:
+    """``fill`` with its NaNs (rows of ``B`` with finite values) set to their row's mean/median:
+    the rows with the same number ``k`` of finite values reduced together (one C-ordered
+    ``(rows, k)`` array: numpy's pairwise sum and selection, as on a single column)."""
+    todo = np.isnan(fill) & (k > 0)
+    for kk in np.unique(k[todo]):
+        rows = np.flatnonzero((k == kk) & todo)
+        ok = B[rows][finite[rows]].reshape(len(rows), int(kk))
+        fill[rows] = ok.mean(axis=1) if strategy == "mean" else np.median(ok, axis=1)
+    return fill
+
+
+def _dense_fills(X: np.ndarray, nan_cols: np.ndarray, names, strategy: str, indicator: bool, known=None):
     """Fill the NaNs of ``X``'s columns ``nan_cols`` in place, a block of columns at a time.
 
     The fill of a column is the mean/median of its finite values, bit for bit what
@@ -91,7 +134,8 @@ def _dense_fills(X: np.ndarray, nan_cols: np.ndarray, names, strategy: str, indi
     same number ``k`` of finite values are gathered into one C-ordered ``(columns, k)`` array and
     reduced along its rows, which numpy does row by row with the same pairwise sum and the same
     selection as on a single column (a Python loop runs over the distinct ``k``, never over
-    columns). Returns ``(counts, fills, all_missing, indicators)`` as :func:`impute_missing` reports them.
+    columns). ``known``: fills already computed (:func:`column_fills`; NaN: compute). Returns
+    ``(counts, fills, all_missing, indicators)`` as :func:`impute_missing` reports them.
     """
     n = X.shape[0]
     width = max(1, _FILL_BLOCK_BYTES // (8 * max(n, 1)))
@@ -102,11 +146,8 @@ def _dense_fills(X: np.ndarray, nan_cols: np.ndarray, names, strategy: str, indi
         miss = np.isnan(B)
         finite = np.isfinite(B)  # inf stays an error later, not a fill value
         k = finite.sum(axis=1)
-        fill = np.full(len(cols), np.nan)
-        for kk in np.unique(k[k > 0]):
-            rows = np.flatnonzero(k == kk)
-            ok = B[rows][finite[rows]].reshape(len(rows), int(kk))
-            fill[rows] = ok.mean(axis=1) if strategy == "mean" else np.median(ok, axis=1)
+        fill = np.full(len(cols), np.nan) if known is None else np.array(known[cols], dtype=np.float64)
+        fill = _fills(B, finite, k, strategy, fill)
         empty = k == 0
         all_missing.extend(str(names[j]) for j in cols[empty])
         np.copyto(B, fill[:, None], where=miss)

@@ -97,6 +97,8 @@ class ParsedSource:
         The source's name as messages show it (``'data.csv'`` or ``<buffer>``).
     filename : str
         The file's name (the member's, once unwrapped), or "".
+    archive : str
+        The compressed file or archive it was unwrapped from (the file a person has), or "".
     fmt : str
         The reader that parsed it (:func:`fsviz.data.formats.registry.get_reader`).
     plan : ImportPlan
@@ -121,6 +123,7 @@ class ParsedSource:
     notes: tuple = ()
     compression: str = "none"
     member: str | None = None
+    archive: str = ""
     budget: int = 0
     sandbox: bool = False
     allow_external: bool = False
@@ -143,7 +146,7 @@ class ParsedSource:
         src.sandbox, src.allow_external = self.sandbox, self.allow_external
         src.use_plan(plan)
         src.notes = list(self.notes)
-        src.compression, src.member = self.compression, self.member
+        src.compression, src.member, src.archive = self.compression, self.member, self.archive
         return src
 
 
@@ -301,6 +304,7 @@ def _parse(src: Source, plan: ImportPlan, f: str, base: dict) -> ParsedSource:
         notes=tuple(src.notes),
         compression=src.compression,
         member=src.member,
+        archive=src.archive,
         budget=src.budget,
         sandbox=src.sandbox,
         allow_external=src.allow_external,

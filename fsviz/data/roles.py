@@ -26,7 +26,17 @@ from fsviz.data.validation import names_preview as _preview
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ROLES", "TARGET_WORDS", "ColumnRole", "infer_column_roles", "leaky_features", "suggest_targets"]
+__all__ = [
+    "ROLES",
+    "TARGET_WORDS",
+    "ColumnRole",
+    "column_stats",
+    "parsed_stats",
+    "role_decisions",
+    "infer_column_roles",
+    "leaky_features",
+    "suggest_targets",
+]
 
 #: name parts that suggest a target column (matched as whole words of the column name)
 TARGET_WORDS = frozenset(
@@ -432,6 +442,33 @@ def _column_stats(frame: pd.DataFrame) -> dict:
     }
 
 
+def column_stats(frame: pd.DataFrame) -> dict:
+    """The per-column facts role inference reads (dtype class, missing and distinct counts,
+    integer-ness, id-likeness), computed once per parsed table and handed to
+    :func:`infer_roles_ranked` as ``stats`` for every plan; the arrays are read-only.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table as parsed (the same columns and rows the roles are inferred on later).
+
+    Returns
+    -------
+    dict
+        Column name order; one array of length ``frame.shape[1]`` per fact.
+    """
+    stats = _column_stats(frame)
+    for v in stats.values():
+        v.setflags(write=False)
+    return stats
+
+
+def parsed_stats(frame: pd.DataFrame) -> dict:
+    """``{"shape", "stats"}``: the :func:`column_stats` of a table as parsed, kept in a parsed
+    payload; a reader passes ``stats`` on only while the frame still has that shape."""
+    return {"shape": frame.shape, "stats": column_stats(frame)}
+
+
 def _typed_roles(names, stats, role, reason, kinds: dict, dates: str, n: int) -> None:
     """Roles from column types: text and (by default) date columns leave the features; text with
     many values is never one-hot encoded by default (an identifier when unique per row)."""
@@ -565,9 +602,50 @@ def infer_column_roles(
 
 
 def infer_roles_ranked(
-    frame, label, id_columns, ignore, types=None, dates: str = "ignore", covariates=None
+    frame, label, id_columns, ignore, types=None, dates: str = "ignore", covariates=None, stats=None
 ) -> tuple[list[ColumnRole], list[str] | None]:
-    """:func:`infer_column_roles` and the target ranking it computed (None when it did not)."""
+    """:func:`infer_column_roles` and the target ranking it computed (None when it did not).
+
+    ``stats``: :func:`column_stats` of this very frame, computed once when the file was parsed
+    (a change of target or roles then re-decides from them, never looking at the values again)."""
+    d = role_decisions(frame, label, id_columns, ignore, types, dates, covariates, stats=stats)
+    names, n, stats = d["names"], len(frame), d["stats"]
+    role, reason, empty = d["role"], d["reason"], d["empty"]
+    out = []
+    n_unique, n_missing = stats["n_unique"].tolist(), stats["n_missing"].tolist()
+    texts, dtypes, empties = stats["text"].tolist(), stats["dtype"].tolist(), empty.tolist()
+    roles_l, reasons = role.tolist(), reason.tolist()
+    for j, nm in enumerate(names):  # building the records only
+        flags = []
+        if empties[j]:
+            flags.append("all empty")
+        elif n_unique[j] <= 1 and n:
+            flags.append("constant")
+        if texts[j] and not empties[j]:
+            flags.append("text")
+        if n_missing[j] and not empties[j]:
+            flags.append("missing values")
+        why = reasons[j]
+        if not why:
+            first = flags[0] if flags else ""
+            if first == "constant":
+                why = "one value in every row"
+            elif first == "text":
+                why = f"text, {n_unique[j]} values (one-hot)"
+            else:
+                why = "numbers" if dtypes[j] in ("number", "integer") else str(dtypes[j])
+        out.append(
+            ColumnRole(nm, str(roles_l[j]), str(why), str(dtypes[j]), n_missing[j], n_unique[j], tuple(flags))
+        )
+    return out, stats.get("ranked")
+
+
+def role_decisions(
+    frame, label, id_columns, ignore, types=None, dates: str = "ignore", covariates=None, stats=None
+) -> dict:
+    """The decisions of :func:`infer_roles_ranked` as arrays, without a record per column (what
+    assembling needs at 100,000 columns): ``names``, ``role``, ``reason`` (object arrays),
+    ``empty`` (bool) and ``stats`` (:func:`column_stats`, with ``ranked`` when computed)."""
     import pandas as pd
 
     who = "infer_column_roles"
@@ -597,7 +675,9 @@ def infer_roles_ranked(
         )
     else:
         ids_given = None
-    stats = _column_stats(frame)
+    if stats is None or len(stats["dtype"]) != m:
+        stats = _column_stats(frame)
+    stats = dict(stats)  # the target ranking is added to this call's copy, never to a cached one
     target = None
     if label is not None and not (isinstance(label, str) and label == "auto"):
         if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
@@ -681,30 +761,4 @@ def infer_roles_ranked(
             "chosen as target" if not (isinstance(label, str) and label == "auto") else "suggested target"
         )
     _typed_roles(names, stats, role, reason, kinds, dates, n)
-    out = []
-    n_unique, n_missing = stats["n_unique"].tolist(), stats["n_missing"].tolist()
-    texts, dtypes, empties = stats["text"].tolist(), stats["dtype"].tolist(), empty.tolist()
-    roles_l, reasons = role.tolist(), reason.tolist()
-    for j, nm in enumerate(names):  # building the records only
-        flags = []
-        if empties[j]:
-            flags.append("all empty")
-        elif n_unique[j] <= 1 and n:
-            flags.append("constant")
-        if texts[j] and not empties[j]:
-            flags.append("text")
-        if n_missing[j] and not empties[j]:
-            flags.append("missing values")
-        why = reasons[j]
-        if not why:
-            first = flags[0] if flags else ""
-            if first == "constant":
-                why = "one value in every row"
-            elif first == "text":
-                why = f"text, {n_unique[j]} values (one-hot)"
-            else:
-                why = "numbers" if dtypes[j] in ("number", "integer") else str(dtypes[j])
-        out.append(
-            ColumnRole(nm, str(roles_l[j]), str(why), str(dtypes[j]), n_missing[j], n_unique[j], tuple(flags))
-        )
-    return out, stats.get("ranked")
+    return {"names": names, "role": role, "reason": reason, "empty": empty, "stats": stats}

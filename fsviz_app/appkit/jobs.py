@@ -24,6 +24,7 @@ compute it, and the result store then holds it once.
 from __future__ import annotations
 
 import ctypes
+import itertools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -41,6 +42,9 @@ POLL_SECONDS = 0.25
 class Cancelled(BaseException):  # noqa: N818 - a signal, not an error
     """Raised inside a cancelled job's thread (a BaseException: ``except Exception`` in the
     library does not swallow it)."""
+
+
+_SERIALS = itertools.count()
 
 
 @dataclass(eq=False)
@@ -64,6 +68,9 @@ class Job:
     thread: threading.Thread | None = None
     waiters: int = 0  # script threads drawing this job now (one draws the Cancel button)
     ended: float | None = None
+    # the Cancel button's key: one job, one button over reruns; a job started again under the
+    # same key in the same script run (a failed read, asked for again) draws its own
+    serial: int = field(default_factory=lambda: next(_SERIALS))
 
     # ------------------------------------------------------------------ in the worker thread
     def progress(self, frac: float, text: str = "", **info: Any) -> None:
@@ -200,11 +207,11 @@ def _draw_until_done(job: Job, expanded: bool, on_cancel, with_button: bool) -> 
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
         head = c1.empty()
         if with_button and job.cancel_event.is_set():  # stopping: at its next step
-            c2.button("Cancelling …", key=f"_cancelling_{abs(hash(job.key))}", disabled=True, width="stretch")
+            c2.button("Cancelling …", key=f"_cancelling_{job.serial}", disabled=True, width="stretch")
         elif with_button:
             c2.button(
                 "Cancel",
-                key=f"_cancel_{abs(hash(job.key))}",
+                key=f"_cancel_{job.serial}",
                 on_click=job.cancel if on_cancel is None else lambda: (job.cancel(), on_cancel()),
                 help="Stop this run; nothing of it is kept and the page stays as it was.",
                 width="stretch",

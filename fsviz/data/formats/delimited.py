@@ -13,7 +13,7 @@ import io
 
 import numpy as np
 
-from fsviz.data.blocks import share_floats, shared_features
+from fsviz.data.blocks import remember_fills, share_floats, shared_features
 from fsviz.data.budget import dense_bytes
 from fsviz.data.covariates import keep_covariates
 from fsviz.data.dialect import sniff_dialect
@@ -28,7 +28,7 @@ from fsviz.data.formats.source import (
 )
 from fsviz.data.formats.wide import assemble_wide, label_position, labels_from_strings, parse_wide_rows
 from fsviz.data.frames import apply_roles, head_text, header_fields, name_blank_columns, read_table, text_view
-from fsviz.data.roles import DATE_VALUE, id_named_mask, target_worded
+from fsviz.data.roles import DATE_VALUE, id_named_mask, parsed_stats, target_worded
 
 
 def _header_fields(src: Source, sep: str) -> list[str]:
@@ -52,11 +52,11 @@ def _header_fields(src: Source, sep: str) -> list[str]:
 def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -> dict:
     import pandas as pd
 
-    from fsviz.data.frames import c_order
+    from fsviz.data.blocks import c_order, drop_columns, shared_fills
 
     who = f"load_dataset: {src.label}"
-    columns = [str(c) for c in df.columns]
-    df.columns = columns
+    columns = [str(c) for c in df.columns.tolist()]
+    df.columns = pd.Index(columns, dtype=object)  # iterating a str-dtype index costs ~0.1 s a pass at width
 
     def non_numeric(k: int) -> bool:
         col = df.iloc[:, k]
@@ -76,7 +76,7 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
             y = labels_from_strings(col.to_numpy(dtype=object), who)
         else:
             y = col.to_numpy(dtype=object)
-        df = df.drop(columns=[label_column])
+        df = drop_columns(df, [label_column])
     onehot = getattr(src, "categorical", "error") == "onehot"
     kinds = getattr(src, "types", None) or {}
     bad = []
@@ -140,10 +140,14 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
             f"numbers. Fix: {fix}, or choose one of them as the target (label=...)."
         )
     owned = True
+    parts_fills = None
     if not categorical:
         shared = None if look else shared_features(df)  # the parsed float block: no copy
         if shared is not None:
             X, owned = shared
+            known = shared_fills(df)
+            if known is not None:  # valid for this very X only (build_dataset checks identity)
+                parts_fills = {"strategy": known[0], "values": known[1], "X": X}
         else:
             X = c_order(df.to_numpy(dtype=np.float64)) if len(df.columns) else np.empty((len(df), 0))
         names = list(df.columns)
@@ -170,14 +174,18 @@ def _frame_to_parts(df, label, src: Source, fmt: str, *, labels_as_text: bool) -
             start = j + 1
         X = np.hstack(blocks) if blocks else np.empty((len(df), 0))
         parts_extra = {"categorical": groups, "categorical_missing": cat_missing}
+    X = readonly(np.ascontiguousarray(X))
+    if parts_fills is not None:
+        parts_fills["X"] = X  # the same values (a contiguous copy at most)
     return {
-        "X": readonly(np.ascontiguousarray(X)),
+        "X": X,
         "y": y,
         "feature_names": np.array(names, dtype=object),
         "label_column": label_column,
         "format": fmt,
         "stray_notes": stray_notes,
         "owned": owned,  # X nothing else holds: missing values are filled in place (never the parsed block)
+        "fills": parts_fills,
         **parts_extra,
     }
 
@@ -281,8 +289,9 @@ def text_columns_of(header: list[str], label) -> tuple:
     return tuple(out)
 
 
-def table_parts(src: Source, fmt: str, raw, label, *, labels_as_text: bool = True) -> dict:
-    """Roles applied to a read table, then the features and labels as parts for _assemble."""
+def table_parts(src: Source, fmt: str, raw, label, *, labels_as_text: bool = True, stats=None) -> dict:
+    """Roles applied to a read table, then the features and labels as parts for _assemble.
+    ``stats``: :func:`parsed_stats` of the table as parsed (used when the shape still matches)."""
 
     who = f"load_dataset: {src.label}"
     frame = raw.frame
@@ -290,9 +299,10 @@ def table_parts(src: Source, fmt: str, raw, label, *, labels_as_text: bool = Tru
         raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
     if len(frame) == 0:
         raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
-    if isinstance(label, str) and label != "auto" and label not in [str(c) for c in frame.columns]:
-        label_position([str(c) for c in frame.columns], label, src, fmt)  # raises with the columns
-    columns = {str(c) for c in frame.columns}
+    names = [str(c) for c in frame.columns.tolist()]
+    if isinstance(label, str) and label != "auto" and label not in names:
+        label_position(names, label, src, fmt)  # raises with the columns
+    columns = set(names)
     roles = apply_roles(
         frame,
         label,
@@ -303,8 +313,9 @@ def table_parts(src: Source, fmt: str, raw, label, *, labels_as_text: bool = Tru
         dates=src.dates,
         covariates=[c for c in (src.plan.covariates or ()) if c in columns],  # else an annotation's
         who=who,
+        stats=stats["stats"] if stats is not None and stats["shape"] == frame.shape else None,
     )
-    from fsviz.data.frames import carried
+    from fsviz.data.blocks import carried
 
     base = carried(frame, "base_names")
     parts = _frame_to_parts(roles["frame"], roles["label"], src, fmt, labels_as_text=labels_as_text)
@@ -369,7 +380,8 @@ def parse_delimited(src: Source, fmt: str) -> dict:
         who=who,
     )
     raw.frame = share_floats(raw.frame)
-    return {"kind": "table", "fmt": fmt, "raw": raw}
+    remember_fills(raw.frame, src.missing)
+    return {"kind": "table", "fmt": fmt, "raw": raw, "stats": parsed_stats(raw.frame)}
 
 
 def assemble_table(src: Source, fmt: str, parsed: dict, label) -> dict:
@@ -386,7 +398,7 @@ def assemble_table(src: Source, fmt: str, parsed: dict, label) -> dict:
         return assemble_wide(src, parsed, label)
     raw = parsed["raw"]  # a shallow copy: pandas' copy-on-write keeps the parsed frame as it is
     raw = dataclasses.replace(raw, frame=raw.frame.copy(deep=False), notes=list(raw.notes))
-    return table_parts(src, parsed["fmt"], raw, label)
+    return table_parts(src, parsed["fmt"], raw, label, stats=parsed.get("stats"))
 
 
 def _load_delimited(src: Source, fmt: str, label) -> dict:
@@ -420,7 +432,8 @@ def parse_sheet(src: Source, fmt: str) -> dict:
             f"read sheet {raw.sheet!r} of {len(raw.sheets)} ({', '.join(map(repr, raw.sheets[:5]))})"
         )
     raw.frame = share_floats(raw.frame)
-    return {"kind": "table", "fmt": fmt, "raw": raw}
+    remember_fills(raw.frame, src.missing)
+    return {"kind": "table", "fmt": fmt, "raw": raw, "stats": parsed_stats(raw.frame)}
 
 
 def _load_sheet(src: Source, fmt: str, label) -> dict:

@@ -145,6 +145,7 @@ class Source:
         self.use_plan(ImportPlan())  # every reading option at its default; load_dataset sets its plan
         self.notes: list[str] = []  # what was done that a person should know (meta["notes"])
         self.compression = "none"  # what unwrap() took off (archives.COMPRESSIONS)
+        self.archive = ""  # the compressed file or archive unwrap() opened: the file a person has
         self.member: str | None = None  # the archive member read
         self.files: dict[str, bytes] | None = None  # a multi-file layout's members (unwrap())
         self.layout: str | None = None  # its name (archives.MULTI_FILE_LAYOUTS)
@@ -273,6 +274,7 @@ class Source:
         self.files, self.layout = out["files"], out["layout"]
         self.path = None
         self._data = out["data"] if out["data"] is not None else b""
+        self.archive = self.filename
         if out["filename"]:
             self.filename = out["filename"]
         inside = f" member {self.member!r}" if self.member else ""

@@ -17,6 +17,8 @@ import numpy as np
 from fsviz.data.covariates import keep_covariates
 from fsviz.data.formats.source import NA_LOWER, Source, named_target, readonly
 from fsviz.data.frames import apply_roles
+from fsviz.data.impute import column_fills
+from fsviz.data.roles import parsed_stats
 from fsviz.data.validation import names_preview
 
 __all__ = ["assemble_wide", "label_position", "labels_from_strings", "parse_wide_rows"]
@@ -172,15 +174,21 @@ def parse_wide_rows(src: Source, fmt: str, sep: str, header: list[str], preview,
                 texts[j].append(fields[j])
         X = np.delete(X, moved, axis=1)
         numeric = np.delete(numeric, moved)
+    block = readonly(np.ascontiguousarray(X))
+    fills = None
+    if src.missing in ("mean", "median"):  # once here, not per target (100,000 medians)
+        fills = (src.missing, column_fills(block, src.missing))
     return {
         "kind": "wide",
         "fmt": fmt,
         "sep": sep,
         "header": list(header),
         "preview": preview,
-        "block": readonly(np.ascontiguousarray(X)),
+        "block": block,
+        "fills": fills,
         "numeric": numeric,
         "text": {j: np.array(v, dtype=object) for j, v in texts.items()},
+        "stats": parsed_stats(preview.frame),
     }
 
 
@@ -201,6 +209,7 @@ def assemble_wide(src: Source, parsed: dict, label) -> dict:
         dates=src.dates,
         covariates=[c for c in (src.plan.covariates or ()) if c in set(header)],  # else an annotation's
         who=who,
+        stats=parsed["stats"]["stats"] if parsed.get("stats") else None,
     )
     lookup = {h: j for j, h in enumerate(header)}
     covariates = [lookup[c] for c in roles["covariates"]]
@@ -210,7 +219,7 @@ def assemble_wide(src: Source, parsed: dict, label) -> dict:
     id_pos = lookup[roles["meta"]["id_column"]] if "id_column" in roles["meta"] else None
     pos = lookup[roles["label"]] if roles["label"] is not None else None
     features = [j for j in range(len(header)) if j != pos and j not in drop and j != id_pos]
-    X, owned = _columns(parsed, features, src, who)
+    X, owned, known = _columns(parsed, features, src, who)
     y = None
     if pos is not None:
         y = labels_from_strings(_cells(parsed, pos), who)
@@ -228,6 +237,7 @@ def assemble_wide(src: Source, parsed: dict, label) -> dict:
         "format": parsed["fmt"],
         "sample_names": sample_names,
         "owned": owned,  # a copy made here may be filled in place; the shared block never is
+        "fills": known,
         "table_meta": meta,
         "notes": list(preview.notes) + [n for n in roles["notes"] if not n.startswith("dropped")],
     }
@@ -243,17 +253,30 @@ def _cells(parsed: dict, j: int) -> np.ndarray:
     return parsed["block"][:, k]
 
 
-def _columns(parsed: dict, features: list[int], src: Source, who: str) -> tuple[np.ndarray, bool]:
-    """``(X, owned)``: the feature columns. The parsed block itself (shared) when the features are
-    exactly its columns; else one C-ordered copy, text columns parsed as numbers into it."""
+def _columns(
+    parsed: dict, features: list[int], src: Source, who: str
+) -> tuple[np.ndarray, bool, dict | None]:
+    """``(X, owned, fills)``: the feature columns. The parsed block itself (shared) when the
+    features are exactly its columns; else one C-ordered copy, text columns parsed as numbers into
+    it. ``fills``: the parse-time fills of X's block columns (NaN for the others), or None."""
     block, numeric, header = parsed["block"], parsed["numeric"], parsed["header"]
     cols = np.asarray(features, dtype=np.intp)
-    if len(cols) == len(numeric) and np.array_equal(cols, numeric):
-        return block, False
-    is_num = np.isin(cols, numeric)
+    stored = parsed.get("fills")
+
+    def known(X, take):
+        if stored is None:
+            return None
+        values = np.full(len(cols), np.nan)
+        values[take] = stored[1][at[take]]
+        return {"strategy": stored[0], "values": values, "X": X}
+
     at = np.searchsorted(numeric, cols)
+    if len(cols) == len(numeric) and np.array_equal(cols, numeric):
+        return block, False, known(block, slice(None))
+    is_num = np.isin(cols, numeric)
     if is_num.all():  # numeric columns left out (a numeric target): one copy of the rest
-        return readonly(block.take(at, axis=1)), True
+        X = readonly(_without(block, at))
+        return X, True, known(X, slice(None))
     X = np.empty((block.shape[0], len(cols)))
     X[:, is_num] = block[:, at[is_num]]
     comma = parsed["preview"].decimal == ","
@@ -267,4 +290,17 @@ def _columns(parsed: dict, features: list[int], src: Source, who: str) -> tuple[
         if wrong:  # the cell index is the row here
             row = min(wrong)
             _wide_floats([cells[row]], [name], row, who, src.na_lower)  # raises, naming column and row
-    return readonly(X), True
+    X = readonly(X)
+    return X, True, known(X, is_num)
+
+
+def _without(block: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``block.take(at, axis=1)`` for increasing ``at``: the runs of consecutive columns copied
+    as slices (a target taken out of 100,000 columns: two copies at memory speed)."""
+    cuts = np.flatnonzero(np.diff(at) != 1) + 1
+    if len(cuts) > 64 or not len(at) or not (np.diff(at) > 0).all():
+        return block.take(at, axis=1)
+    out = np.empty((block.shape[0], len(at)))
+    for a, b in zip((0, *cuts.tolist()), (*cuts.tolist(), len(at)), strict=True):
+        out[:, a:b] = block[:, at[a] : at[a] + b - a]
+    return out
