@@ -191,14 +191,6 @@ def data_page() -> None:
     appkit.target_checks(ds)
     for note in appkit.dataset_notes(ds):
         st.info(note)
-    leaks = appkit.result(ds, fc.Run("leakage"), "Checking for features that give the target away")
-    if leaks is not None and leaks.features:
-        leaky = fc.names_preview([n for _, n, _ in leaks.features], range(len(leaks.features)))
-        st.warning(
-            f"Possible target leakage: {fc.plural(len(leaks.features), 'feature')} predict the target "
-            f"perfectly on their own ({leaky}). "
-            "Every selection would rank them first; drop them or check the target column."
-        )
     if s.n_constant:
         st.warning(
             f"{fc.plural(s.n_constant, 'constant feature')} (kept; they score 0 and never join a group): "
@@ -211,10 +203,25 @@ def data_page() -> None:
             + ", ".join(f"{c}: {n}" for c, n in list(filled["counts"].items())[:12])
             + (" …" if len(filled["counts"]) > 12 else "")
         )
-    st.subheader("Columns as loaded")
-    st.dataframe(fc.roles_frame(ds, leaks.features if leaks else ()), hide_index=True, width="stretch")
+    leakage_check(ds)  # in a worker thread: the page above and below shows the new target at once
     st.subheader("First rows")
     st.dataframe(fc.preview_frame(ds), width="stretch")
+
+
+@st.fragment(parallel=True)  # 60 % of a target change at 20,000 columns: the page does not wait for it
+def leakage_check(ds) -> None:
+    """The Data page's leakage warning and its roles table ("Columns as loaded"), which names
+    the leaky features: ``leaky_features`` scans every column against the target."""
+    leaks = appkit.result(ds, fc.Run("leakage"), "Checking for features that give the target away")
+    if leaks is not None and leaks.features:
+        leaky = fc.names_preview([n for _, n, _ in leaks.features], range(len(leaks.features)))
+        st.warning(
+            f"Possible target leakage: {fc.plural(len(leaks.features), 'feature')} predict the target "
+            f"perfectly on their own ({leaky}). "
+            "Every selection would rank them first; drop them or check the target column."
+        )
+    st.subheader("Columns as loaded")
+    st.dataframe(fc.roles_frame(ds, leaks.features if leaks else ()), hide_index=True, width="stretch")
 
 
 #: the views: files in fsviz_app/views/, a folder Streamlit does not auto-discover (a pages/ folder

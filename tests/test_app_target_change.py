@@ -127,3 +127,80 @@ def test_an_uploaded_table_parses_once_through_target_and_join_changes(tmp_path)
     assert _dataset(at).meta["label_column"] == "batch"
     _same_as_the_loader(at, path, sheet)
     assert parses.n == 1
+
+
+def test_a_target_change_draws_the_page_before_the_leakage_scan_ends(tmp_path, monkeypatch):
+    """The Data page's leakage check (``leaky_features`` over every column, 60 % of a target
+    change at 20,000 columns) runs beside the page, not before its end: the scan of the new
+    target waits until the page has drawn its first rows, and a page that ran the scan first
+    would time out here. Its warning and roles table still arrive in the same run."""
+    import threading
+
+    import fsviz.compute as fc
+    import fsviz.data as fdata
+
+    path, sheet = _files(tmp_path, m=299)  # a table of its own: no other test's stored scan
+    monkeypatch.setenv("FSVIZ_DATA_DIR", str(tmp_path))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.radio(key="source").set_value("Server folder").run()
+    at.selectbox(key="folder_file").set_value("meth.parquet").run()
+    _join(at, sheet)
+    drawn, seen = threading.Event(), []
+    preview, scan = fc.preview_frame, fdata.leaky_features
+
+    def first_rows(ds, *a, **k):
+        drawn.set()
+        return preview(ds, *a, **k)
+
+    def slow_scan(X, labels, names, *a, **k):
+        seen.append(drawn.wait(30))  # the page's end, before the scan's
+        found = list(scan(X, labels, names, *a, **k))
+        return found + [(0, str(names[0]), "flagged by the test")]  # the page shows what the scan says
+
+    monkeypatch.setattr(fc, "preview_frame", first_rows)
+    monkeypatch.setattr(fdata, "leaky_features", slow_scan)
+    _target_box(at).set_value("sex").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _dataset(at).meta["label_column"] == "sex"
+    assert seen == [True]  # one scan of the new target, after the page's first rows
+    assert any(w.value.startswith("Possible target leakage: 1 feature") for w in at.warning)
+    roles = [d.value for d in at.dataframe if "role" in d.value.columns][-1]
+    assert roles.set_index("column").loc["cg00000000", "role"] == "feature: possible leak"
+
+
+def _options_reference(ann, candidates, columns, label, pick):
+    """The target picker's options as first written: every name listed, then cut."""
+    suggested = list(dict.fromkeys([*ann[1], *candidates]))
+    every = [*ann[2], *columns]
+    if not every:
+        return []
+    rest = [c for c in dict.fromkeys(every) if c not in set(suggested)]
+    if len(rest) > pick:
+        rest = rest[:pick] + ([label] if isinstance(label, str) and label in rest[pick:] else [])
+    return suggested + [appkit.import_widgets.NO_TARGET] + rest
+
+
+def test_the_target_picker_lists_what_it_listed_without_walking_every_column(monkeypatch):
+    """``target_options`` stops at ``PICK_COLUMNS`` names (not 100,000 per rerun) and gives the
+    options the full walk gave: random column lists with repeats, sheet columns, candidates and
+    a label anywhere (in the first names, beyond them, the sheet's, absent, auto, none)."""
+    import types
+
+    import pandas as pd
+
+    iw = appkit.import_widgets
+    rng = np.random.default_rng(0)
+    for trial in range(300):
+        pick = int(rng.integers(1, 8))
+        names = [f"c{j}" for j in rng.integers(0, 15, size=int(rng.integers(0, 20)))]
+        sheet = [f"s{j}" for j in range(int(rng.integers(0, 3)))] + names[:1]
+        ann = (None, sheet[:1], sheet)
+        cands = list(rng.choice(names, size=min(2, len(names)), replace=False)) if names else []
+        label = [*names, *sheet, "absent", "auto", None][int(rng.integers(0, len(names) + len(sheet) + 3))]
+        frame = pd.DataFrame(columns=list(dict.fromkeys(names))) if names else None
+        info = types.SimpleNamespace(target_candidates=cands, frame=frame)
+        up = types.SimpleNamespace(options={"label": label})
+        monkeypatch.setattr(iw, "PICK_COLUMNS", pick)
+        monkeypatch.setattr(iw, "annotation_targets", lambda _up, ann=ann: ann)
+        want = _options_reference(ann, cands, list(dict.fromkeys(names)), label, pick)
+        assert iw.target_options(up, info) == want, (trial, pick, names, sheet, cands, label)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 
 import streamlit as st
@@ -36,6 +37,7 @@ from fsviz_app.appkit.intake import (
     set_role,
     set_target,
 )
+from fsviz_app.appkit.memory import ByteLRU
 from fsviz_app.appkit.state import per_dataset
 
 NO_TARGET = "(no target: unsupervised)"
@@ -65,15 +67,21 @@ def target_options(up: Upload, info) -> list[str]:
     :data:`PICK_COLUMNS` of them, the current target kept); empty when there are no columns."""
     ann_target, ann_cands, ann_cols = annotation_targets(up)
     suggested = list(dict.fromkeys([*ann_cands, *(str(c) for c in info.target_candidates)]))
-    columns = [*ann_cols, *(str(c) for c in (info.frame.columns if info.frame is not None else ()))]
-    if not columns:  # nothing to pick from (a .mat/.npz/LIBSVM file: its label is a variable name)
+    table = info.frame.columns if info.frame is not None else ()
+    if not ann_cols and not len(table):  # nothing to pick from (.mat/.npz/LIBSVM: a variable name)
         return []
-    taken = set(suggested)
-    rest = [c for c in dict.fromkeys(columns) if c not in taken]
+    taken, rest = set(suggested), []
+    for c in itertools.chain(ann_cols, table):  # stops at PICK_COLUMNS: not every name per rerun
+        c = str(c)
+        if c not in taken:
+            taken.add(c)
+            rest.append(c)
+            if len(rest) == PICK_COLUMNS:
+                break
     label = up.options.get("label")
-    if len(rest) > PICK_COLUMNS:
-        extra = [label] if isinstance(label, str) and label in rest[PICK_COLUMNS:] else []
-        rest = rest[:PICK_COLUMNS] + extra
+    listed = isinstance(label, str) and label not in taken
+    if listed and (label in ann_cols or label in table or label in map(str, table)):
+        rest.append(label)  # the chosen target is always listed
     return suggested + [NO_TARGET] + rest
 
 
@@ -668,11 +676,28 @@ def dataset_notes(ds) -> list[str]:
     if ignored:
         listed = ", ".join(f"{c!r} ({why})" for c, why in list(ignored.items())[:8])
         notes.append(f"Left out: {listed}{' …' if len(ignored) > 8 else ''}.")
-    zeros = fc.zeros_as_missing_note(ds.X, ds.feature_names)
+    zeros = _zeros_note(ds)
     if zeros:
         notes.append(zeros)
     return notes
 
+
+#: the zeros note per dataset fingerprint (X and the names): a scan of the matching columns and a
+#: regex over every name on each rerun of the Data page ("" when there is none)
+_ZEROS_NOTES = ByteLRU(16)
+
+
+def _zeros_note(ds) -> str | None:
+    note = _ZEROS_NOTES.get(ds.fingerprint)
+    if note is None:
+        note = fc.zeros_as_missing_note(ds.X, ds.feature_names) or ""
+        _ZEROS_NOTES.put(ds.fingerprint, note)
+    return note or None
+
+
+#: the roles table per file, preview plan and role edits: one row per column of the file is
+#: walked to make it (a Python loop over 20,000 roles on every rerun of the Data page)
+_ROLES_TABLES = ByteLRU(16)
 
 #: the roles table lists at most this many columns (every non-feature column, then features)
 ROLES_ROWS = 1000
@@ -680,8 +705,15 @@ ROLES_ROWS = 1000
 
 def roles_editor(up: Upload, info) -> None:
     """One editable table of column roles (target, feature, identifier, ignored)."""
-    frame = fc.column_roles_frame(info.roles, column_roles(up, info), limit=ROLES_ROWS)
-    key = f"imp_roles_{up.token}_{hashlib.sha1(frame.to_json().encode()).hexdigest()[:10]}"
+    edits = json.dumps(up.options["roles"], sort_keys=True)
+    memo = (up.digest, up.filename, info.plan.to_json(), edits)
+    hit = _ROLES_TABLES.get(memo)
+    if hit is None:
+        frame = fc.column_roles_frame(info.roles, column_roles(up, info), limit=ROLES_ROWS)
+        hit = frame, hashlib.sha1(frame.to_json().encode()).hexdigest()[:10]
+        _ROLES_TABLES.put(memo, hit)
+    frame = hit[0].copy()  # the editor's frame is the session's: the stored one stays as made
+    key = f"imp_roles_{up.token}_{hit[1]}"
     token, listed = up.token, tuple(str(c) for c in frame["column"])  # no file, no preview
 
     def edited() -> None:

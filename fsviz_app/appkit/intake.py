@@ -508,25 +508,38 @@ def annotation_columns(up: Upload) -> list[str]:
     return [] if frame is None else [str(c) for c in frame.columns]
 
 
+#: :func:`annotation_targets` per sheet (digest, name) and key column: the target picker asks
+#: for them twice on every rerun of every page, and inferring the sheet's roles took a third
+#: of a rerun at 300 samples (issue 45)
+_ANNOTATION_TARGETS = ByteLRU(32)
+
+
 def annotation_targets(up: Upload) -> tuple[str | None, list[str], list[str]]:
     """``(suggested target, likely targets, all columns)`` of the attached sample annotations (the
     key column left out); empty without them."""
     from fsviz.data.roles import infer_column_roles
 
+    record = annotation_upload(up)
+    key = up.options.get("annotation_key")
+    memo = None if record is None else (record.digest, record.filename, key)
+    if memo is not None and (hit := _ANNOTATION_TARGETS.get(memo)) is not None:
+        return hit[0], list(hit[1]), list(hit[2])
     try:
         frame = annotation_frame(up)
     except ValueError:
         return None, [], []
     if frame is None:
         return None, [], []
-    key = up.options.get("annotation_key")
     cols = [str(c) for c in frame.columns if str(c) != key]
     roles = infer_column_roles(frame[cols].reset_index(drop=True), "auto", id_columns="auto")
     cands = [r.name for r in roles if r.role == "target"] + [
         r.name for r in roles if r.role == "feature" and r.dtype == "text" and 2 <= r.n_unique <= 50
     ]
     ids = {r.name for r in roles if r.role == "identifier"}
-    return (cands[0] if cands else None), cands, [c for c in cols if c not in ids]
+    found = (cands[0] if cands else None), cands, [c for c in cols if c not in ids]
+    if memo is not None:
+        _ANNOTATION_TARGETS.put(memo, (found[0], tuple(found[1]), tuple(found[2])))
+    return found
 
 
 def attach_annotations(up: Upload, filename: str, data: bytes) -> bool:
