@@ -17,39 +17,11 @@ import pytest
 
 pytest.importorskip("streamlit")
 import scipy.sparse as sp
-from streamlit.testing.v1 import AppTest
 
-import fsviz_app.appkit as appkit
 from tests.omics_files import cell_annotations, loom, tenx_h5
-from tests.test_app_pages import APP, TIMEOUT, button, goto
+from tests.test_app_omics import _annotations, _dataset, _start, _target_box, _upload
+from tests.test_app_pages import button, goto
 from tests.user_files import wisconsin_frame
-
-
-def _start() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    at.radio(key="source").set_value("Upload").run()
-    return at
-
-
-def _upload(at: AppTest, name: str, data: bytes) -> AppTest:
-    at.file_uploader(key="upload").set_value((name, data, "application/octet-stream")).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _annotations(at: AppTest, name: str, data: bytes) -> AppTest:
-    box = next(u for u in at.get("file_uploader") if u.label.startswith("Sample annotations"))
-    box.set_value((name, data, "text/csv")).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _dataset(at: AppTest):
-    return appkit.state._datasets().get(at.session_state["dataset_key"])
-
-
-def _target_box(at: AppTest):
-    return next(s for s in at.selectbox if s.label == "Target column")
 
 
 def test_a_kaggle_style_zip_of_one_table_loads_with_the_defaults():
