@@ -185,24 +185,24 @@ def reference_floats(fields, na_lower):
 
 
 def test_wide_csv_rows_parse_as_the_per_cell_reference(monkeypatch):
-    from fsviz.data.formats import delimited, wide
+    from fsviz.data.formats import delimited, wide_scan
 
     na_lower = delimited.NA_LOWER
     cells = ["0.1", "1e-300", "-0", "", "NA", "nan", "-nan", "NaN", "N/A", "null", "?", " NA ", "inf", "7"]
     rng = np.random.default_rng(0)
     fields = list(rng.choice(cells, size=5000))
-    wide._na_spellings(na_lower)  # worked out once per set of tokens
+    wide_scan.na_spellings(na_lower)  # worked out once per set of tokens
     calls = []
     real = float
     monkeypatch.setattr("builtins.float", lambda v: calls.append(1) or real(v), raising=True)
-    got = wide._wide_floats([f for f in fields if f != " NA "], ["c"] * 5000, 0, "t", na_lower)
+    got = wide_scan.wide_floats([f for f in fields if f != " NA "], ["c"] * 5000, 0, "t", na_lower)
     monkeypatch.undo()
     ref = reference_floats([f for f in fields if f != " NA "], na_lower)
     assert got.tobytes() == ref.tobytes()
     assert len(calls) == 0  # no parse attempt per cell in Python
     # a spelling outside the set (" NA ") takes the per-cell path, with the same result
     assert (
-        wide._wide_floats(fields, ["c"] * 5000, 0, "t", na_lower).tobytes()
+        wide_scan.wide_floats(fields, ["c"] * 5000, 0, "t", na_lower).tobytes()
         == reference_floats(fields, na_lower).tobytes()
     )
 

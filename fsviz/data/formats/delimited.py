@@ -1,6 +1,6 @@
 """CSV, TSV and text tables, and spreadsheets (.xlsx/.xls/.ods) read through the same table path.
 
-Very wide files (more than ``_WIDE_COLUMNS`` columns) are read row by row
+Very wide files (more than ``_WIDE_COLUMNS`` columns) are read from their bytes
 (:mod:`fsviz.data.formats.wide`). Written by :meth:`Dataset.to_csv`. Each reader is split in two
 (:mod:`fsviz.data.parsed`): ``parse_*`` reads the file once with no role decided, and
 :func:`assemble_table` applies the plan's roles and target to what was parsed.
@@ -406,7 +406,8 @@ def _load_delimited(src: Source, fmt: str, label) -> dict:
 
 
 def parse_wide(src: Source, fmt: str, sep: str, header: list[str]) -> dict:
-    """More columns than pandas reads well: the first rows tell the text columns, then row by row."""
+    """More columns than pandas reads well: the first rows tell the text columns, then the file's
+    bytes are scanned into one float block (row by row in Python where the scan cannot vouch)."""
     who = f"load_dataset: {src.label}"
     rows = max(_count_lines(src) - 1, 1)
     src.check(dense_bytes(rows, len(header)), f"{rows:,} rows x {len(header):,} columns of CSV data")
@@ -419,7 +420,7 @@ def parse_wide(src: Source, fmt: str, sep: str, header: list[str]) -> dict:
         text_columns=text_columns_of(header, "auto"),
         who=who,
     )
-    return parse_wide_rows(src, fmt, sep, header, raw, lambda: _wide_rows(src, sep))
+    return parse_wide_rows(src, fmt, sep, header, raw, lambda: _wide_rows(src, sep), n_rows=rows)
 
 
 def parse_sheet(src: Source, fmt: str) -> dict:

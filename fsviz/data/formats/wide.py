@@ -15,7 +15,8 @@ from operator import itemgetter
 import numpy as np
 
 from fsviz.data.covariates import keep_covariates
-from fsviz.data.formats.source import NA_LOWER, Source, named_target, readonly
+from fsviz.data.formats.source import Source, named_target, readonly
+from fsviz.data.formats.wide_scan import scan_wide, wide_floats
 from fsviz.data.frames import apply_roles
 from fsviz.data.impute import column_fills
 from fsviz.data.roles import parsed_stats
@@ -78,93 +79,37 @@ def labels_from_strings(values: np.ndarray, who: str):
     return vals
 
 
-_NA_SPELLINGS: dict = {}
-
-
-def _na_spellings(na_lower: frozenset) -> frozenset:
-    """The spellings of the missing-value tokens (as given, upper, title case) that ``float``
-    refuses: the cells :func:`_wide_floats` reads as NaN; those it parses (``nan``) stay its own."""
-    if na_lower not in _NA_SPELLINGS:
-        from fsviz.data.plan import DEFAULT_NA
-
-        out = set()
-        for v in {*na_lower, *DEFAULT_NA, *(t.upper() for t in na_lower), *(t.title() for t in na_lower)}:
-            if v.strip().lower() not in na_lower:
-                continue
-            try:
-                float(v)
-            except ValueError:
-                out.add(v)
-        _NA_SPELLINGS[na_lower] = frozenset(out)
-    return _NA_SPELLINGS[na_lower]
-
-
-def _wide_floats(
-    fields: list[str], names: list[str], row: int, who: str, na_lower=NA_LOWER, bad: dict | None = None
-) -> np.ndarray:
-    """The cells as floats (missing-value markers NaN). A text cell is a ValueError naming its
-    column; with ``bad`` given, it is NaN and its field index is recorded there instead."""
-    try:
-        return np.array(fields, dtype=np.float64)
-    except ValueError:
-        pass
-    na = _na_spellings(na_lower)
-    try:  # usually missing cells: one set lookup each finds them, no parse attempt per cell
-        return np.array(["nan" if v in na else v for v in fields], dtype=np.float64)
-    except ValueError:
-        pass
-    out = np.empty(len(fields))
-    for j, v in enumerate(fields):
-        try:
-            out[j] = float(v)
-        except ValueError:
-            if v.strip().lower() not in na_lower and bad is not None:
-                bad.setdefault(j, row)
-            elif v.strip().lower() not in na_lower:
-                raise ValueError(
-                    f"{who}: non-numeric feature column {names[j]!r} (e.g. {v.strip()!r} at row {row}). "
-                    'Features must be numbers (categorical="onehot" handles files up to 10,000 '
-                    "columns). Fix: drop or encode that column (e.g. one-hot), or name it as the "
-                    "label column with label=..."
-                ) from None
-            out[j] = np.nan
-    return out
-
-
-def parse_wide_rows(src: Source, fmt: str, sep: str, header: list[str], preview, rows) -> dict:
+def parse_wide_rows(
+    src: Source, fmt: str, sep: str, header: list[str], preview, rows, n_rows: int = 0
+) -> dict:
     """The payload of a wide table: ``preview`` (a :class:`~fsviz.data.frames.RawTable` of the
     first rows, where the roles are found), ``block`` (the numeric columns, C-ordered float64,
     read-only), ``numeric`` (their positions), ``text`` (position -> the cells as read) and the
-    dialect. ``rows()``: every data line's fields. A column of numbers in the first rows with text
-    further down is read again as text (a second pass over its cells): whether that is an error
-    depends on its role (a feature: yes), which assembling decides."""
+    dialect. The file's bytes are scanned by :func:`~fsviz.data.formats.wide_scan.scan_wide`;
+    ``rows()`` (every data line's fields) reads it row by row instead when the scan cannot vouch
+    for a record, with the same result. ``n_rows``: the expected number of rows. A column of
+    numbers in the first rows with text further down is read again as text (a second pass over
+    its cells): whether that is an error depends on its role (a feature: yes), which assembling
+    decides."""
     who = f"load_dataset: {src.label}"
     m = len(header)
     frame = preview.frame
     text_pos = [j for j, t in enumerate(frame.dtypes) if t.kind not in "biuf"]
-    numeric = np.array([j for j in range(m) if j not in set(text_pos)], dtype=np.intp)
-    names = [header[j] for j in numeric]
-    take = itemgetter(*numeric.tolist()) if len(numeric) > 1 else None
-    texts: dict[int, list] = {j: [] for j in text_pos}
+    is_text = np.zeros(m, dtype=bool)
+    is_text[text_pos] = True
+    numeric = np.flatnonzero(~is_text).astype(np.intp)
+    kind = np.empty(m, dtype=np.int64)
+    kind[numeric] = np.arange(len(numeric))
+    kind[text_pos] = -1 - np.arange(len(text_pos))
     comma = preview.decimal == ","
-    block, bad = [], {}
-    for i, fields in enumerate(rows()):
-        if len(fields) != m:
-            raise ValueError(
-                f"{who}: row {i} has {len(fields)} fields but the header has {m}. Fix: make every row "
-                "have one field per column name (check the separator)."
-            )
-        for j in text_pos:
-            texts[j].append(fields[j])
-        if text_pos:
-            fields = list(take(fields)) if take is not None else [fields[j] for j in numeric]
-        if comma:
-            fields = [v.replace(",", ".") for v in fields]
-        block.append(_wide_floats(fields, names, i, who, src.na_lower, bad))
-    if not block:
+    scanned = scan_wide(src, sep, kind, len(text_pos), comma, n_rows)
+    if scanned is not None:
+        X, cells, bad = scanned
+        texts = dict(zip(text_pos, cells, strict=True))
+    else:
+        X, texts, bad = _rows_in_python(src, header, numeric, text_pos, comma, rows, who)
+    if not len(X):
         raise ValueError(f"{who} has no data rows (only a header?). Fix: choose a file with samples.")
-    X = np.vstack(block)
-    del block
     if bad:  # text below the first rows: those columns are text columns after all
         moved = sorted(bad)
         late = [int(numeric[k]) for k in moved]
@@ -190,6 +135,30 @@ def parse_wide_rows(src: Source, fmt: str, sep: str, header: list[str], preview,
         "text": {j: np.array(v, dtype=object) for j, v in texts.items()},
         "stats": parsed_stats(preview.frame),
     }
+
+
+def _rows_in_python(src, header, numeric, text_pos, comma, rows, who) -> tuple[np.ndarray, dict, dict]:
+    """``(X, texts, bad)`` read row by row (``rows()``: each line's fields), as the scan reads them."""
+    m = len(header)
+    names = [header[j] for j in numeric]
+    take = itemgetter(*numeric.tolist()) if len(numeric) > 1 else None
+    texts: dict[int, list] = {j: [] for j in text_pos}
+    block, bad = [], {}
+    for i, fields in enumerate(rows()):
+        if len(fields) != m:
+            raise ValueError(
+                f"{who}: row {i} has {len(fields)} fields but the header has {m}. Fix: make every row "
+                "have one field per column name (check the separator)."
+            )
+        for j in text_pos:
+            texts[j].append(fields[j])
+        if text_pos:
+            fields = list(take(fields)) if take is not None else [fields[j] for j in numeric]
+        if comma:
+            fields = [v.replace(",", ".") for v in fields]
+        block.append(wide_floats(fields, names, i, who, src.na_lower, bad))
+    X = np.vstack(block) if block else np.empty((0, len(numeric)))
+    return X, texts, bad
 
 
 def assemble_wide(src: Source, parsed: dict, label) -> dict:
@@ -286,10 +255,10 @@ def _columns(
             cells = [v.replace(",", ".") for v in cells]
         name = header[int(cols[k])]
         wrong: dict = {}
-        X[:, k] = _wide_floats(cells, [name] * len(cells), 0, who, src.na_lower, wrong)
+        X[:, k] = wide_floats(cells, [name] * len(cells), 0, who, src.na_lower, wrong)
         if wrong:  # the cell index is the row here
             row = min(wrong)
-            _wide_floats([cells[row]], [name], row, who, src.na_lower)  # raises, naming column and row
+            wide_floats([cells[row]], [name], row, who, src.na_lower)  # raises, naming column and row
     X = readonly(X)
     return X, True, known(X, is_num)
 
