@@ -286,3 +286,71 @@ def test_missing_tokens_the_kernel_matches_are_float_s_refusals():
     assert "inf" not in tokens and "-999" not in tokens and "nan" not in tokens  # float() reads them
     assert "é" not in tokens and " x" not in tokens  # never matched by the kernel: Python decides
     assert {"", "na", "n/a", "null", "?"} <= tokens
+
+
+# --- the first rows (the roles' preview): as pandas reads them -----------------------------------
+
+_PREVIEW_TOKENS = ["1", "-0", "007", "123456789012345678", "1234567890123456789", "0.25", "-1.5e-3", "1e5",
+                   "2E+300", "1e400", "1.", ".5", " 1", "+1", "inf", "", "NA", "na", "nan", "-nan", "True",
+                   '"3"', '"a,b"', "x", "é", "1_0", "0x1"]  # fmt: skip
+
+
+def _previews(body: bytes, sep: str = ","):
+    """The preview frame read through the scan's hook and by pandas alone, and whether the hook
+    answered (None: pandas read it all)."""
+    from fsviz.data.frames import read_table
+
+    src = Source(body)
+    header = delimited._header_fields(src, sep)
+    answered = []
+
+    def hook(kwargs):
+        answered.append(wide_scan.preview_frame(src, len(header), kwargs))
+        return answered[-1]
+
+    text = delimited.text_columns_of(header, "auto")
+    got = read_table(src, "csv", sep=sep, nrows=50, text_columns=text, read_rows=hook, who="t")
+    ref = read_table(Source(body), "csv", sep=sep, nrows=50, text_columns=text, who="t")
+    return got, ref, answered[0] is not None
+
+
+def _same_frames(a, b) -> None:
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    for c in range(a.shape[1]):  # -0.0 and the NaNs' bits too
+        x, y = a.iloc[:, c].to_numpy(), b.iloc[:, c].to_numpy()
+        if x.dtype.kind == "f":
+            assert x.tobytes() == y.tobytes(), a.columns[c]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_random_previews_are_pandas_frames(data):
+    n = data.draw(st.integers(min_value=1, max_value=60))
+    m = data.draw(st.integers(min_value=2, max_value=8))
+    pools = [data.draw(st.lists(st.sampled_from(_PREVIEW_TOKENS), min_size=1, max_size=3)) for _ in range(m)]
+    rows = [[f"S{i}", *[data.draw(st.sampled_from(pools[j])) for j in range(m)]] for i in range(n)]
+    body = _table(rows, header=["sample", *[f"c{j}" for j in range(m)]])
+    got, ref, answered = _previews(body)
+    assert answered or any('"a,b"' in p for p in pools)  # a separator in a quoted cell: pandas reads
+    _same_frames(got.frame, ref.frame)
+    assert got.n_rows == ref.n_rows and got.notes == ref.notes
+
+
+@pytest.mark.parametrize(
+    ("body", "answered"),
+    [
+        (b"id,a,b,c\r\nS1,1,2.5,NA\r\nS2,3,,4\r\n", True),
+        (b"id;a;b;c\nS1;1;2;3\nS2;4;5;6\n", True),
+        (b"id,a,b,c\nS1,1,2,3\n\nS2,4,5,6\n", False),  # a blank line: pandas' rules for it
+        (b'id,a,b,c\nS1,1,"2\n",3\nS2,4,5,6\n', False),  # a line break in a quoted cell
+        (b'id,a,b,c\nS1,1,2"x,3\nS2,4,5,6\n', False),  # a quote inside a cell
+        (b"id,a,b,c\nS1,1,2,3\nS2,4,5\n", False),  # a short row
+    ],
+)
+def test_previews_the_hook_leaves_to_pandas(body, answered):
+    sep = ";" if b";" in body else ","
+    got, ref, used = _previews(body, sep)
+    assert used == answered
+    _same_frames(got.frame, ref.frame)

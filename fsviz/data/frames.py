@@ -312,6 +312,7 @@ def read_table(
     nrows: int | None = None,
     text_columns: tuple = (),
     exact: bool = True,
+    read_rows=None,
     who: str,
 ) -> RawTable:
     """Read a delimited text file or a spreadsheet sheet into a :class:`RawTable`.
@@ -320,6 +321,9 @@ def read_table(
     names to read as text (label and id-like columns, so ``007`` stays ``007``).
     ``transpose``: True, False or "auto" (apply :func:`suggest_transpose`).
     ``exact``: parse floats to the exact double of their text (slower; previews need not).
+    ``read_rows``: a text file's frame as ``pandas.read_csv(file, **kwargs)`` reads it, given
+    those ``kwargs`` (None: it cannot, pandas reads it); the wide reader's (100,000 columns
+    cost pandas seconds of per-column work even for 50 rows).
     """
     if fmt in ("xlsx", "xls", "ods", "excel"):
         return _read_sheet(src, fmt, sheet=sheet, transpose=transpose, nrows=nrows, who=who)
@@ -332,6 +336,7 @@ def read_table(
         nrows=nrows,
         text_columns=text_columns,
         exact=exact,
+        read_rows=read_rows,
         who=who,
     )
 
@@ -365,7 +370,7 @@ def _read_sheet(src, fmt, *, sheet, transpose, nrows, who) -> RawTable:
     return raw
 
 
-def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact, who) -> RawTable:
+def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact, read_rows, who) -> RawTable:
     import pandas as pd
 
     from fsviz.data.formats.source import exact_floats, parse_error
@@ -447,7 +452,9 @@ def _read_text(src, fmt, *, sep, decimal, transpose, nrows, text_columns, exact,
         if fast:  # a preview of a very wide file: pandas' per-column overhead dominates (seconds)
             frame = _wide_preview(src, header, sep, int(nrows), encoding, text_set)
         else:
-            frame = pd.read_csv(src.handle(), **kwargs)
+            frame = read_rows(kwargs) if read_rows is not None else None
+            if frame is None:
+                frame = pd.read_csv(src.handle(), **kwargs)
         if not fast and text_set and len(frame.columns) == len(header):
             positions = [j for j, h in enumerate(header) if h in text_set]
             text = pd.read_csv(

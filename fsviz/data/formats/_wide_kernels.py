@@ -446,3 +446,96 @@ def scan_rows(buf, pos, final, sep, ws, comma, kind, X, row, texts, hard, tokens
         if j != m:
             return ODD, rec, row, nh_rec, non_ascii
         row += 1
+
+
+@njit(cache=True)
+def _preview_class(buf, s, e, sep, tokens, lengths, pow5, Xi, X, Xf, r, j):
+    """What pandas' C parser makes of the cell ``buf[s:e]`` (see :func:`preview_cells`)."""
+    if e > s and buf[s] == 34:  # quoted: pandas reads it; plain quoting only
+        if e - s < 2 or buf[e - 1] != 34:
+            return -1
+        for i in range(s + 1, e - 1):
+            c = buf[i]
+            if c == 34 or c == 10 or c == 13 or c == sep:
+                return -1
+        return 3
+    for i in range(s, e):
+        if buf[i] == 34:
+            return -1  # a quote inside a cell: the parsers' rules differ
+    for t in range(len(lengths)):  # a missing-value token, exactly (pandas' na_values)
+        if lengths[t] == e - s:
+            same = True
+            for i in range(e - s):
+                if buf[s + i] != tokens[t, i]:
+                    same = False
+                    break
+            if same:
+                return 0
+    p = s
+    if p < e and buf[p] == 45:
+        p += 1
+    d = p
+    v = 0
+    while p < e and buf[p] >= 48 and buf[p] <= 57:
+        v = v * 10 + np.int64(buf[p] - 48)
+        p += 1
+    if p == d or p - d > 18:
+        return 3
+    if p == e:  # an integer
+        Xi[r, j] = -v if buf[s] == 45 else v
+        parse_number(buf, s, e, False, pow5, X, Xf, r, j)  # its value in a float column
+        return 1
+    if buf[p] == 46:
+        p += 1
+        f = p
+        while p < e and buf[p] >= 48 and buf[p] <= 57:
+            p += 1
+        if p == f:
+            return 3
+    if p < e and (buf[p] | 32) == 101:
+        p += 1
+        if p < e and (buf[p] == 43 or buf[p] == 45):
+            p += 1
+        x = p
+        while p < e and buf[p] >= 48 and buf[p] <= 57:
+            p += 1
+        if p == x or p - x > 3:
+            return 3
+    if p != e or parse_number(buf, s, e, False, pow5, X, Xf, r, j) != 1:
+        return 3
+    if (X[r, j] & _INF) == _INF:
+        return 3  # infinite: pandas decides
+    return 2
+
+
+@njit(cache=True)
+def preview_cells(buf, first, spans, sep, tokens, lengths, pow5, Xi, Xf, cls):
+    """Classify the cells of a table's first rows (``spans``: their byte ranges, from
+    :func:`scan_rows`) as pandas' C parser reads them: ``cls`` 0 a missing-value token (exactly
+    one of ``tokens``), 1 an integer (``-?digits``, at most 18; value in ``Xi``), 2 a plain
+    decimal (``-?digits[.digits][e[+-]ddd]``, finite), 3 anything else (pandas reads that
+    column). ``Xf``: the value of classes 1 and 2 (``float()``'s, which pandas' parser gives for
+    these). False when the rows are not plainly one line each (blank lines between them, a quote
+    inside a cell, a quoted cell holding a separator or a line break): pandas reads them all."""
+    X = Xf.view(np.uint64)
+    prev = first
+    for r in range(spans.shape[0]):
+        for j in range(spans.shape[1]):
+            s, e = spans[r, j, 0], spans[r, j, 1]
+            if j > 0:
+                ok = s == prev + 1
+            elif r == 0:
+                ok = s == first
+            else:
+                gap = s - prev
+                ok = (gap == 1 and (buf[prev] == 10 or buf[prev] == 13)) or (
+                    gap == 2 and buf[prev] == 13 and buf[prev + 1] == 10
+                )
+            if not ok:
+                return False
+            prev = e
+            c = _preview_class(buf, s, e, sep, tokens, lengths, pow5, Xi, X, Xf, r, j)
+            if c < 0:
+                return False
+            cls[r, j] = c
+    return True

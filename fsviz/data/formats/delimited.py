@@ -27,6 +27,7 @@ from fsviz.data.formats.source import (
     suffixes_of,
 )
 from fsviz.data.formats.wide import assemble_wide, label_position, labels_from_strings, parse_wide_rows
+from fsviz.data.formats.wide_scan import preview_frame
 from fsviz.data.frames import apply_roles, head_text, header_fields, name_blank_columns, read_table, text_view
 from fsviz.data.roles import DATE_VALUE, id_named_mask, parsed_stats, target_worded
 
@@ -418,6 +419,7 @@ def parse_wide(src: Source, fmt: str, sep: str, header: list[str]) -> dict:
         decimal=src.decimal,
         nrows=50,
         text_columns=text_columns_of(header, "auto"),
+        read_rows=lambda kwargs: preview_frame(src, len(header), kwargs),
         who=who,
     )
     return parse_wide_rows(src, fmt, sep, header, raw, lambda: _wide_rows(src, sep), n_rows=rows)

@@ -21,7 +21,7 @@ import numpy as np
 
 from fsviz.data.formats import _wide_kernels as kernels
 
-__all__ = ["na_spellings", "scan_wide", "wide_floats"]
+__all__ = ["na_spellings", "preview_frame", "scan_wide", "wide_floats"]
 
 _CHUNK = 1 << 25  # bytes read at a time: the file is never held whole (unless given as bytes)
 _BOM = b"\xef\xbb\xbf"
@@ -79,14 +79,14 @@ def wide_floats(
     return out
 
 
-def fresh_block(rows: int, cols: int) -> np.ndarray:
-    """``np.empty((rows, cols), uint64)`` in pages of its own, without numpy's huge-page advice:
-    where the kernel compacts memory for such advice (transparent huge pages, ``defrag=madvise``)
-    the first touch of a fresh 240 MB array took 1-5 s on a busy host, plain pages 0.1 s."""
-    nbytes = rows * cols * 8
+def fresh(shape: tuple, dtype=np.uint64) -> np.ndarray:
+    """``np.empty(shape, dtype)`` in pages of its own, without numpy's huge-page advice: where
+    the kernel compacts memory for such advice (transparent huge pages, ``defrag=madvise``) the
+    first touch of a fresh 240 MB array took 1-5 s on a busy host, plain pages 0.1 s."""
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
     if nbytes < 1 << 22:
-        return np.empty((rows, cols), dtype=np.uint64)
-    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=np.uint64).reshape(rows, cols)
+        return np.empty(shape, dtype=dtype)
+    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).reshape(shape)
 
 
 def _tokens(na_lower: frozenset) -> tuple[np.ndarray, np.ndarray]:
@@ -125,7 +125,7 @@ class _Scan:
     """What the kernel calls fill, and the Python side of each call (text and doubtful cells)."""
 
     def __init__(self, kind: np.ndarray, n_numeric: int, n_text: int, rows: int, quoting, comma, na_lower):
-        self.X = fresh_block(max(rows, 1), n_numeric)  # float64 bits
+        self.X = fresh((max(rows, 1), n_numeric))  # float64 bits
         self.texts: list[list[str]] = [[] for _ in range(n_text)]
         # the byte ranges of the text cells of up to 1,024 rows at a time (at most 16 MiB of them)
         per_call = min(max(rows, 1), 1024, (1 << 20) // max(n_text, 1))
@@ -151,7 +151,7 @@ class _Scan:
             self.bad.setdefault(int(cols[i]), int(rows[i]))
 
     def grow(self) -> None:
-        more = fresh_block(2 * len(self.X), self.X.shape[1])
+        more = fresh((2 * len(self.X), self.X.shape[1]))
         more[: len(self.X)] = self.X
         self.X = more
 
@@ -241,6 +241,100 @@ def scan_wide(
         return None
     X = scan.X[:row]
     if len(scan.X) - row > max(16, row // 16):  # many blank lines: do not keep the spare rows
-        X = fresh_block(row, X.shape[1])
+        X = fresh((row, X.shape[1]))
         X[:] = scan.X[:row]
     return X.view(np.float64), scan.texts, scan.bad
+
+
+def _exact_tokens(na_values) -> tuple[np.ndarray, np.ndarray]:
+    """pandas' missing-value strings (matched exactly, case and all) that are ASCII."""
+    kept = sorted({str(t).encode("ascii") for t in na_values if str(t).isascii()})
+    lengths = np.array([len(t) for t in kept], dtype=np.int64)
+    table = np.zeros((len(kept), max([1, *lengths.tolist()])), dtype=np.uint8)
+    for i, t in enumerate(kept):
+        table[i, : len(t)] = np.frombuffer(t, dtype=np.uint8)
+    return table, lengths
+
+
+def preview_frame(src, m: int, kwargs: dict):
+    """The first rows of a wide text table as ``pandas.read_csv(file, **kwargs)`` reads them
+    (``kwargs["nrows"]`` rows, ``m`` columns; the column labels are positions), or None when
+    this cannot vouch for it: pandas' C parser then reads them itself.
+
+    pandas spends ~30 µs of per-column work for each of 100,000 columns, however few the rows;
+    here the rows are split by :func:`~fsviz.data.formats._wide_kernels.scan_rows`, and a column
+    whose cells are all plain integers, plain decimals or missing-value tokens gets the dtype
+    pandas gives it (int64 when all are integers, else float64) and ``float()``'s values, which
+    pandas' parser gives for such cells (pandas >= 3.1 by default, older ones asked for
+    ``float_precision="round_trip"``). pandas reads the other columns (``usecols``)."""
+    import pandas as pd
+
+    sep, nrows = kwargs.get("sep"), kwargs.get("nrows")
+    plain = (
+        kwargs.get("encoding") == "utf-8"
+        and kwargs.get("decimal") == "."
+        and kwargs.get("thousands") is None
+        and kwargs.get("keep_default_na") is False
+        and nrows is not None
+        and isinstance(sep, str)
+        and len(sep) == 1
+        and sep.isascii()
+        and sep not in '"\r\n\x00'
+        and set(kwargs) <= {"sep", "decimal", "thousands", "low_memory", "keep_default_na", "na_values",
+                            "engine", "encoding", "nrows", "float_precision"}
+    )  # fmt: skip
+    if not plain or m < 2 or nrows < 1:
+        return None
+    kind = -1 - np.arange(m, dtype=np.int64)  # every column's byte ranges
+    spans = fresh((nrows, m, 2), np.int64)
+    none = np.empty((nrows, 0), dtype=np.uint64)
+    no_cells = np.empty((m + 1, 4), dtype=np.int64)
+    size, total = 1 << 22, src.size()
+    while True:  # enough bytes for the header and the rows (read again, longer, if not)
+        data = src.head(size)
+        final = len(data) >= total
+        buf = np.frombuffer(data, dtype=np.uint8)
+        first = kernels.record_end(buf, 3 if data.startswith(_BOM) else 0, final, ord(sep), False)
+        if first == -2:
+            return None
+        if first >= 0 and len(data) < min(total, first * (nrows + 3)):  # rows about as long as the header
+            size = first * (nrows + 3)
+            continue
+        if first >= 0:
+            status, _, rows, _, _ = kernels.scan_rows(
+                buf, first, final, ord(sep), False, False, kind, none, 0, spans, no_cells,
+                *_tokens(frozenset()), _pow5(), csv.field_size_limit(),
+            )  # fmt: skip
+            if status == kernels.ODD:
+                return None
+            if rows == nrows or final:
+                break
+        size *= 4
+    if rows == 0:
+        return None
+    cls = fresh((rows, m), np.int8)
+    ints = fresh((rows, m), np.int64)
+    floats = fresh((rows, m), np.float64)
+    tokens, lengths = _exact_tokens(kwargs.get("na_values") or ())
+    if not kernels.preview_cells(
+        buf, first, spans[:rows], ord(sep), tokens, lengths, _pow5(), ints, floats, cls
+    ):
+        return None
+    pandas_reads = (cls == 3).any(axis=0)
+    is_int = (cls == 1).all(axis=0)
+    is_float = ~pandas_reads & ~is_int
+    parts = []
+    if is_float.any():
+        values = np.where(cls[:, is_float] == 0, np.nan, floats[:, is_float])
+        parts.append(pd.DataFrame(values, columns=np.flatnonzero(is_float)))
+    if is_int.any():
+        parts.append(pd.DataFrame(ints[:, is_int], columns=np.flatnonzero(is_int)))
+    if pandas_reads.any():
+        at = np.flatnonzero(pandas_reads)
+        rest = pd.read_csv(src.handle(), usecols=at.tolist(), **kwargs)
+        if rest.shape != (rows, len(at)):
+            return None
+        rest.columns = at
+        parts.append(rest)
+    frame = pd.concat(parts, axis=1) if len(parts) > 1 else parts[0]
+    return frame.iloc[:, np.argsort(frame.columns.to_numpy(), kind="stable")]
