@@ -11,6 +11,7 @@ SIGNATURES = (
     ('fsviz.select.gdm._kernels', 'sparse_complete_su', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'int64[1C]', 'int64', 'int64', 'bool', 'int32[2C]', 'int64[1C]', 'float64[1C]', 'int64[2C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'int64[1C]', 'float64'), 9.8),
     ('fsviz.select.gdm._kernels', 'dense_stats', ('float64[2C,ro]', 'float64[1C]', 'int64'), 9.4),
     ('fsviz.select.gdm._kernels', 'sparse_complete_su', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'int64[1C]', 'int64', 'int64', 'bool', 'int8[2C]', 'int64[1C]', 'float64[1C]', 'int64[2C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'int64[1C]', 'float64'), 8.5),
+    ('fsviz.data.formats._wide_kernels', 'preview_cells', ('uint8[1C,ro]', 'int64', 'int64[3C]', 'int64', 'uint8[2C]', 'int64[1C]', 'uint64[2C]', 'int64[2C]', 'float64[2C]', 'int8[2C]'), 5.6),
     ('fsviz.select._saola_kernels', 'saola_block_discrete', ('int32[2C]', 'int64[1C]', 'float64[1C]', 'float64[1C]', 'bool[1C]', 'int32[2C]', 'int64[1C]', 'float64[1C]', 'float64[1C]', 'int8[1C]', 'int64[1C]', 'float64[1C]', 'int64[1C]', 'int64[1C]'), 5.5),
     ('fsviz.select.gdm._crm_kernels', 'crm_walk_su_sparse_sf', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'bool[1C]', 'int64', 'int64', 'bool', 'int8[2F]', 'int64[1C]', 'float64[1C]', 'int64[2C]', 'int64[1C]', 'int32[1C]', 'float64[1C]', 'int64', 'float64', 'int64', 'int64[1C]', 'float64[1C]', 'float64[1C]'), 5.5),
     ('fsviz.select.gdm._sparse_sf', 'heavy_products', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'float64[2C]', 'int64'), 5.4),
@@ -19,6 +20,7 @@ SIGNATURES = (
     ('fsviz.select.gdm._crm_kernels', 'crm_walk_su', ('int32[2F]', 'int64[1C]', 'float64[1C]', 'bool[1C]', 'int32[2F]', 'int64[1C]', 'float64[1C]', 'int64', 'float64', 'int64', 'int64[1C]', 'float64[1C]'), 4.7),
     ('fsviz.select._streaming_kernels', 'g2_with_target', ('int32[2F]', 'int64[1C]', 'int64'), 4.5),
     ('fsviz.stats._info_kernels', 'mi_su_with_target', ('int32[2C]', 'int64[1C]', 'int32[1C]', 'int64', 'float64', 'bool'), 4.2),
+    ('fsviz.data.formats._wide_kernels', 'scan_rows', ('uint8[1C,ro]', 'int64', 'bool', 'int64', 'bool', 'bool', 'int64[1C]', 'uint64[2C]', 'int64', 'int64[3C]', 'int64[2C]', 'uint8[2C]', 'int64[1C]', 'uint64[2C]', 'int64'), 4.2),
     ('fsviz.select._score_kernels', 'gini_best_split', ('float64[2C]', 'int64[1C]', 'int64[1C]'), 3.9),
     ('fsviz.select._score_kernels', 'manhattan_full_par', ('float64[2C]',), 3.9),
     ('fsviz.select.gdm._kernels', 'tail_ss', ('float64[2F]', 'int64', 'int64', 'float64[1C]', 'float64[1C]', 'int64'), 3.9),
@@ -38,6 +40,7 @@ SIGNATURES = (
     ('fsviz.select._saola_kernels', 'code_columns', ('float64[2C,ro]', 'int64', 'int32[2C]', 'int64[1C]'), 2.6),
     ('fsviz.select.gdm._column_source_kernels', 'cols_dot', ('float64[2F]', 'float64[1C]'), 2.6),
     ('fsviz.select.gdm._kernels', 'rows_dot', ('float64[2C]', 'int64[1C]', 'float64[1C]'), 2.6),
+    ('fsviz.data.formats._wide_kernels', 'parse_number', ('uint8[1C,ro]', 'int64', 'int64', 'bool', 'uint64[2C]', 'uint64[2C]', 'float64[2C]', 'int64', 'int64'), 2.5),
     ('fsviz.select._saola_kernels', 'column_correlations_rowmajor', ('float64[2A,ro]', 'float64[1C]', 'float64'), 2.3),
     ('fsviz.select.gdm._crm_kernels', 'crm_walk_pcc_sparse', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'bool[1C]', 'float64[2F]', 'float64[1C]', 'float64[1C]', 'int64', 'float64', 'float64', 'int64', 'int64[1C]', 'float64[1C]'), 2.3),
     ('fsviz.stats._info_kernels', 'mi_su_cross', ('int32[2C]', 'int64[1C]', 'float64[1C]', 'int64[1C]', 'int64[1C]', 'bool'), 2.3),
@@ -94,5 +97,6 @@ SIGNATURES = (
     ('fsviz.select.gdm._kernels', 'plogp_table', ('int64', 'int64'), 0.3),
     ('fsviz.select.gdm._kernels', 'prescreen_max', ('float32[2C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]'), 0.3),
     ('fsviz.stats._moments_kernels', 'csc_sums', ('int32[1C]', 'float64[1C]'), 0.3),
+    ('fsviz.data.formats._wide_kernels', 'record_end', ('uint8[1C,ro]', 'int64', 'bool', 'int64', 'bool'), 0.2),
 )
 # fmt: on
