@@ -10,13 +10,15 @@ the CSV) is written to a temporary directory (never to the repository), then rea
   source tree (e.g. ``git worktree add /tmp/before <commit>``), in a child process, same file;
 
 and prints the times, the target ratio ``load_dataset / (bare read + numpy pass)`` (the issue's
-bound is 1.5x) and the machine's load (``uptime``), one run each. Then a target change as the app
-makes it: ``parse_source`` once, ``assemble`` under the first plan and under three other targets (a
-probe each, as a continuous target; median and range against the issue's 2 s), with the parse
-count (it must not move) and the ratio of a re-assembly to a whole ``load_dataset``. Not part
-of CI; about 5 minutes at the default shape.
+bound is 1.5x) and the machine's load (``uptime``), one run each (the CSV ``--repeat`` times,
+pandas and ``load_dataset`` alternating: each run's ratio, then their median and range). Then a
+target change as the app makes it: ``parse_source`` once, ``assemble`` under the first plan and
+under three other targets (a probe each, as a continuous target; median and range against the
+issue's 2 s), with the parse count (it must not move) and the ratio of a re-assembly to a whole
+``load_dataset``. Not part of CI; about 5 minutes at the default shape.
 
     python benchmarks/bench_wide_load.py [--rows 300] [--cols 100000] [--before DIR] [--csv-cols N]
+        [--repeat 3] [--skip-parquet] [--skip-csv] [--skip-target]
 """
 
 from __future__ import annotations
@@ -156,15 +158,24 @@ def main() -> None:
     ap.add_argument("--csv-cols", type=int, default=None, help="columns of the CSV (default --cols)")
     ap.add_argument("--before", type=Path, default=None, help="another source tree to time too")
     ap.add_argument("--skip-csv", action="store_true")
+    ap.add_argument("--skip-parquet", action="store_true")
+    ap.add_argument("--skip-target", action="store_true", help="no target-change timings")
+    ap.add_argument("--repeat", type=int, default=3, help="CSV runs (pandas and load_dataset alternating)")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
-    import pyarrow.csv as pacsv
-    import pyarrow.parquet as pq
-
     tmp = Path(tempfile.mkdtemp(prefix="fsviz-wide-"))
     n, m = args.rows, args.cols
     X = methylation(n, m)
     print(f"# load_dataset at width: {n} x {m:,}, {np.isnan(X).mean():.1%} missing, missing='median'")
+    if not args.skip_parquet:
+        parquet_part(X, tmp, args)
+    if not args.skip_csv:
+        csv_part(X[:, : args.csv_cols or m], tmp, args)
+
+
+def parquet_part(X: np.ndarray, tmp: Path, args) -> None:
+    import pyarrow.parquet as pq
+
     pq_path = tmp / "wide.parquet"
     write_parquet(X, pq_path)
     print(f"# Parquet {pq_path.stat().st_size / 1e6:.0f} MB in {tmp}")
@@ -179,27 +190,55 @@ def main() -> None:
         same = hashlib.sha256(load.last.X.tobytes()).hexdigest() == before_hash
         print(f"# X identical before and after: {same}")
     report("Parquet", bare, "pyarrow.parquet.read_table", numpy_pass, after, before)
-    target_change(pq_path, after, complete_probe(X))
+    if not args.skip_target:
+        target_change(pq_path, after, complete_probe(X))
     pq_path.unlink()
 
-    if not args.skip_csv:
-        mc = args.csv_cols or m
-        Xc = X[:, :mc]
-        csv_path = tmp / "wide.csv"
-        write_csv(Xc, csv_path)
-        print(f"# CSV {n} x {mc:,} + id column, {csv_path.stat().st_size / 1e6:.0f} MB")
-        import pandas as pd
 
+def csv_part(Xc: np.ndarray, tmp: Path, args) -> None:
+    """The CSV side by side with pandas' C parser, ``args.repeat`` times (one warm-up load first:
+    numba's cache, the page cache), then once against pyarrow.csv."""
+    import pandas as pd
+    import pyarrow.csv as pacsv
+
+    n, mc = Xc.shape
+    csv_path = tmp / "wide.csv"
+    write_csv(Xc, csv_path)
+    print(f"# CSV {n} x {mc:,} + id column, {csv_path.stat().st_size / 1e6:.0f} MB")
+    load(csv_path)  # warm-up
+    ratios, before_ratios = [], []
+    for r in range(args.repeat):
         t_pd, _ = timed(lambda: pd.read_csv(csv_path, engine="c"))
-        wide_blocks = pacsv.ReadOptions(block_size=1 << 26)  # a block must hold the 1 MB header line
-        t_pa, _ = timed(lambda: pacsv.read_csv(csv_path, read_options=wide_blocks))
         numpy_pass, _ = timed(lambda: np.isnan(Xc).sum(axis=0))
-        before = load_in(args.before, csv_path)[0] if args.before is not None else None
+        before = None
+        if args.before is not None:
+            before, before_hash = load_in(args.before, csv_path)
         after = load(csv_path)
-        print(f"  {'pyarrow.csv.read_csv':<34} {t_pa:8.2f} s")
-        report("CSV", t_pd, "pandas.read_csv (C engine)", numpy_pass, after, before)
-        target_change(csv_path, after, complete_probe(Xc))
-        csv_path.unlink()
+        if args.before is not None:
+            same = hashlib.sha256(load.last.X.tobytes()).hexdigest() == before_hash
+            print(f"# X identical before and after: {same}")
+            before_ratios.append(before / (t_pd + numpy_pass))
+        report(
+            f"CSV, run {r + 1} of {args.repeat}",
+            t_pd,
+            "pandas.read_csv (C engine)",
+            numpy_pass,
+            after,
+            before,
+        )
+        ratios.append(after / (t_pd + numpy_pass))
+    span = f"median {np.median(ratios):.2f}x, range {min(ratios):.2f}-{max(ratios):.2f}x"
+    if before_ratios:
+        lo, hi = min(before_ratios), max(before_ratios)
+        span += f"; before: median {np.median(before_ratios):.2f}x ({lo:.2f}-{hi:.2f}x)"
+    print(f"## CSV load_dataset / (pandas.read_csv + pass) over {args.repeat} runs: {span} (load {uptime()})")
+    wide_blocks = pacsv.ReadOptions(block_size=1 << 26)  # a block must hold the 1 MB header line
+    t_pa, _ = timed(lambda: pacsv.read_csv(csv_path, read_options=wide_blocks))
+    again = load(csv_path)
+    print(f"  {'pyarrow.csv.read_csv':<34} {t_pa:8.2f} s   load_dataset {again:.2f} s (load {uptime()})")
+    if not args.skip_target:
+        target_change(csv_path, load(csv_path), complete_probe(Xc))
+    csv_path.unlink()
 
 
 if __name__ == "__main__":
