@@ -343,6 +343,7 @@ def test_random_previews_are_pandas_frames(data):
     [
         (b"id,a,b,c\r\nS1,1,2.5,NA\r\nS2,3,,4\r\n", True),
         (b"id;a;b;c\nS1;1;2;3\nS2;4;5;6\n", True),
+        (b"id,a,b,c\nS1,-0,-0,-0\nS2,,1.5,7\n", True),  # integers with a gap: 0.0; beside decimals: -0.0
         (b"id,a,b,c\nS1,1,2,3\n\nS2,4,5,6\n", False),  # a blank line: pandas' rules for it
         (b'id,a,b,c\nS1,1,"2\n",3\nS2,4,5,6\n', False),  # a line break in a quoted cell
         (b'id,a,b,c\nS1,1,2"x,3\nS2,4,5,6\n', False),  # a quote inside a cell

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from fsviz.data.pages import empty_plain
 from fsviz.data.validation import DataWarning, names_preview
 
 
@@ -58,7 +59,7 @@ def impute_missing(X, names, strategy: str, indicator: bool, who: str, owned: bo
             if owned and type(X) is np.ndarray and X.dtype == np.float64 and X.flags.owndata:
                 X.setflags(write=True)
             else:
-                X = np.array(X, dtype=np.float64)  # a writable copy
+                X = _copy(X)  # a writable copy
             counts, fills, all_missing, indicators = _dense_fills(
                 X, nan_cols, names, strategy, indicator, known
             )
@@ -206,3 +207,13 @@ def warn_missing(report: dict, who: str, dropped_shape, stacklevel: int = 4) -> 
         DataWarning,
         stacklevel=stacklevel,
     )
+
+
+def _copy(X) -> np.ndarray:
+    """A writable float64 copy of dense ``X`` in its own layout (``np.array``'s), C-ordered ones in
+    plain pages (:mod:`fsviz.data.pages`)."""
+    if not (isinstance(X, np.ndarray) and X.flags.c_contiguous and X.ndim == 2):
+        return np.array(X, dtype=np.float64)
+    out = empty_plain(X.shape)
+    out[...] = X
+    return out

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import codecs
 import csv
-import mmap
 
 import numpy as np
 
 from fsviz.data.formats import _wide_kernels as kernels
+from fsviz.data.pages import empty_plain
 
 __all__ = ["na_spellings", "preview_frame", "scan_wide", "wide_floats"]
 
@@ -80,13 +80,8 @@ def wide_floats(
 
 
 def fresh(shape: tuple, dtype=np.uint64) -> np.ndarray:
-    """``np.empty(shape, dtype)`` in pages of its own, without numpy's huge-page advice: where
-    the kernel compacts memory for such advice (transparent huge pages, ``defrag=madvise``) the
-    first touch of a fresh 240 MB array took 1-5 s on a busy host, plain pages 0.1 s."""
-    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-    if nbytes < 1 << 22:
-        return np.empty(shape, dtype=dtype)
-    return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).reshape(shape)
+    """A fresh array for the scan's output, in plain pages (:mod:`fsviz.data.pages`)."""
+    return empty_plain(shape, dtype)
 
 
 def _tokens(na_lower: frozenset) -> tuple[np.ndarray, np.ndarray]:
@@ -264,8 +259,9 @@ def preview_frame(src, m: int, kwargs: dict):
     pandas spends ~30 µs of per-column work for each of 100,000 columns, however few the rows;
     here the rows are split by :func:`~fsviz.data.formats._wide_kernels.scan_rows`, and a column
     whose cells are all plain integers, plain decimals or missing-value tokens gets the dtype
-    pandas gives it (int64 when all are integers, else float64) and ``float()``'s values, which
-    pandas' parser gives for such cells (pandas >= 3.1 by default, older ones asked for
+    pandas gives it (int64 when all are integers, else float64) and its values: the integers'
+    (as floats when some cells are missing), else ``float()``'s, which pandas' parser gives for
+    such cells (pandas >= 3.1 by default, older ones asked for
     ``float_precision="round_trip"``). pandas reads the other columns (``usecols``)."""
     import pandas as pd
 
@@ -324,8 +320,10 @@ def preview_frame(src, m: int, kwargs: dict):
     is_int = (cls == 1).all(axis=0)
     is_float = ~pandas_reads & ~is_int
     parts = []
-    if is_float.any():
-        values = np.where(cls[:, is_float] == 0, np.nan, floats[:, is_float])
+    if is_float.any():  # integers with missing cells: pandas' int64 values as floats (-0 is 0.0)
+        whole = ~(cls == 2).any(axis=0)[is_float]
+        values = np.where(whole, ints[:, is_float].astype(np.float64), floats[:, is_float])
+        values[cls[:, is_float] == 0] = np.nan
         parts.append(pd.DataFrame(values, columns=np.flatnonzero(is_float)))
     if is_int.any():
         parts.append(pd.DataFrame(ints[:, is_int], columns=np.flatnonzero(is_int)))
