@@ -509,14 +509,17 @@ def _preview_class(buf, s, e, sep, tokens, lengths, pow5, Xi, X, Xf, r, j):
 
 
 @njit(cache=True)
-def preview_cells(buf, first, spans, sep, tokens, lengths, pow5, Xi, Xf, cls):
+def preview_cells(buf, first, spans, sep, tokens, lengths, pow5, Xi, Xf, cls, kind):
     """Classify the cells of a table's first rows (``spans``: their byte ranges, from
     :func:`scan_rows`) as pandas' C parser reads them: ``cls`` 0 a missing-value token (exactly
     one of ``tokens``), 1 an integer (``-?digits``, at most 18; value in ``Xi``), 2 a plain
     decimal (``-?digits[.digits][e[+-]ddd]``, finite), 3 anything else (pandas reads that
-    column). ``Xf``: the value of classes 1 and 2 (``float()``'s, which pandas' parser gives for
-    these). False when the rows are not plainly one line each (blank lines between them, a quote
-    inside a cell, a quoted cell holding a separator or a line break): pandas reads them all."""
+    column). ``Xf``: then each column's values as pandas gives them, where its dtype is float64
+    (``float()``'s for classes 1 and 2, which pandas' parser gives for these, but the integers'
+    values when a column holds integers and missing cells only; NaN where missing). ``kind``:
+    each column's dtype, 0 float64, 1 int64 (every cell an integer), 3 pandas reads it. False
+    when the rows are not plainly one line each (blank lines between them, a quote inside a
+    cell, a quoted cell holding a separator or a line break): pandas reads them all."""
     X = Xf.view(np.uint64)
     prev = first
     for r in range(spans.shape[0]):
@@ -538,4 +541,21 @@ def preview_cells(buf, first, spans, sep, tokens, lengths, pow5, Xi, Xf, cls):
             if c < 0:
                 return False
             cls[r, j] = c
+    n = spans.shape[0]
+    for j in range(spans.shape[1]):
+        seen = np.zeros(4, dtype=np.int64)
+        for r in range(n):
+            seen[cls[r, j]] += 1
+        if seen[3]:
+            kind[j] = 3
+        elif seen[1] == n:
+            kind[j] = 1
+        else:
+            kind[j] = 0
+            whole = seen[2] == 0  # integers and gaps: pandas' int64 values as floats (-0 is 0.0)
+            for r in range(n):
+                if cls[r, j] == 0:
+                    Xf[r, j] = np.nan
+                elif whole:
+                    Xf[r, j] = np.float64(Xi[r, j])
     return True

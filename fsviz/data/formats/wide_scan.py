@@ -311,20 +311,19 @@ def preview_frame(src, m: int, kwargs: dict):
     cls = fresh((rows, m), np.int8)
     ints = fresh((rows, m), np.int64)
     floats = fresh((rows, m), np.float64)
+    dtypes = np.empty(m, dtype=np.int8)
     tokens, lengths = _exact_tokens(kwargs.get("na_values") or ())
     if not kernels.preview_cells(
-        buf, first, spans[:rows], ord(sep), tokens, lengths, _pow5(), ints, floats, cls
+        buf, first, spans[:rows], ord(sep), tokens, lengths, _pow5(), ints, floats, cls, dtypes
     ):
         return None
-    pandas_reads = (cls == 3).any(axis=0)
-    is_int = (cls == 1).all(axis=0)
-    is_float = ~pandas_reads & ~is_int
+    del cls, spans
+    pandas_reads, is_int, is_float = dtypes == 3, dtypes == 1, dtypes == 0
     parts = []
-    if is_float.any():  # integers with missing cells: pandas' int64 values as floats (-0 is 0.0)
-        whole = ~(cls == 2).any(axis=0)[is_float]
-        values = np.where(whole, ints[:, is_float].astype(np.float64), floats[:, is_float])
-        values[cls[:, is_float] == 0] = np.nan
-        parts.append(pd.DataFrame(values, columns=np.flatnonzero(is_float)))
+    if is_float.all():
+        parts.append(pd.DataFrame(floats, columns=np.arange(m)))
+    elif is_float.any():
+        parts.append(pd.DataFrame(floats[:, is_float], columns=np.flatnonzero(is_float)))
     if is_int.any():
         parts.append(pd.DataFrame(ints[:, is_int], columns=np.flatnonzero(is_int)))
     if pandas_reads.any():
