@@ -11,7 +11,7 @@ SIGNATURES = (
     ('fsviz.select.gdm._kernels', 'sparse_complete_su', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'int64[1C]', 'int64', 'int64', 'bool', 'int32[2C]', 'int64[1C]', 'float64[1C]', 'int64[2C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'int64[1C]', 'float64'), 9.8),
     ('fsviz.select.gdm._kernels', 'dense_stats', ('float64[2C,ro]', 'float64[1C]', 'int64'), 9.4),
     ('fsviz.select.gdm._kernels', 'sparse_complete_su', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'int64[1C]', 'int64', 'int64', 'bool', 'int8[2C]', 'int64[1C]', 'float64[1C]', 'int64[2C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'int64[1C]', 'float64'), 8.5),
-    ('fsviz.data.formats._wide_kernels', 'preview_cells', ('uint8[1C,ro]', 'int64', 'int64[3C]', 'int64', 'uint8[2C]', 'int64[1C]', 'uint64[2C]', 'int64[2C]', 'float64[2C]', 'int8[2C]'), 5.6),
+    ('fsviz.data.formats._wide_kernels', 'preview_cells', ('uint8[1C,ro]', 'int64', 'int64[3C]', 'int64', 'uint8[2C]', 'int64[1C]', 'uint64[2C]', 'int64[2C]', 'float64[2C]', 'int8[2C]', 'int8[1C]'), 5.6),
     ('fsviz.select._saola_kernels', 'saola_block_discrete', ('int32[2C]', 'int64[1C]', 'float64[1C]', 'float64[1C]', 'bool[1C]', 'int32[2C]', 'int64[1C]', 'float64[1C]', 'float64[1C]', 'int8[1C]', 'int64[1C]', 'float64[1C]', 'int64[1C]', 'int64[1C]'), 5.5),
     ('fsviz.select.gdm._crm_kernels', 'crm_walk_su_sparse_sf', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'bool[1C]', 'int64', 'int64', 'bool', 'int8[2F]', 'int64[1C]', 'float64[1C]', 'int64[2C]', 'int64[1C]', 'int32[1C]', 'float64[1C]', 'int64', 'float64', 'int64', 'int64[1C]', 'float64[1C]', 'float64[1C]'), 5.5),
     ('fsviz.select.gdm._sparse_sf', 'heavy_products', ('int32[1C]', 'int32[1C]', 'float64[1C]', 'float64[2C]', 'int64'), 5.4),
