@@ -125,7 +125,7 @@ class _Scan:
         # the byte ranges of the text cells of up to 1,024 rows at a time (at most 16 MiB of them)
         per_call = min(max(rows, 1), 1024, (1 << 20) // max(n_text, 1))
         self.spans = np.empty((max(per_call, 1), n_text, 2), dtype=np.int64)
-        self.hard = np.empty((2 * len(kind) + (1 << 16), 4), dtype=np.int64)  # room for a whole row
+        self.hard = np.empty((len(kind) + (1 << 16), 4), dtype=np.int64)  # room for a whole row
         self.bad: dict = {}
         self.quoting, self.comma, self.na_lower = quoting, comma, na_lower
 
