@@ -232,3 +232,27 @@ def test_the_readers_own_matrix_is_filled_in_place():
     filled, _ = impute.impute_missing(X, names, "median", False, "t", owned=True)
     assert filled is X and not filled.flags.writeable
     assert filled.tobytes() == ref.tobytes()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("shape", [(20, 300), (300, 2000)])  # below and above the 4 MiB of plain pages
+def test_the_fills_copy_keeps_the_layout_and_the_values(order, shape):
+    X = np.asarray(holey(*shape, 6), order=order)
+    X[:, np.isnan(X).all(axis=0)] = 1.0
+    X.setflags(write=False)
+    names = np.array([f"f{j}" for j in range(shape[1])], dtype=object)
+    ref, *_ = reference_impute(X, names, "mean", False)
+    filled, _ = impute.impute_missing(X, names, "mean", False, "t")
+    assert not np.shares_memory(filled, X) and np.isnan(X).any()
+    assert filled.flags.f_contiguous == (order == "F") and not filled.flags.writeable
+    assert filled.tobytes(order="A") == np.asarray(ref, order=order).tobytes(order="A")
+
+
+def test_plain_pages_are_a_writable_c_array():
+    from fsviz.data.pages import empty_plain
+
+    for shape, dtype in (((3, 4), np.float64), ((1024, 1024), np.uint64), ((600, 1000), np.int8)):
+        a = empty_plain(shape, dtype)
+        assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
+        a[...] = 7
+        assert (a == 7).all()
