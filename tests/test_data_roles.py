@@ -146,3 +146,34 @@ def test_a_column_named_x_is_an_identifier_only_with_id_like_values(text, featur
         warnings.simplefilter("ignore", DataWarning)
         ds = load_dataset(buf, label=None)
     assert ds.feature_names.tolist() == features
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_auto_target_ranking_from_parse_facts_equals_suggest_targets(seed):
+    # role_decisions ranks target candidates from the parse's column facts (no re-sort of the
+    # numeric block): the same order suggest_targets gives the same frame, ties and NaN included
+    from fsviz.data.roles import column_stats, role_decisions
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 40))
+    cols = {}
+    for j in range(int(rng.integers(2, 12))):
+        kind = rng.integers(0, 5)
+        if kind == 0:
+            v = rng.normal(size=n)
+        elif kind == 1:
+            v = rng.integers(0, int(rng.integers(1, 25)), n).astype(float)
+        elif kind == 2:
+            v = np.round(rng.normal(size=n), 1)
+        elif kind == 3:
+            v = rng.choice(["a", "b", "c", None], n).astype(object)
+        else:
+            v = rng.integers(0, 3, n)
+        if kind in (0, 1, 2):
+            v[rng.random(n) < 0.2] = np.nan
+        name = rng.choice(["g", "batch", "status_", "x", "outcome_"]) + str(j)
+        cols[name] = v
+    frame = pd.DataFrame(cols)
+    got = role_decisions(frame, "auto", None, None, stats=column_stats(frame))["stats"]
+    if "ranked" in got:
+        assert got["ranked"] == suggest_targets(frame, max_suggestions=frame.shape[1])
