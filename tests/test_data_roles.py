@@ -177,3 +177,24 @@ def test_the_auto_target_ranking_from_parse_facts_equals_suggest_targets(seed):
     got = role_decisions(frame, "auto", None, None, stats=column_stats(frame))["stats"]
     if "ranked" in got:
         assert got["ranked"] == suggest_targets(frame, max_suggestions=frame.shape[1])
+
+
+def test_leaky_features_reuse_the_sorts_of_a_read_only_matrix_across_targets():
+    from fsviz.data import roles
+
+    rng = np.random.default_rng(3)
+    n = 40
+    X = np.round(rng.normal(size=(n, 9)), 1)
+    targets = [rng.integers(0, 2, n), rng.choice(["a", "b", "c"], n), rng.integers(0, 3, n)]
+    X[:, 2] = targets[0] * 2.5  # leaky for the first target only
+    X[:, 7] = np.where(targets[1] == "a", -1.0, np.where(targets[1] == "b", 0.0, 4.0))
+    frozen = X.copy()
+    frozen.setflags(write=False)
+    for y in targets:
+        fresh = leaky_features(X.copy(), y, block_size=4)  # writable: never kept
+        assert leaky_features(frozen, y, block_size=4) == fresh
+    assert id(frozen) in roles._SORTED and len(roles._SORTED[id(frozen)][1]) == 3
+    assert [j for j, _, _ in leaky_features(frozen, targets[0], block_size=4)] == [2]
+    key = id(frozen)
+    del frozen  # the kept sorts go with the matrix
+    assert key not in roles._SORTED
