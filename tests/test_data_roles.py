@@ -198,3 +198,32 @@ def test_leaky_features_reuse_the_sorts_of_a_read_only_matrix_across_targets():
     key = id(frozen)
     del frozen  # the kept sorts go with the matrix
     assert key not in roles._SORTED
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_leaky_features_equal_a_brute_force_definition(seed):
+    # leaky: every distinct value belongs to one class, and along the sorted distinct values
+    # each class is one run (ties between classes: never leaky, whatever the sort order)
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(4, 30)), int(rng.integers(2, 4))
+    y = rng.integers(0, k, n)
+    y[:k] = np.arange(k)
+    cols = [rng.integers(0, 4, n).astype(float) for _ in range(12)]
+    cols += [y * 2.0 + rng.integers(0, 2, n) * 0.5, y.astype(float), -y * 3.0, np.where(y == 0, 1.0, 1.0 + y)]
+    X = np.column_stack(cols)
+    X[rng.integers(0, n), 5] = np.nan
+    expected = []
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        if not np.isfinite(col).all():
+            continue
+        values = np.unique(col)
+        owners = [set(y[col == v].tolist()) for v in values]
+        runs = [o.pop() for o in owners if len(o) == 1]
+        changes = sum(a != b for a, b in zip(runs[:-1], runs[1:], strict=True))
+        if len(runs) == len(values) and changes == k - 1:
+            expected.append(j)
+    frozen = X.copy()
+    frozen.setflags(write=False)
+    for m in (X, frozen, frozen):  # computed, kept, reused
+        assert [j for j, _, _ in leaky_features(m, y, block_size=5)] == expected

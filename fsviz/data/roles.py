@@ -190,7 +190,8 @@ def leaky_features(
     classes (with two classes, one threshold separates them). That covers a copy of the
     label, any recoding of it, and identifiers sorted by class. Each column is sorted
     once and the class changes along the sorted order are counted, for a block of
-    columns at a time (no loop over features).
+    columns at a time (no loop over features); the sorts of a read-only matrix are kept
+    while it lives, so another target only regroups them.
 
     With very few samples per class a random feature can separate them by chance;
     the rule is meant for n of at least a few dozen.
@@ -250,25 +251,26 @@ def leaky_features(
     for s in range(0, m_check, int(block_size)):
         e = min(s + int(block_size), m_check)
         got = None if keep is None else keep.get((s, e))
-        if got is None:
-            B = Xc[:, s:e].toarray() if sp.issparse(Xc) else np.asarray(Xc[:, s:e], dtype=np.float64)
-            order = np.argsort(B, axis=0, kind="stable")
-            S = np.take_along_axis(B, order, axis=0)
+        if got is None:  # a row per column (the sort runs along contiguous memory); ties need no order
+            B = (Xc[:, s:e].toarray() if sp.issparse(Xc) else np.asarray(Xc[:, s:e], dtype=np.float64)).T
+            B = np.ascontiguousarray(B, dtype=np.float64)
+            order = np.argsort(B, axis=1)
+            S = np.take_along_axis(B, order, axis=1)
             small = order.astype(np.int16 if n < 32768 else np.int32)
-            got = (small, S[1:] == S[:-1], np.isfinite(S).all(axis=0))
+            got = (small, S[:, 1:] == S[:, :-1], np.isfinite(S).all(axis=1))
             if keep is not None:
                 keep[(s, e)] = got
         order, tie, finite = got
         Yc = codes[order]
-        change = Yc[1:] != Yc[:-1]
-        perfect = (change.sum(axis=0) == n_classes - 1) & ~(change & tie).any(axis=0) & finite
-        n_values = 1 + (~tie).sum(axis=0)
+        change = Yc[:, 1:] != Yc[:, :-1]
+        # a tie between two classes is a change inside a tie whatever the order among equal values
+        perfect = (change.sum(axis=1) == n_classes - 1) & ~(change & tie).any(axis=1) & finite
+        n_values = 1 + (~tie).sum(axis=1)
         for c in np.flatnonzero(perfect):  # only the (few) leaky columns
             j = s + int(c)
             name = str(feature_names[j]) if feature_names is not None else f"f{j}"
             col = Xc[:, j].toarray().ravel() if sp.issparse(Xc) else np.asarray(Xc[:, j], dtype=np.float64)
-            S = col[order[:, c]]
-            out.append((j, name, _why(S, Yc[:, c], n_classes, class_names, int(n_values[c]))))
+            out.append((j, name, _why(col[order[c]], Yc[c], n_classes, class_names, int(n_values[c]))))
     return out
 
 
