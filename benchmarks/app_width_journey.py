@@ -177,7 +177,8 @@ def _wait_target(page, name: str) -> None:
 
 def _took(out: dict, step: str, t0: float) -> None:
     out[step] = time.perf_counter() - t0
-    print(f"  app: {step:32s} {out[step]:8.2f} s  ({load_text()})", flush=True)
+    at = time.strftime("%H:%M:%S", time.localtime()) + f".{int(time.time() * 1000) % 1000:03d}"
+    print(f"  app: {step:32s} {out[step]:8.2f} s  ({load_text()}; ended {at})", flush=True)
 
 
 def app_journey(page, path: Path, sheet: Path, source: str, m: int, out: dict) -> dict[str, float]:
