@@ -56,3 +56,32 @@ def test_band_reads_equal_the_whole_table_read(tmp_path, monkeypatch, pandas_met
     assert ds.fingerprint == ref.fingerprint
     np.testing.assert_array_equal(ds.X, ref.X)
     assert ds.feature_names.tolist() == ref.feature_names.tolist()
+
+
+@pytest.mark.filterwarnings("ignore::fsviz.data.DataWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, "mixed"])
+def test_a_preview_from_the_parse_equals_the_preview_read_from_the_file(tmp_path, dtype):
+    rng = np.random.default_rng(1)
+    n = 40
+    frame = pd.DataFrame(rng.normal(size=(n, 8)), columns=[f"cg{j}" for j in range(8)])
+    frame = frame.astype(np.float32 if dtype == "mixed" else dtype)
+    if dtype == "mixed":
+        frame["cg7"] = frame["cg7"].astype(np.float64)
+    frame.iloc[2, 3] = np.nan
+    frame.insert(0, "sample", [f"S{i}" for i in range(n)])
+    frame["diagnosis"] = rng.choice(["tumour", "normal"], n)
+    path = tmp_path / "m.parquet"
+    frame.to_parquet(path)
+    plan = fd.ImportPlan(label="auto", missing="median")
+    read = fd.inspect_table(path, plan=plan, nrows=25)
+    reused = fd.inspect_table(path, plan=plan, nrows=25, parsed=fd.parse_source(path, plan=plan))
+    assert (reused.target, reused.plan, reused.n_columns) == (read.target, read.plan, read.n_columns)
+    assert [(r.name, r.role, r.reason) for r in reused.roles] == [(r.name, r.role, r.reason) for r in read.roles]
+    assert reused.frame.columns.tolist() == read.frame.columns.tolist() and len(reused.frame) == 25
+    for c in read.frame.columns:
+        if read.frame[c].dtype.kind == "f":
+            same = read.frame[c].dtype == reused.frame[c].dtype
+            assert same or dtype == "mixed"  # mixed float types: previewed as float64
+            np.testing.assert_array_equal(reused.frame[c].to_numpy(np.float64), read.frame[c].to_numpy(np.float64))
+        else:
+            assert reused.frame[c].astype(str).tolist() == read.frame[c].astype(str).tolist()

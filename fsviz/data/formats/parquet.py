@@ -88,6 +88,7 @@ def parse_parquet(src: Source) -> dict:
         except (ValueError, UnicodeDecodeError):
             meta = {}
     fix = "check that the file is a valid Parquet file (re-export it, e.g. DataFrame.to_parquet)."
+    float_dtype = _one_float_type(schema)
     try:
         df = _float_frame(pf, schema)
         if df is None:
@@ -109,7 +110,7 @@ def parse_parquet(src: Source) -> dict:
         df.columns = pd.Index([str(c) for c in df.columns.tolist()], dtype=object)
         df = share_floats(df)
     remember_fills(df, src.missing)
-    return {"frame": df, "meta": meta, "index": kept, "stats": parsed_stats(df)}
+    return {"frame": df, "meta": meta, "index": kept, "stats": parsed_stats(df), "float_dtype": float_dtype}
 
 
 #: float columns read (and converted into the block) at a time: bounds pyarrow's buffers
@@ -145,6 +146,35 @@ def _float_frame(pf, schema):
         at = np.flatnonzero(~is_float).tolist()
         others = [(j, str(c), frame[c].to_numpy()) for j, c in zip(at, rest, strict=True)]
     return block_frame(block, [str(names[j]) for j in floats], others)
+
+
+def _one_float_type(schema) -> str | None:
+    """The numpy dtype of the file's float columns when they all have one (e.g. ``"float32"``)."""
+    import pyarrow as pa
+
+    kinds = {str(f.type.to_pandas_dtype().__name__) for f in schema if pa.types.is_floating(f.type)}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def parsed_head(payload: dict, nrows: int):
+    """The first ``nrows`` rows of a parsed Parquet file as :func:`~fsviz.data.inspect_table`
+    previews them: the parsed frame's, its float columns back in the file's float type when they
+    all have one (a float32 value is previewed as the file holds it, not as its float64 digits)."""
+    df = payload["frame"].iloc[:nrows]
+    info = carried(df, "float_block")
+    dtype = payload.get("float_dtype")
+    if info is None or dtype in (None, "float64"):
+        return df.copy()
+    names = info["columns"]
+    block = np.ascontiguousarray(info["block"][:nrows], dtype=dtype)
+    is_float = df.columns.isin(names)
+    others = [(int(j), df.columns[j], df.iloc[:, j].to_numpy()) for j in np.flatnonzero(~is_float)]
+    import pandas as pd
+
+    out = pd.DataFrame(block, columns=pd.Index(names, dtype=object), copy=False)
+    for j, name, values in others:
+        out.insert(j, name, values, allow_duplicates=True)
+    return out
 
 
 def assemble_parquet(src: Source, parsed: dict, label) -> dict:
