@@ -76,12 +76,14 @@ def test_a_preview_from_the_parse_equals_the_preview_read_from_the_file(tmp_path
     read = fd.inspect_table(path, plan=plan, nrows=25)
     reused = fd.inspect_table(path, plan=plan, nrows=25, parsed=fd.parse_source(path, plan=plan))
     assert (reused.target, reused.plan, reused.n_columns) == (read.target, read.plan, read.n_columns)
-    assert [(r.name, r.role, r.reason) for r in reused.roles] == [(r.name, r.role, r.reason) for r in read.roles]
+    roles = [(r.name, r.role, r.reason) for r in read.roles]
+    assert [(r.name, r.role, r.reason) for r in reused.roles] == roles
     assert reused.frame.columns.tolist() == read.frame.columns.tolist() and len(reused.frame) == 25
     for c in read.frame.columns:
         if read.frame[c].dtype.kind == "f":
             same = read.frame[c].dtype == reused.frame[c].dtype
             assert same or dtype == "mixed"  # mixed float types: previewed as float64
-            np.testing.assert_array_equal(reused.frame[c].to_numpy(np.float64), read.frame[c].to_numpy(np.float64))
+            got, want = reused.frame[c].to_numpy(np.float64), read.frame[c].to_numpy(np.float64)
+            np.testing.assert_array_equal(got, want)
         else:
             assert reused.frame[c].astype(str).tolist() == read.frame[c].astype(str).tolist()
