@@ -87,3 +87,17 @@ def test_a_preview_from_the_parse_equals_the_preview_read_from_the_file(tmp_path
             np.testing.assert_array_equal(got, want)
         else:
             assert reused.frame[c].astype(str).tolist() == read.frame[c].astype(str).tolist()
+
+
+@pytest.mark.parametrize("shape", [(1, 5), (2, 9), (57, 300), (400, 40_005)])
+def test_constant_columns_by_row_bands_equal_the_whole_matrix_comparison(shape):
+    from fsviz.data.columns import constant_columns
+
+    rng = np.random.default_rng(shape[1])
+    X = rng.integers(0, 2, shape).astype(float)
+    X[:, ::7] = 3.0
+    X[:, 1] = np.nan  # never equal to itself: not constant
+    X[-1, -1] = 4.0  # differs only in the last band
+    expected = np.flatnonzero(np.all(X == X[0:1, :], axis=0))
+    np.testing.assert_array_equal(constant_columns(X), expected)
+    np.testing.assert_array_equal(constant_columns(np.asfortranarray(X)), expected)
