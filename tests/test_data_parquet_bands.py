@@ -101,3 +101,17 @@ def test_constant_columns_by_row_bands_equal_the_whole_matrix_comparison(shape):
     expected = np.flatnonzero(np.all(X == X[0:1, :], axis=0))
     np.testing.assert_array_equal(constant_columns(X), expected)
     np.testing.assert_array_equal(constant_columns(np.asfortranarray(X)), expected)
+
+
+def test_a_wide_parquet_preview_is_capped_in_cells_read_or_parsed(tmp_path):
+    from fsviz.data.inspect import PREVIEW_CELLS
+
+    m = PREVIEW_CELLS // 20 + 7  # 200 rows would be ~20x the cells
+    table = pa.table({f"g{j}": pa.array(np.full(60, j / 7, dtype=np.float32)) for j in range(m)})
+    path = tmp_path / "wide.parquet"
+    pq.write_table(table, path)
+    plan = fd.ImportPlan(label=None)
+    read = fd.inspect_table(path, plan=plan)
+    reused = fd.inspect_table(path, plan=plan, parsed=fd.parse_source(path, plan=plan))
+    assert len(read.frame) == len(reused.frame) == max(10, PREVIEW_CELLS // m)
+    np.testing.assert_array_equal(read.frame.to_numpy(), reused.frame.to_numpy())

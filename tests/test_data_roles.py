@@ -180,7 +180,7 @@ def test_the_auto_target_ranking_from_parse_facts_equals_suggest_targets(seed):
 
 
 def test_leaky_features_reuse_the_sorts_of_a_read_only_matrix_across_targets():
-    from fsviz.data import roles
+    from fsviz.data import leakage as roles
 
     rng = np.random.default_rng(3)
     n = 40

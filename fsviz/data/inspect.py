@@ -294,7 +294,7 @@ def _look(src, f: str, plan: ImportPlan, nrows: int, notes: list, who: str, pars
         if parsed is not None and parsed.fmt == "parquet" and parsed.kind == "split":
             from fsviz.data.formats.parquet import parsed_head
 
-            frame = parsed_head(parsed.payload, nrows)
+            frame = parsed_head(parsed.payload, nrows, PREVIEW_CELLS)
         else:
             frame = _parquet_head(src, nrows)
         raw = None
@@ -381,6 +381,9 @@ def _parquet_head(src, nrows: int):
     check_flat(
         schema, f"inspect_table: {src.label}"
     )  # lists and structs: the loader's message, not a TypeError
+    width = max(len(schema.names), 1)
+    if nrows * width > PREVIEW_CELLS:  # a wide file: about PREVIEW_CELLS cells (parsed_head's rule)
+        nrows = max(10, min(nrows, PREVIEW_CELLS // width))
     try:
         batch = next(pf.iter_batches(batch_size=nrows), None)
         frame = batch.to_pandas() if batch is not None else schema.empty_table().to_pandas()

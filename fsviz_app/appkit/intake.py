@@ -23,7 +23,9 @@ from fsviz_app.appkit.state import (
     activate,
     dataset_key,
     inspect_store,
+    parsed_for_look,
     parsed_store,
+    parsed_upload,
     result_store,
     session_id,
     upload_store,
@@ -376,7 +378,7 @@ def _inspect_as_job(up: Upload, plan: ImportPlan, propose: bool = False):
     def look(_):
         buf = io.BytesIO(up.data)
         buf.name = up.filename
-        return inspect_table(buf, plan=plan, sandbox=True, propose=propose, parsed=_parsed_for_look(up, plan))
+        return inspect_table(buf, plan=plan, sandbox=True, propose=propose, parsed=parsed_for_look(up, plan))
 
     if session_id() is None:
         return look(None)
@@ -671,30 +673,6 @@ def _known(read: _Read):
     return _datasets().get(known) if known is not None else None
 
 
-def _parsed(up: Upload, plan: ImportPlan):
-    """``up`` parsed under ``plan``'s parse fields: from :func:`parsed_store`, else parsed here
-    (sandboxed) and kept there."""
-    from fsviz.data import parse_source
-
-    key = (up.digest, up.filename, plan.parse_key())
-    parsed = parsed_store().get(key)
-    if parsed is None:
-        buf = io.BytesIO(up.data)
-        buf.name = up.filename  # the parser takes the format from the name
-        parsed = parse_source(buf, plan=plan, sandbox=True)
-        parsed_store().put(key, parsed)
-    return parsed
-
-
-def _parsed_for_look(up: Upload, plan: ImportPlan):
-    """The parse a Parquet file's preview is taken from (None for any other file): pyarrow reads a
-    whole row group for its first rows, as long as the file, which the read then parses again;
-    parsed here, the preview and the read share one parse."""
-    named = up.filename.lower().endswith((".parquet", ".pq"))
-    parquet = plan.fmt == "parquet" or (plan.fmt is None and named)
-    return _parsed(up, plan) if parquet else None
-
-
 def _read_dataset(read: _Read):
     """The upload's dataset under its plan (in a job's thread), kept in the dataset store: the
     file parsed once per parse key (:meth:`ImportPlan.parse_key`, kept in :func:`parsed_store`),
@@ -709,7 +687,7 @@ def _read_dataset(read: _Read):
     from fsviz.data import assemble
 
     up, extra = read.up, {}
-    parsed = _parsed(up, read.plan)
+    parsed = parsed_upload(up, read.plan)
     for option, record in (("sample_annotations", read.samples), ("feature_annotations", read.features)):
         if record is not None:
             extra[option] = io.BytesIO(record.data)

@@ -156,10 +156,15 @@ def _one_float_type(schema) -> str | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
-def parsed_head(payload: dict, nrows: int):
+def parsed_head(payload: dict, nrows: int, cells: int | None = None):
     """The first ``nrows`` rows of a parsed Parquet file as :func:`~fsviz.data.inspect_table`
     previews them: the parsed frame's, its float columns back in the file's float type when they
-    all have one (a float32 value is previewed as the file holds it, not as its float64 digits)."""
+    all have one (a float32 value is previewed as the file holds it, not as its float64 digits).
+    ``cells``: at most about that many cells (at least 10 rows), as a wide text table's preview
+    (200 rows of 100,000 columns took ~600 MB of temporaries to rank the target candidates)."""
+    width = max(payload["frame"].shape[1], 1)
+    if cells is not None and nrows * width > cells:
+        nrows = max(10, min(nrows, cells // width))
     df = payload["frame"].iloc[:nrows]
     info = carried(df, "float_block")
     dtype = payload.get("float_dtype")
