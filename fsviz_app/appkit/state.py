@@ -18,6 +18,7 @@ from fsviz_app.appkit.memory import (
     return_memory,
     share,
     tune_allocator,
+    upload_bytes,
 )
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def parsed_upload(up: Upload, plan: ImportPlan) -> ParsedSource:
     key = (up.digest, up.filename, plan.parse_key())
     parsed = parsed_store().get(key)
     if parsed is None:
-        buf = io.BytesIO(up.data)
+        buf = io.BytesIO(upload_bytes(up))
         buf.name = up.filename  # the parser takes the format from the name
         parsed = parse_source(buf, plan=plan, sandbox=True)
         parsed_store().put(key, parsed)
