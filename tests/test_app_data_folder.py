@@ -485,3 +485,26 @@ def test_the_chunked_sources_refuse_a_fifo_by_its_type(tmp_path, source):
         assert isinstance(box.get("error"), ValueError) and "named pipe (FIFO)" in str(box["error"])
     finally:
         _unblock(fifo)
+
+
+def test_a_large_folder_file_is_read_from_disk_when_needed_not_held(folder, monkeypatch):
+    from fsviz_app.appkit import data_folder
+    from fsviz_app.appkit.memory import DiskBytes, nbytes_of, upload_bytes
+    from fsviz_app.appkit.state import upload_store
+
+    data, _, _, _ = folder
+    monkeypatch.setattr(data_folder, "HELD_BYTES", 0)  # every file counts as large
+    at = _app(monkeypatch, data)
+    at.text_input(key="folder_path").set_value("sub/table.csv").run()
+    assert not at.exception and not at.error, [e.value for e in at.exception or at.error]
+    assert any("Active: **table**" in c.value for c in at.sidebar.caption)
+    record = upload_store().get(at.session_state["folder_token"])
+    assert isinstance(record.data, DiskBytes) and nbytes_of(record) < 1000
+    table = data / "sub" / "table.csv"
+    assert upload_bytes(record) == table.read_bytes()
+    table.write_text("a,b,class\n1,2,x\n3,4,y\n")  # replaced on disk: another size and time
+    with pytest.raises(ValueError, match="changed on disk since it was opened"):
+        upload_bytes(record)
+    table.unlink()
+    with pytest.raises(ValueError, match="no longer in the folder"):
+        upload_bytes(record)

@@ -146,3 +146,84 @@ def test_a_column_named_x_is_an_identifier_only_with_id_like_values(text, featur
         warnings.simplefilter("ignore", DataWarning)
         ds = load_dataset(buf, label=None)
     assert ds.feature_names.tolist() == features
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_auto_target_ranking_from_parse_facts_equals_suggest_targets(seed):
+    # role_decisions ranks target candidates from the parse's column facts (no re-sort of the
+    # numeric block): the same order suggest_targets gives the same frame, ties and NaN included
+    from fsviz.data.roles import column_stats, role_decisions
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 40))
+    cols = {}
+    for j in range(int(rng.integers(2, 12))):
+        kind = rng.integers(0, 5)
+        if kind == 0:
+            v = rng.normal(size=n)
+        elif kind == 1:
+            v = rng.integers(0, int(rng.integers(1, 25)), n).astype(float)
+        elif kind == 2:
+            v = np.round(rng.normal(size=n), 1)
+        elif kind == 3:
+            v = rng.choice(["a", "b", "c", None], n).astype(object)
+        else:
+            v = rng.integers(0, 3, n)
+        if kind in (0, 1, 2):
+            v[rng.random(n) < 0.2] = np.nan
+        name = rng.choice(["g", "batch", "status_", "x", "outcome_"]) + str(j)
+        cols[name] = v
+    frame = pd.DataFrame(cols)
+    got = role_decisions(frame, "auto", None, None, stats=column_stats(frame))["stats"]
+    if "ranked" in got:
+        assert got["ranked"] == suggest_targets(frame, max_suggestions=frame.shape[1])
+
+
+def test_leaky_features_reuse_the_sorts_of_a_read_only_matrix_across_targets():
+    from fsviz.data import leakage as roles
+
+    rng = np.random.default_rng(3)
+    n = 40
+    X = np.round(rng.normal(size=(n, 9)), 1)
+    targets = [rng.integers(0, 2, n), rng.choice(["a", "b", "c"], n), rng.integers(0, 3, n)]
+    X[:, 2] = targets[0] * 2.5  # leaky for the first target only
+    X[:, 7] = np.where(targets[1] == "a", -1.0, np.where(targets[1] == "b", 0.0, 4.0))
+    frozen = X.copy()
+    frozen.setflags(write=False)
+    for y in targets:
+        fresh = leaky_features(X.copy(), y, block_size=4)  # writable: never kept
+        assert leaky_features(frozen, y, block_size=4) == fresh
+    assert id(frozen) in roles._SORTED and len(roles._SORTED[id(frozen)][1]) == 3
+    assert [j for j, _, _ in leaky_features(frozen, targets[0], block_size=4)] == [2]
+    key = id(frozen)
+    del frozen  # the kept sorts go with the matrix
+    assert key not in roles._SORTED
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_leaky_features_equal_a_brute_force_definition(seed):
+    # leaky: every distinct value belongs to one class, and along the sorted distinct values
+    # each class is one run (ties between classes: never leaky, whatever the sort order)
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(4, 30)), int(rng.integers(2, 4))
+    y = rng.integers(0, k, n)
+    y[:k] = np.arange(k)
+    cols = [rng.integers(0, 4, n).astype(float) for _ in range(12)]
+    cols += [y * 2.0 + rng.integers(0, 2, n) * 0.5, y.astype(float), -y * 3.0, np.where(y == 0, 1.0, 1.0 + y)]
+    X = np.column_stack(cols)
+    X[rng.integers(0, n), 5] = np.nan
+    expected = []
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        if not np.isfinite(col).all():
+            continue
+        values = np.unique(col)
+        owners = [set(y[col == v].tolist()) for v in values]
+        runs = [o.pop() for o in owners if len(o) == 1]
+        changes = sum(a != b for a, b in zip(runs[:-1], runs[1:], strict=True))
+        if len(runs) == len(values) and changes == k - 1:
+            expected.append(j)
+    frozen = X.copy()
+    frozen.setflags(write=False)
+    for m in (X, frozen, frozen):  # computed, kept, reused
+        assert [j for j, _, _ in leaky_features(m, y, block_size=5)] == expected

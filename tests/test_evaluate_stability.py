@@ -183,3 +183,23 @@ def test_group_index_errors(rng):
         selection_stability([[0], [1]], 12, X=X, tau=0.3)
     with pytest.raises(ValueError, match=r"group members must lie in \[0, 10\)"):
         selection_stability([[0], [1]], 10, groups=[[0, 10]])
+
+
+def test_folds_and_resamples_reach_a_selector_read_only_and_a_dataset_does_not_copy_them():
+    from fsviz.data import Dataset
+    from fsviz.evaluate import bootstrap_selections, cv_accuracy
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 6))
+    y = np.repeat([0, 1], 20)
+    seen = []
+
+    def selector(Xf, yf):
+        ds = Dataset(Xf, y=yf)
+        seen.append((Xf.flags.writeable, np.shares_memory(ds.X, Xf)))
+        return np.array([0, 1])
+
+    bootstrap_selections(selector, X, y, n_boot=3, random_state=0)
+    cv_accuracy(X, y, selector, k=2, n_splits=2, random_state=0)
+    assert seen and all(flags == (False, True) for flags in seen)
+    assert X.flags.writeable  # the caller's matrix is untouched

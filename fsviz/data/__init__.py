@@ -30,7 +30,7 @@ _EXPORTS = {
     "BlockTruth": ".generators",
     "TextTruth": ".generators",
     "suggest_targets": ".roles",
-    "leaky_features": ".roles",
+    "leaky_features": ".leakage",
     "infer_column_roles": ".roles",
     "ColumnRole": ".roles",
     "inspect_table": ".inspect",

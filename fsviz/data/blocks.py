@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "Carried",
+    "block_frame",
     "c_order",
     "carried",
     "drop_columns",
@@ -67,20 +68,28 @@ def c_order(X: np.ndarray, tile: int = 1024) -> np.ndarray:
 def share_floats(frame):
     """``frame`` with its float64 columns views into one C-ordered, read-only block (kept in
     ``frame.attrs``); the same frame when it has fewer than two of them."""
-    import pandas as pd
-
     floats = [j for j, t in enumerate(frame.dtypes) if t == np.float64]
     if len(floats) < 2:
         return frame
-    names = frame.columns[floats].tolist()
     block = c_order(frame.iloc[:, floats].to_numpy(dtype=np.float64))
+    kept = set(floats)
+    rest = (j for j in range(frame.shape[1]) if j not in kept)
+    others = [(j, frame.columns[j], frame.iloc[:, j].to_numpy()) for j in rest]
+    return block_frame(block, frame.columns[floats].tolist(), others, frame.attrs)
+
+
+def block_frame(block: np.ndarray, names: list, others=(), attrs=None):
+    """A frame whose columns ``names`` are views into ``block`` (C-ordered float64, made
+    read-only here) with ``others`` (``(position, name, values)``, few, in position order)
+    inserted, carrying the block as :func:`share_floats` does."""
+    import pandas as pd
+
     block.setflags(write=False)
     # plain object names: iterating a str-dtype (Arrow-backed) index of 100,000 names costs ~0.1 s a pass
     out = pd.DataFrame(block, columns=pd.Index(names, dtype=object), copy=False)
-    kept = set(floats)
-    for j in (j for j in range(frame.shape[1]) if j not in kept):  # the other columns: few
-        out.insert(j, frame.columns[j], frame.iloc[:, j].to_numpy(), allow_duplicates=True)
-    out.attrs = dict(frame.attrs)
+    for j, name, values in others:  # the other columns: few
+        out.insert(j, name, values, allow_duplicates=True)
+    out.attrs = dict(attrs or {})
     out.attrs[_KEY] = Carried(
         {"block": block, "columns": [str(c) for c in names], "owned": False, "fills": None}
     )

@@ -23,7 +23,7 @@ from fsviz.data.images import (
     image_feature_names,
     infer_image_shape,
 )
-from fsviz.data.impute import append_indicators, impute_missing, warn_missing
+from fsviz.data.impute import append_indicators, impute_missing, impute_shared, warn_missing
 from fsviz.data.names import default_feature_names
 from fsviz.data.validation import check_finite, warn_constant
 
@@ -90,9 +90,12 @@ def build_dataset(src: Source, parts: dict, *, image_shape, name, image_order) -
     if strategy != "error":
         known = parts.get("fills")  # the parse-time fills of this very X under this strategy, if any
         known = known["values"] if known and known["X"] is X and known["strategy"] == strategy else None
-        X, report = impute_missing(
-            X, names, strategy, indicator, who, owned=bool(parts.get("owned")), known=known
-        )
+        if known is not None and not parts.get("owned"):  # the parse's own block: filled once per parse
+            X, report = impute_shared(X, names, strategy, indicator, who, known)
+        else:
+            X, report = impute_missing(
+                X, names, strategy, indicator, who, owned=bool(parts.get("owned")), known=known
+            )
         if report is not None:
             indicator_cols = report.pop("indicator_columns")
             report["indicator_names"] = [nm for nm, _ in indicator_cols]

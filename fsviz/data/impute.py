@@ -7,6 +7,7 @@ time in Python; sparse ones fill their stored NaNs column by column (few such co
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 import scipy.sparse as sp
@@ -80,6 +81,37 @@ def impute_missing(X, names, strategy: str, indicator: bool, who: str, owned: bo
         "indicator_columns": indicators,
     }
     return X, report
+
+
+#: id(parsed block) -> (weak reference to it, {(strategy, indicator): (names, X filled, report)})
+_FILLED: dict[int, tuple] = {}
+
+
+def impute_shared(X: np.ndarray, names, strategy: str, indicator: bool, who: str, known):
+    """:func:`impute_missing` of a parsed float block that every assembly of one parse shares
+    (read-only, its fills ``known`` from parse): the filled copy and its report are kept while the
+    block lives, so another target with the same features fills nothing again (at 100,000
+    columns the copy alone took 0.2-1.7 s on this VM's fresh pages). Datasets share that X."""
+    entry = _FILLED.get(id(X))
+    if entry is None or entry[0]() is not X:
+        entry = (weakref.ref(X), {})
+        _FILLED[id(X)] = entry
+        weakref.finalize(X, _FILLED.pop, id(X), None)
+    memo = entry[1]
+    names_arr = np.asarray(names, dtype=object)
+    got = memo.get((strategy, indicator))
+    if got is None or not np.array_equal(got[0], names_arr):
+        got = (names_arr, *impute_missing(X, names, strategy, indicator, who, owned=False, known=known))
+        memo[(strategy, indicator)] = got
+    _, filled, report = got
+    if report is None:
+        return filled, None
+    return filled, {  # the caller edits its report: a copy of the parts it touches
+        **report,
+        "counts": dict(report["counts"]),
+        "fill": dict(report["fill"]),
+        "indicator_columns": list(report["indicator_columns"]),
+    }
 
 
 #: bytes of the column blocks :func:`_dense_fills` works on (a few copies of one block at a time)

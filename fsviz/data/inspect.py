@@ -127,6 +127,7 @@ def inspect_table(
     memory_budget: int | str | None = None,
     plan: ImportPlan | None = None,
     propose: bool = True,
+    parsed=None,
 ) -> TableInfo:
     """Look at the first rows of a file: its format, dialect, sheets, orientation and column roles,
     and the import plan that reads it (``TableInfo.plan``).
@@ -165,6 +166,10 @@ def inspect_table(
         Every reading option as one value (instead of the options above).
     propose : bool, default=True
         Fill in what the file shows (see above); False: the plan exactly as given.
+    parsed : ParsedSource, optional
+        This very file already parsed (:func:`~fsviz.data.parse_source`): a Parquet file's first
+        rows are taken from it instead of read again (at 100,000 columns pyarrow reads the whole
+        row group for a few rows, as long as the file itself).
 
     Returns
     -------
@@ -217,13 +222,13 @@ def inspect_table(
     if propose and f in ("csv", "tsv", "txt"):
         plan = _propose_text(src, f, plan, who)
     try:
-        info = _look(src, f, plan, nrows, list(base_notes), who)
+        info = _look(src, f, plan, nrows, list(base_notes), who, parsed)
     except ValueError as e:
         if not (propose and "duplicated" in str(e) or "repeat" in str(e)) or plan.duplicates != "error":
             raise
         policy = "mean" if "features in rows" in str(e) else "suffix"
         plan = plan.replace(duplicates=policy)
-        info = _look(src, f, plan, nrows, list(base_notes), who)
+        info = _look(src, f, plan, nrows, list(base_notes), who, parsed)
     if propose:
         plan = _propose_values(info, plan)
     return dataclasses.replace(info, plan=plan)
@@ -273,7 +278,7 @@ def _propose_values(info: TableInfo, plan: ImportPlan) -> ImportPlan:
     return plan.replace(transform="log1p_cpm") if looks_like_counts(block) else plan
 
 
-def _look(src, f: str, plan: ImportPlan, nrows: int, notes: list, who: str) -> TableInfo:
+def _look(src, f: str, plan: ImportPlan, nrows: int, notes: list, who: str, parsed=None) -> TableInfo:
     """The preview of ``src`` read with ``plan`` (no proposals)."""
     src.use_plan(plan)
     label, id_columns, ignore = plan.label, src.id_columns, src.ignore
@@ -286,7 +291,13 @@ def _look(src, f: str, plan: ImportPlan, nrows: int, notes: list, who: str) -> T
     if f == "geo":
         return _geo(src, label, nrows, notes, who)
     if f == "parquet":
-        frame, raw = _parquet_head(src, nrows), None
+        if parsed is not None and parsed.fmt == "parquet" and parsed.kind == "split":
+            from fsviz.data.formats.parquet import parsed_head
+
+            frame = parsed_head(parsed.payload, nrows, PREVIEW_CELLS)
+        else:
+            frame = _parquet_head(src, nrows)
+        raw = None
         info = {"n_rows": None, "complete": False}
     else:
         from fsviz.data.formats.delimited import text_columns_of
@@ -370,6 +381,9 @@ def _parquet_head(src, nrows: int):
     check_flat(
         schema, f"inspect_table: {src.label}"
     )  # lists and structs: the loader's message, not a TypeError
+    width = max(len(schema.names), 1)
+    if nrows * width > PREVIEW_CELLS:  # a wide file: about PREVIEW_CELLS cells (parsed_head's rule)
+        nrows = max(10, min(nrows, PREVIEW_CELLS // width))
     try:
         batch = next(pf.iter_batches(batch_size=nrows), None)
         frame = batch.to_pandas() if batch is not None else schema.empty_table().to_pandas()

@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import functools
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from numbers import Integral
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from fsviz.data.plan import DEFAULT_NA
-from fsviz.data.validation import DataWarning
 from fsviz.data.validation import names_preview as _preview
 
 if TYPE_CHECKING:
@@ -34,7 +30,6 @@ __all__ = [
     "parsed_stats",
     "role_decisions",
     "infer_column_roles",
-    "leaky_features",
     "suggest_targets",
 ]
 
@@ -132,8 +127,6 @@ def suggest_targets(frame: pd.DataFrame, max_suggestions: int = 5) -> list[str]:
     if m == 0 or n == 0:
         return []
     names = _column_names(frame)
-    strong = np.array([name.strip().lower() in _STRONG for name in names], dtype=bool)
-    score = np.where(strong, 4.0, np.where(target_worded(names), 3.0, 0.0))
     numeric = _numeric_mask(frame)
     n_unique = np.zeros(m, dtype=np.int64)
     integer = np.zeros(m, dtype=bool)
@@ -147,6 +140,14 @@ def suggest_targets(frame: pd.DataFrame, max_suggestions: int = 5) -> list[str]:
     other = np.flatnonzero(~numeric)
     if other.size:
         n_unique[other] = frame.iloc[:, other].nunique(dropna=True).to_numpy()
+    return _ranked(names, numeric, n_unique, integer, n, max_suggestions)
+
+
+def _ranked(names: list[str], numeric, n_unique, integer, n: int, max_suggestions: int) -> list[str]:
+    """:func:`suggest_targets` of columns whose distinct counts and integer-ness are known."""
+    m = len(names)
+    strong = np.array([name.strip().lower() in _STRONG for name in names], dtype=bool)
+    score = np.where(strong, 4.0, np.where(target_worded(names), 3.0, 0.0))
     score += np.where(~numeric & (n_unique >= 2) & (n_unique <= _MAX_CLASSES), 2.0, 0.0)
     score += np.where(numeric & integer & (n_unique >= 2) & (n_unique <= 20), 1.0, 0.0)
     # a distinct value in every row marks an identifier, except for real (fractional)
@@ -154,107 +155,6 @@ def suggest_targets(frame: pd.DataFrame, max_suggestions: int = 5) -> list[str]:
     usable = (n_unique >= 2) & ((n_unique < n) | (n <= 2) | (numeric & ~integer))
     order = np.lexsort((np.arange(m), -score))
     return [names[c] for c in order if usable[c] and score[c] > 0][: int(max_suggestions)]
-
-
-def _why(S: np.ndarray, Yc: np.ndarray, n_classes: int, class_names: np.ndarray, n_values: int) -> str:
-    """A sentence for one leaky feature: its sorted values and classes."""
-    if n_values == n_classes:
-        return "takes exactly one value per class (a copy or recoding of the label)"
-    cut = np.flatnonzero(Yc[1:] != Yc[:-1])
-    if n_classes == 2:
-        t = (S[cut[0]] + S[cut[0] + 1]) / 2
-        lo, hi = class_names[Yc[0]], class_names[Yc[-1]]
-        return f"the threshold {t:.4g} separates the classes with no error (below: {lo}, above: {hi})"
-    return f"{n_classes - 1} thresholds split it into one interval per class with no error"
-
-
-def leaky_features(
-    X: Any,
-    y: Any,
-    feature_names: Sequence[str] | None = None,
-    *,
-    max_features: int = 100_000,
-    block_size: int = 2048,
-) -> list[tuple[int, str, str]]:
-    """Features that predict the labels perfectly on their own (likely target leakage).
-
-    A feature is reported when a 1-D rule on it classifies every sample correctly: its
-    values, sorted, fall into one contiguous run per class and no value is shared by two
-    classes (with two classes, one threshold separates them). That covers a copy of the
-    label, any recoding of it, and identifiers sorted by class. Each column is sorted
-    once and the class changes along the sorted order are counted, for a block of
-    columns at a time (no loop over features).
-
-    With very few samples per class a random feature can separate them by chance;
-    the rule is meant for n of at least a few dozen.
-
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-        Class labels (any type), at least 2 classes.
-    feature_names : sequence of str, default=None
-    max_features : int, default=100_000
-        Check budget: only the first ``max_features`` columns are checked; a
-        :class:`~fsviz.data.DataWarning` names how many were skipped.
-    block_size : int, default=2048
-        Columns sorted together (peak extra memory about ``3 * block_size * n * 8`` bytes).
-
-    Returns
-    -------
-    list of (int, str, str)
-        ``(index, name, why)`` for each leaky feature, in column order.
-
-    Examples
-    --------
-    >>> X = np.column_stack([np.arange(6.0) % 3, [5, 5, 5, 9, 9, 9]])
-    >>> [(i, why.split(" (")[0]) for i, _, why in leaky_features(X, ["a"] * 3 + ["b"] * 3)]
-    [(1, 'takes exactly one value per class')]
-    """
-    who = "leaky_features"
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"{who}: y must be 1-D; got shape {y.shape}.")
-    if not sp.issparse(X):
-        X = np.asarray(X)
-        if X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
-            raise ValueError(f"{who}: X must be a 2-D numeric array; got shape {X.shape}, dtype {X.dtype}.")
-    n, m = X.shape
-    if y.shape[0] != n:
-        raise ValueError(f"{who}: X has {n} rows but y has {y.shape[0]} labels.")
-    for nm, v in (("max_features", max_features), ("block_size", block_size)):
-        if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
-            raise ValueError(f"{who}: '{nm}' must be a positive int; got {v!r}.")
-    class_names, codes = np.unique(y.astype(str) if y.dtype == object else y, return_inverse=True)
-    n_classes = class_names.size
-    if n_classes < 2:
-        raise ValueError(f"{who}: y needs at least 2 classes; got {n_classes}.")
-    m_check = min(m, int(max_features))
-    if m_check < m:
-        warnings.warn(
-            f"{who}: checked the first {m_check} of {m} features (max_features={max_features}); "
-            f"{m - m_check} were not checked.",
-            DataWarning,
-            stacklevel=2,
-        )
-    Xc = X.tocsc() if sp.issparse(X) else X
-    out: list[tuple[int, str, str]] = []
-    for s in range(0, m_check, int(block_size)):
-        e = min(s + int(block_size), m_check)
-        B = Xc[:, s:e].toarray() if sp.issparse(Xc) else np.asarray(Xc[:, s:e], dtype=np.float64)
-        order = np.argsort(B, axis=0, kind="stable")
-        S = np.take_along_axis(B, order, axis=0)
-        Yc = codes[order]
-        change = Yc[1:] != Yc[:-1]
-        tie = S[1:] == S[:-1]
-        perfect = (change.sum(axis=0) == n_classes - 1) & ~(change & tie).any(axis=0)
-        perfect &= np.isfinite(S).all(axis=0)
-        n_values = 1 + (~tie).sum(axis=0)
-        for c in np.flatnonzero(perfect):  # only the (few) leaky columns
-            j = s + int(c)
-            name = str(feature_names[j]) if feature_names is not None else f"f{j}"
-            out.append((j, name, _why(S[:, c], Yc[:, c], n_classes, class_names, int(n_values[c]))))
-    return out
 
 
 # ============================================================================ column roles
@@ -506,8 +406,16 @@ def _pick_target(names: list[str], stats: dict, candidates: np.ndarray, frame: p
     hit = named_target(names, cand.tolist())  # label, class, y, target: exact case first
     if hit is not None:
         return hit
+    # the numeric columns' distinct counts and integer-ness are the parse's facts (the same
+    # definitions): re-sorting 100,000 columns here took 3-4 s on every join
     sub = frame.iloc[:, cand]
-    ranked = suggest_targets(sub, max_suggestions=len(cand))
+    numeric = _numeric_mask(sub)
+    n_unique = np.where(numeric, stats["n_unique"][cand], 0)
+    integer = numeric & stats["integer"][cand]
+    other = np.flatnonzero(~numeric)
+    if other.size:
+        n_unique[other] = sub.iloc[:, other].nunique(dropna=True).to_numpy()
+    ranked = _ranked([names[c] for c in cand], numeric, n_unique, integer, len(frame), len(cand))
     stats["ranked"] = ranked
     pos = {names[c]: int(c) for c in cand}
     ranked_idx = [pos[r] for r in ranked if r in pos]

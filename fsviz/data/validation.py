@@ -40,6 +40,20 @@ def names_preview(names, limit: int = 10) -> str:
 _preview = names_preview
 
 
+def _all_finite(X: np.ndarray) -> bool:
+    """Whether dense ``X`` is all finite, a band of rows at a time into one small buffer (a
+    mask of the whole matrix is fresh memory to fault in: 0.5 s at 300 x 100,000 on this VM)."""
+    if X.ndim != 2 or not X.flags.c_contiguous or X.dtype.kind != "f":
+        return bool(np.isfinite(X).all())
+    rows = max(1, (4 << 20) // max(1, X.shape[1]))
+    buf = np.empty((min(rows, X.shape[0]), X.shape[1]), dtype=bool)
+    for a in range(0, X.shape[0], rows):
+        part = X[a : a + rows]
+        if not np.isfinite(part, out=buf[: len(part)]).all():
+            return False
+    return True
+
+
 def check_finite(X, feature_names=None, *, who: str = "Dataset", what: str = "X") -> None:
     """Raise ``ValueError`` if ``X`` holds NaN or +-inf, saying how many and where.
 
@@ -63,10 +77,9 @@ def check_finite(X, feature_names=None, *, who: str = "Dataset", what: str = "X"
         order = np.lexsort((cols, rows))
         rows, cols, vals = rows[order], cols[order], vals[order]
     else:
-        bad = ~np.isfinite(X)
-        if not bad.any():
+        if _all_finite(X):
             return
-        rows, cols = np.nonzero(bad)
+        rows, cols = np.nonzero(~np.isfinite(X))
         vals = X[rows, cols]
     n_nan = int(np.isnan(vals).sum())
     n_inf = int(len(vals) - n_nan)

@@ -80,6 +80,16 @@ def fitted_indices(est, k: int | None, name: str) -> np.ndarray:
     )
 
 
+def frozen_rows(X, rows):
+    """``X[rows]`` (a fresh copy of a dense matrix) made read-only: a selector that wraps it in a
+    Dataset then takes it as it is instead of copying it again (at 300 x 100,000 each fold or
+    resample held two copies of 180-230 MiB)."""
+    out = X[rows]
+    if isinstance(out, np.ndarray) and out.flags.owndata:
+        out.setflags(write=False)
+    return out
+
+
 def select(sel, X, y, k: int | None, name: str) -> np.ndarray:
     """Run a selector (estimator or callable ``f(X, y) -> indices``) on (X, y)."""
     if hasattr(sel, "fit"):

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_X_y
 
 from fsviz._dask import map_blocks
 from fsviz._targets import target_kind
-from fsviz.evaluate._selection import as_indices, is_fixed_selection, select
+from fsviz.evaluate._selection import as_indices, frozen_rows, is_fixed_selection, select
 from fsviz.stats.covariates import Covariates, check_confounding, covariate_design, residualize
 
 
@@ -66,7 +66,9 @@ def _fold_accuracy(fold, X, y, selector, *, k, clf, fixed_idx, design=None) -> t
     tr, te = fold
     if design is not None:  # adjusted by a fit on the training rows only; the test rows get its residuals
         X = residualize(X, design, rows=tr)
-    idx = fixed_idx if fixed_idx is not None else select(selector, X[tr], y[tr], k, "cv_accuracy")
+    idx = fixed_idx
+    if idx is None:
+        idx = select(selector, frozen_rows(X, tr), y[tr], k, "cv_accuracy")
     idx = np.asarray(idx, dtype=np.int64)
     if idx.shape[0] == 0:
         vals, cnt = np.unique(y[tr], return_counts=True)

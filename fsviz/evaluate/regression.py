@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_X_y
 
 from fsviz._dask import map_blocks
 from fsviz._targets import target_kind
-from fsviz.evaluate._selection import as_indices, is_fixed_selection, select
+from fsviz.evaluate._selection import as_indices, frozen_rows, is_fixed_selection, select
 from fsviz.stats.covariates import Covariates, covariate_design, residualize
 
 
@@ -76,7 +76,9 @@ def _fold_regression(
     tr, te = fold
     if design is not None:  # features and target adjusted by a fit on the training rows only
         X, y = residualize(X, design, rows=tr), residualize(y, design, rows=tr)
-    idx = fixed_idx if fixed_idx is not None else select(selector, X[tr], y[tr], k, "cv_regression")
+    idx = fixed_idx
+    if idx is None:
+        idx = select(selector, frozen_rows(X, tr), y[tr], k, "cv_regression")
     idx = np.asarray(idx, dtype=np.int64)
     if idx.shape[0] == 0:
         pred = np.full(te.shape[0], y[tr].mean())

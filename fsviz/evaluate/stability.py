@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_X_y
 
 from fsviz._dask import map_blocks
-from fsviz.evaluate._selection import as_indices, select
+from fsviz.evaluate._selection import as_indices, frozen_rows, select
 
 
 def _membership(
@@ -272,7 +272,7 @@ def subsample_stability(
     sss = StratifiedShuffleSplit(n_splits=n_subsamples, train_size=fraction, random_state=random_state)
     subsets = []
     for tr, _ in sss.split(np.zeros(X.shape[0]), y):
-        subsets.append(select(selector, X[tr], y[tr], k, "subsample_stability"))
+        subsets.append(select(selector, frozen_rows(X, tr), y[tr], k, "subsample_stability"))
     return StabilityResult(selection_stability(subsets, X.shape[1], measure), measure, tuple(subsets))
 
 
@@ -336,7 +336,7 @@ def bootstrap_selections(
 
 def _resample(rows, X, y, select_fn) -> np.ndarray:
     """The selection on one bootstrap resample (module level: a Dask task)."""
-    return select(select_fn, X[rows], y[rows], None, "bootstrap_selections")
+    return select(select_fn, frozen_rows(X, rows), y[rows], None, "bootstrap_selections")
 
 
 def selection_frequency(subsets: Sequence, n_features: int) -> np.ndarray:

@@ -45,6 +45,7 @@ from fsviz_app.appkit.intake import (
     session_options,
     upload_store,
 )
+from fsviz_app.appkit.memory import DiskBytes
 from fsviz_app.appkit.state import activate, use
 
 #: the environment variable naming the folder (unset: no server folder, the source is hidden)
@@ -735,6 +736,11 @@ def _open_as_job(path: Path, stat):
     return job.result if job.state == "done" else None
 
 
+#: folder files from this size on are read from disk when needed (:class:`appkit.intake.DiskBytes`),
+#: smaller ones kept in the upload store as bytes
+HELD_BYTES = 8 << 20
+
+
 def _as_upload(path: Path, stat):
     """The Upload of a folder file read on the server (the same file version keeps its token
     and import settings), after checking its size against the memory budget. Like an upload:
@@ -761,8 +767,11 @@ def _as_upload(path: Path, stat):
             data, name = _folder_as_tar(path), f"{path.name}.tar"
         else:  # its type and size checked on open (a folder of another kind is refused there)
             data, name = read_regular(path, "data folder", resolve_budget()), path.name
+        digest = hashlib.sha256(data).hexdigest()
+        if not tenx and len(data) >= HELD_BYTES:  # read again from disk when needed, not held
+            data = DiskBytes(str(path), stat.st_mtime_ns, len(data))
         options = dict(IMPORT_DEFAULTS)
-        record = Upload(secrets.token_urlsafe(16), name, hashlib.sha256(data).hexdigest(), data, options)
+        record = Upload(secrets.token_urlsafe(16), name, digest, data, options)
         use("upload", record.token)  # before the store holds it (see appkit.state.release_unused)
         upload_store().put(record.token, record)
         session_options()[record.token] = dict(options)

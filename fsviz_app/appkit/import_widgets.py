@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import weakref
 
 import streamlit as st
 
@@ -71,7 +72,8 @@ def target_options(up: Upload, info) -> list[str]:
     if not ann_cols and not len(table):  # nothing to pick from (.mat/.npz/LIBSVM: a variable name)
         return []
     taken, rest = set(suggested), []
-    for c in itertools.chain(ann_cols, table):  # stops at PICK_COLUMNS: not every name per rerun
+    head = list(table[: PICK_COLUMNS + len(taken) + 1])  # iterating an Arrow-backed index: slow
+    for c in itertools.chain(ann_cols, head):  # stops at PICK_COLUMNS: not every name per rerun
         c = str(c)
         if c not in taken:
             taken.add(c)
@@ -688,11 +690,13 @@ _ZEROS_NOTES = ByteLRU(16)
 
 
 def _zeros_note(ds) -> str | None:
-    note = _ZEROS_NOTES.get(ds.fingerprint)
-    if note is None:
-        note = fc.zeros_as_missing_note(ds.X, ds.feature_names) or ""
-        _ZEROS_NOTES.put(ds.fingerprint, note)
-    return note or None
+    # by the matrix, not the dataset: a new target shares the parse's X (the note reads X and names)
+    key = (id(ds.X), ds.X.shape, hash(tuple(ds.feature_names[:3])))
+    got = _ZEROS_NOTES.get(key)
+    if got is None or got[0]() is not ds.X:
+        got = (weakref.ref(ds.X), fc.zeros_as_missing_note(ds.X, ds.feature_names) or "")
+        _ZEROS_NOTES.put(key, got)
+    return got[1] or None
 
 
 #: the roles table per file, preview plan and role edits: one row per column of the file is

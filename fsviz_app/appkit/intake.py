@@ -17,13 +17,15 @@ from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.formats.tenx import TRIPLET_NAME  # three uploads as one tar: the reproduce lines name them
 from fsviz.data.plan import ImportPlan
 from fsviz_app.appkit import jobs
-from fsviz_app.appkit.memory import ByteLRU, return_memory
+from fsviz_app.appkit.memory import ByteLRU, DiskBytes, return_memory, upload_bytes
 from fsviz_app.appkit.state import (
     _datasets,
     activate,
     dataset_key,
     inspect_store,
+    parsed_for_look,
     parsed_store,
+    parsed_upload,
     result_store,
     session_id,
     upload_store,
@@ -138,7 +140,7 @@ class Upload:
     token: str
     filename: str
     digest: str
-    data: bytes
+    data: bytes | DiskBytes  # a server-folder file is read from disk when needed (upload_bytes)
     options: dict  # the session's own dict (the store's record: the options it was uploaded with)
 
 
@@ -374,9 +376,9 @@ def _inspect_as_job(up: Upload, plan: ImportPlan, propose: bool = False):
     from fsviz.data import inspect_table
 
     def look(_):
-        buf = io.BytesIO(up.data)
+        buf = io.BytesIO(upload_bytes(up))
         buf.name = up.filename
-        return inspect_table(buf, plan=plan, sandbox=True, propose=propose)
+        return inspect_table(buf, plan=plan, sandbox=True, propose=propose, parsed=parsed_for_look(up, plan))
 
     if session_id() is None:
         return look(None)
@@ -413,14 +415,18 @@ def archive_members_of(up: Upload) -> list[str]:
     from fsviz.data.budget import resolve_budget
     from fsviz.data.formats.archives import archive_members_isolated, compression_of
 
-    head = up.data[:8192]
-    if compression_of(up.data if head.startswith(b"PK") else head) is None:
-        return []
     key = ("members", up.digest)
     got = inspect_store().get(key)
+    if got is not None:
+        return list(got)
+    data = upload_bytes(up)
+    head = data[:8192]
+    if compression_of(data if head.startswith(b"PK") else head) is None:
+        inspect_store().put(key, [])
+        return []
     if got is None:
         try:
-            got = archive_members_isolated(up.data, up.filename, limit=resolve_budget(), who=up.filename)
+            got = archive_members_isolated(data, up.filename, limit=resolve_budget(), who=up.filename)
         except ValueError:
             got = []
         inspect_store().put(key, got)
@@ -682,16 +688,10 @@ def _read_dataset(read: _Read):
     the server, and every session on it, down; .mat, workbooks and .h5ad are parsed in a
     memory-limited child process (``sandbox=True``), so a reader that crashes or over-allocates
     on a hostile file cannot either."""
-    from fsviz.data import assemble, parse_source
+    from fsviz.data import assemble
 
     up, extra = read.up, {}
-    key = (up.digest, up.filename, read.plan.parse_key())
-    parsed = parsed_store().get(key)
-    if parsed is None:
-        buf = io.BytesIO(up.data)
-        buf.name = up.filename  # the parser takes the format from the name
-        parsed = parse_source(buf, plan=read.plan, sandbox=True)
-        parsed_store().put(key, parsed)
+    parsed = parsed_upload(up, read.plan)
     for option, record in (("sample_annotations", read.samples), ("feature_annotations", read.features)):
         if record is not None:
             extra[option] = io.BytesIO(record.data)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -17,7 +18,12 @@ from fsviz_app.appkit.memory import (
     return_memory,
     share,
     tune_allocator,
+    upload_bytes,
 )
+
+if TYPE_CHECKING:
+    from fsviz.data import ImportPlan, ParsedSource
+    from fsviz_app.appkit.intake import Upload
 
 #: a dataset is "small" when n_samples * n_features is below this: its default runs start
 #: by themselves on the first visit of a page (larger data waits for the Run button)
@@ -124,6 +130,32 @@ def parsed_store() -> ByteLRU:
     reading the file again. Two files at most, within the datasets' share of the budget (the
     parsed parts are the other half of a dataset read from them)."""
     return ByteLRU(2, share("datasets"))
+
+
+def parsed_upload(up: Upload, plan: ImportPlan) -> ParsedSource:
+    """``up`` parsed under ``plan``'s parse fields: from :func:`parsed_store`, else parsed here
+    (sandboxed) and kept there."""
+    import io
+
+    from fsviz.data import parse_source
+
+    key = (up.digest, up.filename, plan.parse_key())
+    parsed = parsed_store().get(key)
+    if parsed is None:
+        buf = io.BytesIO(upload_bytes(up))
+        buf.name = up.filename  # the parser takes the format from the name
+        parsed = parse_source(buf, plan=plan, sandbox=True)
+        parsed_store().put(key, parsed)
+    return parsed
+
+
+def parsed_for_look(up: Upload, plan: ImportPlan) -> ParsedSource | None:
+    """The parse a Parquet file's preview is taken from (None for any other file): pyarrow reads a
+    whole row group for its first rows, as long as the file, which the read then parses again;
+    parsed here, the preview and the read share one parse."""
+    named = up.filename.lower().endswith((".parquet", ".pq"))
+    parquet = plan.fmt == "parquet" or (plan.fmt is None and named)
+    return parsed_upload(up, plan) if parquet else None
 
 
 def release_unused(registry: UsageRegistry) -> None:

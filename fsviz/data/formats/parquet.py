@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fsviz.data.blocks import remember_fills, share_floats
+from fsviz.data.blocks import block_frame, carried, remember_fills, share_floats
 from fsviz.data.budget import dense_bytes
 from fsviz.data.formats.delimited import table_parts
 from fsviz.data.formats.registry import Reader
@@ -78,37 +78,108 @@ def parse_parquet(src: Source) -> dict:
             "check that the file is a valid Parquet file (re-export it, e.g. DataFrame.to_parquet).",
         ) from e
     src.check(dense_bytes(md.num_rows, md.num_columns), f"{md.num_rows:,} rows x {md.num_columns:,} columns")
-    try:
-        table = pf.read()
-    except Exception as e:
-        raise parse_error(
-            src,
-            "Parquet",
-            e,
-            "check that the file is a valid Parquet file (re-export it, e.g. DataFrame.to_parquet).",
-        ) from e
-    check_flat(table.schema, who)
+    schema = pf.schema_arrow
+    check_flat(schema, who)
     meta = {}
-    raw = (table.schema.metadata or {}).get(FSVIZ_TAG.encode())
+    raw = (schema.metadata or {}).get(FSVIZ_TAG.encode())
     if raw:
         try:
             meta = json.loads(raw.decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             meta = {}
+    fix = "check that the file is a valid Parquet file (re-export it, e.g. DataFrame.to_parquet)."
+    float_dtype = _one_float_type(schema)
     try:
-        df = table.to_pandas()
+        df = _float_frame(pf, schema)
+        if df is None:
+            table = pf.read()
     except Exception as e:
-        raise parse_error(src, "Parquet", e, "store plain numeric feature columns.") from e
-    del table
+        raise parse_error(src, "Parquet", e, fix) from e
+    if df is None:
+        try:
+            df = table.to_pandas()
+        except Exception as e:
+            raise parse_error(src, "Parquet", e, "store plain numeric feature columns.") from e
+        del table
     if len(df.columns) == 0:
         raise ValueError(f"{who} has no columns. Fix: choose a file that holds data.")
     kept = []
     if not meta:  # pandas wrote its index (the sample ids, df.to_parquet()): a column again
         df, kept = index_as_columns(df)
-    df.columns = pd.Index([str(c) for c in df.columns.tolist()], dtype=object)
-    df = share_floats(df)
+    if carried(df, "float_block") is None:
+        df.columns = pd.Index([str(c) for c in df.columns.tolist()], dtype=object)
+        df = share_floats(df)
     remember_fills(df, src.missing)
-    return {"frame": df, "meta": meta, "index": kept, "stats": parsed_stats(df)}
+    return {"frame": df, "meta": meta, "index": kept, "stats": parsed_stats(df), "float_dtype": float_dtype}
+
+
+#: float columns read (and converted into the block) at a time: bounds pyarrow's buffers
+_BAND = 2048
+
+
+def _float_frame(pf, schema):
+    """The table as :func:`~fsviz.data.blocks.share_floats` would make it of ``pf.read().to_pandas()``,
+    read without that whole table: the float columns (float16/32/64) band by band straight into one
+    C-ordered float64 block (a 100,000-column file read whole held ~1 GB of Arrow buffers beside
+    pandas' copy), the few others through pandas. None when it does not apply (fewer than two
+    float columns, repeated names, a stored pandas index: the general path decides)."""
+    import pyarrow as pa
+
+    names = schema.names
+    floats = [j for j, f in enumerate(schema) if pa.types.is_floating(f.type)]
+    index = [c for c in (schema.pandas_metadata or {}).get("index_columns", []) if isinstance(c, str)]
+    if len(floats) < 2 or index or len(set(names)) != len(names):
+        return None
+    n = pf.metadata.num_rows
+    block = np.empty((n, len(floats)))
+    for a in range(0, len(floats), _BAND):
+        band = pf.read(columns=[names[j] for j in floats[a : a + _BAND]])
+        if n:
+            np.stack([c.to_numpy() for c in band.columns], axis=1, out=block[:, a : a + band.num_columns])
+        del band
+    is_float = np.zeros(len(names), dtype=bool)
+    is_float[floats] = True
+    rest = [names[j] for j in np.flatnonzero(~is_float)]
+    others = []
+    if rest:
+        frame = pf.read(columns=rest).to_pandas()
+        at = np.flatnonzero(~is_float).tolist()
+        others = [(j, str(c), frame[c].to_numpy()) for j, c in zip(at, rest, strict=True)]
+    return block_frame(block, [str(names[j]) for j in floats], others)
+
+
+def _one_float_type(schema) -> str | None:
+    """The numpy dtype of the file's float columns when they all have one (e.g. ``"float32"``)."""
+    import pyarrow as pa
+
+    kinds = {str(f.type.to_pandas_dtype().__name__) for f in schema if pa.types.is_floating(f.type)}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def parsed_head(payload: dict, nrows: int, cells: int | None = None):
+    """The first ``nrows`` rows of a parsed Parquet file as :func:`~fsviz.data.inspect_table`
+    previews them: the parsed frame's, its float columns back in the file's float type when they
+    all have one (a float32 value is previewed as the file holds it, not as its float64 digits).
+    ``cells``: at most about that many cells (at least 10 rows), as a wide text table's preview
+    (200 rows of 100,000 columns took ~600 MB of temporaries to rank the target candidates)."""
+    width = max(payload["frame"].shape[1], 1)
+    if cells is not None and nrows * width > cells:
+        nrows = max(10, min(nrows, cells // width))
+    df = payload["frame"].iloc[:nrows]
+    info = carried(df, "float_block")
+    dtype = payload.get("float_dtype")
+    if info is None or dtype in (None, "float64"):
+        return df.copy()
+    names = info["columns"]
+    block = np.ascontiguousarray(info["block"][:nrows], dtype=dtype)
+    is_float = df.columns.isin(names)
+    others = [(int(j), df.columns[j], df.iloc[:, j].to_numpy()) for j in np.flatnonzero(~is_float)]
+    import pandas as pd
+
+    out = pd.DataFrame(block, columns=pd.Index(names, dtype=object), copy=False)
+    for j, name, values in others:
+        out.insert(j, name, values, allow_duplicates=True)
+    return out
 
 
 def assemble_parquet(src: Source, parsed: dict, label) -> dict:

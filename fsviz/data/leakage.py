@@ -1,0 +1,146 @@
+"""Target leakage: features that predict the labels perfectly on their own (:func:`leaky_features`)."""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Sequence
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from fsviz.data.validation import DataWarning
+
+__all__ = ["leaky_features"]
+
+
+def _why(S: np.ndarray, Yc: np.ndarray, n_classes: int, class_names: np.ndarray, n_values: int) -> str:
+    """A sentence for one leaky feature: its sorted values and classes."""
+    if n_values == n_classes:
+        return "takes exactly one value per class (a copy or recoding of the label)"
+    cut = np.flatnonzero(Yc[1:] != Yc[:-1])
+    if n_classes == 2:
+        t = (S[cut[0]] + S[cut[0] + 1]) / 2
+        lo, hi = class_names[Yc[0]], class_names[Yc[-1]]
+        return f"the threshold {t:.4g} separates the classes with no error (below: {lo}, above: {hi})"
+    return f"{n_classes - 1} thresholds split it into one interval per class with no error"
+
+
+def leaky_features(
+    X: Any,
+    y: Any,
+    feature_names: Sequence[str] | None = None,
+    *,
+    max_features: int = 100_000,
+    block_size: int = 2048,
+) -> list[tuple[int, str, str]]:
+    """Features that predict the labels perfectly on their own (likely target leakage).
+
+    A feature is reported when a 1-D rule on it classifies every sample correctly: its
+    values, sorted, fall into one contiguous run per class and no value is shared by two
+    classes (with two classes, one threshold separates them). That covers a copy of the
+    label, any recoding of it, and identifiers sorted by class. Each column is sorted
+    once and the class changes along the sorted order are counted, for a block of
+    columns at a time (no loop over features); the sorts of a read-only matrix are kept
+    while it lives, so another target only regroups them.
+
+    With very few samples per class a random feature can separate them by chance;
+    the rule is meant for n of at least a few dozen.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Class labels (any type), at least 2 classes.
+    feature_names : sequence of str, default=None
+    max_features : int, default=100_000
+        Check budget: only the first ``max_features`` columns are checked; a
+        :class:`~fsviz.data.DataWarning` names how many were skipped.
+    block_size : int, default=2048
+        Columns sorted together (peak extra memory about ``3 * block_size * n * 8`` bytes).
+
+    Returns
+    -------
+    list of (int, str, str)
+        ``(index, name, why)`` for each leaky feature, in column order.
+
+    Examples
+    --------
+    >>> X = np.column_stack([np.arange(6.0) % 3, [5, 5, 5, 9, 9, 9]])
+    >>> [(i, why.split(" (")[0]) for i, _, why in leaky_features(X, ["a"] * 3 + ["b"] * 3)]
+    [(1, 'takes exactly one value per class')]
+    """
+    who = "leaky_features"
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"{who}: y must be 1-D; got shape {y.shape}.")
+    if not sp.issparse(X):
+        X = np.asarray(X)
+        if X.ndim != 2 or not np.issubdtype(X.dtype, np.number):
+            raise ValueError(f"{who}: X must be a 2-D numeric array; got shape {X.shape}, dtype {X.dtype}.")
+    n, m = X.shape
+    if y.shape[0] != n:
+        raise ValueError(f"{who}: X has {n} rows but y has {y.shape[0]} labels.")
+    for nm, v in (("max_features", max_features), ("block_size", block_size)):
+        if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
+            raise ValueError(f"{who}: '{nm}' must be a positive int; got {v!r}.")
+    class_names, codes = np.unique(y.astype(str) if y.dtype == object else y, return_inverse=True)
+    n_classes = class_names.size
+    if n_classes < 2:
+        raise ValueError(f"{who}: y needs at least 2 classes; got {n_classes}.")
+    m_check = min(m, int(max_features))
+    if m_check < m:
+        warnings.warn(
+            f"{who}: checked the first {m_check} of {m} features (max_features={max_features}); "
+            f"{m - m_check} were not checked.",
+            DataWarning,
+            stacklevel=2,
+        )
+    Xc = X.tocsc() if sp.issparse(X) else X
+    out: list[tuple[int, str, str]] = []
+    keep = _sort_memo(Xc)
+    for s in range(0, m_check, int(block_size)):
+        e = min(s + int(block_size), m_check)
+        got = None if keep is None else keep.get((s, e))
+        if got is None:  # a row per column (the sort runs along contiguous memory); ties need no order
+            B = (Xc[:, s:e].toarray() if sp.issparse(Xc) else np.asarray(Xc[:, s:e], dtype=np.float64)).T
+            B = np.ascontiguousarray(B, dtype=np.float64)
+            order = np.argsort(B, axis=1)
+            S = np.take_along_axis(B, order, axis=1)
+            small = order.astype(np.int16 if n < 32768 else np.int32)
+            got = (small, S[:, 1:] == S[:, :-1], np.isfinite(S).all(axis=1))
+            if keep is not None:
+                keep[(s, e)] = got
+        order, tie, finite = got
+        Yc = codes[order]
+        change = Yc[:, 1:] != Yc[:, :-1]
+        # a tie between two classes is a change inside a tie whatever the order among equal values
+        perfect = (change.sum(axis=1) == n_classes - 1) & ~(change & tie).any(axis=1) & finite
+        n_values = 1 + (~tie).sum(axis=1)
+        for c in np.flatnonzero(perfect):  # only the (few) leaky columns
+            j = s + int(c)
+            name = str(feature_names[j]) if feature_names is not None else f"f{j}"
+            col = Xc[:, j].toarray().ravel() if sp.issparse(Xc) else np.asarray(Xc[:, j], dtype=np.float64)
+            out.append((j, name, _why(col[order[c]], Yc[c], n_classes, class_names, int(n_values[c]))))
+    return out
+
+
+#: id(X) -> (weak reference to X, {(first, end column): (sort order, ties, all finite)})
+_SORTED: dict[int, tuple] = {}
+
+
+def _sort_memo(X) -> dict | None:
+    """Where the column sorts of a read-only dense ``X`` that owns its data are kept while it
+    lives: they do not depend on the labels, so a new target (the app's leakage check on each
+    target change) only regroups them (sorting 100,000 columns took 2-3 s a target). None for
+    any other X (its values could change under the same object)."""
+    if not isinstance(X, np.ndarray) or X.flags.writeable or not X.flags.owndata or X.ndim != 2:
+        return None
+    entry = _SORTED.get(id(X))
+    if entry is None or entry[0]() is not X:
+        entry = (weakref.ref(X), {})
+        _SORTED[id(X)] = entry
+        weakref.finalize(X, _SORTED.pop, id(X), None)
+    return entry[1]
