@@ -227,3 +227,19 @@ def test_leaky_features_equal_a_brute_force_definition(seed):
     frozen.setflags(write=False)
     for m in (X, frozen, frozen):  # computed, kept, reused
         assert [j for j, _, _ in leaky_features(m, y, block_size=5)] == expected
+
+
+def test_the_column_sorts_are_kept_for_a_plain_pages_matrix_and_not_for_a_file_map(tmp_path):
+    from fsviz.data import leakage
+    from fsviz.data.pages import empty_plain, owns_memory
+
+    rng = np.random.default_rng(4)
+    X = empty_plain((300, 3000))  # over 4 MiB: an anonymous map (the fills' copy at width)
+    X[:] = rng.normal(size=X.shape)
+    X.setflags(write=False)
+    mapped = np.memmap(tmp_path / "x.bin", mode="w+", shape=(30, 4))
+    assert owns_memory(X) and owns_memory(np.empty(3)) and not owns_memory(mapped)
+    assert not owns_memory(np.frombuffer(b"abcdefgh"))  # someone else's bytes
+    y = np.repeat([0, 1], 150)
+    assert leaky_features(X, y) == []
+    assert id(X) in leakage._SORTED

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from fsviz.data.pages import owns_memory
 from fsviz.data.validation import DataWarning
 
 __all__ = ["leaky_features"]
@@ -136,7 +137,7 @@ def _sort_memo(X) -> dict | None:
     lives: they do not depend on the labels, so a new target (the app's leakage check on each
     target change) only regroups them (sorting 100,000 columns took 2-3 s a target). None for
     any other X (its values could change under the same object)."""
-    if not isinstance(X, np.ndarray) or X.flags.writeable or not X.flags.owndata or X.ndim != 2:
+    if not isinstance(X, np.ndarray) or X.flags.writeable or not owns_memory(X) or X.ndim != 2:
         return None
     entry = _SORTED.get(id(X))
     if entry is None or entry[0]() is not X:

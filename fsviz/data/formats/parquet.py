@@ -21,6 +21,7 @@ from fsviz.data.formats.source import (
     suffixes_of,
 )
 from fsviz.data.formats.writer_registry import Writer
+from fsviz.data.pages import empty_plain
 from fsviz.data.roles import parsed_stats
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def _float_frame(pf, schema):
     if len(floats) < 2 or index or len(set(names)) != len(names):
         return None
     n = pf.metadata.num_rows
-    block = np.empty((n, len(floats)))
+    block = empty_plain((n, len(floats)))
     for a in range(0, len(floats), _BAND):
         band = pf.read(columns=[names[j] for j in floats[a : a + _BAND]])
         if n:
