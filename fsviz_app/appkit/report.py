@@ -33,7 +33,7 @@ from fsviz_app.appkit.widgets import param_number
 #: how often the status of a report being built is redrawn (a fragment's ``run_every``)
 POLL_SECONDS = 0.5
 #: a build that ends this soon after its click is shown done at once (no status box flashes)
-QUICK_SECONDS = 1.0
+QUICK_SECONDS = 0.5
 
 _JOB, _BUILT, _NOTE, _ASKED = "_report_job", "_report_built", "_report_note", "_report_asked"
 
@@ -67,7 +67,10 @@ def report_download(ds) -> None:
     session file, so ``fsviz report DATA --runs <that file>`` writes the same document apart from
     the date; results come from the store (computed and stored when missing).
     """
-    with st.expander("Report"):
+    # open while a report is building or built: the rerun that ends a build redraws the sidebar,
+    # and a browser may draw it afresh, which would fold the panel away from its outcome
+    busy = any(k in st.session_state for k in (_JOB, _BUILT, _NOTE))
+    with st.expander("Report", expanded=busy):
         _panel(ds)
 
 
