@@ -263,9 +263,14 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int, out: dict) -
     _took(out, "export (selection CSV)", t0)
 
     sb.get_by_text("Report", exact=True).click()
+    sb.get_by_role("button", name="Build report").wait_for(timeout=900_000)
+    wait_idle(page)
+    t0 = time.perf_counter()  # from the click that starts the build to the file downloaded
+    sb.get_by_role("button", name="Build report").click()
+    sb.get_by_text("Building the report").or_(sb.get_by_text("Built in")).first.wait_for(timeout=900_000)
+    _took(out, "report: its status shown", t0)  # a newcomer never waits on a blank panel
     sb.get_by_role("button", name="Download report (HTML)").wait_for(timeout=900_000)
     wait_idle(page)
-    t0 = time.perf_counter()
     with page.expect_download(timeout=900_000) as dl:
         sb.get_by_role("button", name="Download report (HTML)").click()
     dl.value.path()
