@@ -173,6 +173,9 @@ def test_a_failure_is_an_error_message_and_a_dataset_change_makes_the_report_sta
         "report: 'k' is too large for this dataset; choose at most 5."
     ]
     assert "Download report (HTML)" not in _labels(at, "download_button")
+    at.number_input(key="report_k").set_value(10).run()  # the message concerns the build it failed
+    assert not at.sidebar.error and not at.button(key="report_build").disabled
+    at.number_input(key="report_k").set_value(20).run()
 
     def internal(ds, runs, **kw):
         raise KeyError("oops")

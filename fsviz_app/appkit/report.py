@@ -59,6 +59,17 @@ class BuiltReport:
     seconds: float
 
 
+@dataclass(frozen=True)
+class _Note:
+    """Why a build of ``state`` left no report: cancelled (``info``) or failed (``error``, with
+    the traceback as text: the exception itself holds the build's frames)."""
+
+    state: ReportState
+    kind: str
+    text: str
+    details: str = ""
+
+
 def report_download(ds) -> None:
     """Sidebar: the "Report" expander, on every page: the runs in the report (all, or those
     chosen), its top-k, "Build report" and then "Download report (HTML)".
@@ -137,11 +148,10 @@ def _start(ds, picked: list[Run], state: ReportState) -> None:
         doc = fsviz.report.build_report(ds, picked, k=state.k, results=results, progress=progress)
         return BuiltReport(state, doc.encode("utf-8"), name, str(ds.name), time.monotonic() - t0)
 
-    key = ("report", state)
-    jobs.forget_cancel(key)
+    jobs.forget_cancel(state)
     st.session_state.pop(_NOTE, None)
-    st.session_state[_JOB] = key
-    jobs.submit(key, "Building the report", build)
+    st.session_state[_JOB] = state  # the job's key: a ReportState is no other job's key
+    jobs.submit(state, "Building the report", build)
 
 
 def _job():
@@ -174,7 +184,7 @@ def _watch() -> None:
 
 def _finish(job) -> None:
     """Keep the outcome of an ended job: the report, or the note that says why there is none."""
-    error = job.error
+    error, state = job.error, job.key  # the job's key is the state it builds
     jobs.collect(job)
     jobs.forget_cancel(job.key)  # Build starts it afresh
     st.session_state.pop(_JOB, None)
@@ -182,29 +192,28 @@ def _finish(job) -> None:
         st.session_state[_BUILT] = job.result
         st.session_state.pop(_NOTE, None)
     elif job.state == "cancelled":
-        st.session_state[_NOTE] = (
-            "info",
-            "The report was not built: cancelled. Build it again when you want it.",
-        )
-    else:  # the message, and the traceback as text (the exception holds the build's frames)
+        text = "The report was not built: cancelled. Build it again when you want it."
+        st.session_state[_NOTE] = _Note(state, "info", text)
+    else:
         if isinstance(error, ValueError):
             text = str(error)
         else:
             text = f"Building the report failed with an internal error ({type(error).__name__}: {error}). "
             text += "Please report it."
-        st.session_state[_NOTE] = ("error", text, "".join(traceback.format_exception(error)))
+        st.session_state[_NOTE] = _Note(state, "error", text, "".join(traceback.format_exception(error)))
 
 
 def _offer(state: ReportState, any_runs: bool) -> None:
     """The report built for ``state`` to download, else "Build report" (saying why a report built
     earlier is out of date)."""
     note = st.session_state.get(_NOTE)
-    if note is not None and note[0] == "info":
-        st.info(note[1], icon="✋")
-    elif note is not None:
-        st.error(note[1])
-        with st.expander("Details"):
-            st.code(note[2], language=None)
+    if note is not None and note.state == state:  # said until the dataset, runs or k change
+        if note.kind == "info":
+            st.info(note.text, icon="✋")
+        else:
+            st.error(note.text)
+            with st.expander("Details"):
+                st.code(note.details, language=None)
     built = st.session_state.get(_BUILT)
     if built is not None and built.state == state:
         st.caption(f"Built in {built.seconds:.1f} s: {fc.plural(len(state.runs), 'run')}, top {state.k}.")
