@@ -137,6 +137,7 @@ def test_cancel_leaves_the_session_usable_and_says_the_report_was_not_built(monk
     job = _job(at)
     assert job is not None and job.state == "running"
     assert any(m.value.startswith("**Building the report …**") for m in at.sidebar.markdown)
+    assert any(p.proto.text.startswith("Part ") for p in at.sidebar.get("progress"))  # the part built
     assert "Cancel" in _labels(at, "button")
     assert "Build report" not in _labels(at, "button")  # one build at a time
 
