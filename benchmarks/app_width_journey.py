@@ -135,7 +135,8 @@ def bare_journey(path: Path, sheet: Path) -> dict[str, float]:
     results(grm)
     t["GRM refinement"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    results(Run("stability", {"of": gdm, "k": None, "tau": None}))
+    stability = Run("stability", {"of": gdm, "k": None, "tau": None})
+    results(stability)
     t["Stability page"] = time.perf_counter() - t0
     t0 = time.perf_counter()  # the page's table without CV (a large table: Evaluate computes it)
     fc.compare_frame([(results(run).selection(None), None, None) for run in (gdm, grm)], kept=())
@@ -144,7 +145,8 @@ def bare_journey(path: Path, sheet: Path) -> dict[str, float]:
     fc.selection_csv(results(grm).selection(fc.TOP_K.default), ds.feature_names)
     t["export (selection CSV)"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    build_report(ds, [gdm, grm], results=results)
+    doc = build_report(ds, [gdm, grm, stability], results=results)  # the runs the app's session keeps
+    print(f"  (bare report: {_runs_in(doc)})")
     t["report (HTML)"] = time.perf_counter() - t0
     return t
 
@@ -177,6 +179,11 @@ def _wait_target(page, name: str) -> None:
 
 #: the server's peak RSS since the last step ended (the watcher thread raises it)
 STEP_PEAK = [0]
+
+
+def _runs_in(doc: str) -> str:
+    """The runs a report holds, by their section titles: the app's and the bare one's should match."""
+    return "; ".join(re.findall(r'<h2 id="run-\d+">\d+\. ([^<]*)</h2>', doc)) or "no run section found"
 
 
 def _took(out: dict, step: str, t0: float) -> None:
@@ -273,13 +280,19 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int, out: dict) -
     _took(out, "export (selection CSV)", t0)
 
     sb.get_by_text("Report", exact=True).click()
+    sb.get_by_role("button", name="Build report").wait_for(timeout=900_000)
+    wait_idle(page)
+    t0 = time.perf_counter()  # from the click that starts the build to the file downloaded
+    sb.get_by_role("button", name="Build report").click()
+    sb.get_by_text("Building the report").or_(sb.get_by_text("Built in")).first.wait_for(timeout=900_000)
+    _took(out, "report: its status shown", t0)  # a newcomer never waits on a blank panel
     sb.get_by_role("button", name="Download report (HTML)").wait_for(timeout=900_000)
     wait_idle(page)
-    t0 = time.perf_counter()
     with page.expect_download(timeout=900_000) as dl:
         sb.get_by_role("button", name="Download report (HTML)").click()
-    dl.value.path()
+    doc = dl.value.path().read_text(encoding="utf-8")
     _took(out, "report (HTML)", t0)
+    print(f"  (app report: {_runs_in(doc)})", flush=True)
     return out
 
 

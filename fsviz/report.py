@@ -600,6 +600,7 @@ def build_report(
     results: Results | None = None,
     created: str | None = None,
     client=None,
+    progress: Callable[[float, str], Any] | None = None,
 ) -> str:
     """One self-contained HTML document of ``runs`` on ``dataset``.
 
@@ -620,6 +621,10 @@ def build_report(
         the only part of the document that changes between two builds of the same Runs.
     client : dask.distributed.Client, optional
         Handed to the runs executed by the default ``results``.
+    progress : callable, optional
+        ``progress(fraction_done, text)``, called before each part is built (a run's section,
+        the compare section, the reproduce block) with the part's name; the app's report job
+        shows it, and stops a cancelled build by raising from it.
 
     Returns
     -------
@@ -644,7 +649,11 @@ def build_report(
     created = created or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     figs = Figures()
     sections, toc = [], []
+    selections = [r for r in runs if r.spec.selects]
+    parts = len(runs) + bool(selections) + 1  # each run, the compare section, the rest
+    step = progress or (lambda frac, text: None)
     for i, run in enumerate(runs, start=1):
+        step((i - 1) / parts, f"Part {i} of {parts}: {run.label}")
         res = results(run)
         kind = run.spec.kind
         if kind == "groups":
@@ -667,13 +676,14 @@ def build_report(
             body += "\n" + _dropped(results, run, dataset, k)
         sections.append(f'<section class="run">{_run_head(i, run)}\n{body}</section>')
         toc.append(f'<li><a href="#run-{i}">{_e(run.label)}</a></li>')
-    selections = [r for r in runs if r.spec.selects]
     if selections:
+        step(len(runs) / parts, f"Part {len(runs) + 1} of {parts}: compare the selections, PCA")
         sections.append(
             f'<section class="summary">{_compare_section(dataset, selections, results, figs, k)}</section>'
         )
         toc += ['<li><a href="#compare">Compare the selections</a></li>', '<li><a href="#pca">PCA</a></li>']
     toc.append('<li><a href="#reproduce">How to reproduce</a></li>')
+    step((parts - 1) / parts, f"Part {parts} of {parts}: dataset, provenance, how to reproduce")
     title = f"fsviz report — {dataset.name}"
     head = (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

@@ -128,6 +128,32 @@ def test_sections_come_in_a_fixed_order_whatever_the_order_of_runs(digits, sessi
     assert build_report(digits, shuffled, created=CREATED, results=results) == report  # same bytes
 
 
+def test_progress_names_each_part_in_order_and_changes_nothing(digits, session, report, results):
+    """``progress`` hears every part (each run's section, the compare section, the rest) before
+    it is built, with rising fractions; the document is the one built without it."""
+    calls = []
+    doc = build_report(
+        digits, session, created=CREATED, results=results, progress=lambda f, t: calls.append((f, t))
+    )
+    assert doc == report
+    fracs, texts = [f for f, _ in calls], [t for _, t in calls]
+    n = len(session) + 2  # the five runs, the compare section, the header and reproduce block
+    assert fracs == [i / n for i in range(n)]
+    assert texts[0].startswith(f"Part 1 of {n}: GDM")  # sections in their fixed order of kinds
+    assert [t.split(": ", 1)[0] for t in texts] == [f"Part {i} of {n}" for i in range(1, n + 1)]
+    assert "compare the selections" in texts[-2] and "how to reproduce" in texts[-1]
+
+    class Stop(BaseException):
+        pass
+
+    def stop_at_the_second(frac, text):
+        if text.startswith("Part 2"):
+            raise Stop  # the app's Cancel raises from its progress callback: it must not be caught
+
+    with pytest.raises(Stop):
+        build_report(digits, session, created=CREATED, results=results, progress=stop_at_the_second)
+
+
 def test_date_is_the_only_difference_between_two_builds(digits, session, report, results):
     other = build_report(
         digits, session[:1] + session[4:], created="2030-05-05T05:05:05+00:00", results=results

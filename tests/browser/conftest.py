@@ -197,6 +197,26 @@ def _pick(page, label: str, option: str) -> None:
     _settle(page)
 
 
+def _report_file(page, timeout: int = 180_000):
+    """Sidebar: open "Report" (if closed), press "Build report" unless the report of this state
+    is built, wait for the build (its status box redraws on a timer) and download it: the
+    playwright Download."""
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    build = sidebar.get_by_role("button", name="Build report")
+    download = sidebar.get_by_role("button", name="Download report (HTML)")
+    if not (build.is_visible() or download.is_visible()):
+        sidebar.get_by_text("Report", exact=True).click()
+    build.or_(download).first.wait_for(timeout=timeout)
+    _settle(page)  # a click during a rerun can land on the button the rerun replaces
+    if build.is_visible():
+        build.click()
+    download.wait_for(timeout=timeout)
+    _settle(page)
+    with page.expect_download(timeout=timeout) as info:
+        download.click()
+    return info.value
+
+
 # ------------------------------------------------------------------------ the expensive ones
 @pytest.fixture(scope="session")
 def start_server():
@@ -340,6 +360,11 @@ def upload():
 @pytest.fixture(scope="session")
 def pick():
     return _pick
+
+
+@pytest.fixture(scope="session")
+def report_file():
+    return _report_file
 
 
 @pytest.fixture(scope="session")

@@ -75,7 +75,7 @@ def test_geo_series_matrix_to_an_exported_gdm_selection(page, tmp_path, shots, s
 
 
 def test_expression_matrix_with_phenotype_table_through_grm_refresh_and_report(
-    page, tmp_path, shots, settle, goto, upload
+    page, tmp_path, shots, settle, goto, upload, report_file
 ):
     matrix, pheno = expression_with_repeats(n_genes=300, n_samples=30, n_repeat=6)
     path = tmp_path / "expr.csv"
@@ -111,13 +111,7 @@ def test_expression_matrix_with_phenotype_table_through_grm_refresh_and_report(
     _wait_text(page, "What the prior groups change")
     assert "1 prior group" in _main(page)
 
-    sidebar = page.locator('[data-testid="stSidebar"]')
-    sidebar.get_by_text("Report", exact=True).click()
-    sidebar.get_by_role("button", name="Download report (HTML)").wait_for()
-    settle(page)  # a click during a rerun can land on the button the rerun replaces
-    with page.expect_download(timeout=180_000) as info:
-        sidebar.get_by_role("button", name="Download report (HTML)").click()
-    report = html.unescape(info.value.path().read_text(encoding="utf-8"))
+    report = html.unescape(report_file(page).path().read_text(encoding="utf-8"))
     cli = re.search(r'<pre class="code" id="reproduce-cli">(.*?)</pre>', report, re.S).group(1)
     assert '"sample_annotations":"pheno.csv"' in cli and "--method grm" in cli, cli  # the plan, verbatim
     named = re.search(r"--prior-group (\S+)", cli)  # the prior group kept through the refresh, by name
