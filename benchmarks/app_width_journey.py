@@ -296,6 +296,23 @@ def app_journey(page, path: Path, sheet: Path, source: str, m: int, out: dict) -
     return out
 
 
+def settle(pid: int, timeout: float = 300.0) -> None:
+    """Wait for the server to be ready as it serves after its first minute: the numba warm-up's
+    child has ended and the server has loaded the first-visit kernels it compiled (its RSS steady
+    for 3 s). The bare app's RSS is taken then: loading the kernels is not the data's memory."""
+    import psutil
+
+    proc, end = psutil.Process(pid), time.monotonic() + timeout
+    while proc.children(recursive=True) and time.monotonic() < end:
+        time.sleep(0.5)
+    last, steady = proc.memory_info().rss, time.monotonic()
+    while time.monotonic() - steady < 3.0 and time.monotonic() < end:
+        time.sleep(0.25)
+        now = proc.memory_info().rss
+        if abs(now - last) > 4 << 20:
+            last, steady = now, time.monotonic()
+
+
 def _rss(pid: int) -> tuple[int, int]:
     """The server's RSS, and with its children (the numba warm-up, sandboxed readers)."""
     import psutil
@@ -361,6 +378,7 @@ def main(a) -> int:
             page.goto(url)
             wait_idle(page)
             page.wait_for_timeout(1000)
+            settle(proc.pid)
             bare_app = _rss(proc.pid)  # the app with one session on the sample, before the data
             threading.Thread(target=watch, daemon=True).start()
             try:
