@@ -106,12 +106,9 @@ def impute_shared(X: np.ndarray, names, strategy: str, indicator: bool, who: str
     _, filled, report = got
     if report is None:
         return filled, None
-    return filled, {  # the caller edits its report: a copy of the parts it touches
-        **report,
-        "counts": dict(report["counts"]),
-        "fill": dict(report["fill"]),
-        "indicator_columns": list(report["indicator_columns"]),
-    }
+    # the caller edits the report's top level only: the per-column dicts (95,000 entries each
+    # at 100,000 columns, ~10 MB) are shared by the datasets of one parse, never copied
+    return filled, {**report, "indicator_columns": list(report["indicator_columns"])}
 
 
 #: bytes of the column blocks :func:`_dense_fills` works on (a few copies of one block at a time)

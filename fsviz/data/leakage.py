@@ -111,10 +111,11 @@ def leaky_features(
             order = np.argsort(B, axis=1)
             S = np.take_along_axis(B, order, axis=1)
             small = order.astype(np.int16 if n < 32768 else np.int32)
-            got = (small, S[:, 1:] == S[:, :-1], np.isfinite(S).all(axis=1))
-            if keep is not None:
+            got = (small, np.packbits(S[:, 1:] == S[:, :-1], axis=1), np.isfinite(S).all(axis=1))
+            if keep is not None:  # ties packed: 8x less to keep (3.6 MiB at 300 x 100,000)
                 keep[(s, e)] = got
-        order, tie, finite = got
+        order, packed, finite = got
+        tie = np.unpackbits(packed, axis=1, count=n - 1).view(bool)
         Yc = codes[order]
         change = Yc[:, 1:] != Yc[:, :-1]
         # a tie between two classes is a change inside a tie whatever the order among equal values
