@@ -11,7 +11,7 @@ import streamlit as st
 
 import fsviz.compute as fc
 import fsviz_app.appkit as appkit
-from fsviz.viz import target_histogram
+from fsviz.viz import class_balance, target_histogram
 from fsviz_app.appkit.memory import release_session_leftovers
 
 st.set_page_config(page_title="fsviz — feature groups explorer", page_icon="🧬", layout="wide")
@@ -177,6 +177,8 @@ def data_page() -> None:
     if s.classes:
         right.subheader("Classes")
         right.dataframe(fc.classes_frame(s), hide_index=True, width="stretch")
+        if len(s.classes) <= 50:  # beyond that the table says it better
+            right.plotly_chart(class_balance(s.classes, s.class_counts), key="class_balance")
     elif ds.target_kind == "continuous":
         right.subheader("Continuous target")
         right.caption(

@@ -413,3 +413,16 @@ def test_stand_in_scatter_one_trace_per_class_and_a_scale_for_a_continuous_targe
     assert len(cont.data) == 1 and cont.data[0].marker.colorscale and "SU = +0.500" in cont.layout.title.text
     with pytest.raises(ValueError, match="1-D of one length"):
         stand_in_scatter(x, z[:3])
+
+
+def test_class_balance_draws_each_class_with_its_count_and_share():
+    from fsviz.viz import class_balance
+
+    fig = class_balance(["a", "b", "c"], [5, 15, 0])
+    bar = fig.data[0]
+    assert list(bar.y) == ["a", "b", "c"] and list(bar.x) == [5, 15, 0]
+    assert bar.text == ("25.0 %", "75.0 %", "0.0 %")
+    assert "20 samples, 3 classes" in fig.layout.title.text
+    for bad in (([], []), (["a"], [1, 2]), (["a", "b"], [1, -1])):
+        with pytest.raises(ValueError, match="one non-negative count per class"):
+            class_balance(*bad)

@@ -31,6 +31,7 @@ _EXPORTS = {
     "accuracy_curves": ".benchmark",
     "clustering_curves": ".benchmark",
     "target_histogram": ".target",
+    "class_balance": ".target",
     "stand_in_scatter": ".explain",
 }
 __all__ = sorted(_EXPORTS)

@@ -1,4 +1,4 @@
-"""The distribution of a continuous target (the Data page's view of a regression target)."""
+"""The distribution of the target: a continuous one's histogram, a class target's balance (Data page)."""
 
 from __future__ import annotations
 
@@ -64,6 +64,58 @@ def target_histogram(y, bins: int = 30, name: str = "target") -> go.Figure:
         xaxis_title=name,
         yaxis_title="samples",
         bargap=0.02,
+        showlegend=False,
+    )
+    return fig
+
+
+def class_balance(classes, counts) -> go.Figure:
+    """The samples of each class as horizontal bars, with their shares: an imbalance at a glance.
+
+    Parameters
+    ----------
+    classes : sequence
+        Class names, in the order to draw them (top to bottom).
+    counts : array-like of int
+        Samples per class, one per name.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> fig = class_balance(["tumour", "normal"], [30, 10])
+    >>> list(fig.data[0].x), fig.data[0].text
+    ([30, 10], ('75.0 %', '25.0 %'))
+    """
+    from fsviz.viz._common import class_colors
+
+    names = [str(c) for c in classes]
+    counts = np.asarray(counts, dtype=np.int64).ravel()
+    if len(names) == 0 or len(names) != counts.size or (counts < 0).any():
+        raise ValueError(
+            f"class_balance: one non-negative count per class; got {len(names)} class(es) and "
+            f"{counts.size} count(s)."
+        )
+    share = counts / max(int(counts.sum()), 1)
+    fig = go.Figure(
+        go.Bar(
+            x=counts.tolist(),
+            y=names,
+            orientation="h",
+            marker_color=class_colors(len(names)),
+            text=[f"{100 * s:.1f} %" for s in share],
+            textposition="auto",
+            hovertemplate="%{y}: %{x} samples (%{text})<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        height=min(90 + 28 * len(names), 420),
+        margin=dict(t=40, l=5, r=5, b=5),
+        title=f"Class balance ({int(counts.sum()):,} samples, {len(names)} classes)",
+        xaxis_title="samples",
+        yaxis=dict(autorange="reversed"),
         showlegend=False,
     )
     return fig
