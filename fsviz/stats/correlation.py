@@ -274,53 +274,49 @@ def _load_z(src: ChunkedSource, bi: int, block_size: int, st: _Stats, precision:
     return np.arange(s, e)[v], Z, Z.astype(np.float32) if precision == "float32" else None
 
 
+def _block_pairs(pairs, src, st, block_size, precision):
+    """``(idx_i, Zi, Zi32, idx_j, Zj, Zj32, diag)`` for each block pair with features on both
+    sides, loading each block when first needed and keeping block bi and at most one other."""
+    cache: dict[int, tuple] = {}
+    for bi, bj in pairs:
+        for key in (bi, bj):
+            if key not in cache:
+                for old in [k for k in cache if k != bi]:
+                    del cache[old]
+                cache[key] = _load_z(src, key, block_size, st, precision)
+        idx_i, Zi, Zi32 = cache[bi]
+        idx_j, Zj, Zj32 = cache[bj]
+        if idx_i.size and idx_j.size:
+            yield idx_i, Zi, Zi32, idx_j, Zj, Zj32, bi == bj
+
+
 def _dense_task(pairs, src, st, *, block_size, mode, T, precision, thr, max_pairs=0):
     """One task: histogram slots (mode="hist") or thresholded pairs over block pairs."""
-    from threadpoolctl import threadpool_limits
-
-    cache: dict[int, tuple] = {}
+    blocks = _block_pairs(pairs, src, st, block_size, precision)
+    if mode == "hist":
+        delta = 1.1 * (st.n + 2) * _U32 / (1 - (st.n + 2) * _U32) + 1e-12 if precision == "float32" else 0.0
+        counter = _hist_tiles.TileCounter(T, precision, delta, _hist_tiles.n_threads())
+        # the tiles run one BLAS thread each, on the counter's threads
+        with _hist_tiles.one_blas_thread():
+            counter.count((Zi, Zj, Zi32, Zj32, diag) for _, Zi, Zi32, _, Zj, Zj32, diag in blocks)
+        return counter.slots()
     found = 0
     out_i, out_j, out_r = [], [], []
-    delta = 1.1 * (st.n + 2) * _U32 / (1 - (st.n + 2) * _U32) + 1e-12 if precision == "float32" else 0.0
-    counter = None
-    if mode == "hist":
-        counter = _hist_tiles.TileCounter(T, precision, delta, _hist_tiles.n_threads())
-    try:
-        # the tiles run one BLAS thread each, on the counter's threads
-        with threadpool_limits(1 if mode == "hist" else None, user_api="blas"):
-            for bi, bj in pairs:
-                for key in (bi, bj):
-                    if key not in cache:
-                        for old in [k for k in cache if k != bi]:  # keep block bi and at most one other
-                            del cache[old]
-                        cache[key] = _load_z(src, key, block_size, st, precision)
-                idx_i, Zi, Zi32 = cache[bi]
-                idx_j, Zj, Zj32 = cache[bj]
-                if idx_i.size == 0 or idx_j.size == 0:
-                    continue
-                diag = bi == bj
-                if mode == "hist":
-                    counter.add(Zi, Zj, Zi32, Zj32, diag)
-                    continue
-                G = Zi @ Zj.T
-                mask = np.abs(G) >= thr
-                if diag:
-                    mask = np.triu(mask, k=1)
-                r_, c_ = np.nonzero(mask)
-                found += r_.size
-                if found > max_pairs:
-                    raise ValueError(
-                        f"correlated_pairs: more than max_pairs={max_pairs} pairs pass the threshold "
-                        "(the output would not fit comfortably in memory). Raise 'threshold' or 'max_pairs'."
-                    )
-                out_i.append(idx_i[r_])
-                out_j.append(idx_j[c_])
-                out_r.append(G[r_, c_])
-    finally:
-        if counter is not None:
-            counter.close()
-    if mode == "hist":
-        return counter.slots()
+    for idx_i, Zi, _, idx_j, Zj, _, diag in blocks:
+        G = Zi @ Zj.T
+        mask = np.abs(G) >= thr
+        if diag:
+            mask = np.triu(mask, k=1)
+        r_, c_ = np.nonzero(mask)
+        found += r_.size
+        if found > max_pairs:
+            raise ValueError(
+                f"correlated_pairs: more than max_pairs={max_pairs} pairs pass the threshold "
+                "(the output would not fit comfortably in memory). Raise 'threshold' or 'max_pairs'."
+            )
+        out_i.append(idx_i[r_])
+        out_j.append(idx_j[c_])
+        out_r.append(G[r_, c_])
     if not out_i:
         return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
     return np.concatenate(out_i), np.concatenate(out_j), np.concatenate(out_r)
