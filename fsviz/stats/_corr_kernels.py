@@ -267,30 +267,28 @@ def hist_tile_f32_uniform(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, base, inv_w, e
             ge[k] += _count_ge_i32(sbuf, nr, tb[k])
         if nnear == 0:
             continue
-        for q0 in range(0, nr, 16):  # find the marked values a chunk at a time
-            q1 = min(q0 + 16, nr)
-            if sbuf[q0:q1].min() >= 0:
+        # a plain scan for the marked values: a slice's min() per 16 values cost 0.06-0.2 ns a
+        # value of the whole tile (a row in 20 has a marked value at n = 50, 13 % of the kernel)
+        for c in range(nr):
+            if sbuf[c] >= 0:
                 continue
-            for c in range(q0, q1):
-                if sbuf[c] >= 0:
-                    continue
-                v = abs(row[c])
-                acc = -1.0
-                for k in range(1, nt1 + 1):
-                    if v >= A_hi[k]:
-                        ge[k] += 1
-                    elif v >= A_lo[k]:
-                        if acc < 0.0:  # the float64 value, once per value
-                            i = r0 + r
-                            j = c0 + cs + c
-                            acc = 0.0
-                            for q in range(n):
-                                acc += Zi[i, q] * Zj[j, q]
-                            acc = abs(acc)
-                        ge[k] += acc >= T[k]
-                        nre += 1
-                    else:
-                        break
+            v = abs(row[c])
+            acc = -1.0
+            for k in range(1, nt1 + 1):
+                if v >= A_hi[k]:
+                    ge[k] += 1
+                elif v >= A_lo[k]:
+                    if acc < 0.0:  # the float64 value, once per value
+                        i = r0 + r
+                        j = c0 + cs + c
+                        acc = 0.0
+                        for q in range(n):
+                            acc += Zi[i, q] * Zj[j, q]
+                        acc = abs(acc)
+                    ge[k] += acc >= T[k]
+                    nre += 1
+                else:
+                    break
     return nre
 
 
