@@ -283,8 +283,8 @@ Z_CACHE_BYTES = 64 * 2**20
 class _ZCache:
     """Standardised blocks by index, within ``budget`` bytes (besides the two in use)."""
 
-    def __init__(self, budget: int = Z_CACHE_BYTES):
-        self.budget = budget
+    def __init__(self, budget: int | None = None):
+        self.budget = Z_CACHE_BYTES if budget is None else budget
         self.blocks: dict[int, tuple] = {}
 
     def get(self, key, keep, src, st, block_size, precision) -> tuple:
