@@ -244,7 +244,8 @@ def hist_tile_f32_uniform(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, base, inv_w, e
     ``eps`` from every threshold is in no window, so ``|v| >= A_hi[k]`` alone decides each
     threshold; it is counted on its bits (``sbuf``, int32 scratch of a row's length). The
     few values nearer than ``eps`` take :func:`hist_tile_f32`'s path value by value: certain
-    above ``A_hi[k]``, recomputed in float64 inside a window, below ``A_lo[k]`` done.
+    above ``A_hi[k]``, recomputed in float64 inside a window (four at a time,
+    :func:`_recheck`), below ``A_lo[k]`` done.
     Returns the number of recomputations (counted as :func:`hist_tile_f32` counts them).
     """
     h, w = G.shape
@@ -252,9 +253,10 @@ def hist_tile_f32_uniform(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, base, inv_w, e
     tb = A_hi.view(np.int32)  # every A_hi[k] >= 0: bits order like values
     nt1 = T.shape[0] - 2
     umax = np.float32(nt1 - 2 + 0.5)  # integers 0..K: thresholds T[1..K+1] (T[K+2] is within eps of K)
-    n = Zi.shape[1]
     off = c0 - r0
     nre = 0
+    pend = np.empty((64, 3), dtype=np.int64)  # (row, column, threshold) of values to re-check
+    npend = 0
     for r in range(h):
         cs = _tile_row_start(r, diag, off, w)
         row = G[r, cs:]
@@ -273,19 +275,63 @@ def hist_tile_f32_uniform(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi, base, inv_w, e
             if sbuf[c] >= 0:
                 continue
             v = abs(row[c])
-            acc = -1.0
-            for k in range(1, nt1 + 1):
+            k = 1
+            while k <= nt1 and v >= A_hi[k]:  # certainly at or above T[k]
+                ge[k] += 1
+                k += 1
+            if k <= nt1 and v >= A_lo[k]:  # in T[k]'s window: re-checked below, with others
+                pend[npend, 0] = r
+                pend[npend, 1] = cs + c
+                pend[npend, 2] = k
+                npend += 1
+                if npend == pend.shape[0]:
+                    nre += _recheck(pend, npend, G, Zi, Zj, r0, c0, T, A_lo, A_hi, ge)
+                    npend = 0
+    return nre + _recheck(pend, npend, G, Zi, Zj, r0, c0, T, A_lo, A_hi, ge)
+
+
+@njit(cache=True, nogil=True)
+def _dots4(Zi, Zj, i0, j0, i1, j1, i2, j2, i3, j3):
+    """Four float64 dot products of rows of ``Zi`` and ``Zj``, each summed in index order (the
+    same value as alone); four chains at once hide the add latency and the rows' cache misses."""
+    a0 = 0.0
+    a1 = 0.0
+    a2 = 0.0
+    a3 = 0.0
+    for q in range(Zi.shape[1]):
+        a0 += Zi[i0, q] * Zj[j0, q]
+        a1 += Zi[i1, q] * Zj[j1, q]
+        a2 += Zi[i2, q] * Zj[j2, q]
+        a3 += Zi[i3, q] * Zj[j3, q]
+    return a0, a1, a2, a3
+
+
+@njit(cache=True, nogil=True)
+def _recheck(pend, npend, G, Zi, Zj, r0, c0, T, A_lo, A_hi, ge):
+    """The window rule for the ``npend`` values ``G[pend[p, 0], pend[p, 1]]``, each inside the
+    window of threshold ``pend[p, 2]``: ``|rho|`` in float64 against ``T[k]`` for that threshold
+    and the next ones whose window holds the value. Returns the number of comparisons."""
+    nt1 = T.shape[0] - 2
+    nre = 0
+    acc = np.empty(4)
+    for p0 in range(0, npend, 4):
+        q0 = p0  # the last group repeats its last value
+        q1 = min(p0 + 1, npend - 1)
+        q2 = min(p0 + 2, npend - 1)
+        q3 = min(p0 + 3, npend - 1)
+        acc[0], acc[1], acc[2], acc[3] = _dots4(
+            Zi, Zj,
+            r0 + pend[q0, 0], c0 + pend[q0, 1], r0 + pend[q1, 0], c0 + pend[q1, 1],
+            r0 + pend[q2, 0], c0 + pend[q2, 1], r0 + pend[q3, 0], c0 + pend[q3, 1],
+        )  # fmt: skip
+        for p in range(p0, min(p0 + 4, npend)):
+            v = abs(G[pend[p, 0], pend[p, 1]])
+            a = abs(acc[p - p0])
+            for k in range(pend[p, 2], nt1 + 1):
                 if v >= A_hi[k]:
                     ge[k] += 1
                 elif v >= A_lo[k]:
-                    if acc < 0.0:  # the float64 value, once per value
-                        i = r0 + r
-                        j = c0 + cs + c
-                        acc = 0.0
-                        for q in range(n):
-                            acc += Zi[i, q] * Zj[j, q]
-                        acc = abs(acc)
-                    ge[k] += acc >= T[k]
+                    ge[k] += a >= T[k]
                     nre += 1
                 else:
                     break
