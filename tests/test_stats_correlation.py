@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -387,6 +389,33 @@ def test_dense_blocks_are_loaded_once_within_the_cache_budget(monkeypatch, budge
     h = correlation_histogram(X, bins=10, block_size=10)
     assert_same(h, X)
     assert len(calls) == loads
+
+
+def _histogram_total_in_child(q):
+    X = np.random.default_rng(1).normal(size=(20, 600)).astype(np.float32)
+    q.put(int(correlation_histogram(X, precision="float32", block_size=100).counts.sum()))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX only")
+def test_histogram_in_a_forked_child_after_the_parent_ran_one(monkeypatch):
+    """The tile threads are the process's; a child forked after the parent used them has none
+    and must make its own (its copy of the parent's pool would wait forever)."""
+    import multiprocessing
+
+    import fsviz.stats._hist_tiles as T
+
+    monkeypatch.setattr(T, "n_threads", lambda: 2)
+    correlation_histogram(np.random.default_rng(0).normal(size=(20, 600)), block_size=100)
+    assert T._POOLS  # the parent's pool exists
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_histogram_total_in_child, args=(q,))
+    p.start()
+    p.join(120)
+    if p.exitcode is None:
+        p.kill()
+    assert p.exitcode == 0
+    assert q.get(timeout=5) == 600 * 599 // 2
 
 
 def _f32_tile_reference(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi):

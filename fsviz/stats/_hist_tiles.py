@@ -9,6 +9,7 @@ multiplies each tile and bins it at once (:mod:`fsviz.stats._corr_kernels`: ``hi
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -49,6 +50,18 @@ def _pool(nthreads: int) -> ThreadPoolExecutor:
         if nthreads not in _POOLS:
             _POOLS[nthreads] = ThreadPoolExecutor(nthreads, thread_name_prefix="fsviz-hist")
         return _POOLS[nthreads]
+
+
+def _after_fork() -> None:
+    # a forked child has none of the parent's threads: its copy of a pool would queue the tiles
+    # for threads that do not exist and wait forever; the lock may have been held at the fork
+    global _LOCK
+    _LOCK = threading.Lock()
+    _POOLS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def one_blas_thread() -> Any:
