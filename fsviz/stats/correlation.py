@@ -9,7 +9,8 @@ measures that exactly, over **all** m(m-1)/2 pairs, in bounded memory:
   one cache-sized tile at a time: a 256 x 256 BLAS product ``Z_I[a]^T Z_J[b]`` that stays
   in L2 is binned at once by a numba kernel (counting ``|rho| >= t`` per threshold, a
   vectorised compare) and overwritten by the next tile, on ``numba.get_num_threads()``
-  Python threads with one BLAS thread each. No product block is written to memory. With
+  Python threads with one BLAS thread each, each taking a run of tiles into one nogil numba
+  call (product and binning). No product block is written to memory. With
   ``precision="float32"`` the product runs in single precision and every value whose
   rounding error bound straddles a bin threshold is recomputed in float64, so the counts
   stay those of the float64 computation.
