@@ -341,8 +341,10 @@ def _recheck(pend, npend, G, Zi, Zj, r0, c0, T, A_lo, A_hi, ge):
 # The tile loops: a run of tiles of one block pair per call, each multiplied with BLAS (numba's
 # np.dot: the same OpenBLAS sgemm/dgemm rate as numpy's matmul, 105-111 GFLOP/s a thread on
 # 512 x 50 x 256 float32 tiles) and binned while in cache. One call per run instead of two per tile
-# keeps the GIL out of the tiles: with two Python threads handing it over twice a tile, a thread
-# sat idle for up to 60 % of the wall time at n = 50.
+# keeps the GIL out of the tiles: with a numpy call and a numba call per tile (0.2 ms at n = 50),
+# the two threads of the previous tiles used about 1.2 of 2 free cores (n = 200, a quiet machine).
+
+
 @njit(cache=True, nogil=True)
 def _tile(buf, Ai, Aj, r0, c0, th, tw):
     """The product tile ``Ai[r0:r0+th] @ Aj[c0:c0+tw].T`` written into ``buf``, as a 2-D view."""
