@@ -44,8 +44,8 @@ _BLAS: list[ThreadpoolController] = []
 
 
 def _pool(nthreads: int) -> ThreadPoolExecutor:
-    """The process's pool of ``nthreads`` tile threads, made once (a pool per call cost about
-    1 ms, 10 calls for m = 20,000: 4 % of the whole at n = 50)."""
+    """The process's pool of ``nthreads`` tile threads, made once (a pool per task cost about
+    1 ms; 10 tasks at m = 20,000)."""
     with _LOCK:
         if nthreads not in _POOLS:
             _POOLS[nthreads] = ThreadPoolExecutor(nthreads, thread_name_prefix="fsviz-hist")
