@@ -6,7 +6,10 @@ Run:  python benchmarks/bench_histogram.py [--part floor|dense|sparse|dask|all] 
   time against the flop floor ``n * m**2 / (dgemm rate)`` (all pairs cost ``m**2 / 2`` dot
   products of ``2n`` flops), the dgemm rate measured in the same process (a square
   2048**3 product), beside the previous implementation (``histogram_before.py``) and with
-  its counts compared bin for bin; float32 data against the sgemm floor; a sparse text
+  its counts compared bin for bin; beside it the process's CPU time against the core-seconds
+  the floor's flops take on one BLAS thread (``CPU ...x``: the efficiency whatever the load,
+  which the wall ratio is not: the best-of-3 square product may catch the cores free while the
+  histogram shares them); float32 data against the sgemm floor; a sparse text
   matrix against its nnz-based floor (``sum_r nnz_r**2`` flops, the products of
   ``X^T X``, at the dgemm rate) and against scipy's own ``X.T @ X``. Each shape is
   repeated (``--repeats``), the load average printed beside every time.
@@ -178,20 +181,32 @@ def _load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
 
 
-def gemm_rate(dtype=np.float64, size: int = 2048, repeats: int = 3) -> float:
-    """FLOP/s of this process's BLAS on a square product (the best of ``repeats``)."""
+def gemm_rate(dtype=np.float64, size: int = 2048, repeats: int = 3, cpu: bool = False) -> float:
+    """FLOP/s of this process's BLAS on a square product (the best of ``repeats``); with ``cpu``,
+    FLOP per CPU second of one BLAS thread (what a core-second of the floor's product buys,
+    whatever else the machine runs)."""
+    from threadpoolctl import threadpool_limits
+
     rng = np.random.default_rng(0)
     A = rng.normal(size=(size, size)).astype(dtype)
     B = rng.normal(size=(size, size)).astype(dtype)
     best = np.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        A @ B
-        best = min(best, time.perf_counter() - t)
+    with threadpool_limits(1 if cpu else None, user_api="blas"):
+        for _ in range(repeats):
+            t = time.thread_time() if cpu else time.perf_counter()
+            A @ B
+            best = min(best, (time.thread_time() if cpu else time.perf_counter()) - t)
     return 2 * size**3 / best
 
 
-def bench_floor(m: int, ns: tuple[int, ...], repeats: int, sparse_shape: tuple[int, int, int]) -> None:
+def bench_floor(
+    m: int,
+    ns: tuple[int, ...],
+    repeats: int,
+    sparse_shape: tuple[int, int, int] | None,
+    precisions: tuple[str, ...] = ("float64", "float32"),
+    before: bool = True,
+) -> None:
     """The histogram against the flop floor, beside the previous implementation."""
     from histogram_before import histogram_before
 
@@ -207,25 +222,35 @@ def bench_floor(m: int, ns: tuple[int, ...], repeats: int, sparse_shape: tuple[i
         correlation_histogram(warm, precision=precision)
         histogram_before(warm, precision=precision)
     for dtype, precision, name in ((np.float64, "float64", "dgemm"), (np.float32, "float32", "sgemm")):
+        if precision not in precisions:
+            continue
+        cpu_rate = gemm_rate(dtype, cpu=True)
         for n in ns:
             X = dense_data(n, m).astype(dtype)
             for rep in range(repeats):
                 rate = gemm_rate(dtype)
                 floor = n * m**2 / rate
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 h = correlation_histogram(X, precision=precision)
-                t_now = time.perf_counter() - t
+                t_now, c_now = time.perf_counter() - t, time.process_time() - c
                 load_now = _load()
-                t = time.perf_counter()
-                before = histogram_before(X, precision=precision)
-                t_before = time.perf_counter() - t
-                same = np.array_equal(slots_now(h), slots_before(before))
+                if before:
+                    t = time.perf_counter()
+                    slots = histogram_before(X, precision=precision)
+                    t_before = time.perf_counter() - t
+                    same = np.array_equal(slots_now(h), slots_before(slots))
+                    then = f" | before {t_before:6.2f} s = {t_before / floor:5.2f}x ({_load()})"
+                    then += f" | same bins: {same}"
+                else:
+                    then = ""
                 print(
                     f"  {dtype.__name__} n={n:4d} #{rep + 1}: {name} {rate / 1e9:5.1f} GFLOP/s, "
-                    f"floor {floor:6.2f} s | now {t_now:6.2f} s = {t_now / floor:5.2f}x floor ({load_now}) | "
-                    f"before {t_before:6.2f} s = {t_before / floor:5.2f}x ({_load()}) | same bins: {same}",
+                    f"floor {floor:6.2f} s | now {t_now:6.2f} s = {t_now / floor:5.2f}x floor ({load_now}; "
+                    f"CPU {c_now / (n * m**2 / cpu_rate):4.2f}x the floor's core-seconds){then}",
                     flush=True,
                 )
+    if sparse_shape is None:
+        return
     n_s, m_s, nnz = sparse_shape
     Xs, how = sparse_text(n_s, m_s, nnz)
     Xs = Xs.tocsr()
@@ -342,6 +367,12 @@ def main() -> None:
         "--part", choices=["floor", "dense", "dense-repeat", "sparse", "dask", "all"], default="all"
     )
     ap.add_argument("--repeats", type=int, default=2, help="runs of each floor shape")
+    ap.add_argument(
+        "--precisions", default="float64,float32", help="floor: dense precisions to time (comma-separated)"
+    )
+    ap.add_argument(
+        "--no-before", action="store_true", help="floor: skip the previous implementation and the sparse part"
+    )
     ap.add_argument("--quick", action="store_true", help="smaller sizes for a smoke run")
     ap.add_argument(
         "--zipf-only",
@@ -357,9 +388,12 @@ def main() -> None:
     )
     if a.part in ("floor", "all"):
         if a.quick:
-            bench_floor(4000, (50,), a.repeats, (2000, 50_000, 100_000))
+            shapes = (4000, (50,), a.repeats, (2000, 50_000, 100_000))
         else:
-            bench_floor(20_000, (50, 200), a.repeats, (10_000, 200_000, 600_000))
+            shapes = (20_000, (50, 200), a.repeats, (10_000, 200_000, 600_000))
+        if a.no_before:
+            shapes = (*shapes[:3], None)
+        bench_floor(*shapes, precisions=tuple(a.precisions.split(",")), before=not a.no_before)
     if a.part in ("dense", "all"):
         bench_dense(512 if a.quick else 2048, 4000 if a.quick else 20_000, 2048)
     if a.part in ("dense-repeat", "all"):

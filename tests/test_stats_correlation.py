@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -330,18 +332,22 @@ def _edge_columns(rng, n_rep, n_cols):
     block_size=hst.integers(1, 50),
     tile=hst.integers(1, 9),
     n_threads=hst.integers(1, 3),
+    unit_flops=hst.sampled_from([1.0, 200.0, 1e12]),
+    cache_bytes=hst.sampled_from([0, 3000, 2**30]),
     bins=hst.sampled_from([2, 10, 20, (0.0, 0.5, 1 / np.sqrt(2), 1.0), (0.25, 0.5, 0.75)]),
     precision=hst.sampled_from(["float64", "float32", "float32-generic"]),
     seed=hst.integers(0, 2**31 - 1),
 )
 def test_dense_tiles_match_brute_force_property(
-    n, m, n_edge, block_size, tile, n_threads, bins, precision, seed
+    n, m, n_edge, block_size, tile, n_threads, unit_flops, cache_bytes, bins, precision, seed
 ):
-    """Any blocking, tiling and thread count: every pair in the brute-force bin, pairs exactly
-    on an edge included (columns built so that |rho| is exactly 0, 0.5, 1/sqrt(2) or 1).
+    """Any blocking, tiling, run of tiles per kernel call (one tile, a few, a whole block pair),
+    block reuse (none, some, all) and thread count: every pair in the brute-force bin, pairs
+    exactly on an edge included (columns built so that |rho| is exactly 0, 0.5, 1/sqrt(2) or 1).
     float32 runs both tile kernels: the equal-width one (bins 2, 10, 20 and 0.25..0.75) and,
     as "float32-generic", the two-compare one it replaces there."""
     import fsviz.stats._hist_tiles as T
+    import fsviz.stats.correlation as C
 
     r = np.random.default_rng(seed)
     X = r.normal(size=(n, m))
@@ -352,6 +358,8 @@ def test_dense_tiles_match_brute_force_property(
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(T, "TILE", tile)
         mp.setattr(T, "n_threads", lambda: n_threads)
+        mp.setattr(T, "UNIT_FLOPS", unit_flops)
+        mp.setattr(C, "Z_CACHE_BYTES", cache_bytes)
         if precision == "float32-generic":
             mp.setattr(T, "uniform_geometry", lambda T_, delta: None)
         h = correlation_histogram(
@@ -361,6 +369,53 @@ def test_dense_tiles_match_brute_force_property(
             precision=precision.split("-")[0],
         )
     assert_same(h, X)
+
+
+@pytest.mark.parametrize("budget, loads", [(2**30, 5), (0, 5 + 4 + 3 + 2 + 1 - 1)])
+def test_dense_blocks_are_loaded_once_within_the_cache_budget(monkeypatch, budget, loads):
+    """Within the budget each standardised block is read once for all block pairs of all the
+    local tasks; with no budget a task keeps block bi and one other, as before (a block is read
+    again for each pair that needs it). The counts are the same either way."""
+    import fsviz.stats.correlation as C
+
+    X = np.random.default_rng(3).normal(size=(9, 50))
+    calls = []
+    real = C._load_z
+    monkeypatch.setattr(C, "_load_z", lambda src, bi, *a: calls.append(bi) or real(src, bi, *a))
+    monkeypatch.setattr(C, "Z_CACHE_BYTES", budget)
+    monkeypatch.setattr(
+        C, "_dense_tasks", lambda m, bs, client: [[(bi, bj) for bi in range(5) for bj in range(bi, 5)]]
+    )
+    h = correlation_histogram(X, bins=10, block_size=10)
+    assert_same(h, X)
+    assert len(calls) == loads
+
+
+def _histogram_total_in_child(q):
+    X = np.random.default_rng(1).normal(size=(20, 600)).astype(np.float32)
+    q.put(int(correlation_histogram(X, precision="float32", block_size=100).counts.sum()))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX only")
+def test_histogram_in_a_forked_child_after_the_parent_ran_one(monkeypatch):
+    """The tile threads are the process's; a child forked after the parent used them has none
+    and must make its own (its copy of the parent's pool would wait forever)."""
+    import multiprocessing
+
+    import fsviz.stats._hist_tiles as T
+
+    monkeypatch.setattr(T, "n_threads", lambda: 2)
+    correlation_histogram(np.random.default_rng(0).normal(size=(20, 600)), block_size=100)
+    assert T._POOLS  # the parent's pool exists
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_histogram_total_in_child, args=(q,))
+    p.start()
+    p.join(120)
+    if p.exitcode is None:
+        p.kill()
+    assert p.exitcode == 0
+    assert q.get(timeout=5) == 600 * 599 // 2
 
 
 def _f32_tile_reference(G, Zi, Zj, r0, c0, diag, T, A_lo, A_hi):

@@ -1,18 +1,26 @@
 """The dense histogram's cache-sized tiles: each BLAS product tile is binned while it is in L2.
 
 :class:`TileCounter` takes the standardised blocks of :func:`fsviz.stats.correlation_histogram`
-(a feature per row) and counts ``|rho| >= T[k]`` for every threshold over all their pairs, tile by
-tile, on Python threads that each run one BLAS thread and a nogil numba kernel
-(:mod:`fsviz.stats._corr_kernels`: ``hist_tile``, ``hist_tile_f32``,
-``hist_tile_f32_uniform``).
+(a feature per row) and counts ``|rho| >= T[k]`` for every threshold over all their pairs, a run of
+tiles at a time, on Python threads that each call a nogil numba loop (one BLAS thread): it
+multiplies each tile and bins it at once (:mod:`fsviz.stats._corr_kernels`: ``hist_tiles``,
+``hist_tiles_f32``, ``hist_tiles_f32_uniform``).
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
 import numpy as np
+
+# numba's np.dot calls scipy's BLAS: loaded before the BLAS thread limit looks for libraries
+import scipy.linalg.cython_blas  # noqa: F401
+from threadpoolctl import ThreadpoolController
 
 from fsviz.stats import _corr_kernels as K
 
@@ -25,6 +33,46 @@ TILE = 256
 #: and halves the BLAS and kernel calls per pair (CPU time at m = 20,000, load 3.5: -9 % at
 #: n = 50, -4 % at n = 200 against 256 x 256; 1024 rows gained nothing more)
 F32_ROWS = 2
+#: product flops (2 n per pair) a thread takes per call: about 4 float32 tiles of 512 x 256 at
+#: n = 50; fewer, larger calls at larger n. Enough for the GIL hand-over between calls to cost
+#: nothing, few enough that the last calls of a task keep both threads busy.
+UNIT_FLOPS = 60e6
+
+_LOCK = threading.Lock()
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+_BLAS: list[ThreadpoolController] = []
+
+
+def _pool(nthreads: int) -> ThreadPoolExecutor:
+    """The process's pool of ``nthreads`` tile threads, made once (a pool per task cost about
+    1 ms; 10 tasks at m = 20,000)."""
+    with _LOCK:
+        if nthreads not in _POOLS:
+            _POOLS[nthreads] = ThreadPoolExecutor(nthreads, thread_name_prefix="fsviz-hist")
+        return _POOLS[nthreads]
+
+
+def _after_fork() -> None:
+    # a forked child has none of the parent's threads: its copy of a pool would queue the tiles
+    # for threads that do not exist and wait forever; the lock may have been held at the fork
+    global _LOCK
+    _LOCK = threading.Lock()
+    _POOLS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def one_blas_thread() -> Any:
+    """Context holding every loaded BLAS to one thread (the tiles' threads are the parallelism).
+
+    threadpoolctl's library scan is made once (3 ms a ``threadpool_limits``; 20 us a limit).
+    """
+    with _LOCK:
+        if not _BLAS:
+            _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def n_threads() -> int:
@@ -67,18 +115,21 @@ def uniform_geometry(T: np.ndarray, delta: float) -> tuple | None:
 
 
 class TileCounter:
-    """Counts ``v >= T[k]`` over all pairs of two standardised blocks, one cache-sized tile at a time.
+    """Counts ``v >= T[k]`` over all pairs of standardised blocks, one cache-sized tile at a time.
 
-    Each of ``nthreads`` Python threads takes the next tile, multiplies it with BLAS (one
-    thread, so the threads do not oversubscribe the cores; the caller limits BLAS) into its
-    own buffer and bins it with a nogil numba kernel while the tile is still in cache. The
-    counts per threshold are integers, so neither the tiling nor the thread that took a tile
-    changes them.
+    :meth:`count` takes block pairs from an iterator and cuts each into runs of tiles; each of
+    ``nthreads`` Python threads takes the next run (the iterator is read under a lock, so a
+    thread that runs out of tiles loads the next blocks while the others multiply) and hands it
+    to one nogil numba call that multiplies each tile with BLAS (one thread, so the threads do
+    not oversubscribe the cores; the caller limits BLAS, :func:`one_blas_thread`) into its own
+    buffer and bins it while it is in cache. The counts per threshold are integers, so neither
+    the tiling nor the thread that took a tile changes them.
     """
 
     def __init__(self, T: np.ndarray, precision: str, delta: float, nthreads: int):
         self.T = T
         self.f32 = precision == "float32"
+        self.uniform = None
         if self.f32:
             self.A_lo = ceil32(T - delta)
             self.A_hi = ceil32(T + delta)
@@ -92,50 +143,65 @@ class TileCounter:
         self.rechecked = np.zeros(self.nthreads, dtype=np.int64)
         dtype = np.float32 if self.f32 else np.float64
         self.th = TILE * (F32_ROWS if self.f32 else 1)  # tile rows
-        self.bufs = [np.empty(self.th * TILE, dtype=dtype) for _ in range(self.nthreads)]
-        self.sbufs = [np.empty(TILE, dtype=np.int32) for _ in range(self.nthreads)]
-        self.pool = None
-        if self.nthreads > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self.pool = ThreadPoolExecutor(self.nthreads, thread_name_prefix="fsviz-hist")
+        self.tw = TILE
+        self.bufs = [np.empty(self.th * self.tw, dtype=dtype) for _ in range(self.nthreads)]
+        self.sbufs = [np.empty(self.tw, dtype=np.int32) for _ in range(self.nthreads)]
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
+        """Nothing to release (the threads are the process's, :func:`_pool`); kept for callers."""
 
-    def add(self, Zi: np.ndarray, Zj: np.ndarray, Zi32: Any, Zj32: Any, diag: bool) -> None:
-        wi, wj, th = Zi.shape[0], Zj.shape[0], self.th
-        tiles = [
-            (r0, c0)
-            for r0 in range(0, wi, th)
-            for c0 in range(0, wj, TILE)
-            if not diag or c0 + TILE > r0  # tiles wholly below a diagonal block's diagonal hold no pair
-        ]
-        it = iter(tiles)  # next() on a list iterator is atomic: the threads share the queue
-        Ai, Aj = (Zi32, Zj32) if self.f32 else (Zi, Zj)
+    def _runs(self, blocks: Iterable[tuple]) -> Iterator[tuple]:
+        for Zi, Zj, Zi32, Zj32, diag in blocks:
+            wi, wj, th, tw = Zi.shape[0], Zj.shape[0], self.th, self.tw
+            tiles = np.array(
+                [
+                    (r0, c0)
+                    for r0 in range(0, wi, th)
+                    for c0 in range(0, wj, tw)
+                    if not diag or c0 + tw > r0  # tiles wholly below a diagonal block's diagonal hold no pair
+                ],
+                dtype=np.int64,
+            ).reshape(-1, 2)
+            step = max(1, int(UNIT_FLOPS / (2.0 * Zi.shape[1] * th * tw)))
+            for s in range(0, tiles.shape[0], step):
+                yield Zi, Zj, Zi32, Zj32, diag, tiles[s : s + step]
+
+    def count(self, blocks: Iterable[tuple]) -> None:
+        """Count all pairs of each ``(Zi, Zj, Zi32, Zj32, diag)`` of ``blocks``: rows of ``Zi``
+        against rows of ``Zj`` (above the diagonal when ``diag``); ``Zi32``, ``Zj32`` are their
+        float32 copies (``precision="float32"``, else unused). ``blocks`` may load lazily."""
+        runs = self._runs(blocks)
+        lock = threading.Lock()
 
         def work(t: int) -> None:
             ge, buf, sbuf = self.ge[t], self.bufs[t], self.sbufs[t]
-            for r0, c0 in it:
-                r1, c1 = min(r0 + th, wi), min(c0 + TILE, wj)
-                G = buf[: (r1 - r0) * (c1 - c0)].reshape(r1 - r0, c1 - c0)
-                np.matmul(Ai[r0:r1], Aj[c0:c1].T, out=G)
-                if self.f32 and self.uniform is not None:
-                    self.rechecked[t] += K.hist_tile_f32_uniform(
-                        G, Zi, Zj, r0, c0, diag, self.T, self.A_lo, self.A_hi, *self.uniform, ge, sbuf
-                    )
-                elif self.f32:
-                    self.rechecked[t] += K.hist_tile_f32(
-                        G, Zi, Zj, r0, c0, diag, self.T, self.A_lo, self.A_hi, ge
-                    )
+            while True:
+                with lock:  # a generator is not thread-safe
+                    run = next(runs, None)
+                if run is None:
+                    return
+                Zi, Zj, Zi32, Zj32, diag, tiles = run
+                if not self.f32:
+                    K.hist_tiles(Zi, Zj, tiles, self.th, self.tw, diag, self.T, ge, buf)
+                elif self.uniform is not None:
+                    self.rechecked[t] += K.hist_tiles_f32_uniform(
+                        Zi32, Zj32, Zi, Zj, tiles, self.th, self.tw, diag,
+                        self.T, self.A_lo, self.A_hi, *self.uniform, ge, buf, sbuf,
+                    )  # fmt: skip
                 else:
-                    K.hist_tile(G, diag, c0 - r0, self.T, ge)
+                    self.rechecked[t] += K.hist_tiles_f32(
+                        Zi32, Zj32, Zi, Zj, tiles, self.th, self.tw, diag,
+                        self.T, self.A_lo, self.A_hi, ge, buf,
+                    )  # fmt: skip
 
-        if self.pool is None:
+        if self.nthreads == 1:
             work(0)
         else:
-            list(self.pool.map(work, range(self.nthreads)))
+            list(_pool(self.nthreads).map(work, range(self.nthreads)))
+
+    def add(self, Zi: np.ndarray, Zj: np.ndarray, Zi32: Any, Zj32: Any, diag: bool) -> None:
+        """:meth:`count` of one block pair."""
+        self.count([(Zi, Zj, Zi32, Zj32, diag)])
 
     def slots(self) -> tuple[np.ndarray, int]:
         ge = self.ge.sum(axis=0)
