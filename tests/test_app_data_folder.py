@@ -489,7 +489,7 @@ def test_the_chunked_sources_refuse_a_fifo_by_its_type(tmp_path, source):
 
 def test_a_large_folder_file_is_read_from_disk_when_needed_not_held(folder, monkeypatch):
     from fsviz_app.appkit import data_folder
-    from fsviz_app.appkit.memory import DiskBytes, nbytes_of, upload_bytes
+    from fsviz_app.appkit.memory import DiskBytes, nbytes_of, upload_bytes, upload_head
     from fsviz_app.appkit.state import upload_store
 
     data, _, _, _ = folder
@@ -502,9 +502,12 @@ def test_a_large_folder_file_is_read_from_disk_when_needed_not_held(folder, monk
     assert isinstance(record.data, DiskBytes) and nbytes_of(record) < 1000
     table = data / "sub" / "table.csv"
     assert upload_bytes(record) == table.read_bytes()
+    assert upload_head(record, 5) == table.read_bytes()[:5]
     table.write_text("a,b,class\n1,2,x\n3,4,y\n")  # replaced on disk: another size and time
     with pytest.raises(ValueError, match="changed on disk since it was opened"):
         upload_bytes(record)
+    with pytest.raises(ValueError, match="changed on disk since it was opened"):
+        upload_head(record, 5)
     table.unlink()
     with pytest.raises(ValueError, match="no longer in the folder"):
         upload_bytes(record)

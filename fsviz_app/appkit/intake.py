@@ -17,7 +17,7 @@ from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.formats.tenx import TRIPLET_NAME  # three uploads as one tar: the reproduce lines name them
 from fsviz.data.plan import ImportPlan
 from fsviz_app.appkit import jobs
-from fsviz_app.appkit.memory import ByteLRU, DiskBytes, return_memory, upload_bytes
+from fsviz_app.appkit.memory import ByteLRU, DiskBytes, return_memory, upload_bytes, upload_head
 from fsviz_app.appkit.state import (
     _datasets,
     activate,
@@ -419,13 +419,13 @@ def archive_members_of(up: Upload) -> list[str]:
     got = inspect_store().get(key)
     if got is not None:
         return list(got)
-    data = upload_bytes(up)
-    head = data[:8192]
-    if compression_of(data if head.startswith(b"PK") else head) is None:
+    head = upload_head(up, 8192)  # a folder file's head only: the whole file when it may be a zip
+    if compression_of(upload_bytes(up) if head.startswith(b"PK") else head) is None:
         inspect_store().put(key, [])
         return []
     if got is None:
         try:
+            data = upload_bytes(up)
             got = archive_members_isolated(data, up.filename, limit=resolve_budget(), who=up.filename)
         except ValueError:
             got = []

@@ -353,12 +353,16 @@ class DiskBytes:
     def __len__(self) -> int:
         return self.size
 
-    def read(self) -> bytes:
-        """The file's bytes; ValueError when it changed since it was opened."""
-        import os
+    def head(self, n: int) -> bytes:
+        """The file's first ``n`` bytes (its version checked as by :meth:`read`)."""
+        from fsviz.data.filetypes import open_regular
 
-        from fsviz.data.budget import resolve_budget
-        from fsviz.data.filetypes import read_regular
+        self._check()
+        with open_regular(self.path, "data folder", 0) as fh:  # a pipe put in its place: refused
+            return fh.read(n)
+
+    def _check(self) -> None:
+        import os
 
         name = os.path.basename(self.path)
         fix = f"Fix: choose {name} again under Server file."
@@ -368,6 +372,17 @@ class DiskBytes:
             raise ValueError(f"data folder: {name!r} is no longer in the folder. {fix}") from None
         if (st_.st_mtime_ns, st_.st_size) != (self.mtime_ns, self.size):
             raise ValueError(f"data folder: {name!r} changed on disk since it was opened. {fix}")
+
+    def read(self) -> bytes:
+        """The file's bytes; ValueError when it changed since it was opened."""
+        import os
+
+        from fsviz.data.budget import resolve_budget
+        from fsviz.data.filetypes import read_regular
+
+        self._check()
+        name = os.path.basename(self.path)
+        fix = f"Fix: choose {name} again under Server file."
         data = read_regular(self.path, "data folder", resolve_budget())
         if len(data) != self.size:
             raise ValueError(f"data folder: {name!r} changed on disk while it was read. {fix}")
@@ -377,3 +392,8 @@ class DiskBytes:
 def upload_bytes(up) -> bytes:
     """The bytes of ``up`` (a server-folder file's read from disk, checked to be the version opened)."""
     return up.data.read() if isinstance(up.data, DiskBytes) else up.data
+
+
+def upload_head(up, n: int) -> bytes:
+    """The first ``n`` bytes of ``up`` (a server-folder file's read from disk: only those)."""
+    return up.data.head(n) if isinstance(up.data, DiskBytes) else up.data[:n]
