@@ -426,3 +426,10 @@ def test_class_balance_draws_each_class_with_its_count_and_share():
     for bad in (([], []), (["a"], [1, 2]), (["a", "b"], [1, -1])):
         with pytest.raises(ValueError, match="one non-negative count per class"):
             class_balance(*bad)
+
+
+def test_class_balance_keeps_numeric_class_names_as_categories():
+    from fsviz.viz import class_balance
+
+    fig = class_balance([0, 1], [178, 182])
+    assert fig.layout.yaxis.type == "category" and list(fig.data[0].y) == ["0", "1"]

@@ -115,7 +115,7 @@ def class_balance(classes, counts) -> go.Figure:
         margin=dict(t=40, l=5, r=5, b=5),
         title=f"Class balance ({int(counts.sum()):,} samples, {len(names)} classes)",
         xaxis_title="samples",
-        yaxis=dict(autorange="reversed"),
+        yaxis=dict(type="category", autorange="reversed"),  # class names such as 0 and 1 are names
         showlegend=False,
     )
     return fig
