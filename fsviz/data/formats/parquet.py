@@ -62,8 +62,10 @@ def check_flat(schema, who: str) -> None:
 
 
 def parse_parquet(src: Source) -> dict:
-    """A Parquet file parsed once: ``{"frame", "meta", "index"}``, the frame as pyarrow gives it
-    (a pandas index restored as leading column(s), named in ``index``), ``meta`` fsviz's tag."""
+    """A Parquet file parsed once: ``{"frame", "meta", "index", "stats", "float_dtype"}``: the
+    frame with its float columns (any float type) views into one float64 block, the others as
+    pyarrow gives them (a pandas index restored as leading column(s), named in ``index``),
+    ``meta`` fsviz's tag, ``float_dtype`` the file's float type when all its float columns share it."""
     import pandas as pd
     import pyarrow.parquet as pq
 
@@ -96,6 +98,9 @@ def parse_parquet(src: Source) -> dict:
             table = pf.read()
     except Exception as e:
         raise parse_error(src, "Parquet", e, fix) from e
+    # the decoded footer of a wide file is large (~280 MB at 100,000 columns): not kept while
+    # the fills and the column facts are computed
+    del pf, md, schema
     if df is None:
         try:
             df = table.to_pandas()
