@@ -243,3 +243,26 @@ def test_the_column_sorts_are_kept_for_a_plain_pages_matrix_and_not_for_a_file_m
     y = np.repeat([0, 1], 150)
     assert leaky_features(X, y) == []
     assert id(X) in leakage._SORTED
+
+
+def test_presorted_columns_give_the_same_leaks_and_a_check_waits_for_a_presort_under_way():
+    import threading
+
+    from fsviz.data import leakage
+    from fsviz.data.leakage import presort_columns
+
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(60, 50)), 1)
+    y = np.repeat([0, 1], 30)
+    X[:, 7] = y * 3.0
+    fresh = leaky_features(X.copy(), y, block_size=8)
+    assert presort_columns(X.copy(), block_size=8) is False  # writable: nothing kept
+    frozen = X.copy()
+    frozen.setflags(write=False)
+    keep, lock = leakage._sort_memo(frozen)
+    with lock:  # a presort under way: the check waits, then reads what it kept
+        worker = threading.Thread(target=lambda: presort_columns(frozen, block_size=8))
+        worker.start()
+        assert not keep
+    worker.join()
+    assert len(keep) == 7 and leaky_features(frozen, y, block_size=8) == fresh

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import warnings
 import weakref
 from collections.abc import Sequence
@@ -14,7 +16,7 @@ import scipy.sparse as sp
 from fsviz.data.pages import owns_memory
 from fsviz.data.validation import DataWarning
 
-__all__ = ["leaky_features"]
+__all__ = ["leaky_features", "presort_columns"]
 
 
 def _why(S: np.ndarray, Yc: np.ndarray, n_classes: int, class_names: np.ndarray, n_values: int) -> str:
@@ -101,48 +103,73 @@ def leaky_features(
         )
     Xc = X.tocsc() if sp.issparse(X) else X
     out: list[tuple[int, str, str]] = []
-    keep = _sort_memo(Xc)
-    for s in range(0, m_check, int(block_size)):
-        e = min(s + int(block_size), m_check)
-        got = None if keep is None else keep.get((s, e))
-        if got is None:  # a row per column (the sort runs along contiguous memory); ties need no order
-            B = (Xc[:, s:e].toarray() if sp.issparse(Xc) else np.asarray(Xc[:, s:e], dtype=np.float64)).T
-            B = np.ascontiguousarray(B, dtype=np.float64)
-            order = np.argsort(B, axis=1)
-            S = np.take_along_axis(B, order, axis=1)
-            small = order.astype(np.int16 if n < 32768 else np.int32)
-            got = (small, np.packbits(S[:, 1:] == S[:, :-1], axis=1), np.isfinite(S).all(axis=1))
-            if keep is not None:  # ties packed: 8x less to keep (3.6 MiB at 300 x 100,000)
-                keep[(s, e)] = got
-        order, packed, finite = got
-        tie = np.unpackbits(packed, axis=1, count=n - 1).view(bool)
-        Yc = codes[order]
-        change = Yc[:, 1:] != Yc[:, :-1]
-        # a tie between two classes is a change inside a tie whatever the order among equal values
-        perfect = (change.sum(axis=1) == n_classes - 1) & ~(change & tie).any(axis=1) & finite
-        n_values = 1 + (~tie).sum(axis=1)
-        for c in np.flatnonzero(perfect):  # only the (few) leaky columns
-            j = s + int(c)
-            name = str(feature_names[j]) if feature_names is not None else f"f{j}"
-            col = Xc[:, j].toarray().ravel() if sp.issparse(Xc) else np.asarray(Xc[:, j], dtype=np.float64)
-            out.append((j, name, _why(col[order[c]], Yc[c], n_classes, class_names, int(n_values[c]))))
+    memo = _sort_memo(Xc)
+    with memo[1] if memo is not None else contextlib.nullcontext():  # a presort under way: its sorts
+        for s in range(0, m_check, int(block_size)):
+            e = min(s + int(block_size), m_check)
+            order, packed, finite = _sorted_block(Xc, s, e, None if memo is None else memo[0])
+            tie = np.unpackbits(packed, axis=1, count=n - 1).view(bool)
+            Yc = codes[order]
+            change = Yc[:, 1:] != Yc[:, :-1]
+            # a tie between two classes is a change inside a tie whatever the order among equal values
+            perfect = (change.sum(axis=1) == n_classes - 1) & ~(change & tie).any(axis=1) & finite
+            n_values = 1 + (~tie).sum(axis=1)
+            for c in np.flatnonzero(perfect):  # only the (few) leaky columns
+                j = s + int(c)
+                name = str(feature_names[j]) if feature_names is not None else f"f{j}"
+                col = Xc[:, j].toarray().ravel() if sp.issparse(Xc) else np.asarray(Xc[:, j], np.float64)
+                out.append((j, name, _why(col[order[c]], Yc[c], n_classes, class_names, int(n_values[c]))))
     return out
 
 
-#: id(X) -> (weak reference to X, {(first, end column): (sort order, ties, all finite)})
+def _sorted_block(Xc, s: int, e: int, keep: dict | None) -> tuple:
+    """``(order, packed ties, all finite)`` of columns ``s:e``, a row per column (the sort runs
+    along contiguous memory; ties need no order), from ``keep`` or computed (and kept there)."""
+    got = None if keep is None else keep.get((s, e))
+    if got is None:
+        B = (Xc[:, s:e].toarray() if sp.issparse(Xc) else np.asarray(Xc[:, s:e], dtype=np.float64)).T
+        B = np.ascontiguousarray(B, dtype=np.float64)
+        order = np.argsort(B, axis=1)
+        S = np.take_along_axis(B, order, axis=1)
+        small = order.astype(np.int16 if B.shape[1] < 32768 else np.int32)
+        got = (small, np.packbits(S[:, 1:] == S[:, :-1], axis=1), np.isfinite(S).all(axis=1))
+        if keep is not None:  # ties packed: 8x less to keep (3.6 MiB at 300 x 100,000)
+            keep[(s, e)] = got
+    return got
+
+
+def presort_columns(X, max_features: int = 100_000, block_size: int = 2048) -> bool:
+    """Sort the columns of a read-only dense ``X`` ahead, as :func:`leaky_features` with the same
+    ``max_features`` and ``block_size`` would, and keep the sorts while ``X`` lives: the first
+    target's leakage check then only regroups them (the app starts this when a wide table without
+    a target is read; a check asked for meanwhile waits for it and shares its work). False (and
+    nothing done) for an ``X`` whose sorts are not kept."""
+    memo = _sort_memo(X)
+    if memo is None:
+        return False
+    m = min(X.shape[1], int(max_features))
+    with memo[1]:
+        for s in range(0, m, int(block_size)):
+            _sorted_block(X, s, min(s + int(block_size), m), memo[0])
+    return True
+
+
+#: id(X) -> (weak reference to X, {(first, end column): (order, ties, finite)}, its lock)
 _SORTED: dict[int, tuple] = {}
+_SORTED_LOCK = threading.Lock()
 
 
-def _sort_memo(X) -> dict | None:
+def _sort_memo(X) -> tuple[dict, threading.Lock] | None:
     """Where the column sorts of a read-only dense ``X`` that owns its data are kept while it
-    lives: they do not depend on the labels, so a new target (the app's leakage check on each
-    target change) only regroups them (sorting 100,000 columns took 2-3 s a target). None for
-    any other X (its values could change under the same object)."""
+    lives, with the lock its sorting holds: they do not depend on the labels, so a new target
+    (the app's leakage check on each target change) only regroups them (sorting 100,000 columns
+    took 2-3 s a target). None for any other X (its values could change under the same object)."""
     if not isinstance(X, np.ndarray) or X.flags.writeable or not owns_memory(X) or X.ndim != 2:
         return None
-    entry = _SORTED.get(id(X))
-    if entry is None or entry[0]() is not X:
-        entry = (weakref.ref(X), {})
-        _SORTED[id(X)] = entry
-        weakref.finalize(X, _SORTED.pop, id(X), None)
-    return entry[1]
+    with _SORTED_LOCK:
+        entry = _SORTED.get(id(X))
+        if entry is None or entry[0]() is not X:
+            entry = (weakref.ref(X), {}, threading.Lock())
+            _SORTED[id(X)] = entry
+            weakref.finalize(X, _SORTED.pop, id(X), None)
+    return entry[1], entry[2]

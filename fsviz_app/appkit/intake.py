@@ -18,6 +18,7 @@ from fsviz.data.formats.tenx import TRIPLET_NAME  # three uploads as one tar: th
 from fsviz.data.plan import ImportPlan
 from fsviz_app.appkit import jobs
 from fsviz_app.appkit.memory import ByteLRU, DiskBytes, return_memory, upload_bytes, upload_head
+from fsviz_app.appkit.scale import sort_ahead
 from fsviz_app.appkit.state import (
     _datasets,
     activate,
@@ -420,16 +421,14 @@ def archive_members_of(up: Upload) -> list[str]:
     if got is not None:
         return list(got)
     head = upload_head(up, 8192)  # a folder file's head only: the whole file when it may be a zip
-    if compression_of(upload_bytes(up) if head.startswith(b"PK") else head) is None:
-        inspect_store().put(key, [])
-        return []
-    if got is None:
+    got = []
+    if compression_of(upload_bytes(up) if head.startswith(b"PK") else head) is not None:
+        data = upload_bytes(up)
         try:
-            data = upload_bytes(up)
             got = archive_members_isolated(data, up.filename, limit=resolve_budget(), who=up.filename)
         except ValueError:
             got = []
-        inspect_store().put(key, got)
+    inspect_store().put(key, got)
     return list(got)
 
 
@@ -700,6 +699,7 @@ def _read_dataset(read: _Read):
     ds = assemble(parsed, read.plan, name=name, **extra)
     _datasets().put(dataset_key(ds), ds)
     loaded_index().put(read.where, dataset_key(ds))
+    sort_ahead(ds)
     return ds
 
 
