@@ -66,3 +66,42 @@ def test_a_platform_table_upload_labels_the_groups_tiles_and_the_export_with_sym
     export = fc.read_selection_csv(appkit.export_csv(ds, sel, explained=False))
     assert export["name"].tolist() == [PROBES[j] for j in sel.indices]
     assert export["display_name"].tolist() == [ds.feature_info["display_name"].iloc[j] for j in sel.indices]
+
+
+_WIDE_PICKER = """
+if __name__ == "__main__":
+    import numpy as np
+    import pandas as pd
+    import streamlit as st
+
+    from fsviz.data import Dataset
+    from fsviz_app.appkit.explain import _pick_feature
+
+    m = 1200  # over the picker's list limit: a name is typed
+    ids = [f"ENSG{j:05d}" for j in range(m)]
+    info = pd.DataFrame({"display_name": [f"GENE{j}" if j % 2 else "" for j in range(m)]}, index=ids)
+    X = np.random.default_rng(0).normal(size=(6, m))
+    ds = Dataset(X, y=np.array([0, 1] * 3), feature_names=ids, meta={"feature_info": info})
+    st.session_state["picked"] = _pick_feature(ds, "t")
+"""
+
+
+@pytest.mark.parametrize(
+    ("typed", "index", "warned"),
+    [
+        ("ENSG00007", 7, False),
+        ("GENE7 (ENSG00007)", 7, False),
+        ("GENE9", 9, False),
+        ("", None, False),
+        ("ENSG0000", None, True),
+        ("nothing", None, True),
+    ],
+)
+def test_why_not_at_width_finds_a_typed_id_label_or_symbol(typed, index, warned):
+    at = AppTest.from_string(_WIDE_PICKER, default_timeout=60).run()
+    at.text_input(key="why_name_t").set_value(typed).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["picked"] == index
+    assert bool(at.warning) == warned
+    if typed == "ENSG0000":  # a part of names: the closest are offered
+        assert "Names containing it: ENSG00000" in at.warning[0].value
