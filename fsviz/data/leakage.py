@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from fsviz.data._leakage_kernels import class_runs
 from fsviz.data.pages import owns_memory
 from fsviz.data.validation import DataWarning
 
@@ -108,17 +109,14 @@ def leaky_features(
         for s in range(0, m_check, int(block_size)):
             e = min(s + int(block_size), m_check)
             order, packed, finite = _sorted_block(Xc, s, e, None if memo is None else memo[0])
-            tie = np.unpackbits(packed, axis=1, count=n - 1).view(bool)
-            Yc = codes[order]
-            change = Yc[:, 1:] != Yc[:, :-1]
             # a tie between two classes is a change inside a tie whatever the order among equal values
-            perfect = (change.sum(axis=1) == n_classes - 1) & ~(change & tie).any(axis=1) & finite
-            n_values = 1 + (~tie).sum(axis=1)
+            perfect, n_values = class_runs(order, packed, codes, n_classes, finite)
             for c in np.flatnonzero(perfect):  # only the (few) leaky columns
                 j = s + int(c)
                 name = str(feature_names[j]) if feature_names is not None else f"f{j}"
                 col = Xc[:, j].toarray().ravel() if sp.issparse(Xc) else np.asarray(Xc[:, j], np.float64)
-                out.append((j, name, _why(col[order[c]], Yc[c], n_classes, class_names, int(n_values[c]))))
+                Yc = codes[order[c]]
+                out.append((j, name, _why(col[order[c]], Yc, n_classes, class_names, int(n_values[c]))))
     return out
 
 
