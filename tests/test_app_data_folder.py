@@ -511,3 +511,33 @@ def test_a_large_folder_file_is_read_from_disk_when_needed_not_held(folder, monk
     table.unlink()
     with pytest.raises(ValueError, match="no longer in the folder"):
         upload_bytes(record)
+
+
+def test_a_large_folder_parquet_file_is_parsed_in_place_with_the_digest_of_its_bytes(folder, monkeypatch):
+    """A server-folder Parquet file is hashed as it is read (not held whole) and parsed from its
+    path (pyarrow reads the columns; the bytes are never read into memory for it); the dataset
+    keeps its version check."""
+    import hashlib
+
+    import pandas as pd
+
+    from fsviz_app.appkit import data_folder, memory
+    from fsviz_app.appkit.state import upload_store
+
+    data, _, X, y = folder
+    frame = pd.DataFrame(X, columns=[f"g{j}" for j in range(X.shape[1])]).assign(label=y)
+    frame.to_parquet(data / "wide.parquet", index=False)
+    monkeypatch.setattr(data_folder, "HELD_BYTES", 0)
+    read_whole = []
+    real = memory.DiskBytes.read
+    monkeypatch.setattr(memory.DiskBytes, "read", lambda self: read_whole.append(self.path) or real(self))
+    at = _app(monkeypatch, data)
+    at.text_input(key="folder_path").set_value("wide.parquet").run()
+    assert not at.exception and not at.error, [e.value for e in at.exception or at.error]
+    assert any("Active: **wide**" in c.value and "30 features" in c.value for c in at.sidebar.caption)
+    record = upload_store().get(at.session_state["folder_token"])
+    assert record.digest == hashlib.sha256((data / "wide.parquet").read_bytes()).hexdigest()
+    assert read_whole == []  # hashed in chunks, parsed from its path
+    (data / "wide.parquet").write_bytes(b"PAR1")  # replaced on disk: refused, not parsed again
+    with pytest.raises(ValueError, match="changed on disk since it was opened"):
+        memory.upload_path(record)

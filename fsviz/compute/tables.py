@@ -88,28 +88,26 @@ def column_roles_frame(roles: Sequence, current: dict, limit: int = 1000) -> pd.
     ``roles`` are the inferred :class:`fsviz.data.ColumnRole` of each column; ``current`` the
     role each column has now (the inferred one or the user's choice).
     """
+    roles = list(roles)
+    now = [current.get(str(r.name), r.role) for r in roles] if current else [r.role for r in roles]
+    # the rows shown only: a row per column of 100,000 took 0.3 s of each target change
+    order = np.argsort(np.fromiter((_ROLE_ORDER.get(x, 3) for x in now), np.int64, len(now)), kind="stable")
     rows = []
-    for pos, r in enumerate(roles):
-        name = str(r.name)
-        role = current.get(name, r.role)
+    for pos in order[: max(int(limit), 0)].tolist():
+        r, role = roles[pos], now[pos]
         note = r.reason if role == r.role else f"set by you (suggested: {r.role})"
         flags = ", ".join(r.flags)
         rows.append(
             {
-                "column": name,
+                "column": str(r.name),
                 "role": role,
                 "type": r.dtype,
                 "missing": int(r.n_missing),
                 "distinct": int(r.n_unique),
                 "note": "; ".join(x for x in (note, flags) if x),
-                "_order": (_ROLE_ORDER.get(role, 3), pos),
             }
         )
-    rows.sort(key=lambda row: row["_order"])
-    frame = pd.DataFrame(
-        rows[:limit], columns=["column", "role", "type", "missing", "distinct", "note", "_order"]
-    )
-    return frame.drop(columns="_order")
+    return pd.DataFrame(rows, columns=["column", "role", "type", "missing", "distinct", "note"])
 
 
 def groups_frame(result: GroupResult, feature_names: Sequence[str]) -> pd.DataFrame:

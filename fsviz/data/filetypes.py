@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["check_regular", "file_kind", "open_regular", "read_regular"]
+__all__ = ["check_regular", "digest_regular", "file_kind", "open_regular", "read_regular"]
 
 
 def file_kind(mode: int) -> str:
@@ -111,3 +111,25 @@ def read_regular(path, who: str, limit: int = 0) -> bytes:
             f"{who}: {os.path.basename(os.fspath(path))!r} grew while it was read. Fix: load it again."
         )
     return data
+
+
+def digest_regular(path, who: str, limit: int = 0, chunk: int = 8 << 20) -> tuple[str, int]:
+    """``(SHA-256 hex digest, size)`` of the regular file ``path``, read ``chunk`` bytes at a
+    time into one buffer: the same digest as ``hashlib.sha256(read_regular(path, ...))``
+    without holding the file (a 173 MB server-folder file was read whole only to be hashed).
+    Refused as by :func:`read_regular`, including a file that grows while it is read."""
+    import hashlib
+
+    h = hashlib.sha256()
+    buf = bytearray(chunk)
+    view = memoryview(buf)
+    total = 0
+    with open_regular(path, who, limit) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        while (got := fh.readinto(view)) > 0:
+            h.update(view[:got])
+            total += got
+            if total > size:
+                name = os.path.basename(os.fspath(path))
+                raise ValueError(f"{who}: {name!r} grew while it was read. Fix: load it again.")
+    return h.hexdigest(), total

@@ -9,6 +9,7 @@ with the same options, and never builds the Dataset.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,15 +87,27 @@ class TableInfo:
     var_columns: list = field(default_factory=list)
     counts: bool = False
 
-    @property
+    # Computed once per look (cached_property writes the instance's __dict__, frozen or not): each
+    # walks one role per column, 100,000 at genomics width, and the Data page asks on every rerun.
+    @functools.cached_property
     def onehot_columns(self) -> int:
         """Columns one-hot encoding would add: the values of the text features, less one each."""
         return int(sum(r.n_unique for r in self.roles if r.role == "feature" and r.dtype == "text"))
 
-    @property
+    @functools.cached_property
     def missing_counts(self) -> dict:
         """Missing cells per column in the rows looked at (columns that have any)."""
         return {r.name: int(r.n_missing) for r in self.roles if r.n_missing and r.dtype != "empty"}
+
+    @functools.cached_property
+    def role_of(self) -> dict[str, str]:
+        """Every column's inferred role, by name."""
+        return {str(r.name): r.role for r in self.roles}
+
+    @functools.cached_property
+    def set_aside(self) -> dict[str, str]:
+        """The inferred role of every column that is not a feature (target, identifier, ...), by name."""
+        return {name: role for name, role in self.role_of.items() if role != "feature"}
 
 
 def _candidates(frame, roles, ranked=None) -> list[str]:

@@ -761,15 +761,15 @@ def _as_upload(path: Path, stat):
         or st.session_state.get("folder_version") != version
     ):
         from fsviz.data.budget import resolve_budget
-        from fsviz.data.filetypes import read_regular
+        from fsviz.data.filetypes import digest_regular, read_regular
 
-        if tenx:
-            data, name = _folder_as_tar(path), f"{path.name}.tar"
+        name = f"{path.name}.tar" if tenx else path.name
+        if not tenx and size >= HELD_BYTES:  # hashed as it is read; read again when needed, not held
+            digest, got = digest_regular(path, "data folder", resolve_budget())
+            data = DiskBytes(str(path), stat.st_mtime_ns, got)
         else:  # its type and size checked on open (a folder of another kind is refused there)
-            data, name = read_regular(path, "data folder", resolve_budget()), path.name
-        digest = hashlib.sha256(data).hexdigest()
-        if not tenx and len(data) >= HELD_BYTES:  # read again from disk when needed, not held
-            data = DiskBytes(str(path), stat.st_mtime_ns, len(data))
+            data = _folder_as_tar(path) if tenx else read_regular(path, "data folder", resolve_budget())
+            digest = hashlib.sha256(data).hexdigest()
         options = dict(IMPORT_DEFAULTS)
         record = Upload(secrets.token_urlsafe(16), name, digest, data, options)
         use("upload", record.token)  # before the store holds it (see appkit.state.release_unused)

@@ -23,7 +23,6 @@ from fsviz_app.appkit.intake import (
     archive_members_of,
     attach_annotations,
     attach_feature_annotations,
-    column_roles,
     current_upload,
     detach_annotations,
     detach_feature_annotations,
@@ -34,6 +33,7 @@ from fsviz_app.appkit.intake import (
     parse_label,
     sample_fixes,
     session_upload,
+    set_aside_roles,
     set_import_option,
     set_role,
     set_target,
@@ -96,7 +96,7 @@ def target_choice(up: Upload, info, options: list[str]) -> str:
         if label == "auto":  # the file's own candidates (a series matrix's), else the join's pick
             label = info.target or ann_target
         return label if label in options else NO_TARGET
-    target = [c for c, r in column_roles(up, info).items() if r == "target"]
+    target = [c for c, r in set_aside_roles(up, info).items() if r == "target"]
     if not target and label == "auto" and ann_target:
         return ann_target  # the join takes it when the table has none
     return target[0] if target and target[0] in options else NO_TARGET
@@ -713,7 +713,7 @@ def roles_editor(up: Upload, info) -> None:
     memo = (up.digest, up.filename, info.plan.to_json(), edits)
     hit = _ROLES_TABLES.get(memo)
     if hit is None:
-        frame = fc.column_roles_frame(info.roles, column_roles(up, info), limit=ROLES_ROWS)
+        frame = fc.column_roles_frame(info.roles, up.options["roles"], limit=ROLES_ROWS)
         hit = frame, hashlib.sha1(frame.to_json().encode()).hexdigest()[:10]
         _ROLES_TABLES.put(memo, hit)
     frame = hit[0].copy()  # the editor's frame is the session's: the stored one stays as made

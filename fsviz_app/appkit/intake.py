@@ -29,6 +29,7 @@ from fsviz_app.appkit.state import (
     parsed_upload,
     result_store,
     session_id,
+    upload_source,
     upload_store,
     usage,
     use,
@@ -327,7 +328,7 @@ def set_role(up: Upload, info, column: str, role: str) -> None:
     if role == "target":
         up.options["label"] = column
     else:
-        if column_roles(up, info).get(column) == "target":
+        if set_aside_roles(up, info).get(column) == "target":
             up.options["label"] = None
         roles[column] = role
     up.options["roles"] = roles
@@ -377,9 +378,9 @@ def _inspect_as_job(up: Upload, plan: ImportPlan, propose: bool = False):
     from fsviz.data import inspect_table
 
     def look(_):
-        buf = io.BytesIO(upload_bytes(up))
-        buf.name = up.filename
-        return inspect_table(buf, plan=plan, sandbox=True, propose=propose, parsed=parsed_for_look(up, plan))
+        parsed = parsed_for_look(up, plan)  # a folder Parquet file: only its head is read again
+        src = upload_source(up, in_place=parsed is not None)
+        return inspect_table(src, plan=plan, sandbox=True, propose=propose, parsed=parsed)
 
     if session_id() is None:
         return look(None)
@@ -610,9 +611,9 @@ def detach_annotations(up: Upload) -> None:
         up.options["label"] = "auto"
 
 
-def column_roles(up: Upload, info) -> dict[str, str]:
-    """Every column's role: the inferred default, overridden by the user's edits."""
-    return {str(r.name): r.role for r in info.roles} | up.options["roles"]
+def set_aside_roles(up: Upload, info) -> dict[str, str]:
+    """The columns that are not features and their roles: inferred, then the user's edits."""
+    return {c: r for c, r in (info.set_aside | up.options["roles"]).items() if r != "feature"}
 
 
 def effective_plan(up: Upload, info) -> ImportPlan:
@@ -622,7 +623,7 @@ def effective_plan(up: Upload, info) -> ImportPlan:
     label = up.options.get("label")
     if info.frame is None or info.fmt not in TABLE_FORMATS or label in annotation_columns(up):
         return plan
-    roles = column_roles(up, info)
+    roles = set_aside_roles(up, info)
     target = [c for c, r in roles.items() if r == "target"]
     keep_auto = not target and label == "auto" and annotation_upload(up) is not None  # the join picks
     return plan.replace(

@@ -357,11 +357,12 @@ class DiskBytes:
         """The file's first ``n`` bytes (its version checked as by :meth:`read`)."""
         from fsviz.data.filetypes import open_regular
 
-        self._check()
+        self.check()
         with open_regular(self.path, "data folder", 0) as fh:  # a pipe put in its place: refused
             return fh.read(n)
 
-    def _check(self) -> None:
+    def check(self) -> None:
+        """ValueError when the file is gone or changed (modification time, size) since it was opened."""
         import os
 
         name = os.path.basename(self.path)
@@ -380,7 +381,7 @@ class DiskBytes:
         from fsviz.data.budget import resolve_budget
         from fsviz.data.filetypes import read_regular
 
-        self._check()
+        self.check()
         name = os.path.basename(self.path)
         fix = f"Fix: choose {name} again under Server file."
         data = read_regular(self.path, "data folder", resolve_budget())
@@ -392,6 +393,14 @@ class DiskBytes:
 def upload_bytes(up) -> bytes:
     """The bytes of ``up`` (a server-folder file's read from disk, checked to be the version opened)."""
     return up.data.read() if isinstance(up.data, DiskBytes) else up.data
+
+
+def upload_path(up) -> str | None:
+    """The path of a server-folder file read from disk (checked to be the version opened), else None."""
+    if not isinstance(up.data, DiskBytes):
+        return None
+    up.data.check()
+    return up.data.path
 
 
 def upload_head(up, n: int) -> bytes:

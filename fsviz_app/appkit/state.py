@@ -19,6 +19,7 @@ from fsviz_app.appkit.memory import (
     share,
     tune_allocator,
     upload_bytes,
+    upload_path,
 )
 
 if TYPE_CHECKING:
@@ -135,29 +136,46 @@ def parsed_store() -> ByteLRU:
 def parsed_upload(up: Upload, plan: ImportPlan) -> ParsedSource:
     """``up`` parsed under ``plan``'s parse fields: from :func:`parsed_store`, else parsed here
     (sandboxed) and kept there."""
-    import io
-
     from fsviz.data import parse_source
 
     key = (up.digest, up.filename, plan.parse_key())
     parsed = parsed_store().get(key)
     if parsed is None:
-        buf = io.BytesIO(upload_bytes(up))
-        buf.name = up.filename  # the parser takes the format from the name
-        parsed = parse_source(buf, plan=plan, sandbox=True)
+        # a server-folder Parquet file is read in place (pyarrow reads the columns it needs): its
+        # 173 MB of bytes at 100,000 columns are not held beside the parse
+        src = upload_source(up, in_place=_is_parquet(up, plan))
+        parsed = parse_source(src, plan=plan, sandbox=True)
+        if isinstance(src, str):
+            upload_path(up)  # still the version opened, now that it is read
         parsed_store().put(key, parsed)
-        del buf
+        del src
         return_memory()  # a wide parse's temporaries (~200 MB at 100,000 columns) before what follows
     return parsed
+
+
+def upload_source(up: Upload, in_place: bool = False):
+    """What a reader opens for ``up``: with ``in_place``, a server-folder file's path (checked to
+    be the version opened); else a BytesIO of its bytes named as the file (the format is by name)."""
+    import io
+
+    path = upload_path(up) if in_place else None
+    if path is not None:
+        return path
+    buf = io.BytesIO(upload_bytes(up))
+    buf.name = up.filename
+    return buf
 
 
 def parsed_for_look(up: Upload, plan: ImportPlan) -> ParsedSource | None:
     """The parse a Parquet file's preview is taken from (None for any other file): pyarrow reads a
     whole row group for its first rows, as long as the file, which the read then parses again;
     parsed here, the preview and the read share one parse."""
+    return parsed_upload(up, plan) if _is_parquet(up, plan) else None
+
+
+def _is_parquet(up: Upload, plan: ImportPlan) -> bool:
     named = up.filename.lower().endswith((".parquet", ".pq"))
-    parquet = plan.fmt == "parquet" or (plan.fmt is None and named)
-    return parsed_upload(up, plan) if parquet else None
+    return plan.fmt == "parquet" or (plan.fmt is None and named)
 
 
 def release_unused(registry: UsageRegistry) -> None:
