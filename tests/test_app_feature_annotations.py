@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 
+import numpy as np
 import pytest
 
 pytest.importorskip("streamlit")
@@ -14,8 +15,9 @@ from streamlit.testing.v1 import AppTest
 
 import fsviz.compute as fc
 import fsviz_app.appkit as appkit
+from fsviz.data import Dataset
 from tests.omics_files import geo_platform
-from tests.test_app_pages import APP, TIMEOUT, button, goto
+from tests.test_app_pages import APP, TIMEOUT, button, goto, metric
 from tests.user_files import geo_series_matrix
 
 PROBES = [f"{1000 + j}_at" for j in range(40)]
@@ -105,3 +107,50 @@ def test_why_not_at_width_finds_a_typed_id_label_or_symbol(typed, index, warned)
     assert bool(at.warning) == warned
     if typed == "ENSG0000":  # a part of names: the closest are offered
         assert "Names containing it: ENSG00000" in at.warning[0].value
+
+
+def why_data():
+    """40 x 30 normal data, feature 3 a near-copy of feature 0 (the AppTest script loads it too)."""
+    X = np.random.default_rng(0).normal(size=(40, 30))
+    X[:, 3] = X[:, 0] + 0.1 * X[:, 5]
+    return Dataset(X, y=(X[:, 0] > 0).astype(int), name="why")
+
+
+_WHY_NOT = """
+if __name__ == "__main__":
+    import streamlit as st
+
+    import fsviz.compute as fc
+    from fsviz_app.appkit.explain import why_not
+    from fsviz_app.appkit.results import stored
+    from fsviz_app.appkit.state import ResultKey, result_store
+    from tests.test_app_feature_annotations import why_data
+
+    ds = why_data()
+    run = fc.Run("fisher", {}, 0)
+    res = run.execute(ds)
+    if st.session_state.get("store_selection"):
+        result_store().put(ResultKey(ds.fingerprint, run.key), res)
+    why_not(ds, res.selection(3), "t")
+    st.session_state["explained"] = stored(ds, fc.explain_run(run, 3)) is not None
+"""
+
+
+@pytest.mark.parametrize("in_store", [True, False])
+def test_why_not_explains_one_feature_unless_the_selection_left_the_store(in_store):
+    """The selection stored: that feature's stand-in only, the explanation of every feature
+    not computed; evicted: the explanation of every feature, as before. The same answer."""
+    appkit.state.result_store().data.clear()  # process-wide: another test may hold the explanation
+    at = AppTest.from_string(_WHY_NOT, default_timeout=60)
+    at.session_state["store_selection"] = in_store
+    at.run()
+    j = 14
+    at.selectbox(key="why_t").set_value(j).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.session_state["explained"] is not in_store
+    ds = why_data()
+    want = fc.explain_run(fc.Run("fisher", {}, 0), 3).execute(ds).lookup(j, ds.feature_labels)
+    assert metric(at, "stand-in") == want.stand_in_name
+    assert metric(at, "correlation (ρ)") == f"{want.stand_in_corr:+.3f}"
+    assert metric(at, "rank") == f"{want.rank:,} of {want.n_features:,}"
+    assert [i.value for i in at.info] == [want.text]

@@ -4,8 +4,11 @@ explained selection CSV; the "why not this feature?" lookup."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import fsviz.compute as fc
 import fsviz.select as S
@@ -216,3 +219,87 @@ def test_a_selection_of_constant_features_names_no_stand_in():
     np.testing.assert_allclose(ex.stand_in_corr[4], max(brute, key=abs), rtol=1e-9)
     const = ex.lookup(0, big.feature_names)
     assert const.stand_in == -1 and const.constant and "it is constant" in const.text
+
+
+def _same_why(a: fc.WhyNot, b: fc.WhyNot) -> None:
+    """Field for field; the correlation to float rounding (a k x 1 block is summed in another
+    order than the k x m one: ~1e-16 apart), NaN equal to NaN."""
+    for field in dataclasses.fields(fc.WhyNot):
+        u, v = getattr(a, field.name), getattr(b, field.name)
+        if field.name == "stand_in_corr":
+            assert (np.isnan(u) and np.isnan(v)) or u == pytest.approx(v, rel=1e-12, abs=1e-14), (a, b)
+        else:
+            assert u == v, (field.name, a, b)
+
+
+@pytest.fixture(scope="module")
+def tables():
+    """Dense with a constant column, sparse CSR with an all-zero column, small integers."""
+    X, y, _ = make_grouped_classification(n_samples=80, n_features=120, n_groups=3, random_state=0)
+    X[:, 7] = 1.0
+    Xs = sp.random(80, 120, density=0.15, random_state=1, format="lil")
+    Xs[:, 5] = 0
+    return {
+        "dense": Dataset(X - X.min(), y=y, name="dense"),
+        "sparse": Dataset(Xs.tocsr(), y=y, name="sparse"),
+        "integer": Dataset(np.round(2 * X).clip(-8, 8), y=y, name="integer"),
+    }
+
+
+@pytest.mark.parametrize("data", ["dense", "sparse", "integer"])
+@pytest.mark.parametrize(
+    ("of", "k", "measure"),
+    [
+        (Run("gdm", {}, 0), None, None),
+        (Run("gdm", {"corr": "su"}, 0), None, None),
+        (Run("grm", {"base": Run("fisher", {}, 0), "n_top": 20, "prior_groups": [[0, 1, 2, 3]]}, 0), 5, None),
+        (Run("fisher", {}, 0), 8, None),
+        (Run("f", {}, 0), 8, "spearman"),
+        (Run("fisher", {}, 0), 8, "su"),
+        (Run("saola", {}, 0), None, None),
+        (Run("mrmr", {"n_features": 6}, 0), 4, None),
+    ],
+    ids=["gdm", "gdm-su", "grm", "fisher", "f-spearman", "fisher-su", "saola", "mrmr-k4"],
+)
+def test_explain_feature_equals_the_full_explanations_lookup(tables, data, of, k, measure):
+    ds = tables[data]
+    res = of.execute(ds)
+    full = fc.explain_run(of, k, measure).execute(ds, results=lambda r: res if r == of else r.execute(ds))
+    kinds = set()
+    for j in range(ds.n_features):  # selected, affiliated, ungrouped, constant, cut by k: all of them
+        why = fc.explain_feature(ds, of, res, j, k, measure)
+        _same_why(why, full.lookup(j, ds.feature_labels))
+        kinds.add("pool" if why.selected else "constant" if why.constant else "stand-in")
+    assert kinds == {"pool", "constant", "stand-in"}
+
+
+def test_explain_feature_codes_su_as_the_whole_matrix_does():
+    """Integers of few levels in the pool and the feature, one wide column elsewhere: the whole
+    matrix is binned (not coded by levels), and so are the columns of one feature's stand-in."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 20, size=(60, 12)).astype(float)  # 20 levels: 10 bins merge them
+    X[:, 11] = rng.integers(0, 200, size=60)  # 200 levels: the matrix is not discrete
+    ds = Dataset(X, y=(X[:, 0] > 9).astype(int), name="levels")
+    of = Run("fisher", {}, 0)
+    res = of.execute(ds)
+    full = fc.explain_run(of, 3, "su").execute(ds, results=lambda r: res)
+    pool = full.pool.tolist()
+    for j in (j for j in range(11) if j not in pool):
+        _same_why(fc.explain_feature(ds, of, res, j, 3, "su"), full.lookup(j, ds.feature_labels))
+
+
+def test_explain_feature_errors_and_an_empty_pool(planted):
+    ds, _ = planted
+    of = Run("fisher", {}, 0)
+    res = of.execute(ds)
+    for bad in (40, -1):
+        with pytest.raises(ValueError, match=r"feature index must lie in \[0, 40\)"):
+            fc.explain_feature(ds, of, res, bad, 3)
+    with pytest.raises(ValueError, match="'of' must be the Run of a feature selection"):
+        fc.explain_feature(ds, Run("histogram", {}), res, 0)
+    sub = Run("mrmr", {"n_features": 3}, 0)
+    empty = fc.SubsetResult(sub, ds.fingerprint, np.array([], dtype=np.int64), np.zeros(40), 0.0)
+    full = fc.explain_run(sub).execute(ds, results=lambda r: empty)
+    why = fc.explain_feature(ds, sub, empty, 4)
+    _same_why(why, full.lookup(4, ds.feature_names))
+    assert why.n_pool == 0 and "nothing is selected" in why.text

@@ -38,7 +38,7 @@ from fsviz.compute.results import GRMResult, GroupResult, Selection, StreamResul
 from fsviz.compute.runs import Context, Run
 from fsviz.compute.wording import plural
 from fsviz.data.csv_safety import neutralise
-from fsviz.evaluate import stand_ins
+from fsviz.evaluate import stand_ins, su_discrete
 
 _STR = np.dtypes.StringDType()
 #: selection methods whose redundancy is information-theoretic: their stand-ins use SU
@@ -438,28 +438,64 @@ def explain(run: Run, ctx: Context) -> ExplainResult:
     Parameters of the Run: ``of`` (a selection Run), ``k`` (None: the whole selection) and
     ``measure`` (None: the selection's own, :func:`measure_of`).
     """
-    ds = ctx.dataset
     of = run.get("of")
     if not isinstance(of, Run) or not of.spec.selects:
         raise ValueError(f"explain: 'of' must be the Run of a feature selection; got {of!r}.")
     k = run.get("k")
-    k = None if k is None else int(k)
-    res = ctx.result(of)
+    return _explained(ctx.dataset, run, ctx.result(of), None if k is None else int(k), run.get("measure"))
+
+
+def _columns_of(X, cols: np.ndarray):
+    """Columns ``cols`` of ``X`` in that order; sparse X stays sparse (never densified)."""
+    if sp.issparse(X):  # CSC and CSR slice columns in O(nnz) without a copy of X
+        return X[:, cols] if X.format in ("csc", "csr") else X.tocsc()[:, cols]
+    return np.asarray(X[:, cols])
+
+
+def _stand_ins_of(ds, pool: np.ndarray, features, measure: str, n_bins: int):
+    """``(stand_in, corr, constant)`` as :func:`stand_ins` over all of ``ds.X`` gives them, for
+    ``features`` only (None: every feature). ``stand_ins`` runs on the pool's columns, in pool
+    order (it breaks ties), then the features': the same ties, constants and signs, a
+    k x len(features) block instead of k x m (the correlation equal to float rounding: BLAS sums
+    a narrower block in another order). SU codes the columns as the whole matrix would be coded."""
+    m = int(ds.n_features)
+    stand_in = np.full(m, -1, dtype=np.int64)
+    corr = np.full(m, np.nan)
+    if features is None:
+        table = stand_ins(ds.X, pool, measure=measure, n_bins=n_bins)
+        cols = np.arange(m)
+    elif not pool.size:  # nothing stands in and stand_ins names no constant feature
+        return stand_in, corr, np.array([], dtype=np.int64)
+    else:
+        extra = np.setdiff1d(np.asarray(features, dtype=np.int64), pool)
+        cols = np.concatenate([pool, extra])
+        discrete = su_discrete(ds.X) if measure == "su" else None
+        table = stand_ins(
+            _columns_of(ds.X, cols), np.arange(pool.size), measure=measure, n_bins=n_bins, discrete=discrete
+        )
+    f = cols[table["feature"].to_numpy(np.int64)]
+    s = table["stand_in"].to_numpy(np.int64)
+    stand_in[f] = np.where(s >= 0, cols[np.maximum(s, 0)], -1)
+    corr[f] = table["stand_in_corr"].to_numpy(np.float64)
+    return stand_in, corr, cols[np.asarray(table.attrs.get("constant", ()), dtype=np.int64)]
+
+
+def _explained(ds, run: Run, res, k: int | None, measure: str | None, features=None) -> ExplainResult:
+    """The explanation of ``run.get("of")`` (result ``res``); stand-ins of ``features`` only
+    (None: every feature; the others then have none)."""
+    of = run.get("of")
     t0 = time.perf_counter()  # the explanation's own time, not the selection's
     sel = res.selection(k)
     m = int(ds.n_features)
     score = _scores(res)
     rank = _order(res.selection(None), score)
-    measure, n_bins = measure_of(of, res)
-    measure = run.get("measure") or measure
+    measure_own, n_bins = measure_of(of, res)
+    measure = measure or measure_own
     roles = np.asarray(sel.roles)
-    pool = sel.indices[roles == "SF"] if isinstance(res, GroupResult) else sel.indices
-    table = stand_ins(ds.X, pool, measure=measure, n_bins=n_bins)
-    stand_in = np.full(m, -1, dtype=np.int64)
-    corr = np.full(m, np.nan)
-    f = table["feature"].to_numpy(np.int64)
-    stand_in[f] = table["stand_in"].to_numpy(np.int64)
-    corr[f] = table["stand_in_corr"].to_numpy(np.float64)
+    pool = np.asarray(
+        sel.indices[roles == "SF"] if isinstance(res, GroupResult) else sel.indices, dtype=np.int64
+    )
+    stand_in, corr, constant = _stand_ins_of(ds, pool, features, measure, n_bins)
     names = _s([str(n) for n in ds.feature_labels])  # reasons name symbols (feature annotations)
     reason = np.full(m, "", dtype=_STR)
     group = np.zeros(m, dtype=np.int64)
@@ -499,7 +535,7 @@ def explain(run: Run, ctx: Context) -> ExplainResult:
         reason,
         group,
         time.perf_counter() - t0,
-        np.asarray(table.attrs.get("constant", ()), dtype=np.int64),
+        constant,
     )
 
 
@@ -509,6 +545,48 @@ def explain_run(of: Run, k: int | None = None, measure: str | None = None) -> Ru
     if measure is not None:
         params["measure"] = measure
     return Run("explain", params, of.seed)
+
+
+def explain_feature(
+    dataset, of: Run, res, feature: int, k: int | None = None, measure: str | None = None
+) -> WhyNot:
+    """Why ``feature`` was kept or left out of the top ``k`` of ``of``, without explaining the rest.
+
+    Parameters
+    ----------
+    dataset : fsviz.data.Dataset
+        The data ``of`` ran on.
+    of : Run
+        The selection Run.
+    res : result
+        ``of``'s result on ``dataset``.
+    feature : int
+        The feature's index.
+    k : int, optional
+        The top ``k`` of the selection explained; None: the whole selection.
+    measure : {"pearson", "spearman", "su"}, optional
+        How its stand-in is found; None: the selection's own (:func:`measure_of`).
+
+    Returns
+    -------
+    WhyNot
+        Equal to ``explain_run(of, k, measure)``'s result ``.lookup(feature,
+        dataset.feature_labels)``; its stand-in is found among the pool's columns and its own
+        (a k x 1 correlation block instead of the k x m block of every feature).
+
+    Raises
+    ------
+    ValueError
+        ``of`` is not a feature selection, or ``feature`` lies outside ``[0, n_features)``.
+    """
+    if not isinstance(of, Run) or not of.spec.selects:
+        raise ValueError(f"explain: 'of' must be the Run of a feature selection; got {of!r}.")
+    j, m = int(feature), int(dataset.n_features)
+    if not 0 <= j < m:  # before slicing X: a negative index would silently pick a column
+        raise ValueError(f"explain: feature index must lie in [0, {m}); got {j}.")
+    run = explain_run(of, k, measure)
+    ex = _explained(dataset, run, res, None if k is None else int(k), measure, features=[j])
+    return ex.lookup(j, dataset.feature_labels)
 
 
 def feature_pair(dataset, feature: int, stand_in: int) -> tuple[np.ndarray, np.ndarray]:
@@ -525,6 +603,7 @@ __all__ = [
     "ExplainResult",
     "WhyNot",
     "explain",
+    "explain_feature",
     "explain_run",
     "feature_pair",
     "measure_of",

@@ -20,6 +20,7 @@ _EXPORTS = {
     "group_frequency": ".stability",
     "stand_ins": ".standin",  # not .stand_ins: a submodule would shadow the function
     "STAND_IN_COLUMNS": ".standin",
+    "su_discrete": ".standin",
     "clustering_scores": ".clustering",
     "clustering_accuracy": ".clustering",
     "normalized_mutual_info": ".clustering",

@@ -39,7 +39,7 @@ from fsviz.stats.moments import column_moments
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MEASURES", "STAND_IN_COLUMNS", "stand_ins"]
+__all__ = ["MEASURES", "STAND_IN_COLUMNS", "stand_ins", "su_discrete"]
 
 #: the correlation measures :func:`stand_ins` takes
 MEASURES = ("pearson", "spearman", "su")
@@ -146,11 +146,10 @@ def _sparse_ranks(Xc: sp.csc_matrix) -> sp.csc_matrix:
 
 def _discrete(kind: str, data: Any, block_size: int) -> bool:
     """Whether every value is an integer and the values span fewer than 32 levels (as
-    :func:`fsviz.stats.information.is_discrete`), over the whole matrix."""
+    :func:`fsviz.stats.information.is_discrete`), over the whole matrix; dense data block by
+    block, stopping at the first block that decides it (continuous data: the first)."""
     if kind == "sparse":
         return is_discrete(data)
-    if isinstance(data, ArraySource):
-        return is_discrete(data.X)
     lo, hi = np.inf, -np.inf
     for _, _, B in data.iter_column_blocks(block_size):
         if not np.all(B == np.round(B)):
@@ -215,9 +214,13 @@ def _su_codes(B: np.ndarray, n_bins: int, strategy: str):
     return discretize(B, n_bins=n_bins, strategy=strategy)
 
 
-def _best_su(kind, data, sel: np.ndarray, n_bins: int, block_size: int, best, value, constant) -> np.ndarray:
+def _best_su(
+    kind, data, sel: np.ndarray, n_bins: int, block_size: int, discrete: bool | None, best, value, constant
+) -> np.ndarray:
     """The SU path; returns the selected positions that can stand in (not constant)."""
-    strategy = "discrete" if _discrete(kind, data, block_size) else "uniform"
+    if discrete is None:
+        discrete = _discrete(kind, data, block_size)
+    strategy = "discrete" if discrete else "uniform"
     cs = _su_codes(_columns(kind, data, sel), n_bins, strategy)
     usable = np.flatnonzero(cs.k > 1)  # SU with a constant is 0 by convention, not a measure
     cs = Codes(np.asfortranarray(cs.codes[:, usable]), cs.k[usable])
@@ -245,6 +248,7 @@ def stand_ins(
     measure: str = "pearson",
     n_bins: int = 10,
     block_size: int = 2048,
+    discrete: bool | None = None,
 ) -> pd.DataFrame:
     """For every feature a selection left out, the selected feature most correlated with it.
 
@@ -267,6 +271,10 @@ def stand_ins(
     block_size : int, default=2048
         Features per column block of dense and out-of-core data (bounds the memory: about
         ``block_size * (n_samples + k) * 8`` bytes besides X).
+    discrete : bool, optional
+        ``measure="su"``: code the features by their raw levels (True) or by ``n_bins`` bins
+        (False); None decides it from ``X`` (:func:`su_discrete`). Given when ``X`` holds some
+        columns of a larger matrix, so that they are coded as the whole matrix would be.
 
     Returns
     -------
@@ -322,7 +330,7 @@ def stand_ins(
     usable = sel  # the selected features that can stand in: the constant ones cannot
     if sel.size:
         if measure == "su":
-            usable = sel[_best_su(kind, data, sel, int(n_bins), block_size, best, value, constant)]
+            usable = sel[_best_su(kind, data, sel, int(n_bins), block_size, discrete, best, value, constant)]
         elif kind == "sparse":
             ranked = _sparse_ranks(data) if measure == "spearman" else data
             usable = sel[_best_sparse(ranked, sel, best, value, constant)]
@@ -348,3 +356,24 @@ def stand_ins(
     frame.attrs["measure"] = measure
     frame.attrs["constant"] = np.flatnonzero(constant) if sel.size else np.array([], dtype=np.int64)
     return frame
+
+
+def su_discrete(X: Any, *, block_size: int = 2048) -> bool:
+    """Whether :func:`stand_ins` with ``measure="su"`` codes ``X`` by its raw levels.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix, dask array, zarr array, ChunkedSource, path} or Dataset
+        Of shape (n_samples, n_features).
+    block_size : int, default=2048
+        Features per column block of dense data; the first block holding a value that is not
+        an integer decides it.
+
+    Returns
+    -------
+    bool
+        True when every value is an integer and the values span fewer than 32 levels (as
+        :func:`fsviz.stats.information.is_discrete`); else the features are binned.
+    """
+    block_size = check_number("su_discrete", "block_size", block_size, integer=True, low=1)
+    return _discrete(*_data(X, "su_discrete"), block_size)

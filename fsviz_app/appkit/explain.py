@@ -8,7 +8,8 @@ import streamlit as st
 import fsviz.compute as fc
 from fsviz.data.feature_info import export_display_names
 from fsviz.viz import stand_in_scatter
-from fsviz_app.appkit.results import result
+from fsviz_app.appkit.results import result, stored
+from fsviz_app.appkit.widgets import show_error
 
 #: a feature name is typed, not picked, above this many features (a selectbox of thousands of
 #: options would travel to the browser on every rerun)
@@ -18,6 +19,23 @@ PICK_LIMIT = 1000
 def explanation(ds, sel: fc.Selection) -> fc.ExplainResult | None:
     """Every feature of ``sel`` explained, through the result store (computed once per selection)."""
     return result(ds, fc.explain_run(sel.run, sel.k), f"Explaining {sel.run.label}")
+
+
+def _why(ds, sel: fc.Selection, feature: int) -> fc.WhyNot | None:
+    """One feature explained: from the stored explanation of every feature when there is one,
+    else its own stand-in only: a k x 1 correlation block, not the k x m block of every
+    feature (300 x 100,000, GDM: 0.06 s instead of 0.35 s per typed name, bare)."""
+    ex = stored(ds, fc.explain_run(sel.run, sel.k))
+    res = None if ex is not None else stored(ds, sel.run)
+    if ex is None and res is None:  # the selection's result was evicted: the whole explanation
+        ex = explanation(ds, sel)
+    try:
+        if ex is not None:
+            return ex.lookup(feature, ds.feature_labels)
+        return None if res is None else fc.explain_feature(ds, sel.run, res, feature, sel.k)
+    except ValueError as e:
+        show_error(e, "Why not this feature?")
+        return None
 
 
 def _pick_feature(ds, key: str) -> int | None:
@@ -60,10 +78,9 @@ def why_not(ds, sel: fc.Selection, key: str) -> None:
                 "feature stands in for it."
             )
             return
-        ex = explanation(ds, sel)
-        if ex is None:
+        w = _why(ds, sel, int(feature))
+        if w is None:
             return
-        w = ex.lookup(int(feature), ds.feature_labels)
         c1, c2, c3 = st.columns(3)
         c1.metric(
             "rank", f"{w.rank:,} of {w.n_features:,}", help="In the method's order: the selection first."
