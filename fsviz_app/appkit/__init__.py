@@ -70,7 +70,6 @@ from fsviz_app.appkit.intake import (
     parse_shape,
     plan_of,
     read_cancelled_note,
-    receive_files,
     receive_upload,
     sample_fixes,
     sample_names,
@@ -127,6 +126,7 @@ from fsviz_app.appkit.state import (
     shown,
     small,
 )
+from fsviz_app.appkit.uploads import receive_files
 from fsviz_app.appkit.url import restore_from_url, restore_runs, sync_url
 from fsviz_app.appkit.warmup import note as warm_up_note
 from fsviz_app.appkit.warmup import warm_up

@@ -14,7 +14,6 @@ import streamlit as st
 
 from fsviz.data.formats.archives import strip_compression_suffix
 from fsviz.data.formats.source import TABLE_FORMATS
-from fsviz.data.formats.tenx import TRIPLET_NAME  # three uploads as one tar: the reproduce lines name them
 from fsviz.data.plan import ImportPlan
 from fsviz_app.appkit import jobs
 from fsviz_app.appkit.memory import ByteLRU, DiskBytes, return_memory, upload_bytes, upload_head
@@ -177,40 +176,6 @@ def receive_upload(filename: str, data: bytes) -> Upload:
         return current_upload()
     upload_store().touch(up.token)
     return up
-
-
-def receive_files(files) -> tuple[Upload | None, str | None]:
-    """The data uploader's files (in the order dropped; each with ``name`` and ``getvalue()``,
-    as Streamlit's uploaded files) as one upload, and a note on what was done with them (None
-    when there is nothing to say). Only the files used are read.
-
-    One file is the upload. Two or more named as a 10x triplet's (``matrix.mtx``,
-    ``features.tsv`` or ``genes.tsv``, ``barcodes.tsv``, gzipped or not) are that triplet, kept
-    as one tar that reads exactly as 10x's archive (:func:`fsviz.data.formats.tenx.pack_triplet`);
-    a member missing or given twice raises ValueError naming it. Otherwise the last file dropped
-    is the upload (the uploader keeps every file dropped on it) and the note names the others.
-    """
-    from fsviz.data.formats.tenx import is_triplet_member, pack_triplet
-
-    files = list(files or ())
-    if not files:
-        return None, None
-    if len(files) == 1:
-        return receive_upload(files[0].name, files[0].getvalue()), None
-    tenx = [f for f in files if is_triplet_member(f.name)]
-    if len(tenx) >= 2:
-        up = receive_upload(TRIPLET_NAME, pack_triplet([(f.name, f.getvalue()) for f in tenx]))
-        others = [f.name for f in files if not is_triplet_member(f.name)]
-        note = f"Read {', '.join(f.name for f in tenx)} together as one 10x matrix."
-        if others:
-            note += f" Left out: {', '.join(others)} (remove them with ×)."
-        return up, note
-    last = files[-1]
-    others = ", ".join(f.name for f in files[:-1])
-    return receive_upload(last.name, last.getvalue()), (
-        f"Using {last.name}, the last file dropped; left out: {others} (remove them with ×). Several "
-        "files are read together only as the three files of a 10x matrix."
-    )
 
 
 def release_replaced(up: Upload) -> int:
