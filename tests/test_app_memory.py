@@ -165,3 +165,32 @@ def test_a_long_list_is_estimated_from_its_first_items_and_short_ones_summed():
     # a dict likewise (the missing-value report's per-column dicts, 0.1 s at 100,000 columns)
     assert memory.nbytes_of({f"cg{j}": np.zeros(2) for j in range(20_000)}) == 20_000 * 16
     assert memory.nbytes_of({j: np.zeros(j + 1) for j in range(3)}) == 8 * 6
+
+
+def test_a_deep_copy_of_an_uploaded_file_shares_its_bytes_and_is_a_file_of_its_own():
+    """Streamlit deep-copies the uploader's value on every run: the copy shares the bytes (a
+    173 MB upload was copied on every rerun) and stays independent (position, writes)."""
+    import copy
+
+    from streamlit.runtime.uploaded_file_manager import UploadedFile, UploadedFileRec
+
+    from fsviz_app.appkit import memory
+
+    memory.share_uploaded_bytes()
+    memory.share_uploaded_bytes()  # once: a second call changes nothing
+    data = bytes(range(256)) * 1000
+    original = UploadedFile(UploadedFileRec("id-1", "t.parquet", "application/octet-stream", data), None)
+    original.seek(10)
+    clone = copy.deepcopy([original])[0]
+    assert isinstance(clone, UploadedFile) and clone is not original
+    assert clone.getvalue() is data  # shared, not copied
+    assert (clone.file_id, clone.name, clone.type, clone.size, clone.tell()) == (
+        "id-1",
+        "t.parquet",
+        original.type,
+        len(data),
+        10,
+    )
+    clone.seek(0)
+    clone.write(b"zz")  # copy-on-write: the original and the stored bytes stay as they were
+    assert original.getvalue() is data and clone.getvalue()[:3] == b"zz\x02" and original.tell() == 10

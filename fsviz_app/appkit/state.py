@@ -17,6 +17,7 @@ from fsviz_app.appkit.memory import (
     release_ended_sessions,
     return_memory,
     share,
+    share_uploaded_bytes,
     tune_allocator,
     upload_bytes,
     upload_path,
@@ -75,6 +76,7 @@ def session_id() -> str | None:
 def usage() -> UsageRegistry:
     """What each session uses; a daemon thread releases what only ended sessions used."""
     tune_allocator()
+    share_uploaded_bytes()
     registry = UsageRegistry()
     threading.Thread(target=_sweep_forever, args=(registry,), name="fsviz-sweeper", daemon=True).start()
     return registry
