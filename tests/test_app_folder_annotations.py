@@ -87,3 +87,22 @@ def test_a_platform_table_from_the_folder_labels_the_probes(folder):
     assert ds.feature_labels.tolist()[:2] == ["DDR1 (1000_at)", "DDR1 (1001_at)"]
     assert ds.meta["plan"]["feature_annotations"] == "GPL570.txt.gz"
     assert _picker(at, "feature_annotations").value == "GPL570.txt.gz"
+
+
+def test_the_annotation_choices_read_no_data_file_shape(folder, monkeypatch):
+    """Listing the tables an annotation can come from opens no Parquet footer (at 100,000 columns
+    about a second on the first rerun of a page that shows the picker)."""
+    import numpy as np
+    import pandas as pd
+
+    from fsviz_app.appkit import data_folder
+
+    data, _ = folder
+    pd.DataFrame(np.zeros((3, 4)), columns=list("abcd")).to_parquet(data / "wide.parquet")
+    opened = []
+    monkeypatch.setattr(data_folder, "_parquet_shape", lambda *a: opened.append(a) or (3, 4))
+    data_folder._listing.clear()
+    names = annotation_files()
+    assert {"run1/cell_annotations.csv", "wide.parquet"} <= set(names) and opened == []
+    data_folder._listing.clear()
+    assert [f.name for f in data_folder.scan_folder(data)[0] if f.name == "wide.parquet"] and opened

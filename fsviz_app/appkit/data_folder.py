@@ -297,7 +297,7 @@ def list_files(root: Path) -> list[FolderFile]:
     return scan_folder(root)[0]
 
 
-def scan_folder(root: Path) -> tuple[list[FolderFile], list[Skipped]]:
+def scan_folder(root: Path, shapes: bool = True) -> tuple[list[FolderFile], list[Skipped]]:
     """The data files under ``root`` (as :func:`list_files`) and the entries skipped, with why.
 
     Every entry's type comes from ``stat`` (never its name) before anything reads it: only
@@ -307,7 +307,8 @@ def scan_folder(root: Path) -> tuple[list[FolderFile], list[Skipped]]:
     linked, and what the entry limit cut. Compressed and archived files (``.gz``, ``.bz2``,
     ``.xz``, ``.zst``, ``.zip``, ``.tar``, ``.tgz``) are listed and opened by their content; a
     10x Cell Ranger matrix folder is one entry (kind ``10x``). Nothing is opened but regular
-    files' headers, so the listing never blocks.
+    files' headers, so the listing never blocks. ``shapes=False``: no Parquet or ``.npy`` shape is
+    read to tell a file mapped over the budget (a 100,000-column footer takes about a second).
     """
     from fsviz.data.filetypes import file_kind
 
@@ -369,8 +370,9 @@ def scan_folder(root: Path) -> tuple[list[FolderFile], list[Skipped]]:
             suffix = Path(low).suffix
             kind = _listed_kind(low)
             if kind is not None:
-                mapped = (suffix == ".npy" and _npy_over_budget(real)) or (
-                    suffix in (".parquet", ".pq") and _parquet_over_budget(real)
+                mapped = shapes and (
+                    (suffix == ".npy" and _npy_over_budget(real))
+                    or (suffix in (".parquet", ".pq") and _parquet_over_budget(real))
                 )
                 out.append(FolderFile(rel, real.stat().st_size, kind, mapped))
             elif len(skipped) < MAX_ENTRIES:
@@ -457,9 +459,9 @@ def sources() -> list[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=4, ttl=10)
-def _listing(root: str) -> tuple[list[FolderFile], list[Skipped]]:
+def _listing(root: str, shapes: bool = True) -> tuple[list[FolderFile], list[Skipped]]:
     """The folder's listing and its skipped entries, kept for 10 s (a file copied in shows up by itself)."""
-    return scan_folder(Path(root))
+    return scan_folder(Path(root), shapes)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

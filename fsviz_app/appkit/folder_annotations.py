@@ -59,7 +59,7 @@ def annotation_files(exclude: str | None = None) -> list[str]:
         return []
     if root is None:
         return []
-    files, _ = _listing(str(root))
+    files, _ = _listing(str(root), shapes=False)  # tables only: no data file's shape is read
     return [
         f.name
         for f in files
