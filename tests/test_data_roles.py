@@ -179,9 +179,7 @@ def test_the_auto_target_ranking_from_parse_facts_equals_suggest_targets(seed):
         assert got["ranked"] == suggest_targets(frame, max_suggestions=frame.shape[1])
 
 
-def test_leaky_features_reuse_the_sorts_of_a_read_only_matrix_across_targets():
-    from fsviz.data import leakage as roles
-
+def test_leaky_features_across_targets_and_class_ranges_that_meet():
     rng = np.random.default_rng(3)
     n = 40
     X = np.round(rng.normal(size=(n, 9)), 1)
@@ -191,13 +189,17 @@ def test_leaky_features_reuse_the_sorts_of_a_read_only_matrix_across_targets():
     frozen = X.copy()
     frozen.setflags(write=False)
     for y in targets:
-        fresh = leaky_features(X.copy(), y, block_size=4)  # writable: never kept
-        assert leaky_features(frozen, y, block_size=4) == fresh
-    assert id(frozen) in roles._SORTED and len(roles._SORTED[id(frozen)][1]) == 3
+        assert leaky_features(frozen, y, block_size=4) == leaky_features(X.copy(), y, block_size=4)
     assert [j for j, _, _ in leaky_features(frozen, targets[0], block_size=4)] == [2]
-    key = id(frozen)
-    del frozen  # the kept sorts go with the matrix
-    assert key not in roles._SORTED
+    assert [j for j, _, _ in leaky_features(frozen, targets[1], block_size=4)] == [7]
+    y = np.repeat([0, 1, 2], 4)
+    apart = np.array([1, 2, 2, 3, 5, 5, 6, 7, 8, 9, 9, 9.5])  # three ranges, none meeting
+    meet = apart.copy()
+    meet[4] = 3.0  # class 1's minimum is class 0's maximum: a value two classes share
+    inf = apart.copy()
+    inf[-1] = np.inf
+    got = leaky_features(np.column_stack([apart, meet, inf]), y)
+    assert [j for j, _, _ in got] == [0] and "2 thresholds" in got[0][2]
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -225,44 +227,5 @@ def test_leaky_features_equal_a_brute_force_definition(seed):
             expected.append(j)
     frozen = X.copy()
     frozen.setflags(write=False)
-    for m in (X, frozen, frozen):  # computed, kept, reused
+    for m in (X, frozen):
         assert [j for j, _, _ in leaky_features(m, y, block_size=5)] == expected
-
-
-def test_the_column_sorts_are_kept_for_a_plain_pages_matrix_and_not_for_a_file_map(tmp_path):
-    from fsviz.data import leakage
-    from fsviz.data.pages import empty_plain, owns_memory
-
-    rng = np.random.default_rng(4)
-    X = empty_plain((300, 3000))  # over 4 MiB: an anonymous map (the fills' copy at width)
-    X[:] = rng.normal(size=X.shape)
-    X.setflags(write=False)
-    mapped = np.memmap(tmp_path / "x.bin", mode="w+", shape=(30, 4))
-    assert owns_memory(X) and owns_memory(np.empty(3)) and not owns_memory(mapped)
-    assert not owns_memory(np.frombuffer(b"abcdefgh"))  # someone else's bytes
-    y = np.repeat([0, 1], 150)
-    assert leaky_features(X, y) == []
-    assert id(X) in leakage._SORTED
-
-
-def test_presorted_columns_give_the_same_leaks_and_a_check_waits_for_a_presort_under_way():
-    import threading
-
-    from fsviz.data import leakage
-    from fsviz.data.leakage import presort_columns
-
-    rng = np.random.default_rng(5)
-    X = np.round(rng.normal(size=(60, 50)), 1)
-    y = np.repeat([0, 1], 30)
-    X[:, 7] = y * 3.0
-    fresh = leaky_features(X.copy(), y, block_size=8)
-    assert presort_columns(X.copy(), block_size=8) is False  # writable: nothing kept
-    frozen = X.copy()
-    frozen.setflags(write=False)
-    keep, lock = leakage._sort_memo(frozen)
-    with lock:  # a presort under way: the check waits, then reads what it kept
-        worker = threading.Thread(target=lambda: presort_columns(frozen, block_size=8))
-        worker.start()
-        assert not keep
-    worker.join()
-    assert len(keep) == 7 and leaky_features(frozen, y, block_size=8) == fresh

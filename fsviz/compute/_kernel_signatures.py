@@ -101,7 +101,5 @@ SIGNATURES = (
     ('fsviz.select.gdm._kernels', 'prescreen_max', ('float32[2C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]', 'float64[1C]'), 0.3),
     ('fsviz.stats._moments_kernels', 'csc_sums', ('int32[1C]', 'float64[1C]'), 0.3),
     ('fsviz.data.formats._wide_kernels', 'record_end', ('uint8[1C,ro]', 'int64', 'bool', 'int64', 'bool'), 0.2),
-    ('fsviz.data._leakage_kernels', 'separations', ('int16[2C]', 'uint8[2C]', 'int64[1C]', 'int64', 'bool[1C]', 'bool[1C]', 'int64[1C]'), 1.0),
-    ('fsviz.data._leakage_kernels', 'separations', ('int32[2C]', 'uint8[2C]', 'int64[1C]', 'int64', 'bool[1C]', 'bool[1C]', 'int64[1C]'), 1.0),
 )
 # fmt: on

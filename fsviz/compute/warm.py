@@ -308,7 +308,7 @@ def _warm(methods: list[str]) -> tuple[int, int]:
 
 #: what a first visitor of the app meets, in that order: the Groups page (GDM, one-class when
 #: there is no second class), the histogram at the page's starting form, the GRM page's default
-#: bases (the Data page's leakage check, one small kernel, is run first by :func:`first_visit`)
+#: bases (the Data page's leakage check compiles nothing)
 FIRST_VISIT = (
     ("gdm", {}),
     ("gdm", {"one_class": True}),
@@ -348,12 +348,6 @@ def first_visit(report: Callable[[str, str], None] | None = None) -> None:
     X[:, 1] = X[:, 0] + 0.05 * rng.standard_normal(60)
     y2 = (X[:, 0] > 0).astype(np.int64)
     y3 = np.digitize(X[:, 2], [-0.5, 0.5])
-    try:  # the Data page's leakage check, on every target a visitor picks
-        from fsviz.data import leaky_features
-
-        leaky_features(X, y2)
-    except Exception:  # noqa: BLE001 - a warm-up failure is the page's to show later
-        pass
     with tempfile.TemporaryDirectory() as tmp:
         np.save(os.path.join(tmp, "w.npy"), X.astype(np.float32))
         np.save(os.path.join(tmp, "w.y.npy"), y2)

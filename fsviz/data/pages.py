@@ -14,7 +14,7 @@ import mmap
 
 import numpy as np
 
-__all__ = ["empty_plain", "owns_memory"]
+__all__ = ["empty_plain"]
 
 
 def empty_plain(shape: tuple, dtype=np.float64) -> np.ndarray:
@@ -23,17 +23,3 @@ def empty_plain(shape: tuple, dtype=np.float64) -> np.ndarray:
     if nbytes < 1 << 22:
         return np.empty(shape, dtype=dtype)
     return np.frombuffer(mmap.mmap(-1, nbytes), dtype=dtype).reshape(shape)
-
-
-def owns_memory(X: np.ndarray) -> bool:
-    """Whether ``X``'s memory is its own: allocated by numpy, or an :func:`empty_plain` map
-    (views of it included); False for a file's memory map and for views of other arrays' memory."""
-    if isinstance(X, np.memmap):
-        return False
-    root = X
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    base = root.base
-    if isinstance(base, memoryview):  # np.frombuffer(mmap): numpy holds a view of the map
-        base = base.obj
-    return base is None or isinstance(base, mmap.mmap)

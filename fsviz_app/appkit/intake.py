@@ -17,7 +17,6 @@ from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.plan import ImportPlan
 from fsviz_app.appkit import jobs
 from fsviz_app.appkit.memory import ByteLRU, DiskBytes, return_memory, upload_bytes, upload_head
-from fsviz_app.appkit.scale import sort_ahead
 from fsviz_app.appkit.state import (
     _datasets,
     activate,
@@ -665,7 +664,6 @@ def _read_dataset(read: _Read):
     ds = assemble(parsed, read.plan, name=name, **extra)
     _datasets().put(dataset_key(ds), ds)
     loaded_index().put(read.where, dataset_key(ds))
-    sort_ahead(ds)
     return ds
 
 

@@ -82,19 +82,3 @@ def check_fits(run, ds) -> None:
             needed=need,
             budget=budget,
         )
-
-
-#: a wide table read without a target gets its columns sorted for the leakage check ahead
-PRESORT_FEATURES = 20_000
-
-
-def sort_ahead(ds) -> None:
-    """Sort the columns of a wide dataset read without a target in the background
-    (:func:`fsviz.data.leakage.presort_columns`): a target is the person's next choice, and its
-    leakage check then only regroups them (0.6 s of sorting at 300 x 100,000)."""
-    import threading
-
-    from fsviz.data.leakage import presort_columns
-
-    if ds.y is None and ds.n_features >= PRESORT_FEATURES:
-        threading.Thread(target=presort_columns, args=(ds.X,), name="fsviz-presort", daemon=True).start()
