@@ -194,3 +194,33 @@ def test_a_deep_copy_of_an_uploaded_file_shares_its_bytes_and_is_a_file_of_its_o
     clone.seek(0)
     clone.write(b"zz")  # copy-on-write: the original and the stored bytes stay as they were
     assert original.getvalue() is data and clone.getvalue()[:3] == b"zz\x02" and original.tell() == 10
+
+
+def test_a_large_upload_is_spilled_to_a_private_file_under_its_own_name_and_removed_with_it():
+    import gc
+    import os
+    import stat
+
+    from fsviz_app.appkit.memory import SpilledBytes, spill_upload, upload_bytes, upload_head, upload_path
+
+    data = b"a,b,label\n" + b"1,2,x\n" * 1000
+    kept = spill_upload("../../etc/passwd/../expr.csv", data)
+    assert isinstance(kept, SpilledBytes) and len(kept) == len(data)
+    folder = os.path.dirname(kept.path)
+    assert os.path.basename(kept.path) == "expr.csv" and stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+
+    class Up:  # what the helpers read: the upload's data
+        pass
+
+    up = Up()
+    up.data = kept
+    assert upload_bytes(up) == data and upload_head(up, 9) == b"a,b,label" and upload_path(up) == kept.path
+    for odd in ("", "..", "dir\\sub\\"):
+        assert os.path.basename(spill_upload(odd, b"x").path) == "upload"
+    with open(kept.path, "ab") as fh:  # changed behind the app's back: refused, with the fix
+        fh.write(b"more")
+    with pytest.raises(ValueError, match=r"upload: 'expr.csv' changed on disk .* Fix: upload expr.csv again"):
+        upload_bytes(up)
+    del up, kept
+    gc.collect()
+    assert not os.path.exists(folder)  # the folder goes with the last reference

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import os
 import sys
 import threading
 import time
@@ -382,6 +383,11 @@ class DiskBytes:
     mtime_ns: int
     size: int
 
+    #: who the messages name, and what they tell a person to do (``{name}``: the file's name)
+    who = "data folder"
+    gone = "is no longer in the folder"
+    fix = "Fix: choose {name} again under Server file."
+
     def __len__(self) -> int:
         return self.size
 
@@ -390,7 +396,7 @@ class DiskBytes:
         from fsviz.data.filetypes import open_regular
 
         self.check()
-        with open_regular(self.path, "data folder", 0) as fh:  # a pipe put in its place: refused
+        with open_regular(self.path, self.who, 0) as fh:  # a pipe put in its place: refused
             return fh.read(n)
 
     def check(self) -> None:
@@ -398,13 +404,13 @@ class DiskBytes:
         import os
 
         name = os.path.basename(self.path)
-        fix = f"Fix: choose {name} again under Server file."
+        fix = self.fix.format(name=name)
         try:
             st_ = os.stat(self.path)
         except OSError:
-            raise ValueError(f"data folder: {name!r} is no longer in the folder. {fix}") from None
+            raise ValueError(f"{self.who}: {name!r} {self.gone}. {fix}") from None
         if (st_.st_mtime_ns, st_.st_size) != (self.mtime_ns, self.size):
-            raise ValueError(f"data folder: {name!r} changed on disk since it was opened. {fix}")
+            raise ValueError(f"{self.who}: {name!r} changed on disk since it was opened. {fix}")
 
     def read(self) -> bytes:
         """The file's bytes; ValueError when it changed since it was opened."""
@@ -415,11 +421,74 @@ class DiskBytes:
 
         self.check()
         name = os.path.basename(self.path)
-        fix = f"Fix: choose {name} again under Server file."
-        data = read_regular(self.path, "data folder", resolve_budget())
+        data = read_regular(self.path, self.who, resolve_budget())
         if len(data) != self.size:
-            raise ValueError(f"data folder: {name!r} changed on disk while it was read. {fix}")
+            fix = self.fix.format(name=name)
+            raise ValueError(f"{self.who}: {name!r} changed on disk while it was read. {fix}")
         return data
+
+
+#: uploads from this size on are kept in a private file on the server's disk, not in memory
+SPILL_BYTES = 8 << 20
+
+
+@dataclass(frozen=True)
+class SpilledBytes(DiskBytes):
+    """An uploaded file's bytes written to a private folder of the server's temporary directory
+    (under the file's own name: readers take the format from it), read from there when needed,
+    removed with the last reference to it. Streamlit's uploader holds a file for as long as it
+    shows it; once the file is here, Streamlit's copy is emptied (:func:`drop_streamlit_copy`):
+    a 173 MB upload was resident twice, then once, now not at all."""
+
+    who = "upload"
+    gone = "is no longer on the server"
+    fix = "Fix: upload {name} again."
+
+    def __post_init__(self) -> None:
+        import shutil
+        import weakref
+
+        weakref.finalize(self, shutil.rmtree, os.path.dirname(self.path), True)
+
+
+def spill_upload(filename: str, data: bytes) -> SpilledBytes:
+    """``data`` in a new private folder (mode 0700) of the temporary directory, as ``filename``
+    (its last part, never a path); see :class:`SpilledBytes`."""
+    import tempfile
+
+    name = os.path.basename(str(filename).replace("\\", "/").replace("\0", "")) or "upload"
+    if name in (".", ".."):
+        name = "upload"
+    folder = tempfile.mkdtemp(prefix="fsviz-upload-")
+    path = os.path.join(folder, name)
+    try:
+        with open(path, "xb") as fh:
+            fh.write(data)
+        st_ = os.stat(path)
+    except BaseException:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return SpilledBytes(path, st_.st_mtime_ns, st_.st_size)
+
+
+def drop_streamlit_copy(file_id: str | None) -> bool:
+    """Empty Streamlit's copy of the uploaded file ``file_id`` of this session (its record kept,
+    its bytes gone): the app reads the file from its own spilled copy. False when Streamlit's
+    internals are not as expected (its copy then stays)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    manager = getattr(ctx, "uploaded_file_mgr", None)
+    storage = getattr(manager, "file_storage", None)
+    if file_id is None or not isinstance(storage, dict) or not hasattr(manager, "add_file"):
+        return False
+    record = storage.get(ctx.session_id, {}).get(file_id)
+    if record is None or not hasattr(record, "_replace"):
+        return False
+    manager.add_file(ctx.session_id, record._replace(data=b""))
+    return True
 
 
 def upload_bytes(up) -> bytes:

@@ -6,10 +6,13 @@ import streamlit as st
 
 from fsviz.data.formats.tenx import TRIPLET_NAME  # three uploads as one tar: the reproduce lines name them
 from fsviz_app.appkit.intake import Upload, current_upload, receive_upload
+from fsviz_app.appkit.memory import SpilledBytes, drop_streamlit_copy
 from fsviz_app.appkit.state import upload_store
 
 #: session key (not a form key: a new dataset keeps it) of the Streamlit file ids the upload was made of
 _RECEIVED = "_upload_file_ids"
+#: session key of the file ids whose bytes Streamlit no longer holds (the app's spilled copy has them)
+_EMPTIED = "_upload_files_emptied"
 
 
 def receive_files(files) -> tuple[Upload | None, str | None]:
@@ -48,12 +51,22 @@ def receive_files(files) -> tuple[Upload | None, str | None]:
         )
     ids = tuple(getattr(f, "file_id", None) for f in used)
     up = current_upload()
-    if up is not None and None not in ids and st.session_state.get(_RECEIVED) == ids:
-        upload_store().touch(up.token)
-        return up, note
+    if None not in ids and st.session_state.get(_RECEIVED) == ids:
+        if up is not None:
+            upload_store().touch(up.token)
+            return up, note
+        if set(ids) <= st.session_state.get(_EMPTIED, set()):  # its bytes are only in the app's copy
+            names = ", ".join(f.name for f in used)
+            raise ValueError(
+                f"The server no longer holds {names} (uploads nobody used for a while are let go). "
+                "Fix: upload it again."
+            )
     if len(tenx) >= 2:
         up = receive_upload(TRIPLET_NAME, pack_triplet([(f.name, f.getvalue()) for f in tenx]))
     else:
         up = receive_upload(used[0].name, used[0].getvalue())
     st.session_state[_RECEIVED] = ids
+    if isinstance(up.data, SpilledBytes):  # the app reads it from disk: Streamlit's copy can go
+        emptied = {i for i in ids if drop_streamlit_copy(i)}
+        st.session_state[_EMPTIED] = st.session_state.get(_EMPTIED, set()) | emptied
     return up, note
