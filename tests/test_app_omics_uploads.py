@@ -206,20 +206,25 @@ def test_a_large_upload_is_read_from_the_apps_own_copy_on_disk_and_streamlits_is
     """An upload over ``SPILL_BYTES`` is kept in a private file (not in memory) and Streamlit's
     copy of it is emptied: the reruns, the preview and the read all work from the app's copy."""
     import io
+    import time
 
     import pandas as pd
 
-    from fsviz_app.appkit import intake
+    from fsviz_app.appkit import uploads
     from fsviz_app.appkit.memory import SpilledBytes
 
-    monkeypatch.setattr(intake, "SPILL_BYTES", 0)  # every upload counts as large
+    monkeypatch.setattr(uploads, "SPILL_BYTES", 0)  # every upload counts as large
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(rng.normal(size=(30, 12)), columns=[f"g{j}" for j in range(12)])
     frame["label"] = np.repeat(["a", "b"], 15)
     buf = io.BytesIO()
     frame.to_parquet(buf, index=False)
     at = _upload(_start(), [("expr.parquet", buf.getvalue())])
-    up = appkit.state.upload_store().get(at.session_state["upload_token"])
+    for _ in range(100):  # written beside the read, then the store's record reads from disk
+        up = appkit.state.upload_store().get(at.session_state["upload_token"])
+        if isinstance(up.data, SpilledBytes):
+            break
+        time.sleep(0.05)
     assert isinstance(up.data, SpilledBytes) and up.data.path.endswith("expr.parquet")
     assert at.session_state["_upload_files_emptied"]  # Streamlit holds an empty record now
     ds = _dataset(at)

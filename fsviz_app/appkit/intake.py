@@ -16,15 +16,7 @@ from fsviz.data.formats.archives import strip_compression_suffix
 from fsviz.data.formats.source import TABLE_FORMATS
 from fsviz.data.plan import ImportPlan
 from fsviz_app.appkit import jobs
-from fsviz_app.appkit.memory import (
-    SPILL_BYTES,
-    ByteLRU,
-    DiskBytes,
-    return_memory,
-    spill_upload,
-    upload_bytes,
-    upload_head,
-)
+from fsviz_app.appkit.memory import ByteLRU, DiskBytes, return_memory, upload_bytes, upload_head
 from fsviz_app.appkit.state import (
     _datasets,
     activate,
@@ -170,8 +162,7 @@ def receive_upload(filename: str, data: bytes) -> Upload:
     up = current_upload()
     if up is None or up.digest != digest or up.filename != filename:
         options = json.loads(json.dumps(IMPORT_DEFAULTS))
-        kept = spill_upload(filename, data) if len(data) >= SPILL_BYTES else data  # a large one: on disk
-        record = Upload(secrets.token_urlsafe(16), filename, digest, kept, options)
+        record = Upload(secrets.token_urlsafe(16), filename, digest, data, options)
         if not adopt_pending_options(digest, options):
             propose_plan(record)
         use("upload", record.token)  # before the store holds it: a sweep in between keeps it

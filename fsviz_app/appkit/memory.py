@@ -437,8 +437,8 @@ class SpilledBytes(DiskBytes):
     """An uploaded file's bytes written to a private folder of the server's temporary directory
     (under the file's own name: readers take the format from it), read from there when needed,
     removed with the last reference to it. Streamlit's uploader holds a file for as long as it
-    shows it; once the file is here, Streamlit's copy is emptied (:func:`drop_streamlit_copy`):
-    a 173 MB upload was resident twice, then once, now not at all."""
+    shows it; once the file is here, Streamlit's copy is emptied (:func:`spill_in_background`):
+    a 173 MB upload was resident twice, then once, now only while it is first read."""
 
     who = "upload"
     gone = "is no longer on the server"
@@ -473,22 +473,41 @@ def spill_upload(filename: str, data: bytes) -> SpilledBytes:
     return SpilledBytes(path, st_.st_mtime_ns, st_.st_size)
 
 
-def drop_streamlit_copy(file_id: str | None) -> bool:
-    """Empty Streamlit's copy of the uploaded file ``file_id`` of this session (its record kept,
-    its bytes gone): the app reads the file from its own spilled copy. False when Streamlit's
-    internals are not as expected (its copy then stays)."""
+def spill_in_background(store: ByteLRU, token: str, file_ids) -> threading.Thread | None:
+    """Write the bytes of upload ``token`` (held in ``store``) to a :func:`spill_upload` file in a
+    thread, while the file is parsed from the bytes; then the store's record reads from disk and
+    Streamlit's copies of the uploaded files ``file_ids`` of this session are emptied (their
+    records kept, their bytes gone). None (nothing done) outside a script run or when
+    Streamlit's internals are not as expected: the bytes then stay held, as before."""
+    import dataclasses
+
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
     manager = getattr(ctx, "uploaded_file_mgr", None)
     storage = getattr(manager, "file_storage", None)
-    if file_id is None or not isinstance(storage, dict) or not hasattr(manager, "add_file"):
-        return False
-    record = storage.get(ctx.session_id, {}).get(file_id)
-    if record is None or not hasattr(record, "_replace"):
-        return False
-    manager.add_file(ctx.session_id, record._replace(data=b""))
-    return True
+    record = store.get(token)
+    if record is None or not isinstance(storage, dict) or not hasattr(manager, "add_file"):
+        return None
+    session, data = ctx.session_id, record.data
+
+    def spill() -> None:
+        try:
+            kept = spill_upload(record.filename, data)
+        except OSError:  # no room on disk: the bytes stay in memory
+            return
+        now = store.get(token)
+        if now is None or now.data is not data:
+            return
+        store.put(token, dataclasses.replace(now, data=kept))
+        for file_id in file_ids:  # the app reads the file from disk now: Streamlit's copy goes
+            held = storage.get(session, {}).get(file_id)
+            if held is not None and hasattr(held, "_replace"):
+                manager.add_file(session, held._replace(data=b""))
+
+    thread = threading.Thread(target=spill, name="fsviz-spill", daemon=True)
+    thread.start()
+    return thread
 
 
 def upload_bytes(up) -> bytes:

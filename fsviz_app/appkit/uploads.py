@@ -6,7 +6,7 @@ import streamlit as st
 
 from fsviz.data.formats.tenx import TRIPLET_NAME  # three uploads as one tar: the reproduce lines name them
 from fsviz_app.appkit.intake import Upload, current_upload, receive_upload
-from fsviz_app.appkit.memory import SpilledBytes, drop_streamlit_copy
+from fsviz_app.appkit.memory import SPILL_BYTES, DiskBytes, spill_in_background
 from fsviz_app.appkit.state import upload_store
 
 #: session key (not a form key: a new dataset keeps it) of the Streamlit file ids the upload was made of
@@ -66,7 +66,8 @@ def receive_files(files) -> tuple[Upload | None, str | None]:
     else:
         up = receive_upload(used[0].name, used[0].getvalue())
     st.session_state[_RECEIVED] = ids
-    if isinstance(up.data, SpilledBytes):  # the app reads it from disk: Streamlit's copy can go
-        emptied = {i for i in ids if drop_streamlit_copy(i)}
-        st.session_state[_EMPTIED] = st.session_state.get(_EMPTIED, set()) | emptied
+    # a large one goes to disk while it is read, then Streamlit's copy of it is emptied
+    if len(up.data) >= SPILL_BYTES and not isinstance(up.data, DiskBytes) and None not in ids:
+        if spill_in_background(upload_store(), up.token, ids) is not None:
+            st.session_state[_EMPTIED] = st.session_state.get(_EMPTIED, set()) | set(ids)
     return up, note
