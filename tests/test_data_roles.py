@@ -227,5 +227,5 @@ def test_leaky_features_equal_a_brute_force_definition(seed):
             expected.append(j)
     frozen = X.copy()
     frozen.setflags(write=False)
-    for m in (X, frozen):
+    for m in (X, frozen, np.asfortranarray(X), sp.csc_matrix(X)):
         assert [j for j, _, _ in leaky_features(m, y, block_size=5)] == expected
