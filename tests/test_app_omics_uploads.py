@@ -232,3 +232,10 @@ def test_a_large_upload_is_read_from_the_apps_own_copy_on_disk_and_streamlits_is
     at.run()
     at.run()
     assert not at.exception and not at.error and _dataset(at).fingerprint == ds.fingerprint
+    appkit.state.upload_store().pop(up.token)  # the stores let it go while the uploader shows it
+    at.run()
+    assert not at.exception and any("Fix: upload it again" in e.value for e in at.error), [
+        e.value for e in at.error
+    ]
+    _upload(at, [("t.csv", b"g1,g2,label\n1,2,a\n3,4,b\n5,6,a\n7,8,b\n")])  # another file: read at once
+    assert _dataset(at).shape == (4, 2)
