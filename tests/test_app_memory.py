@@ -201,7 +201,14 @@ def test_a_large_upload_is_spilled_to_a_private_file_under_its_own_name_and_remo
     import os
     import stat
 
-    from fsviz_app.appkit.memory import SpilledBytes, spill_upload, upload_bytes, upload_head, upload_path
+    from fsviz_app.appkit.memory import (
+        SpilledBytes,
+        nbytes_of,
+        spill_upload,
+        upload_bytes,
+        upload_head,
+        upload_path,
+    )
 
     data = b"a,b,label\n" + b"1,2,x\n" * 1000
     kept = spill_upload("../../etc/passwd/../expr.csv", data)
@@ -215,6 +222,7 @@ def test_a_large_upload_is_spilled_to_a_private_file_under_its_own_name_and_remo
     up = Up()
     up.data = kept
     assert upload_bytes(up) == data and upload_head(up, 9) == b"a,b,label" and upload_path(up) == kept.path
+    assert nbytes_of(kept) == len(data)  # the uploads store bounds the disk copies as it did the bytes
     for odd in ("", "..", "dir\\sub\\"):
         assert os.path.basename(spill_upload(odd, b"x").path) == "upload"
     with open(kept.path, "ab") as fh:  # changed behind the app's back: refused, with the fix

@@ -80,6 +80,8 @@ def nbytes_of(obj, _depth: int = 0, _seen: set | None = None) -> int:
             return int(obj.memory_usage(index=True, deep=False).sum())
         except Exception:  # noqa: BLE001 - an exotic frame: count nothing rather than fail
             return 0
+    if isinstance(obj, SpilledBytes):  # the server's disk copy: bounded like the bytes it replaces
+        return int(obj.size)
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return sum(nbytes_of(getattr(obj, f.name), _depth + 1, seen) for f in dataclasses.fields(obj))
     if isinstance(obj, (dict, list, tuple)):
