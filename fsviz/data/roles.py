@@ -519,32 +519,34 @@ def infer_roles_ranked(
     d = role_decisions(frame, label, id_columns, ignore, types, dates, covariates, stats=stats)
     names, n, stats = d["names"], len(frame), d["stats"]
     role, reason, empty = d["role"], d["reason"], d["empty"]
-    out = []
     n_unique, n_missing = stats["n_unique"].tolist(), stats["n_missing"].tolist()
-    texts, dtypes, empties = stats["text"].tolist(), stats["dtype"].tolist(), empty.tolist()
-    roles_l, reasons = role.tolist(), reason.tolist()
-    for j, nm in enumerate(names):  # building the records only
-        flags = []
-        if empties[j]:
-            flags.append("all empty")
-        elif n_unique[j] <= 1 and n:
-            flags.append("constant")
-        if texts[j] and not empties[j]:
-            flags.append("text")
-        if n_missing[j] and not empties[j]:
-            flags.append("missing values")
-        why = reasons[j]
-        if not why:
-            first = flags[0] if flags else ""
-            if first == "constant":
-                why = "one value in every row"
-            elif first == "text":
-                why = f"text, {n_unique[j]} values (one-hot)"
-            else:
-                why = "numbers" if dtypes[j] in ("number", "integer") else str(dtypes[j])
-        out.append(
-            ColumnRole(nm, str(roles_l[j]), str(why), str(dtypes[j]), n_missing[j], n_unique[j], tuple(flags))
-        )
+    dtypes = [str(t) for t in stats["dtype"].tolist()]
+    empties = np.asarray(empty, dtype=bool)
+    texts = np.asarray(stats["text"], dtype=bool)
+    # the flags as a code per column (4 bits, in the order they are listed), one tuple per code:
+    # records of 100,000 columns built in a loop that only zips (0.3 s of Python before)
+    constant = ~empties & (np.asarray(stats["n_unique"]) <= 1) & bool(n)
+    code = (
+        empties * 1
+        + constant * 2
+        + (texts & ~empties) * 4
+        + ((np.asarray(stats["n_missing"]) > 0) & ~empties) * 8
+    )
+    names_of = ("all empty", "constant", "text", "missing values")
+    tuples = [tuple(nm for b, nm in enumerate(names_of) if c >> b & 1) for c in range(16)]
+    flags = [tuples[c] for c in code.tolist()]
+    # the reason a column without one gets, from its first flag: constant, text, else its type
+    given = np.asarray([str(r) for r in reason.tolist()], dtype=object)
+    blank = given == ""
+    kind = np.asarray(dtypes, dtype=object)
+    plain = np.where(np.isin(kind, ["number", "integer"]), "numbers", kind)
+    first_constant = blank & (code & 1 == 0) & (code & 2 != 0)
+    why = np.where(first_constant, "one value in every row", np.where(blank, plain, given))
+    for j in np.flatnonzero(blank & (code & 3 == 0) & (code & 4 != 0)).tolist():  # text: few
+        why[j] = f"text, {n_unique[j]} values (one-hot)"
+    why = [str(w) for w in why.tolist()]
+    roles_l = [str(r) for r in role.tolist()]
+    out = list(map(ColumnRole, names, roles_l, why, dtypes, n_missing, n_unique, flags))
     return out, stats.get("ranked")
 
 
