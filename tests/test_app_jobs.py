@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 from fsviz.compute import Run
 from fsviz.data import Dataset
 from fsviz_app.appkit import jobs
+from fsviz_app.appkit.state import result_store
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -111,6 +112,7 @@ def test_the_app_sends_heavy_runs_to_the_scheduler_with_the_local_result(dask_cl
     assert at.radio(key="compute").value == cluster.SCHEDULER  # the default once a scheduler is named
     client = cluster.client()
     try:
+        result_store().data.clear()  # process-wide: another test may hold the histogram
         before = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.transition_log))
         at.switch_page("fsviz_app/views/correlation_sparsity.py").run()
         assert not at.exception, [e.value for e in at.exception]
