@@ -5,8 +5,8 @@ with the explorer's Streamlit settings, :data:`STREAMLIT_OPTIONS` (the same as t
 ``.streamlit/config.toml``, which ``streamlit run app.py`` reads), and the environment variables
 of docs/app.md: ``--data-dir`` sets ``FSVIZ_DATA_DIR``, ``--scheduler`` ``FSVIZ_SCHEDULER``. The
 sample data is written on first use into the user's cache folder
-(:func:`fsviz.data.samples.sample_dir`). Streamlit is started as a child process, so nothing
-here imports it.
+(:func:`fsviz.data.samples.sample_dir`). Streamlit replaces this process (``exec``; a child
+process where there is no ``exec``), so nothing here imports it.
 """
 
 from __future__ import annotations
@@ -67,10 +67,18 @@ def serve(
     data_dir: str | os.PathLike | None = None,
     scheduler: str | None = None,
 ) -> int:
-    """Serve the explorer until interrupted; returns Streamlit's exit code."""
+    """Serve the explorer until interrupted; returns Streamlit's exit code.
+
+    On POSIX this process becomes Streamlit (``exec``): a service manager's or a shell's SIGTERM
+    to ``fsviz app`` stops the server itself. As a child it was left running, orphaned, when only
+    the launcher was stopped. Elsewhere Streamlit runs as a child and its exit code is returned."""
     argv, env = streamlit_command(port=port, address=address, data_dir=data_dir, scheduler=scheduler)
     host = address or "localhost"
     print(f"fsviz: serving the explorer on http://{host}:{port} (Ctrl+C stops it)", file=sys.stderr)
+    if os.name == "posix":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(argv[0], argv, env)  # never returns
     try:
         return subprocess.call(argv, env=env)
     except KeyboardInterrupt:

@@ -154,3 +154,6 @@ def test_the_wheel_installs_the_library_the_cli_and_the_app(tmp_path):
             server.wait(timeout=20)
         except subprocess.TimeoutExpired:
             server.kill()
+    # stopping fsviz app stopped the server: it is Streamlit itself, not its launcher beside an orphan
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5)
