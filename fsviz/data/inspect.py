@@ -100,14 +100,9 @@ class TableInfo:
         return {r.name: int(r.n_missing) for r in self.roles if r.n_missing and r.dtype != "empty"}
 
     @functools.cached_property
-    def role_of(self) -> dict[str, str]:
-        """Every column's inferred role, by name."""
-        return {str(r.name): r.role for r in self.roles}
-
-    @functools.cached_property
     def set_aside(self) -> dict[str, str]:
         """The inferred role of every column that is not a feature (target, identifier, ...), by name."""
-        return {name: role for name, role in self.role_of.items() if role != "feature"}
+        return {str(r.name): r.role for r in self.roles if r.role != "feature"}
 
 
 def _candidates(frame, roles, ranked=None) -> list[str]:

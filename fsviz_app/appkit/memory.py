@@ -403,8 +403,6 @@ class DiskBytes:
 
     def check(self) -> None:
         """ValueError when the file is gone or changed (modification time, size) since it was opened."""
-        import os
-
         name = os.path.basename(self.path)
         fix = self.fix.format(name=name)
         try:
@@ -416,8 +414,6 @@ class DiskBytes:
 
     def read(self) -> bytes:
         """The file's bytes; ValueError when it changed since it was opened."""
-        import os
-
         from fsviz.data.budget import resolve_budget
         from fsviz.data.filetypes import read_regular
 
